@@ -1,0 +1,222 @@
+"""RunContext: everything agent code may touch while a run executes.
+
+Agents never see the store or the executor. They emit frames, call the model, call tools and
+ask people through this object. It journals every effect, so when a step is re-executed after a
+pause or a crash, recorded model responses, tool results and answers are returned from the log
+instead of being requested again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kforge.errors import LimitExceededError, ReplayDivergenceError
+from kforge.frames import (
+    Frame,
+    InteractionAnswered,
+    InteractionRequested,
+    ModelCall,
+    UsageFrame,
+    new_id,
+)
+from kforge.llm.base import Model
+from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
+
+if TYPE_CHECKING:
+    from kforge.engine.limits import RunLimits
+
+__all__ = ["RunContext", "Suspended"]
+
+F = TypeVar("F", bound=Frame)
+
+
+class Suspended(BaseException):  # noqa: N818 - a control-flow signal, not an error
+    """Raised inside a step when the run must wait for a person.
+
+    A BaseException so that agent code catching ``Exception`` cannot swallow it.
+    """
+
+    def __init__(self, request: InteractionRequested) -> None:
+        super().__init__(request.prompt)
+        self.request = request
+
+
+class RunContext:
+    """The run as agent code sees it."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        agent_type: str,
+        model: Model,
+        limits: RunLimits,
+        next_seq: int,
+        flush: Callable[[list[Frame]], None],
+        usage: Usage | None = None,
+        services: dict[str, Any] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.agent_type = agent_type
+        self.model = model
+        self.limits = limits
+        self.usage = usage or Usage(0, 0, 0)
+        """Tokens used by the whole run so far (all stretches)."""
+        self.services: dict[str, Any] = services or {}
+        """Capabilities the runtime hands to agents: tools, memory, corpus, ..."""
+        self.step = 0
+        self._next_seq = next_seq
+        self._flush = flush
+        self._pending: list[Frame] = []
+        self._journal: list[Frame] = []
+        self._cursor = 0
+        self._replayed_ids: set[str] = set()
+
+    # -- steps (called by the runner) ----------------------------------------------------
+
+    def begin_step(self, step: int, journal: Sequence[Frame] = ()) -> None:
+        """Start ``step``; ``journal`` holds the frames it already committed before it stopped."""
+        self.step = step
+        self._journal = list(journal)
+        self._cursor = 0
+        self._replayed_ids = set()
+
+    def take_pending(self) -> list[Frame]:
+        frames, self._pending = self._pending, []
+        return frames
+
+    @property
+    def replaying(self) -> bool:
+        return self._cursor < len(self._journal)
+
+    @property
+    def last_seq(self) -> int:
+        return self._next_seq - 1
+
+    # -- frames ---------------------------------------------------------------------------
+
+    def emit(self, frame: F) -> F:
+        """Record ``frame`` in the run's log and return it with its run id and seq.
+
+        While a step is being re-executed, a frame of the same type as the next recorded one
+        is not written again: the recorded frame is returned instead.
+        """
+        if self.replaying:
+            recorded = self._journal[self._cursor]
+            if recorded.type != frame.type:
+                raise ReplayDivergenceError(
+                    f"run {self.run_id} step {self.step}: resumed code emitted '{frame.type}' "
+                    f"where the log recorded '{recorded.type}' (seq {recorded.seq}); agent code "
+                    "must be deterministic given recorded model responses, tool results and answers"
+                )
+            self._cursor += 1
+            self._replayed_ids.add(recorded.id)
+            return recorded  # type: ignore[return-value]
+        stamped = replace(frame, run_id=self.run_id, seq=self._next_seq)  # type: ignore[type-var]
+        self._next_seq += 1
+        self._pending.append(stamped)
+        return stamped
+
+    def replay_next(self, *types: type[F]) -> F | None:
+        """While re-executing a step: consume and return the next recorded frame if it is one of
+        ``types``; otherwise None."""
+        if self.replaying:
+            recorded = self._journal[self._cursor]
+            if isinstance(recorded, types):
+                self._cursor += 1
+                self._replayed_ids.add(recorded.id)
+                return recorded
+        return None
+
+    def was_replayed(self, frame: Frame) -> bool:
+        """True when ``frame`` came from the log rather than from this execution."""
+        return frame.id in self._replayed_ids
+
+    def flush(self) -> None:
+        """Commit the frames emitted so far (a durable point inside a step)."""
+        if self._pending:
+            self._flush(self.take_pending())
+
+    # -- model ----------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        purpose: str = "",
+    ) -> ModelResponse:
+        """Call the model once; the response is committed before this returns."""
+        recorded = self.replay_next(ModelCall)
+        if recorded is not None:
+            self.replay_next(UsageFrame)
+            return ModelResponse.from_dict(recorded.response)
+        self.check_token_budget()
+        started = time.perf_counter()
+        response = await self.model.complete(
+            messages, settings, tools=tools, output_schema=output_schema
+        )
+        duration_ms = (time.perf_counter() - started) * 1000
+        self.usage = self.usage + response.usage
+        self.emit(
+            ModelCall(
+                model=response.model or self.model.name,
+                response=response.to_dict(),
+                purpose=purpose,
+                duration_ms=round(duration_ms, 3),
+            )
+        )
+        self.emit(
+            UsageFrame(
+                model=response.model or self.model.name,
+                input_tokens=response.usage.input_tokens,
+                output_tokens=response.usage.output_tokens,
+                run_input_tokens=self.usage.input_tokens,
+                run_output_tokens=self.usage.output_tokens,
+            )
+        )
+        self.flush()
+        return response
+
+    def check_token_budget(self) -> None:
+        limit = self.limits.max_tokens
+        if limit is not None and self.usage.total_tokens >= limit:
+            raise LimitExceededError("max_tokens", self.usage.total_tokens, limit)
+
+    # -- people ---------------------------------------------------------------------------
+
+    async def ask(
+        self,
+        prompt: str,
+        *,
+        kind: str = "question",
+        options: Sequence[str] = (),
+        payload: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Ask a person and return their answer.
+
+        The first time, this records the request and suspends the run (status
+        ``awaiting_user``); the runtime's ``resume(run_id, answer)`` re-executes the step and
+        this call then returns the recorded answer.
+        """
+        request = self.replay_next(InteractionRequested)
+        if request is None:
+            request = self.emit(
+                InteractionRequested(
+                    interaction_id=new_id(),
+                    kind=kind,
+                    prompt=prompt,
+                    options=tuple(options),
+                    payload=dict(payload or {}),
+                )
+            )
+            raise Suspended(request)
+        answer = self.replay_next(InteractionAnswered)
+        if answer is None:
+            raise Suspended(request)
+        return dict(answer.answer)

@@ -1,0 +1,30 @@
+"""Run limits: every run is bounded by steps, phase visits, wall time, tokens and cost."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["RunLimits"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    max_steps: int = 200
+    """Committed steps per run, across all its stretches."""
+    max_phase_visits: int = 8
+    """Visits to any one phase (entries plus re-runs)."""
+    max_wall_time_s: float = 3600.0
+    """Seconds spent running (waiting for a person does not count)."""
+    max_tokens: int | None = None
+    """Model tokens, input plus output, across the run."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> RunLimits:
+        if not data:
+            return cls()
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)

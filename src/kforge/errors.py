@@ -1,0 +1,134 @@
+"""The exception hierarchy of kforge.
+
+ForgeError
+ ├── ConfigurationError          a setting, flag or environment variable is wrong
+ ├── ValidationError             input does not match its schema
+ │    └── ToolArgumentsError     a tool call's arguments break the tool's input schema
+ ├── ModelError                  a model provider failed
+ │    ├── ModelAuthError         bad or missing credentials (never retried)
+ │    ├── ModelNotFoundError     the endpoint does not serve that model
+ │    ├── ModelUnavailableError  server unreachable, timed out, or out of retries
+ │    ├── ModelOutputError       output could not be parsed or repaired into the schema
+ │    └── ScriptedModelError     a scripted model was called unexpectedly or left unconsumed
+ ├── ToolError                   a tool could not run
+ │    ├── UnknownToolError
+ │    └── ToolTimeoutError
+ ├── StoreError                  persistence failed
+ │    ├── RunNotFoundError
+ │    ├── StateCorruptionError   neither the snapshot nor the frames rebuild the state
+ │    └── InvalidRunStateError   the run is not in a status that allows the operation
+ ├── GraphDefinitionError        a phase graph is malformed
+ ├── ReplayDivergenceError       a resumed step asked for something other than what it recorded
+ └── LimitExceededError          a step, visit, time, token or cost limit was hit
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "ForgeError",
+    "GraphDefinitionError",
+    "InvalidRunStateError",
+    "LimitExceededError",
+    "ModelAuthError",
+    "ModelError",
+    "ModelNotFoundError",
+    "ModelOutputError",
+    "ModelUnavailableError",
+    "ReplayDivergenceError",
+    "RunNotFoundError",
+    "ScriptedModelError",
+    "StateCorruptionError",
+    "StoreError",
+    "ToolArgumentsError",
+    "ToolError",
+    "ToolTimeoutError",
+    "UnknownToolError",
+    "ValidationError",
+]
+
+
+class ForgeError(Exception):
+    """Root of every error kforge raises on purpose."""
+
+
+class ConfigurationError(ForgeError):
+    pass
+
+
+class ValidationError(ForgeError):
+    pass
+
+
+class ToolArgumentsError(ValidationError):
+    pass
+
+
+class ModelError(ForgeError):
+    pass
+
+
+class ModelAuthError(ModelError):
+    pass
+
+
+class ModelNotFoundError(ModelError):
+    pass
+
+
+class ModelUnavailableError(ModelError):
+    pass
+
+
+class ModelOutputError(ModelError):
+    pass
+
+
+class ScriptedModelError(ModelError):
+    pass
+
+
+class ToolError(ForgeError):
+    pass
+
+
+class UnknownToolError(ToolError):
+    pass
+
+
+class ToolTimeoutError(ToolError):
+    pass
+
+
+class StoreError(ForgeError):
+    pass
+
+
+class RunNotFoundError(StoreError):
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no run with id '{run_id}' (list runs with: kforge runs list)")
+        self.run_id = run_id
+
+
+class StateCorruptionError(StoreError):
+    pass
+
+
+class InvalidRunStateError(StoreError):
+    pass
+
+
+class GraphDefinitionError(ForgeError):
+    pass
+
+
+class ReplayDivergenceError(ForgeError):
+    pass
+
+
+class LimitExceededError(ForgeError):
+    def __init__(self, limit: str, value: float, maximum: float) -> None:
+        super().__init__(f"limit '{limit}' reached: {value:g} of {maximum:g}")
+        self.limit = limit
+        self.value = value
+        self.maximum = maximum

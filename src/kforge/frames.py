@@ -1,0 +1,470 @@
+"""Frames: the typed, append-only record of everything a run does.
+
+Every frame is a frozen dataclass with a dotted ``type`` name (the SSE event name). The same
+frames are the trace, the stream, the persisted log and the audit trail. ``frame_to_dict`` and
+``frame_from_dict`` round-trip exactly through JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import types
+import typing
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar, TypeVar
+
+__all__ = [
+    "AgentAction",
+    "AgentControl",
+    "AgentResponse",
+    "AgentSpeaking",
+    "AgentStatus",
+    "AgentThinking",
+    "CheckpointKind",
+    "Compaction",
+    "Complete",
+    "DataEvent",
+    "ErrorFrame",
+    "Frame",
+    "InteractionAnswered",
+    "InteractionRequested",
+    "Intervention",
+    "LimitReached",
+    "ModelCall",
+    "Observation",
+    "PhaseChanged",
+    "PhaseCheckpoint",
+    "Plan",
+    "Reflection",
+    "StatusChanged",
+    "ToolCallFrame",
+    "ToolErrorFrame",
+    "ToolResultFrame",
+    "ToolStart",
+    "ToolSuccess",
+    "UsageFrame",
+    "frame_from_dict",
+    "frame_from_json",
+    "frame_to_dict",
+    "frame_to_json",
+    "new_id",
+    "utc_now",
+]
+
+F = TypeVar("F", bound="Frame")
+
+_REGISTRY: dict[str, type[Frame]] = {}
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class AgentAction(enum.Enum):
+    PLAN = "plan"
+    TOOL_CALL = "tool_call"
+    RESPOND = "respond"
+    ASK_USER = "ask_user"
+
+
+class CheckpointKind(enum.Enum):
+    BLOCKING = "blocking"
+    """The run waits for approve, modify or reject."""
+    OPTIONAL = "optional"
+    """The run waits only when the agent is configured to ask."""
+    INFORMATIONAL = "informational"
+    """Shown to the user; the run does not wait."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Frame:
+    """Base of every frame. ``run_id`` and ``seq`` are assigned when the frame is emitted."""
+
+    TYPE: ClassVar[str] = "frame"
+
+    id: str = field(default_factory=new_id)
+    run_id: str = ""
+    seq: int = 0
+    """Per-run, gap-free, starting at 1; 0 means not yet emitted."""
+    created_at: datetime = field(default_factory=utc_now)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        type_name = cls.__dict__.get("TYPE")
+        if type_name and type_name != "frame":
+            _REGISTRY[type_name] = cls
+
+    @property
+    def type(self) -> str:
+        return self.TYPE
+
+
+# -- phases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PhaseChanged(Frame):
+    TYPE: ClassVar[str] = "phase.changed"
+    from_phase: str | None
+    to_phase: str
+    is_backward: bool = False
+    reason: str | None = None
+    """The transition condition, or the backward trigger that caused it."""
+    detail: str | None = None
+    visit: int = 1
+    """Which visit to ``to_phase`` this starts (1 = first)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PhaseCheckpoint(Frame):
+    TYPE: ClassVar[str] = "phase.checkpoint"
+    checkpoint_id: str
+    phase: str
+    kind: CheckpointKind
+    message: str
+    options: tuple[str, ...] = ("approve", "modify", "reject")
+    requires_approval: bool = True
+    payload: dict[str, Any] = field(default_factory=dict)
+    """What the user is asked to approve (for example the question tree)."""
+
+
+# -- agent ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentThinking(Frame):
+    TYPE: ClassVar[str] = "agent.thinking"
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentSpeaking(Frame):
+    TYPE: ClassVar[str] = "agent.speaking"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentStatus(Frame):
+    """Status of the loop inside a phase: thinking, executing, analyzing, reflecting, synthesizing."""
+
+    TYPE: ClassVar[str] = "agent.status"
+    phase: str
+    step_number: int = 0
+    max_steps: int = 0
+    current_tool: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Plan(Frame):
+    TYPE: ClassVar[str] = "agent.plan"
+    goal: str
+    reasoning: str
+    observations: tuple[str, ...] = ()
+    next_action: AgentAction = AgentAction.PLAN
+    iteration: int = 0
+    max_iterations: int = 5
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCallFrame(Frame):
+    TYPE: ClassVar[str] = "agent.tool_call"
+    tool_name: str
+    tool_arguments: dict[str, Any] = field(default_factory=dict)
+    reasoning: str = ""
+    iteration: int = 0
+    plan_frame_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolResultFrame(Frame):
+    TYPE: ClassVar[str] = "agent.tool_result"
+    tool_name: str
+    success: bool
+    result_text: str
+    structured_result: dict[str, Any] | None = None
+    error_message: str = ""
+    execution_time_ms: float = 0.0
+    tool_call_frame_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Observation(Frame):
+    """The agent's judgement of a tool result against the goal."""
+
+    TYPE: ClassVar[str] = "agent.observation"
+    content: str
+    goal_achieved: bool = False
+    iteration: int = 0
+    tool_result_frame_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentResponse(Frame):
+    TYPE: ClassVar[str] = "agent.response"
+    response_text: str
+    goal_achieved: bool = True
+    iterations_used: int = 0
+    tools_called: tuple[str, ...] = ()
+    reasoning_trace: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentControl(Frame):
+    TYPE: ClassVar[str] = "agent.control"
+    action: AgentAction
+    should_continue: bool = True
+    iteration: int = 0
+    max_iterations_reached: bool = False
+    timeout_reached: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Reflection(Frame):
+    TYPE: ClassVar[str] = "agent.reflection"
+    reflection_id: str
+    error_type: str
+    failed_action: dict[str, Any]
+    analysis: str
+    suggested_fix: str
+    repeated: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Compaction(Frame):
+    TYPE: ClassVar[str] = "context.compaction"
+    tokens_before: int
+    tokens_after: int
+    entries_compacted: int = 0
+    summary: str = ""
+
+
+# -- data -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DataEvent(Frame):
+    """A state update with a domain name, e.g. ``data.question.added`` or ``data.source.found``."""
+
+    TYPE: ClassVar[str] = "data"
+    name: str
+    """The dotted name after ``data.``, e.g. ``question.added``."""
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:
+        return f"data.{self.name}"
+
+
+# -- tools ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolStart(Frame):
+    TYPE: ClassVar[str] = "tool.start"
+    tool_name: str
+    call_id: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    read_only: bool = False
+    """True when the tool declared itself read-only and idempotent: safe to run again on resume."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolSuccess(Frame):
+    TYPE: ClassVar[str] = "tool.success"
+    tool_name: str
+    call_id: str
+    result_summary: str
+    result: dict[str, Any] = field(default_factory=dict)
+    """The full result (ToolResult as JSON) so a resumed step never runs the tool again."""
+    execution_time_ms: float = 0.0
+    cached: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolErrorFrame(Frame):
+    TYPE: ClassVar[str] = "tool.error"
+    tool_name: str
+    call_id: str
+    error: str
+    result: dict[str, Any] = field(default_factory=dict)
+    execution_time_ms: float = 0.0
+
+
+# -- model ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelCall(Frame):
+    """A finished model call, recorded so that a resumed run never requests it again."""
+
+    TYPE: ClassVar[str] = "model.call"
+    model: str
+    response: dict[str, Any]
+    """The ModelResponse as JSON."""
+    purpose: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UsageFrame(Frame):
+    TYPE: ClassVar[str] = "usage"
+    model: str
+    input_tokens: int
+    output_tokens: int
+    run_input_tokens: int = 0
+    run_output_tokens: int = 0
+    cost_usd: float | None = None
+
+
+# -- people -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InteractionRequested(Frame):
+    TYPE: ClassVar[str] = "interaction.requested"
+    interaction_id: str
+    kind: str
+    """question, checkpoint or approval."""
+    prompt: str
+    options: tuple[str, ...] = ()
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InteractionAnswered(Frame):
+    TYPE: ClassVar[str] = "interaction.answered"
+    interaction_id: str
+    answer: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Intervention(Frame):
+    TYPE: ClassVar[str] = "intervention"
+    action: str
+    """delete, modify or comment."""
+    content: str = ""
+    target_run_id: str = ""
+
+
+# -- lifecycle --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StatusChanged(Frame):
+    TYPE: ClassVar[str] = "status.changed"
+    from_status: str | None
+    to_status: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LimitReached(Frame):
+    TYPE: ClassVar[str] = "limit.reached"
+    limit: str
+    """max_steps, max_phase_visits, max_wall_time_s, max_tokens, max_cost_usd, ..."""
+    value: float
+    maximum: float
+    partial_result: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ErrorFrame(Frame):
+    TYPE: ClassVar[str] = "error"
+    error_type: str
+    message: str
+    recoverable: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Complete(Frame):
+    TYPE: ClassVar[str] = "complete"
+    summary: str
+    result: dict[str, Any] = field(default_factory=dict)
+    partial: bool = False
+
+
+# -- JSON -------------------------------------------------------------------------------------
+
+_HINTS: dict[type[Frame], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Frame]) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = typing.get_type_hints(cls)
+        _HINTS[cls] = hints
+    return hints
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+def _decode(value: Any, hint: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _decode(value, args[0]) if len(args) == 1 else value
+    if hint is datetime:
+        return datetime.fromisoformat(value)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        inner = args[0] if args else Any
+        return tuple(_decode(v, inner) for v in value)
+    return value
+
+
+def frame_to_dict(frame: Frame) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": frame.type}
+    for f in dataclasses.fields(frame):
+        data[f.name] = _encode(getattr(frame, f.name))
+    return data
+
+
+def frame_from_dict(data: dict[str, Any]) -> Frame:
+    type_name = data.get("type")
+    if not isinstance(type_name, str):
+        raise ValueError("frame JSON has no 'type'")
+    cls = _REGISTRY.get(type_name)
+    if cls is None:
+        if type_name.startswith("data."):
+            cls = DataEvent
+        else:
+            raise ValueError(f"unknown frame type '{type_name}'")
+    hints = _hints(cls)
+    kwargs = {
+        f.name: _decode(data[f.name], hints[f.name])
+        for f in dataclasses.fields(cls)
+        if f.name in data
+    }
+    return cls(**kwargs)
+
+
+def frame_to_json(frame: Frame) -> str:
+    return json.dumps(frame_to_dict(frame), ensure_ascii=False, separators=(",", ":"))
+
+
+def frame_from_json(text: str) -> Frame:
+    return frame_from_dict(json.loads(text))

@@ -1,0 +1,162 @@
+"""A strict scripted model: a queue of responses that fails loudly when called more or less."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kforge.errors import ScriptedModelError
+from kforge.llm.types import (
+    Message,
+    ModelResponse,
+    ModelSettings,
+    StreamEvent,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+
+__all__ = ["ScriptedCall", "ScriptedModel", "ScriptedReply"]
+
+ScriptedReply = ModelResponse | str | dict[str, Any] | list[Any] | ToolCall | tuple[ToolCall, ...]
+"""A queued reply: full response, plain text, a structured value, or tool call(s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedCall:
+    messages: tuple[Message, ...]
+    settings: ModelSettings | None
+    tools: tuple[ToolSpec, ...]
+    output_schema: dict[str, Any] | None
+
+
+def _estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+class ScriptedModel:
+    """Answers each call with the next queued reply, in order.
+
+    Calling it with an empty queue raises ``ScriptedModelError``; ``assert_consumed`` raises
+    when replies are left over. Used as a context manager it checks both on exit.
+    """
+
+    def __init__(self, replies: Iterable[ScriptedReply] = (), *, name: str = "test:scripted") -> None:
+        self._queue: deque[ScriptedReply] = deque(replies)
+        self._name = name
+        self.calls: list[ScriptedCall] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def remaining(self) -> int:
+        return len(self._queue)
+
+    def push(self, *replies: ScriptedReply) -> None:
+        self._queue.extend(replies)
+
+    def assert_consumed(self) -> None:
+        if self._queue:
+            raise ScriptedModelError(
+                f"scripted model: {len(self._queue)} queued repl"
+                f"{'y was' if len(self._queue) == 1 else 'ies were'} never requested; "
+                f"next: {self._queue[0]!r:.200}"
+            )
+
+    def __enter__(self) -> ScriptedModel:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.assert_consumed()
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+    ) -> ModelResponse:
+        call = ScriptedCall(tuple(messages), settings, tuple(tools), output_schema)
+        self.calls.append(call)
+        if not self._queue:
+            last = messages[-1].content if messages else ""
+            raise ScriptedModelError(
+                f"scripted model: unexpected call #{len(self.calls)} (queue is empty); "
+                f"last message: {last!r:.200}"
+            )
+        reply = self._queue.popleft()
+        response = self._to_response(reply, output_schema)
+        prompt_text = "".join(m.content for m in messages)
+        usage = Usage(_estimate_tokens(prompt_text), _estimate_tokens(response.text))
+        if response.usage == Usage():
+            response = ModelResponse(
+                text=response.text,
+                tool_calls=response.tool_calls,
+                parsed=response.parsed,
+                usage=usage,
+                model=response.model or self._name,
+                finish_reason=response.finish_reason,
+            )
+        return response
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
+        words = response.text.split(" ")
+        for i, word in enumerate(words):
+            yield StreamEvent(delta=word if i == 0 else " " + word)
+        yield StreamEvent(response=response)
+
+    def _to_response(self, reply: ScriptedReply, output_schema: dict[str, Any] | None) -> ModelResponse:
+        if isinstance(reply, ModelResponse):
+            return reply
+        if isinstance(reply, ToolCall):
+            return ModelResponse(tool_calls=(reply,), finish_reason="tool_calls")
+        if isinstance(reply, tuple):
+            return ModelResponse(tool_calls=reply, finish_reason="tool_calls")
+        if isinstance(reply, str):
+            if output_schema is not None:
+                try:
+                    parsed = json.loads(reply)
+                except json.JSONDecodeError as exc:
+                    raise ScriptedModelError(
+                        f"scripted model: call #{len(self.calls)} asked for structured output "
+                        f"but the queued reply is not JSON: {reply!r:.200}"
+                    ) from exc
+                self._check_schema(parsed, output_schema)
+                return ModelResponse(text=reply, parsed=parsed)
+            return ModelResponse(text=reply)
+        if output_schema is None:
+            raise ScriptedModelError(
+                f"scripted model: call #{len(self.calls)} asked for text but the queued reply "
+                f"is structured: {reply!r:.200}"
+            )
+        self._check_schema(reply, output_schema)
+        return ModelResponse(text=json.dumps(reply), parsed=reply)
+
+    def _check_schema(self, value: Any, schema: dict[str, Any]) -> None:
+        import jsonschema
+
+        errors = sorted(
+            jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path)
+        )
+        if errors:
+            err = errors[0]
+            path = "/".join(str(p) for p in err.path) or "(root)"
+            raise ScriptedModelError(
+                f"scripted model: queued reply for call #{len(self.calls)} does not match the "
+                f"requested schema at {path}: {err.message}"
+            )

@@ -1,0 +1,176 @@
+"""Values that flow through the model layer: messages, tool calls, usage, settings, responses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Message",
+    "ModelResponse",
+    "ModelSettings",
+    "StreamEvent",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
+    """Provider call id, echoed back in the tool message."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments, "id": self.id}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
+        return cls(name=data["name"], arguments=dict(data.get("arguments") or {}), id=data.get("id", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    """For role 'tool': the id of the call this message answers."""
+    name: str | None = None
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls("system", content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls("user", content)
+
+    @classmethod
+    def assistant(cls, content: str, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
+        return cls("assistant", content, tool_calls)
+
+    @classmethod
+    def tool(cls, content: str, tool_call_id: str, name: str | None = None) -> Message:
+        return cls("tool", content, tool_call_id=tool_call_id, name=name)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [c.to_dict() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            data["name"] = self.name
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        return cls(
+            role=data["role"],
+            content=data.get("content") or "",
+            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 1
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.requests + other.requests,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "requests": self.requests,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(
+            int(data.get("input_tokens", 0)),
+            int(data.get("output_tokens", 0)),
+            int(data.get("requests", 1)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    timeout_s: float | None = None
+    """Per-call timeout; None uses the provider's default."""
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What a model needs to know about a tool to call it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    parsed: Any = None
+    """The structured output (a JSON value) when an output schema was given."""
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    finish_reason: str = "stop"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "parsed": self.parsed,
+            "usage": self.usage.to_dict(),
+            "model": self.model,
+            "finish_reason": self.finish_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelResponse:
+        return cls(
+            text=data.get("text", ""),
+            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
+            parsed=data.get("parsed"),
+            usage=Usage.from_dict(data.get("usage") or {}),
+            model=data.get("model", ""),
+            finish_reason=data.get("finish_reason", "stop"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One event of a streamed completion: a text delta, or the final response."""
+
+    delta: str = ""
+    response: ModelResponse | None = None
+    """Set on the last event only."""

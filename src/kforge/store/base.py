@@ -1,0 +1,139 @@
+"""The Store protocol and the records it keeps: runs, frames, step deltas, snapshots, documents."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from kforge.frames import Frame
+
+__all__ = [
+    "TERMINAL_STATUSES",
+    "RunRecord",
+    "RunStatus",
+    "Snapshot",
+    "StepRecord",
+    "Store",
+]
+
+
+class RunStatus(enum.Enum):
+    PENDING = "pending"
+    RUNNING = "running"
+    AWAITING_USER = "awaiting_user"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    DELETED = "deleted"
+
+
+TERMINAL_STATUSES = frozenset(
+    {RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.DELETED}
+)
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """One row of the runs table (seed 003's agent_executions)."""
+
+    id: str
+    agent_type: str
+    status: RunStatus
+    created_at: datetime
+    updated_at: datetime
+    input: dict[str, Any] = field(default_factory=dict)
+    """What the run was started with; enough to rebuild the agent in another process."""
+    session_id: str | None = None
+    parent_id: str | None = None
+    iteration: int = 0
+    """Committed steps."""
+    max_iterations: int = 0
+    pause_reason: str | None = None
+    pending_interaction: dict[str, Any] | None = None
+    """The InteractionRequested frame (as JSON) the run is waiting on."""
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    forked_from: str | None = None
+    forked_at_seq: int | None = None
+    last_seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """A committed step: which frames it ended with and how it changed the state."""
+
+    step: int
+    seq: int
+    """The last frame seq committed with this step."""
+    delta: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    step: int
+    seq: int
+    state: dict[str, Any]
+
+
+class Store(Protocol):
+    """Durable record of runs. Every write method is one transaction."""
+
+    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None: ...
+
+    def get_run(self, run_id: str) -> RunRecord:
+        """Raises RunNotFoundError."""
+        ...
+
+    def list_runs(
+        self,
+        *,
+        status: RunStatus | None = None,
+        parent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 100,
+    ) -> list[RunRecord]: ...
+
+    def commit(
+        self,
+        run_id: str,
+        frames: Sequence[Frame],
+        *,
+        step: StepRecord | None = None,
+        snapshot: Snapshot | None = None,
+        run_fields: dict[str, Any] | None = None,
+    ) -> None:
+        """Append frames, a step delta, a snapshot and run field changes in one transaction.
+
+        Frame seqs must continue the run's log without gaps.
+        """
+        ...
+
+    def read_frames(
+        self, run_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[Frame]: ...
+
+    def read_steps(self, run_id: str, *, after_step: int = 0) -> list[StepRecord]: ...
+
+    def latest_snapshot(self, run_id: str) -> Snapshot | None:
+        """The newest snapshot, or None; raises StateCorruptionError if it cannot be read."""
+        ...
+
+    def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
+        """Create ``new_run`` holding copies of the source's frames and steps up to ``upto_seq``."""
+        ...
+
+    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
+
+    def get_docs(self, namespace: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+        """All documents of a namespace, or just ``keys``."""
+        ...
+
+    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
+        """Delete ``keys``, or the whole namespace."""
+        ...
+
+    def close(self) -> None: ...
