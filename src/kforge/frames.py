@@ -97,7 +97,7 @@ class Frame:
     created_at: datetime = field(default_factory=utc_now)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
+        # No zero-argument super(): slots=True rebuilds the class, which breaks its __class__ cell.
         type_name = cls.__dict__.get("TYPE")
         if type_name and type_name != "frame":
             _REGISTRY[type_name] = cls
@@ -430,8 +430,8 @@ def _decode(value: Any, hint: Any) -> Any:
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint(value)
     if origin is tuple:
-        args = typing.get_args(hint)
-        inner = args[0] if args else Any
+        item_args = typing.get_args(hint)
+        inner = item_args[0] if item_args else Any
         return tuple(_decode(v, inner) for v in value)
     return value
 

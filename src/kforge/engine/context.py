@@ -84,6 +84,11 @@ class RunContext:
         self._cursor = 0
         self._replayed_ids = set()
 
+    def end_replay(self) -> None:
+        """Drop what is left of the journal: the frames that follow are written, not matched."""
+        self._journal = []
+        self._cursor = 0
+
     def take_pending(self) -> list[Frame]:
         frames, self._pending = self._pending, []
         return frames
@@ -115,7 +120,7 @@ class RunContext:
             self._cursor += 1
             self._replayed_ids.add(recorded.id)
             return recorded  # type: ignore[return-value]
-        stamped = replace(frame, run_id=self.run_id, seq=self._next_seq)  # type: ignore[type-var]
+        stamped = replace(frame, run_id=self.run_id, seq=self._next_seq)
         self._next_seq += 1
         self._pending.append(stamped)
         return stamped

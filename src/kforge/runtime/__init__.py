@@ -1,1 +1,16 @@
-"""kforge.runtime."""
+"""Runtime: the facade over store and executor, the agent registry and the event bus."""
+
+from __future__ import annotations
+
+from kforge.runtime.bus import EventBus
+from kforge.runtime.registry import AgentRegistry, default_registry, register_agent
+from kforge.runtime.runtime import Runtime, normalize_answer
+
+__all__ = [
+    "AgentRegistry",
+    "EventBus",
+    "Runtime",
+    "default_registry",
+    "normalize_answer",
+    "register_agent",
+]

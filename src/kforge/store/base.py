@@ -69,7 +69,8 @@ class StepRecord:
     step: int
     seq: int
     """The last frame seq committed with this step."""
-    delta: dict[str, Any]
+    delta: list[list[Any]]
+    """Operations that turn the previous step's state into this one's (see engine.state)."""
 
 
 @dataclass(frozen=True, slots=True)

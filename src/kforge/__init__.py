@@ -1,0 +1,56 @@
+"""Knowledge Forge: durable, explainable, human-steerable agents.
+
+Public names are imported lazily, so ``import kforge`` stays fast; ``kforge.X`` loads X's module
+the first time it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Checkpoint": "kforge.engine.phases",
+    "CheckpointKind": "kforge.frames",
+    "ForgeAgent": "kforge.engine.agent",
+    "ForgeError": "kforge.errors",
+    "Frame": "kforge.frames",
+    "MemoryStore": "kforge.store.memory",
+    "Message": "kforge.llm.types",
+    "Model": "kforge.llm.base",
+    "ModelResponse": "kforge.llm.types",
+    "ModelSettings": "kforge.llm.types",
+    "PhaseContext": "kforge.engine.phases",
+    "PhaseGraph": "kforge.engine.phases",
+    "PhaseTransition": "kforge.engine.phases",
+    "RunContext": "kforge.engine.context",
+    "RunLimits": "kforge.engine.limits",
+    "RunRecord": "kforge.store.base",
+    "RunStatus": "kforge.store.base",
+    "Runtime": "kforge.runtime.runtime",
+    "SQLiteStore": "kforge.store.sqlite",
+    "ScriptedModel": "kforge.llm.scripted",
+    "StepAgent": "kforge.engine.agent",
+    "StepOutcome": "kforge.engine.agent",
+    "Store": "kforge.store.base",
+    "ToolCall": "kforge.llm.types",
+    "Usage": "kforge.llm.types",
+    "register_agent": "kforge.runtime.registry",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kforge' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,284 @@
+"""ForgeAgent: seed 000's phase-graph agent, executed one durable step at a time.
+
+Each call to ``step`` does one unit of work — one pass of a phase's work, or one checkpoint —
+so the runner can commit after it and a resumed run continues at the exact step.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from kforge.engine.context import RunContext
+from kforge.engine.phases import (
+    REENTRY_TEMPLATE,
+    Checkpoint,
+    PhaseContext,
+    PhaseGraph,
+    PhaseTransition,
+    TransitionRecord,
+    evaluate_transitions,
+)
+from kforge.errors import LimitExceededError
+from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseCheckpoint
+
+__all__ = ["ForgeAgent", "StepAgent", "StepOutcome"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    done: bool = False
+    result: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+
+CONTINUE = StepOutcome()
+
+
+@runtime_checkable
+class StepAgent(Protocol):
+    """What the runner drives: any agent that works in durable steps."""
+
+    agent_type: str
+
+    async def step(self, ctx: RunContext) -> StepOutcome: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+    def restore_state(self, state: dict[str, Any]) -> None: ...
+
+    def partial_result(self) -> dict[str, Any]:
+        """The best result available now (used when a limit ends the run early)."""
+        ...
+
+
+class ForgeAgent(ABC):
+    """Base class for phase-graph agents (seed 000's BaseForgeAgent)."""
+
+    agent_type: ClassVar[str]
+    graph: ClassVar[PhaseGraph]
+    context_class: ClassVar[type[PhaseContext]] = PhaseContext
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.args: dict[str, Any] = dict(args or {})
+        self.current_phase: enum.Enum = self.graph.initial
+        self.phase_context: PhaseContext = self.context_class()
+        self.stage = "start"
+        """start → execute ⇄ checkpoint; a phase runs until ``execute_phase`` says it is done."""
+        self.optional_checkpoints = bool(self.args.get("optional_checkpoints", False))
+
+    # -- what subclasses write -------------------------------------------------------------
+
+    @abstractmethod
+    async def execute_phase(self, phase: enum.Enum, ctx: RunContext) -> bool:
+        """Do one step of ``phase``'s work. Return True when the phase is done."""
+
+    @abstractmethod
+    def evaluate_condition(self, transition: PhaseTransition) -> bool:
+        """Is ``transition``'s condition met now?"""
+
+    @abstractmethod
+    def initial_prompt(self, phase: enum.Enum) -> str:
+        """The prompt for a first visit to ``phase``."""
+
+    def phase_work_summary(self, phase: enum.Enum) -> str:
+        """What has been done in ``phase`` so far (shown in re-entry prompts)."""
+        return "(nothing recorded)"
+
+    def phase_tools(self, phase: enum.Enum) -> list[Any]:
+        """The tools available in ``phase``."""
+        return []
+
+    def checkpoint_payload(self, checkpoint: Checkpoint) -> dict[str, Any]:
+        """What the user reviews at ``checkpoint`` (e.g. the question tree)."""
+        return {}
+
+    def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
+        """Apply a user's 'modify' answer at the checkpoint after ``phase``."""
+
+    def get_mode_data(self) -> dict[str, Any]:
+        return {}
+
+    def restore_mode_data(self, data: dict[str, Any]) -> None:
+        pass
+
+    def result(self) -> dict[str, Any]:
+        """The final result, when the run reaches the complete phase."""
+        return {}
+
+    def summary(self) -> str:
+        return f"{self.agent_type} complete"
+
+    def partial_result(self) -> dict[str, Any]:
+        return self.result()
+
+    # -- prompts ---------------------------------------------------------------------------
+
+    def phase_prompt(self, phase: enum.Enum) -> str:
+        visits = self.phase_context.phase_visits.get(phase.value, 0)
+        if visits <= 1:
+            return self.initial_prompt(phase)
+        return REENTRY_TEMPLATE.format(
+            phase=phase.value,
+            backward_trigger=self.phase_context.backward_trigger or "(none recorded)",
+            backward_trigger_detail=self.phase_context.backward_trigger_detail or "(none)",
+            existing_work_summary=self.phase_work_summary(phase),
+        )
+
+    def is_reentry(self, phase: enum.Enum) -> bool:
+        return self.phase_context.phase_visits.get(phase.value, 0) > 1
+
+    # -- the engine ------------------------------------------------------------------------
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        if self.stage == "start":
+            self._enter(ctx, self.graph.initial, None, reason=None, is_backward=False)
+            self.stage = "execute"
+        phase = self.current_phase
+        if phase == self.graph.complete:
+            return StepOutcome(True, self.result(), self.summary())
+        checkpoint = self.graph.checkpoints.get(phase)
+        if self.stage == "checkpoint" and checkpoint is not None:
+            return await self._run_checkpoint(ctx, phase, checkpoint)
+        done = await self.execute_phase(phase, ctx)
+        if not done:
+            return CONTINUE
+        if checkpoint is not None:
+            if checkpoint.kind == CheckpointKind.BLOCKING or (
+                checkpoint.kind == CheckpointKind.OPTIONAL and self.optional_checkpoints
+            ):
+                self.stage = "checkpoint"
+                return CONTINUE
+            ctx.emit(
+                PhaseCheckpoint(
+                    checkpoint_id=checkpoint.checkpoint_id,
+                    phase=phase.value,
+                    kind=checkpoint.kind,
+                    message=checkpoint.message,
+                    options=(),
+                    requires_approval=False,
+                    payload=self.checkpoint_payload(checkpoint),
+                )
+            )
+        return self._transition(ctx)
+
+    async def _run_checkpoint(
+        self, ctx: RunContext, phase: enum.Enum, checkpoint: Checkpoint
+    ) -> StepOutcome:
+        payload = self.checkpoint_payload(checkpoint)
+        ctx.emit(
+            PhaseCheckpoint(
+                checkpoint_id=checkpoint.checkpoint_id,
+                phase=phase.value,
+                kind=checkpoint.kind,
+                message=checkpoint.message,
+                payload=payload,
+            )
+        )
+        answer = await ctx.ask(
+            checkpoint.message,
+            kind="checkpoint",
+            options=("approve", "modify", "reject"),
+            payload={"checkpoint_id": checkpoint.checkpoint_id, "phase": phase.value, **payload},
+        )
+        self.stage = "execute"
+        action = answer.get("action", "approve")
+        if action == "approve":
+            return self._transition(ctx)
+        if action == "modify":
+            self.apply_modifications(phase, dict(answer.get("modifications") or {}))
+            self.phase_context.backward_trigger = "user_modification"
+            self.phase_context.backward_trigger_detail = str(answer.get("reason") or "")
+            self._stay(ctx, phase, "checkpoint_modified")
+            return CONTINUE
+        reason = str(answer.get("reason") or "rejected at checkpoint")
+        self.phase_context.backward_trigger = reason
+        self.phase_context.backward_trigger_detail = f"rejected at {checkpoint.checkpoint_id}"
+        backward = self.graph.backward_from(phase)
+        if backward:
+            self._enter(ctx, backward[0].to_phase, phase, reason=reason, is_backward=True)
+        else:
+            self._stay(ctx, phase, "checkpoint_rejected")
+        return CONTINUE
+
+    def _transition(self, ctx: RunContext) -> StepOutcome:
+        phase = self.current_phase
+        chosen = evaluate_transitions(self.graph.transitions, phase, self.evaluate_condition)
+        if chosen is None:
+            self._stay(ctx, phase, "no_transition_matched")
+            return CONTINUE
+        if chosen.is_backward:
+            self.phase_context.backward_trigger = chosen.condition
+        self._enter(ctx, chosen.to_phase, phase, reason=chosen.condition, is_backward=chosen.is_backward)
+        if chosen.to_phase == self.graph.complete:
+            return StepOutcome(True, self.result(), self.summary())
+        return CONTINUE
+
+    def _enter(
+        self,
+        ctx: RunContext,
+        target: enum.Enum,
+        source: enum.Enum | None,
+        *,
+        reason: str | None,
+        is_backward: bool,
+    ) -> None:
+        visits = self.phase_context.phase_visits.get(target.value, 0) + 1
+        if target != self.graph.complete and visits > ctx.limits.max_phase_visits:
+            raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
+        self.phase_context.phase_visits[target.value] = visits
+        if source is not None:
+            self.phase_context.transition_history.append(
+                TransitionRecord(source.value, target.value, reason, is_backward)
+            )
+        self.current_phase = target
+        ctx.emit(
+            PhaseChanged(
+                from_phase=source.value if source is not None else None,
+                to_phase=target.value,
+                is_backward=is_backward,
+                reason=reason,
+                detail=self.phase_context.backward_trigger_detail if is_backward else None,
+                visit=visits,
+            )
+        )
+        if is_backward:
+            ctx.emit(AgentThinking(message=f"Returning to {target.value}: {reason}"))
+
+    def _stay(self, ctx: RunContext, phase: enum.Enum, why: str) -> None:
+        visits = self.phase_context.phase_visits.get(phase.value, 0) + 1
+        if visits > ctx.limits.max_phase_visits:
+            raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
+        self.phase_context.phase_visits[phase.value] = visits
+        ctx.emit(AgentThinking(message=f"Staying in {phase.value} ({why}); visit {visits}"))
+
+    # -- state (seed 000's serialization contract) -------------------------------------------
+
+    def get_state(self) -> dict[str, Any]:
+        ctx = self.phase_context.to_dict()
+        history = ctx.pop("transition_history")
+        return {
+            "agent_type": self.agent_type,
+            "current_phase": self.current_phase.value,
+            "stage": self.stage,
+            "args": self.args,
+            "phase_context": ctx,
+            "transition_history": history,
+            "mode_data": self.get_mode_data(),
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.current_phase = self.graph.phase(state["current_phase"])
+        self.stage = state.get("stage", "execute")
+        self.args = dict(state.get("args", self.args))
+        self.optional_checkpoints = bool(self.args.get("optional_checkpoints", False))
+        self.phase_context = self.context_class.from_dict(
+            {**state["phase_context"], "transition_history": state.get("transition_history", [])}
+        )
+        self.restore_mode_data(state.get("mode_data", {}))
+
+    @property
+    def transition_history(self) -> list[TransitionRecord]:
+        return self.phase_context.transition_history

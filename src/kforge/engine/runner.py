@@ -1,0 +1,240 @@
+"""The step runner: drives one stretch of a run (start or resume, until it pauses or ends).
+
+After every step, that step's frames, its state delta and the run's new fields commit in one
+transaction. A stretch begins by rebuilding the state from the latest snapshot plus later deltas
+(or, if the snapshot is unreadable, from the deltas alone) and re-executes an unfinished step
+against the frames it already recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kforge.engine.agent import StepAgent
+from kforge.engine.context import RunContext, Suspended
+from kforge.engine.limits import RunLimits
+from kforge.engine.state import diff_state, rebuild_state
+from kforge.errors import LimitExceededError, StateCorruptionError
+from kforge.frames import (
+    Complete,
+    ErrorFrame,
+    Frame,
+    LimitReached,
+    StatusChanged,
+    frame_to_dict,
+)
+from kforge.llm.base import Model
+from kforge.llm.types import Usage
+from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
+
+__all__ = ["JOURNAL_EXCLUDED", "SNAPSHOT_EVERY", "StepRunner", "load_state"]
+
+SNAPSHOT_EVERY = 64
+"""Steps between periodic snapshots (one more is written at every pause and at the end)."""
+
+JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "intervention"})
+"""Frame types the runner writes itself; never replayed into agent code."""
+
+
+def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
+    """Rebuild a run's state: returns (state, last committed step, that step's seq).
+
+    Falls back from an unreadable snapshot to replaying every step delta.
+    """
+    steps_from = 0
+    base: dict[str, Any] = {}
+    step_no, seq = -1, 0
+    try:
+        snapshot = store.latest_snapshot(run_id)
+    except StateCorruptionError:
+        snapshot = None
+    if snapshot is not None:
+        base, step_no, seq = snapshot.state, snapshot.step, snapshot.seq
+        steps_from = snapshot.step
+    steps = store.read_steps(run_id, after_step=steps_from if snapshot is not None else -1)
+    state = rebuild_state(base, (s.delta for s in steps))
+    if steps:
+        step_no, seq = steps[-1].step, steps[-1].seq
+    if step_no < 0:
+        raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
+    return state, step_no, seq
+
+
+class StepRunner:
+    """Runs ``agent`` for ``run`` until it completes, fails, pauses or waits for a person."""
+
+    def __init__(
+        self,
+        store: Store,
+        run: RunRecord,
+        agent: StepAgent,
+        model: Model,
+        *,
+        limits: RunLimits,
+        services: dict[str, Any] | None = None,
+        on_commit: Callable[[str, list[Frame]], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.run = run
+        self.agent = agent
+        self.model = model
+        self.limits = limits
+        self.services = services or {}
+        self.on_commit = on_commit
+
+    def _commit(self, frames: list[Frame], **kwargs: Any) -> None:
+        self.store.commit(self.run.id, frames, **kwargs)
+        if frames and self.on_commit is not None:
+            self.on_commit(self.run.id, frames)
+
+    async def run_stretch(self) -> RunStatus:
+        run_id = self.run.id
+        try:
+            full_state, step_no, step_seq = load_state(self.store, run_id)
+            self.agent.restore_state(copy.deepcopy(full_state["agent"]))
+        except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
+            return self._fail_corrupt(exc)
+        journal = [
+            f
+            for f in self.store.read_frames(run_id, after_seq=step_seq)
+            if f.type not in JOURNAL_EXCLUDED
+        ]
+        runtime_state = dict(full_state.get("runtime", {}))
+        usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
+        ctx = RunContext(
+            run_id=run_id,
+            agent_type=self.run.agent_type,
+            model=self.model,
+            limits=self.limits,
+            next_seq=self.store.get_run(run_id).last_seq + 1,
+            flush=lambda frames: self._commit(frames),
+            usage=usage,
+            services=self.services,
+        )
+        previous_status = self.run.status
+        ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
+        self._commit(ctx.take_pending(), run_fields={"status": RunStatus.RUNNING, "pause_reason": None})
+        elapsed = float(runtime_state.get("elapsed_s", 0.0))
+        prev_state = full_state
+        while True:
+            started = time.monotonic()
+            try:
+                self._check_limits(step_no, elapsed)
+                ctx.begin_step(step_no + 1, journal)
+                journal = []
+                outcome = await self.agent.step(ctx)
+            except Suspended as suspended:
+                ctx.end_replay()
+                ctx.emit(StatusChanged(from_status="running", to_status="awaiting_user",
+                                       reason=suspended.request.prompt[:200]))
+                self._commit(
+                    ctx.take_pending(),
+                    snapshot=Snapshot(step_no, step_seq, prev_state),
+                    run_fields={
+                        "status": RunStatus.AWAITING_USER,
+                        "pending_interaction": frame_to_dict(suspended.request),
+                    },
+                )
+                return RunStatus.AWAITING_USER
+            except LimitExceededError as exc:
+                return self._pause_on_limit(ctx, exc, step_no, step_seq, prev_state)
+            except asyncio.CancelledError:
+                ctx.end_replay()
+                ctx.emit(StatusChanged(from_status="running", to_status="cancelled",
+                                       reason="cancelled"))
+                self._commit(ctx.take_pending(), run_fields={"status": RunStatus.CANCELLED})
+                raise
+            except Exception as exc:
+                ctx.end_replay()
+                ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=str(exc)))
+                ctx.emit(StatusChanged(from_status="running", to_status="failed", reason=str(exc)[:200]))
+                self._commit(
+                    ctx.take_pending(),
+                    run_fields={"status": RunStatus.FAILED, "error": f"{type(exc).__name__}: {exc}"},
+                )
+                return RunStatus.FAILED
+            elapsed += time.monotonic() - started
+            step_no += 1
+            # Through JSON: a private copy the agent cannot mutate later, and proof it serializes.
+            new_state = json.loads(
+                json.dumps(
+                    {
+                        "agent": self.agent.get_state(),
+                        "runtime": {"elapsed_s": round(elapsed, 6), "usage": ctx.usage.to_dict()},
+                    }
+                )
+            )
+            delta = diff_state(prev_state, new_state)
+            prev_state = new_state
+            frames = ctx.take_pending()
+            if outcome.done:
+                ctx.end_replay()
+                frames.append(
+                    ctx.emit(Complete(summary=outcome.summary, result=outcome.result))
+                )
+                frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
+                ctx.take_pending()
+            step_seq = ctx.last_seq
+            snapshot = (
+                Snapshot(step_no, step_seq, new_state)
+                if outcome.done or step_no % SNAPSHOT_EVERY == 0
+                else None
+            )
+            fields: dict[str, Any] = {"iteration": step_no}
+            if outcome.done:
+                fields.update(status=RunStatus.COMPLETED, result=outcome.result)
+            self._commit(frames, step=StepRecord(step_no, step_seq, delta), snapshot=snapshot,
+                         run_fields=fields)
+            if outcome.done:
+                return RunStatus.COMPLETED
+
+    def _check_limits(self, step_no: int, elapsed: float) -> None:
+        if step_no >= self.limits.max_steps:
+            raise LimitExceededError("max_steps", step_no, self.limits.max_steps)
+        if elapsed >= self.limits.max_wall_time_s:
+            raise LimitExceededError("max_wall_time_s", round(elapsed, 3), self.limits.max_wall_time_s)
+
+    def _pause_on_limit(
+        self,
+        ctx: RunContext,
+        exc: LimitExceededError,
+        step_no: int,
+        step_seq: int,
+        prev_state: dict[str, Any],
+    ) -> RunStatus:
+        partial = self.agent.partial_result()
+        ctx.end_replay()
+        ctx.emit(LimitReached(limit=exc.limit, value=exc.value, maximum=exc.maximum,
+                              partial_result=partial))
+        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=str(exc)))
+        self._commit(
+            ctx.take_pending(),
+            snapshot=Snapshot(step_no, step_seq, prev_state),
+            run_fields={
+                "status": RunStatus.PAUSED,
+                "pause_reason": f"limit:{exc.limit}",
+                "result": partial,
+            },
+        )
+        return RunStatus.PAUSED
+
+    def _fail_corrupt(self, exc: Exception) -> RunStatus:
+        message = (
+            f"state corruption: the run's state could not be rebuilt from its snapshot or its "
+            f"frames ({exc}); the run is marked failed, other runs are unaffected; fork it from "
+            "an earlier seq to continue"
+        )
+        last = self.store.get_run(self.run.id).last_seq
+        frames: list[Frame] = [
+            ErrorFrame(run_id=self.run.id, seq=last + 1, error_type="StateCorruptionError",
+                       message=message),
+            StatusChanged(run_id=self.run.id, seq=last + 2, from_status=self.run.status.value,
+                          to_status="failed", reason="state corruption"),
+        ]
+        self._commit(frames, run_fields={"status": RunStatus.FAILED, "error": message})
+        return RunStatus.FAILED

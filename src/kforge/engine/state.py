@@ -1,0 +1,89 @@
+"""State deltas: what a step changed, small enough that storage grows with the work, not its square.
+
+A delta is a list of operations on a JSON object: ``["s", path, value]`` sets, ``["d", path]``
+deletes, ``["a", path, items]`` appends to a list.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from kforge.errors import StateCorruptionError
+
+__all__ = ["apply_delta", "diff_state", "rebuild_state"]
+
+Path = list[str | int]
+
+
+def diff_state(old: Any, new: Any) -> list[list[Any]]:
+    ops: list[list[Any]] = []
+    _diff(old, new, [], ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
+    if type(old) is type(new) and old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old:
+            if key not in new:
+                ops.append(["d", [*path, key]])
+        for key, value in new.items():
+            if key in old:
+                _diff(old[key], value, [*path, key], ops)
+            else:
+                ops.append(["s", [*path, key], copy.deepcopy(value)])
+        return
+    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
+        if all(type(a) is type(b) and a == b for a, b in zip(old, new, strict=False)):
+            ops.append(["a", path, copy.deepcopy(new[len(old) :])])
+            return
+        if len(new) == len(old):
+            for index, (a, b) in enumerate(zip(old, new, strict=True)):
+                _diff(a, b, [*path, index], ops)
+            return
+    ops.append(["s", path, copy.deepcopy(new)])
+
+
+def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, Any]:
+    """Apply ``delta`` to ``state`` in place and return it."""
+    root: Any = state
+    for op in delta:
+        kind, path = op[0], op[1]
+        if not path:
+            if kind != "s" or not isinstance(op[2], dict):
+                raise StateCorruptionError(f"invalid root operation {op!r:.120}")
+            root = copy.deepcopy(op[2])
+            continue
+        parent = root
+        for key in path[:-1]:
+            parent = parent[key]
+        last = path[-1]
+        if kind == "s":
+            if isinstance(parent, list) and last == len(parent):
+                parent.append(copy.deepcopy(op[2]))
+            else:
+                parent[last] = copy.deepcopy(op[2])
+        elif kind == "d":
+            del parent[last]
+        elif kind == "a":
+            parent[last].extend(copy.deepcopy(op[2]))
+        else:
+            raise StateCorruptionError(f"unknown delta operation {kind!r}")
+    if root is not state:
+        state.clear()
+        state.update(root)
+    return state
+
+
+def rebuild_state(base: dict[str, Any], deltas: Iterable[Iterable[list[Any]]]) -> dict[str, Any]:
+    """Apply step deltas in order to a copy of ``base``."""
+    state = copy.deepcopy(base)
+    try:
+        for delta in deltas:
+            apply_delta(state, delta)
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise StateCorruptionError(f"a step delta does not apply: {exc!r}") from exc
+    return state

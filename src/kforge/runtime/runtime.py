@@ -1,0 +1,318 @@
+"""The Runtime facade: start, resume, cancel, fork and subscribe to runs over a store.
+
+Runs execute as asyncio tasks in this process (the local executor); many run concurrently. A run
+waiting for a person holds no task: ``resume`` starts a new stretch, here or in another process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from kforge.engine.agent import StepAgent
+from kforge.engine.limits import RunLimits
+from kforge.engine.runner import StepRunner, load_state
+from kforge.engine.state import diff_state
+from kforge.errors import InvalidRunStateError, ValidationError
+from kforge.frames import (
+    Frame,
+    InteractionAnswered,
+    InteractionRequested,
+    StatusChanged,
+    frame_from_dict,
+    new_id,
+    utc_now,
+)
+from kforge.llm.base import Model
+from kforge.runtime.bus import EventBus
+from kforge.runtime.registry import AgentRegistry, default_registry
+from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
+
+__all__ = ["Runtime", "normalize_answer"]
+
+
+def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, Any]:
+    """Turn a user's answer into the dict agent code receives, checking it against the options."""
+    if answer is None:
+        raise ValidationError(
+            f"run is waiting for an answer to: {request.prompt!r}"
+            + (f" (options: {', '.join(request.options)})" if request.options else "")
+        )
+    if isinstance(answer, str):
+        answer = {"action": answer} if answer in request.options else {"text": answer}
+        if request.options and "action" not in answer:
+            raise ValidationError(
+                f"answer must be one of {', '.join(request.options)} (got {answer['text']!r})"
+            )
+    if not isinstance(answer, dict):
+        raise ValidationError(f"an answer must be a string or an object (got {type(answer).__name__})")
+    action = answer.get("action")
+    if request.options and action not in request.options:
+        raise ValidationError(
+            f"answer 'action' must be one of {', '.join(request.options)} (got {action!r})"
+        )
+    return dict(answer)
+
+
+class Runtime:
+    """Runs agents durably over a store with the local asyncio executor."""
+
+    def __init__(
+        self,
+        store: Store | str | os.PathLike[str] | None = None,
+        *,
+        model: Model | str | None = None,
+        registry: AgentRegistry | None = None,
+        services: dict[str, Any] | None = None,
+        limits: RunLimits | None = None,
+    ) -> None:
+        if store is None or isinstance(store, str | Path | os.PathLike):
+            from kforge.store.sqlite import SQLiteStore
+
+            store = SQLiteStore(store)
+        self.store: Store = store
+        self._model = model
+        self._models: dict[str, Model] = {}
+        self.registry = registry or default_registry
+        self.services: dict[str, Any] = dict(services or {})
+        self.default_limits = limits or RunLimits()
+        self.bus = EventBus()
+        self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
+
+    # -- models ---------------------------------------------------------------------------
+
+    def _model_spec(self) -> str:
+        if isinstance(self._model, str):
+            return self._model
+        if self._model is not None:
+            return self._model.name
+        return os.environ.get("KFORGE_MODEL", "local:smollm2")
+
+    def model_for(self, spec: str) -> Model:
+        if self._model is not None and not isinstance(self._model, str):
+            return self._model
+        if spec not in self._models:
+            from kforge.llm import get_model
+
+            self._models[spec] = get_model(spec)
+        return self._models[spec]
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(
+        self,
+        agent_type: str,
+        args: dict[str, Any] | None = None,
+        *,
+        limits: RunLimits | None = None,
+        session_id: str | None = None,
+        parent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        """Create a run and start executing it; returns its id at once."""
+        args = dict(args or {})
+        agent = self.registry.create(agent_type, args)
+        limits = limits or self.default_limits
+        now = utc_now()
+        run = RunRecord(
+            id=run_id or new_id(),
+            agent_type=agent_type,
+            status=RunStatus.PENDING,
+            created_at=now,
+            updated_at=now,
+            input={"args": args, "limits": limits.to_dict(), "model": self._model_spec()},
+            session_id=session_id,
+            parent_id=parent_id,
+            max_iterations=limits.max_steps,
+        )
+        created = StatusChanged(run_id=run.id, seq=1, from_status=None, to_status="pending")
+        self.store.create_run(run, [created])
+        self._commit_initial_state(run.id, agent, seq=1)
+        self.bus.publish(run.id, [created])
+        self._launch(run, agent)
+        return run.id
+
+    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+        initial = {"agent": agent.get_state(), "runtime": {"elapsed_s": 0.0}}
+        self.store.commit(run_id, [], step=StepRecord(0, seq, diff_state({}, initial)))
+
+    async def resume(
+        self, run_id: str, answer: Any = None, *, limits: RunLimits | None = None
+    ) -> str:
+        """Continue a run at the step where it stopped: after an answer, a pause, or a crash."""
+        if run_id in self._tasks:
+            raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
+        run = self.store.get_run(run_id)
+        if run.status in TERMINAL_STATUSES:
+            raise InvalidRunStateError(
+                f"run '{run_id}' is {run.status.value}; only awaiting_user, paused, pending or "
+                "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
+            )
+        if run.status == RunStatus.AWAITING_USER:
+            request = frame_from_dict(run.pending_interaction or {})
+            assert isinstance(request, InteractionRequested)
+            value = normalize_answer(request, answer)
+            answered = InteractionAnswered(
+                run_id=run_id,
+                seq=run.last_seq + 1,
+                interaction_id=request.interaction_id,
+                answer=value,
+            )
+            self.store.commit(run_id, [answered], run_fields={"pending_interaction": None})
+            self.bus.publish(run_id, [answered])
+        elif answer is not None:
+            raise InvalidRunStateError(
+                f"run '{run_id}' is {run.status.value}, not waiting for an answer"
+            )
+        if limits is not None:
+            run.input = {**run.input, "limits": limits.to_dict()}
+            self.store.commit(run_id, [], run_fields={"input": run.input,
+                                                      "max_iterations": limits.max_steps})
+        run = self.store.get_run(run_id)
+        agent = self.registry.create(run.agent_type, dict(run.input.get("args", {})))
+        if not self.store.read_steps(run_id, after_step=-1):
+            self._commit_initial_state(run_id, agent, seq=run.last_seq)
+        self._launch(run, agent)
+        return run_id
+
+    async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
+        task = self._tasks.get(run_id)
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+            return
+        run = self.store.get_run(run_id)
+        if run.status in TERMINAL_STATUSES:
+            raise InvalidRunStateError(f"run '{run_id}' is already {run.status.value}")
+        frame = StatusChanged(run_id=run_id, seq=run.last_seq + 1, from_status=run.status.value,
+                              to_status="cancelled", reason=reason)
+        self.store.commit(run_id, [frame], run_fields={"status": RunStatus.CANCELLED,
+                                                       "pending_interaction": None})
+        self.bus.publish(run_id, [frame])
+        self.bus.idle(run_id)
+
+    async def fork(self, run_id: str, *, at_seq: int | None = None) -> str:
+        """A new run sharing ``run_id``'s frames up to ``at_seq`` (default: all), ready to resume."""
+        source = self.store.get_run(run_id)
+        upto = source.last_seq if at_seq is None else at_seq
+        now = utc_now()
+        new = RunRecord(
+            id=new_id(),
+            agent_type=source.agent_type,
+            status=RunStatus.PAUSED,
+            created_at=now,
+            updated_at=now,
+            input=source.input,
+            session_id=source.session_id,
+            parent_id=source.parent_id,
+            max_iterations=source.max_iterations,
+            pause_reason=f"forked from {run_id} at seq {upto}",
+            forked_from=run_id,
+            forked_at_seq=upto,
+        )
+        self.store.fork_run(run_id, new, upto_seq=upto)
+        _, _, step_seq = load_state(self.store, new.id)
+        tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
+        pending = [f for f in tail if isinstance(f, InteractionRequested)]
+        answered = {f.interaction_id for f in tail if isinstance(f, InteractionAnswered)}
+        fields: dict[str, Any] = {"iteration": max(0, len(self.store.read_steps(new.id)) - 1)}
+        if pending and pending[-1].interaction_id not in answered:
+            fields.update(status=RunStatus.AWAITING_USER,
+                          pending_interaction=_to_dict(pending[-1]))
+        frame = StatusChanged(run_id=new.id, seq=upto + 1, from_status=None,
+                              to_status=(fields.get("status") or RunStatus.PAUSED).value,
+                              reason=new.pause_reason or "")
+        self.store.commit(new.id, [frame], run_fields=fields)
+        return new.id
+
+    def _launch(self, run: RunRecord, agent: StepAgent) -> None:
+        limits = RunLimits.from_dict(run.input.get("limits"))
+        runner = StepRunner(
+            self.store,
+            run,
+            agent,
+            self.model_for(str(run.input.get("model") or self._model_spec())),
+            limits=limits,
+            services={**self.services, "runtime": self},
+            on_commit=self.bus.publish,
+        )
+        task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")
+        self._tasks[run.id] = task
+
+        def _done(_: asyncio.Task[RunStatus]) -> None:
+            self._tasks.pop(run.id, None)
+            self.bus.idle(run.id)
+
+        task.add_done_callback(_done)
+
+    # -- observing ------------------------------------------------------------------------
+
+    def is_active(self, run_id: str) -> bool:
+        return run_id in self._tasks
+
+    async def wait(self, run_id: str) -> RunRecord:
+        """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user)."""
+        task = self._tasks.get(run_id)
+        if task is not None:
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if not task.cancelled():
+                    raise
+        return self.store.get_run(run_id)
+
+    async def run(self, agent_type: str, args: dict[str, Any] | None = None, **kwargs: Any) -> RunRecord:
+        """Start a run and wait for its first stretch to end."""
+        return await self.wait(await self.start(agent_type, args, **kwargs))
+
+    async def subscribe(
+        self, run_id: str, *, after_seq: int = 0, follow: bool = False
+    ) -> AsyncIterator[Frame]:
+        """Frames after ``after_seq``, then live ones. Ends when the run stops executing, or with
+        ``follow=True`` only when it reaches a terminal status."""
+        queue = self.bus.subscribe(run_id)
+        last = after_seq
+        try:
+            for frame in self.store.read_frames(run_id, after_seq=after_seq):
+                last = frame.seq
+                yield frame
+            while True:
+                run = self.store.get_run(run_id)
+                if run.last_seq > last:
+                    for frame in self.store.read_frames(run_id, after_seq=last):
+                        last = frame.seq
+                        yield frame
+                    continue
+                if run.status in TERMINAL_STATUSES or (not follow and run_id not in self._tasks):
+                    return
+                item = await queue.get()
+                if item is not None and item.seq == last + 1:
+                    last = item.seq
+                    yield item
+        finally:
+            self.bus.unsubscribe(run_id, queue)
+
+    def get_run(self, run_id: str) -> RunRecord:
+        return self.store.get_run(run_id)
+
+    def frames(self, run_id: str, *, after_seq: int = 0) -> list[Frame]:
+        self.store.get_run(run_id)
+        return self.store.read_frames(run_id, after_seq=after_seq)
+
+    async def aclose(self) -> None:
+        """Cancel runs still executing in this process and close the store."""
+        for run_id in list(self._tasks):
+            await self.cancel(run_id, reason="runtime closed")
+        self.store.close()
+
+
+def _to_dict(frame: Frame) -> dict[str, Any]:
+    from kforge.frames import frame_to_dict
+
+    return frame_to_dict(frame)

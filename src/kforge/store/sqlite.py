@@ -1,0 +1,360 @@
+"""SQLite store: the default, a single file in WAL mode, one transaction per step."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
+from kforge.frames import Frame, frame_from_dict, frame_to_dict, utc_now
+from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.migrations import apply_migrations
+
+__all__ = ["SQLiteStore", "default_db_path"]
+
+_RUN_COLUMNS = (
+    "id, agent_type, status, created_at, updated_at, input, session_id, parent_id, iteration, "
+    "max_iterations, pause_reason, pending_interaction, result, error, forked_from, "
+    "forked_at_seq, last_seq"
+)
+_JSON_FIELDS = frozenset({"input", "pending_interaction", "result"})
+_UPDATABLE = frozenset(
+    {
+        "status",
+        "iteration",
+        "max_iterations",
+        "pause_reason",
+        "pending_interaction",
+        "result",
+        "error",
+        "input",
+    }
+)
+
+
+def default_db_path() -> Path:
+    """``KFORGE_DB`` if set, else ``kforge.db`` in the user's data directory."""
+    env = os.environ.get("KFORGE_DB")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("kforge", appauthor=False)) / "kforge.db"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _encode_frame(frame: Frame) -> str:
+    data = frame_to_dict(frame)
+    del data["run_id"], data["seq"], data["type"]
+    return _dumps(data)
+
+
+def _decode_frame(run_id: str, seq: int, type_name: str, text: str) -> Frame:
+    data = json.loads(text)
+    data["run_id"], data["seq"], data["type"] = run_id, seq, type_name
+    return frame_from_dict(data)
+
+
+def _row_to_run(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        agent_type=row["agent_type"],
+        status=RunStatus(row["status"]),
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        input=json.loads(row["input"]),
+        session_id=row["session_id"],
+        parent_id=row["parent_id"],
+        iteration=row["iteration"],
+        max_iterations=row["max_iterations"],
+        pause_reason=row["pause_reason"],
+        pending_interaction=json.loads(row["pending_interaction"])
+        if row["pending_interaction"]
+        else None,
+        result=json.loads(row["result"]) if row["result"] else None,
+        error=row["error"],
+        forked_from=row["forked_from"],
+        forked_at_seq=row["forked_at_seq"],
+        last_seq=row["last_seq"],
+    )
+
+
+class SQLiteStore:
+    """Runs, frames, step deltas, snapshots and documents in one SQLite file.
+
+    ``synchronous="NORMAL"`` (the default) survives a killed process; ``"FULL"`` also survives
+    power loss at the cost of an fsync per commit.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "NORMAL"):
+        self.path = Path(path) if path is not None else default_db_path()
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+                raise StoreError(f"synchronous must be NORMAL or FULL (got {synchronous!r})")
+            self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            apply_migrations(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None:
+        with self._tx() as conn:
+            try:
+                conn.execute(
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES "
+                    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        run.id,
+                        run.agent_type,
+                        run.status.value,
+                        run.created_at.isoformat(),
+                        run.updated_at.isoformat(),
+                        _dumps(run.input),
+                        run.session_id,
+                        run.parent_id,
+                        run.iteration,
+                        run.max_iterations,
+                        run.pause_reason,
+                        _dumps(run.pending_interaction) if run.pending_interaction else None,
+                        _dumps(run.result) if run.result is not None else None,
+                        run.error,
+                        run.forked_from,
+                        run.forked_at_seq,
+                        0,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"run '{run.id}' already exists") from exc
+            if frames:
+                self._insert_frames(conn, run.id, frames)
+        run.last_seq = frames[-1].seq if frames else 0
+
+    def get_run(self, run_id: str) -> RunRecord:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        return _row_to_run(row)
+
+    def list_runs(
+        self,
+        *,
+        status: RunStatus | None = None,
+        parent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 100,
+    ) -> list[RunRecord]:
+        clauses, params = [], []
+        for column, value in (
+            ("status", status.value if status else None),
+            ("parent_id", parent_id),
+            ("session_id", session_id),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs {where} "
+                "ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+        return [_row_to_run(r) for r in rows]
+
+    # -- the step transaction -------------------------------------------------------------
+
+    def commit(
+        self,
+        run_id: str,
+        frames: Sequence[Frame],
+        *,
+        step: StepRecord | None = None,
+        snapshot: Snapshot | None = None,
+        run_fields: dict[str, Any] | None = None,
+    ) -> None:
+        with self._tx() as conn:
+            if frames:
+                self._insert_frames(conn, run_id, frames)
+            if step is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO steps(run_id, step, seq, delta) VALUES (?,?,?,?)",
+                    (run_id, step.step, step.seq, _dumps(step.delta)),
+                )
+            if snapshot is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO snapshots(run_id, step, seq, state) VALUES (?,?,?,?)",
+                    (run_id, snapshot.step, snapshot.seq, _dumps(snapshot.state)),
+                )
+            if run_fields:
+                self._update_run(conn, run_id, run_fields)
+
+    def _insert_frames(self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]) -> None:
+        row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        expected = row[0] + 1
+        for offset, frame in enumerate(frames):
+            if frame.seq != expected + offset or frame.run_id != run_id:
+                raise StoreError(
+                    f"run '{run_id}': frame seq {frame.seq} does not continue the log "
+                    f"(expected {expected + offset}); another writer may be running this run"
+                )
+        conn.executemany(
+            "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)",
+            [(run_id, f.seq, f.type, _encode_frame(f)) for f in frames],
+        )
+        conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (frames[-1].seq, run_id))
+
+    def _update_run(self, conn: sqlite3.Connection, run_id: str, fields: dict[str, Any]) -> None:
+        unknown = set(fields) - _UPDATABLE
+        if unknown:
+            raise StoreError(f"cannot update run fields {sorted(unknown)}")
+        sets, params = ["updated_at = ?"], [utc_now().isoformat()]
+        for key, value in fields.items():
+            if isinstance(value, RunStatus):
+                value = value.value
+            elif key in _JSON_FIELDS and value is not None:
+                value = _dumps(value)
+            sets.append(f"{key} = ?")
+            params.append(value)
+        cur = conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE id = ?", (*params, run_id))
+        if cur.rowcount == 0:
+            raise RunNotFoundError(run_id)
+
+    # -- reading the record ---------------------------------------------------------------
+
+    def read_frames(
+        self, run_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[Frame]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, type, data FROM frames WHERE run_id = ? AND seq > ? "
+                "ORDER BY seq LIMIT ?",
+                (run_id, after_seq, -1 if limit is None else limit),
+            ).fetchall()
+        return [_decode_frame(run_id, r[0], r[1], r[2]) for r in rows]
+
+    def read_steps(self, run_id: str, *, after_step: int = 0) -> list[StepRecord]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT step, seq, delta FROM steps WHERE run_id = ? AND step > ? ORDER BY step",
+                (run_id, after_step),
+            ).fetchall()
+        try:
+            return [StepRecord(r[0], r[1], json.loads(r[2])) for r in rows]
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise StateCorruptionError(f"run '{run_id}': a step record is unreadable: {exc}") from exc
+
+    def latest_snapshot(self, run_id: str) -> Snapshot | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT step, seq, state FROM snapshots WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            state = json.loads(row[2])
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
+        if not isinstance(state, dict):
+            raise StateCorruptionError(f"run '{run_id}': snapshot is not an object")
+        return Snapshot(row[0], row[1], state)
+
+    def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
+        source = self.get_run(source_id)
+        if upto_seq < 0 or upto_seq > source.last_seq:
+            raise InvalidRunStateError(
+                f"run '{source_id}' has frames 1..{source.last_seq}; cannot fork at seq {upto_seq}"
+            )
+        self.create_run(new_run)
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO frames(run_id, seq, type, data) "
+                "SELECT ?, seq, type, data FROM frames WHERE run_id = ? AND seq <= ?",
+                (new_run.id, source_id, upto_seq),
+            )
+            conn.execute(
+                "INSERT INTO steps(run_id, step, seq, delta) "
+                "SELECT ?, step, seq, delta FROM steps WHERE run_id = ? AND seq <= ?",
+                (new_run.id, source_id, upto_seq),
+            )
+            conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (upto_seq, new_run.id))
+        new_run.last_seq = upto_seq
+
+    # -- documents ------------------------------------------------------------------------
+
+    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:
+        now = utc_now().isoformat()
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO docs(namespace, key, value, updated_at) VALUES (?,?,?,?)",
+                [(namespace, k, _dumps(v), now) for k, v in docs.items()],
+            )
+
+    def get_docs(self, namespace: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            if keys is None:
+                rows = self._conn.execute(
+                    "SELECT key, value FROM docs WHERE namespace = ? ORDER BY key", (namespace,)
+                ).fetchall()
+            else:
+                wanted = list(keys)
+                rows = []
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows.extend(
+                        self._conn.execute(
+                            f"SELECT key, value FROM docs WHERE namespace = ? AND key IN ({marks})",
+                            (namespace, *chunk),
+                        ).fetchall()
+                    )
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
+        with self._tx() as conn:
+            if keys is None:
+                conn.execute("DELETE FROM docs WHERE namespace = ?", (namespace,))
+            else:
+                conn.executemany(
+                    "DELETE FROM docs WHERE namespace = ? AND key = ?",
+                    [(namespace, k) for k in keys],
+                )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
