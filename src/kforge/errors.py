@@ -3,7 +3,8 @@
 ForgeError
  ├── ConfigurationError          a setting, flag or environment variable is wrong
  ├── ValidationError             input does not match its schema
- │    └── ToolArgumentsError     a tool call's arguments break the tool's input schema
+ │    ├── ToolArgumentsError     a tool call's arguments break the tool's input schema
+ │    └── ToolDefinitionError    a tool's name or schema is malformed
  ├── ModelError                  a model provider failed
  │    ├── ModelAuthError         bad or missing credentials (never retried)
  │    ├── ModelNotFoundError     the endpoint does not serve that model
@@ -11,6 +12,7 @@ ForgeError
  │    ├── ModelOutputError       output could not be parsed or repaired into the schema
  │    └── ScriptedModelError     a scripted model was called unexpectedly or left unconsumed
  ├── ToolError                   a tool could not run
+ │    ├── DuplicateToolError     a registry already has a tool of that name
  │    ├── UnknownToolError
  │    └── ToolTimeoutError
  ├── StoreError                  persistence failed
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigurationError",
+    "DuplicateToolError",
     "ForgeError",
     "GraphDefinitionError",
     "InvalidRunStateError",
@@ -41,6 +44,7 @@ __all__ = [
     "StateCorruptionError",
     "StoreError",
     "ToolArgumentsError",
+    "ToolDefinitionError",
     "ToolError",
     "ToolTimeoutError",
     "UnknownToolError",
@@ -61,6 +65,10 @@ class ValidationError(ForgeError):
 
 
 class ToolArgumentsError(ValidationError):
+    pass
+
+
+class ToolDefinitionError(ValidationError):
     pass
 
 
@@ -89,6 +97,10 @@ class ScriptedModelError(ModelError):
 
 
 class ToolError(ForgeError):
+    pass
+
+
+class DuplicateToolError(ToolError):
     pass
 
 

@@ -145,12 +145,20 @@ class CounterAgent:
     agent_type = "test.counter"
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
-        self.target = int((args or {}).get("target", 3))
+        args = args or {}
+        self.target = int(args.get("target", 3))
+        self.kill_after = int(args.get("kill_after_value", 0))
+        self.kill_marker = str(args.get("kill_marker", ""))
         self.values: list[int] = []
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         response = await ctx.complete([Message.user(f"number {len(self.values) + 1}")])
-        self.values.append(int(response.text))
+        value = int(response.text)
+        if value == self.kill_after and self.kill_marker and not Path(self.kill_marker).exists():
+            # die after the model call is committed but before the step is
+            Path(self.kill_marker).write_text("killed")
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.values.append(value)
         if len(self.values) >= self.target:
             return StepOutcome(True, {"values": list(self.values)}, "counted")
         return StepOutcome()

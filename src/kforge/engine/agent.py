@@ -211,7 +211,9 @@ class ForgeAgent(ABC):
             return CONTINUE
         if chosen.is_backward:
             self.phase_context.backward_trigger = chosen.condition
-        self._enter(ctx, chosen.to_phase, phase, reason=chosen.condition, is_backward=chosen.is_backward)
+        self._enter(
+            ctx, chosen.to_phase, phase, reason=chosen.condition, is_backward=chosen.is_backward
+        )
         if chosen.to_phase == self.graph.complete:
             return StepOutcome(True, self.result(), self.summary())
         return CONTINUE

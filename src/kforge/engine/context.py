@@ -33,7 +33,7 @@ __all__ = ["RunContext", "Suspended"]
 F = TypeVar("F", bound=Frame)
 
 
-class Suspended(BaseException):  # noqa: N818 - a control-flow signal, not an error
+class Suspended(BaseException):
     """Raised inside a step when the run must wait for a person.
 
     A BaseException so that agent code catching ``Exception`` cannot swallow it.

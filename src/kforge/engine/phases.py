@@ -125,7 +125,9 @@ def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, dict):
-        return {str(k.value if isinstance(k, enum.Enum) else k): _plain(v) for k, v in value.items()}
+        return {
+            str(k.value if isinstance(k, enum.Enum) else k): _plain(v) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if hasattr(value, "to_dict"):

@@ -118,7 +118,9 @@ class StepRunner:
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
-        self._commit(ctx.take_pending(), run_fields={"status": RunStatus.RUNNING, "pause_reason": None})
+        self._commit(
+            ctx.take_pending(), run_fields={"status": RunStatus.RUNNING, "pause_reason": None}
+        )
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
         prev_state = full_state
         while True:
@@ -130,8 +132,13 @@ class StepRunner:
                 outcome = await self.agent.step(ctx)
             except Suspended as suspended:
                 ctx.end_replay()
-                ctx.emit(StatusChanged(from_status="running", to_status="awaiting_user",
-                                       reason=suspended.request.prompt[:200]))
+                ctx.emit(
+                    StatusChanged(
+                        from_status="running",
+                        to_status="awaiting_user",
+                        reason=suspended.request.prompt[:200],
+                    )
+                )
                 self._commit(
                     ctx.take_pending(),
                     snapshot=Snapshot(step_no, step_seq, prev_state),
@@ -145,17 +152,23 @@ class StepRunner:
                 return self._pause_on_limit(ctx, exc, step_no, step_seq, prev_state)
             except asyncio.CancelledError:
                 ctx.end_replay()
-                ctx.emit(StatusChanged(from_status="running", to_status="cancelled",
-                                       reason="cancelled"))
+                ctx.emit(
+                    StatusChanged(from_status="running", to_status="cancelled", reason="cancelled")
+                )
                 self._commit(ctx.take_pending(), run_fields={"status": RunStatus.CANCELLED})
                 raise
             except Exception as exc:
                 ctx.end_replay()
                 ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=str(exc)))
-                ctx.emit(StatusChanged(from_status="running", to_status="failed", reason=str(exc)[:200]))
+                ctx.emit(
+                    StatusChanged(from_status="running", to_status="failed", reason=str(exc)[:200])
+                )
                 self._commit(
                     ctx.take_pending(),
-                    run_fields={"status": RunStatus.FAILED, "error": f"{type(exc).__name__}: {exc}"},
+                    run_fields={
+                        "status": RunStatus.FAILED,
+                        "error": f"{type(exc).__name__}: {exc}",
+                    },
                 )
                 return RunStatus.FAILED
             elapsed += time.monotonic() - started
@@ -174,9 +187,7 @@ class StepRunner:
             frames = ctx.take_pending()
             if outcome.done:
                 ctx.end_replay()
-                frames.append(
-                    ctx.emit(Complete(summary=outcome.summary, result=outcome.result))
-                )
+                frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
                 frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
                 ctx.take_pending()
             step_seq = ctx.last_seq
@@ -188,8 +199,12 @@ class StepRunner:
             fields: dict[str, Any] = {"iteration": step_no}
             if outcome.done:
                 fields.update(status=RunStatus.COMPLETED, result=outcome.result)
-            self._commit(frames, step=StepRecord(step_no, step_seq, delta), snapshot=snapshot,
-                         run_fields=fields)
+            self._commit(
+                frames,
+                step=StepRecord(step_no, step_seq, delta),
+                snapshot=snapshot,
+                run_fields=fields,
+            )
             if outcome.done:
                 return RunStatus.COMPLETED
 
@@ -197,7 +212,9 @@ class StepRunner:
         if step_no >= self.limits.max_steps:
             raise LimitExceededError("max_steps", step_no, self.limits.max_steps)
         if elapsed >= self.limits.max_wall_time_s:
-            raise LimitExceededError("max_wall_time_s", round(elapsed, 3), self.limits.max_wall_time_s)
+            raise LimitExceededError(
+                "max_wall_time_s", round(elapsed, 3), self.limits.max_wall_time_s
+            )
 
     def _pause_on_limit(
         self,
@@ -209,8 +226,11 @@ class StepRunner:
     ) -> RunStatus:
         partial = self.agent.partial_result()
         ctx.end_replay()
-        ctx.emit(LimitReached(limit=exc.limit, value=exc.value, maximum=exc.maximum,
-                              partial_result=partial))
+        ctx.emit(
+            LimitReached(
+                limit=exc.limit, value=exc.value, maximum=exc.maximum, partial_result=partial
+            )
+        )
         ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=str(exc)))
         self._commit(
             ctx.take_pending(),
@@ -231,10 +251,16 @@ class StepRunner:
         )
         last = self.store.get_run(self.run.id).last_seq
         frames: list[Frame] = [
-            ErrorFrame(run_id=self.run.id, seq=last + 1, error_type="StateCorruptionError",
-                       message=message),
-            StatusChanged(run_id=self.run.id, seq=last + 2, from_status=self.run.status.value,
-                          to_status="failed", reason="state corruption"),
+            ErrorFrame(
+                run_id=self.run.id, seq=last + 1, error_type="StateCorruptionError", message=message
+            ),
+            StatusChanged(
+                run_id=self.run.id,
+                seq=last + 2,
+                from_status=self.run.status.value,
+                to_status="failed",
+                reason="state corruption",
+            ),
         ]
         self._commit(frames, run_fields={"status": RunStatus.FAILED, "error": message})
         return RunStatus.FAILED

@@ -44,7 +44,9 @@ class ScriptedModel:
     when replies are left over. Used as a context manager it checks both on exit.
     """
 
-    def __init__(self, replies: Iterable[ScriptedReply] = (), *, name: str = "test:scripted") -> None:
+    def __init__(
+        self, replies: Iterable[ScriptedReply] = (), *, name: str = "test:scripted"
+    ) -> None:
         self._queue: deque[ScriptedReply] = deque(replies)
         self._name = name
         self.calls: list[ScriptedCall] = []
@@ -120,7 +122,9 @@ class ScriptedModel:
             yield StreamEvent(delta=word if i == 0 else " " + word)
         yield StreamEvent(response=response)
 
-    def _to_response(self, reply: ScriptedReply, output_schema: dict[str, Any] | None) -> ModelResponse:
+    def _to_response(
+        self, reply: ScriptedReply, output_schema: dict[str, Any] | None
+    ) -> ModelResponse:
         if isinstance(reply, ModelResponse):
             return reply
         if isinstance(reply, ToolCall):

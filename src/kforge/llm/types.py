@@ -30,7 +30,9 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        return cls(name=data["name"], arguments=dict(data.get("arguments") or {}), id=data.get("id", ""))
+        return cls(
+            name=data["name"], arguments=dict(data.get("arguments") or {}), id=data.get("id", "")
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,11 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
 
 
 @dataclass(frozen=True, slots=True)

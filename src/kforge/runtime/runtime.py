@@ -48,7 +48,9 @@ def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, An
                 f"answer must be one of {', '.join(request.options)} (got {answer['text']!r})"
             )
     if not isinstance(answer, dict):
-        raise ValidationError(f"an answer must be a string or an object (got {type(answer).__name__})")
+        raise ValidationError(
+            f"an answer must be a string or an object (got {type(answer).__name__})"
+        )
     action = answer.get("action")
     if request.options and action not in request.options:
         raise ValidationError(
@@ -169,8 +171,9 @@ class Runtime:
             )
         if limits is not None:
             run.input = {**run.input, "limits": limits.to_dict()}
-            self.store.commit(run_id, [], run_fields={"input": run.input,
-                                                      "max_iterations": limits.max_steps})
+            self.store.commit(
+                run_id, [], run_fields={"input": run.input, "max_iterations": limits.max_steps}
+            )
         run = self.store.get_run(run_id)
         agent = self.registry.create(run.agent_type, dict(run.input.get("args", {})))
         if not self.store.read_steps(run_id, after_step=-1):
@@ -190,10 +193,16 @@ class Runtime:
         run = self.store.get_run(run_id)
         if run.status in TERMINAL_STATUSES:
             raise InvalidRunStateError(f"run '{run_id}' is already {run.status.value}")
-        frame = StatusChanged(run_id=run_id, seq=run.last_seq + 1, from_status=run.status.value,
-                              to_status="cancelled", reason=reason)
-        self.store.commit(run_id, [frame], run_fields={"status": RunStatus.CANCELLED,
-                                                       "pending_interaction": None})
+        frame = StatusChanged(
+            run_id=run_id,
+            seq=run.last_seq + 1,
+            from_status=run.status.value,
+            to_status="cancelled",
+            reason=reason,
+        )
+        self.store.commit(
+            run_id, [frame], run_fields={"status": RunStatus.CANCELLED, "pending_interaction": None}
+        )
         self.bus.publish(run_id, [frame])
         self.bus.idle(run_id)
 
@@ -223,11 +232,14 @@ class Runtime:
         answered = {f.interaction_id for f in tail if isinstance(f, InteractionAnswered)}
         fields: dict[str, Any] = {"iteration": max(0, len(self.store.read_steps(new.id)) - 1)}
         if pending and pending[-1].interaction_id not in answered:
-            fields.update(status=RunStatus.AWAITING_USER,
-                          pending_interaction=_to_dict(pending[-1]))
-        frame = StatusChanged(run_id=new.id, seq=upto + 1, from_status=None,
-                              to_status=(fields.get("status") or RunStatus.PAUSED).value,
-                              reason=new.pause_reason or "")
+            fields.update(status=RunStatus.AWAITING_USER, pending_interaction=_to_dict(pending[-1]))
+        frame = StatusChanged(
+            run_id=new.id,
+            seq=upto + 1,
+            from_status=None,
+            to_status=(fields.get("status") or RunStatus.PAUSED).value,
+            reason=new.pause_reason or "",
+        )
         self.store.commit(new.id, [frame], run_fields=fields)
         return new.id
 
@@ -267,7 +279,9 @@ class Runtime:
                     raise
         return self.store.get_run(run_id)
 
-    async def run(self, agent_type: str, args: dict[str, Any] | None = None, **kwargs: Any) -> RunRecord:
+    async def run(
+        self, agent_type: str, args: dict[str, Any] | None = None, **kwargs: Any
+    ) -> RunRecord:
         """Start a run and wait for its first stretch to end."""
         return await self.wait(await self.start(agent_type, args, **kwargs))
 

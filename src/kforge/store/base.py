@@ -129,7 +129,9 @@ class Store(Protocol):
 
     def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
 
-    def get_docs(self, namespace: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
         """All documents of a namespace, or just ``keys``."""
         ...
 

@@ -16,8 +16,16 @@ from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
 __all__ = ["MemoryStore"]
 
 _UPDATABLE = frozenset(
-    {"status", "iteration", "max_iterations", "pause_reason", "pending_interaction", "result",
-     "error", "input"}
+    {
+        "status",
+        "iteration",
+        "max_iterations",
+        "pause_reason",
+        "pending_interaction",
+        "result",
+        "error",
+        "input",
+    }
 )
 
 
@@ -173,7 +181,9 @@ class MemoryStore:
             for key, value in docs.items():
                 space[key] = json.dumps(value)
 
-    def get_docs(self, namespace: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
         with self._lock:
             space = self._docs.get(namespace, {})
             wanted = sorted(space) if keys is None else [k for k in keys if k in space]

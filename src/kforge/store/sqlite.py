@@ -132,8 +132,7 @@ class SQLiteStore:
         with self._tx() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES "
-                    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         run.id,
                         run.agent_type,
@@ -222,7 +221,9 @@ class SQLiteStore:
             if run_fields:
                 self._update_run(conn, run_id, run_fields)
 
-    def _insert_frames(self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]) -> None:
+    def _insert_frames(
+        self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]
+    ) -> None:
         row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
@@ -277,7 +278,9 @@ class SQLiteStore:
         try:
             return [StepRecord(r[0], r[1], json.loads(r[2])) for r in rows]
         except (json.JSONDecodeError, TypeError) as exc:
-            raise StateCorruptionError(f"run '{run_id}': a step record is unreadable: {exc}") from exc
+            raise StateCorruptionError(
+                f"run '{run_id}': a step record is unreadable: {exc}"
+            ) from exc
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._lock:
@@ -325,7 +328,9 @@ class SQLiteStore:
                 [(namespace, k, _dumps(v), now) for k, v in docs.items()],
             )
 
-    def get_docs(self, namespace: str, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
         with self._lock:
             if keys is None:
                 rows = self._conn.execute(

@@ -1,0 +1,114 @@
+"""Shared pieces of the command line: opening the store and runtime, following a run live,
+answering its questions at the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from kforge.explain import describe_frame
+from kforge.frames import Frame
+from kforge.runtime.runtime import Runtime
+from kforge.store.base import RunRecord, RunStatus, Store
+
+__all__ = ["drive_run", "open_runtime", "open_store", "parse_answer", "print_frame"]
+
+QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    from kforge.store.sqlite import SQLiteStore
+
+    return SQLiteStore(getattr(args, "db", None))
+
+
+def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
+    import kforge.agents  # noqa: F401  (registers the built-in agents)
+
+    model = getattr(args, "model", None)
+    return Runtime(open_store(args), model=model, **kwargs)
+
+
+def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:
+    if not verbose and frame.type in QUIET_TYPES:
+        return
+    category, text = describe_frame(frame)
+    print(f"  [{frame.seq:>4}] {category:<10} {text}", file=out, flush=True)
+
+
+def parse_answer(text: str) -> Any:
+    """An answer typed by a person: JSON if it parses as an object, else the plain text."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+def _ask_terminal(run: RunRecord, out: TextIO) -> Any:
+    pending = run.pending_interaction or {}
+    print(f"\n? {pending.get('prompt', 'The run is waiting for an answer.')}", file=out)
+    payload = {
+        k: v
+        for k, v in (pending.get("payload") or {}).items()
+        if k not in {"phase", "checkpoint_id"}
+    }
+    if payload:
+        print(json.dumps(payload, indent=2, ensure_ascii=False)[:4000], file=out)
+    options = pending.get("options") or []
+    hint = f" [{'/'.join(options)}]" if options else ""
+    if "modify" in options:
+        hint += ' (modify: type {"action": "modify", "modifications": {...}})'
+    while True:
+        print(f"answer{hint}: ", end="", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        if line.strip():
+            return parse_answer(line)
+
+
+async def drive_run(
+    rt: Runtime,
+    run_id: str,
+    *,
+    out: TextIO,
+    auto_approve: bool = False,
+    interactive: bool | None = None,
+    verbose: bool = False,
+    after_seq: int = 0,
+) -> RunRecord:
+    """Print the run's frames live; answer checkpoints (approve with ``auto_approve``, or at the
+    terminal when interactive) until it ends or waits with nobody to answer."""
+    interactive = sys.stdin.isatty() if interactive is None else interactive
+    last = after_seq
+    while True:
+        async for frame in rt.subscribe(run_id, after_seq=last):
+            last = frame.seq
+            print_frame(frame, out, verbose=verbose)
+        run = rt.get_run(run_id)
+        if run.status != RunStatus.AWAITING_USER:
+            return run
+        pending = run.pending_interaction or {}
+        options = pending.get("options") or []
+        if auto_approve and "approve" in options:
+            print("  (approved automatically: --yes)", file=out, flush=True)
+            answer: Any = {"action": "approve"}
+        elif interactive:
+            answer = _ask_terminal(run, out)
+            if answer is None:
+                return run
+        else:
+            return run
+        try:
+            await rt.resume(run_id, answer)
+        except Exception as exc:  # a bad answer: say so and ask again
+            from kforge.errors import ForgeError
+
+            if not isinstance(exc, ForgeError):
+                raise
+            print(f"  ! {exc}", file=out, flush=True)

@@ -1,0 +1,129 @@
+"""A run killed with SIGKILL mid-run resumes in a new process: no committed step is lost and no
+recorded model response is requested again (the strict scripted model would fail if it were)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kforge.frames import ModelCall
+from kforge.store import RunStatus, SQLiteStore
+
+WORKER = Path(__file__).with_name("worker.py")
+
+
+def worker(*args: str, delay: float = 0.0) -> subprocess.Popen[str]:
+    env = {**os.environ, "WORKER_DELAY": str(delay)}
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def model_calls(db: Path, run_id: str) -> list[str]:
+    store = SQLiteStore(db)
+    try:
+        return [f.response["text"] for f in store.read_frames(run_id) if isinstance(f, ModelCall)]
+    finally:
+        store.close()
+
+
+def test_sigkill_inside_a_step_after_its_model_call_resumes_without_asking_again(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.db"
+    marker = tmp_path / "killed"
+    args = {"target": 5, "kill_after_value": 3, "kill_marker": str(marker)}
+    proc = worker(str(db), "start", "test.counter", json.dumps(args), json.dumps(["1", "2", "3"]))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, err
+    run_id = out.split()[0]
+    store = SQLiteStore(db)
+    run = store.get_run(run_id)
+    assert run.status == RunStatus.RUNNING  # it died, nobody marked it
+    assert run.iteration == 2  # steps 1 and 2 committed; step 3 died after its model call
+    store.close()
+    assert model_calls(db, run_id) == ["1", "2", "3"]
+
+    # The new process is only given the replies that were never recorded.
+    proc = worker(str(db), "resume", run_id, json.dumps(["4", "5"]))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.split()[1] == "completed", out
+    store = SQLiteStore(db)
+    run = store.get_run(run_id)
+    assert run.result == {"values": [1, 2, 3, 4, 5]}
+    frames = store.read_frames(run_id)
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    store.close()
+    assert model_calls(db, run_id) == ["1", "2", "3", "4", "5"]
+
+
+def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    replies = [str(i) for i in range(1, 21)]
+    proc = worker(
+        str(db),
+        "start",
+        "test.counter",
+        json.dumps({"target": 20}),
+        json.dumps(replies),
+        delay=0.05,
+    )
+    assert proc.stdout is not None
+    run_id = proc.stdout.readline().split()[0]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        store = SQLiteStore(db)
+        done = store.get_run(run_id).iteration
+        store.close()
+        if done >= 5:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    store = SQLiteStore(db)
+    committed = store.get_run(run_id).iteration
+    assert 5 <= committed < 20
+    store.close()
+    recorded = model_calls(db, run_id)
+    assert recorded == replies[: len(recorded)]
+
+    proc = worker(str(db), "resume", run_id, json.dumps(replies[len(recorded) :]))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.split()[1] == "completed", out
+    store = SQLiteStore(db)
+    assert store.get_run(run_id).result == {"values": list(range(1, 21))}
+    store.close()
+    assert model_calls(db, run_id) == replies
+
+
+def test_checkpoint_answered_in_a_new_process(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    proc = worker(
+        str(db), "start", "test.draft", json.dumps({"topic": "t"}), json.dumps([{"items": ["a"]}])
+    )
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    run_id, status = out.split()[:2]
+    assert status == "awaiting_user"
+    proc = worker(
+        str(db),
+        "resume",
+        run_id,
+        json.dumps([{"verdict": "ok"}]),
+        json.dumps({"action": "approve"}),
+    )
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.split()[1] == "completed"

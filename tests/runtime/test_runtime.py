@@ -1,0 +1,164 @@
+"""Runtime: concurrency, subscribe, cancel, fork, corruption recovery and limits."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kforge.engine.limits import RunLimits
+from kforge.errors import ConfigurationError, InvalidRunStateError
+from kforge.frames import ErrorFrame, LimitReached, ModelCall
+from kforge.llm.scripted import ScriptedModel
+from kforge.runtime import Runtime
+from kforge.store import MemoryStore, RunStatus, SQLiteStore
+from tests.engine.sample_agents import make_registry
+
+
+async def test_many_runs_run_concurrently() -> None:
+    model = ScriptedModel(["1"] * 60)
+    rt = Runtime(MemoryStore(), model=model, registry=make_registry())
+    ids = [await rt.start("test.counter", {"target": 3}) for _ in range(20)]
+    runs = await asyncio.gather(*(rt.wait(i) for i in ids))
+    assert all(r.status == RunStatus.COMPLETED for r in runs)
+    model.assert_consumed()
+
+
+async def test_subscribe_replays_then_follows_live() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel(["1", "2", "3"]), registry=make_registry())
+    run_id = await rt.start("test.counter", {"target": 3})
+    seen = [f.seq async for f in rt.subscribe(run_id)]
+    assert seen == list(range(1, rt.get_run(run_id).last_seq + 1))
+    later = [f.seq async for f in rt.subscribe(run_id, after_seq=5)]
+    assert later == seen[5:]
+
+
+async def test_cancel_a_waiting_run_and_refuse_to_resume_it() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel([{"items": ["a"]}]), registry=make_registry())
+    run = await rt.run("test.draft", {"topic": "t"})
+    await rt.cancel(run.id)
+    assert rt.get_run(run.id).status == RunStatus.CANCELLED
+    with pytest.raises(InvalidRunStateError, match="is cancelled"):
+        await rt.resume(run.id, "approve")
+
+
+async def test_cancel_a_running_run() -> None:
+    class Slow(ScriptedModel):
+        async def complete(self, *a, **k):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(10)
+            return await super().complete(*a, **k)
+
+    rt = Runtime(MemoryStore(), model=Slow(["1"]), registry=make_registry())
+    run_id = await rt.start("test.counter", {"target": 1})
+    await asyncio.sleep(0.05)
+    await rt.cancel(run_id)
+    assert rt.get_run(run_id).status == RunStatus.CANCELLED
+    assert rt.frames(run_id)[-1].type == "status.changed"
+
+
+async def test_fork_from_a_seq_replays_from_there_and_leaves_the_source_alone() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel(["1", "2", "3"]), registry=make_registry())
+    source = await rt.run("test.counter", {"target": 3})
+    calls = [f for f in rt.frames(source.id) if isinstance(f, ModelCall)]
+    cut = calls[1].seq + 1  # after the second model call and its usage frame
+    forked = await rt.fork(source.id, at_seq=cut)
+    assert rt.get_run(forked).status == RunStatus.PAUSED
+    rt2 = Runtime(rt.store, model=ScriptedModel(["30"]), registry=make_registry())
+    await rt2.resume(forked)
+    done = await rt2.wait(forked)
+    assert done.result == {"values": [1, 2, 30]}
+    assert rt.get_run(source.id).result == {"values": [1, 2, 3]}
+
+
+async def test_unreadable_snapshot_falls_back_to_frames(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    rt = Runtime(SQLiteStore(db), model=ScriptedModel([{"items": ["a"]}]), registry=make_registry())
+    run = await rt.run("test.draft", {"topic": "t"})
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE snapshots SET state = '{broken' WHERE run_id = ?", (run.id,))
+    conn.commit()
+    conn.close()
+    rt2 = Runtime(
+        SQLiteStore(db), model=ScriptedModel([{"verdict": "ok"}]), registry=make_registry()
+    )
+    await rt2.resume(run.id, "approve")
+    assert (await rt2.wait(run.id)).status == RunStatus.COMPLETED
+
+
+async def test_state_that_cannot_be_rebuilt_fails_only_that_run(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    rt = Runtime(
+        SQLiteStore(db),
+        model=ScriptedModel([{"items": ["a"]}, {"items": ["b"]}]),
+        registry=make_registry(),
+    )
+    broken = await rt.run("test.draft", {"topic": "t"})
+    healthy = await rt.run("test.draft", {"topic": "u"})
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE snapshots SET state = 'nope' WHERE run_id = ?", (broken.id,))
+    conn.execute(
+        'UPDATE steps SET delta = \'[["a", ["missing"], [1]]]\' WHERE run_id = ? AND step = 1',
+        (broken.id,),
+    )
+    conn.commit()
+    conn.close()
+    rt2 = Runtime(
+        SQLiteStore(db), model=ScriptedModel([{"verdict": "ok"}]), registry=make_registry()
+    )
+    await rt2.resume(broken.id, "approve")
+    run = await rt2.wait(broken.id)
+    assert run.status == RunStatus.FAILED
+    assert run.error is not None and "state corruption" in run.error
+    assert isinstance(rt2.frames(broken.id)[-2], ErrorFrame)
+    await rt2.resume(healthy.id, "approve")
+    assert (await rt2.wait(healthy.id)).status == RunStatus.COMPLETED
+
+
+async def test_phase_visit_limit_pauses_with_partial_result() -> None:
+    replies = [{"items": ["a"]}, {"verdict": "more"}, {"items": ["b"]}, {"verdict": "more"}]
+    rt = Runtime(
+        MemoryStore(),
+        model=ScriptedModel(replies),
+        registry=make_registry(),
+        limits=RunLimits(max_phase_visits=2),
+    )
+    run = await rt.run("test.draft", {"topic": "t"})
+    while run.status == RunStatus.AWAITING_USER:
+        await rt.resume(run.id, "approve")
+        run = await rt.wait(run.id)
+    assert run.status == RunStatus.PAUSED
+    assert run.pause_reason == "limit:max_phase_visits"
+    limit = next(f for f in rt.frames(run.id) if isinstance(f, LimitReached))
+    assert limit.partial_result["items"] == ["a", "b"]
+
+
+async def test_wall_time_limit() -> None:
+    rt = Runtime(
+        MemoryStore(),
+        model=ScriptedModel(["1", "2"]),
+        registry=make_registry(),
+        limits=RunLimits(max_wall_time_s=0.0),
+    )
+    run = await rt.run("test.counter", {"target": 2})
+    assert run.pause_reason == "limit:max_wall_time_s"
+
+
+async def test_token_budget_limit_ends_with_best_result() -> None:
+    rt = Runtime(
+        MemoryStore(),
+        model=ScriptedModel(["1", "2"]),
+        registry=make_registry(),
+        limits=RunLimits(max_tokens=1),
+    )
+    run = await rt.run("test.counter", {"target": 5})
+    assert run.status == RunStatus.PAUSED
+    assert run.pause_reason == "limit:max_tokens"
+    assert run.result == {"values": [1]}
+
+
+async def test_unknown_agent_type_is_a_clear_error() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel(), registry=make_registry())
+    with pytest.raises(ConfigurationError, match="unknown agent type 'nope'"):
+        await rt.start("nope")

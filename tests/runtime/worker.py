@@ -1,0 +1,55 @@
+"""A separate process that starts or resumes a run, for the crash-and-resume tests.
+
+usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON
+       worker.py DB resume RUN_ID REPLIES_JSON [ANSWER_JSON]
+Prints the run id, then the status the stretch ended with. WORKER_DELAY (seconds) slows each
+model call so that a kill from outside lands mid-run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from kforge.llm.scripted import ScriptedModel
+from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.runtime import Runtime
+from kforge.store import SQLiteStore
+from tests.engine.sample_agents import make_registry
+
+
+class SlowScripted(ScriptedModel):
+    async def complete(
+        self, messages: Sequence[Message], settings: ModelSettings | None = None, **kw: Any
+    ) -> ModelResponse:
+        await asyncio.sleep(float(os.environ.get("WORKER_DELAY", "0")))
+        return await super().complete(messages, settings, **kw)
+
+
+async def main(argv: list[str]) -> None:
+    db, mode = argv[0], argv[1]
+    replies = json.loads(argv[4] if mode == "start" else argv[3])
+    model = SlowScripted(replies)
+    rt = Runtime(SQLiteStore(db), model=model, registry=make_registry())
+    if mode == "start":
+        run_id = await rt.start(argv[2], json.loads(argv[3]))
+    else:
+        run_id = argv[2]
+        await rt.resume(run_id, json.loads(argv[4]) if len(argv) > 4 else None)
+    print(run_id, flush=True)
+    run = await rt.wait(run_id)
+    print(run.status.value, flush=True)
+    if run.error:
+        print(run.error, flush=True)
+    model.assert_consumed()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))

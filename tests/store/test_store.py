@@ -1,0 +1,149 @@
+"""Both store backends: runs, gap-free frames, one-transaction commits, snapshots, documents."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kforge.errors import InvalidRunStateError, RunNotFoundError, StoreError
+from kforge.frames import AgentThinking, StatusChanged, utc_now
+from kforge.store import MemoryStore, RunRecord, RunStatus, Snapshot, SQLiteStore, StepRecord, Store
+from kforge.store.migrations import MIGRATIONS, schema_version
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    s: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "k.db")
+    yield s
+    s.close()
+
+
+def new_run(run_id: str = "r1", **kw: object) -> RunRecord:
+    now = utc_now()
+    return RunRecord(
+        id=run_id,
+        agent_type="t",
+        status=RunStatus.PENDING,
+        created_at=now,
+        updated_at=now,
+        input={"args": {"q": "x"}},
+        **kw,
+    )  # type: ignore[arg-type]
+
+
+def thinking(run_id: str, seq: int) -> AgentThinking:
+    return AgentThinking(run_id=run_id, seq=seq, message=f"m{seq}")
+
+
+def test_create_get_and_list(store: Store) -> None:
+    store.create_run(new_run("r1", session_id="s"))
+    store.create_run(new_run("r2", parent_id="r1"))
+    assert store.get_run("r1").input == {"args": {"q": "x"}}
+    assert {r.id for r in store.list_runs()} == {"r1", "r2"}
+    assert [r.id for r in store.list_runs(parent_id="r1")] == ["r2"]
+    assert [r.id for r in store.list_runs(session_id="s")] == ["r1"]
+    with pytest.raises(RunNotFoundError, match="kforge runs list"):
+        store.get_run("nope")
+    with pytest.raises(StoreError, match="already exists"):
+        store.create_run(new_run("r1"))
+
+
+def test_commit_appends_frames_step_and_fields_together(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit(
+        "r1",
+        [thinking("r1", 1), thinking("r1", 2)],
+        step=StepRecord(1, 2, [["s", ["x"], 1]]),
+        run_fields={"status": RunStatus.RUNNING, "iteration": 1},
+    )
+    run = store.get_run("r1")
+    assert (run.status, run.iteration, run.last_seq) == (RunStatus.RUNNING, 1, 2)
+    assert [f.seq for f in store.read_frames("r1")] == [1, 2]
+    assert [f.seq for f in store.read_frames("r1", after_seq=1)] == [2]
+    assert store.read_steps("r1") == [StepRecord(1, 2, [["s", ["x"], 1]])]
+
+
+def test_gaps_and_foreign_frames_are_refused_and_nothing_is_written(store: Store) -> None:
+    store.create_run(new_run())
+    with pytest.raises(StoreError, match="does not continue the log"):
+        store.commit("r1", [thinking("r1", 2)], run_fields={"iteration": 9})
+    with pytest.raises(StoreError, match="does not continue the log"):
+        store.commit("r1", [thinking("other", 1)])
+    assert store.read_frames("r1") == []
+    assert store.get_run("r1").iteration == 0
+
+
+def test_snapshot_keeps_only_the_latest(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit("r1", [], snapshot=Snapshot(1, 0, {"a": 1}))
+    store.commit("r1", [], snapshot=Snapshot(2, 0, {"a": 2}))
+    snap = store.latest_snapshot("r1")
+    assert snap == Snapshot(2, 0, {"a": 2})
+
+
+def test_fork_copies_frames_and_steps_up_to_seq(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit("r1", [thinking("r1", 1), thinking("r1", 2)], step=StepRecord(1, 2, []))
+    store.commit("r1", [thinking("r1", 3)], step=StepRecord(2, 3, []))
+    store.fork_run("r1", new_run("f1", forked_from="r1", forked_at_seq=2), upto_seq=2)
+    assert [(f.run_id, f.seq) for f in store.read_frames("f1")] == [("f1", 1), ("f1", 2)]
+    assert [s.step for s in store.read_steps("f1")] == [1]
+    assert store.get_run("f1").last_seq == 2
+    with pytest.raises(InvalidRunStateError, match="cannot fork at seq 9"):
+        store.fork_run("r1", new_run("f2"), upto_seq=9)
+
+
+def test_documents(store: Store) -> None:
+    store.put_docs("ns", {"a": {"v": 1}, "b": {"v": 2}})
+    store.put_docs("other", {"a": {"v": 3}})
+    assert store.get_docs("ns") == {"a": {"v": 1}, "b": {"v": 2}}
+    assert store.get_docs("ns", ["b", "zzz"]) == {"b": {"v": 2}}
+    store.delete_docs("ns", ["a"])
+    assert store.get_docs("ns") == {"b": {"v": 2}}
+    store.delete_docs("ns")
+    assert store.get_docs("ns") == {}
+    assert store.get_docs("other") == {"a": {"v": 3}}
+
+
+def test_status_change_frames_round_trip_through_the_store(store: Store) -> None:
+    store.create_run(new_run())
+    frame = StatusChanged(run_id="r1", seq=1, from_status=None, to_status="pending")
+    store.commit("r1", [frame])
+    assert store.read_frames("r1") == [frame]
+
+
+def test_sqlite_survives_reopen_and_migrates_once(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    s = SQLiteStore(path)
+    s.create_run(new_run())
+    s.commit("r1", [thinking("r1", 1)])
+    s.close()
+    s = SQLiteStore(path)
+    assert s.get_run("r1").last_seq == 1
+    assert s.read_frames("r1")[0] == thinking("r1", 1) or s.read_frames("r1")[0].seq == 1
+    s.close()
+    conn = sqlite3.connect(path)
+    assert schema_version(conn) == MIGRATIONS[-1][0]
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_sqlite_refuses_a_newer_schema(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_version VALUES (999)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this kforge knows"):
+        SQLiteStore(path)
+
+
+def test_sqlite_reports_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="cannot open database"):
+        SQLiteStore(path)
