@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from kforge.explain import describe_frame
@@ -13,7 +14,15 @@ from kforge.frames import Frame
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus, Store
 
-__all__ = ["drive_run", "open_runtime", "open_store", "parse_answer", "print_frame"]
+__all__ = [
+    "drive_run",
+    "open_runtime",
+    "open_store",
+    "parse_answer",
+    "print_frame",
+    "report_outcome",
+    "save_report",
+]
 
 QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
 
@@ -112,3 +121,36 @@ async def drive_run(
             if not isinstance(exc, ForgeError):
                 raise
             print(f"  ! {exc}", file=out, flush=True)
+
+
+def save_report(run: RunRecord, output: str | None = None) -> Path | None:
+    """Write the Markdown report in a run's (possibly partial) result; returns where."""
+    report = (run.result or {}).get("report")
+    if not isinstance(report, str) or not report.strip():
+        return None
+    path = Path(output) if output else Path("reports") / f"{run.agent_type}-{run.id[:8]}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report, encoding="utf-8")
+    return path
+
+
+def report_outcome(run: RunRecord, *, output: str | None = None) -> int:
+    """Tell the person how the run ended, what to do next, and where its report is."""
+    if run.status == RunStatus.AWAITING_USER:
+        prompt = (run.pending_interaction or {}).get("prompt", "")
+        print(f"\nrun {run.id} is waiting: {prompt}\n"
+              f"answer with: kforge runs resume {run.id} --answer approve")
+        return 0
+    saved = save_report(run, output)
+    if run.status == RunStatus.PAUSED:
+        print(f"\nrun {run.id} paused ({run.pause_reason}); continue with: "
+              f"kforge runs resume {run.id}")
+        if saved:
+            print(f"partial report written to {saved}")
+        return 0
+    print(f"\nrun {run.id} {run.status.value}")
+    if saved:
+        print(f"report written to {saved}")
+    if run.error:
+        print(f"error: {run.error}", file=sys.stderr)
+    return 0 if run.status == RunStatus.COMPLETED else 1

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer
+from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
 from kforge.errors import ValidationError
 from kforge.frames import frame_to_json
 from kforge.store.base import RunRecord, RunStatus
@@ -156,26 +156,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         )
 
     run = asyncio.run(go())
-    return _report(run)
-
-
-def _report(run: RunRecord) -> int:
-    if run.status == RunStatus.AWAITING_USER:
-        prompt = (run.pending_interaction or {}).get("prompt", "")
-        print(
-            f"\nrun {run.id} is waiting: {prompt}\n"
-            f"answer with: kforge runs resume {run.id} --answer approve"
-        )
-        return 0
-    if run.status == RunStatus.PAUSED:
-        print(
-            f"\nrun {run.id} paused ({run.pause_reason}); continue with: kforge runs resume {run.id}"
-        )
-        return 0
-    print(f"\nrun {run.id} {run.status.value}")
-    if run.error:
-        print(f"error: {run.error}", file=sys.stderr)
-    return 0 if run.status == RunStatus.COMPLETED else 1
+    return report_outcome(run)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:

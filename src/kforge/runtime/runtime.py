@@ -29,6 +29,7 @@ from kforge.frames import (
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.registry import AgentRegistry, default_registry
+from kforge.runtime.services import Corpora
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
 
 __all__ = ["Runtime", "normalize_answer"]
@@ -80,6 +81,7 @@ class Runtime:
         self._models: dict[str, Model] = {}
         self.registry = registry or default_registry
         self.services: dict[str, Any] = dict(services or {})
+        self.services.setdefault("corpora", Corpora(store))
         self.default_limits = limits or RunLimits()
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}

@@ -1,0 +1,225 @@
+"""Episodic memory: reflections on failures, kept in a store per agent type and per user.
+
+Seed 001 §3 (EpisodicMemory) and Property 6; ``kforge.memory.reflexion`` writes the reflections.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from typing import Any, Literal, Protocol
+from urllib.parse import quote
+
+from kforge.errors import ValidationError
+from kforge.frames import Reflection, utc_now
+from kforge.llm.types import ToolCall
+
+__all__ = [
+    "DocumentStore",
+    "EpisodicMemory",
+    "FailureKind",
+    "ReflectionRecord",
+    "action_similarity",
+    "call_key",
+]
+
+log = logging.getLogger(__name__)
+
+FailureKind = Literal["tool", "check"]
+"""``tool``: a tool call failed; ``check``: a check on a result (a grade, a validation) failed."""
+
+
+class DocumentStore(Protocol):
+    """The document part of ``kforge.store.base.Store``; every store backend provides it."""
+
+    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
+
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]: ...
+
+    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionRecord:
+    """One reflection as kept in episodic memory."""
+
+    id: str
+    error_type: str
+    failed_action: ToolCall
+    error: str
+    analysis: str
+    suggested_fix: str
+    kind: FailureKind = "tool"
+    created_at: datetime = field(default_factory=utc_now)
+    repeated: bool = False
+    """True when this error type was already in memory when the reflection was made."""
+    applied: bool = False
+    """True once a later attempt used the suggested fix."""
+    run_id: str = ""
+
+    def to_frame(self) -> Reflection:
+        return Reflection(
+            reflection_id=self.id,
+            error_type=self.error_type,
+            failed_action={**_action_dict(self.failed_action), "error": self.error},
+            analysis=self.analysis,
+            suggested_fix=self.suggested_fix,
+            repeated=self.repeated,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["failed_action"] = _action_dict(self.failed_action)
+        data["created_at"] = self.created_at.isoformat()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReflectionRecord:
+        try:
+            kwargs = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+            action = data["failed_action"]
+            kwargs["failed_action"] = ToolCall(action["name"], dict(action.get("arguments") or {}))
+            kwargs["created_at"] = datetime.fromisoformat(data["created_at"])
+            record = cls(**kwargs)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValidationError(f"reflection record is malformed: {exc!r}") from exc
+        texts = (record.id, record.error_type, record.error, record.analysis, record.suggested_fix)
+        if not all(isinstance(t, str) for t in texts) or record.kind not in ("tool", "check"):
+            raise ValidationError(f"reflection record is malformed: {dict(data)!r:.300}")
+        return record
+
+
+class EpisodicMemory:
+    """Reflections of one agent type for one user, persisted as documents in a store.
+
+    Everything is read from the store on each call, so several runs (and processes sharing a
+    database) see each other's reflections. The oldest are evicted past ``max_reflections``.
+    """
+
+    def __init__(
+        self,
+        store: DocumentStore,
+        *,
+        agent_type: str,
+        user_id: str = "default",
+        max_reflections: int = 200,
+    ) -> None:
+        if not agent_type:
+            raise ValidationError("episodic memory: agent_type must name the agent (got '')")
+        if max_reflections < 1:
+            raise ValidationError(
+                f"episodic memory: max_reflections must be at least 1 (got {max_reflections})"
+            )
+        self.store = store
+        self.agent_type = agent_type
+        self.user_id = user_id
+        self.max_reflections = max_reflections
+
+    @property
+    def namespace(self) -> str:
+        return f"reflexion/{quote(self.agent_type, safe='')}/{quote(self.user_id, safe='')}"
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def reflections(self) -> list[ReflectionRecord]:
+        """Every stored reflection, oldest first; unreadable documents are skipped and logged."""
+        records = []
+        for key, doc in self.store.get_docs(self.namespace).items():
+            try:
+                records.append(ReflectionRecord.from_dict(doc))
+            except ValidationError as exc:
+                log.warning(
+                    "episodic memory %s: skipping document %s: %s", self.namespace, key, exc
+                )
+        return sorted(records, key=lambda r: (r.created_at, r.id))
+
+    def error_counts(self) -> dict[str, int]:
+        return dict(Counter(r.error_type for r in self.reflections()))
+
+    def is_repeated(self, error_type: str) -> bool:
+        """True when a reflection with this error type is already in memory."""
+        return self.error_counts().get(error_type, 0) > 0
+
+    def relevant(
+        self, action: ToolCall, *, limit: int = 3, min_score: float = 0.5
+    ) -> list[ReflectionRecord]:
+        """Reflections on actions similar to ``action``: best match first, newer before older."""
+        scored = [(action_similarity(action, r.failed_action), r) for r in self.reflections()]
+        kept = [(s, r) for s, r in scored if s >= min_score]
+        kept.sort(key=lambda sr: (sr[0], sr[1].created_at), reverse=True)
+        return [r for _, r in kept[:limit]]
+
+    def failed_calls(self) -> list[ToolCall]:
+        return [r.failed_action for r in self.reflections()]
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def save(self, record: ReflectionRecord) -> None:
+        """Insert or replace ``record`` (saving the same id twice keeps one copy)."""
+        self.store.put_docs(self.namespace, {record.id: record.to_dict()})
+        records = self.reflections()
+        excess = len(records) - self.max_reflections
+        if excess > 0:
+            self.store.delete_docs(self.namespace, [r.id for r in records[:excess]])
+
+    def mark_applied(self, reflection_id: str) -> ReflectionRecord:
+        docs = self.store.get_docs(self.namespace, [reflection_id])
+        if reflection_id not in docs:
+            raise ValidationError(
+                f"episodic memory {self.namespace}: no reflection with id '{reflection_id}'"
+            )
+        updated = replace(ReflectionRecord.from_dict(docs[reflection_id]), applied=True)
+        self.store.put_docs(self.namespace, {updated.id: updated.to_dict()})
+        return updated
+
+    def clear(self) -> None:
+        self.store.delete_docs(self.namespace)
+
+
+# -- similarity ---------------------------------------------------------------------------------
+
+
+def action_similarity(a: ToolCall, b: ToolCall) -> float:
+    """0 for different tools; otherwise 0.5 plus half the similarity of the arguments (0..1).
+
+    Arguments are compared key by key: equal values score 1, other values by the overlap of
+    their words (Jaccard), keys present in only one call score 0.
+    """
+    if a.name != b.name:
+        return 0.0
+    keys = set(a.arguments) | set(b.arguments)
+    if not keys:
+        return 1.0
+    total = 0.0
+    for key in keys:
+        if key in a.arguments and key in b.arguments:
+            total += _value_similarity(a.arguments[key], b.arguments[key])
+    return 0.5 + 0.5 * total / len(keys)
+
+
+def _value_similarity(x: Any, y: Any) -> float:
+    left, right = _canonical(x), _canonical(y)
+    if left == right:
+        return 1.0
+    wx, wy = set(re.findall(r"\w+", left.lower())), set(re.findall(r"\w+", right.lower()))
+    return len(wx & wy) / len(wx | wy) if wx | wy else 0.0
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _action_dict(call: ToolCall) -> dict[str, Any]:
+    return {"name": call.name, "arguments": dict(call.arguments)}
+
+
+def call_key(call: ToolCall) -> str:
+    """Canonical JSON of a call's name and arguments: equal keys mean the identical call."""
+    return _canonical(_action_dict(call))
