@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kforge.engine.limits import RunLimits
-from kforge.errors import ConfigurationError, InvalidRunStateError
+from kforge.errors import ConfigurationError, InvalidRunStateError, ValidationError
 from kforge.frames import ErrorFrame, LimitReached, ModelCall
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
@@ -162,3 +162,18 @@ async def test_unknown_agent_type_is_a_clear_error() -> None:
     rt = Runtime(MemoryStore(), model=ScriptedModel(), registry=make_registry())
     with pytest.raises(ConfigurationError, match="unknown agent type 'nope'"):
         await rt.start("nope")
+
+
+async def test_child_agents_fork_and_wait_record_the_parent() -> None:
+    from kforge.runtime.services import ChildAgents
+
+    rt = Runtime(MemoryStore(), model=ScriptedModel(["1", "2", "3", "4"]), registry=make_registry())
+    parent = await rt.run("test.counter", {"target": 1})
+    children = ChildAgents(rt, parent.id, agent_type="test.counter")
+    handle = await children.fork("count to three")
+    assert rt.get_run(handle).parent_id == parent.id
+    assert await children.wait(handle) == '{"values": [2, 3, 4]}'
+    with pytest.raises(ValidationError, match="not a run forked by this run"):
+        await children.wait(parent.id)
+    with pytest.raises(ValidationError, match="prompt is empty"):
+        await children.fork("  ")

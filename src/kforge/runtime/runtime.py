@@ -29,7 +29,7 @@ from kforge.frames import (
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.registry import AgentRegistry, default_registry
-from kforge.runtime.services import Corpora
+from kforge.runtime.services import ChildAgents, Corpora
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
 
 __all__ = ["Runtime", "normalize_answer"]
@@ -253,7 +253,7 @@ class Runtime:
             agent,
             self.model_for(str(run.input.get("model") or self._model_spec())),
             limits=limits,
-            services={**self.services, "runtime": self},
+            services={"agents": ChildAgents(self, run.id), **self.services, "runtime": self},
             on_commit=self.bus.publish,
         )
         task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
-from kforge.store.base import Store
+from kforge.errors import ValidationError
+from kforge.store.base import RunStatus, Store
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
+    from kforge.runtime.runtime import Runtime
 
-__all__ = ["Corpora"]
+__all__ = ["ChildAgents", "Corpora"]
 
 
 class Corpora:
@@ -31,3 +34,41 @@ class Corpora:
     def forget(self, name: str) -> None:
         """Drop a cached corpus so the next ``open`` reloads it (after an ingest elsewhere)."""
         self._open.pop(name, None)
+
+
+class ChildAgents:
+    """``fork(prompt)`` / ``wait(handle)`` for agent code and the python tool: each fork is a
+    child run (its own durable record, ``parent_id`` set) of ``agent_type``."""
+
+    def __init__(self, runtime: Runtime, parent_id: str, *, agent_type: str = "react") -> None:
+        self._runtime = runtime
+        self._parent_id = parent_id
+        self._agent_type = agent_type
+
+    async def fork(self, prompt: str) -> str:
+        if not prompt.strip():
+            raise ValidationError("fork(prompt): the prompt is empty")
+        parent = self._runtime.get_run(self._parent_id)
+        return await self._runtime.start(
+            self._agent_type,
+            {"goal": prompt},
+            parent_id=self._parent_id,
+            session_id=parent.session_id,
+        )
+
+    async def wait(self, handle: str) -> str:
+        run = self._runtime.get_run(handle)
+        if run.parent_id != self._parent_id:
+            raise ValidationError(f"wait({handle!r}): not a run forked by this run")
+        run = await self._runtime.wait(handle)
+        if run.status != RunStatus.COMPLETED:
+            detail = (
+                run.error or run.pause_reason or (run.pending_interaction or {}).get("prompt", "")
+            )
+            return f"[child run {handle} is {run.status.value}: {detail}]"
+        result = run.result or {}
+        for key in ("answer", "response", "response_text", "summary"):
+            value = result.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return json.dumps(result, ensure_ascii=False)
