@@ -10,6 +10,7 @@ ForgeError
  │    ├── ModelNotFoundError     the endpoint does not serve that model
  │    ├── ModelUnavailableError  server unreachable, timed out, or out of retries
  │    ├── ModelOutputError       output could not be parsed or repaired into the schema
+ │    ├── ModelResponseError     the endpoint's reply is not a valid chat-completions response
  │    └── ScriptedModelError     a scripted model was called unexpectedly or left unconsumed
  ├── ToolError                   a tool could not run
  │    ├── DuplicateToolError     a registry already has a tool of that name
@@ -37,6 +38,7 @@ __all__ = [
     "ModelError",
     "ModelNotFoundError",
     "ModelOutputError",
+    "ModelResponseError",
     "ModelUnavailableError",
     "ReplayDivergenceError",
     "RunNotFoundError",
@@ -89,6 +91,10 @@ class ModelUnavailableError(ModelError):
 
 
 class ModelOutputError(ModelError):
+    pass
+
+
+class ModelResponseError(ModelError):
     pass
 
 

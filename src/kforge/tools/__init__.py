@@ -1,1 +1,59 @@
-"""kforge.tools."""
+"""kforge.tools: MCP-aligned tools, their registry, validation and the execution wrapper.
+
+The MCP client lives in ``kforge.tools.mcp_client`` and the built-in tools in
+``kforge.tools.builtin``; both load their heavier dependencies only when used.
+"""
+
+from __future__ import annotations
+
+from kforge.tools.annotations import ToolAnnotations
+from kforge.tools.approval import ApprovalPolicy
+from kforge.tools.base import DefinedTool, Tool, ToolHandler
+from kforge.tools.cache import ToolResultCache
+from kforge.tools.calls import (
+    ParsedToolCall,
+    parse_tool_call,
+    parse_tool_calls,
+    serialize_tool_call,
+)
+from kforge.tools.content import ContentBlock, ContentType
+from kforge.tools.context import ToolContext
+from kforge.tools.decorator import FunctionTool, tool
+from kforge.tools.definition import ToolDefinition, ToolExample
+from kforge.tools.execution import (
+    ToolRunContext,
+    execute_call,
+    execute_tool,
+    run_tool,
+)
+from kforge.tools.registry import ToolRegistry
+from kforge.tools.result import ToolResult
+from kforge.tools.validation import ArgumentProblem, ArgumentValidator
+
+__all__ = [
+    "ApprovalPolicy",
+    "ArgumentProblem",
+    "ArgumentValidator",
+    "ContentBlock",
+    "ContentType",
+    "DefinedTool",
+    "FunctionTool",
+    "ParsedToolCall",
+    "Tool",
+    "ToolAnnotations",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolExample",
+    "ToolHandler",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolResultCache",
+    "ToolRunContext",
+    "execute_call",
+    "execute_tool",
+    "parse_tool_call",
+    "parse_tool_calls",
+    "run_tool",
+    "serialize_tool_call",
+    "tool",
+]

@@ -1,0 +1,286 @@
+"""The execution wrapper: every tool call of a run goes through ``execute_tool``.
+
+It emits tool.start / tool.success / tool.error frames, validates arguments, asks for approval
+of destructive tools, applies a timeout, caches read-only results, and never lets a tool crash
+the run. It is durable: a re-executed step gets the recorded result instead of running the tool
+again, and a side-effecting tool whose start was recorded without a result is not re-run blindly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Protocol, TypeVar
+
+from kforge.errors import ToolArgumentsError, ToolError
+from kforge.frames import Frame, ToolErrorFrame, ToolStart, ToolSuccess, new_id
+from kforge.llm.base import Model
+from kforge.llm.types import ToolCall
+from kforge.tools.approval import ApprovalPolicy
+from kforge.tools.base import Tool
+from kforge.tools.cache import ToolResultCache
+from kforge.tools.context import ToolContext
+from kforge.tools.registry import ToolRegistry
+from kforge.tools.result import ToolResult
+
+__all__ = [
+    "APPROVAL_SERVICE",
+    "CACHE_SERVICE",
+    "ToolRunContext",
+    "execute_call",
+    "execute_tool",
+    "run_tool",
+]
+
+APPROVAL_SERVICE = "tool_approval"
+"""``ctx.services`` key of the run's ``ApprovalPolicy`` (default: ask for destructive tools)."""
+CACHE_SERVICE = "tool_cache"
+"""``ctx.services`` key of a ``ToolResultCache`` shared by the run (default: no cache)."""
+
+F = TypeVar("F", bound=Frame)
+
+
+class ToolRunContext(Protocol):
+    """What the wrapper needs from the run (``kforge.engine.context.RunContext`` provides it)."""
+
+    run_id: str
+    model: Model
+    services: dict[str, Any]
+
+    def emit(self, frame: F) -> F: ...
+
+    def replay_next(self, *types: type[F]) -> F | None: ...
+
+    def was_replayed(self, frame: Frame) -> bool: ...
+
+    def flush(self) -> None: ...
+
+    async def ask(
+        self,
+        prompt: str,
+        *,
+        kind: str = "question",
+        options: Sequence[str] = (),
+        payload: dict[str, Any] | None = None,
+    ) -> dict[str, Any]: ...
+
+
+async def execute_tool(
+    ctx: ToolRunContext,
+    tool: Tool,
+    arguments: dict[str, Any],
+    *,
+    reasoning: str = "",
+    policy: ApprovalPolicy | None = None,
+    cache: ToolResultCache | None = None,
+    timeout_s: float | None = None,
+) -> ToolResult:
+    """Run ``tool`` once for the run behind ``ctx`` and return its result (never raises for
+    tool failures; ``Suspended`` propagates while the run waits for an approval)."""
+    policy = policy or ctx.services.get(APPROVAL_SERVICE) or ApprovalPolicy()
+    if cache is None:
+        cache = ctx.services.get(CACHE_SERVICE)
+    safe = tool.annotations.is_safe_to_repeat
+    try:
+        problems = tool.check_arguments(arguments)
+    except Exception as exc:  # a broken schema is the tool's fault, not the run's
+        problems = []
+        broken: str | None = f"tool '{tool.name}' has an unusable input schema: {exc}"
+    else:
+        broken = None
+
+    # Approval comes before tool.start, so that a recorded start always means "about to run".
+    rejection: str | None = None
+    if not problems and broken is None and policy.needs_approval(tool):
+        answer = await ctx.ask(
+            _approval_prompt(tool, arguments, reasoning),
+            kind="approval",
+            options=("approve", "reject"),
+            payload={
+                "tool": tool.name,
+                "arguments": arguments,
+                "reasoning": reasoning,
+                "annotations": tool.annotations.to_dict(),
+            },
+        )
+        if answer.get("action") != "approve":
+            why = str(answer.get("reason") or "").strip()
+            rejection = f"a person rejected the call to '{tool.name}'" + (f": {why}" if why else "")
+
+    start = ctx.emit(
+        ToolStart(
+            tool_name=tool.name,
+            call_id=new_id(),
+            arguments=_as_dict(arguments),
+            read_only=safe,
+        )
+    )
+    recorded = _replayed_result(ctx)
+    if recorded is not None:
+        return recorded
+    if ctx.was_replayed(start) and not safe:
+        return _finish(ctx, start, _outcome_unknown(tool.name, start.call_id), 0.0)
+
+    started = time.perf_counter()
+    if broken is not None:
+        return _finish(ctx, start, ToolResult.error(broken, kind="tool_error"), started)
+    if problems:
+        failed = ToolResult.error(
+            tool.validator.message(problems),
+            kind="invalid_arguments",
+            details={"problems": [p.to_dict() for p in problems]},
+        )
+        return _finish(ctx, start, failed, started)
+    if rejection is not None:
+        return _finish(ctx, start, ToolResult.error(rejection, kind="rejected"), started)
+    if safe and cache is not None:
+        hit = cache.get(tool.name, arguments)
+        if hit is not None:
+            return _finish(ctx, start, hit, started, cached=True)
+    if not safe:
+        ctx.flush()  # the start must be durable before the side effect happens
+    context = ToolContext(
+        run_id=ctx.run_id,
+        call_id=start.call_id,
+        services=MappingProxyType(ctx.services),
+        model=ctx.model,
+    )
+    result = await run_tool(tool, arguments, context, timeout_s=timeout_s)
+    if safe and cache is not None:
+        cache.put(tool.name, arguments, result)
+    return _finish(ctx, start, result, started)
+
+
+async def execute_call(
+    ctx: ToolRunContext,
+    registry: ToolRegistry,
+    call: ToolCall,
+    *,
+    reasoning: str = "",
+    policy: ApprovalPolicy | None = None,
+    cache: ToolResultCache | None = None,
+) -> ToolResult:
+    """Resolve ``call`` by name in ``registry`` and execute it; an unknown name is an error
+    result naming the tools that exist."""
+    tool = registry.get(call.name)
+    if tool is not None:
+        return await execute_tool(
+            ctx, tool, call.arguments, reasoning=reasoning, policy=policy, cache=cache
+        )
+    start = ctx.emit(
+        ToolStart(
+            tool_name=call.name,
+            call_id=call.id or new_id(),
+            arguments=_as_dict(call.arguments),
+            read_only=True,
+        )
+    )
+    recorded = _replayed_result(ctx)
+    if recorded is not None:
+        return recorded
+    available = ", ".join(registry.names()) or "none"
+    unknown = ToolResult.error(
+        f"unknown tool '{call.name}'; available tools: {available}", kind="unknown_tool"
+    )
+    return _finish(ctx, start, unknown, time.perf_counter())
+
+
+async def run_tool(
+    tool: Tool,
+    arguments: dict[str, Any],
+    context: ToolContext | None = None,
+    *,
+    timeout_s: float | None = None,
+) -> ToolResult:
+    """Execute ``tool`` with a timeout, turning every exception into an error result."""
+    limit = timeout_s if timeout_s is not None else tool.timeout_s
+    try:
+        result = await asyncio.wait_for(tool.execute(arguments, context), timeout=limit)
+    except TimeoutError:
+        return ToolResult.error(
+            f"tool '{tool.name}' did not finish within {limit:g} s and was stopped; "
+            "try smaller or more specific arguments",
+            kind="timeout",
+        )
+    except ToolArgumentsError as exc:
+        return ToolResult.error(str(exc), kind="invalid_arguments")
+    except ToolError as exc:
+        return ToolResult.error(str(exc) or type(exc).__name__, kind="tool_error")
+    except Exception as exc:
+        return ToolResult.error(
+            f"tool '{tool.name}' failed: {type(exc).__name__}: {exc}", kind="exception"
+        )
+    if not isinstance(result, ToolResult):
+        return ToolResult.error(
+            f"tool '{tool.name}' returned {type(result).__name__} instead of a ToolResult",
+            kind="tool_error",
+        )
+    return result
+
+
+def _replayed_result(ctx: ToolRunContext) -> ToolResult | None:
+    done = ctx.replay_next(ToolSuccess, ToolErrorFrame)
+    if isinstance(done, ToolSuccess):
+        return (
+            ToolResult.from_dict(done.result)
+            if done.result
+            else ToolResult.success(done.result_summary)
+        )
+    if isinstance(done, ToolErrorFrame):
+        return ToolResult.from_dict(done.result) if done.result else ToolResult.error(done.error)
+    return None
+
+
+def _finish(
+    ctx: ToolRunContext,
+    start: ToolStart,
+    result: ToolResult,
+    started: float,
+    *,
+    cached: bool = False,
+) -> ToolResult:
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 3) if started else 0.0
+    if result.is_error:
+        ctx.emit(
+            ToolErrorFrame(
+                tool_name=start.tool_name,
+                call_id=start.call_id,
+                error=result.summary(1000),
+                result=result.to_dict(),
+                execution_time_ms=elapsed_ms,
+            )
+        )
+    else:
+        ctx.emit(
+            ToolSuccess(
+                tool_name=start.tool_name,
+                call_id=start.call_id,
+                result_summary=result.summary(),
+                result=result.to_dict(),
+                execution_time_ms=elapsed_ms,
+                cached=cached,
+            )
+        )
+    return result
+
+
+def _outcome_unknown(tool_name: str, call_id: str) -> ToolResult:
+    return ToolResult.error(
+        f"tool '{tool_name}' was started (call {call_id}) but the run stopped before its result "
+        "was recorded, so whether it took effect is unknown; it was not run again because it "
+        "is not read-only. Check its effect, then retry the call or carry on",
+        kind="outcome_unknown",
+        details={"call_id": call_id},
+    )
+
+
+def _approval_prompt(tool: Tool, arguments: Mapping[str, Any], reasoning: str) -> str:
+    shown = ", ".join(f"{k}={v!r:.80}" for k, v in arguments.items()) or "no arguments"
+    why = f" Reason given: {reasoning}" if reasoning else ""
+    return f"Approve running '{tool.name}' ({shown})?{why}"
+
+
+def _as_dict(arguments: Any) -> dict[str, Any]:
+    return dict(arguments) if isinstance(arguments, Mapping) else {"arguments": arguments}

@@ -1,0 +1,128 @@
+"""fetch_page and summarize_page_content against a local server; the SSRF guard."""
+
+from __future__ import annotations
+
+import pytest
+
+from kforge.llm.scripted import ScriptedModel
+from kforge.tools import ToolContext
+from kforge.tools.builtin.html_text import html_to_text
+from kforge.tools.builtin.network import BlockedAddressError, NetworkPolicy, check_url
+from kforge.tools.builtin.web import FetchPageTool, SummarizePageTool, extractive_summary
+
+from .conftest import LocalServer, Reply
+
+PAGE = """<html><head><title>Solar power &amp; you</title><script>track()</script></head>
+<body><nav>Home | About</nav><h1>Solar power</h1>
+<p>Solar panels turn sunlight into electricity.</p><p>They work best facing the sun.</p>
+<ul><li>Cheap</li><li>Clean</li></ul><footer>(c) 2024</footer></body></html>"""
+LOCAL = NetworkPolicy(allow_private=True)
+
+
+def html(body: str) -> Reply:
+    return Reply(200, body, {"Content-Type": "text/html; charset=utf-8"})
+
+
+def test_html_to_text_keeps_content_and_drops_chrome() -> None:
+    readable = html_to_text(PAGE)
+    assert readable.title == "Solar power & you"
+    assert readable.text == (
+        "# Solar power\nSolar panels turn sunlight into electricity.\n"
+        "They work best facing the sun.\n- Cheap\n- Clean"
+    )
+
+
+async def test_fetch_page_returns_readable_text(server: LocalServer) -> None:
+    server.route("GET", "/solar", html(PAGE))
+    result = await FetchPageTool(LOCAL).execute({"url": f"{server.url}/solar"})
+    assert not result.is_error
+    assert result.text.startswith("Solar power & you\n")
+    assert "Solar panels turn sunlight into electricity." in result.text
+    assert "track()" not in result.text and "Home | About" not in result.text
+
+
+async def test_fetch_page_follows_redirects_and_limits_size(server: LocalServer) -> None:
+    server.route("GET", "/old", Reply(302, b"", {"Location": "/big"}))
+    server.route("GET", "/big", Reply(200, "word " * 10_000, {"Content-Type": "text/plain"}))
+    policy = NetworkPolicy(allow_private=True, max_bytes=1_000)
+    result = await FetchPageTool(policy).execute({"url": f"{server.url}/old", "max_chars": 500})
+    assert result.structured_content is not None
+    assert result.structured_content["url"] == f"{server.url}/big"
+    assert result.structured_content["truncated"] is True
+    assert len(result.structured_content["text"]) == 500
+
+
+async def test_fetch_page_errors_are_clear(server: LocalServer) -> None:
+    server.route("GET", "/img", Reply(200, b"\x89PNG", {"Content-Type": "image/png"}))
+    tool = FetchPageTool(LOCAL)
+    missing = await tool.execute({"url": f"{server.url}/missing"})
+    assert missing.is_error and "answered HTTP 404" in missing.text
+    image = await tool.execute({"url": f"{server.url}/img"})
+    assert image.is_error and "image/png, not a web page" in image.text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://localhost:8080/admin",
+        "http://10.0.0.5/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://0.0.0.0/",
+    ],
+)
+async def test_ssrf_guard_refuses_non_public_addresses(url: str) -> None:
+    with pytest.raises(BlockedAddressError, match="server-side request forgery"):
+        await check_url(url, NetworkPolicy())
+
+
+async def test_ssrf_guard_applies_to_the_tool_and_can_be_configured(server: LocalServer) -> None:
+    server.route("GET", "/solar", html(PAGE))
+    blocked = await FetchPageTool().execute({"url": f"{server.url}/solar"})
+    assert blocked.is_error and blocked.error_kind == "blocked"
+    assert server.requests == []
+    allowed = FetchPageTool(NetworkPolicy(allowed_hosts=frozenset({"127.0.0.1"})))
+    assert not (await allowed.execute({"url": f"{server.url}/solar"})).is_error
+    with pytest.raises(BlockedAddressError, match="only http and https"):
+        await check_url("file:///etc/passwd", NetworkPolicy())
+
+
+async def test_redirect_to_a_private_address_is_refused(server: LocalServer) -> None:
+    server.route("GET", "/hop", Reply(302, b"", {"Location": "http://169.254.169.254/"}))
+    policy = NetworkPolicy(allowed_hosts=frozenset({"127.0.0.1"}))
+    result = await FetchPageTool(policy).execute({"url": f"{server.url}/hop"})
+    assert result.is_error and "169.254.169.254" in result.text
+
+
+def test_extractive_summary_keeps_order_and_honours_focus() -> None:
+    text = (
+        "Solar panels convert sunlight into electricity. The weather was nice yesterday. "
+        "Panels made of silicon convert light efficiently. My cat likes boxes. "
+        "Electricity from panels can be stored in batteries."
+    )
+    summary = extractive_summary(text, 2, focus="batteries")
+    assert summary.count(".") == 2
+    assert "batteries" in summary
+    assert extractive_summary("One sentence only.", 3) == "One sentence only."
+
+
+async def test_summarize_uses_the_model_when_available(server: LocalServer) -> None:
+    server.route("GET", "/solar", html(PAGE))
+    model = ScriptedModel(["Solar panels make clean electricity."])
+    tool = SummarizePageTool(LOCAL)
+    result = await tool.execute({"url": f"{server.url}/solar"}, ToolContext(model=model))
+    assert result.text == "Solar panels make clean electricity."
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "model"
+    prompt = model.calls[0].messages[-1].content
+    assert "Solar panels turn sunlight into electricity." in prompt
+    model.assert_consumed()
+
+
+async def test_summarize_without_model_is_extractive() -> None:
+    result = await SummarizePageTool().execute({"text": "A b c. D e f. G h i.", "max_sentences": 5})
+    assert result.text == "A b c. D e f. G h i."
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "extractive"
