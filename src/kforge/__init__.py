@@ -36,7 +36,15 @@ _EXPORTS: dict[str, str] = {
     "StepOutcome": "kforge.engine.agent",
     "Store": "kforge.store.base",
     "ToolCall": "kforge.llm.types",
+    "Tool": "kforge.tools.base",
+    "ToolAnnotations": "kforge.tools.annotations",
+    "ToolRegistry": "kforge.tools.registry",
+    "ToolResult": "kforge.tools.result",
     "Usage": "kforge.llm.types",
+    "ApprovalPolicy": "kforge.tools.approval",
+    "execute_tool": "kforge.tools.execution",
+    "tool": "kforge.tools.decorator",
+    "explain_run": "kforge.explain",
     "register_agent": "kforge.runtime.registry",
 }
 

@@ -138,13 +138,17 @@ def report_outcome(run: RunRecord, *, output: str | None = None) -> int:
     """Tell the person how the run ended, what to do next, and where its report is."""
     if run.status == RunStatus.AWAITING_USER:
         prompt = (run.pending_interaction or {}).get("prompt", "")
-        print(f"\nrun {run.id} is waiting: {prompt}\n"
-              f"answer with: kforge runs resume {run.id} --answer approve")
+        print(
+            f"\nrun {run.id} is waiting: {prompt}\n"
+            f"answer with: kforge runs resume {run.id} --answer approve"
+        )
         return 0
     saved = save_report(run, output)
     if run.status == RunStatus.PAUSED:
-        print(f"\nrun {run.id} paused ({run.pause_reason}); continue with: "
-              f"kforge runs resume {run.id}")
+        print(
+            f"\nrun {run.id} paused ({run.pause_reason}); continue with: "
+            f"kforge runs resume {run.id}"
+        )
         if saved:
             print(f"partial report written to {saved}")
         return 0

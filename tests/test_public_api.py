@@ -1,0 +1,32 @@
+"""The public surface: ``kforge.__all__`` is sorted, every name imports, and importing the
+package stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import kforge
+
+
+def test_all_is_sorted_and_every_name_imports() -> None:
+    assert kforge.__all__ == sorted(kforge.__all__)
+    for name in kforge.__all__:
+        assert getattr(kforge, name) is not None, name
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    import pytest
+
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        _ = kforge.nope  # type: ignore[attr-defined]
+
+
+def test_import_kforge_loads_no_heavy_dependency() -> None:
+    code = (
+        "import sys, kforge; from kforge import Runtime, ForgeAgent, tool; "
+        "heavy = [m for m in ('openai', 'llama_cpp', 'mcp', 'pydantic', 'httpx', 'jsonschema') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
