@@ -41,7 +41,8 @@ CONTINUE = StepOutcome()
 class StepAgent(Protocol):
     """What the runner drives: any agent that works in durable steps."""
 
-    agent_type: str
+    @property
+    def agent_type(self) -> str: ...
 
     async def step(self, ctx: RunContext) -> StepOutcome: ...
 

@@ -1,0 +1,433 @@
+"""The Research agent (seed 000): DECOMPOSE → ANSWER → RISE_ABOVE → EXPAND → COMPLETE.
+
+Backward transitions: ANSWER → DECOMPOSE when answering reveals a new category; RISE_ABOVE →
+ANSWER when synthesis needs more answers; RISE_ABOVE → DECOMPOSE when synthesis reveals a
+missing category. A blocking checkpoint after DECOMPOSE approves the question tree; an optional
+one after ANSWER reviews coverage. One step answers one question or synthesises one category.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any
+
+from kforge.agents.research.context import ResearchPhase, ResearchPhaseContext
+from kforge.agents.research.evidence import gather_evidence, source_record
+from kforge.agents.research.prompts import (
+    ANSWER_SCHEMA,
+    DECOMPOSE_SCHEMA,
+    EXPAND_SCHEMA,
+    INITIAL_PROMPTS,
+    INSIGHT_SCHEMA,
+    NEW_CATEGORY_SCHEMA,
+)
+from kforge.agents.research.report import render_report
+from kforge.engine.agent import ForgeAgent
+from kforge.engine.context import RunContext
+from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
+from kforge.errors import ValidationError
+from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
+from kforge.llm.types import Message, ModelSettings
+
+__all__ = ["ResearchAgent"]
+
+P = ResearchPhase
+DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+WRITING = ModelSettings(temperature=0.2, max_tokens=400)
+
+
+class ResearchAgent(ForgeAgent):
+    agent_type = "research"
+    context_class = ResearchPhaseContext
+    graph = PhaseGraph(
+        ResearchPhase,
+        [
+            PhaseTransition(P.DECOMPOSE, P.ANSWER, "question_tree_ready"),
+            PhaseTransition(P.ANSWER, P.DECOMPOSE, "new_category_discovered", is_backward=True),
+            PhaseTransition(P.ANSWER, P.RISE_ABOVE, "all_questions_answered"),
+            PhaseTransition(
+                P.RISE_ABOVE,
+                P.DECOMPOSE,
+                "synthesis_reveals_missing_category",
+                is_backward=True,
+                priority=1,
+            ),
+            PhaseTransition(
+                P.RISE_ABOVE, P.ANSWER, "synthesis_requires_more_answers", is_backward=True
+            ),
+            PhaseTransition(P.RISE_ABOVE, P.EXPAND, "insights_complete"),
+            PhaseTransition(P.EXPAND, P.COMPLETE, "frontier_mapped"),
+        ],
+        initial=P.DECOMPOSE,
+        complete=P.COMPLETE,
+        checkpoints=[
+            Checkpoint(P.DECOMPOSE, CheckpointKind.BLOCKING, "Approve the question tree?"),
+            Checkpoint(P.ANSWER, CheckpointKind.OPTIONAL, "Review the sources and coverage?"),
+        ],
+    )
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        super().__init__(args)
+        question = str(self.args.get("question", "")).strip()
+        if not question:
+            raise ValidationError("the research agent needs a non-empty 'question'")
+        self.question = question
+        self.max_backtracks = int(self.args.get("max_backtracks", 1))
+        if "review_answers" in self.args:
+            self.args["optional_checkpoints"] = bool(self.args["review_answers"])
+            self.optional_checkpoints = self.args["optional_checkpoints"]
+
+    @property
+    def rc(self) -> ResearchPhaseContext:
+        assert isinstance(self.phase_context, ResearchPhaseContext)
+        return self.phase_context
+
+    # -- prompts ---------------------------------------------------------------------------
+
+    def initial_prompt(self, phase: enum.Enum) -> str:
+        return INITIAL_PROMPTS.get(phase.value, "")
+
+    def phase_work_summary(self, phase: enum.Enum) -> str:
+        rc = self.rc
+        if phase == P.DECOMPOSE:
+            return (
+                "\n".join(
+                    f"- {c['name']}: "
+                    + "; ".join(q["text"] for q in rc.questions if q["category_id"] == c["id"])
+                    for c in rc.categories
+                )
+                or "(no categories yet)"
+            )
+        if phase == P.ANSWER:
+            return f"{len(rc.answered_questions)} of {len(rc.questions)} questions answered"
+        if phase == P.RISE_ABOVE:
+            return (
+                "\n".join(f"- {k}: {v[:120]}" for k, v in rc.category_insights.items()) or "(none)"
+            )
+        return "(none)"
+
+    # -- phases ----------------------------------------------------------------------------
+
+    async def execute_phase(self, phase: enum.Enum, ctx: RunContext) -> bool:
+        if phase == P.DECOMPOSE:
+            return await self._decompose(ctx)
+        if phase == P.ANSWER:
+            return await self._answer_next(ctx)
+        if phase == P.RISE_ABOVE:
+            return await self._synthesize_next(ctx)
+        if phase == P.EXPAND:
+            return await self._expand(ctx)
+        return True
+
+    async def _decompose(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        trigger = rc.backward_trigger if self.is_reentry(P.DECOMPOSE) else None
+        if trigger == "user_modification":
+            return True  # the person edited the tree; show it again at the checkpoint
+        if rc.discovered_categories:
+            for name in list(rc.discovered_categories):
+                category = rc.add_category(name)
+                ctx.emit(DataEvent(name="category.added", payload=dict(category)))
+                response = await ctx.complete(
+                    [
+                        Message.system(self.phase_prompt(P.DECOMPOSE)),
+                        Message.user(
+                            f"Research question: {self.question}\nNew category: {name}\n"
+                            "Write 1 to 3 questions for this category."
+                        ),
+                    ],
+                    DECISION,
+                    output_schema=NEW_CATEGORY_SCHEMA,
+                    purpose="decompose.new_category",
+                )
+                for text in (response.parsed or {}).get("questions", []):
+                    self._add_question(ctx, category, text)
+                if not category["question_ids"]:
+                    self._add_question(ctx, category, f"What about {name} for {self.question}")
+            rc.discovered_categories = []
+            return True
+        if trigger is not None and rc.categories:
+            # rejected at the checkpoint: start the tree again, guided by the reason
+            rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
+            rc.synthesized_categories, rc.category_insights = [], {}
+        user = f"Research question: {self.question}"
+        if trigger:
+            user += f"\nThe previous breakdown was rejected because: {trigger}"
+        response = await ctx.complete(
+            [Message.system(self.phase_prompt(P.DECOMPOSE)), Message.user(user)],
+            DECISION,
+            output_schema=DECOMPOSE_SCHEMA,
+            purpose="decompose",
+        )
+        for item in (response.parsed or {}).get("categories", []):
+            name = " ".join(str(item.get("name", "")).split())
+            if not re.search(r"[A-Za-z]{3}", name):
+                continue
+            category = rc.add_category(name)
+            ctx.emit(DataEvent(name="category.added", payload=dict(category)))
+            for text in item.get("questions", []):
+                self._add_question(ctx, category, text)
+        if not rc.questions:
+            # the model gave nothing usable: research the question itself
+            category = rc.add_category("Overview")
+            self._add_question(ctx, category, self.question)
+        ctx.emit(
+            AgentSpeaking(
+                text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
+            )
+        )
+        return True
+
+    def _add_question(self, ctx: RunContext, category: dict[str, Any], text: Any) -> None:
+        question = self.rc.add_question(category, str(text))
+        if question is not None:
+            ctx.emit(DataEvent(name="question.added", payload=dict(question)))
+
+    async def _answer_next(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        pending = rc.unanswered()
+        if not pending:
+            return True
+        question = pending[0]
+        ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
+        evidence = await gather_evidence(ctx, question["text"], self.args)
+        source_ids: list[str] = []
+        for passage in evidence.passages:
+            record = source_record(passage, {s["id"] for s in rc.sources})
+            existing = next((s for s in rc.sources if s["chunk_id"] == record["chunk_id"]), None)
+            if existing is None:
+                rc.sources.append(record)
+                ctx.emit(DataEvent(name="source.found", payload=dict(record)))
+                existing = record
+            source_ids.append(existing["id"])
+        numbered = "\n\n".join(
+            f"[{i}] ({p.file}, {p.location})\n{p.text[:700]}"
+            for i, p in enumerate(evidence.passages, 1)
+        )
+        categories = ", ".join(c["name"] for c in rc.categories)
+        user = f"Question: {question['text']}\nExisting categories: {categories}\n\n" + (
+            f"Sources:\n{numbered}"
+            if numbered
+            else "No sources were found; answer from general knowledge and say so."
+        )
+        response = await ctx.complete(
+            [Message.system(self.phase_prompt(P.ANSWER)), Message.user(user)],
+            WRITING,
+            output_schema=ANSWER_SCHEMA,
+            purpose="answer",
+        )
+        parsed = response.parsed or {}
+        text = " ".join(str(parsed.get("answer", "")).split()) or "(the model gave no answer)"
+        rc.answers[question["id"]] = {
+            "text": text,
+            "source_ids": source_ids,
+            "fallback": evidence.fallback,
+            "disclaimer": evidence.disclaimer,
+            "queries": list(evidence.queries),
+        }
+        rc.answered_questions.append(question["id"])
+        ctx.emit(
+            DataEvent(
+                name="answer.added",
+                payload={
+                    "question_id": question["id"],
+                    "sources": source_ids,
+                    "fallback": evidence.fallback,
+                },
+            )
+        )
+        new_category = " ".join(str(parsed.get("new_category", "")).split())
+        if (
+            new_category
+            and self._may_backtrack("new_category_discovered")
+            and not rc.is_known_category(new_category)
+        ):
+            rc.discovered_categories.append(new_category)
+            rc.backtracks["new_category_discovered"] = (
+                rc.backtracks.get("new_category_discovered", 0) + 1
+            )
+            rc.backward_trigger_detail = f"answering '{question['text']}' revealed '{new_category}'"
+            ctx.emit(DataEvent(name="category.discovered", payload={"name": new_category}))
+            return True
+        return not rc.unanswered()
+
+    async def _synthesize_next(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        todo = [c for c in rc.categories if c["id"] not in rc.synthesized_categories]
+        if not todo:
+            return True
+        category = todo[0]
+        lines = []
+        for qid in category["question_ids"]:
+            q, a = rc.question(qid), rc.answers.get(qid)
+            if q is not None and a is not None:
+                lines.append(f"Q: {q['text']}\nA: {a['text'][:500]}")
+        response = await ctx.complete(
+            [
+                Message.system(self.phase_prompt(P.RISE_ABOVE)),
+                Message.user(
+                    f"Research question: {self.question}\nCategory: {category['name']}\n\n"
+                    + ("\n\n".join(lines) or "(no answers)")
+                ),
+            ],
+            WRITING,
+            output_schema=INSIGHT_SCHEMA,
+            purpose="rise_above",
+        )
+        parsed = response.parsed or {}
+        insight = " ".join(str(parsed.get("insight", "")).split())
+        rc.category_insights[category["id"]] = insight or "(no insight)"
+        rc.synthesized_categories.append(category["id"])
+        ctx.emit(
+            DataEvent(
+                name="insight.added", payload={"category_id": category["id"], "insight": insight}
+            )
+        )
+        follow_up = str(parsed.get("follow_up_question", ""))
+        if (
+            parsed.get("needs_more_answers")
+            and follow_up.strip()
+            and self._may_backtrack("synthesis_requires_more_answers")
+        ):
+            added = rc.add_question(category, follow_up)
+            if added is not None:
+                ctx.emit(DataEvent(name="question.added", payload=dict(added)))
+                rc.needs_more_answers = True
+                rc.synthesized_categories.remove(category["id"])
+                rc.backtracks["synthesis_requires_more_answers"] = (
+                    rc.backtracks.get("synthesis_requires_more_answers", 0) + 1
+                )
+                rc.backward_trigger_detail = f"'{category['name']}' needs: {added['text']}"
+                return True
+        missing = " ".join(str(parsed.get("missing_category", "")).split())
+        if (
+            missing
+            and self._may_backtrack("synthesis_reveals_missing_category")
+            and not rc.is_known_category(missing)
+        ):
+            rc.discovered_categories.append(missing)
+            rc.backtracks["synthesis_reveals_missing_category"] = (
+                rc.backtracks.get("synthesis_reveals_missing_category", 0) + 1
+            )
+            rc.backward_trigger_detail = f"synthesis of '{category['name']}' revealed '{missing}'"
+            return True
+        return len(todo) == 1
+
+    async def _expand(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        found = "\n".join(
+            f"- {rc.category_name(k)}: {v[:200]}"
+            for k, v in rc.category_insights.items()
+        )
+        response = await ctx.complete(
+            [
+                Message.system(self.phase_prompt(P.EXPAND)),
+                Message.user(f"Research question: {self.question}\nFound:\n{found or '(little)'}"),
+            ],
+            WRITING,
+            output_schema=EXPAND_SCHEMA,
+            purpose="expand",
+        )
+        seen = {q["text"].lower() for q in rc.questions}
+        for item in (response.parsed or {}).get("questions", []):
+            text = " ".join(str(item.get("question", "")).split())
+            if len(text) < 4 or text.lower() in seen:
+                continue
+            seen.add(text.lower())
+            record = {"question": text, "why": " ".join(str(item.get("why", "")).split())}
+            rc.adjacent_questions.append(record)
+            ctx.emit(DataEvent(name="adjacent.added", payload=record))
+        rc.expanded = True
+        return True
+
+    def _may_backtrack(self, trigger: str) -> bool:
+        return self.rc.backtracks.get(trigger, 0) < self.max_backtracks
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def evaluate_condition(self, transition: PhaseTransition) -> bool:
+        rc = self.rc
+        match transition.condition:
+            case "question_tree_ready":
+                return bool(rc.questions)
+            case "new_category_discovered" | "synthesis_reveals_missing_category":
+                return bool(rc.discovered_categories)
+            case "all_questions_answered":
+                return not rc.unanswered()
+            case "synthesis_requires_more_answers":
+                if rc.needs_more_answers:
+                    rc.needs_more_answers = False
+                    return True
+                return False
+            case "insights_complete":
+                return all(c["id"] in rc.synthesized_categories for c in rc.categories)
+            case "frontier_mapped":
+                return rc.expanded
+        return False
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint_payload(self, checkpoint: Checkpoint) -> dict[str, Any]:
+        rc = self.rc
+        if checkpoint.after == P.DECOMPOSE:
+            return {
+                "question": self.question,
+                "categories": [
+                    {
+                        "name": c["name"],
+                        "questions": rc.question_texts(c),
+                    }
+                    for c in rc.categories
+                ],
+            }
+        return {
+            "answered": len(rc.answered_questions),
+            "sources": [f"{s['file']} ({s['location']})" for s in rc.sources],
+        }
+
+    def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
+        """``{"categories": [{"name", "questions": [...]}]}`` replaces the tree;
+        ``{"add_questions": [{"category", "question"}], "remove_questions": [text or id]}`` edits it."""
+        rc = self.rc
+        if phase != P.DECOMPOSE:
+            return
+        if "categories" in modifications:
+            rc.categories, rc.questions = [], []
+            for item in modifications["categories"] or []:
+                category = rc.add_category(str(item.get("name", "Untitled")))
+                for text in item.get("questions", []):
+                    rc.add_question(category, str(text))
+        for item in modifications.get("add_questions", []) or []:
+            category = rc.add_category(str(item.get("category", "Added")))
+            rc.add_question(category, str(item.get("question", "")))
+        for ref in modifications.get("remove_questions", []) or []:
+            match = next((q for q in rc.questions if q["id"] == ref or q["text"] == ref), None)
+            if match is not None:
+                rc.remove_question(match["id"])
+        rc.categories = [c for c in rc.categories if c["question_ids"]]
+
+    # -- results ---------------------------------------------------------------------------
+
+    def get_mode_data(self) -> dict[str, Any]:
+        return {"question": self.question}
+
+    def result(self) -> dict[str, Any]:
+        rc = self.rc
+        return {
+            "question": self.question,
+            "report": render_report(self.question, rc),
+            "categories": rc.categories,
+            "questions": rc.questions,
+            "answers": rc.answers,
+            "sources": rc.sources,
+            "insights": rc.category_insights,
+            "frontier": rc.adjacent_questions,
+        }
+
+    def summary(self) -> str:
+        rc = self.rc
+        return (
+            f"answered {len(rc.answered_questions)} questions in {len(rc.categories)} "
+            f"categories citing {len(rc.sources)} sources"
+        )

@@ -1,0 +1,136 @@
+"""The Research agent's phase context (seed 000's ResearchPhaseContext) and its records."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kforge.engine.phases import PhaseContext
+
+__all__ = ["ResearchPhase", "ResearchPhaseContext", "clean_question", "slug"]
+
+
+class ResearchPhase(enum.Enum):
+    DECOMPOSE = "decompose"
+    ANSWER = "answer"
+    RISE_ABOVE = "rise_above"
+    EXPAND = "expand"
+    COMPLETE = "complete"
+
+
+def slug(text: str, taken: set[str] | None = None, prefix: str = "") -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "item"
+    candidate = f"{prefix}{base}"
+    n = 2
+    while taken is not None and candidate in taken:
+        candidate = f"{prefix}{base}-{n}"
+        n += 1
+    return candidate
+
+
+def clean_question(text: str) -> str:
+    """A tidy question, or "" when the text is not a usable question (e.g. "1.1.1.1")."""
+    text = " ".join(str(text).split()).strip(" -*\"'")
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
+    if len(words) < 3 or len(set(w.lower() for w in words)) < 3:
+        return ""
+    if not text.endswith("?"):
+        text = text.rstrip(".") + "?"
+    return text
+
+
+@dataclass
+class ResearchPhaseContext(PhaseContext):
+    """Everything the Research agent has found so far. Records are JSON objects:
+
+    category: {id, name, question_ids}; question: {id, text, category_id};
+    source: {id, chunk_id, file, location, heading, page, start, end, snippet};
+    answer: {text, source_ids, fallback, disclaimer, queries}; adjacent: {question, why}.
+    """
+
+    # DECOMPOSE
+    categories: list[dict[str, Any]] = field(default_factory=list)
+    questions: list[dict[str, Any]] = field(default_factory=list)
+    # ANSWER
+    answered_questions: list[str] = field(default_factory=list)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    discovered_categories: list[str] = field(default_factory=list)
+    """Categories found while answering or synthesising, not yet decomposed."""
+    # RISE_ABOVE
+    category_insights: dict[str, str] = field(default_factory=dict)
+    synthesized_categories: list[str] = field(default_factory=list)
+    needs_more_answers: bool = False
+    # EXPAND
+    adjacent_questions: list[dict[str, Any]] = field(default_factory=list)
+    expanded: bool = False
+    # bounds on backward transitions
+    backtracks: dict[str, int] = field(default_factory=dict)
+
+    def category(self, category_id: str) -> dict[str, Any] | None:
+        return next((c for c in self.categories if c["id"] == category_id), None)
+
+    def question(self, question_id: str) -> dict[str, Any] | None:
+        return next((q for q in self.questions if q["id"] == question_id), None)
+
+    def category_name(self, category_id: str) -> str:
+        category = self.category(category_id)
+        return category["name"] if category is not None else category_id
+
+    def question_texts(self, category: dict[str, Any]) -> list[str]:
+        return [q["text"] for q in self.questions if q["id"] in category["question_ids"]]
+
+    def unanswered(self) -> list[dict[str, Any]]:
+        done = set(self.answered_questions)
+        return [q for q in self.questions if q["id"] not in done]
+
+    def source(self, source_id: str) -> dict[str, Any] | None:
+        return next((s for s in self.sources if s["id"] == source_id), None)
+
+    def add_category(self, name: str) -> dict[str, Any]:
+        name = " ".join(name.split())[:80]
+        existing = next((c for c in self.categories if c["name"].lower() == name.lower()), None)
+        if existing is not None:
+            return existing
+        category = {
+            "id": slug(name, {c["id"] for c in self.categories}, "c-"),
+            "name": name,
+            "question_ids": [],
+        }
+        self.categories.append(category)
+        return category
+
+    def add_question(self, category: dict[str, Any], text: str) -> dict[str, Any] | None:
+        text = clean_question(text)
+        if len(text) < 4:
+            return None
+        if any(q["text"].lower() == text.lower() for q in self.questions):
+            return None
+        question = {
+            "id": slug(text, {q["id"] for q in self.questions}, "q-"),
+            "text": text,
+            "category_id": category["id"],
+        }
+        self.questions.append(question)
+        category["question_ids"].append(question["id"])
+        return question
+
+    def remove_question(self, question_id: str) -> None:
+        self.questions = [q for q in self.questions if q["id"] != question_id]
+        for category in self.categories:
+            if question_id in category["question_ids"]:
+                category["question_ids"].remove(question_id)
+        self.answered_questions = [a for a in self.answered_questions if a != question_id]
+        self.answers.pop(question_id, None)
+
+    def is_known_category(self, name: str) -> bool:
+        words = set(re.findall(r"[a-z0-9]+", name.lower()))
+        if not words:
+            return True
+        for category in self.categories:
+            other = set(re.findall(r"[a-z0-9]+", category["name"].lower()))
+            if other and len(words & other) / len(words | other) >= 0.5:
+                return True
+        return False

@@ -1,0 +1,128 @@
+"""Evidence for one research question: agentic retrieval over the run's corpus (search, grade,
+rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kforge.engine.context import RunContext
+from kforge.errors import ConfigurationError
+from kforge.frames import DataEvent
+from kforge.llm.types import ModelSettings
+
+__all__ = ["Evidence", "Passage", "gather_evidence", "source_record"]
+
+GRADING = ModelSettings(temperature=0.0, max_tokens=120)
+REWRITING = ModelSettings(temperature=0.2, max_tokens=60)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    chunk_id: str
+    file: str
+    location: str
+    heading: str
+    page: int | None
+    start: int
+    end: int
+    text: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    passages: tuple[Passage, ...]
+    queries: tuple[str, ...]
+    fallback: bool
+    disclaimer: str | None
+
+
+def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
+    number = len(taken) + 1
+    while f"s{number}" in taken:
+        number += 1
+    snippet = " ".join(passage.text.split())
+    return {
+        "id": f"s{number}",
+        "chunk_id": passage.chunk_id,
+        "file": passage.file,
+        "location": passage.location,
+        "heading": passage.heading,
+        "page": passage.page,
+        "start": passage.start,
+        "end": passage.end,
+        "snippet": snippet[:240],
+    }
+
+
+async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) -> Evidence:
+    """Search the corpus named in ``args['corpus']`` for ``question`` with grading and rewrites.
+
+    Every model call goes through ``ctx.complete``, so a resumed step replays them.
+    """
+    from kforge.rag.agentic import RAGConfig, agentic_search
+
+    corpora = ctx.services.get("corpora")
+    if corpora is None:
+        raise ConfigurationError(
+            "the research agent needs a 'corpora' service (the Runtime adds one)"
+        )
+    corpus = corpora.open(str(args.get("corpus", "samples")))
+    config = RAGConfig(
+        k=int(args.get("k", 3)),
+        max_rewrites=int(args.get("max_rewrites", 1)),
+        grade_settings=GRADING,
+        rewrite_settings=REWRITING,
+    )
+
+    def on_status(event: str, details: dict[str, Any]) -> None:
+        ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
+
+    result = await agentic_search(
+        question,
+        corpus.search,
+        ctx.complete,
+        context=str(args.get("question", "")),
+        config=config,
+        on_status=on_status,
+    )
+    keep = int(args.get("passages_per_answer", 3))
+    ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]
+    passages = tuple(
+        Passage(
+            chunk_id=g.hit.chunk.id,
+            file=g.hit.chunk.file,
+            location=g.hit.chunk.location,
+            heading=g.hit.chunk.heading,
+            page=g.hit.chunk.page,
+            start=g.hit.chunk.start,
+            end=g.hit.chunk.end,
+            text=g.hit.chunk.text,
+            confidence=g.confidence,
+        )
+        for g in ranked
+    )
+    return Evidence(
+        passages=passages,
+        queries=tuple(result.query_history),
+        fallback=not passages,
+        disclaimer=result.disclaimer if not passages else None,
+    )
+
+
+def _compact(details: dict[str, Any]) -> dict[str, Any]:
+    """Frame payloads stay small: long strings are cut, nested hits reduced to their ids."""
+    out: dict[str, Any] = {}
+    for key, value in details.items():
+        if isinstance(value, str):
+            out[key] = value[:300]
+        elif isinstance(value, int | float | bool) or value is None:
+            out[key] = value
+        elif isinstance(value, list | tuple):
+            out[key] = [
+                v if isinstance(v, str | int | float | bool) else str(v)[:120] for v in value
+            ][:10]
+        else:
+            out[key] = str(value)[:300]
+    return out

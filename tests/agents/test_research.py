@@ -1,0 +1,282 @@
+"""The Research agent with a function model: every backward transition, both checkpoint
+outcomes, fallback answers, and citations that name real chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kforge.agents.research import ResearchAgent
+from kforge.agents.research.prompts import (
+    ANSWER_SCHEMA,
+    DECOMPOSE_SCHEMA,
+    EXPAND_SCHEMA,
+    INSIGHT_SCHEMA,
+    NEW_CATEGORY_SCHEMA,
+)
+from kforge.frames import PhaseChanged
+from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.types import Message
+from kforge.rag.grading import GRADE_SCHEMA
+from kforge.rag.ingest import ingest_folder
+from kforge.rag.rewrite import REWRITE_SCHEMA
+from kforge.runtime import AgentRegistry, Runtime
+from kforge.store import MemoryStore, RunRecord, RunStatus
+
+DOCS = {
+    "react.md": "# ReAct\n\nReAct interleaves reasoning traces and tool actions. The agent "
+    "thinks, calls a tool, observes the result and repeats until it can answer.\n",
+    "memory.md": "# Memory\n\nAgents keep episodic memory of reflections so that a failed "
+    "action is not repeated. Context compaction keeps the grounding section.\n",
+    "hitl.md": "# Human in the loop\n\nCheckpoints let a person approve, modify or reject a "
+    "plan before the agent continues. The run waits without holding a worker.\n",
+}
+
+
+@dataclass
+class Script:
+    """Decides each model reply from the schema the agent asked for."""
+
+    tree: list[dict[str, Any]] = field(
+        default_factory=lambda: [
+            {"name": "Reasoning", "questions": ["How does ReAct interleave reasoning and tools?"]},
+            {"name": "Memory", "questions": ["How do agents keep episodic memory?"]},
+        ]
+    )
+    relevant: bool = True
+    new_category_once: str = ""
+    more_answers_once: str = ""
+    missing_category_once: str = ""
+    calls: list[str] = field(default_factory=list)
+
+    def __call__(self, messages: list[Message], info: CallInfo) -> Any:
+        schema = info.output_schema
+        name = next(k for k, v in SCHEMAS.items() if v == schema)
+        self.calls.append(name)
+        if name == "decompose":
+            return {"categories": self.tree}
+        if name == "new_category":
+            return {"questions": ["How are agents evaluated?"]}
+        if name == "grade":
+            return {
+                "relevance": "relevant" if self.relevant else "not_relevant",
+                "confidence": 0.9,
+                "reasoning": "mentions the topic",
+            }
+        if name == "rewrite":
+            return {"query": "agent memory reflections " + str(len(self.calls))}
+        if name == "answer":
+            new, self.new_category_once = self.new_category_once, ""
+            return {"answer": "Agents observe results and act again.", "new_category": new}
+        if name == "insight":
+            more, self.more_answers_once = self.more_answers_once, ""
+            missing, self.missing_category_once = self.missing_category_once, ""
+            return {
+                "insight": "Loops of thought and action.",
+                "needs_more_answers": bool(more),
+                "follow_up_question": more,
+                "missing_category": missing,
+            }
+        return {
+            "questions": [
+                {
+                    "question": "How do agents plan over long horizons?",
+                    "why": "the next step after ReAct",
+                }
+            ]
+        }
+
+
+SCHEMAS = {
+    "decompose": DECOMPOSE_SCHEMA,
+    "new_category": NEW_CATEGORY_SCHEMA,
+    "grade": GRADE_SCHEMA,
+    "rewrite": REWRITE_SCHEMA,
+    "answer": ANSWER_SCHEMA,
+    "insight": INSIGHT_SCHEMA,
+    "expand": EXPAND_SCHEMA,
+}
+
+
+@pytest.fixture
+def corpus_dir(tmp_path: Path) -> Path:
+    for name, text in DOCS.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def make_runtime(corpus_dir: Path, script: Script) -> Runtime:
+    registry = AgentRegistry()
+    registry.register("research", ResearchAgent)
+    rt = Runtime(MemoryStore(), model=FunctionModel(script), registry=registry)
+    ingest_folder(rt.services["corpora"].open("docs"), corpus_dir)
+    return rt
+
+
+async def run_to_end(
+    rt: Runtime, args: dict[str, Any], answer: Callable[[RunRecord], Any] = lambda _: "approve"
+) -> RunRecord:
+    run = await rt.run("research", {"corpus": "docs", "k": 2, **args})
+    while run.status == RunStatus.AWAITING_USER:
+        await rt.resume(run.id, answer(run))
+        run = await rt.wait(run.id)
+    return run
+
+
+def backward_moves(rt: Runtime, run_id: str) -> list[tuple[str | None, str, str | None]]:
+    return [
+        (f.from_phase, f.to_phase, f.reason)
+        for f in rt.frames(run_id)
+        if isinstance(f, PhaseChanged) and f.is_backward
+    ]
+
+
+async def test_full_run_writes_a_cited_report(corpus_dir: Path) -> None:
+    script = Script()
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    report = result["report"]
+    for heading in (
+        "## Question tree",
+        "## Answers",
+        "## Insights by category",
+        "## Frontier: adjacent questions",
+        "## Sources",
+    ):
+        assert heading in report
+    assert "How do agents plan over long horizons?" in report
+    corpus = rt.services["corpora"].open("docs")
+    assert result["sources"], "answers cite sources"
+    for source in result["sources"]:
+        chunk = corpus.chunk(source["chunk_id"])
+        assert chunk.file == source["file"] and (corpus_dir / chunk.file).exists()
+        assert source["location"] == chunk.location
+        assert f"`{source['file']}` — {source['location']}" in report
+    phases = [f.to_phase for f in rt.frames(run.id) if isinstance(f, PhaseChanged)]
+    assert phases == ["decompose", "answer", "rise_above", "expand", "complete"]
+    types = {f.type for f in rt.frames(run.id)}
+    assert {
+        "data.question.added",
+        "data.source.found",
+        "data.answer.added",
+        "data.insight.added",
+        "data.adjacent.added",
+    } <= types
+
+
+async def test_modify_at_the_checkpoint_replaces_the_tree(corpus_dir: Path) -> None:
+    script = Script()
+    rt = make_runtime(corpus_dir, script)
+    answers = iter(
+        [
+            {
+                "action": "modify",
+                "modifications": {
+                    "categories": [
+                        {
+                            "name": "Oversight",
+                            "questions": ["How do checkpoints keep people in control?"],
+                        }
+                    ]
+                },
+            },
+            "approve",
+        ]
+    )
+    seen: list[dict[str, Any]] = []
+
+    def answer(run: RunRecord) -> Any:
+        seen.append((run.pending_interaction or {}).get("payload", {}))
+        return next(answers)
+
+    run = await run_to_end(rt, {"question": "How do agents work?"}, answer)
+    assert run.status == RunStatus.COMPLETED
+    assert [c["name"] for c in seen[1]["categories"]] == ["Oversight"]
+    result = run.result or {}
+    assert [q["text"] for q in result["questions"]] == [
+        "How do checkpoints keep people in control?"
+    ]
+    assert script.calls.count("decompose") == 1  # modify does not ask the model again
+
+
+async def test_reject_at_the_checkpoint_decomposes_again_with_the_reason(corpus_dir: Path) -> None:
+    script = Script()
+    rt = make_runtime(corpus_dir, script)
+    answers = iter([{"action": "reject", "reason": "too broad"}, "approve"])
+    run = await run_to_end(rt, {"question": "How do agents work?"}, lambda _: next(answers))
+    assert run.status == RunStatus.COMPLETED
+    assert script.calls.count("decompose") == 2
+
+
+async def test_answer_reveals_a_new_category(corpus_dir: Path) -> None:
+    script = Script(new_category_once="Evaluation methods")
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED
+    assert backward_moves(rt, run.id) == [("answer", "decompose", "new_category_discovered")]
+    names = [c["name"] for c in (run.result or {})["categories"]]
+    assert "Evaluation methods" in names
+    assert "How are agents evaluated?" in (run.result or {})["report"]
+
+
+async def test_synthesis_requires_more_answers(corpus_dir: Path) -> None:
+    script = Script(more_answers_once="What tools does ReAct call?")
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED
+    assert backward_moves(rt, run.id) == [
+        ("rise_above", "answer", "synthesis_requires_more_answers")
+    ]
+    assert "What tools does ReAct call?" in [q["text"] for q in (run.result or {})["questions"]]
+    assert len((run.result or {})["answers"]) == 3
+
+
+async def test_synthesis_reveals_a_missing_category(corpus_dir: Path) -> None:
+    script = Script(missing_category_once="Safety and oversight")
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED
+    assert backward_moves(rt, run.id) == [
+        ("rise_above", "decompose", "synthesis_reveals_missing_category")
+    ]
+    assert "Safety and oversight" in [c["name"] for c in (run.result or {})["categories"]]
+
+
+async def test_no_relevant_source_falls_back_with_a_disclaimer_and_cites_nothing(
+    corpus_dir: Path,
+) -> None:
+    script = Script(relevant=False)
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED
+    result = run.result or {}
+    assert result["sources"] == []
+    assert all(a["fallback"] and a["source_ids"] == [] for a in result["answers"].values())
+    assert "rewrite" in script.calls
+    assert "> " in result["report"]  # the disclaimer is shown
+
+
+async def test_optional_checkpoint_after_answer(corpus_dir: Path) -> None:
+    rt = make_runtime(corpus_dir, Script())
+    prompts: list[str] = []
+
+    def answer(run: RunRecord) -> Any:
+        prompts.append((run.pending_interaction or {}).get("prompt", ""))
+        return "approve"
+
+    run = await run_to_end(rt, {"question": "How?", "review_answers": True}, answer)
+    assert run.status == RunStatus.COMPLETED
+    assert prompts == ["Approve the question tree?", "Review the sources and coverage?"]
+
+
+async def test_empty_question_is_refused() -> None:
+    from kforge.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="non-empty 'question'"):
+        ResearchAgent({"question": "  "})
