@@ -12,10 +12,11 @@ import pytest
 
 from kforge.agents.research import ResearchAgent
 from kforge.agents.research.prompts import (
-    ANSWER_SCHEMA,
     DECOMPOSE_SCHEMA,
+    DISCOVERY_SCHEMA,
     EXPAND_SCHEMA,
-    INSIGHT_SCHEMA,
+    GAPS_SCHEMA,
+    INITIAL_PROMPTS,
     NEW_CATEGORY_SCHEMA,
 )
 from kforge.frames import PhaseChanged
@@ -55,7 +56,12 @@ class Script:
 
     def __call__(self, messages: list[Message], info: CallInfo) -> Any:
         schema = info.output_schema
-        name = next(k for k, v in SCHEMAS.items() if v == schema)
+        if schema is None:
+            system = messages[0].content
+            name = "answer" if system == INITIAL_PROMPTS["answer"] else "insight"
+            assert system == INITIAL_PROMPTS[{"answer": "answer", "insight": "rise_above"}[name]]
+        else:
+            name = next(k for k, v in SCHEMAS.items() if v == schema)
         self.calls.append(name)
         if name == "decompose":
             return {"categories": self.tree}
@@ -70,13 +76,16 @@ class Script:
         if name == "rewrite":
             return {"query": "agent memory reflections " + str(len(self.calls))}
         if name == "answer":
+            return "Agents observe the result of each action and decide again [1]."
+        if name == "discover":
             new, self.new_category_once = self.new_category_once, ""
-            return {"answer": "Agents observe results and act again.", "new_category": new}
+            return {"new_category": new}
         if name == "insight":
+            return "Reasoning and acting alternate in loops that a person can steer."
+        if name == "gaps":
             more, self.more_answers_once = self.more_answers_once, ""
             missing, self.missing_category_once = self.missing_category_once, ""
             return {
-                "insight": "Loops of thought and action.",
                 "needs_more_answers": bool(more),
                 "follow_up_question": more,
                 "missing_category": missing,
@@ -96,8 +105,8 @@ SCHEMAS = {
     "new_category": NEW_CATEGORY_SCHEMA,
     "grade": GRADE_SCHEMA,
     "rewrite": REWRITE_SCHEMA,
-    "answer": ANSWER_SCHEMA,
-    "insight": INSIGHT_SCHEMA,
+    "discover": DISCOVERY_SCHEMA,
+    "gaps": GAPS_SCHEMA,
     "expand": EXPAND_SCHEMA,
 }
 

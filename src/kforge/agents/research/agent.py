@@ -12,14 +12,21 @@ import enum
 import re
 from typing import Any
 
-from kforge.agents.research.context import ResearchPhase, ResearchPhaseContext
+from kforge.agents.research.context import (
+    ResearchPhase,
+    ResearchPhaseContext,
+    topic_name,
+    usable_text,
+)
 from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.prompts import (
-    ANSWER_SCHEMA,
     DECOMPOSE_SCHEMA,
+    DISCOVERY_PROMPT,
+    DISCOVERY_SCHEMA,
     EXPAND_SCHEMA,
+    GAPS_PROMPT,
+    GAPS_SCHEMA,
     INITIAL_PROMPTS,
-    INSIGHT_SCHEMA,
     NEW_CATEGORY_SCHEMA,
 )
 from kforge.agents.research.report import render_report
@@ -211,14 +218,14 @@ class ResearchAgent(ForgeAgent):
             if numbered
             else "No sources were found; answer from general knowledge and say so."
         )
+        # Each step answers one question: a small model needs the task instructions, not the
+        # re-entry story (which the phase.changed frames already record).
         response = await ctx.complete(
-            [Message.system(self.phase_prompt(P.ANSWER)), Message.user(user)],
+            [Message.system(self.initial_prompt(P.ANSWER)), Message.user(user)],
             WRITING,
-            output_schema=ANSWER_SCHEMA,
             purpose="answer",
         )
-        parsed = response.parsed or {}
-        text = " ".join(str(parsed.get("answer", "")).split()) or "(the model gave no answer)"
+        text = usable_text(response.text) or "(the model gave no usable answer)"
         rc.answers[question["id"]] = {
             "text": text,
             "source_ids": source_ids,
@@ -237,19 +244,30 @@ class ResearchAgent(ForgeAgent):
                 },
             )
         )
-        new_category = " ".join(str(parsed.get("new_category", "")).split())
-        if (
-            new_category
-            and self._may_backtrack("new_category_discovered")
-            and not rc.is_known_category(new_category)
-        ):
-            rc.discovered_categories.append(new_category)
-            rc.backtracks["new_category_discovered"] = (
-                rc.backtracks.get("new_category_discovered", 0) + 1
+        if self._may_backtrack("new_category_discovered"):
+            decision = await ctx.complete(
+                [
+                    Message.system(DISCOVERY_PROMPT),
+                    Message.user(
+                        f"Categories: {categories}\nQuestion: {question['text']}\n"
+                        f"Answer: {text[:600]}"
+                    ),
+                ],
+                DECISION,
+                output_schema=DISCOVERY_SCHEMA,
+                purpose="answer.discover",
             )
-            rc.backward_trigger_detail = f"answering '{question['text']}' revealed '{new_category}'"
-            ctx.emit(DataEvent(name="category.discovered", payload={"name": new_category}))
-            return True
+            new_category = topic_name((decision.parsed or {}).get("new_category", ""))
+            if new_category and not rc.is_known_category(new_category):
+                rc.discovered_categories.append(new_category)
+                rc.backtracks["new_category_discovered"] = (
+                    rc.backtracks.get("new_category_discovered", 0) + 1
+                )
+                rc.backward_trigger_detail = (
+                    f"answering '{question['text']}' revealed '{new_category}'"
+                )
+                ctx.emit(DataEvent(name="category.discovered", payload={"name": new_category}))
+                return True
         return not rc.unanswered()
 
     async def _synthesize_next(self, ctx: RunContext) -> bool:
@@ -263,27 +281,34 @@ class ResearchAgent(ForgeAgent):
             q, a = rc.question(qid), rc.answers.get(qid)
             if q is not None and a is not None:
                 lines.append(f"Q: {q['text']}\nA: {a['text'][:500]}")
+        material = f"Research question: {self.question}\nCategory: {category['name']}\n\n" + (
+            "\n\n".join(lines) or "(no answers)"
+        )
         response = await ctx.complete(
-            [
-                Message.system(self.phase_prompt(P.RISE_ABOVE)),
-                Message.user(
-                    f"Research question: {self.question}\nCategory: {category['name']}\n\n"
-                    + ("\n\n".join(lines) or "(no answers)")
-                ),
-            ],
+            [Message.system(self.initial_prompt(P.RISE_ABOVE)), Message.user(material)],
             WRITING,
-            output_schema=INSIGHT_SCHEMA,
             purpose="rise_above",
         )
-        parsed = response.parsed or {}
-        insight = " ".join(str(parsed.get("insight", "")).split())
-        rc.category_insights[category["id"]] = insight or "(no insight)"
+        insight = usable_text(response.text)
+        rc.category_insights[category["id"]] = insight or "(the model gave no usable insight)"
         rc.synthesized_categories.append(category["id"])
         ctx.emit(
             DataEvent(
                 name="insight.added", payload={"category_id": category["id"], "insight": insight}
             )
         )
+        if not (
+            self._may_backtrack("synthesis_requires_more_answers")
+            or self._may_backtrack("synthesis_reveals_missing_category")
+        ):
+            return len(todo) == 1
+        gaps = await ctx.complete(
+            [Message.system(GAPS_PROMPT), Message.user(f"{material}\n\nInsight: {insight}")],
+            DECISION,
+            output_schema=GAPS_SCHEMA,
+            purpose="rise_above.gaps",
+        )
+        parsed = gaps.parsed or {}
         follow_up = str(parsed.get("follow_up_question", ""))
         if (
             parsed.get("needs_more_answers")
@@ -300,7 +325,7 @@ class ResearchAgent(ForgeAgent):
                 )
                 rc.backward_trigger_detail = f"'{category['name']}' needs: {added['text']}"
                 return True
-        missing = " ".join(str(parsed.get("missing_category", "")).split())
+        missing = topic_name(parsed.get("missing_category", ""))
         if (
             missing
             and self._may_backtrack("synthesis_reveals_missing_category")
@@ -317,8 +342,7 @@ class ResearchAgent(ForgeAgent):
     async def _expand(self, ctx: RunContext) -> bool:
         rc = self.rc
         found = "\n".join(
-            f"- {rc.category_name(k)}: {v[:200]}"
-            for k, v in rc.category_insights.items()
+            f"- {rc.category_name(k)}: {v[:200]}" for k, v in rc.category_insights.items()
         )
         response = await ctx.complete(
             [

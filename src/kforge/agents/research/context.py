@@ -9,7 +9,14 @@ from typing import Any
 
 from kforge.engine.phases import PhaseContext
 
-__all__ = ["ResearchPhase", "ResearchPhaseContext", "clean_question", "slug"]
+__all__ = [
+    "ResearchPhase",
+    "ResearchPhaseContext",
+    "clean_question",
+    "slug",
+    "topic_name",
+    "usable_text",
+]
 
 
 class ResearchPhase(enum.Enum):
@@ -39,6 +46,25 @@ def clean_question(text: str) -> str:
     if not text.endswith("?"):
         text = text.rstrip(".") + "?"
     return text
+
+
+def usable_text(text: str) -> str:
+    """The text with whitespace tidied, or "" when it is degenerate (too few distinct words,
+    e.g. "n" or "1.1.1.1")."""
+    text = " ".join(str(text).split())
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
+    if len({w.lower() for w in words}) < 4:
+        return ""
+    return text
+
+
+def topic_name(value: object) -> str:
+    """A category name from model output, or "" when it is not a usable name."""
+    name = " ".join(str(value).split()).strip(" .:-*\"'")
+    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", name)
+    if not words or len(name) > 60:
+        return ""
+    return name
 
 
 @dataclass
