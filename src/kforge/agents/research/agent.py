@@ -9,7 +9,6 @@ one after ANSWER reviews coverage. One step answers one question or synthesises 
 from __future__ import annotations
 
 import enum
-import re
 from typing import Any
 
 from kforge.agents.research.context import (
@@ -168,8 +167,8 @@ class ResearchAgent(ForgeAgent):
             purpose="decompose",
         )
         for item in (response.parsed or {}).get("categories", []):
-            name = " ".join(str(item.get("name", "")).split())
-            if not re.search(r"[A-Za-z]{3}", name):
+            name = topic_name(item.get("name", ""))
+            if not name:
                 continue
             category = rc.add_category(name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))

@@ -43,6 +43,8 @@ def clean_question(text: str) -> str:
     words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
     if len(words) < 3 or len(set(w.lower() for w in words)) < 3:
         return ""
+    if text.count("?") > 1 or re.search(r"\b[QA]:", text) or len(text) > 200:
+        return ""  # several questions run together, or a transcript echoed back
     if not text.endswith("?"):
         text = text.rstrip(".") + "?"
     return text
@@ -60,10 +62,12 @@ def usable_text(text: str) -> str:
 
 def topic_name(value: object) -> str:
     """A category name from model output, or "" when it is not a usable name."""
-    name = " ".join(str(value).split()).strip(" .:-*\"'")
+    name = " ".join(str(value).split()).strip(" .,:-*\"'")
     words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", name)
-    if not words or len(name) > 60:
+    if not words or len(name) > 60 or len(name.split()) > 6:
         return ""
+    if re.search(r"[?:/\\<>{}\[\]]|\.[a-z]{2,4}\b", name):
+        return ""  # a question, a path or a file name, not a topic
     return name
 
 

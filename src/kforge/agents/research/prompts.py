@@ -19,9 +19,8 @@ INITIAL_PROMPTS: dict[str, str] = {
     "decompose": (
         "You are a research assistant. Break the user's research question into 2 or 3 "
         "categories. For each category write 1 or 2 short, specific questions that together "
-        "answer the research question. Reply in JSON, for example: "
-        '{"categories": [{"name": "Definitions", "questions": ["What is a vector index?"]}, '
-        '{"name": "Trade-offs", "questions": ["When is lexical search better than dense?"]}]}'
+        "answer the research question. Each question must be different from the research "
+        "question and from the others. Reply in JSON."
     ),
     "answer": (
         "You are a research assistant. Answer the question in 2 to 4 sentences using only the "
@@ -35,8 +34,7 @@ INITIAL_PROMPTS: dict[str, str] = {
     "expand": (
         "You are a research assistant. Given the research question and what was found, list up "
         "to 4 adjacent questions worth exploring next, each with one sentence on why. Reply in "
-        'JSON, for example: {"questions": [{"question": "How is retrieval quality measured?", '
-        '"why": "the answers rely on retrieval but never say how it is checked"}]}'
+        "JSON."
     ),
 }
 
