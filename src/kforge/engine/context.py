@@ -160,7 +160,10 @@ class RunContext:
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
             self.replay_next(UsageFrame)
-            return ModelResponse.from_dict(recorded.response)
+            replayed = ModelResponse.from_dict(recorded.response)
+            # the state restored at the step boundary does not count calls made inside the step
+            self.usage = self.usage + replayed.usage
+            return replayed
         self.check_token_budget()
         started = time.perf_counter()
         response = await self.model.complete(

@@ -1,0 +1,432 @@
+"""The bounded ReAct loop (seed 001 §1, seed 002 §4-5): decide, act, observe, one durable step
+at a time, with Reflexion on failures and context compaction.
+
+``ReactLoop.step`` runs one iteration; a phase of a ``ForgeAgent`` or the ``react`` agent calls
+it until it reports that it is finished. Every decision, call, result, observation, reflection
+and status change is a frame, and everything the loop branches on comes from its saved state or
+from journaled model replies and tool results, so a resumed step replays exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kforge.agents.loop_config import LoopConfig
+from kforge.agents.loop_decision import Decision, decision_schema, native_tools, parse_decision
+from kforge.agents.loop_prompts import (
+    OBSERVATION_SCHEMA,
+    SYNTHESIZE_SYSTEM,
+    call_text,
+    decision_request,
+    merge_messages,
+    observation_messages,
+    react_system,
+    synthesis_request,
+)
+from kforge.agents.loop_reflexion import MeteredRun, ReflexionSteps, lessons_for, memory_for
+from kforge.engine.context import RunContext
+from kforge.errors import ModelOutputError
+from kforge.frames import (
+    AgentAction,
+    AgentControl,
+    AgentResponse,
+    ErrorFrame,
+    Observation,
+    Plan,
+    ToolCallFrame,
+    ToolResultFrame,
+)
+from kforge.llm.structured import extract_json
+from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
+from kforge.memory.compaction import CompactionError, compact_in_run
+from kforge.memory.episodic import EpisodicMemory, call_key
+from kforge.tools.execution import execute_call
+from kforge.tools.registry import ToolRegistry
+
+__all__ = ["AnswerCheck", "ReactLoop"]
+
+AnswerCheck = Callable[[str], str | None]
+"""Checks a final answer: None when it passes, else what is wrong with it."""
+
+_HISTORY_CHARS = 4000
+_DECISION = "decision"
+_RESPOND = "respond"
+_STOP_NOTES = {
+    "max_steps": "the step limit of {max_steps} was reached",
+    "max_time": "the time limit of {max_time_s:g} s was reached",
+    "max_retries": "an action failed {max_retries} times",
+}
+
+
+class ReactLoop(ReflexionSteps):
+    """One goal pursued in at most ``config.max_steps`` decisions.
+
+    ``check`` (optional) judges a final answer; a failed check is reflected on and retried like
+    a failed tool call. It is code, not state: pass it again to ``restore``.
+    """
+
+    def __init__(
+        self,
+        goal: str,
+        config: LoopConfig | None = None,
+        *,
+        memory_scope: str = "react",
+        user_id: str = "default",
+        preferences: dict[str, str] | None = None,
+        check: AnswerCheck | None = None,
+    ) -> None:
+        super().__init__(
+            goal, config, memory_scope=memory_scope, user_id=user_id, preferences=preferences
+        )
+        self.check = check
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], *, check: AnswerCheck | None = None) -> ReactLoop:
+        """The loop saved by ``to_dict``, with its answer ``check``."""
+        loop = cls.from_dict(data)
+        loop.check = check
+        return loop
+
+    # -- the step ---------------------------------------------------------------------------
+
+    async def step(self, ctx: RunContext, tools: ToolRegistry) -> bool:
+        """One iteration with ``tools`` offered; returns True once the loop has its answer."""
+        if self.finished:
+            return True
+        started = time.monotonic()
+        run = MeteredRun(ctx)
+        try:
+            await self._step(ctx, run, tools)
+        finally:
+            self.tokens[0] += run.usage.input_tokens
+            self.tokens[1] += run.usage.output_tokens
+        self.elapsed_s += time.monotonic() - started
+        return self.finished
+
+    async def _step(self, ctx: RunContext, run: MeteredRun, tools: ToolRegistry) -> None:
+        cfg = self.config
+        if self.elapsed_s >= cfg.max_time_s:
+            self._control(ctx, timeout=True)
+            await self._synthesize(ctx, run, achieved=False, reason="max_time")
+            return
+        self.iteration += 1
+        self.context_window(ctx)
+        self.emit_status(ctx, "thinking", run.usage)
+        await self._maybe_compact(ctx, run)
+        offered = ToolRegistry(t for t in tools if t.name not in self.retired)
+        memory = memory_for(ctx, scope=self.memory_scope, user_id=self.user_id)
+        try:
+            response = await self._ask_for_decision(ctx, run, offered, memory)
+            decision = parse_decision(
+                response, native=cfg.decision_mode == "native", allow_ask=cfg.allow_ask
+            )
+        except ModelOutputError as exc:  # bad JSON, missing fields, or output past repair
+            await self._unusable(ctx, run, "invalid_decision", str(exc))
+        else:
+            await self._act(ctx, run, decision, offered, memory)
+        if not self.finished and self.iteration >= cfg.max_steps:
+            self._control(ctx, max_steps=True)
+            await self._synthesize(ctx, run, achieved=False, reason="max_steps")
+
+    # -- deciding -----------------------------------------------------------------------------
+
+    async def _ask_for_decision(
+        self, ctx: RunContext, run: MeteredRun, offered: ToolRegistry, memory: EpisodicMemory
+    ) -> ModelResponse:
+        cfg = self.config
+        specs = offered.specs()
+        recent = [ToolCall.from_dict(json.loads(k)) for k in self.failed_calls[-3:]]
+        structured = cfg.decision_mode == "structured"
+        suggestion = ToolCall.from_dict(self.suggestion) if self.suggestion else None
+        if suggestion is not None and suggestion.name not in offered:
+            suggestion = None  # its tool was retired since
+        request = decision_request(
+            step=self.iteration,
+            max_steps=cfg.max_steps,
+            suggestion=suggestion,
+            suggestion_reason=str((self.suggestion or {}).get("reasoning", "")),
+            retired=self.retired,
+            structured=structured,
+            allow_ask=cfg.allow_ask,
+        )
+        system = react_system(self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent))
+        window = self.context_window(ctx)
+        messages = merge_messages([*window.to_messages(system), Message.user(request)])
+        settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+        if structured:
+            schema = decision_schema(specs, allow_ask=cfg.allow_ask)
+            return await run.complete(
+                messages, settings, output_schema=schema, purpose="react.decide"
+            )
+        tools = native_tools(specs, allow_ask=cfg.allow_ask)
+        return await run.complete(messages, settings, tools=tools, purpose="react.decide")
+
+    async def _unusable(self, ctx: RunContext, run: MeteredRun, kind: str, problem: str) -> None:
+        """A decision that cannot be carried out: an error frame and a bounded retry."""
+        cfg = self.config
+        self.errors += 1
+        failures = self.count_failure(_DECISION)
+        ctx.emit(
+            ErrorFrame(
+                error_type=kind,
+                recoverable=failures < cfg.max_retries,
+                message=f"step {self.iteration}: the model's decision could not be used "
+                f"({problem}); attempt {failures} of {cfg.max_retries}",
+            )
+        )
+        self.context_window(ctx).add(
+            "user", f"Your last reply could not be used: {problem}. Reply with one valid action."
+        )
+        if failures >= cfg.max_retries:
+            self._control(ctx)
+            await self._synthesize(ctx, run, achieved=False, reason="max_retries")
+
+    # -- acting -------------------------------------------------------------------------------
+
+    async def _act(
+        self,
+        ctx: RunContext,
+        run: MeteredRun,
+        decision: Decision,
+        offered: ToolRegistry,
+        memory: EpisodicMemory,
+    ) -> None:
+        suggested = ToolCall.from_dict(self.suggestion) if self.suggestion else None
+        self.suggestion = None  # shown to this decision; a new failure makes a new one
+        reasoning = decision.thought or _implicit_reasoning(decision)
+        plan = ctx.emit(
+            Plan(
+                goal=self.goal,
+                reasoning=reasoning,
+                observations=tuple(self.observations[-3:]),
+                next_action=decision.action,
+                iteration=self.iteration,
+                max_iterations=self.config.max_steps,
+            )
+        )
+        window = self.context_window(ctx)
+        if decision.kind == "plan":
+            window.add("assistant", f"Thought: {reasoning}")
+        elif decision.kind == "ask_user":
+            window.add(
+                "assistant", f"Thought: {reasoning}\nQuestion to the user: {decision.question}"
+            )
+            answer = await ctx.ask(decision.question, kind="question")
+            text = str(answer.get("text") or answer.get("action") or json.dumps(answer))
+            window.add("user", f"The user answered: {text}")
+        elif decision.kind == "respond":
+            await self._respond(ctx, run, decision, memory)
+        elif decision.tool in self.retired:
+            await self._unusable(
+                ctx,
+                run,
+                "retired_tool",
+                f"'{decision.tool}' failed {self.config.max_retries} times in this run and is no "
+                "longer offered; choose another action",
+            )
+        else:
+            call = decision.to_call()
+            if call_key(call) in self.failed_calls:
+                replacement = await self.replace_failed_call(
+                    ctx, run, memory, call, offered, suggested
+                )
+                if replacement is None:
+                    return
+                call, reasoning = replacement
+            await self._call_tool(ctx, run, call, reasoning, plan.id, offered, memory)
+
+    async def _respond(
+        self, ctx: RunContext, run: MeteredRun, decision: Decision, memory: EpisodicMemory
+    ) -> None:
+        answer = decision.answer.strip()
+        problem = None if answer else "the answer is empty"
+        if problem is None and self.check is not None:
+            problem = self.check(answer)
+        if problem is None:
+            self.emit_status(ctx, "synthesizing", run.usage)
+            self._finish(ctx, answer, achieved=True, reason="")
+            return
+        self.emit_status(ctx, "analyzing", run.usage)
+        content = f"The proposed answer failed its check: {problem}"
+        ctx.emit(Observation(content=content, goal_achieved=False, iteration=self.iteration))
+        self._observed(ctx, content)
+        failed = ToolCall(_RESPOND, {"answer": answer[:300]})
+        await self.reflect(
+            ctx, run, memory, failed, content, kind="check", key=_RESPOND, offered=ToolRegistry()
+        )
+        if self.failures.get(_RESPOND, 0) >= self.config.max_retries:
+            self._control(ctx)
+            await self._synthesize(ctx, run, achieved=False, reason="max_retries")
+
+    async def _call_tool(
+        self,
+        ctx: RunContext,
+        run: MeteredRun,
+        call: ToolCall,
+        reasoning: str,
+        plan_id: str,
+        offered: ToolRegistry,
+        memory: EpisodicMemory,
+    ) -> None:
+        window = self.context_window(ctx)
+        window.add("assistant", f"Thought: {reasoning}\nAction: {call_text(call)}")
+        call_frame = ctx.emit(
+            ToolCallFrame(
+                tool_name=call.name,
+                tool_arguments=dict(call.arguments),
+                reasoning=reasoning,
+                iteration=self.iteration,
+                plan_frame_id=plan_id,
+            )
+        )
+        self.emit_status(ctx, "executing", run.usage, tool=call.name)
+        started = time.perf_counter()
+        result = await execute_call(ctx, offered, call, reasoning=reasoning)
+        error = result.text.removeprefix("Error: ") if result.is_error else ""
+        result_frame = ctx.emit(
+            ToolResultFrame(
+                tool_name=call.name,
+                success=not result.is_error,
+                result_text=result.summary(2000),
+                structured_result=result.structured_content,
+                error_message=error[:2000],
+                execution_time_ms=round((time.perf_counter() - started) * 1000, 3),
+                tool_call_frame_id=call_frame.id,
+            )
+        )
+        ctx.flush()  # the result is durable before anything else happens in this step
+        self.tools_called.append(call.name)
+        window.add("tool", result.text[:_HISTORY_CHARS], name=call.name)
+        self.emit_status(ctx, "analyzing", run.usage, tool=call.name)
+        if result.is_error:
+            self.errors += 1
+            content, achieved = f"{call.name} failed: {error[:500]}", False
+        else:
+            content, achieved = await self._observe(ctx, run, call, result.text)
+        ctx.emit(
+            Observation(
+                content=content,
+                goal_achieved=achieved,
+                iteration=self.iteration,
+                tool_result_frame_id=result_frame.id,
+            )
+        )
+        self._observed(ctx, content)
+        if result.is_error:
+            await self.reflect(
+                ctx, run, memory, call, error, kind="tool", key=call.name, offered=offered
+            )
+            return
+        window.complete_subtask(f"{call_text(call)[:160]}: {content[:160]}")
+        if achieved:
+            await self._synthesize(ctx, run, achieved=True, reason="")
+
+    async def _observe(
+        self, ctx: RunContext, run: MeteredRun, call: ToolCall, result_text: str
+    ) -> tuple[str, bool]:
+        """The model's judgement of a successful result against the goal."""
+        messages = observation_messages(self.goal, call, result_text)
+        settings = ModelSettings(temperature=0.0, max_tokens=200)
+        value: Any = None
+        problem = "it is not an object with 'observation' and 'goal_achieved'"
+        try:
+            response = await run.complete(
+                messages, settings, output_schema=OBSERVATION_SCHEMA, purpose="react.observe"
+            )
+            value = response.parsed if response.parsed is not None else extract_json(response.text)
+        except (ModelOutputError, ValueError) as exc:
+            problem = str(exc)
+        if (
+            isinstance(value, dict)
+            and isinstance(value.get("observation"), str)
+            and value["observation"].strip()
+            and isinstance(value.get("goal_achieved"), bool)
+        ):
+            return value["observation"].strip(), value["goal_achieved"]
+        ctx.emit(
+            ErrorFrame(
+                error_type="invalid_observation",
+                recoverable=True,
+                message=f"the model's judgement of {call.name}'s result could not be read "
+                f"({problem}); the loop carries on as if the goal is not met",
+            )
+        )
+        return f"{call.name} returned: {' '.join(result_text.split())[:300]}", False
+
+    # -- finishing ----------------------------------------------------------------------------
+
+    async def _synthesize(
+        self, ctx: RunContext, run: MeteredRun, *, achieved: bool, reason: str
+    ) -> None:
+        """Write the final answer from what was found (a best partial one when stopped early)."""
+        self.emit_status(ctx, "synthesizing", run.usage)
+        cfg = self.config
+        note = _STOP_NOTES.get(reason, reason).format(
+            max_steps=cfg.max_steps, max_time_s=cfg.max_time_s, max_retries=cfg.max_retries
+        )
+        request = synthesis_request(self.goal, "" if achieved else note)
+        window = self.context_window(ctx)
+        messages = merge_messages([*window.to_messages(SYNTHESIZE_SYSTEM), Message.user(request)])
+        settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+        try:
+            response = await run.complete(messages, settings, purpose="react.synthesize")
+            answer = response.text.strip()
+        except ModelOutputError:
+            answer = ""
+        if not answer:
+            found = "; ".join(self.observations[-3:])
+            answer = (
+                f"No final answer could be written. What was found: {found}"
+                if found
+                else "No final answer could be written and nothing was found."
+            )
+        self._finish(ctx, answer, achieved=achieved, reason=reason)
+
+    def _finish(self, ctx: RunContext, answer: str, *, achieved: bool, reason: str) -> None:
+        self.answer, self.goal_achieved, self.stop_reason = answer, achieved, reason
+        self.finished = True
+        ctx.emit(
+            AgentResponse(
+                response_text=answer,
+                goal_achieved=achieved,
+                iterations_used=self.iteration,
+                tools_called=tuple(self.tools_called),
+                reasoning_trace=" → ".join(o[:120] for o in self.observations),
+            )
+        )
+
+    def _control(self, ctx: RunContext, *, max_steps: bool = False, timeout: bool = False) -> None:
+        ctx.emit(
+            AgentControl(
+                action=AgentAction.RESPOND,
+                should_continue=False,
+                iteration=self.iteration,
+                max_iterations_reached=max_steps,
+                timeout_reached=timeout,
+            )
+        )
+
+    async def _maybe_compact(self, ctx: RunContext, run: MeteredRun) -> None:
+        """Past 80 % of the window, compact the history (never the grounding) with a frame."""
+        window = self.context_window(ctx)
+        if not window.needs_compaction():
+            return
+        try:
+            result = await compact_in_run(run, window)
+        except CompactionError as exc:
+            ctx.emit(ErrorFrame(error_type="CompactionError", message=str(exc), recoverable=True))
+            return
+        self.window = result.context
+
+    def _observed(self, ctx: RunContext, content: str) -> None:
+        self.observations.append(content)
+        self.context_window(ctx).add("observation", content)
+
+
+def _implicit_reasoning(decision: Decision) -> str:
+    if decision.kind == "tool_call":
+        return f"(no reasoning stated) the model chose {call_text(decision.to_call())}"
+    return f"(no reasoning stated) the model chose to {decision.kind.replace('_', ' ')}"

@@ -1,0 +1,272 @@
+"""Reflexion inside the ReAct loop (seed 001 §3): reflect on a failed call or check, keep the
+reflection in episodic memory, show lessons to later decisions, detect repeated errors and put a
+different action in place of a call that already failed.
+
+The reflections themselves are written by ``kforge.memory.reflexion``; they persist in the run
+store's documents, scoped per agent and per user, so a later run learns from an earlier one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from kforge.agents.loop_prompts import call_text
+from kforge.agents.loop_state import LoopState
+from kforge.engine.context import RunContext
+from kforge.frames import AgentThinking, DataEvent, ErrorFrame, Frame
+from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
+from kforge.memory.compaction import journaled_complete
+from kforge.memory.episodic import (
+    DocumentStore,
+    EpisodicMemory,
+    FailureKind,
+    ReflectionRecord,
+    call_key,
+)
+from kforge.memory.reflexion import reflect_in_run, suggest_alternative
+from kforge.tools.registry import ToolRegistry
+
+__all__ = [
+    "MEMORY_STORE_SERVICE",
+    "LocalDocuments",
+    "MeteredRun",
+    "ReflexionSteps",
+    "lessons_for",
+    "memory_for",
+]
+
+F = TypeVar("F", bound=Frame)
+
+MEMORY_STORE_SERVICE = "memory_store"
+"""``ctx.services`` key of the document store that keeps episodic memory (default: the run
+store, through the runtime)."""
+
+_MAX_LESSONS = 5
+
+
+class LocalDocuments:
+    """A document store that lives as long as the process: used when the run has no store."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:
+        self._docs.setdefault(namespace, {}).update(docs)
+
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        docs = self._docs.get(namespace, {})
+        if keys is None:
+            return dict(docs)
+        return {k: docs[k] for k in keys if k in docs}
+
+    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
+        if keys is None:
+            self._docs.pop(namespace, None)
+            return
+        docs = self._docs.get(namespace, {})
+        for key in keys:
+            docs.pop(key, None)
+
+
+_FALLBACK = LocalDocuments()
+
+
+def memory_for(ctx: RunContext, *, scope: str, user_id: str) -> EpisodicMemory:
+    """The episodic memory of agent ``scope`` for ``user_id`` in the run's document store."""
+    store: DocumentStore | None = ctx.services.get(MEMORY_STORE_SERVICE)
+    if store is None:
+        runtime = ctx.services.get("runtime")
+        store = getattr(runtime, "store", None)
+    return EpisodicMemory(
+        store if store is not None else _FALLBACK, agent_type=scope, user_id=user_id
+    )
+
+
+def lessons_for(
+    memory: EpisodicMemory, tools: Sequence[ToolSpec], recent: Sequence[ToolCall]
+) -> list[str]:
+    """Lessons for the next decision, one line each: reflections on calls like the ``recent``
+    failed ones first, then on the offered tools."""
+    chosen: dict[str, ReflectionRecord] = {}
+    for call in reversed(recent):
+        for record in memory.relevant(call, limit=_MAX_LESSONS):
+            chosen.setdefault(record.id, record)
+    for spec in tools:
+        for record in memory.relevant(ToolCall(spec.name), limit=2):
+            chosen.setdefault(record.id, record)
+    return [
+        f"{call_key(r.failed_action)} failed ({r.error_type}): {r.analysis} Fix: {r.suggested_fix}"
+        for r in list(chosen.values())[:_MAX_LESSONS]
+    ]
+
+
+class MeteredRun:
+    """``RunContext`` as the memory layer's ``RunHandle``, adding each call's usage to ``usage``."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.usage = Usage(0, 0, 0)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        purpose: str = "",
+    ) -> ModelResponse:
+        response = await self.ctx.complete(
+            messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
+        )
+        self.usage = self.usage + response.usage
+        return response
+
+    def emit(self, frame: F) -> F:
+        return self.ctx.emit(frame)
+
+
+class ReflexionSteps(LoopState):
+    """The loop's reaction to failures; ``ReactLoop`` builds on it."""
+
+    async def reflect(
+        self,
+        ctx: RunContext,
+        run: MeteredRun,
+        memory: EpisodicMemory,
+        call: ToolCall,
+        error: str,
+        *,
+        kind: FailureKind,
+        key: str,
+        offered: ToolRegistry,
+    ) -> ReflectionRecord:
+        """Count the failure of action ``key``, store a reflection on it and, when its error
+        type was seen before and a decision is left, ask for an alternative to show in it."""
+        self.emit_status(ctx, "reflecting", run.usage, tool=call.name if kind == "tool" else None)
+        self.count_failure(key)
+        self.failed_calls.append(call_key(call))
+        record = await reflect_in_run(run, memory, call, error, kind=kind, goal=self.goal)
+        # Memory already holds the record: make its frame durable too, so that a resumed step
+        # replays it (same id, document replaced) instead of storing the lesson twice.
+        ctx.flush()
+        self.reflection_ids.append(record.id)
+        self.context_window(ctx).add(
+            "assistant",
+            f"Reflection ({record.error_type}): {record.analysis} Fix: {record.suggested_fix}",
+        )
+        if record.repeated and kind == "tool" and self.iteration < self.config.max_steps:
+            proposal = await self._alternative(ctx, run, memory, call, error, offered)
+            if proposal is not None:
+                self.suggestion = {**proposal[0].to_dict(), "reasoning": proposal[1]}
+                ctx.emit(
+                    AgentThinking(
+                        message=f"Repeated {record.error_type} error: suggesting "
+                        f"{call_text(proposal[0])} instead"
+                    )
+                )
+        if kind == "tool":
+            self.retire_if_exhausted(ctx, call.name)
+        return record
+
+    async def replace_failed_call(
+        self,
+        ctx: RunContext,
+        run: MeteredRun,
+        memory: EpisodicMemory,
+        call: ToolCall,
+        offered: ToolRegistry,
+        suggested: ToolCall | None,
+    ) -> tuple[ToolCall, str] | None:
+        """A different call in place of ``call``, which already failed in this run: the
+        suggestion made after the last failure, else one asked for now. None (and a counted
+        failure) when there is none: the same failure is never repeated."""
+        failed = set(self.failed_calls)
+        if (
+            suggested is not None
+            and call_key(suggested) not in failed
+            and suggested.name in offered
+        ):
+            replacement: tuple[ToolCall, str] | None = (suggested, "the suggested alternative")
+        else:
+            replacement = await self._alternative(
+                ctx, run, memory, call, self.last_error(call), offered
+            )
+        if replacement is not None:
+            ctx.emit(
+                AgentThinking(
+                    message=f"Not repeating {call_text(call)}, which already failed; "
+                    f"trying {call_text(replacement[0])} instead"
+                )
+            )
+            self.context_window(ctx).record_decision(
+                f"Replaced the failed call {call_text(call)[:120]} "
+                f"by {call_text(replacement[0])[:120]}"
+            )
+            return replacement
+        self.errors += 1
+        failures = self.count_failure(call.name)
+        message = (
+            f"{call_text(call)} already failed in this run and no different action was found, "
+            f"so it was not run again (failure {failures} of {self.config.max_retries} for "
+            f"{call.name})"
+        )
+        ctx.emit(ErrorFrame(error_type="repeated_failed_call", message=message, recoverable=True))
+        self.context_window(ctx).add("user", message)
+        self.retire_if_exhausted(ctx, call.name)
+        return None
+
+    async def _alternative(
+        self,
+        ctx: RunContext,
+        run: MeteredRun,
+        memory: EpisodicMemory,
+        call: ToolCall,
+        error: str,
+        offered: ToolRegistry,
+    ) -> tuple[ToolCall, str] | None:
+        """A call other than every failed one, or None. The verdict is recorded as a frame: a
+        resumed step takes it from the log, since memory may have learned more meanwhile."""
+        alternative = await suggest_alternative(
+            journaled_complete(run, "reflexion.alternative"),
+            call,
+            error,
+            memory=memory,
+            tools=offered.specs(),
+            goal=self.goal,
+        )
+        payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
+        if alternative is not None and call_key(alternative.call) not in self.failed_calls:
+            payload["alternative"] = {
+                **alternative.call.to_dict(),
+                "reasoning": alternative.reasoning or "a different action",
+            }
+        frame = ctx.emit(DataEvent(name="reflexion.alternative", payload=payload))
+        chosen = frame.payload.get("alternative")
+        if not isinstance(chosen, dict):
+            return None
+        return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))
+
+    def retire_if_exhausted(self, ctx: RunContext, tool: str) -> None:
+        """Stop offering ``tool`` once it has failed ``max_retries`` times (seed 001 Property 1)."""
+        if self.failures.get(tool, 0) >= self.config.max_retries and tool not in self.retired:
+            self.retired.append(tool)
+            ctx.emit(
+                AgentThinking(
+                    message=f"{tool} failed {self.failures[tool]} times; "
+                    "it is no longer offered in this run"
+                )
+            )
+            self.context_window(ctx).record_decision(
+                f"Stopped using {tool} after repeated failures"
+            )
+
+    def last_error(self, call: ToolCall) -> str:
+        prefix = f"{call.name} failed"
+        return next(
+            (o for o in reversed(self.observations) if o.startswith(prefix)),
+            f"{call_text(call)} failed earlier in this run",
+        )

@@ -1,0 +1,156 @@
+"""The ``react`` agent: one goal, a few tools, the bounded ReAct loop run as a durable step agent.
+
+Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services["tools"]`` (a
+``ToolRegistry`` or a list of tools) and then among the built-in tools; ``max_steps`` (5),
+``max_retries`` (3), ``max_time_s``, ``context_tokens``, ``decision_mode`` (``structured`` or
+``native``), ``allow_ask``, ``optimal_steps``, ``max_tokens``, ``temperature``; ``user_id``
+(whose episodic memory to use) and ``preferences`` (kept in the grounding section).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kforge.agents.loop import ReactLoop
+from kforge.agents.loop_config import LoopConfig
+from kforge.engine.agent import StepOutcome
+from kforge.engine.context import RunContext
+from kforge.errors import ConfigurationError, ValidationError
+from kforge.frames import Frame
+from kforge.memory.trajectory import TrajectoryLog
+from kforge.runtime.registry import AgentRegistry, default_registry
+from kforge.tools.base import Tool
+from kforge.tools.registry import ToolRegistry
+
+__all__ = [
+    "TOOLS_SERVICE",
+    "ReactAgent",
+    "builtin_tools",
+    "register",
+    "resolve_tools",
+    "service_tools",
+    "trajectory_of",
+]
+
+TOOLS_SERVICE = "tools"
+"""``ctx.services`` key of the tools agents may use: a ``ToolRegistry`` or a list of tools."""
+
+
+def builtin_tools() -> list[Tool]:
+    """The built-in tools that need no account (web, explanation, OCR, Python)."""
+    from kforge.tools.builtin import default_tools
+
+    return default_tools()
+
+
+def service_tools(services: dict[str, Any]) -> list[Tool]:
+    """The tools the run was given in ``services["tools"]``."""
+    supplied = services.get(TOOLS_SERVICE)
+    if supplied is None:
+        return []
+    if isinstance(supplied, ToolRegistry):
+        return supplied.list_tools()
+    if isinstance(supplied, Iterable):
+        tools = list(supplied)
+        if all(isinstance(t, Tool) for t in tools):
+            return tools
+    raise ConfigurationError(
+        f"services['{TOOLS_SERVICE}'] must be a ToolRegistry or a list of tools "
+        f"(got {type(supplied).__name__})"
+    )
+
+
+def resolve_tools(services: dict[str, Any], names: Sequence[str] | None) -> ToolRegistry:
+    """The tools called ``names``: the run's own first, then the built-ins. ``None`` means every
+    tool the run was given (no built-ins)."""
+    own = {t.name: t for t in service_tools(services)}
+    if names is None:
+        return ToolRegistry(own.values())
+    chosen: list[Tool] = []
+    builtins: dict[str, Tool] | None = None
+    for name in names:
+        tool = own.get(name)
+        if tool is None:
+            if builtins is None:
+                builtins = {t.name: t for t in builtin_tools()}
+            tool = builtins.get(name)
+        if tool is None:
+            known = sorted({*own, *(builtins or {})})
+            raise ConfigurationError(
+                f"react agent: unknown tool '{name}'; available tools: {', '.join(known) or 'none'}"
+            )
+        chosen.append(tool)
+    return ToolRegistry(chosen)
+
+
+def _names(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+        raise ValidationError(
+            f"react agent: 'tools' must be a list of tool names (got {value!r:.100})"
+        )
+    return list(dict.fromkeys(value))
+
+
+class ReactAgent:
+    """The ReAct loop as a run: each runner step is one decide → act → observe iteration."""
+
+    agent_type = "react"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.args: dict[str, Any] = dict(args or {})
+        goal = self.args.get("goal", self.args.get("question", ""))
+        if not isinstance(goal, str) or not goal.strip():
+            raise ValidationError("the react agent needs a non-empty 'goal'")
+        preferences = self.args.get("preferences") or {}
+        if not isinstance(preferences, dict):
+            raise ValidationError("react agent: 'preferences' must be an object of strings")
+        self.tool_names = _names(self.args.get("tools"))
+        self.loop = ReactLoop(
+            goal.strip(),
+            LoopConfig.from_dict(self.args),
+            memory_scope=str(self.args.get("memory_scope") or self.agent_type),
+            user_id=str(self.args.get("user_id") or "default"),
+            preferences={str(k): str(v) for k, v in preferences.items()},
+        )
+        self._tools: ToolRegistry | None = None
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        if self._tools is None:
+            self._tools = resolve_tools(ctx.services, self.tool_names)
+        finished = await self.loop.step(ctx, self._tools)
+        if not finished:
+            return StepOutcome()
+        loop = self.loop
+        summary = (
+            f"answered in {loop.iteration} step(s)"
+            if loop.goal_achieved
+            else f"stopped ({loop.stop_reason or 'goal not reached'}) after {loop.iteration} step(s)"
+        )
+        return StepOutcome(True, loop.result(), summary)
+
+    def get_state(self) -> dict[str, Any]:
+        return {"args": self.args, "loop": self.loop.to_dict()}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.args = dict(state.get("args", self.args))
+        self.tool_names = _names(self.args.get("tools"))
+        self.loop = ReactLoop.restore(state["loop"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return self.loop.result()
+
+
+def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) -> TrajectoryLog:
+    """The trajectory log of a run (seed 001 §9) from its frames; ``.to_json()`` exports it."""
+    return TrajectoryLog.from_frames(frames, optimal_steps=optimal_steps)
+
+
+def register(registry: AgentRegistry = default_registry) -> None:
+    """Register the ``react`` agent type (does nothing when it is already registered)."""
+    if ReactAgent.agent_type not in registry:
+        registry.register(ReactAgent.agent_type, ReactAgent)

@@ -1,0 +1,185 @@
+"""``kforge ask``: answer one question from local documents with the router agent, with citations.
+
+Progress goes to stderr and the answer to stdout, so the answer can be piped. ``kforge chat``
+builds on the same pieces for a conversation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from kforge.cli._common import open_runtime, print_frame, report_outcome
+from kforge.errors import ValidationError
+from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan
+from kforge.runtime.runtime import Runtime
+from kforge.store.base import RunRecord, RunStatus
+
+__all__ = [
+    "add_router_options",
+    "answer_turn",
+    "check_router_options",
+    "open_router_runtime",
+    "prepare_corpus",
+    "print_answer",
+    "register",
+    "router_args",
+]
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "ask",
+        help="answer a question from local documents, with citations",
+        description="Answer one question with the router agent: a guardrail, then searches of "
+        "the documents (and the web with --web), grading of what was found, and an answer that "
+        "cites the passages it used. Without --docs it uses the sample documents shipped with "
+        "kforge.",
+    )
+    p.add_argument("question", help="the question")
+    add_router_options(p)
+    p.set_defaults(func=cmd_ask)
+
+
+def add_router_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
+    p.add_argument(
+        "--corpus",
+        help="name of the corpus to index the documents in (default: "
+        "derived from the folder name; 'samples' for the shipped documents)",
+    )
+    p.add_argument(
+        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
+    )
+    p.add_argument("--web", action="store_true", help="also let the agent search the web")
+    p.add_argument(
+        "--max-iterations",
+        type=int,
+        default=2,
+        metavar="N",
+        help="search rounds before answering (default 2)",
+    )
+    p.add_argument("-k", type=int, default=4, metavar="N", help="passages per search (default 4)")
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=400,
+        metavar="N",
+        help="longest answer in tokens (default 400)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
+
+
+def check_router_options(args: argparse.Namespace) -> None:
+    for flag, value in (
+        ("--max-iterations", args.max_iterations),
+        ("-k", args.k),
+        ("--max-tokens", args.max_tokens),
+    ):
+        if value < 1:
+            raise ValidationError(f"{flag} must be at least 1 (got {value})")
+
+
+def open_router_runtime(args: argparse.Namespace) -> Runtime:
+    """The runtime of ``args`` with the router agent registered."""
+    from kforge.agents.router import register as register_router
+
+    register_router()
+    return open_runtime(args)
+
+
+def prepare_corpus(rt: Runtime, args: argparse.Namespace, out: TextIO) -> str:
+    """Index ``--docs`` (or the sample documents) and return the corpus name."""
+    from kforge.cli.research import SAMPLE_CORPUS, corpus_name_for, ensure_corpus, sample_corpus_dir
+
+    folder = Path(args.docs) if args.docs else sample_corpus_dir()
+    name: str = args.corpus or (corpus_name_for(folder) if args.docs else SAMPLE_CORPUS)
+    ensure_corpus(rt, folder, name, out)
+    return name
+
+
+def router_args(
+    args: argparse.Namespace, question: str, corpus: str, history: Sequence[dict[str, str]]
+) -> dict[str, Any]:
+    return {
+        "question": question,
+        "corpus": corpus,
+        "history": list(history),
+        "web_search": bool(args.web),
+        "max_iterations": args.max_iterations,
+        "k": args.k,
+        "max_tokens": args.max_tokens,
+    }
+
+
+def _progress(frame: Frame, out: TextIO, *, verbose: bool) -> None:
+    if verbose:
+        print_frame(frame, out, verbose=True)
+    elif isinstance(frame, AgentStatus):
+        tool = f" {frame.current_tool}" if frame.current_tool else ""
+        print(f"  · {frame.phase}{tool}", file=out, flush=True)
+    elif isinstance(frame, Plan) and frame.reasoning:
+        print(f"    {' '.join(frame.reasoning.split())[:120]}", file=out, flush=True)
+    elif isinstance(frame, ErrorFrame | LimitReached):
+        print_frame(frame, out)
+
+
+async def answer_turn(
+    rt: Runtime,
+    run_args: dict[str, Any],
+    *,
+    session_id: str | None,
+    progress: TextIO,
+    verbose: bool = False,
+) -> RunRecord:
+    """Run the router agent for one question and show its steps as they happen."""
+    run_id = await rt.start("router", run_args, session_id=session_id)
+    async for frame in rt.subscribe(run_id):
+        _progress(frame, progress, verbose=verbose)
+    return await rt.wait(run_id)
+
+
+def print_answer(run: RunRecord, out: TextIO) -> None:
+    result = run.result or {}
+    print(str(result.get("answer", "")).strip(), file=out)
+    citations = result.get("citations") or []
+    if citations:
+        print("\nSources:", file=out)
+        for c in citations:
+            where = [f"§ {c['heading']}"] if c.get("heading") else []
+            if c.get("page") is not None:
+                where.append(f"p. {c['page']}")
+            where.append(f"chars {c['start']}-{c['end']}")
+            print(f"  [{c['number']}] {c['file']} " + ", ".join(where), file=out)
+    out.flush()
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    question = args.question.strip()
+    if not question:
+        raise ValidationError(
+            'the question is empty; ask something, e.g. kforge ask "What is '
+            'retrieval-augmented generation?"'
+        )
+    check_router_options(args)
+
+    async def go() -> RunRecord:
+        rt = open_router_runtime(args)
+        try:
+            corpus = prepare_corpus(rt, args, sys.stderr)
+            run_args = router_args(args, question, corpus, [])
+            return await answer_turn(
+                rt, run_args, session_id=None, progress=sys.stderr, verbose=args.verbose
+            )
+        finally:
+            await rt.aclose()
+
+    run = asyncio.run(go())
+    if run.status != RunStatus.COMPLETED:
+        return report_outcome(run)
+    print_answer(run, sys.stdout)
+    return 0

@@ -1,0 +1,120 @@
+"""``kforge chat``: a multi-turn conversation with the router agent over local documents.
+
+A chat is a session: every turn is a run stored with the session's id, and its input carries the
+earlier turns, so follow-up questions keep their context. ``--session ID`` continues a session
+later, from the same database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any, TextIO
+
+from kforge.agents.conversation import Turn, session_turns
+from kforge.cli.ask import (
+    add_router_options,
+    answer_turn,
+    check_router_options,
+    open_router_runtime,
+    prepare_corpus,
+    print_answer,
+    router_args,
+)
+from kforge.frames import new_id
+from kforge.store.base import RunStatus
+
+__all__ = ["register", "run_chat"]
+
+HELP = """\
+Type a question and press Enter. Follow-up questions keep the conversation's context.
+Commands: /history shows the conversation, /session shows how to continue it later,
+/exit (or Ctrl-D) quits."""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "chat",
+        help="a conversation about local documents (multi-turn, resumable)",
+        description="Chat with the router agent about your documents. Each turn is a durable "
+        "run in a session; continue the session later with --session ID. Without --docs it "
+        "uses the sample documents shipped with kforge.",
+    )
+    p.add_argument("--session", metavar="ID", help="continue (or name) a chat session")
+    add_router_options(p)
+    p.set_defaults(func=cmd_chat)
+
+
+def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
+    print(prompt, end="", file=out, flush=True)
+    line = stdin.readline()
+    return None if not line else line.strip()
+
+
+def _show_history(turns: list[Turn], out: TextIO) -> None:
+    if not turns:
+        print("(no earlier turns)", file=out)
+    for number, turn in enumerate(turns, 1):
+        answer = " ".join(turn.answer.split())
+        print(f"{number}. you: {turn.question}\n   kforge: {answer[:300]}", file=out)
+
+
+async def run_chat(
+    args: argparse.Namespace, *, stdin: TextIO, out: TextIO, progress: TextIO
+) -> int:
+    """The conversation loop; returns the exit code."""
+    check_router_options(args)
+    rt = open_router_runtime(args)
+    try:
+        corpus = prepare_corpus(rt, args, progress)
+        session = args.session or new_id()[:12]
+        turns = session_turns(rt.store, session) if args.session else []
+        if turns:
+            print(f"session {session}: continuing after {len(turns)} earlier turn(s)", file=out)
+            _show_history(turns[-3:], out)
+        else:
+            print(
+                f"session {session} (continue it later with: kforge chat --session {session})",
+                file=out,
+            )
+        print(HELP, file=out, flush=True)
+        while True:
+            line = _read("\nyou> ", stdin, out)
+            if line is None or line in ("/exit", "/quit"):
+                print(f"bye; continue with: kforge chat --session {session}", file=out)
+                return 0
+            if not line:
+                continue
+            if line == "/history":
+                _show_history(turns, out)
+                continue
+            if line == "/session":
+                print(f"session {session}: kforge chat --session {session}", file=out)
+                continue
+            if line.startswith("/"):
+                print(f"unknown command {line.split()[0]}\n{HELP}", file=out)
+                continue
+            history = [t.to_dict() for t in turns]
+            run = await answer_turn(
+                rt,
+                router_args(args, line, corpus, history),
+                session_id=session,
+                progress=progress,
+                verbose=args.verbose,
+            )
+            if run.status != RunStatus.COMPLETED:
+                print(
+                    f"(run {run.id} {run.status.value}: {run.error or run.pause_reason or ''})",
+                    file=out,
+                )
+                continue
+            print("kforge> ", end="", file=out)
+            print_answer(run, out)
+            turns.append(Turn(line, str((run.result or {}).get("answer", ""))))
+    finally:
+        await rt.aclose()
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    return asyncio.run(run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr))

@@ -1,0 +1,44 @@
+"""Conversation turns: from args, from a session in the store, and as prompt text."""
+
+from __future__ import annotations
+
+import pytest
+
+from kforge.agents.conversation import Turn, format_history, session_turns, turns_from_args
+from kforge.errors import ValidationError
+from kforge.llm.scripted import ScriptedModel
+from tests.agents.helpers import runtime
+from tests.agents.test_router import corpus_store
+
+GREETING = [
+    {"reason": "A greeting.", "in_scope": True},
+    {"reasoning": "No documents needed.", "action": "generate", "query": ""},
+]
+
+
+async def test_session_turns_are_the_completed_router_runs_in_order() -> None:
+    store = corpus_store()
+    model = ScriptedModel([*GREETING, "Hello!", *GREETING, "Hi again!"])
+    rt = runtime(model, store=store)
+    for question in ("Hello", "Hello again"):
+        await rt.run("router", {"question": question, "corpus": "ml"}, session_id="s")
+    turns = session_turns(store, "s")
+    assert turns == [Turn("Hello", "Hello!"), Turn("Hello again", "Hi again!")]
+    assert session_turns(store, "other") == []
+
+
+def test_turns_from_args_are_checked() -> None:
+    assert turns_from_args([{"question": "q", "answer": "a"}]) == [Turn("q", "a")]
+    with pytest.raises(ValidationError, match="must be a list"):
+        turns_from_args("q")
+    with pytest.raises(ValidationError, match="'question' and 'answer'"):
+        turns_from_args([{"question": 1}])
+
+
+def test_history_shows_the_latest_turns_with_short_answers() -> None:
+    turns = [Turn(f"q{i}", "word " * 400) for i in range(8)]
+    text = format_history(turns, max_turns=2)
+    assert text.startswith("Conversation so far:\nUser: q6")
+    assert "q5" not in text and text.count("Assistant:") == 2
+    assert len(text) < 1400
+    assert format_history([]) == ""

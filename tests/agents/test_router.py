@@ -1,0 +1,354 @@
+"""The router agent (seed 003): guardrail → router ⇄ executor → grading → generation, with
+multi-turn conversations whose follow-ups are routed using the earlier turns."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kforge.agents.router_schema import GUARDRAIL_SCHEMA
+from kforge.frames import (
+    AgentResponse,
+    AgentStatus,
+    DataEvent,
+    ErrorFrame,
+    Observation,
+    ToolStart,
+)
+from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.scripted import ScriptedModel
+from kforge.llm.types import Message, ModelResponse
+from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.corpus import Corpus
+from kforge.rag.grading import GRADE_SCHEMA
+from kforge.rag.types import SourceDocument
+from kforge.runtime import Runtime
+from kforge.store.base import RunStatus
+from kforge.store.memory import MemoryStore
+from kforge.tools import ToolResult, tool
+from tests.agents.helpers import of_type, runtime
+
+DOCS = [
+    SourceDocument(
+        "vit",
+        "Vision transformers (ViT) split an image into fixed-size patches and feed them to a "
+        "transformer encoder; they rival convolutional networks for image classification.",
+        "Vision Transformers",
+    ),
+    SourceDocument(
+        "detr",
+        "DETR brings vision transformers to object detection: a transformer encoder-decoder "
+        "predicts a set of boxes with bipartite matching, without anchors.",
+        "Detection Transformers",
+    ),
+    SourceDocument(
+        "yolo",
+        "YOLO is a convolutional object detection network. Object detection with YOLO is fast: "
+        "one pass predicts boxes for object detection in real time.",
+        "YOLO Object Detection",
+    ),
+    SourceDocument("bread", "Bread needs flour, water, yeast and salt.", "Baking Bread"),
+]
+
+IN_SCOPE = {"reason": "About machine learning.", "in_scope": True}
+RELEVANT = {"relevance": "relevant", "confidence": 0.9, "reasoning": "On topic."}
+IRRELEVANT = {"relevance": "not_relevant", "confidence": 0.8, "reasoning": "Off topic."}
+
+
+def corpus_store() -> MemoryStore:
+    store = MemoryStore()
+    Corpus.open(store, "ml").add_documents(DOCS)
+    return store
+
+
+def route(query: str, action: str = "retrieve_chunks") -> dict[str, str]:
+    return {"reasoning": f"search for {query}", "action": action, "query": query}
+
+
+GENERATE = {"reasoning": "The passages answer it.", "action": "generate", "query": ""}
+
+
+def steps(frames: list[Any]) -> list[str]:
+    return [f.phase for f in frames if isinstance(f, AgentStatus)]
+
+
+async def test_one_turn_walks_the_graph_and_cites_only_relevant_passages() -> None:
+    store = corpus_store()
+    model = ScriptedModel(
+        [
+            IN_SCOPE,
+            route("vision transformer"),
+            RELEVANT,  # vit
+            IRRELEVANT,  # detr
+            GENERATE,
+            "ViTs split images into patches [1]; see also [2].",
+        ]
+    )
+    rt = runtime(model, store=store)
+    run = await rt.run(
+        "router", {"question": "What is a vision transformer?", "corpus": "ml", "k": 2}
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    frames = rt.frames(run.id)
+    assert steps(frames) == [
+        "guardrail",
+        "routing",
+        "executing",
+        "tool_start",
+        "tool_end",
+        "grading",
+        "routing",
+        "generation",
+    ]
+    result = run.result or {}
+    # only the passage graded relevant is numbered, so the stray [2] is removed
+    assert result["answer"] == "ViTs split images into patches [1]; see also."
+    assert [c["file"] for c in result["citations"]] == ["vit"]
+    assert not result["fallback"] and not result["out_of_scope"]
+    model.assert_consumed()
+
+
+async def test_out_of_scope_messages_are_answered_politely_and_end_the_run() -> None:
+    store = corpus_store()
+    model = ScriptedModel([{"reason": "Weather forecasts are unrelated.", "in_scope": False}])
+    rt = runtime(model, store=store)
+    run = await rt.run("router", {"question": "Will it rain in Oslo tomorrow?", "corpus": "ml"})
+    assert run.status == RunStatus.COMPLETED
+    result = run.result or {}
+    assert result["out_of_scope"] is True
+    assert result["answer"].startswith("Sorry, I can only help with questions about")
+    assert "Weather forecasts are unrelated." in result["answer"]
+    frames = rt.frames(run.id)
+    assert steps(frames) == ["guardrail", "out_of_scope"]
+    assert not of_type(frames, ToolStart)
+    [response] = of_type(frames, AgentResponse)
+    assert response.goal_achieved is False
+    model.assert_consumed()
+
+
+async def test_documents_that_match_overrule_an_out_of_scope_verdict() -> None:
+    store = corpus_store()
+    model = ScriptedModel(
+        [
+            {"reason": "Not sure.", "in_scope": False},
+            route("yolo"),
+            RELEVANT,
+            GENERATE,
+            "YOLO is a one-pass detector [1].",
+        ]
+    )
+    rt = runtime(model, store=store)
+    run = await rt.run("router", {"question": "How does YOLO work?", "corpus": "ml", "k": 1})
+    assert not (run.result or {})["out_of_scope"]
+    [evidence] = [
+        f for f in of_type(rt.frames(run.id), DataEvent) if f.name == "guardrail.evidence"
+    ]
+    assert evidence.payload["matches"] > 0
+    model.assert_consumed()
+
+
+async def test_simple_messages_exit_early_without_tools() -> None:
+    model = ScriptedModel(
+        [IN_SCOPE, {"reasoning": "A greeting.", "action": "generate", "query": ""}, "Hello!"]
+    )
+    rt = runtime(model, store=corpus_store())
+    run = await rt.run("router", {"question": "Hi there!", "corpus": "ml"})
+    result = run.result or {}
+    assert result["answer"] == "Hello!" and result["citations"] == [] and not result["fallback"]
+    assert "executing" not in steps(rt.frames(run.id))
+
+
+async def test_nothing_relevant_falls_back_to_a_disclaimed_model_answer() -> None:
+    model = ScriptedModel(
+        [
+            IN_SCOPE,
+            route("bread yeast"),
+            IRRELEVANT,
+            route("flour water"),
+            IRRELEVANT,
+            "Sourdough uses wild yeast.",
+        ]
+    )
+    rt = runtime(model, store=corpus_store())
+    run = await rt.run(
+        "router",
+        {"question": "How does sourdough work?", "corpus": "ml", "k": 1, "max_iterations": 2},
+    )
+    result = run.result or {}
+    assert result["fallback"] is True and result["citations"] == []
+    assert result["answer"].startswith("Note: no relevant passages were found")
+    assert result["queries"] == ["bread yeast", "flour water"]
+    model.assert_consumed()
+
+
+async def test_a_repeated_query_is_rewritten_and_bad_router_output_is_retried() -> None:
+    model = ScriptedModel(
+        [
+            IN_SCOPE,
+            route("yolo detection"),
+            RELEVANT,
+            ModelResponse(text="retrieve more please"),  # not JSON
+            route("yolo detection"),  # the same query again: rewritten
+            GENERATE,  # the rewrite found no new passage, so nothing to grade
+            "YOLO detects objects in one pass [1].",
+        ]
+    )
+    rt = runtime(model, store=corpus_store())
+    run = await rt.run(
+        "router", {"question": "Tell me about YOLO detection", "corpus": "ml", "k": 1}
+    )
+    result = run.result or {}
+    assert len(result["queries"]) == 2 and result["queries"][0] == "yolo detection"
+    assert result["queries"][1] != "yolo detection"
+    frames = rt.frames(run.id)
+    errors = of_type(frames, ErrorFrame)
+    assert [e.error_type for e in errors] == ["invalid_router_decision"]
+    assert "no new passages" in [o.content for o in of_type(frames, Observation)]
+    assert [c["file"] for c in result["citations"]] == ["yolo"]
+    model.assert_consumed()
+
+
+async def test_web_search_runs_the_configured_tool() -> None:
+    @tool(name="search_web_for_info", read_only=True)
+    def fake_search(query: str) -> ToolResult:
+        """Search the web.
+
+        Args:
+            query: What to search for.
+        """
+        results = [{"title": "RT-DETR", "url": "https://example.org/rtdetr", "snippet": "2024"}]
+        return ToolResult.success("1 result", {"query": query, "results": results})
+
+    model = ScriptedModel(
+        [
+            IN_SCOPE,
+            route("detection transformers 2024", "web_search"),
+            RELEVANT,
+            GENERATE,
+            "RT-DETR appeared [1].",
+        ]
+    )
+    rt = runtime(model, fake_search, store=corpus_store())
+    run = await rt.run(
+        "router",
+        {"question": "Any 2024 detection transformers?", "corpus": "ml", "web_search": True},
+    )
+    result = run.result or {}
+    assert [c["file"] for c in result["citations"]] == ["https://example.org/rtdetr"]
+    assert "web_search" in str(model.calls[1].output_schema)
+    [start] = of_type(rt.frames(run.id), ToolStart)
+    assert start.tool_name == "search_web_for_info"
+
+
+# -- multi-turn ------------------------------------------------------------------------------
+
+
+FILLER = {"what", "about", "researching", "tell", "any"}
+
+
+def keywords(text: str) -> list[str]:
+    return [w for w in tokenize(text) if w not in STOPWORDS and w not in FILLER and len(w) > 2]
+
+
+def reasoning_model(seen: list[str]) -> FunctionModel:
+    """Stands in for an LLM that reads the conversation: a follow-up's search query names the
+    earlier turn's topic as well as the new words. ``seen`` collects the routing prompts."""
+
+    def reply(messages: list[Message], info: CallInfo) -> Any:
+        schema = info.output_schema
+        prompt = messages[-1].content
+        if schema == GUARDRAIL_SCHEMA:
+            return IN_SCOPE
+        if schema == GRADE_SCHEMA:
+            return RELEVANT
+        if schema is None:
+            numbers = re.findall(r"^\[(\d+)\]", prompt, flags=re.MULTILINE)
+            return "Here is what the documents say " + "".join(f"[{n}]" for n in numbers[:1])
+        seen.append(prompt)
+        if "Relevant passages found so far" in prompt:
+            return GENERATE
+        question = prompt.split("Question: ", 1)[1].splitlines()[0]
+        earlier = re.findall(r"^User: (.*)$", prompt, flags=re.MULTILINE)
+        topic = keywords(earlier[-1]) if earlier else []
+        words = topic + [w for w in keywords(question) if w not in topic]
+        return {
+            "reasoning": "Search the documents.",
+            "action": "retrieve_chunks",
+            "query": " ".join(words),
+        }
+
+    return FunctionModel(reply, name="test:reasoning")
+
+
+async def ask(rt: Runtime, question: str, **args: Any) -> dict[str, Any]:
+    run = await rt.run(
+        "router",
+        {"question": question, "corpus": "ml", "k": 1, **args},
+        session_id=args.pop("session", None),
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    return run.result or {}
+
+
+async def test_a_follow_up_is_routed_with_the_earlier_turn_of_its_session() -> None:
+    store, seen = corpus_store(), []
+    rt = runtime(reasoning_model(seen), store=store)
+    first = await rt.run(
+        "router",
+        {"question": "I'm researching vision transformers", "corpus": "ml", "k": 1},
+        session_id="chat-1",
+    )
+    assert [c["file"] for c in (first.result or {})["citations"]] == ["vit"]
+
+    second = await rt.run(
+        "router",
+        {"question": "What about for object detection?", "corpus": "ml", "k": 1},
+        session_id="chat-1",
+    )
+    result = second.result or {}
+    frames = rt.frames(second.id)
+    [loaded] = [f for f in of_type(frames, DataEvent) if f.name == "conversation.loaded"]
+    assert loaded.payload["turns"][0]["question"] == "I'm researching vision transformers"
+    assert "User: I'm researching vision transformers" in seen[-2]  # the routing prompt
+    assert result["queries"] == ["vision transformers object detection"]
+    assert [c["file"] for c in result["citations"]] == ["detr"]  # not the CNN detector
+    assert result["history_turns"] == 1
+
+    # The same follow-up without the conversation is routed to a different document.
+    alone = await rt.run(
+        "router", {"question": "What about for object detection?", "corpus": "ml", "k": 1}
+    )
+    assert (alone.result or {})["queries"] == ["object detection"]
+    assert [c["file"] for c in (alone.result or {})["citations"]] == ["yolo"]
+
+
+async def test_history_passed_in_args_is_used_instead_of_the_store() -> None:
+    seen: list[str] = []
+    rt = runtime(reasoning_model(seen), store=corpus_store())
+    history = [{"question": "I'm researching vision transformers", "answer": "ViTs use patches."}]
+    run = await rt.run(
+        "router",
+        {
+            "question": "What about for object detection?",
+            "corpus": "ml",
+            "k": 1,
+            "history": history,
+        },
+        session_id="other",
+    )
+    result = run.result or {}
+    assert result["queries"] == ["vision transformers object detection"]
+    assert "Assistant: ViTs use patches." in seen[0]
+    assert not [f for f in of_type(rt.frames(run.id), DataEvent) if f.name == "conversation.loaded"]
+
+
+def test_runtime_is_required_for_the_corpus_service() -> None:
+    import pytest
+
+    from kforge.agents.router import RouterAgent
+    from kforge.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="non-empty 'question'"):
+        RouterAgent({"question": "  "})
+    with pytest.raises(ValidationError, match="'k' must be a positive integer"):
+        RouterAgent({"question": "q", "k": 0})

@@ -1,0 +1,161 @@
+"""``kforge ask`` and ``kforge chat``: with test models through the real command line, and one
+offline smoke test of ``kforge ask`` with the bundled local model on the sample documents."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kforge.cli import build_parser, main
+from kforge.cli.chat import run_chat
+from kforge.llm.base import Model
+from kforge.llm.scripted import ScriptedModel
+from kforge.runtime import Runtime
+from kforge.store.base import RunStatus
+from kforge.store.sqlite import SQLiteStore
+from tests.agents.test_router import reasoning_model
+
+VIT = (
+    "# Vision Transformers\n\nVision transformers (ViT) split an image into patches and feed "
+    "them to a transformer encoder.\n"
+)
+DETR = (
+    "# Detection Transformers\n\nDETR brings vision transformers to object detection with "
+    "set prediction.\n"
+)
+YOLO = (
+    "# YOLO\n\nYOLO is a convolutional object detection network. Object detection with YOLO "
+    "is fast: one pass predicts boxes for object detection.\n"
+)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "vit.md").write_text(VIT)
+    (folder / "detr.md").write_text(DETR)
+    (folder / "yolo.md").write_text(YOLO)
+    return folder
+
+
+def use_model(monkeypatch: pytest.MonkeyPatch, model: Model) -> None:
+    """Make the CLI's runtime use ``model`` (the store still comes from --db)."""
+
+    def open_runtime(args: Any, **kwargs: Any) -> Runtime:
+        return Runtime(SQLiteStore(args.db), model=model, **kwargs)
+
+    monkeypatch.setattr("kforge.cli.ask.open_runtime", open_runtime)
+
+
+def test_ask_prints_the_answer_with_sources_and_the_steps(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = ScriptedModel(
+        [
+            {"reason": "About vision models.", "in_scope": True},
+            {"reasoning": "Search.", "action": "retrieve_chunks", "query": "vision transformer"},
+            {"relevance": "relevant", "confidence": 0.9, "reasoning": "Defines ViT."},
+            {"reasoning": "Enough.", "action": "generate", "query": ""},
+            "A ViT splits an image into patches [1].",
+        ]
+    )
+    use_model(monkeypatch, model)
+    db = tmp_path / "k.db"
+    code = main(
+        ["--db", str(db), "ask", "What is a vision transformer?", "--docs", str(docs), "-k", "1"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("A ViT splits an image into patches [1].")
+    assert "Sources:\n  [1] vit.md § Vision Transformers" in out
+    for step in ("guardrail", "routing", "executing retrieve_chunks", "grading", "generation"):
+        assert f"· {step}" in err
+    assert "corpus 'papers'" in err  # the folder was indexed
+    model.assert_consumed()
+
+
+def test_ask_refuses_an_empty_question_and_bad_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", str(tmp_path / "k.db"), "ask", "   "]) == 1
+    assert "the question is empty" in capsys.readouterr().err
+    assert main(["--db", str(tmp_path / "k.db"), "ask", "q", "-k", "0"]) == 1
+    assert "-k must be at least 1" in capsys.readouterr().err
+
+
+async def test_chat_keeps_the_conversation_and_continues_a_session(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_model(monkeypatch, reasoning_model([]))
+    db = tmp_path / "k.db"
+    args = build_parser().parse_args(["--db", str(db), "chat", "--docs", str(docs), "-k", "1"])
+    stdin = io.StringIO(
+        "I'm researching vision transformers\nWhat about for object detection?\n/history\n/exit\n"
+    )
+    out, progress = io.StringIO(), io.StringIO()
+    assert await run_chat(args, stdin=stdin, out=out, progress=progress) == 0
+    text = out.getvalue()
+    session = text.split()[1]
+    assert f"continue it later with: kforge chat --session {session}" in text
+    assert "1. you: I'm researching vision transformers" in text  # /history
+    assert "2. you: What about for object detection?" in text
+
+    store = SQLiteStore(db)
+    runs = sorted(store.list_runs(session_id=session), key=lambda r: r.created_at)
+    assert [r.status for r in runs] == [RunStatus.COMPLETED, RunStatus.COMPLETED]
+    first, second = runs
+    # each turn's input carries the turns before it; the follow-up kept its topic
+    assert second.input["args"]["history"][0]["question"] == "I'm researching vision transformers"
+    assert second.input["args"]["history"][0]["answer"] == (first.result or {})["answer"]
+    assert (second.result or {})["queries"] == ["vision transformers object detection"]
+    assert [c["file"] for c in (second.result or {})["citations"]] == ["detr.md"]
+    store.close()
+
+    # Later, from the same database: the session continues with its turns.
+    again = build_parser().parse_args(
+        ["--db", str(db), "chat", "--session", session, "--docs", str(docs), "-k", "1"]
+    )
+    out = io.StringIO()
+    stdin = io.StringIO("And how fast is it?\n")  # ends with EOF, like Ctrl-D
+    assert await run_chat(again, stdin=stdin, out=out, progress=io.StringIO()) == 0
+    assert f"session {session}: continuing after 2 earlier turn(s)" in out.getvalue()
+    store = SQLiteStore(db)
+    third = store.list_runs(session_id=session)[0]
+    assert len(third.input["args"]["history"]) == 2
+    store.close()
+
+
+@pytest.mark.slow
+def test_ask_works_offline_with_the_local_model_on_the_sample_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    code = main(
+        [
+            "--db",
+            str(db),
+            "ask",
+            "What is the ReAct pattern?",
+            "--model",
+            "local:smollm2",
+            "--max-iterations",
+            "1",
+            "-k",
+            "1",
+            "--max-tokens",
+            "48",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip()
+    assert "corpus 'samples'" in err and "· generation" in err
+    store = SQLiteStore(db)
+    [run] = store.list_runs()
+    assert run.status == RunStatus.COMPLETED and run.agent_type == "router"
+    assert (run.result or {})["answer"].strip()
+    store.close()
