@@ -9,7 +9,6 @@ against the frames it already recorded.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from typing import Any
 from kforge.engine.agent import StepAgent
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
-from kforge.engine.state import diff_state, rebuild_state
+from kforge.engine.state import apply_delta, diff_state, rebuild_state
 from kforge.errors import LimitExceededError, StateCorruptionError
 from kforge.frames import (
     Complete,
@@ -57,7 +56,7 @@ def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
         base, step_no, seq = snapshot.state, snapshot.step, snapshot.seq
         steps_from = snapshot.step
     steps = store.read_steps(run_id, after_step=steps_from if snapshot is not None else -1)
-    state = rebuild_state(base, (s.delta for s in steps))
+    state = rebuild_state(base, (s.delta for s in steps), copy_base=False)
     if steps:
         step_no, seq = steps[-1].step, steps[-1].seq
     if step_no < 0:
@@ -96,7 +95,8 @@ class StepRunner:
         run_id = self.run.id
         try:
             full_state, step_no, step_seq = load_state(self.store, run_id)
-            self.agent.restore_state(copy.deepcopy(full_state["agent"]))
+            # the agent gets its own copy: prev_state must never alias what the agent mutates
+            self.agent.restore_state(json.loads(json.dumps(full_state["agent"])))
         except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
             return self._fail_corrupt(exc)
         journal = [
@@ -173,16 +173,14 @@ class StepRunner:
                 return RunStatus.FAILED
             elapsed += time.monotonic() - started
             step_no += 1
-            # Through JSON: a private copy the agent cannot mutate later, and proof it serializes.
-            new_state = json.loads(
-                json.dumps(
-                    {
-                        "agent": self.agent.get_state(),
-                        "runtime": {"elapsed_s": round(elapsed, 6), "usage": ctx.usage.to_dict()},
-                    }
-                )
-            )
-            delta = diff_state(prev_state, new_state)
+            live_state = {
+                "agent": self.agent.get_state(),
+                "runtime": {"elapsed_s": round(elapsed, 6), "usage": ctx.usage.to_dict()},
+            }
+            # The delta holds copies; applying it keeps prev_state free of references into the
+            # agent, without copying the whole state every step.
+            delta = diff_state(prev_state, live_state)
+            new_state = apply_delta(prev_state, delta)
             prev_state = new_state
             frames = ctx.take_pending()
             if outcome.done:
@@ -199,12 +197,15 @@ class StepRunner:
             fields: dict[str, Any] = {"iteration": step_no}
             if outcome.done:
                 fields.update(status=RunStatus.COMPLETED, result=outcome.result)
-            self._commit(
-                frames,
-                step=StepRecord(step_no, step_seq, delta),
-                snapshot=snapshot,
-                run_fields=fields,
-            )
+            try:
+                self._commit(
+                    frames,
+                    step=StepRecord(step_no, step_seq, delta),
+                    snapshot=snapshot,
+                    run_fields=fields,
+                )
+            except (TypeError, ValueError) as exc:
+                return self._fail_unserializable(exc)
             if outcome.done:
                 return RunStatus.COMPLETED
 
@@ -243,23 +244,31 @@ class StepRunner:
         )
         return RunStatus.PAUSED
 
+    def _fail_unserializable(self, exc: Exception) -> RunStatus:
+        message = (
+            f"the agent's state or a frame is not JSON ({exc}); get_state() must return JSON "
+            "values (dicts, lists, strings, numbers, booleans, None)"
+        )
+        return self._fail_with("ValidationError", message, "state not serializable")
+
     def _fail_corrupt(self, exc: Exception) -> RunStatus:
         message = (
             f"state corruption: the run's state could not be rebuilt from its snapshot or its "
             f"frames ({exc}); the run is marked failed, other runs are unaffected; fork it from "
             "an earlier seq to continue"
         )
-        last = self.store.get_run(self.run.id).last_seq
+        return self._fail_with("StateCorruptionError", message, "state corruption")
+
+    def _fail_with(self, error_type: str, message: str, reason: str) -> RunStatus:
+        run = self.store.get_run(self.run.id)
         frames: list[Frame] = [
-            ErrorFrame(
-                run_id=self.run.id, seq=last + 1, error_type="StateCorruptionError", message=message
-            ),
+            ErrorFrame(run_id=run.id, seq=run.last_seq + 1, error_type=error_type, message=message),
             StatusChanged(
-                run_id=self.run.id,
-                seq=last + 2,
-                from_status=self.run.status.value,
+                run_id=run.id,
+                seq=run.last_seq + 2,
+                from_status=run.status.value,
                 to_status="failed",
-                reason="state corruption",
+                reason=reason,
             ),
         ]
         self._commit(frames, run_fields={"status": RunStatus.FAILED, "error": message})

@@ -37,7 +37,9 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
                 ops.append(["s", [*path, key], copy.deepcopy(value)])
         return
     if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        if all(type(a) is type(b) and a == b for a, b in zip(old, new, strict=False)):
+        head = new[: len(old)]
+        # equality in C first; the type check keeps 1, 1.0 and True apart as JSON does
+        if old == head and list(map(type, old)) == list(map(type, head)):
             ops.append(["a", path, copy.deepcopy(new[len(old) :])])
             return
         if len(new) == len(old):
@@ -78,9 +80,11 @@ def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, 
     return state
 
 
-def rebuild_state(base: dict[str, Any], deltas: Iterable[Iterable[list[Any]]]) -> dict[str, Any]:
-    """Apply step deltas in order to a copy of ``base``."""
-    state = copy.deepcopy(base)
+def rebuild_state(
+    base: dict[str, Any], deltas: Iterable[Iterable[list[Any]]], *, copy_base: bool = True
+) -> dict[str, Any]:
+    """Apply step deltas in order to ``base`` (to a copy of it unless ``copy_base`` is False)."""
+    state = copy.deepcopy(base) if copy_base else base
     try:
         for delta in deltas:
             apply_delta(state, delta)

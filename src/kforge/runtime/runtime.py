@@ -178,7 +178,7 @@ class Runtime:
             )
         run = self.store.get_run(run_id)
         agent = self.registry.create(run.agent_type, dict(run.input.get("args", {})))
-        if not self.store.read_steps(run_id, after_step=-1):
+        if not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
         self._launch(run, agent)
         return run_id

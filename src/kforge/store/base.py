@@ -117,7 +117,9 @@ class Store(Protocol):
         self, run_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[Frame]: ...
 
-    def read_steps(self, run_id: str, *, after_step: int = 0) -> list[StepRecord]: ...
+    def read_steps(
+        self, run_id: str, *, after_step: int = 0, limit: int | None = None
+    ) -> list[StepRecord]: ...
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         """The newest snapshot, or None; raises StateCorruptionError if it cannot be read."""

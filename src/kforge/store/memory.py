@@ -136,10 +136,13 @@ class MemoryStore:
                 rows = rows[:limit]
         return [frame_from_json(r) for r in rows]
 
-    def read_steps(self, run_id: str, *, after_step: int = 0) -> list[StepRecord]:
+    def read_steps(
+        self, run_id: str, *, after_step: int = 0, limit: int | None = None
+    ) -> list[StepRecord]:
         with self._lock:
             steps = sorted(self._steps.get(run_id, []), key=lambda s: s.step)
-            return [copy.deepcopy(s) for s in steps if s.step > after_step]
+            chosen = [s for s in steps if s.step > after_step]
+            return [copy.deepcopy(s) for s in chosen[:limit]]
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._lock:

@@ -269,11 +269,14 @@ class SQLiteStore:
             ).fetchall()
         return [_decode_frame(run_id, r[0], r[1], r[2]) for r in rows]
 
-    def read_steps(self, run_id: str, *, after_step: int = 0) -> list[StepRecord]:
+    def read_steps(
+        self, run_id: str, *, after_step: int = 0, limit: int | None = None
+    ) -> list[StepRecord]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT step, seq, delta FROM steps WHERE run_id = ? AND step > ? ORDER BY step",
-                (run_id, after_step),
+                "SELECT step, seq, delta FROM steps WHERE run_id = ? AND step > ? "
+                "ORDER BY step LIMIT ?",
+                (run_id, after_step, -1 if limit is None else limit),
             ).fetchall()
         try:
             return [StepRecord(r[0], r[1], json.loads(r[2])) for r in rows]

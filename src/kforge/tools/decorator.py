@@ -140,7 +140,6 @@ class FunctionTool(Tool):
         return self._to_result(value)
 
     def _to_result(self, value: Any) -> ToolResult:
-        import pydantic
 
         if isinstance(value, ToolResult):
             return value
@@ -148,7 +147,7 @@ class FunctionTool(Tool):
             return ToolResult.success("done")
         if isinstance(value, str) and not self._wrap_output:
             return ToolResult.success(value)
-        plain = pydantic.TypeAdapter(type(value)).dump_python(value, mode="json")
+        plain = _adapter(type(value)).dump_python(value, mode="json")
         structured = (
             {"result": plain} if self._wrap_output or not isinstance(plain, dict) else plain
         )
@@ -246,3 +245,16 @@ def tool(
         )
 
     return wrap(func) if func is not None else wrap
+
+
+_ADAPTERS: dict[type, Any] = {}
+
+
+def _adapter(kind: type) -> Any:
+    """One pydantic TypeAdapter per return type: building one costs more than using it."""
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        import pydantic
+
+        adapter = _ADAPTERS[kind] = pydantic.TypeAdapter(kind)
+    return adapter
