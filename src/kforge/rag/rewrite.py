@@ -1,0 +1,100 @@
+"""Rewrite a search query that found mostly irrelevant passages; the rewrite always differs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kforge.llm.types import Message, ModelSettings
+from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.complete import CompleteFn, ask_structured, is_recoverable
+from kforge.rag.grading import GradedResult
+
+__all__ = ["REWRITE_SCHEMA", "fallback_rewrite", "normalize_query", "rewrite_query"]
+
+REWRITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 300}},
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+_SYSTEM = (
+    "You improve search queries for a keyword search engine over the user's documents. The "
+    "last query found mostly irrelevant passages. Write one new query that keeps the user's "
+    "intent but uses different words: synonyms, the specific technical terms a document would "
+    "use, or a narrower or broader phrasing. Reply with the query only."
+)
+_SETTINGS = ModelSettings(temperature=0.0, max_tokens=80)
+_BROADENERS = ("overview", "explained", "background", "examples", "definition")
+
+
+def normalize_query(query: str) -> str:
+    """Lower case, words only: two queries that normalize alike search alike."""
+    return " ".join(tokenize(query))
+
+
+def _is_new(candidate: str, tried: Sequence[str]) -> bool:
+    norm = normalize_query(candidate)
+    return bool(norm) and all(norm != normalize_query(t) for t in tried)
+
+
+def fallback_rewrite(original: str, tried: Sequence[str]) -> str:
+    """A rewrite made without a model: keywords only, then fewer keywords, then a broadening word.
+
+    Always returns a query that differs from every query in ``tried``.
+    """
+    words = [w for w in tokenize(original) if w not in STOPWORDS]
+    candidates = [" ".join(words)]
+    candidates += [" ".join(words[:n]) for n in range(len(words) - 1, 1, -1)]
+    base = " ".join(words) or original.strip() or "overview"
+    candidates += [f"{base} {extra}" for extra in _BROADENERS]
+    for candidate in candidates:
+        if _is_new(candidate, tried):
+            return candidate
+    n = 2
+    while not _is_new(f"{base} {n}", tried):
+        n += 1
+    return f"{base} {n}"
+
+
+def _prompt(original: str, graded: Sequence[GradedResult], tried: Sequence[str]) -> list[Message]:
+    lines = [f"Original question: {original}", "Queries already tried (do not repeat them):"]
+    lines += [f"- {q}" for q in tried]
+    misses = [g for g in graded if not g.relevant][:5]
+    if misses:
+        lines.append("Passages it found, and why they did not help:")
+        for g in misses:
+            heading = g.hit.chunk.heading or g.hit.chunk.title
+            lines.append(f"- {g.hit.chunk.file} ({heading}): {g.reasoning[:200]}")
+    return [Message.system(_SYSTEM), Message.user("\n".join(lines))]
+
+
+async def rewrite_query(
+    original: str,
+    graded: Sequence[GradedResult],
+    complete: CompleteFn,
+    *,
+    tried: Sequence[str] = (),
+    settings: ModelSettings | None = None,
+) -> str:
+    """A new query for ``original`` that differs from it and from every query in ``tried``.
+
+    When the model fails, or repeats a query already tried, a keyword rewrite is used instead.
+    """
+    history = [original, *[t for t in tried if t != original]]
+    try:
+        value = await ask_structured(
+            complete,
+            _prompt(original, graded, history),
+            REWRITE_SCHEMA,
+            settings or _SETTINGS,
+            what="rewriting a search query",
+        )
+    except Exception as exc:
+        if not is_recoverable(exc):
+            raise
+        return fallback_rewrite(original, history)
+    candidate = re.sub(r"\s+", " ", str(value["query"])).strip().strip('"')
+    return candidate if _is_new(candidate, history) else fallback_rewrite(original, history)

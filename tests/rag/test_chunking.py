@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kforge.rag.chunking import ChunkingOptions, chunk_document
+from kforge.rag.extract import extract
+from tests.rag.helpers import make_pdf
+
+
+def _chunks(name: str, data: bytes, max_chars: int = 1200) -> list[tuple[str, str, int | None]]:
+    doc = extract(name, data)
+    return [
+        (doc.text[c.start : c.end], c.heading, c.page)
+        for c in chunk_document(doc, ChunkingOptions(max_chars))
+    ]
+
+
+def test_sections_become_chunks_with_their_heading_path() -> None:
+    text = "# Guide\n\nIntro text.\n\n## Setup\n\nInstall it.\n\n## Use\n\nRun it.\n"
+    chunks = _chunks("g.md", text.encode())
+    assert chunks == [
+        ("# Guide\n\nIntro text.", "Guide", None),
+        ("## Setup\n\nInstall it.", "Guide > Setup", None),
+        ("## Use\n\nRun it.", "Guide > Use", None),
+    ]
+
+
+def test_heading_only_sections_join_the_next_one() -> None:
+    chunks = _chunks("g.md", b"# Title\n\n## Part\n\nBody text.\n")
+    assert chunks == [("# Title\n\n## Part\n\nBody text.", "Title > Part", None)]
+
+
+def test_long_sections_are_packed_by_paragraph_within_the_limit() -> None:
+    paragraphs = [f"Paragraph {i} " + "word " * 30 for i in range(12)]
+    text = "# Long\n\n" + "\n\n".join(p.strip() for p in paragraphs) + "\n"
+    chunks = _chunks("l.md", text.encode(), max_chars=400)
+    assert len(chunks) > 3
+    assert all(len(c) <= 400 + len("# Long\n\n") for c, _, _ in chunks)
+    assert all(h == "Long" for _, h, _ in chunks)
+    joined = " ".join(" ".join(c.split()) for c, _, _ in chunks)
+    assert all(f"Paragraph {i} " in joined for i in range(12))
+
+
+def test_one_huge_paragraph_is_split_at_sentences() -> None:
+    text = " ".join(f"Sentence number {i} ends here." for i in range(100))
+    chunks = _chunks("t.txt", text.encode(), max_chars=300)
+    assert all(len(c) <= 300 for c, _, _ in chunks)
+    assert all(c.endswith(".") for c, _, _ in chunks[:-1])
+
+
+def test_pdf_chunks_stay_on_their_page() -> None:
+    chunks = _chunks("p.pdf", make_pdf([["alpha beta"], ["gamma delta"]]))
+    assert [(c, p) for c, _, p in chunks] == [("alpha beta", 1), ("gamma delta", 2)]
+
+
+def test_zero_limit_keeps_sections_whole() -> None:
+    text = ("word " * 1000).strip()
+    assert len(_chunks("t.txt", text.encode(), max_chars=0)) == 1
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(ValueError, match="at least 100"):
+        ChunkingOptions(max_chars=10)
+
+
+_line = st.one_of(
+    st.text(alphabet="abc xyz.\t", min_size=0, max_size=40),
+    st.sampled_from(["# H1", "## H2", "### H3", "", "```", "---", "Text ==="]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_line, max_size=40), limit=st.sampled_from([0, 100, 250]))
+def test_chunks_are_exact_ordered_non_overlapping_slices(lines: list[str], limit: int) -> None:
+    """For any Markdown, every chunk is the file's text at its offsets, in order, without overlap."""
+    text = "\n".join(lines)
+    doc = extract("p.md", text.encode())
+    spans = chunk_document(doc, ChunkingOptions(limit))
+    last_end = 0
+    for span in spans:
+        assert 0 <= last_end <= span.start < span.end <= len(text)
+        piece = text[span.start : span.end]
+        assert piece == piece.strip() and piece
+        last_end = span.end
+    covered = "".join(text[s.start : s.end] for s in spans)
+    assert "".join(covered.split()) == "".join(text[doc.body_start :].split())

@@ -1,0 +1,177 @@
+"""Seed 001's retrieval properties, checked for many generated cases (hypothesis)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kforge.errors import ModelOutputError, ModelUnavailableError
+from kforge.rag.agentic import RAGConfig, agentic_search
+from kforge.rag.answer import answer_question
+from kforge.rag.grading import grade_results
+from kforge.rag.rewrite import normalize_query, rewrite_query
+from kforge.rag.types import SearchHit
+from tests.rag.helpers import FakeComplete, make_hit
+
+_grade = st.one_of(
+    st.builds(
+        lambda rel, conf, why: {"relevance": rel, "confidence": conf, "reasoning": why},
+        st.sampled_from(["relevant", "not_relevant"]),
+        st.floats(0, 1),
+        st.text(max_size=30),
+    ),
+    st.just(ModelOutputError("garbled")),
+    st.just(ModelUnavailableError("timeout")),
+)
+_query = st.text(min_size=1, max_size=40)
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 6), replies=st.lists(_grade, min_size=12, max_size=12), query=_query)
+def test_property_7_every_result_gets_a_grade(n: int, replies: list[Any], query: str) -> None:
+    """**Feature: agent-architecture-upgrade, Property 7: For any set of search results, the
+    grading function SHALL assign a relevance grade ('relevant' or 'not_relevant') to each
+    result.**"""
+    hits = [make_hit(i) for i in range(n)]
+    graded = _run(grade_results(query, hits, FakeComplete(replies)))
+    assert [g.hit for g in graded] == hits
+    for g in graded:
+        assert g.relevance in ("relevant", "not_relevant")
+        assert 0.0 <= g.confidence <= 1.0
+
+
+_rewrite_reply = st.one_of(
+    st.builds(lambda q: {"query": q}, st.text(min_size=1, max_size=40)),
+    st.just(ModelUnavailableError("down")),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(original=_query, reply=_rewrite_reply, echo=st.booleans())
+def test_property_8_rewrites_differ_from_the_original(
+    original: str, reply: Any, echo: bool
+) -> None:
+    """**Feature: agent-architecture-upgrade, Property 8: For any search where the majority of
+    results are graded 'not_relevant', the system SHALL generate a rewritten query that
+    differs from the original.**"""
+    if echo:
+        reply = {"query": f"  {original.upper()}  "}
+    rewritten = _run(rewrite_query(original, [], FakeComplete([reply])))
+    assert normalize_query(rewritten) != normalize_query(original)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    relevant_counts=st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    k=st.integers(1, 4),
+    rewrite=st.text(max_size=20),
+)
+def test_property_8_majority_irrelevant_searches_are_rewritten(
+    relevant_counts: list[int], k: int, rewrite: str
+) -> None:
+    """**Feature: agent-architecture-upgrade, Property 8** (in the loop): a search whose
+    majority is not relevant is followed by a search with a new query, at most twice."""
+    queries: list[str] = []
+    replies: list[Any] = []
+    for attempt, relevant in enumerate(relevant_counts):
+        relevant = min(relevant, k)
+        replies += [{"relevance": "relevant", "confidence": 1, "reasoning": ""}] * relevant
+        replies += [{"relevance": "not_relevant", "confidence": 1, "reasoning": ""}] * (
+            k - relevant
+        )
+        if relevant / k < 0.5 and attempt < 2:
+            replies.append({"query": rewrite or "x"})
+
+    def search(query: str, size: int) -> list[SearchHit]:
+        queries.append(query)
+        return [make_hit(len(queries) * 10 + i) for i in range(size)]
+
+    fake = FakeComplete(replies)
+    result = _run(agentic_search("original query", search, fake, config=RAGConfig(k=k)))
+    assert len(queries) <= 3
+    assert queries == list(result.query_history)
+    for i, attempt in enumerate(result.attempts[:-1]):
+        assert attempt.relevant_share < 0.5
+        assert normalize_query(queries[i + 1]) not in {normalize_query(q) for q in queries[: i + 1]}
+    last = result.attempts[-1]
+    assert last.relevant_share >= 0.5 or len(queries) == 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    grades=st.lists(st.sampled_from(["relevant", "not_relevant"]), min_size=1, max_size=5),
+    markers=st.lists(st.integers(-1, 9), max_size=6),
+)
+def test_property_9_citations_are_only_relevant_sources(
+    grades: list[str], markers: list[int]
+) -> None:
+    """**Feature: agent-architecture-upgrade, Property 9: For any final response that includes
+    citations, all cited sources SHALL have been graded as 'relevant'.**"""
+    hits = [make_hit(i) for i in range(len(grades))]
+    replies: list[Any] = [{"relevance": g, "confidence": 0.9, "reasoning": ""} for g in grades]
+    relevant_ids = {h.chunk.id for h, g in zip(hits, grades, strict=True) if g == "relevant"}
+    if len(relevant_ids) / len(grades) < 0.5:
+        replies.append({"query": "rewritten"})
+        replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
+        replies.append({"query": "rewritten again"})
+        replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
+    replies.append("Answer " + " ".join(f"[{m}]" for m in markers))
+    answer = _run(
+        answer_question(
+            "q", lambda query, k: hits[:k], FakeComplete(replies), config=RAGConfig(k=len(grades))
+        )
+    )
+    assert {c.chunk_id for c in answer.citations} <= relevant_ids
+    for citation in answer.citations:
+        assert f"[{citation.number}]" in answer.text or not any(
+            f"[{n}]" in answer.text for n in range(1, 10)
+        )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    failures=st.lists(
+        st.one_of(st.just("irrelevant"), st.just("empty"), st.just("error")), min_size=3, max_size=3
+    ),
+    k=st.integers(1, 3),
+)
+def test_property_14_failed_searches_fall_back_with_a_disclaimer(
+    failures: list[str], k: int
+) -> None:
+    """**Feature: agent-architecture-upgrade, Property 14: For any search operation that fails
+    after all retries, the system SHALL fall back to LLM-only response with a disclaimer
+    indicating the fallback.**"""
+    calls = {"n": 0}
+    replies: list[Any] = []
+    plan: list[str] = []
+    for mode in failures:
+        plan.append(mode)
+        if mode == "error":
+            break
+        if mode == "irrelevant":
+            replies += [{"relevance": "not_relevant", "confidence": 1, "reasoning": ""}] * k
+        if len(plan) < 3:
+            replies.append({"query": f"rewrite {len(plan)}"})
+    replies.append("A guess from general knowledge.")
+
+    def search(query: str, size: int) -> list[SearchHit]:
+        mode = plan[min(calls["n"], len(plan) - 1)]
+        calls["n"] += 1
+        if mode == "error":
+            raise ConnectionError("search backend down")
+        return [] if mode == "empty" else [make_hit(calls["n"] * 10 + i) for i in range(size)]
+
+    fake = FakeComplete(replies)
+    answer = _run(answer_question("q", search, fake, config=RAGConfig(k=k)))
+    assert answer.fallback_used
+    assert answer.disclaimer and "model alone" in answer.disclaimer
+    assert answer.citations == ()
+    assert answer.text == "A guess from general knowledge."
+    assert fake.replies == []

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import pytest
+
+from kforge.rag.stem import porter_stem
+
+# Pairs from Porter's paper and his published sample vocabulary.
+CASES = {
+    "caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat",
+    "feed": "feed", "agreed": "agre", "plastered": "plaster", "bled": "bled",
+    "motoring": "motor", "sing": "sing", "conflated": "conflat", "troubled": "troubl",
+    "sized": "size", "hopping": "hop", "tanned": "tan", "falling": "fall", "hissing": "hiss",
+    "fizzed": "fizz", "failing": "fail", "filing": "file", "happy": "happi", "sky": "sky",
+    "relational": "relat", "conditional": "condit", "rational": "ration",
+    "digitizer": "digit", "vietnamization": "vietnam", "predication": "predic",
+    "operator": "oper", "feudalism": "feudal", "decisiveness": "decis",
+    "hopefulness": "hope", "callousness": "callous", "formaliti": "formal",
+    "sensitiviti": "sensit", "sensibiliti": "sensibl", "triplicate": "triplic",
+    "formative": "form", "formalize": "formal", "electriciti": "electr",
+    "electrical": "electr", "hopeful": "hope", "goodness": "good", "revival": "reviv",
+    "allowance": "allow", "inference": "infer", "airliner": "airlin",
+    "gyroscopic": "gyroscop", "adjustable": "adjust", "defensible": "defens",
+    "irritant": "irrit", "replacement": "replac", "adjustment": "adjust",
+    "dependent": "depend", "adoption": "adopt", "homologous": "homolog",
+    "communism": "commun", "activate": "activ", "angulariti": "angular",
+    "effective": "effect", "bowdlerize": "bowdler", "probate": "probat", "rate": "rate",
+    "cease": "ceas", "controll": "control", "roll": "roll", "generalizations": "gener",
+    "oscillators": "oscil", "retrieval": "retriev", "retrieving": "retriev",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("word", "stem"), sorted(CASES.items()))
+def test_porter_reference_pairs(word: str, stem: str) -> None:
+    assert porter_stem(word) == stem
+
+
+def test_short_words_are_kept() -> None:
+    assert porter_stem("is") == "is"
+    assert porter_stem("a") == "a"
