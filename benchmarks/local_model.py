@@ -7,7 +7,8 @@ Four variants run interleaved for several rounds: free text and JSON-Schema-cons
 each through ``kforge`` (``LocalModel.complete``) and through llama-cpp-python's own
 ``create_chat_completion`` (for constrained output: ``response_format`` with the schema, the way
 llama-cpp-python documents it). A fifth variant passes kforge's grammar to llama-cpp-python, to
-separate the grammar from the decoding loop. Target: kforge >= 0.9x raw.
+separate the grammar from the decoding loop. Each timed call follows an untimed call of the
+same variant, so no variant pays for the one before it. Target: kforge >= 0.9x raw.
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ async def bench(rounds: int, max_tokens: int) -> dict[str, Any]:
     samples: dict[str, list[tuple[int, float]]] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
+            # An untimed call first: llama-cpp-python's first call after a grammar-constrained
+            # one is several times slower, and that would depend on the order of the variants.
+            await run()
             samples[name].append(await measure(run))
     rates: dict[str, float] = {}
     for name, pairs in samples.items():

@@ -21,6 +21,18 @@ ARRAY_MAX_ITEMS = 8
 ANY_DEPTH = 2
 """Nesting depth of values whose schema says nothing about them."""
 _ENUMERABLE_RANGE = 512
+_GRAMMAR_FORMATS = {
+    "date",
+    "time",
+    "date-time",
+    "uuid",
+    "uuid1",
+    "uuid2",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+}
+"""String formats llama-cpp-python turns into grammar rules; other formats are plain strings."""
 _JSON_CHAR = r'[^"\\\x7F\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
 """A character of a JSON string: no raw control characters (llama-cpp-python's rule allows them)."""
 
@@ -64,7 +76,11 @@ def _make_converter(g: Any) -> Any:
                 return str(self.visit({**only, **rest}, name))
             if _is_free_object(schema):
                 return str(self._add_rule(rule_name, self._object_rule(ANY_DEPTH)))
-            if kind == "string" and not ({"pattern", "format", "enum", "const"} & schema.keys()):
+            if (
+                kind == "string"
+                and not ({"pattern", "enum", "const"} & schema.keys())
+                and schema.get("format") not in _GRAMMAR_FORMATS
+            ):
                 low = int(schema.get("minLength", 0))
                 high = int(schema.get("maxLength", max(low, STRING_MAX_CHARS)))
                 char = self._add_primitive("char", g.PRIMITIVE_RULES["char"])
