@@ -77,6 +77,7 @@ class StepRunner:
         limits: RunLimits,
         services: dict[str, Any] | None = None,
         on_commit: Callable[[str, list[Frame]], None] | None = None,
+        opening: list[Frame] | None = None,
     ) -> None:
         self.store = store
         self.run = run
@@ -85,6 +86,8 @@ class StepRunner:
         self.limits = limits
         self.services = services or {}
         self.on_commit = on_commit
+        self.opening = list(opening or [])
+        """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
 
     def _commit(self, frames: list[Frame], **kwargs: Any) -> None:
         self.store.commit(self.run.id, frames, **kwargs)
@@ -101,7 +104,7 @@ class StepRunner:
             return self._fail_corrupt(exc)
         journal = [
             f
-            for f in self.store.read_frames(run_id, after_seq=step_seq)
+            for f in [*self.store.read_frames(run_id, after_seq=step_seq), *self.opening]
             if f.type not in JOURNAL_EXCLUDED
         ]
         runtime_state = dict(full_state.get("runtime", {}))
@@ -111,16 +114,17 @@ class StepRunner:
             agent_type=self.run.agent_type,
             model=self.model,
             limits=self.limits,
-            next_seq=self.store.get_run(run_id).last_seq + 1,
+            next_seq=self.store.get_run(run_id).last_seq + 1 + len(self.opening),
             flush=lambda frames: self._commit(frames),
             usage=usage,
             services=self.services,
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
-        self._commit(
-            ctx.take_pending(), run_fields={"status": RunStatus.RUNNING, "pause_reason": None}
-        )
+        opening_fields: dict[str, Any] = {"status": RunStatus.RUNNING, "pause_reason": None}
+        if self.opening:
+            opening_fields["pending_interaction"] = None
+        self._commit([*self.opening, *ctx.take_pending()], run_fields=opening_fields)
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
         prev_state = full_state
         while True:

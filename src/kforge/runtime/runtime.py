@@ -150,6 +150,7 @@ class Runtime:
         if run_id in self._tasks:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
         run = self.store.get_run(run_id)
+        opening: list[Frame] = []
         if run.status in TERMINAL_STATUSES:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}; only awaiting_user, paused, pending or "
@@ -159,14 +160,15 @@ class Runtime:
             request = frame_from_dict(run.pending_interaction or {})
             assert isinstance(request, InteractionRequested)
             value = normalize_answer(request, answer)
-            answered = InteractionAnswered(
-                run_id=run_id,
-                seq=run.last_seq + 1,
-                interaction_id=request.interaction_id,
-                answer=value,
+            # committed by the runner together with its "running" status, as its first act
+            opening.append(
+                InteractionAnswered(
+                    run_id=run_id,
+                    seq=run.last_seq + 1,
+                    interaction_id=request.interaction_id,
+                    answer=value,
+                )
             )
-            self.store.commit(run_id, [answered], run_fields={"pending_interaction": None})
-            self.bus.publish(run_id, [answered])
         elif answer is not None:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}, not waiting for an answer"
@@ -176,11 +178,10 @@ class Runtime:
             self.store.commit(
                 run_id, [], run_fields={"input": run.input, "max_iterations": limits.max_steps}
             )
-        run = self.store.get_run(run_id)
         agent = self.registry.create(run.agent_type, dict(run.input.get("args", {})))
         if not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
-        self._launch(run, agent)
+        self._launch(run, agent, opening)
         return run_id
 
     async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
@@ -245,7 +246,7 @@ class Runtime:
         self.store.commit(new.id, [frame], run_fields=fields)
         return new.id
 
-    def _launch(self, run: RunRecord, agent: StepAgent) -> None:
+    def _launch(self, run: RunRecord, agent: StepAgent, opening: list[Frame] | None = None) -> None:
         limits = RunLimits.from_dict(run.input.get("limits"))
         runner = StepRunner(
             self.store,
@@ -255,6 +256,7 @@ class Runtime:
             limits=limits,
             services={"agents": ChildAgents(self, run.id), **self.services, "runtime": self},
             on_commit=self.bus.publish,
+            opening=opening,
         )
         task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")
         self._tasks[run.id] = task
