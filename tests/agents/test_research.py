@@ -289,3 +289,24 @@ async def test_empty_question_is_refused() -> None:
 
     with pytest.raises(ValidationError, match="non-empty 'question'"):
         ResearchAgent({"question": "  "})
+
+
+async def test_a_breakdown_without_distinct_questions_gets_facets_from_the_documents(
+    corpus_dir: Path,
+) -> None:
+    script = Script(
+        tree=[
+            {"name": "Research Question", "questions": ["How do agents work?"]},
+            {"name": "Other", "questions": ["1. How do agents work?", "Agents work."]},
+        ]
+    )
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents keep memory and reflections?"})
+    assert run.status == RunStatus.COMPLETED
+    result = run.result or {}
+    texts = [q["text"] for q in result["questions"]]
+    assert "How do agents work?" in texts
+    assert "Agents work.?" not in texts and "Agents work?" not in texts
+    assert any(t.startswith("What does Memory say about:") for t in texts)
+    names = [c["name"] for c in result["categories"]]
+    assert "Research Question" not in names  # an echo of the instructions is not a topic

@@ -14,6 +14,8 @@ from typing import Any
 from kforge.agents.research.context import (
     ResearchPhase,
     ResearchPhaseContext,
+    clean_question,
+    is_question,
     topic_name,
     usable_text,
 )
@@ -175,15 +177,45 @@ class ResearchAgent(ForgeAgent):
             for text in item.get("questions", []):
                 self._add_question(ctx, category, text)
         if not rc.questions:
-            # the model gave nothing usable: research the question itself
             category = rc.add_category("Overview")
             self._add_question(ctx, category, self.question)
+        if len(rc.questions) < 2:
+            self._facets_from_documents(ctx)
         ctx.emit(
             AgentSpeaking(
                 text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
             )
         )
         return True
+
+    def _facets_from_documents(self, ctx: RunContext) -> None:
+        """When the model's breakdown has fewer than two distinct questions, take facets from
+        the documents the question retrieves: one category per document title."""
+        corpora = ctx.services.get("corpora")
+        if corpora is None:
+            return
+        hits = corpora.open(str(self.args.get("corpus", "samples"))).search(self.question, 8)
+        titles: list[str] = []
+        for hit in hits:
+            title = " ".join(hit.chunk.title.split())
+            if title and title not in titles:
+                titles.append(title)
+        topic = self.question.rstrip("?. ")
+        added = 0
+        for title in titles[:3]:
+            category = self.rc.add_category(title)
+            before = len(self.rc.questions)
+            self._add_question(ctx, category, f"What does {title} say about: {topic}")
+            added += len(self.rc.questions) - before
+            if not category["question_ids"]:
+                self.rc.categories.remove(category)
+        if added:
+            ctx.emit(
+                AgentThinking(
+                    message=f"the model's breakdown had fewer than two distinct questions; added "
+                    f"{added} from the documents' titles"
+                )
+            )
 
     def _add_question(self, ctx: RunContext, category: dict[str, Any], text: Any) -> None:
         question = self.rc.add_question(category, str(text))
@@ -208,8 +240,7 @@ class ResearchAgent(ForgeAgent):
                 existing = record
             source_ids.append(existing["id"])
         numbered = "\n\n".join(
-            f"[{i}] ({p.file}, {p.location})\n{p.text[:700]}"
-            for i, p in enumerate(evidence.passages, 1)
+            f"[{i}] {' '.join(p.text.split())[:700]}" for i, p in enumerate(evidence.passages, 1)
         )
         categories = ", ".join(c["name"] for c in rc.categories)
         user = f"Question: {question['text']}\nExisting categories: {categories}\n\n" + (
@@ -354,8 +385,8 @@ class ResearchAgent(ForgeAgent):
         )
         seen = {q["text"].lower() for q in rc.questions}
         for item in (response.parsed or {}).get("questions", []):
-            text = " ".join(str(item.get("question", "")).split())
-            if len(text) < 4 or text.lower() in seen:
+            text = clean_question(item.get("question", ""))
+            if not text or not is_question(text) or text.lower() in seen:
                 continue
             seen.add(text.lower())
             record = {"question": text, "why": " ".join(str(item.get("why", "")).split())}

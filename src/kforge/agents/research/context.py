@@ -13,6 +13,8 @@ __all__ = [
     "ResearchPhase",
     "ResearchPhaseContext",
     "clean_question",
+    "dedupe_sentences",
+    "is_question",
     "slug",
     "topic_name",
     "usable_text",
@@ -37,9 +39,74 @@ def slug(text: str, taken: set[str] | None = None, prefix: str = "") -> str:
     return candidate
 
 
+_QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "how",
+        "why",
+        "when",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "can",
+        "could",
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "should",
+        "would",
+        "will",
+        "may",
+        "might",
+    ]
+)
+_NOT_TOPICS = frozenset(
+    {
+        "research question",
+        "question",
+        "category",
+        "categories",
+        "topic",
+        "new category",
+        "none",
+        "empty",
+        "n/a",
+        "unknown",
+        "1 to 4 words",
+        "missing category",
+    }
+)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)}
+
+
+def dedupe_sentences(text: str, limit: int = 5) -> str:
+    """Drop repeated sentences (small models loop) and keep at most ``limit``."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        key = " ".join(sorted(_words(sentence)))
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+        if len(kept) >= limit:
+            break
+    return " ".join(kept)
+
+
 def clean_question(text: str) -> str:
     """A tidy question, or "" when the text is not a usable question (e.g. "1.1.1.1")."""
     text = " ".join(str(text).split()).strip(" -*\"'")
+    text = re.sub(r"^(\d+[.)]\s*)+", "", text)
     words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
     if len(words) < 3 or len(set(w.lower() for w in words)) < 3:
         return ""
@@ -53,9 +120,9 @@ def clean_question(text: str) -> str:
 def usable_text(text: str) -> str:
     """The text with whitespace tidied, or "" when it is degenerate (too few distinct words,
     e.g. "n" or "1.1.1.1")."""
-    text = " ".join(str(text).split())
-    words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
-    if len({w.lower() for w in words}) < 4:
+    text = dedupe_sentences(" ".join(str(text).split()))
+    text = re.sub(r"\b[QA]:\s*", "", text)
+    if len(_words(text)) < 4:
         return ""
     return text
 
@@ -66,9 +133,17 @@ def topic_name(value: object) -> str:
     words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", name)
     if not words or len(name) > 60 or len(name.split()) > 6:
         return ""
-    if re.search(r"[?:/\\<>{}\[\]]|\.[a-z]{2,4}\b", name):
-        return ""  # a question, a path or a file name, not a topic
+    if re.search(r"[?:/\\<>{}\[\]]|\.[a-z]{2,4}\b|\d", name):
+        return ""  # a question, a path, a file name or a count, not a topic
+    if name.lower() in _NOT_TOPICS:
+        return ""  # the model echoed the instructions
     return name
+
+
+def is_question(text: str) -> bool:
+    """Starts with a question word or ends with a question mark."""
+    first = text.split(maxsplit=1)[0].lower() if text.split() else ""
+    return text.rstrip().endswith("?") or first in _QUESTION_WORDS
 
 
 @dataclass
@@ -133,11 +208,15 @@ class ResearchPhaseContext(PhaseContext):
         return category
 
     def add_question(self, category: dict[str, Any], text: str) -> dict[str, Any] | None:
-        text = clean_question(text)
-        if len(text) < 4:
-            return None
-        if any(q["text"].lower() == text.lower() for q in self.questions):
-            return None
+        raw = " ".join(str(text).split())
+        text = clean_question(raw)
+        if len(text) < 4 or not is_question(re.sub(r"^(\d+[.)]\s*)+", "", raw)):
+            return None  # not a question (e.g. a statement the model wrote instead)
+        words = _words(text)
+        for q in self.questions:
+            other = _words(q["text"])
+            if q["text"].lower() == text.lower() or len(words & other) / len(words | other) >= 0.75:
+                return None  # the same question again, in other words
         question = {
             "id": slug(text, {q["id"] for q in self.questions}, "q-"),
             "text": text,

@@ -75,7 +75,7 @@ NEW_CATEGORY_SCHEMA: dict[str, Any] = {
 
 DISCOVERY_PROMPT = (
     "You check research coverage. Given the categories so far and a new answer, name a topic "
-    "the answer raises that none of the categories covers, in 1 to 4 words, or reply with an "
+    "the answer raises that none of the categories covers, in a few words, or reply with an "
     "empty string when the categories already cover it. Reply in JSON."
 )
 
@@ -88,7 +88,7 @@ DISCOVERY_SCHEMA: dict[str, Any] = {
 GAPS_PROMPT = (
     "You check a research synthesis for gaps. Set needs_more_answers to true only if an "
     "important question about this category is clearly unanswered, and write that question in "
-    "follow_up_question. Name a missing category (1 to 4 words) only if the answers show a "
+    "follow_up_question. Name a missing category in a few words only if the answers show a "
     "whole topic the research left out; otherwise use empty strings. Reply in JSON."
 )
 
