@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--search-url", default=None, help="DuckDuckGo-compatible HTML search endpoint"
     )
+    parser.add_argument(
+        "--agents",
+        default="router,research,react",
+        help="agents the run_agent tool offers, comma-separated (default: router,research,react;"
+        " 'none' to leave the tool out)",
+    )
+    parser.add_argument(
+        "--model", help="model for run_agent (default: KFORGE_MODEL or local:smollm2)"
+    )
+    parser.add_argument(
+        "--corpus", default="samples", help="document corpus the agents search (default: samples)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -47,6 +60,30 @@ def run(args: argparse.Namespace) -> int:
         files_dir=args.files_dir,
         python=not args.no_python,
     )
-    server = build_mcp_server(tools)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip() and a.strip() != "none"]
+    run_agent = None
+    if agents:
+        from kforge.cli._common import open_runtime
+        from kforge.mcp_server import run_agent_tool
+        from kforge.runtime.answers import run_to_answer
+
+        runtime = open_runtime(args)
+        unknown = [a for a in agents if a not in runtime.registry]
+        if unknown:
+            from kforge.errors import ConfigurationError
+
+            raise ConfigurationError(
+                f"--agents: unknown {', '.join(unknown)}; known: {', '.join(runtime.registry.names())}"
+            )
+        if args.corpus == "samples":
+            from kforge.cli.research import ensure_corpus, sample_corpus_dir
+
+            ensure_corpus(runtime, sample_corpus_dir(), "samples", sys.stderr)
+
+        async def runner(agent_type: str, prompt: str) -> str:
+            return await run_to_answer(runtime, agent_type, prompt, corpus=args.corpus)
+
+        run_agent = run_agent_tool(runner, agents)
+    server = build_mcp_server(tools, run_agent=run_agent)
     anyio.run(serve_stdio, server)
     return 0
