@@ -12,6 +12,7 @@ from kforge.frames import Frame
 
 __all__ = [
     "TERMINAL_STATUSES",
+    "UPDATABLE_RUN_FIELDS",
     "RunRecord",
     "RunStatus",
     "Snapshot",
@@ -30,6 +31,20 @@ class RunStatus(enum.Enum):
     CANCELLED = "cancelled"
     DELETED = "deleted"
 
+
+UPDATABLE_RUN_FIELDS = frozenset(
+    {
+        "status",
+        "iteration",
+        "max_iterations",
+        "pause_reason",
+        "pending_interaction",
+        "result",
+        "error",
+        "input",
+    }
+)
+"""Run fields ``Store.commit(run_fields=...)`` may change; the rest are fixed at creation."""
 
 TERMINAL_STATUSES = frozenset(
     {RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.DELETED}

@@ -11,22 +11,9 @@ from typing import Any
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StoreError
 from kforge.frames import Frame, frame_from_json, frame_to_json, utc_now
-from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 
 __all__ = ["MemoryStore"]
-
-_UPDATABLE = frozenset(
-    {
-        "status",
-        "iteration",
-        "max_iterations",
-        "pause_reason",
-        "pending_interaction",
-        "result",
-        "error",
-        "input",
-    }
-)
 
 
 class MemoryStore:
@@ -93,8 +80,10 @@ class MemoryStore:
             run = self._runs.get(run_id)
             if run is None:
                 raise RunNotFoundError(run_id)
-            if run_fields and set(run_fields) - _UPDATABLE:
-                raise StoreError(f"cannot update run fields {sorted(set(run_fields) - _UPDATABLE)}")
+            if run_fields and set(run_fields) - UPDATABLE_RUN_FIELDS:
+                raise StoreError(
+                    f"cannot update run fields {sorted(set(run_fields) - UPDATABLE_RUN_FIELDS)}"
+                )
             self._check_seqs(run, frames)
             if frames:
                 self._append(run_id, frames)

@@ -14,7 +14,7 @@ from typing import Any
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
 from kforge.frames import Frame, frame_from_dict, frame_to_dict, utc_now
-from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.migrations import apply_migrations
 
 __all__ = ["SQLiteStore", "default_db_path"]
@@ -25,18 +25,6 @@ _RUN_COLUMNS = (
     "forked_at_seq, last_seq"
 )
 _JSON_FIELDS = frozenset({"input", "pending_interaction", "result"})
-_UPDATABLE = frozenset(
-    {
-        "status",
-        "iteration",
-        "max_iterations",
-        "pause_reason",
-        "pending_interaction",
-        "result",
-        "error",
-        "input",
-    }
-)
 
 
 def default_db_path() -> Path:
@@ -241,7 +229,7 @@ class SQLiteStore:
         conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (frames[-1].seq, run_id))
 
     def _update_run(self, conn: sqlite3.Connection, run_id: str, fields: dict[str, Any]) -> None:
-        unknown = set(fields) - _UPDATABLE
+        unknown = set(fields) - UPDATABLE_RUN_FIELDS
         if unknown:
             raise StoreError(f"cannot update run fields {sorted(unknown)}")
         sets, params = ["updated_at = ?"], [utc_now().isoformat()]
