@@ -114,7 +114,7 @@ class StepRunner:
             agent_type=self.run.agent_type,
             model=self.model,
             limits=self.limits,
-            next_seq=self.store.get_run(run_id).last_seq + 1 + len(self.opening),
+            next_seq=self.run.last_seq + 1 + len(self.opening),
             flush=lambda frames: self._commit(frames),
             usage=usage,
             services=self.services,
