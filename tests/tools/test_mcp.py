@@ -100,11 +100,12 @@ async def test_unreachable_mcp_server_is_a_clear_error() -> None:
         await MCPToolset(f"http://127.0.0.1:{free_port()}/mcp").open()
 
 
-async def test_sdk_client_calls_kforge_mcp() -> None:
+async def test_sdk_client_calls_kforge_mcp(tmp_path: Path) -> None:
     import mcp
 
     params = mcp.StdioServerParameters(
-        command=sys.executable, args=["-m", "kforge", "mcp", "--allow-private-network"]
+        command=sys.executable,
+        args=["-m", "kforge", "--db", str(tmp_path / "k.db"), "mcp", "--allow-private-network"],
     )
     async with mcp.Client(params) as client:
         listed = await client.list_tools()
@@ -116,6 +117,12 @@ async def test_sdk_client_calls_kforge_mcp() -> None:
         assert tools["python"].annotations.destructive_hint is True
         assert tools["fetch_page"].annotations is not None
         assert tools["fetch_page"].annotations.read_only_hint is True
+        assert "run_agent" in tools
+        assert set(tools["run_agent"].input_schema["properties"]["agent"]["enum"]) == {
+            "router",
+            "research",
+            "react",
+        }
 
         result = await client.call_tool("python", {"code": "print('hi')\n6 * 7"})
         assert not result.is_error
