@@ -39,7 +39,33 @@ class AgentRegistry:
         return agent_type in self._factories
 
 
-default_registry = AgentRegistry()
+class _BuiltinRegistry(AgentRegistry):
+    """The process-wide registry: the built-in agents (research, react, router) join it the
+    first time it is asked for an agent, so ``Runtime().start("research", ...)`` just works."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._loaded = False
+
+    def _load_builtins(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            import kforge.agents  # noqa: F401  (registers the built-in agents)
+
+    def create(self, agent_type: str, args: dict[str, Any]) -> StepAgent:
+        self._load_builtins()
+        return super().create(agent_type, args)
+
+    def names(self) -> list[str]:
+        self._load_builtins()
+        return super().names()
+
+    def __contains__(self, agent_type: object) -> bool:
+        self._load_builtins()
+        return super().__contains__(agent_type)
+
+
+default_registry: AgentRegistry = _BuiltinRegistry()
 
 
 def register_agent(agent_type: str, factory: AgentFactory, *, replace: bool = False) -> None:
