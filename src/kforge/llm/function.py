@@ -19,6 +19,7 @@ from kforge.llm.types import (
     ToolCall,
     ToolSpec,
     Usage,
+    word_deltas,
 )
 
 __all__ = ["CallInfo", "FunctionModel", "FunctionReply"]
@@ -102,10 +103,8 @@ class FunctionModel:
             response = await self.complete(
                 messages, settings, tools=tools, output_schema=output_schema
             )
-            words = response.text.split(" ") if response.text else []
-            for i, word in enumerate(words):
-                yield StreamEvent(delta=word if i == 0 else " " + word)
-            yield StreamEvent(response=response)
+            for event in word_deltas(response):
+                yield event
             return
         info = self._info(tools, output_schema, settings)
         produced = self._stream_function(list(messages), info)

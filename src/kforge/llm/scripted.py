@@ -17,6 +17,7 @@ from kforge.llm.types import (
     ToolCall,
     ToolSpec,
     Usage,
+    word_deltas,
 )
 
 __all__ = ["ScriptedCall", "ScriptedModel", "ScriptedReply"]
@@ -117,10 +118,8 @@ class ScriptedModel:
         output_schema: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
-        words = response.text.split(" ")
-        for i, word in enumerate(words):
-            yield StreamEvent(delta=word if i == 0 else " " + word)
-        yield StreamEvent(response=response)
+        for event in word_deltas(response):
+            yield event
 
     def _to_response(
         self, reply: ScriptedReply, output_schema: dict[str, Any] | None

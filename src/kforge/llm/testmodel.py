@@ -21,6 +21,7 @@ from kforge.llm.types import (
     ToolCall,
     ToolSpec,
     Usage,
+    word_deltas,
 )
 
 __all__ = ["TestModel"]
@@ -122,10 +123,8 @@ class TestModel:
         output_schema: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
-        words = response.text.split(" ") if response.text else []
-        for i, word in enumerate(words):
-            yield StreamEvent(delta=word if i == 0 else " " + word)
-        yield StreamEvent(response=response)
+        for event in word_deltas(response):
+            yield event
 
     @staticmethod
     def _summary(messages: Sequence[Message]) -> str:

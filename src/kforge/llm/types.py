@@ -13,6 +13,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "word_deltas",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -180,3 +181,12 @@ class StreamEvent:
     delta: str = ""
     response: ModelResponse | None = None
     """Set on the last event only."""
+
+
+def word_deltas(response: ModelResponse) -> list[StreamEvent]:
+    """A finished response as stream events: one per word, then the response itself
+    (how test models stream)."""
+    words = response.text.split(" ") if response.text else []
+    events = [StreamEvent(delta=word if i == 0 else " " + word) for i, word in enumerate(words)]
+    events.append(StreamEvent(response=response))
+    return events
