@@ -33,9 +33,6 @@ def test_import_kforge_loads_no_heavy_dependency() -> None:
 
 
 def test_built_in_agents_are_available_without_importing_them() -> None:
-    code = (
-        "from kforge.runtime import default_registry; "
-        "print(','.join(default_registry.names()))"
-    )
+    code = "from kforge.runtime import default_registry; print(','.join(default_registry.names()))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert {"research", "react", "router"} <= set(out.stdout.strip().split(","))

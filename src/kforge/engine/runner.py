@@ -9,7 +9,6 @@ against the frames it already recorded.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from kforge.engine.agent import StepAgent
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
-from kforge.engine.state import apply_delta, diff_state, rebuild_state
+from kforge.engine.state import apply_delta, copy_value, diff_state, rebuild_state
 from kforge.errors import LimitExceededError, StateCorruptionError
 from kforge.frames import (
     Complete,
@@ -99,7 +98,7 @@ class StepRunner:
         try:
             full_state, step_no, step_seq = load_state(self.store, run_id)
             # the agent gets its own copy: prev_state must never alias what the agent mutates
-            self.agent.restore_state(json.loads(json.dumps(full_state["agent"])))
+            self.agent.restore_state(copy_value(full_state["agent"]))
         except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
             return self._fail_corrupt(exc)
         journal = [

@@ -7,14 +7,27 @@ deletes, ``["a", path, items]`` appends to a list.
 from __future__ import annotations
 
 import copy
+import marshal
 from collections.abc import Iterable
 from typing import Any
 
 from kforge.errors import StateCorruptionError
 
-__all__ = ["apply_delta", "diff_state", "rebuild_state"]
+__all__ = ["apply_delta", "copy_value", "diff_state", "rebuild_state"]
 
 Path = list[str | int]
+
+
+def copy_value(value: Any) -> Any:
+    """A deep copy of a JSON-like value: dicts, lists, strings, numbers, booleans, None.
+
+    ``marshal`` copies those in C, several times faster than ``copy.deepcopy``; anything it
+    cannot take (an agent's own objects, dict subclasses) falls back to ``copy.deepcopy``.
+    """
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
 
 
 def diff_state(old: Any, new: Any) -> list[list[Any]]:
@@ -34,19 +47,19 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
             if key in old:
                 _diff(old[key], value, [*path, key], ops)
             else:
-                ops.append(["s", [*path, key], copy.deepcopy(value)])
+                ops.append(["s", [*path, key], copy_value(value)])
         return
     if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
         head = new[: len(old)]
         # equality in C first; the type check keeps 1, 1.0 and True apart as JSON does
         if old == head and list(map(type, old)) == list(map(type, head)):
-            ops.append(["a", path, copy.deepcopy(new[len(old) :])])
+            ops.append(["a", path, copy_value(new[len(old) :])])
             return
         if len(new) == len(old):
             for index, (a, b) in enumerate(zip(old, new, strict=True)):
                 _diff(a, b, [*path, index], ops)
             return
-    ops.append(["s", path, copy.deepcopy(new)])
+    ops.append(["s", path, copy_value(new)])
 
 
 def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, Any]:
@@ -57,7 +70,7 @@ def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, 
         if not path:
             if kind != "s" or not isinstance(op[2], dict):
                 raise StateCorruptionError(f"invalid root operation {op!r:.120}")
-            root = copy.deepcopy(op[2])
+            root = copy_value(op[2])
             continue
         parent = root
         for key in path[:-1]:
@@ -65,13 +78,13 @@ def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, 
         last = path[-1]
         if kind == "s":
             if isinstance(parent, list) and last == len(parent):
-                parent.append(copy.deepcopy(op[2]))
+                parent.append(copy_value(op[2]))
             else:
-                parent[last] = copy.deepcopy(op[2])
+                parent[last] = copy_value(op[2])
         elif kind == "d":
             del parent[last]
         elif kind == "a":
-            parent[last].extend(copy.deepcopy(op[2]))
+            parent[last].extend(copy_value(op[2]))
         else:
             raise StateCorruptionError(f"unknown delta operation {kind!r}")
     if root is not state:
@@ -84,7 +97,7 @@ def rebuild_state(
     base: dict[str, Any], deltas: Iterable[Iterable[list[Any]]], *, copy_base: bool = True
 ) -> dict[str, Any]:
     """Apply step deltas in order to ``base`` (to a copy of it unless ``copy_base`` is False)."""
-    state = copy.deepcopy(base) if copy_base else base
+    state = copy_value(base) if copy_base else base
     try:
         for delta in deltas:
             apply_delta(state, delta)

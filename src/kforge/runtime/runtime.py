@@ -179,7 +179,10 @@ class Runtime:
                 run_id, [], run_fields={"input": run.input, "max_iterations": limits.max_steps}
             )
         agent = self.registry.create(run.agent_type, dict(run.input.get("args", {})))
-        if not self.store.read_steps(run_id, after_step=-1, limit=1):
+        # A run waiting for an answer has its state; a pending one, or a fork taken before its
+        # first step, may have none yet.
+        awaiting = run.status == RunStatus.AWAITING_USER
+        if not awaiting and not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
         self._launch(run, agent, opening)
         return run_id

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
 from kforge.frames import Frame, frame_from_dict, frame_to_dict, utc_now
@@ -145,6 +145,7 @@ class SQLiteStore:
                 raise StoreError(f"run '{run.id}' already exists") from exc
             if frames:
                 self._insert_frames(conn, run.id, frames)
+                self._update_run(conn, run.id, {}, frames)
         run.last_seq = frames[-1].seq if frames else 0
 
     def get_run(self, run_id: str) -> RunRecord:
@@ -206,33 +207,52 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO snapshots(run_id, step, seq, state) VALUES (?,?,?,?)",
                     (run_id, snapshot.step, snapshot.seq, _dumps(snapshot.state)),
                 )
-            if run_fields:
-                self._update_run(conn, run_id, run_fields)
+            if frames or run_fields:
+                self._update_run(conn, run_id, run_fields or {}, frames)
 
     def _insert_frames(
         self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]
     ) -> None:
+        first = frames[0].seq
+        for offset, frame in enumerate(frames):
+            if frame.seq != first + offset or frame.run_id != run_id:
+                self._discontinuity(conn, run_id, frame.seq, offset)
+        try:
+            conn.executemany(
+                "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)",
+                [(run_id, f.seq, f.type, _encode_frame(f)) for f in frames],
+            )
+        except sqlite3.IntegrityError:
+            self._discontinuity(conn, run_id, first, 0)
+
+    def _discontinuity(
+        self, conn: sqlite3.Connection, run_id: str, seq: int, offset: int
+    ) -> NoReturn:
         row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
-        expected = row[0] + 1
-        for offset, frame in enumerate(frames):
-            if frame.seq != expected + offset or frame.run_id != run_id:
-                raise StoreError(
-                    f"run '{run_id}': frame seq {frame.seq} does not continue the log "
-                    f"(expected {expected + offset}); another writer may be running this run"
-                )
-        conn.executemany(
-            "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)",
-            [(run_id, f.seq, f.type, _encode_frame(f)) for f in frames],
+        raise StoreError(
+            f"run '{run_id}': frame seq {seq} does not continue the log "
+            f"(expected {row[0] + 1 + offset}); another writer may be running this run"
         )
-        conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (frames[-1].seq, run_id))
 
-    def _update_run(self, conn: sqlite3.Connection, run_id: str, fields: dict[str, Any]) -> None:
+    def _update_run(
+        self,
+        conn: sqlite3.Connection,
+        run_id: str,
+        fields: dict[str, Any],
+        frames: Sequence[Frame] = (),
+    ) -> None:
+        """One UPDATE for the run's fields and its log position; with frames, it only matches
+        while the log still ends just before them (so a concurrent writer is caught)."""
         unknown = set(fields) - UPDATABLE_RUN_FIELDS
         if unknown:
             raise StoreError(f"cannot update run fields {sorted(unknown)}")
-        sets, params = ["updated_at = ?"], [utc_now().isoformat()]
+        sets: list[str] = []
+        params: list[Any] = []
+        if fields:
+            sets.append("updated_at = ?")
+            params.append(utc_now().isoformat())
         for key, value in fields.items():
             if isinstance(value, RunStatus):
                 value = value.value
@@ -240,9 +260,16 @@ class SQLiteStore:
                 value = _dumps(value)
             sets.append(f"{key} = ?")
             params.append(value)
-        cur = conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE id = ?", (*params, run_id))
+        where = "id = ?"
+        params.append(run_id)
+        if frames:
+            sets.append("last_seq = ?")
+            params.insert(len(params) - 1, frames[-1].seq)
+            where += " AND last_seq = ?"
+            params.append(frames[0].seq - 1)
+        cur = conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE {where}", params)
         if cur.rowcount == 0:
-            raise RunNotFoundError(run_id)
+            self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
 
     # -- reading the record ---------------------------------------------------------------
 
