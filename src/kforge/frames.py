@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 import types
 import typing
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
+
+from kforge import jsoncodec
 
 __all__ = [
     "AgentAction",
@@ -469,8 +470,8 @@ def frame_from_dict(data: dict[str, Any]) -> Frame:
 
 
 def frame_to_json(frame: Frame) -> str:
-    return json.dumps(frame_to_dict(frame), ensure_ascii=False, separators=(",", ":"))
+    return jsoncodec.dumps(frame_to_dict(frame))
 
 
 def frame_from_json(text: str) -> Frame:
-    return frame_from_dict(json.loads(text))
+    return frame_from_dict(jsoncodec.loads(text))

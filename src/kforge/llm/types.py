@@ -31,9 +31,7 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        return cls(
-            name=data["name"], arguments=dict(data.get("arguments") or {}), id=data.get("id", "")
-        )
+        return cls(data["name"], dict(data.get("arguments") or ()), data.get("id", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +71,14 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
+        # positional and without a generator: histories of hundreds of messages restore often
+        calls = data.get("tool_calls")
         return cls(
-            role=data["role"],
-            content=data.get("content") or "",
-            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
-            tool_call_id=data.get("tool_call_id"),
-            name=data.get("name"),
+            data["role"],
+            data.get("content") or "",
+            tuple(map(ToolCall.from_dict, calls)) if calls else (),
+            data.get("tool_call_id"),
+            data.get("name"),
         )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -11,6 +10,7 @@ from typing import Any
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StoreError
 from kforge.frames import Frame, frame_from_json, frame_to_json, utc_now
+from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 
 __all__ = ["MemoryStore"]
@@ -89,10 +89,10 @@ class MemoryStore:
                 self._append(run_id, frames)
             if step is not None:
                 steps = [s for s in self._steps[run_id] if s.step != step.step]
-                steps.append(StepRecord(step.step, step.seq, json.loads(json.dumps(step.delta))))
+                steps.append(StepRecord(step.step, step.seq, loads(dumps(step.delta))))
                 self._steps[run_id] = steps
             if snapshot is not None:
-                self._snapshots[run_id] = json.dumps(
+                self._snapshots[run_id] = dumps(
                     {"step": snapshot.step, "seq": snapshot.seq, "state": snapshot.state}
                 )
             if run_fields:
@@ -138,7 +138,7 @@ class MemoryStore:
             raw = self._snapshots.get(run_id)
         if raw is None:
             return None
-        data = json.loads(raw)
+        data = loads(raw)
         return Snapshot(data["step"], data["seq"], data["state"])
 
     def corrupt_snapshot(self, run_id: str, text: str = "{not json") -> None:
@@ -171,7 +171,7 @@ class MemoryStore:
         with self._lock:
             space = self._docs.setdefault(namespace, {})
             for key, value in docs.items():
-                space[key] = json.dumps(value)
+                space[key] = dumps(value)
 
     def get_docs(
         self, namespace: str, keys: Iterable[str] | None = None
@@ -179,7 +179,7 @@ class MemoryStore:
         with self._lock:
             space = self._docs.get(namespace, {})
             wanted = sorted(space) if keys is None else [k for k in keys if k in space]
-            return {k: json.loads(space[k]) for k in wanted}
+            return {k: loads(space[k]) for k in wanted}
 
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
 from kforge.frames import Frame, frame_from_dict, frame_to_dict, utc_now
+from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.migrations import apply_migrations
 
@@ -37,18 +38,14 @@ def default_db_path() -> Path:
     return Path(user_data_dir("kforge", appauthor=False)) / "kforge.db"
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _encode_frame(frame: Frame) -> str:
     data = frame_to_dict(frame)
     del data["run_id"], data["seq"], data["type"]
-    return _dumps(data)
+    return dumps(data)
 
 
 def _decode_frame(run_id: str, seq: int, type_name: str, text: str) -> Frame:
-    data = json.loads(text)
+    data = loads(text)
     data["run_id"], data["seq"], data["type"] = run_id, seq, type_name
     return frame_from_dict(data)
 
@@ -60,16 +57,16 @@ def _row_to_run(row: sqlite3.Row) -> RunRecord:
         status=RunStatus(row["status"]),
         created_at=datetime.fromisoformat(row["created_at"]),
         updated_at=datetime.fromisoformat(row["updated_at"]),
-        input=json.loads(row["input"]),
+        input=loads(row["input"]),
         session_id=row["session_id"],
         parent_id=row["parent_id"],
         iteration=row["iteration"],
         max_iterations=row["max_iterations"],
         pause_reason=row["pause_reason"],
-        pending_interaction=json.loads(row["pending_interaction"])
+        pending_interaction=loads(row["pending_interaction"])
         if row["pending_interaction"]
         else None,
-        result=json.loads(row["result"]) if row["result"] else None,
+        result=loads(row["result"]) if row["result"] else None,
         error=row["error"],
         forked_from=row["forked_from"],
         forked_at_seq=row["forked_at_seq"],
@@ -127,14 +124,14 @@ class SQLiteStore:
                         run.status.value,
                         run.created_at.isoformat(),
                         run.updated_at.isoformat(),
-                        _dumps(run.input),
+                        dumps(run.input),
                         run.session_id,
                         run.parent_id,
                         run.iteration,
                         run.max_iterations,
                         run.pause_reason,
-                        _dumps(run.pending_interaction) if run.pending_interaction else None,
-                        _dumps(run.result) if run.result is not None else None,
+                        dumps(run.pending_interaction) if run.pending_interaction else None,
+                        dumps(run.result) if run.result is not None else None,
                         run.error,
                         run.forked_from,
                         run.forked_at_seq,
@@ -200,12 +197,12 @@ class SQLiteStore:
             if step is not None:
                 conn.execute(
                     "INSERT OR REPLACE INTO steps(run_id, step, seq, delta) VALUES (?,?,?,?)",
-                    (run_id, step.step, step.seq, _dumps(step.delta)),
+                    (run_id, step.step, step.seq, dumps(step.delta)),
                 )
             if snapshot is not None:
                 conn.execute(
                     "INSERT OR REPLACE INTO snapshots(run_id, step, seq, state) VALUES (?,?,?,?)",
-                    (run_id, snapshot.step, snapshot.seq, _dumps(snapshot.state)),
+                    (run_id, snapshot.step, snapshot.seq, dumps(snapshot.state)),
                 )
             if frames or run_fields:
                 self._update_run(conn, run_id, run_fields or {}, frames)
@@ -257,7 +254,7 @@ class SQLiteStore:
             if isinstance(value, RunStatus):
                 value = value.value
             elif key in _JSON_FIELDS and value is not None:
-                value = _dumps(value)
+                value = dumps(value)
             sets.append(f"{key} = ?")
             params.append(value)
         where = "id = ?"
@@ -294,7 +291,7 @@ class SQLiteStore:
                 (run_id, after_step, -1 if limit is None else limit),
             ).fetchall()
         try:
-            return [StepRecord(r[0], r[1], json.loads(r[2])) for r in rows]
+            return [StepRecord(r[0], r[1], loads(r[2])) for r in rows]
         except (json.JSONDecodeError, TypeError) as exc:
             raise StateCorruptionError(
                 f"run '{run_id}': a step record is unreadable: {exc}"
@@ -308,7 +305,7 @@ class SQLiteStore:
         if row is None:
             return None
         try:
-            state = json.loads(row[2])
+            state = loads(row[2])
         except (json.JSONDecodeError, TypeError) as exc:
             raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
         if not isinstance(state, dict):
@@ -343,7 +340,7 @@ class SQLiteStore:
         with self._tx() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO docs(namespace, key, value, updated_at) VALUES (?,?,?,?)",
-                [(namespace, k, _dumps(v), now) for k, v in docs.items()],
+                [(namespace, k, dumps(v), now) for k, v in docs.items()],
             )
 
     def get_docs(
@@ -366,7 +363,7 @@ class SQLiteStore:
                             (namespace, *chunk),
                         ).fetchall()
                     )
-        return {r[0]: json.loads(r[1]) for r in rows}
+        return {r[0]: loads(r[1]) for r in rows}
 
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:

@@ -197,7 +197,9 @@ async def run_tool(
     """Execute ``tool`` with a timeout, turning every exception into an error result."""
     limit = timeout_s if timeout_s is not None else tool.timeout_s
     try:
-        result = await asyncio.wait_for(tool.execute(arguments, context), timeout=limit)
+        # a timeout scope, not wait_for: no extra task and loop turn per call
+        async with asyncio.timeout(limit):
+            result = await tool.execute(arguments, context)
     except TimeoutError:
         return ToolResult.error(
             f"tool '{tool.name}' did not finish within {limit:g} s and was stopped; "

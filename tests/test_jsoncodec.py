@@ -1,0 +1,68 @@
+"""The record's JSON codec: orjson's speed, the stdlib's coverage and errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kforge.jsoncodec import dumps, loads
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_round_trip_matches_the_stdlib(value: Any) -> None:
+    text = dumps(value)
+    assert loads(text) == value
+    assert json.loads(text) == value
+    assert loads(json.dumps(value)) == value
+
+
+def test_output_is_compact_utf8_text() -> None:
+    assert dumps({"a": [1, 2], "é": "ü"}) == '{"a":[1,2],"é":"ü"}'
+
+
+def test_what_orjson_refuses_the_stdlib_writes() -> None:
+    huge = 2**80
+    assert loads(dumps({"n": huge})) == {"n": huge}
+    assert dumps({1: "x"}) == '{"1":"x"}'
+
+
+def test_legacy_nan_literals_still_read() -> None:
+    value = loads('{"x": NaN}')
+    assert value["x"] != value["x"]
+
+
+def test_non_finite_floats_are_written_as_null() -> None:
+    assert loads(dumps([float("nan"), float("inf")])) == [None, None]
+
+
+@dataclass
+class Point:
+    x: int
+
+
+@pytest.mark.parametrize("value", [Point(1), datetime(2026, 1, 1, tzinfo=UTC), object(), {1, 2}])
+def test_values_that_are_not_json_raise_type_error(value: object) -> None:
+    with pytest.raises(TypeError):
+        dumps({"value": value})
+
+
+@pytest.mark.parametrize("text", ["{not json", "", '{"a": 1', b"\xff"])
+def test_broken_text_raises_a_value_error(text: str | bytes) -> None:
+    with pytest.raises(ValueError):
+        loads(text)
