@@ -12,6 +12,7 @@ import functools
 import json
 import platform
 import sqlite3
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -218,8 +219,14 @@ def main() -> None:
         result["per_step_async_us"][level] = {
             str(k): run_loop(fresh_db(), k, level, "async")[0] * 1e6 / k for k in ks
         }
-        warm, cold = resume_once(fresh_db(), params["resume_k"], level)
-        result["resume_ms"][level] = {"warm": warm * 1e3, "cold": cold * 1e3}
+        samples = [
+            resume_once(fresh_db(), params["resume_k"], level)
+            for _ in range(params.get("resume_samples", 1))
+        ]
+        result["resume_ms"][level] = {
+            "warm": statistics.median(w for w, _ in samples) * 1e3,
+            "cold": statistics.median(c for _, c in samples) * 1e3,
+        }
     result["bytes"], result["bytes_delta_channel"] = {}, {}
     for k in ks:
         path = fresh_db()

@@ -193,16 +193,23 @@ class KforgeBench:
             raise RuntimeError("no step was committed after the resume")
         return store.step_committed_at - started, store.step_committed_at - cold_start
 
-    async def measure(self, ks: list[int], resume_k: int) -> dict[str, Any]:
-        """One round: one sample of every kforge metric (same shape as the LangGraph side's)."""
+    async def measure(self, ks: list[int], resume_k: int, resume_samples: int) -> dict[str, Any]:
+        """One round: one sample of every kforge metric (same shape as the LangGraph side's);
+        the resume latency is the median of ``resume_samples`` resumes."""
         await self.run_loop(self.fresh_db(), 3, HEADLINE_LEVEL)  # warm-up: lazy imports, caches
         result: dict[str, Any] = {"per_step_us": {}, "per_step_cpu_us": {}, "resume_ms": {}}
         for level in LEVELS:
             runs = {k: await self.run_loop(self.fresh_db(), k, level) for k in ks}
             result["per_step_us"][level] = {str(k): w * 1e6 / k for k, (w, _) in runs.items()}
             result["per_step_cpu_us"][level] = {str(k): c * 1e6 / k for k, (_, c) in runs.items()}
-            warm, cold = await self.resume_once(self.fresh_db(), resume_k, level)
-            result["resume_ms"][level] = {"warm": warm * 1e3, "cold": cold * 1e3}
+            samples = [
+                await self.resume_once(self.fresh_db(), resume_k, level)
+                for _ in range(resume_samples)
+            ]
+            result["resume_ms"][level] = {
+                "warm": statistics.median(w for w, _ in samples) * 1e3,
+                "cold": statistics.median(c for _, c in samples) * 1e3,
+            }
         result["bytes"] = {}
         for k in ks:
             path = self.fresh_db()
@@ -436,7 +443,9 @@ def print_table(out: dict[str, Any]) -> None:
         "\nAbove the line: the issue's targets (ratio = kforge / LangGraph). Both sides use a file "
         "DB in WAL mode at the same synchronous level; LangGraph runs with durability='sync' (each "
         f"checkpoint committed before the next step, as kforge does). Medians of "
-        f"{out['settings']['repeat']} rounds; µs/step = a whole run's time / K tool-call steps."
+        f"{out['settings']['repeat']} rounds (resume: of each round's median of "
+        f"{out['settings'].get('resume_samples_per_round', 1)}); µs/step = a whole run's time "
+        "/ K tool-call steps."
     )
 
 
@@ -460,6 +469,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--import-runs", type=int, default=7, help="fresh interpreters per import timing"
     )
+    parser.add_argument(
+        "--resume-samples",
+        type=int,
+        default=5,
+        help="resumes per round and side; each round keeps their median (default 5)",
+    )
     parser.add_argument("--skip-langgraph", action="store_true", help="measure kforge only")
     parser.add_argument(
         "--langgraph-venv",
@@ -472,10 +487,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
-    if not ks or ks[0] < 2 or args.repeat < 1 or args.import_runs < 1:
-        parser.error("--k needs step counts ≥ 2; --repeat and --import-runs need at least 1")
+    if not ks or ks[0] < 2 or min(args.repeat, args.import_runs, args.resume_samples) < 1:
+        parser.error(
+            "--k needs step counts ≥ 2; --repeat, --import-runs and --resume-samples need at "
+            "least 1"
+        )
     resume_k = ks[-1]
     lg_python = None if args.skip_langgraph else ensure_langgraph_env(args.langgraph_venv)
+    samples = args.resume_samples
     kf_rounds: list[dict[str, Any]] = []
     lg_rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
@@ -485,12 +504,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             db_dir.mkdir()
             kforge_first = round_no % 2 == 0
             if kforge_first:
-                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k)))
+                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, samples)))
             if lg_python is not None:
                 params = {"db_dir": str(db_dir), "ks": ks, "synchronous": list(LEVELS)}
-                lg_rounds.append(run_langgraph_side(lg_python, {**params, "resume_k": resume_k}))
+                params.update(resume_k=resume_k, resume_samples=samples)
+                lg_rounds.append(run_langgraph_side(lg_python, params))
             if not kforge_first:
-                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k)))
+                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, samples)))
     kf = median_of_rounds(kf_rounds)
     lg = median_of_rounds(lg_rounds) if lg_rounds else None
     pythons: dict[str, Path | str] = {"kforge": sys.executable}
@@ -511,6 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "langgraph_durability": "sync",
         "resume_k": resume_k,
         "resume_pause_at": resume_k // 2,
+        "resume_samples_per_round": samples,
         "per_step": "median wall time of a whole run (start to final answer) / K tool-call steps",
         "cpu_per_step": "the same with process CPU time (user + system, all threads)",
         "bytes": "PRAGMA page_count * page_size after wal_checkpoint(TRUNCATE)",

@@ -42,6 +42,8 @@ def test_kforge_side_runs_and_writes_json(tmp_path: Path) -> None:
             "1",
             "--import-runs",
             "1",
+            "--resume-samples",
+            "2",
             "--langgraph-venv",
             str(venv),
             "--json",
@@ -73,6 +75,7 @@ def test_kforge_side_runs_and_writes_json(tmp_path: Path) -> None:
     assert data["kforge_bytes_growth"] == data["kforge_bytes_k8"] / data["kforge_bytes_k4"]
     assert data["settings"]["k"] == [4, 8]
     assert data["settings"]["resume_pause_at"] == 4
+    assert data["settings"]["resume_samples_per_round"] == 2
     assert not [key for key in data if key.startswith("langgraph")]
     assert set(data["targets"]) == {"bytes_growth"}
 

@@ -16,7 +16,7 @@ from typing import Any
 from kforge.engine.agent import StepAgent
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
-from kforge.engine.state import apply_delta, copy_value, diff_state, rebuild_state
+from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import LimitExceededError, StateCorruptionError
 from kforge.frames import (
     Complete,
@@ -97,8 +97,9 @@ class StepRunner:
         run_id = self.run.id
         try:
             full_state, step_no, step_seq = load_state(self.store, run_id)
-            # the agent gets its own copy: prev_state must never alias what the agent mutates
-            self.agent.restore_state(copy_value(full_state["agent"]))
+            # no copy for the agent: the baseline checks the objects they share at the first diff
+            baseline = Baseline(full_state, shared=True)
+            self.agent.restore_state(full_state["agent"])
         except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
             return self._fail_corrupt(exc)
         journal = [
@@ -125,7 +126,6 @@ class StepRunner:
             opening_fields["pending_interaction"] = None
         self._commit([*self.opening, *ctx.take_pending()], run_fields=opening_fields)
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
-        prev_state = full_state
         while True:
             started = time.monotonic()
             try:
@@ -144,7 +144,7 @@ class StepRunner:
                 )
                 self._commit(
                     ctx.take_pending(),
-                    snapshot=Snapshot(step_no, step_seq, prev_state),
+                    snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
                     run_fields={
                         "status": RunStatus.AWAITING_USER,
                         "pending_interaction": frame_to_dict(suspended.request),
@@ -152,7 +152,7 @@ class StepRunner:
                 )
                 return RunStatus.AWAITING_USER
             except LimitExceededError as exc:
-                return self._pause_on_limit(ctx, exc, step_no, step_seq, prev_state)
+                return self._pause_on_limit(ctx, exc, step_no, step_seq, baseline.trusted())
             except asyncio.CancelledError:
                 ctx.end_replay()
                 ctx.emit(
@@ -180,11 +180,9 @@ class StepRunner:
                 "agent": self.agent.get_state(),
                 "runtime": {"elapsed_s": round(elapsed, 6), "usage": ctx.usage.to_dict()},
             }
-            # The delta holds copies; applying it keeps prev_state free of references into the
+            # The delta holds copies; applying it keeps the baseline free of references into the
             # agent, without copying the whole state every step.
-            delta = diff_state(prev_state, live_state)
-            new_state = apply_delta(prev_state, delta)
-            prev_state = new_state
+            delta = diff_state(baseline.trusted(), live_state)
             frames = ctx.take_pending()
             if outcome.done:
                 ctx.end_replay()
@@ -192,11 +190,11 @@ class StepRunner:
                 frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
                 ctx.take_pending()
             step_seq = ctx.last_seq
-            snapshot = (
-                Snapshot(step_no, step_seq, new_state)
-                if outcome.done or step_no % SNAPSHOT_EVERY == 0
-                else None
-            )
+            snapshot = None
+            if outcome.done or step_no % SNAPSHOT_EVERY == 0:
+                snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
+            elif not baseline.shared:
+                baseline.advance(delta)
             fields: dict[str, Any] = {"iteration": step_no}
             if outcome.done:
                 fields.update(status=RunStatus.COMPLETED, result=outcome.result)
@@ -209,6 +207,8 @@ class StepRunner:
                 )
             except (TypeError, ValueError) as exc:
                 return self._fail_unserializable(exc)
+            if snapshot is None and baseline.shared:
+                baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
 
