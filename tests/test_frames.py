@@ -101,3 +101,26 @@ def test_unknown_type_is_a_clear_error() -> None:
 
     with pytest.raises(ValueError, match="unknown frame type 'nope'"):
         fr.frame_from_dict({"type": "nope"})
+
+
+def test_new_ids_are_unique_version_4_uuids_also_after_a_fork() -> None:
+    import os
+    import uuid
+
+    from kforge.frames import new_id
+
+    ids = {new_id() for _ in range(20_000)}
+    assert len(ids) == 20_000
+    for value in list(ids)[:200]:
+        parsed = uuid.UUID(value)
+        assert parsed.hex == value and parsed.version == 4 and parsed.variant == uuid.RFC_4122
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child writes its next id and leaves at once
+        os.write(write, new_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read, 64).decode()
+    os.close(read)
+    os.close(write)
+    assert child != new_id() and child not in ids

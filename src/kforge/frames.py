@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import os
+import random
 import types
 import typing
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
@@ -61,8 +63,19 @@ F = TypeVar("F", bound="Frame")
 _REGISTRY: dict[str, type[Frame]] = {}
 
 
+_ids = random.Random(os.urandom(32))
+os.register_at_fork(after_in_child=lambda: _ids.seed(os.urandom(32)))
+_V4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_V4_SET = (0x4000 << 64) | (0x8000 << 48)
+
+
 def new_id() -> str:
-    return uuid.uuid4().hex
+    """A random (version 4) UUID as 32 hex digits.
+
+    Drawn from a generator seeded by the OS once per process (and again after a fork) instead
+    of a system call per id: every frame gets one. Ids name things; they are not secrets.
+    """
+    return f"{_ids.getrandbits(128) & _V4_CLEAR | _V4_SET:032x}"
 
 
 def utc_now() -> datetime:
@@ -413,7 +426,20 @@ def _hints(cls: type[Frame]) -> dict[str, Any]:
     return hints
 
 
+_NAMES: dict[type[Frame], tuple[str, ...]] = {}
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _names(cls: type[Frame]) -> tuple[str, ...]:
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def _encode(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, datetime):
@@ -443,10 +469,37 @@ def _decode(value: Any, hint: Any) -> Any:
     return value
 
 
+_DECODERS: dict[type[Frame], tuple[tuple[str, Callable[[Any], Any] | None], ...]] = {}
+
+
+def _decoders(cls: type[Frame]) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+    """Per field: None when the JSON value is already the field's value, else its converter."""
+    found = _DECODERS.get(cls)
+    if found is None:
+        hints = _hints(cls)
+        found = tuple((name, _decoder_for(hints[name])) for name in _names(cls))
+        _DECODERS[cls] = found
+    return found
+
+
+def _decoder_for(hint: Any) -> Callable[[Any], Any] | None:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _decoder_for(args[0]) if len(args) == 1 else None
+    if (
+        hint is datetime
+        or origin is tuple
+        or (isinstance(hint, type) and issubclass(hint, enum.Enum))
+    ):
+        return lambda value: _decode(value, hint)
+    return None
+
+
 def frame_to_dict(frame: Frame) -> dict[str, Any]:
     data: dict[str, Any] = {"type": frame.type}
-    for f in dataclasses.fields(frame):
-        data[f.name] = _encode(getattr(frame, f.name))
+    for name in _names(type(frame)):
+        data[name] = _encode(getattr(frame, name))
     return data
 
 
@@ -460,12 +513,11 @@ def frame_from_dict(data: dict[str, Any]) -> Frame:
             cls = DataEvent
         else:
             raise ValueError(f"unknown frame type '{type_name}'")
-    hints = _hints(cls)
-    kwargs = {
-        f.name: _decode(data[f.name], hints[f.name])
-        for f in dataclasses.fields(cls)
-        if f.name in data
-    }
+    kwargs = {}
+    for name, decode in _decoders(cls):
+        if name in data:
+            value = data[name]
+            kwargs[name] = value if decode is None or value is None else decode(value)
     return cls(**kwargs)
 
 

@@ -31,7 +31,7 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        return cls(data["name"], dict(data.get("arguments") or ()), data.get("id", ""))
+        return _new_tool_call(data["name"], dict(data.get("arguments") or ()), data.get("id", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +71,52 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
-        # positional and without a generator: histories of hundreds of messages restore often
         calls = data.get("tool_calls")
-        return cls(
+        return _new_message(
             data["role"],
             data.get("content") or "",
             tuple(map(ToolCall.from_dict, calls)) if calls else (),
             data.get("tool_call_id"),
             data.get("name"),
         )
+
+
+# Restoring a run rebuilds its whole message history, hundreds of objects at a time. The
+# generated __init__ of a frozen dataclass sets each field through object.__setattr__; setting
+# the slots through their descriptors is about twice as fast. For from_dict only: the values
+# are already in their final form.
+_new = object.__new__
+_set_call = tuple(ToolCall.__dict__[name].__set__ for name in ("name", "arguments", "id"))
+_set_message = tuple(
+    Message.__dict__[name].__set__
+    for name in ("role", "content", "tool_calls", "tool_call_id", "name")
+)
+
+
+def _new_tool_call(name: str, arguments: dict[str, Any], call_id: str) -> ToolCall:
+    call: ToolCall = _new(ToolCall)
+    set_name, set_arguments, set_id = _set_call
+    set_name(call, name)
+    set_arguments(call, arguments)
+    set_id(call, call_id)
+    return call
+
+
+def _new_message(
+    role: Role,
+    content: str,
+    tool_calls: tuple[ToolCall, ...],
+    tool_call_id: str | None,
+    name: str | None,
+) -> Message:
+    message: Message = _new(Message)
+    set_role, set_content, set_calls, set_call_id, set_name = _set_message
+    set_role(message, role)
+    set_content(message, content)
+    set_calls(message, tool_calls)
+    set_call_id(message, tool_call_id)
+    set_name(message, name)
+    return message
 
 
 @dataclass(frozen=True, slots=True)
