@@ -193,3 +193,100 @@ def test_property_5_invalid_arguments_are_rejected_naming_the_field(
 def test_property_5_valid_arguments_are_accepted(case: tuple[dict[str, Any], Any]) -> None:
     schema, arguments = case
     assert ArgumentValidator("t", schema).problems(arguments) == []
+
+
+simple_property_schemas = (
+    st.sampled_from(["string", "integer", "number", "boolean", "null"]).map(lambda t: {"type": t})
+    | st.lists(st.text(max_size=6), min_size=1, max_size=4).map(
+        lambda values: {"type": "string", "enum": values}
+    )
+    | st.just({"type": "array", "items": {"type": "integer"}})
+    | st.just({"type": "string", "minLength": 2})
+).map(lambda sub: {**sub, "description": "d"})
+
+
+@st.composite
+def simple_object_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    props = draw(st.dictionaries(names, simple_property_schemas, max_size=4))
+    required = draw(st.lists(st.sampled_from(sorted(props)), unique=True)) if props else []
+    schema: dict[str, Any] = {"type": "object", "properties": props, "required": required}
+    closed = draw(st.sampled_from([None, True, False]))
+    if closed is not None:
+        schema["additionalProperties"] = closed
+    return schema
+
+
+def _near(sub: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values of the property's type and the ones most easily mistaken for it."""
+    confusable = st.booleans() | st.integers(-2, 2) | st.floats(-2, 2) | st.none() | st.just("1")
+    if "enum" in sub:
+        return st.sampled_from(sub["enum"]) | st.text(max_size=6) | confusable
+    exact = {
+        "string": st.text(max_size=6),
+        "integer": st.integers(),
+        "number": st.floats(allow_nan=False) | st.integers(),
+        "boolean": st.booleans(),
+        "null": st.none(),
+    }.get(sub.get("type", ""), json_values)
+    return exact | confusable
+
+
+@settings(max_examples=400, deadline=None)
+@given(simple_object_schemas(), st.data())
+def test_the_fast_check_only_accepts_what_the_full_validator_accepts(
+    schema: dict[str, Any], data: st.DataObject
+) -> None:
+    from kforge.tools.validation import simple_checker
+
+    surely_valid = simple_checker(schema)
+    assert surely_valid is not None
+    props = sorted(schema["properties"])
+    chosen = data.draw(st.lists(st.sampled_from(props), unique=True)) if props else []
+    arguments: Any = {name: data.draw(_near(schema["properties"][name])) for name in chosen}
+    arguments.update(data.draw(st.dictionaries(names, json_scalars, max_size=1)))
+    if data.draw(st.integers(0, 9)) == 0:
+        arguments = data.draw(json_values)
+    validator = ArgumentValidator("t", schema)
+    full = list(validator._validator.iter_errors(arguments))
+    if surely_valid(arguments):
+        assert not full
+        assert validator.problems(arguments) == []
+    else:  # "not sure" is fine, but an invalid call must still be explained
+        assert validator.problems(arguments) == [] or full
+
+
+def test_the_fast_check_accepts_typical_valid_calls() -> None:
+    from kforge.tools.validation import simple_checker
+
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "mode": {"enum": ["x", "y"], "type": "string"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    check = simple_checker(schema)
+    assert check is not None
+    assert check({"a": 1}) and check({"a": 1, "mode": "y"})
+    assert not check({"a": True}) and not check({"a": 1, "other": 2}) and not check({})
+    assert simple_checker({"type": "object", "anyOf": []}) is None
+
+
+TRICKY_VALUES = [True, False, 0, 1, -1, 1.0, 1.5, 0.0, "", "1", "x", None, [], {}, [1], {"a": 1}]
+
+
+def test_the_fast_check_agrees_with_the_validator_on_every_tricky_scalar() -> None:
+    from kforge.tools.validation import simple_checker
+
+    for sub in [
+        *({"type": t} for t in ["string", "integer", "number", "boolean", "null"]),
+        {"enum": ["x", "1"]},
+        {"type": "string", "enum": ["", "x"]},
+    ]:
+        schema = {"type": "object", "properties": {"p": sub}, "required": ["p"]}
+        check = simple_checker(schema)
+        assert check is not None
+        validator = ArgumentValidator("t", schema)
+        for value in TRICKY_VALUES:
+            if check({"p": value}):
+                assert validator.problems({"p": value}) == []
+                assert not list(validator._validator.iter_errors({"p": value})), (sub, value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -92,8 +92,11 @@ class ArgumentValidator:
         self._validator = jsonschema.Draft202012Validator(
             schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
         )
+        self._surely_valid = simple_checker(schema)
 
     def problems(self, arguments: Any) -> list[ArgumentProblem]:
+        if self._surely_valid is not None and self._surely_valid(arguments):
+            return []
         errors = sorted(
             self._validator.iter_errors(arguments),
             key=lambda e: (_path(e.absolute_path), str(e.validator)),
@@ -116,6 +119,74 @@ class ArgumentValidator:
         problems = self.problems(arguments)
         if problems:
             raise ToolArgumentsError(self.message(problems))
+
+
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment"})
+_ROOT_KEYS = _ANNOTATIONS | {"type", "properties", "required", "additionalProperties", "$schema"}
+_EXACT_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def simple_checker(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
+    """A fast check for the schemas most tools have: an object of scalar, string-enum or free
+    properties. It returns True only for arguments the full validator accepts too; False means
+    "not sure" and the full validator decides (and explains). None when the schema is not of
+    that simple kind."""
+    if schema.get("type") != "object" or not set(schema) <= _ROOT_KEYS:
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    closed = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(closed, bool):
+        return None
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return None
+    # per property: the exact Python types accepted, or the accepted strings of an enum;
+    # None marks a property this check cannot judge (its presence defers to the validator)
+    checks: dict[str, tuple[type, ...] | frozenset[str] | None] = {}
+    for name, sub in properties.items():
+        checks[name] = _simple_property(sub) if isinstance(sub, dict) else None
+
+    def surely_valid(arguments: Any) -> bool:
+        if type(arguments) is not dict:
+            return False
+        for name in required:
+            if name not in arguments:
+                return False
+        for name, value in arguments.items():
+            if name not in checks:
+                if closed is False:
+                    return False
+                continue
+            check = checks[name]
+            if check is None:
+                return False
+            if isinstance(check, frozenset):
+                if type(value) is not str or value not in check:
+                    return False
+            elif type(value) not in check:
+                return False
+        return True
+
+    return surely_valid
+
+
+def _simple_property(sub: dict[str, Any]) -> tuple[type, ...] | frozenset[str] | None:
+    keys = set(sub) - _ANNOTATIONS
+    kind = sub.get("type")
+    if keys == {"type"} and isinstance(kind, str) and kind in _EXACT_TYPES:
+        return _EXACT_TYPES[kind]
+    enum = sub.get("enum")
+    if not isinstance(enum, list) or keys not in ({"enum"}, {"enum", "type"}):
+        return None
+    if all(type(v) is str for v in enum) and kind in (None, "string"):
+        return frozenset(enum)
+    return None
 
 
 def _path(parts: Iterable[Any]) -> str:
