@@ -552,7 +552,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "platform": platform.platform(),
     }
     out = summarize(kf, lg, imports, settings)
+    if lg_rounds:
+        # Both sides of a round run within seconds of each other; how much the per-round
+        # ratios spread shows how much of the headline ratio is machine drift.
+        out["resume_ratio_per_round"] = [
+            k["resume_ms"][HEADLINE_LEVEL]["warm"] / g["resume_ms"][HEADLINE_LEVEL]["warm"]
+            for k, g in zip(kf_rounds, lg_rounds, strict=True)
+        ]
     print_table(out)
+    if "resume_ratio_per_round" in out:
+        spread = ", ".join(f"{r:.3f}" for r in out["resume_ratio_per_round"])
+        print(f"resume ratio per round: {spread}")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(out, indent=2) + "\n")
