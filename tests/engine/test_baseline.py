@@ -151,3 +151,42 @@ def test_unshared_baseline_is_used_as_is() -> None:
     baseline = Baseline(state)
     assert baseline.trusted() is state
     assert baseline.advance([["a", ["a"], [2]]]) == {"a": [1, 2]}
+
+
+def test_stored_text_in_another_encoding_is_still_the_truth() -> None:
+    import json
+
+    state = {"agent": {"big": 1e16, "s": "é"}, "runtime": {}}
+    legacy = json.dumps(state)  # the stdlib writes 1e+16 and \\u00e9: not what orjson writes
+    baseline = Baseline(json.loads(legacy), shared=True, text=legacy)
+    assert baseline.trusted() == state
+    assert not baseline.shared  # the mismatch was settled by decoding the stored text
+
+
+class CountingStore(MemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.step_reads = 0
+
+    def read_steps(self, run_id: str, **kwargs: Any) -> Any:
+        self.step_reads += 1
+        return super().read_steps(run_id, **kwargs)
+
+
+async def test_resume_reads_no_deltas_after_a_snapshot_of_the_last_step() -> None:
+    from kforge.engine.runner import restore_point
+
+    store = CountingStore()
+    runtime = Runtime(store, model=ScriptedModel([]), registry=_registry())
+    run_id = await runtime.start(InPlaceAgent.agent_type, {"mode": "replace"})
+    run = await runtime.wait(run_id)
+    assert run.status == RunStatus.AWAITING_USER
+    store.step_reads = 0
+    point = restore_point(store, run_id, last_step=run.iteration)
+    assert store.step_reads == 0
+    assert point.step == run.iteration
+    full = restore_point(store, run_id)  # without the hint the deltas are read, same state
+    assert store.step_reads == 1
+    assert full.state == point.state
+    assert (await runtime.resume(run_id, "yes")) == run_id
+    assert (await runtime.wait(run_id)).status == RunStatus.COMPLETED

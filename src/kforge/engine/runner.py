@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.agent import StepAgent
@@ -30,7 +31,14 @@ from kforge.llm.base import Model
 from kforge.llm.types import Usage
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
 
-__all__ = ["JOURNAL_EXCLUDED", "SNAPSHOT_EVERY", "StepRunner", "load_state"]
+__all__ = [
+    "JOURNAL_EXCLUDED",
+    "SNAPSHOT_EVERY",
+    "RestorePoint",
+    "StepRunner",
+    "load_state",
+    "restore_point",
+]
 
 SNAPSHOT_EVERY = 64
 """Steps between periodic snapshots (one more is written at every pause and at the end)."""
@@ -39,28 +47,50 @@ JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "in
 """Frame types the runner writes itself; never replayed into agent code."""
 
 
-def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
-    """Rebuild a run's state: returns (state, last committed step, that step's seq).
+@dataclass(frozen=True, slots=True)
+class RestorePoint:
+    """A run's state as of its last committed step."""
 
-    Falls back from an unreadable snapshot to replaying every step delta.
+    state: dict[str, Any]
+    step: int
+    seq: int
+    """The last frame seq committed with that step."""
+    text: str | None = None
+    """The state's JSON as stored, when the state is exactly a stored snapshot."""
+
+
+def restore_point(store: Store, run_id: str, *, last_step: int | None = None) -> RestorePoint:
+    """Rebuild a run's state from its latest snapshot and the step deltas after it.
+
+    ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
+    follow it and they are not read. Falls back from an unreadable snapshot to replaying every
+    step delta.
     """
-    steps_from = 0
     base: dict[str, Any] = {}
     step_no, seq = -1, 0
     try:
         snapshot = store.latest_snapshot(run_id)
     except StateCorruptionError:
         snapshot = None
-    if snapshot is not None:
+    if snapshot is None:
+        steps = store.read_steps(run_id, after_step=-1)
+    else:
         base, step_no, seq = snapshot.state, snapshot.step, snapshot.seq
-        steps_from = snapshot.step
-    steps = store.read_steps(run_id, after_step=steps_from if snapshot is not None else -1)
+        is_last = last_step is not None and snapshot.step == last_step
+        steps = [] if is_last else store.read_steps(run_id, after_step=snapshot.step)
     state = rebuild_state(base, (s.delta for s in steps), copy_base=False)
     if steps:
         step_no, seq = steps[-1].step, steps[-1].seq
     if step_no < 0:
         raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
-    return state, step_no, seq
+    text = snapshot.text if snapshot is not None and not steps else None
+    return RestorePoint(state, step_no, seq, text)
+
+
+def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
+    """Rebuild a run's state: returns (state, last committed step, that step's seq)."""
+    point = restore_point(store, run_id)
+    return point.state, point.step, point.seq
 
 
 class StepRunner:
@@ -96,9 +126,10 @@ class StepRunner:
     async def run_stretch(self) -> RunStatus:
         run_id = self.run.id
         try:
-            full_state, step_no, step_seq = load_state(self.store, run_id)
+            point = restore_point(self.store, run_id, last_step=self.run.iteration)
+            full_state, step_no, step_seq = point.state, point.step, point.seq
             # no copy for the agent: the baseline checks the objects they share at the first diff
-            baseline = Baseline(full_state, shared=True)
+            baseline = Baseline(full_state, shared=True, text=point.text)
             self.agent.restore_state(full_state["agent"])
         except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
             return self._fail_corrupt(exc)

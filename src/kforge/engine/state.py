@@ -118,9 +118,14 @@ class Baseline:
     on deltas carry copies, so it never aliases what the agent mutates.
     """
 
-    def __init__(self, state: dict[str, Any], *, shared: bool = False) -> None:
+    def __init__(
+        self, state: dict[str, Any], *, shared: bool = False, text: str | None = None
+    ) -> None:
+        """``text``: the JSON ``state`` was decoded from, if at hand (else it is encoded)."""
         self.state = state
-        self._text: str | None = dumps(state) if shared else None
+        self._text: str | None = None
+        if shared:
+            self._text = text if text is not None else dumps(state)
 
     @property
     def shared(self) -> bool:

@@ -93,6 +93,8 @@ class Snapshot:
     step: int
     seq: int
     state: dict[str, Any]
+    text: str | None = field(default=None, compare=False, repr=False)
+    """The state's JSON as the store read it, when it has it (spares the runner an encode)."""
 
 
 class Store(Protocol):

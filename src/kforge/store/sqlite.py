@@ -310,7 +310,7 @@ class SQLiteStore:
             raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
         if not isinstance(state, dict):
             raise StateCorruptionError(f"run '{run_id}': snapshot is not an object")
-        return Snapshot(row[0], row[1], state)
+        return Snapshot(row[0], row[1], state, row[2])
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
         source = self.get_run(source_id)
