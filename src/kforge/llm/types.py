@@ -71,14 +71,16 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
-        calls = data.get("tool_calls")
-        return _new_message(
-            data["role"],
-            data.get("content") or "",
-            tuple(map(ToolCall.from_dict, calls)) if calls else (),
-            data.get("tool_call_id"),
-            data.get("name"),
-        )
+        get = data.get
+        calls = get("tool_calls")
+        message: Message = _new(cls)
+        set_role, set_content, set_calls, set_call_id, set_name = _set_message
+        set_role(message, data["role"])
+        set_content(message, get("content") or "")
+        set_calls(message, tuple(map(ToolCall.from_dict, calls)) if calls else ())
+        set_call_id(message, get("tool_call_id"))
+        set_name(message, get("name"))
+        return message
 
 
 # Restoring a run rebuilds its whole message history, hundreds of objects at a time. The
@@ -100,23 +102,6 @@ def _new_tool_call(name: str, arguments: dict[str, Any], call_id: str) -> ToolCa
     set_arguments(call, arguments)
     set_id(call, call_id)
     return call
-
-
-def _new_message(
-    role: Role,
-    content: str,
-    tool_calls: tuple[ToolCall, ...],
-    tool_call_id: str | None,
-    name: str | None,
-) -> Message:
-    message: Message = _new(Message)
-    set_role, set_content, set_calls, set_call_id, set_name = _set_message
-    set_role(message, role)
-    set_content(message, content)
-    set_calls(message, tool_calls)
-    set_call_id(message, tool_call_id)
-    set_name(message, name)
-    return message
 
 
 @dataclass(frozen=True, slots=True)
