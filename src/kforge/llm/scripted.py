@@ -96,7 +96,7 @@ class ScriptedModel:
             )
         reply = self._queue.popleft()
         response = self._to_response(reply, output_schema)
-        prompt_text = "".join(m.content for m in messages)
+        prompt_text = "".join([m.content for m in messages])
         usage = Usage(_estimate_tokens(prompt_text), _estimate_tokens(response.text))
         if response.usage == Usage():
             response = ModelResponse(

@@ -147,7 +147,12 @@ class FunctionTool(Tool):
             return ToolResult.success("done")
         if isinstance(value, str) and not self._wrap_output:
             return ToolResult.success(value)
-        plain = _adapter(type(value)).dump_python(value, mode="json")
+        # JSON scalars are their own JSON form; anything else goes through pydantic
+        plain = (
+            value
+            if type(value) in _JSON_SCALARS
+            else _adapter(type(value)).dump_python(value, mode="json")
+        )
         structured = (
             {"result": plain} if self._wrap_output or not isinstance(plain, dict) else plain
         )
@@ -248,6 +253,8 @@ def tool(
 
 
 _ADAPTERS: dict[type, Any] = {}
+_JSON_SCALARS = frozenset({int, float, bool, str})
+"""Exact types whose pydantic JSON form is the value itself."""
 
 
 def _adapter(kind: type) -> Any:
