@@ -1,0 +1,59 @@
+"""Messages and tool calls: exact dict round trip and immutability, however they are built."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kforge.llm.types import Message, ToolCall
+
+texts = st.text(max_size=20)
+arguments = st.dictionaries(texts, st.none() | st.booleans() | st.integers() | texts, max_size=3)
+calls = st.builds(ToolCall, name=texts, arguments=arguments, id=texts)
+messages = st.one_of(
+    st.builds(Message, role=st.sampled_from(["system", "user"]), content=texts),
+    st.builds(Message.assistant, texts, st.lists(calls, max_size=3).map(tuple)),
+    st.builds(Message.tool, texts, texts, st.none() | texts),
+)
+
+
+@given(messages)
+def test_message_dict_round_trip_is_exact(message: Message) -> None:
+    data = message.to_dict()
+    again = Message.from_dict(data)
+    assert again == message
+    if not message.tool_calls:  # tool call arguments are dicts, so only these hash
+        assert hash(again) == hash(message)
+    assert again.to_dict() == data
+    assert type(again) is Message
+
+
+@given(calls)
+def test_tool_call_round_trip_copies_the_arguments(call: ToolCall) -> None:
+    data = call.to_dict()
+    again = ToolCall.from_dict(data)
+    assert again == call
+    data["arguments"]["late"] = 1
+    assert "late" not in again.arguments
+
+
+def test_restored_messages_stay_frozen_and_subclasses_are_kept() -> None:
+    message = Message.from_dict({"role": "user", "content": "hi"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.content = "changed"  # type: ignore[misc]
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Tagged(Message):
+        pass
+
+    tagged: Any = Tagged.from_dict({"role": "tool", "content": "2", "tool_call_id": "c1"})
+    assert type(tagged) is Tagged and tagged.tool_call_id == "c1" and tagged.name is None
+
+
+def test_missing_role_is_a_clear_key_error() -> None:
+    with pytest.raises(KeyError, match="role"):
+        Message.from_dict({"content": "no role"})
