@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.errors import LimitExceededError, ReplayDivergenceError
 from kforge.frames import (
+    DataEvent,
     Frame,
     InteractionAnswered,
     InteractionRequested,
@@ -131,6 +132,18 @@ class RunContext:
         if self.replaying:
             recorded = self._journal[self._cursor]
             if isinstance(recorded, types):
+                self._cursor += 1
+                self._replayed_ids.add(recorded.id)
+                return recorded
+        return None
+
+    def replay_data(self, name: str) -> DataEvent | None:
+        """While re-executing a step: consume and return the next recorded frame if it is the
+        data event ``name``; otherwise None. For results worth recording, such as search hits,
+        that must read the same when the step runs again."""
+        if self.replaying:
+            recorded = self._journal[self._cursor]
+            if isinstance(recorded, DataEvent) and recorded.name == name:
                 self._cursor += 1
                 self._replayed_ids.add(recorded.id)
                 return recorded

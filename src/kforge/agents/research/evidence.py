@@ -11,8 +11,10 @@ from kforge.errors import ConfigurationError
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 
-__all__ = ["Evidence", "Passage", "gather_evidence", "source_record"]
+__all__ = ["HITS_EVENT", "Evidence", "Passage", "gather_evidence", "source_record"]
 
+HITS_EVENT = "rag.hits"
+"""The data event that records each corpus search's hits (chunks in full)."""
 GRADING = ModelSettings(temperature=0.0, max_tokens=120)
 REWRITING = ModelSettings(temperature=0.2, max_tokens=60)
 
@@ -62,6 +64,7 @@ async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
     from kforge.rag.agentic import RAGConfig, agentic_search
+    from kforge.rag.types import SearchHit
 
     corpora = ctx.services.get("corpora")
     if corpora is None:
@@ -79,9 +82,20 @@ async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) 
     def on_status(event: str, details: dict[str, Any]) -> None:
         ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
 
+    def search(query: str, k: int) -> list[SearchHit]:
+        # The hits are recorded, so a step re-executed after a crash grades and cites exactly
+        # what it saw the first time, even if the corpus was re-ingested in between.
+        recorded = ctx.replay_data(HITS_EVENT)
+        if recorded is not None:
+            return [SearchHit.from_dict(hit) for hit in recorded.payload.get("hits", [])]
+        hits: list[SearchHit] = list(corpus.search(query, k))
+        payload = {"query": query[:300], "hits": [hit.to_dict() for hit in hits]}
+        ctx.emit(DataEvent(name=HITS_EVENT, payload=payload))
+        return hits
+
     result = await agentic_search(
         question,
-        corpus.search,
+        search,
         ctx.complete,
         context=str(args.get("question", "")),
         config=config,

@@ -1,0 +1,90 @@
+"""A research step re-executed after a crash sees the search hits it recorded, not today's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kforge.agents.research.evidence import HITS_EVENT, gather_evidence
+from kforge.engine.context import RunContext
+from kforge.engine.limits import RunLimits
+from kforge.frames import DataEvent, Frame
+from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.types import Message
+from kforge.rag.types import Chunk, SearchHit
+
+
+def _hit(chunk_id: str, text: str, rank: int) -> SearchHit:
+    chunk = Chunk(
+        id=chunk_id,
+        source=f"/docs/{chunk_id}.md",
+        file=f"{chunk_id}.md",
+        title=chunk_id,
+        heading="",
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+    return SearchHit(chunk, 1.0 / rank, rank)
+
+
+class Corpus:
+    def __init__(self, hits: list[SearchHit]) -> None:
+        self.hits = hits
+        self.searches = 0
+
+    def search(self, query: str, k: int = 5) -> list[SearchHit]:
+        self.searches += 1
+        return self.hits[:k]
+
+
+class Corpora:
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def open(self, name: str) -> Corpus:
+        return self.corpus
+
+
+def grade(messages: list[Message], info: CallInfo) -> Any:
+    return {"relevance": "relevant", "confidence": 0.8, "reasoning": "on topic"}
+
+
+def _context(corpus: Corpus, log: list[Frame], journal: list[Frame] | None = None) -> RunContext:
+    ctx = RunContext(
+        run_id="r",
+        agent_type="research",
+        model=FunctionModel(grade),
+        limits=RunLimits(),
+        next_seq=1,
+        flush=log.extend,
+        services={"corpora": Corpora(corpus)},
+    )
+    ctx.begin_step(1, journal or [])
+    return ctx
+
+
+async def test_replayed_step_uses_the_recorded_hits_even_after_a_reingest() -> None:
+    before = Corpus([_hit("a", "Checkpoints let a person approve a plan.", 1)])
+    recorded: list[Frame] = []
+    first = _context(before, recorded)
+    evidence = await gather_evidence(first, "How do checkpoints work?", {"k": 3})
+    recorded += first.take_pending()
+    assert [p.chunk_id for p in evidence.passages] == ["a"]
+    hits_frames = [f for f in recorded if isinstance(f, DataEvent) and f.name == HITS_EVENT]
+    assert hits_frames and hits_frames[0].payload["hits"][0]["chunk"]["text"].startswith("Check")
+
+    after = Corpus([_hit("b", "Something else entirely, ingested later.", 1)])
+    written: list[Frame] = []
+    again = _context(after, written, recorded)
+    replayed = await gather_evidence(again, "How do checkpoints work?", {"k": 3})
+    assert after.searches == 0  # the corpus was not asked again
+    assert replayed == evidence
+    assert written + again.take_pending() == []  # every frame came from the log
+
+
+async def test_a_step_without_recorded_hits_searches_the_corpus() -> None:
+    corpus = Corpus([_hit("a", "Checkpoints let a person approve a plan.", 1)])
+    ctx = _context(corpus, [])
+    await gather_evidence(ctx, "checkpoints", {"k": 3})
+    assert corpus.searches == 1
