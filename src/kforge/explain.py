@@ -24,6 +24,19 @@ def _args(arguments: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_short(v, 40)}" for k, v in arguments.items())
 
 
+def _data(payload: dict[str, Any]) -> str:
+    """A data event's payload; recorded search hits as their count and files, not raw JSON."""
+    hits = payload.get("hits")
+    if isinstance(hits, list) and all(isinstance(h, dict) for h in hits):
+        files = [str((h.get("chunk") or {}).get("file", "?")) for h in hits]
+        query = payload.get("query")
+        about = f" for {_short(query, 60)!r}" if isinstance(query, str) and query else ""
+        return f"{len(hits)} hit{'s' if len(hits) != 1 else ''}{about}" + (
+            f": {_short(', '.join(files), 80)}" if files else ""
+        )
+    return _short(payload, 90)
+
+
 def describe_frame(frame: Frame) -> tuple[str, str]:
     """A (category, description) pair for one frame."""
     match frame:
@@ -110,7 +123,7 @@ def describe_frame(frame: Frame) -> tuple[str, str]:
         case fr.Compaction():
             return "compact", f"context {frame.tokens_before} → {frame.tokens_after} tokens"
         case fr.DataEvent():
-            return "data", f"{frame.name}: {_short(frame.payload, 90)}"
+            return "data", f"{frame.name}: {_data(frame.payload)}"
         case fr.Intervention():
             return "intervene", f"{frame.action} {_short(frame.content, 80)}"
         case fr.LimitReached():

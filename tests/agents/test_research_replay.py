@@ -88,3 +88,11 @@ async def test_a_step_without_recorded_hits_searches_the_corpus() -> None:
     ctx = _context(corpus, [])
     await gather_evidence(ctx, "checkpoints", {"k": 3})
     assert corpus.searches == 1
+
+
+def test_recorded_hits_read_as_a_count_and_files_in_timelines() -> None:
+    from kforge.explain import describe_frame
+
+    hit = _hit("a", "Checkpoints let a person approve a plan.", 1)
+    frame = DataEvent(name=HITS_EVENT, payload={"query": "checkpoints", "hits": [hit.to_dict()]})
+    assert describe_frame(frame) == ("data", "rag.hits: 1 hit for 'checkpoints': a.md")
