@@ -28,7 +28,11 @@ def _data(payload: dict[str, Any]) -> str:
     """A data event's payload; recorded search hits as their count and files, not raw JSON."""
     hits = payload.get("hits")
     if isinstance(hits, list) and all(isinstance(h, dict) for h in hits):
-        files = [str((h.get("chunk") or {}).get("file", "?")) for h in hits]
+        counts: dict[str, int] = {}
+        for h in hits:
+            name = str((h.get("chunk") or {}).get("file", "?"))
+            counts[name] = counts.get(name, 0) + 1
+        files = [f"{name} ({n})" if n > 1 else name for name, n in counts.items()]
         query = payload.get("query")
         about = f" for {_short(query, 60)!r}" if isinstance(query, str) and query else ""
         return f"{len(hits)} hit{'s' if len(hits) != 1 else ''}{about}" + (

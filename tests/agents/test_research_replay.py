@@ -96,3 +96,6 @@ def test_recorded_hits_read_as_a_count_and_files_in_timelines() -> None:
     hit = _hit("a", "Checkpoints let a person approve a plan.", 1)
     frame = DataEvent(name=HITS_EVENT, payload={"query": "checkpoints", "hits": [hit.to_dict()]})
     assert describe_frame(frame) == ("data", "rag.hits: 1 hit for 'checkpoints': a.md")
+    other = _hit("b", "More.", 2).to_dict()
+    three = DataEvent(name=HITS_EVENT, payload={"hits": [hit.to_dict(), other, hit.to_dict()]})
+    assert describe_frame(three) == ("data", "rag.hits: 3 hits: a.md (2), b.md")
