@@ -15,6 +15,7 @@ from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = [
+    "add_document_options",
     "drive_run",
     "open_runtime",
     "open_store",
@@ -158,3 +159,16 @@ def report_outcome(run: RunRecord, *, output: str | None = None) -> int:
     if run.error:
         print(f"error: {run.error}", file=sys.stderr)
     return 0 if run.status == RunStatus.COMPLETED else 1
+
+
+def add_document_options(p: argparse.ArgumentParser) -> None:
+    """``--docs``, ``--corpus`` and ``--model``: what an agent reads and which model it uses."""
+    p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
+    p.add_argument(
+        "--corpus",
+        help="name of the corpus to index the documents in (default: derived from the folder "
+        "name; 'samples' for the shipped documents)",
+    )
+    p.add_argument(
+        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
+    )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from kforge.cli._common import open_runtime, print_frame, report_outcome
+from kforge.cli._common import add_document_options, open_runtime, print_frame, report_outcome
 from kforge.errors import ValidationError
 from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan
 from kforge.runtime.runtime import Runtime
@@ -46,15 +46,7 @@ def register(subparsers: Any) -> None:
 
 
 def add_router_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
-    p.add_argument(
-        "--corpus",
-        help="name of the corpus to index the documents in (default: "
-        "derived from the folder name; 'samples' for the shipped documents)",
-    )
-    p.add_argument(
-        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
-    )
+    add_document_options(p)
     p.add_argument("--web", action="store_true", help="also let the agent search the web")
     p.add_argument(
         "--max-iterations",

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kforge.cli._common import drive_run, open_runtime, report_outcome
+from kforge.cli._common import add_document_options, drive_run, open_runtime, report_outcome
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.store.base import RunRecord
 
@@ -32,15 +32,7 @@ def register(subparsers: Any) -> None:
         "--docs it uses the sample documents shipped with kforge.",
     )
     p.add_argument("question", help="the research question")
-    p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
-    p.add_argument(
-        "--corpus",
-        help="name of the corpus to index the documents in "
-        "(default: derived from the folder name; 'samples' for the shipped documents)",
-    )
-    p.add_argument(
-        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
-    )
+    add_document_options(p)
     p.add_argument("--yes", action="store_true", help="approve the question tree without asking")
     p.add_argument(
         "--review-answers",

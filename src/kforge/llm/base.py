@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from kforge.llm.types import Message, ModelResponse, ModelSettings, StreamEvent, ToolSpec
+from kforge.llm.types import (
+    Message,
+    ModelResponse,
+    ModelSettings,
+    StreamEvent,
+    ToolSpec,
+    word_deltas,
+)
 
-__all__ = ["Model"]
+__all__ = ["CompletionStreamer", "Model"]
 
 
 @runtime_checkable
@@ -41,3 +49,30 @@ class Model(Protocol):
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]: ...
+
+
+class CompletionStreamer(ABC):
+    """For models that answer all at once: ``stream`` completes, then yields the reply word by
+    word and the full response last (the test models use it)."""
+
+    @abstractmethod
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+    ) -> ModelResponse: ...
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
+        for event in word_deltas(response):
+            yield event

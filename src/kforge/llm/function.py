@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.errors import ModelOutputError
+from kforge.llm.base import CompletionStreamer
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.structured import schema_errors
 from kforge.llm.types import (
@@ -19,7 +20,6 @@ from kforge.llm.types import (
     ToolCall,
     ToolSpec,
     Usage,
-    word_deltas,
 )
 
 __all__ = ["CallInfo", "FunctionModel", "FunctionReply"]
@@ -45,7 +45,7 @@ ReplyFunction = Callable[[list[Message], CallInfo], FunctionReply | Awaitable[Fu
 StreamFunction = Callable[[list[Message], CallInfo], AsyncIterator[str] | Iterable[str]]
 
 
-class FunctionModel:
+class FunctionModel(CompletionStreamer):
     """Runs ``function(messages, info)`` for each call.
 
     ``stream_function``, when given, yields the text deltas of streamed calls; otherwise a
@@ -100,10 +100,8 @@ class FunctionModel:
         output_schema: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         if self._stream_function is None:
-            response = await self.complete(
-                messages, settings, tools=tools, output_schema=output_schema
-            )
-            for event in word_deltas(response):
+            whole = super().stream(messages, settings, tools=tools, output_schema=output_schema)
+            async for event in whole:
                 yield event
             return
         info = self._info(tools, output_schema, settings)

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kforge.errors import ScriptedModelError
+from kforge.llm.base import CompletionStreamer
 from kforge.llm.types import (
     Message,
     ModelResponse,
     ModelSettings,
-    StreamEvent,
     ToolCall,
     ToolSpec,
     Usage,
-    word_deltas,
 )
 
 __all__ = ["ScriptedCall", "ScriptedModel", "ScriptedReply"]
@@ -38,7 +37,7 @@ def _estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
-class ScriptedModel:
+class ScriptedModel(CompletionStreamer):
     """Answers each call with the next queued reply, in order.
 
     Calling it with an empty queue raises ``ScriptedModelError``; ``assert_consumed`` raises
@@ -108,18 +107,6 @@ class ScriptedModel:
                 finish_reason=response.finish_reason,
             )
         return response
-
-    async def stream(
-        self,
-        messages: Sequence[Message],
-        settings: ModelSettings | None = None,
-        *,
-        tools: Sequence[ToolSpec] = (),
-        output_schema: dict[str, Any] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
-        for event in word_deltas(response):
-            yield event
 
     def _to_response(
         self, reply: ScriptedReply, output_schema: dict[str, Any] | None

@@ -7,9 +7,10 @@ and structured output are generated from the JSON Schemas, so they always valida
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
+from kforge.llm.base import CompletionStreamer
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.schema_values import valid_value
 from kforge.llm.scripted import ScriptedCall
@@ -17,17 +18,15 @@ from kforge.llm.types import (
     Message,
     ModelResponse,
     ModelSettings,
-    StreamEvent,
     ToolCall,
     ToolSpec,
     Usage,
-    word_deltas,
 )
 
 __all__ = ["TestModel"]
 
 
-class TestModel:
+class TestModel(CompletionStreamer):
     """Calls tools with generated arguments, then replies with text or generated structured output.
 
     On a call that offers tools and whose conversation does not end in tool results, it calls
@@ -113,18 +112,6 @@ class TestModel:
             usage=Usage(estimate_messages_tokens(messages), estimate_text_tokens(text)),
             model=self._name,
         )
-
-    async def stream(
-        self,
-        messages: Sequence[Message],
-        settings: ModelSettings | None = None,
-        *,
-        tools: Sequence[ToolSpec] = (),
-        output_schema: dict[str, Any] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
-        for event in word_deltas(response):
-            yield event
 
     @staticmethod
     def _summary(messages: Sequence[Message]) -> str:
