@@ -124,3 +124,54 @@ def test_new_ids_are_unique_version_4_uuids_also_after_a_fork() -> None:
     os.close(read)
     os.close(write)
     assert child != new_id() and child not in ids
+
+
+@settings(max_examples=300)
+@given(any_frame(), st.text(max_size=12), st.integers(min_value=1, max_value=2**40))
+def test_stored_body_and_stamping_agree_with_the_dict_form(
+    frame: Frame, run_id: str, seq: int
+) -> None:
+    """What a store writes (the body) and what emit does (stamping) match the slow, obvious
+    forms: frame_to_dict without run_id/seq/type, and dataclasses.replace."""
+    body = fr.frame_body_json(frame)
+    expected = fr.frame_to_dict(frame)
+    del expected["run_id"], expected["seq"], expected["type"]
+    assert fr.jsoncodec.loads(body) == expected
+    assert body == fr.jsoncodec.dumps(expected)
+    restored = fr.frame_from_dict({**fr.jsoncodec.loads(body), "type": frame.type})
+    assert restored == dataclasses.replace(frame, run_id="", seq=0)
+
+    copy = fr.stamped(frame, run_id, seq)
+    assert copy == dataclasses.replace(frame, run_id=run_id, seq=seq)
+    assert type(copy) is type(frame)
+    assert copy is not frame
+
+
+def test_stamping_leaves_the_original_frozen_and_untouched() -> None:
+    import pytest
+
+    frame = fr.StatusChanged(from_status="pending", to_status="running")
+    copy = fr.stamped(frame, "run", 7)
+    assert (frame.run_id, frame.seq) == ("", 0)
+    assert (copy.run_id, copy.seq, copy.id, copy.created_at) == (
+        "run",
+        7,
+        frame.id,
+        frame.created_at,
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        copy.seq = 8  # type: ignore[misc]
+
+
+def test_stored_body_falls_back_for_what_orjson_refuses_and_rejects_non_json() -> None:
+    import pytest
+
+    big = fr.DataEvent(name="x", payload={"n": 2**70, "keys": {1: "one"}})
+    assert fr.jsoncodec.loads(fr.frame_body_json(big))["payload"] == {
+        "n": 2**70,
+        "keys": {"1": "one"},
+    }
+    with pytest.raises(TypeError):
+        fr.frame_body_json(fr.DataEvent(name="x", payload={"obj": object()}))
+    with pytest.raises(TypeError):
+        fr.frame_body_json(fr.DataEvent(name="x", payload={"dc": fr.StatusChanged(to_status="x")}))

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
+import orjson
+
 from kforge import jsoncodec
 
 __all__ = [
@@ -50,11 +52,13 @@ __all__ = [
     "ToolStart",
     "ToolSuccess",
     "UsageFrame",
+    "frame_body_json",
     "frame_from_dict",
     "frame_from_json",
     "frame_to_dict",
     "frame_to_json",
     "new_id",
+    "stamped",
     "utc_now",
 ]
 
@@ -451,24 +455,6 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _decode(value: Any, hint: Any) -> Any:
-    if value is None:
-        return None
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _decode(value, args[0]) if len(args) == 1 else value
-    if hint is datetime:
-        return datetime.fromisoformat(value)
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return hint(value)
-    if origin is tuple:
-        item_args = typing.get_args(hint)
-        inner = item_args[0] if item_args else Any
-        return tuple(_decode(v, inner) for v in value)
-    return value
-
-
 _DECODERS: dict[type[Frame], tuple[tuple[str, Callable[[Any], Any] | None], ...]] = {}
 
 
@@ -483,16 +469,22 @@ def _decoders(cls: type[Frame]) -> tuple[tuple[str, Callable[[Any], Any] | None]
 
 
 def _decoder_for(hint: Any) -> Callable[[Any], Any] | None:
+    """The converter from a field's JSON value (never None) to its Python value, worked out
+    once per field type so that decoding a frame does not consult ``typing``."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         return _decoder_for(args[0]) if len(args) == 1 else None
-    if (
-        hint is datetime
-        or origin is tuple
-        or (isinstance(hint, type) and issubclass(hint, enum.Enum))
-    ):
-        return lambda value: _decode(value, hint)
+    if hint is datetime:
+        return datetime.fromisoformat
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint
+    if origin is tuple:
+        item_args = typing.get_args(hint)
+        inner = _decoder_for(item_args[0]) if item_args else None
+        if inner is None:
+            return tuple
+        return lambda value: tuple(None if v is None else inner(v) for v in value)
     return None
 
 
@@ -501,6 +493,51 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
     for name in _names(type(frame)):
         data[name] = _encode(getattr(frame, name))
     return data
+
+
+_BODY_NAMES: dict[type[Frame], tuple[str, ...]] = {}
+
+
+def frame_body_json(frame: Frame) -> str:
+    """The frame's fields except ``run_id`` and ``seq`` as JSON: what a store keeps beside
+    those two columns and the type. ``TypeError`` if a field holds something JSON cannot."""
+    cls = type(frame)
+    names = _BODY_NAMES.get(cls)
+    if names is None:
+        names = _BODY_NAMES[cls] = tuple(n for n in _names(cls) if n not in ("run_id", "seq"))
+    body = {name: getattr(frame, name) for name in names}
+    try:
+        # orjson writes enums, datetimes and tuples exactly as _encode converts them
+        return orjson.dumps(body, option=orjson.OPT_PASSTHROUGH_DATACLASS).decode()
+    except TypeError:
+        return jsoncodec.dumps({name: _encode(value) for name, value in body.items()})
+
+
+_SLOTS: dict[type[Frame], tuple[tuple[Any, Any], ...]] = {}
+_set_run_id = Frame.__dict__["run_id"].__set__
+_set_seq = Frame.__dict__["seq"].__set__
+
+
+def stamped(frame: F, run_id: str, seq: int) -> F:
+    """A copy of ``frame`` with its run id and seq set (what ``dataclasses.replace`` does,
+    without re-running ``__init__``: frames are stamped on every emit)."""
+    cls = type(frame)
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        descriptors = [getattr(cls, name) for name in _names(cls)]
+        if not all(hasattr(d, "__set__") and hasattr(d, "__get__") for d in descriptors):
+            return dataclasses.replace(frame, run_id=run_id, seq=seq)
+        slots = _SLOTS[cls] = tuple(
+            (d.__get__, d.__set__)
+            for d, name in zip(descriptors, _names(cls), strict=True)
+            if name not in ("run_id", "seq")
+        )
+    copy: F = object.__new__(cls)
+    for get, put in slots:
+        put(copy, get(frame))
+    _set_run_id(copy, run_id)
+    _set_seq(copy, seq)
+    return copy
 
 
 def frame_from_dict(data: dict[str, Any]) -> Frame:

@@ -51,6 +51,29 @@ def test_create_get_and_list(store: Store) -> None:
         store.create_run(new_run("r1"))
 
 
+def test_every_run_field_round_trips(store: Store) -> None:
+    """The SQLite store reads runs positionally: a column out of RunRecord's order shows here."""
+    run = new_run(
+        "r1",
+        session_id="s",
+        parent_id="p",
+        iteration=3,
+        max_iterations=9,
+        pause_reason="why",
+        pending_interaction={"prompt": "?"},
+        result={"answer": 1},
+        error="boom",
+        forked_from="f",
+        forked_at_seq=4,
+    )
+    store.create_run(run)
+    got = store.get_run("r1")
+    assert got == run
+    assert [r.id for r in store.list_runs()] == ["r1"]
+    store.commit("r1", [], run_fields={"status": RunStatus.AWAITING_USER})
+    assert store.get_run("r1").status is RunStatus.AWAITING_USER
+
+
 def test_commit_appends_frames_step_and_fields_together(store: Store) -> None:
     store.create_run(new_run())
     store.commit(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.errors import LimitExceededError, ReplayDivergenceError
@@ -22,6 +21,7 @@ from kforge.frames import (
     ModelCall,
     UsageFrame,
     new_id,
+    stamped,
 )
 from kforge.llm.base import Model
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
@@ -121,10 +121,10 @@ class RunContext:
             self._cursor += 1
             self._replayed_ids.add(recorded.id)
             return recorded  # type: ignore[return-value]
-        stamped = replace(frame, run_id=self.run_id, seq=self._next_seq)
+        frame = stamped(frame, self.run_id, self._next_seq)
         self._next_seq += 1
-        self._pending.append(stamped)
-        return stamped
+        self._pending.append(frame)
+        return frame
 
     def replay_next(self, *types: type[F]) -> F | None:
         """While re-executing a step: consume and return the next recorded frame if it is one of

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
-from kforge.frames import Frame, frame_from_dict, frame_to_dict, utc_now
+from kforge.frames import Frame, frame_body_json, frame_from_dict, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.migrations import apply_migrations
@@ -38,39 +38,53 @@ def default_db_path() -> Path:
     return Path(user_data_dir("kforge", appauthor=False)) / "kforge.db"
 
 
-def _encode_frame(frame: Frame) -> str:
-    data = frame_to_dict(frame)
-    del data["run_id"], data["seq"], data["type"]
-    return dumps(data)
-
-
 def _decode_frame(run_id: str, seq: int, type_name: str, text: str) -> Frame:
     data = loads(text)
     data["run_id"], data["seq"], data["type"] = run_id, seq, type_name
     return frame_from_dict(data)
 
 
+_STATUS = {status.value: status for status in RunStatus}
+
+
 def _row_to_run(row: sqlite3.Row) -> RunRecord:
+    (
+        run_id,
+        agent_type,
+        status,
+        created_at,
+        updated_at,
+        input_,
+        session_id,
+        parent_id,
+        iteration,
+        max_iterations,
+        pause_reason,
+        pending,
+        result,
+        error,
+        forked_from,
+        forked_at_seq,
+        last_seq,
+    ) = row  # the order of _RUN_COLUMNS, which is RunRecord's
     return RunRecord(
-        id=row["id"],
-        agent_type=row["agent_type"],
-        status=RunStatus(row["status"]),
-        created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]),
-        input=loads(row["input"]),
-        session_id=row["session_id"],
-        parent_id=row["parent_id"],
-        iteration=row["iteration"],
-        max_iterations=row["max_iterations"],
-        pause_reason=row["pause_reason"],
-        pending_interaction=loads(row["pending_interaction"])
-        if row["pending_interaction"]
-        else None,
-        result=loads(row["result"]) if row["result"] else None,
-        error=row["error"],
-        forked_from=row["forked_from"],
-        forked_at_seq=row["forked_at_seq"],
-        last_seq=row["last_seq"],
+        run_id,
+        agent_type,
+        _STATUS.get(status) or RunStatus(status),
+        datetime.fromisoformat(created_at),
+        datetime.fromisoformat(updated_at),
+        loads(input_),
+        session_id,
+        parent_id,
+        iteration,
+        max_iterations,
+        pause_reason,
+        loads(pending) if pending else None,
+        loads(result) if result else None,
+        error,
+        forked_from,
+        forked_at_seq,
+        last_seq,
     )
 
 
@@ -217,7 +231,7 @@ class SQLiteStore:
         try:
             conn.executemany(
                 "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)",
-                [(run_id, f.seq, f.type, _encode_frame(f)) for f in frames],
+                [(run_id, f.seq, f.type, frame_body_json(f)) for f in frames],
             )
         except sqlite3.IntegrityError:
             self._discontinuity(conn, run_id, first, 0)
