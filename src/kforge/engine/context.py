@@ -94,6 +94,10 @@ class RunContext:
         frames, self._pending = self._pending, []
         return frames
 
+    def requeue(self, frames: Sequence[Frame]) -> None:
+        """Put frames that were taken but not committed back in front of the pending ones."""
+        self._pending[:0] = frames
+
     @property
     def replaying(self) -> bool:
         return self._cursor < len(self._journal)

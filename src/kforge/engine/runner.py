@@ -117,11 +117,28 @@ class StepRunner:
         self.on_commit = on_commit
         self.opening = list(opening or [])
         """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
+        self._opening_fields: dict[str, Any] | None = None
+        """The run fields of the opening while it is not committed yet."""
 
     def _commit(self, frames: list[Frame], **kwargs: Any) -> None:
+        opening = self._opening_fields
+        if opening is not None:
+            kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
         self.store.commit(self.run.id, frames, **kwargs)
+        self._opening_fields = None
         if frames and self.on_commit is not None:
             self.on_commit(self.run.id, frames)
+
+    def _commit_opening(self, ctx: RunContext) -> None:
+        """Commit the opening if no step commit has taken it along yet (runs as soon as the
+        first step waits for anything)."""
+        if self._opening_fields is None:
+            return
+        frames = ctx.take_pending()
+        try:
+            self._commit(frames)
+        except Exception:  # the step's next commit retries and reports it
+            ctx.requeue(frames)
 
     async def run_stretch(self) -> RunStatus:
         run_id = self.run.id
@@ -152,10 +169,30 @@ class StepRunner:
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
-        opening_fields: dict[str, Any] = {"status": RunStatus.RUNNING, "pause_reason": None}
+        ctx.requeue(self.opening)
+        # The opening (the answer, the "running" status) is group-committed: with the step's
+        # first durable point (a model reply, a tool about to act, the step's end, a question)
+        # if the step gets there without waiting, else the moment it first waits, so its
+        # commit overlaps that wait. Nothing that depends on the answer is ever durable
+        # without it.
+        self._opening_fields = {"status": RunStatus.RUNNING, "pause_reason": None}
         if self.opening:
-            opening_fields["pending_interaction"] = None
-        self._commit([*self.opening, *ctx.take_pending()], run_fields=opening_fields)
+            self._opening_fields["pending_interaction"] = None
+        opening = asyncio.get_running_loop().call_soon(self._commit_opening, ctx)
+        try:
+            return await self._steps(ctx, journal, runtime_state, step_no, step_seq, baseline)
+        finally:
+            opening.cancel()
+
+    async def _steps(
+        self,
+        ctx: RunContext,
+        journal: list[Frame],
+        runtime_state: dict[str, Any],
+        step_no: int,
+        step_seq: int,
+        baseline: Baseline,
+    ) -> RunStatus:
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
         while True:
             started = time.monotonic()
