@@ -160,7 +160,7 @@ class Runtime:
             request = frame_from_dict(run.pending_interaction or {})
             assert isinstance(request, InteractionRequested)
             value = normalize_answer(request, answer)
-            # committed by the runner together with its "running" status, as its first act
+            # committed by the runner with its "running" status, in its first commit
             opening.append(
                 InteractionAnswered(
                     run_id=run_id,

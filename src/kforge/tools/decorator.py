@@ -6,7 +6,6 @@ validated and converted with pydantic before the function runs.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
@@ -21,6 +20,7 @@ from kforge.tools.context import ToolContext
 from kforge.tools.definition import ToolExample
 from kforge.tools.docstrings import parse_docstring
 from kforge.tools.result import ToolResult
+from kforge.tools.threads import run_blocking
 
 if TYPE_CHECKING:
     import pydantic
@@ -136,7 +136,7 @@ class FunctionTool(Tool):
         if self._is_async:
             value = await self.func(**kwargs)
         else:
-            value = await asyncio.to_thread(self.func, **kwargs)
+            value = await run_blocking(self.func, **kwargs)
         return self._to_result(value)
 
     def _to_result(self, value: Any) -> ToolResult:

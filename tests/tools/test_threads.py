@@ -1,0 +1,99 @@
+"""The worker threads that run blocking tool functions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from kforge.tools import tool
+from kforge.tools.threads import WorkerPool, run_blocking
+
+REQUEST = contextvars.ContextVar("request", default="none")
+
+
+async def test_results_exceptions_and_context_reach_the_caller() -> None:
+    pool = WorkerPool(2)
+    REQUEST.set("r-1")
+    caller = threading.get_ident()
+    assert await pool.run(lambda a, b=0: (a + b, REQUEST.get()), 2, b=3) == (5, "r-1")
+    assert await pool.run(threading.get_ident) != caller
+    with pytest.raises(ZeroDivisionError):
+        await pool.run(lambda: 1 / 0)
+    assert await pool.run(len, "abc") == 3  # a failure leaves the worker usable
+
+
+async def test_blocking_calls_run_side_by_side_up_to_the_bound() -> None:
+    pool = WorkerPool(4)
+    started = time.perf_counter()
+    await asyncio.gather(*(pool.run(time.sleep, 0.3) for _ in range(4)))
+    assert time.perf_counter() - started < 1.0  # one after another would take 1.2 s
+    assert pool.workers == 4
+    await asyncio.gather(*(pool.run(time.sleep, 0.01) for _ in range(10)))
+    assert pool.workers == 4  # the bound holds; the extra jobs waited their turn
+
+
+async def test_workers_are_reused_not_started_per_call() -> None:
+    pool = WorkerPool(8)
+    for _ in range(20):
+        await pool.run(time.sleep, 0)
+    assert pool.workers == 1
+
+
+async def test_a_caller_that_stops_waiting_leaves_the_pool_working() -> None:
+    pool = WorkerPool(1)
+    release = threading.Event()
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await pool.run(release.wait, 5)
+    release.set()  # the abandoned job ends; its result goes nowhere
+    assert await pool.run(lambda: "next") == "next"
+
+
+def test_a_job_outliving_its_loop_is_dropped_quietly() -> None:
+    pool = WorkerPool(1)
+    release = threading.Event()
+
+    async def abandon() -> None:
+        job = asyncio.ensure_future(pool.run(release.wait, 5))
+        await asyncio.sleep(0.02)
+        job.cancel()
+
+    asyncio.run(abandon())
+    release.set()  # settles into a closed loop
+    assert asyncio.run(pool.run(lambda: 7)) == 7
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_workers() -> None:
+    script = (
+        "import asyncio, os, sys\n"
+        "from kforge.tools.threads import run_blocking\n"
+        "assert asyncio.run(run_blocking(sum, [1, 2])) == 3\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if asyncio.run(run_blocking(sum, [3, 4])) == 7 else 1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=30, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+async def test_sync_tools_run_off_the_event_loop() -> None:
+    loop_thread = threading.get_ident()
+
+    @tool
+    def where() -> bool:
+        """Say whether this runs on the event loop's thread."""
+        return threading.get_ident() == loop_thread
+
+    result = await where.execute({})
+    assert result.text == "false"
+    assert await run_blocking(threading.get_ident) != loop_thread
