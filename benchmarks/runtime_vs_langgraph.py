@@ -206,16 +206,91 @@ class KforgeBench:
                 await self.resume_once(self.fresh_db(), resume_k, level)
                 for _ in range(resume_samples)
             ]
-            result["resume_ms"][level] = {
-                "warm": statistics.median(w for w, _ in samples) * 1e3,
-                "cold": statistics.median(c for _, c in samples) * 1e3,
-            }
+            if samples:  # none when resumes are paired with LangGraph's (paired_resumes)
+                result["resume_ms"][level] = resume_summary(samples)
         result["bytes"] = {}
         for k in ks:
             path = self.fresh_db()
             await self.run_loop(path, k, HEADLINE_LEVEL)
             result["bytes"][str(k)] = database_bytes(path)
         return result
+
+
+def resume_summary(samples: Sequence[tuple[float, float]]) -> dict[str, float]:
+    """Median warm and cold milliseconds of (warm, cold) second pairs."""
+    return {
+        "warm": statistics.median(w for w, _ in samples) * 1e3,
+        "cold": statistics.median(c for _, c in samples) * 1e3,
+    }
+
+
+class LangGraphResumer:
+    """The LangGraph side kept running (``--serve``) to take resume samples on request."""
+
+    def __init__(self, python: Path) -> None:
+        self._proc = subprocess.Popen(
+            [str(python), str(LANGGRAPH_SIDE), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._reply()  # ready, after its warm-up
+
+    def _reply(self) -> dict[str, Any]:
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        if not line:
+            self._proc.wait()
+            stderr = self._proc.stderr.read() if self._proc.stderr else ""
+            raise RuntimeError(f"the LangGraph side failed:\n{stderr[-4000:]}")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def resume_once(self, path: Path, k: int, synchronous: str) -> tuple[float, float]:
+        assert self._proc.stdin is not None
+        request = {"db": str(path), "k": k, "synchronous": synchronous}
+        self._proc.stdin.write(json.dumps(request) + "\n")
+        self._proc.stdin.flush()
+        reply = self._reply()
+        return float(reply["warm"]), float(reply["cold"])
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        self._proc.wait(timeout=60)
+
+
+async def paired_resumes(
+    kforge: KforgeBench,
+    langgraph: LangGraphResumer,
+    db_dir: Path,
+    resume_k: int,
+    samples: int,
+) -> tuple[dict[str, Any], dict[str, Any], list[float]]:
+    """Resume samples taken in pairs, one kforge and one LangGraph, alternating which goes
+    first: both halves of a pair meet the same machine. Returns each side's per-level medians
+    and every pair's warm ratio (kforge / LangGraph) at the headline level."""
+    kf: dict[str, list[tuple[float, float]]] = {level: [] for level in LEVELS}
+    lg: dict[str, list[tuple[float, float]]] = {level: [] for level in LEVELS}
+    ratios: list[float] = []
+    for level in LEVELS:
+        for pair in range(samples):
+            order = ("kforge", "langgraph") if pair % 2 == 0 else ("langgraph", "kforge")
+            for side in order:
+                settle_disk()
+                if side == "kforge":
+                    kf[level].append(await kforge.resume_once(kforge.fresh_db(), resume_k, level))
+                else:
+                    path = db_dir / f"langgraph-resume-{level}-{pair}.db"
+                    lg[level].append(langgraph.resume_once(path, resume_k, level))
+            if level == HEADLINE_LEVEL:
+                ratios.append(kf[level][-1][0] / lg[level][-1][0])
+    return (
+        {level: resume_summary(kf[level]) for level in LEVELS},
+        {level: resume_summary(lg[level]) for level in LEVELS},
+        ratios,
+    )
 
 
 def median_of_rounds(rounds: list[Any]) -> Any:
@@ -451,8 +526,9 @@ def print_table(out: dict[str, Any]) -> None:
         "DB in WAL mode at the same synchronous level; LangGraph runs with durability='sync' (each "
         f"checkpoint committed before the next step, as kforge does). Medians of "
         f"{out['settings']['repeat']} rounds (resume: of each round's median of "
-        f"{out['settings'].get('resume_samples_per_round', 1)}); µs/step = a whole run's time "
-        "/ K tool-call steps."
+        f"{out['settings'].get('resume_samples_per_round', 1)}"
+        + (", taken in kforge/LangGraph pairs" if "resume_ratio_pairs" in out else "")
+        + "); µs/step = a whole run's time / K tool-call steps."
     )
 
 
@@ -504,6 +580,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     samples = args.resume_samples
     kf_rounds: list[dict[str, Any]] = []
     lg_rounds: list[dict[str, Any]] = []
+    pair_ratios: list[list[float]] = []
+    # With LangGraph, resumes are sampled in kforge/LangGraph pairs after each round's other
+    # measurements; alone, kforge takes its own in the round.
+    own = samples if lg_python is None else 0
+    resumer = None if lg_python is None else LangGraphResumer(lg_python)
     with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
         for round_no in range(args.repeat):
             # Rounds alternate which side goes first, so drifting machine load hits both alike.
@@ -512,15 +593,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             kforge_first = round_no % 2 == 0
             if kforge_first:
                 settle_disk()
-                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, samples)))
+                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, own)))
             if lg_python is not None:
                 params = {"db_dir": str(db_dir), "ks": ks, "synchronous": list(LEVELS)}
-                params.update(resume_k=resume_k, resume_samples=samples)
+                params.update(resume_k=resume_k, resume_samples=own)
                 settle_disk()
                 lg_rounds.append(run_langgraph_side(lg_python, params))
             if not kforge_first:
                 settle_disk()
-                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, samples)))
+                kf_rounds.append(asyncio.run(KforgeBench(db_dir).measure(ks, resume_k, own)))
+            if resumer is not None:
+                kf_resume, lg_resume, ratios = asyncio.run(
+                    paired_resumes(
+                        KforgeBench(db_dir / "pairs"), resumer, db_dir, resume_k, samples
+                    )
+                )
+                kf_rounds[-1]["resume_ms"] = kf_resume
+                lg_rounds[-1]["resume_ms"] = lg_resume
+                pair_ratios.append(ratios)
+    if resumer is not None:
+        resumer.close()
     kf = median_of_rounds(kf_rounds)
     lg = median_of_rounds(lg_rounds) if lg_rounds else None
     pythons: dict[str, Path | str] = {"kforge": sys.executable}
@@ -542,6 +634,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "resume_k": resume_k,
         "resume_pause_at": resume_k // 2,
         "resume_samples_per_round": samples,
+        "resume_sampling": "paired" if lg_python is not None else "kforge only",
         "per_step": "median wall time of a whole run (start to final answer) / K tool-call steps",
         "cpu_per_step": "the same with process CPU time (user + system, all threads)",
         "bytes": "PRAGMA page_count * page_size after wal_checkpoint(TRUNCATE)",
@@ -553,16 +646,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     out = summarize(kf, lg, imports, settings)
     if lg_rounds:
-        # Both sides of a round run within seconds of each other; how much the per-round
-        # ratios spread shows how much of the headline ratio is machine drift.
+        # How much the per-round and per-pair ratios spread shows how much of the headline
+        # ratio is machine drift.
         out["resume_ratio_per_round"] = [
             k["resume_ms"][HEADLINE_LEVEL]["warm"] / g["resume_ms"][HEADLINE_LEVEL]["warm"]
             for k, g in zip(kf_rounds, lg_rounds, strict=True)
         ]
+        every_pair = [r for ratios in pair_ratios for r in ratios]
+        out["resume_ratio_pairs"] = every_pair
+        out["resume_ratio_pair_median"] = statistics.median(every_pair)
     print_table(out)
     if "resume_ratio_per_round" in out:
         spread = ", ".join(f"{r:.3f}" for r in out["resume_ratio_per_round"])
         print(f"resume ratio per round: {spread}")
+        pairs = sorted(out["resume_ratio_pairs"])
+        print(
+            f"resume ratio of single kforge/LangGraph pairs: median "
+            f"{out['resume_ratio_pair_median']:.3f}, range {pairs[0]:.3f} to {pairs[-1]:.3f} "
+            f"({len(pairs)} pairs)"
+        )
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(out, indent=2) + "\n")

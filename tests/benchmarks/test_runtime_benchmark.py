@@ -124,3 +124,36 @@ def test_ratios_and_targets_compare_kforge_to_langgraph(
     table = capsys.readouterr().out
     assert table.count("MISS") == 2
     assert "0.100" in table
+
+
+def test_paired_resumes_alternate_sides_and_ratio_each_pair(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """With LangGraph, resumes are taken in pairs; a stand-in for its process records the order."""
+    order: list[str] = []
+
+    class FakeLangGraph:
+        def resume_once(self, path: Path, k: int, synchronous: str) -> tuple[float, float]:
+            order.append("langgraph")
+            return 0.004, 0.005
+
+    kforge = bench.KforgeBench(tmp_path)
+    original = kforge.resume_once
+
+    async def timed_kforge(path: Path, k: int, synchronous: str) -> tuple[float, float]:
+        order.append("kforge")
+        return await original(path, k, synchronous)
+
+    kforge.resume_once = timed_kforge
+    kf, lg, ratios = bench.asyncio.run(
+        bench.paired_resumes(kforge, FakeLangGraph(), tmp_path, 6, 3)
+    )
+    pairs = [tuple(order[i : i + 2]) for i in range(0, len(order), 2)]
+    per_level = [("kforge", "langgraph"), ("langgraph", "kforge"), ("kforge", "langgraph")]
+    assert pairs == per_level * 2  # NORMAL, then FULL
+    assert set(kf) == set(lg) == {"NORMAL", "FULL"}
+    assert lg["NORMAL"] == {"warm": pytest.approx(4.0), "cold": pytest.approx(5.0)}
+    assert len(ratios) == 3  # the headline level's pairs
+    # each ratio is one kforge sample over its LangGraph partner (4 ms here)
+    assert bench.statistics.median(ratios) * 4.0 == pytest.approx(kf["NORMAL"]["warm"])
+    assert 0 < kf["NORMAL"]["warm"] < kf["NORMAL"]["cold"]
