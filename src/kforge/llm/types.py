@@ -72,12 +72,23 @@ class Message:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
         get = data.get
-        calls = get("tool_calls")
         message: Message = _new(cls)
         set_role, set_content, set_calls, set_call_id, set_name = _set_message
         set_role(message, data["role"])
         set_content(message, get("content") or "")
-        set_calls(message, tuple(map(ToolCall.from_dict, calls)) if calls else ())
+        calls = get("tool_calls")
+        if calls:
+            built = []
+            set_call_name, set_arguments, set_id = _set_call
+            for item in calls:  # ToolCall.from_dict, inlined: a history holds hundreds
+                call: ToolCall = _new(ToolCall)
+                set_call_name(call, item["name"])
+                set_arguments(call, dict(item.get("arguments") or ()))
+                set_id(call, item.get("id", ""))
+                built.append(call)
+            set_calls(message, tuple(built))
+        else:
+            set_calls(message, ())
         set_call_id(message, get("tool_call_id"))
         set_name(message, get("name"))
         return message
