@@ -6,8 +6,9 @@ import pytest
 
 from kforge.llm.scripted import ScriptedModel
 from kforge.tools import ToolContext
+from kforge.tools.builtin import network
 from kforge.tools.builtin.html_text import html_to_text
-from kforge.tools.builtin.network import BlockedAddressError, NetworkPolicy, check_url
+from kforge.tools.builtin.network import BlockedAddressError, NetworkPolicy, check_url, fetch
 from kforge.tools.builtin.web import FetchPageTool, SummarizePageTool, extractive_summary
 
 from .conftest import LocalServer, Reply
@@ -94,6 +95,54 @@ async def test_redirect_to_a_private_address_is_refused(server: LocalServer) -> 
     policy = NetworkPolicy(allowed_hosts=frozenset({"127.0.0.1"}))
     result = await FetchPageTool(policy).execute({"url": f"{server.url}/hop"})
     assert result.is_error and "169.254.169.254" in result.text
+
+
+async def test_the_connection_goes_to_the_address_that_was_checked(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name nobody can resolve here reaches the local server only through the pinned
+    address: the guard's own resolution is what the connection uses."""
+    real = network.resolve
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"] if host == "pinned.test" else await real(host, port)
+
+    monkeypatch.setattr(network, "resolve", resolve)
+    server.route("GET", "/solar", html(PAGE))
+    port = server.url.rsplit(":", 1)[1]
+    policy = NetworkPolicy(allowed_hosts=frozenset({"127.0.0.1"}))
+    page = await fetch(f"http://pinned.test:{port}/solar", policy)
+    assert page.status == 200 and "Solar panels" in page.text
+    assert server.requests[-1].headers["host"] == f"pinned.test:{port}"
+
+
+async def test_dns_rebinding_between_check_and_connect_is_refused(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name passes the check with a public address, then resolves to loopback when the
+    connection is made: the connection is refused and nothing reaches the local server."""
+    answers = iter([["93.184.216.34"], ["127.0.0.1"]])
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return next(answers, ["127.0.0.1"])
+
+    monkeypatch.setattr(network, "resolve", resolve)
+    port = server.url.rsplit(":", 1)[1]
+    with pytest.raises(BlockedAddressError, match=r"resolves to 127\.0\.0\.1, a loopback address"):
+        await fetch(f"http://rebind.test:{port}/", NetworkPolicy())
+    assert server.requests == []
+    result = await FetchPageTool().execute({"url": f"http://rebind.test:{port}/"})
+    assert result.is_error and result.error_kind == "blocked"
+
+
+async def test_a_proxy_in_the_environment_keeps_the_per_url_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    client = network.guarded_client(NetworkPolicy())
+    await client.aclose()
+    with pytest.raises(BlockedAddressError):
+        await fetch("http://169.254.169.254/latest/", NetworkPolicy())
 
 
 def test_extractive_summary_keeps_order_and_honours_focus() -> None:

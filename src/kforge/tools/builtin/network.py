@@ -4,17 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
+
+import httpcore
 
 from kforge.errors import ToolError
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["BlockedAddressError", "FetchedPage", "NetworkPolicy", "check_url", "fetch"]
+__all__ = [
+    "BlockedAddressError",
+    "FetchedPage",
+    "NetworkPolicy",
+    "allowed_addresses",
+    "check_url",
+    "fetch",
+    "guarded_client",
+    "resolve",
+]
 
 
 class BlockedAddressError(ToolError):
@@ -26,7 +39,8 @@ class NetworkPolicy:
     allow_private: bool = False
     """Allow private, loopback, link-local and other non-public addresses."""
     allowed_hosts: frozenset[str] = field(default_factory=frozenset)
-    """Host names or IP addresses always allowed, whatever they resolve to."""
+    """Host names or IP addresses always allowed: a listed name whatever it resolves to, a
+    listed address whatever name leads to it."""
     max_bytes: int = 2_000_000
     timeout_s: float = 15.0
     max_redirects: int = 5
@@ -67,22 +81,119 @@ async def check_url(url: str, policy: NetworkPolicy) -> None:
     host = parts.hostname
     if not host:
         raise BlockedAddressError(f"URL {url!r} has no host")
-    if policy.allow_private or host in policy.allowed_hosts:
-        return
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    await allowed_addresses(host, port, policy)
+
+
+async def resolve(host: str, port: int) -> list[str]:
+    """The addresses ``host`` resolves to, in the resolver's order (an IP resolves to itself)."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ToolError(f"cannot resolve host {host!r}: {exc.strerror}") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        kind = _refusal(address)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+async def allowed_addresses(host: str, port: int, policy: NetworkPolicy) -> list[str] | None:
+    """The addresses of ``host`` that may be connected to, or None when the policy allows the
+    host by name (``allow_private``, or the name is in ``allowed_hosts``) and any will do.
+
+    Raises ``BlockedAddressError`` if any address is refused: a name that resolves to a
+    private address among public ones is not fetched either.
+    """
+    if policy.allow_private or host in policy.allowed_hosts:
+        return None
+    addresses = await resolve(host, port)
+    for address in addresses:
+        if address in policy.allowed_hosts:
+            continue
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # no IPv6 zone
+        kind = _refusal(ip)
         if kind is not None:
             raise BlockedAddressError(
-                f"refusing to fetch {url}: {host} resolves to {address}, {kind} address; "
+                f"refusing to fetch from {host}: it resolves to {address}, {kind} address; "
                 "private, loopback and link-local addresses are blocked to prevent server-side "
                 "request forgery (configure allow_private or allowed_hosts to permit it)"
             )
+    return addresses
+
+
+class _PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Opens connections only to addresses the policy allows, checked as the connection is
+    made: the address connected to is the one checked, so a host name whose DNS answer changes
+    between the check and the connection (DNS rebinding) cannot reach a private address. TLS
+    still verifies the certificate against the host name."""
+
+    def __init__(self, policy: NetworkPolicy) -> None:
+        self._policy = policy
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await allowed_addresses(host, port, self._policy)
+        failure: Exception | None = None
+        for address in addresses or [host]:
+            try:
+                return await self._inner.connect_tcp(
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc  # try the next address, as a resolver-order client would
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise BlockedAddressError("fetching through a unix socket is not allowed")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def _environment_proxies() -> bool:
+    return any(os.environ.get(name) for name in _PROXY_VARIABLES)
+
+
+_PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
+
+
+def guarded_client(policy: NetworkPolicy) -> httpx.AsyncClient:
+    """An HTTP client whose every connection goes through the policy's address check.
+
+    With a proxy configured in the environment the proxy resolves names, so pinning is not
+    possible; the client then uses the proxy and each URL is still checked before it is
+    requested (``check_url``).
+    """
+    import httpx
+
+    if _environment_proxies():
+        return httpx.AsyncClient(timeout=policy.timeout_s)
+    transport = httpx.AsyncHTTPTransport()
+    # httpx takes no network backend of its own; its transport is a thin wrapper around an
+    # httpcore pool, which does.
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=httpx.create_ssl_context(),
+        network_backend=_PinnedBackend(policy),
+    )
+    return httpx.AsyncClient(timeout=policy.timeout_s, transport=transport, trust_env=False)
 
 
 async def fetch(
@@ -92,7 +203,7 @@ async def fetch(
     import httpx
 
     own = client is None
-    http = client or httpx.AsyncClient(timeout=policy.timeout_s)
+    http = client or guarded_client(policy)
     try:
         for _ in range(policy.max_redirects + 1):
             await check_url(url, policy)
