@@ -1,5 +1,7 @@
-"""A stretch's opening (the answer, the "running" status) is group-committed: with the step's
-first durable point when the step gets there without waiting, else as soon as it first waits."""
+"""How a stretch opens. The answer and the "running" status are group-committed: with the step's
+first durable point when the step gets there without waiting, else as soon as it first waits.
+The step that asked is re-entered with its recorded frames, read from the log unless the
+question was all it recorded."""
 
 from __future__ import annotations
 
@@ -18,25 +20,30 @@ from kforge.store import MemoryStore, RunStatus
 
 
 class AskingAgent:
-    """Asks once, then each step asks the model for a number, until it has two."""
+    """Each step asks the model for a number, until it has two; the second step first asks a
+    person (after a model call of its own with ``think_first``)."""
 
     agent_type = "test.asking"
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.values: list[int] = []
+        self.think_first = bool((args or {}).get("think_first"))
 
     async def step(self, ctx: RunContext) -> StepOutcome:
-        if not self.values:
+        if len(self.values) == 1:
+            if self.think_first:
+                await ctx.complete([Message.user("plan")], purpose="plan")
             await ctx.ask("Go on?", options=("go", "stop"))
         response = await ctx.complete([Message.user(f"number {len(self.values) + 1}")])
         self.values.append(int(response.text))
         return StepOutcome(len(self.values) >= 2, {"values": self.values}, "counted")
 
     def get_state(self) -> dict[str, Any]:
-        return {"values": list(self.values)}
+        return {"values": list(self.values), "think_first": self.think_first}
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self.values = list(state["values"])
+        self.think_first = bool(state.get("think_first"))
 
     def partial_result(self) -> dict[str, Any]:
         return {"values": list(self.values)}
@@ -49,6 +56,11 @@ class RecordingStore(MemoryStore):
         super().__init__()
         self.commits: list[tuple[list[str], dict[str, Any]]] = []
         self.fail_next = False
+        self.reads: list[int] = []
+
+    def read_frames(self, run_id: str, *, after_seq: int = 0, limit: int | None = None) -> Any:
+        self.reads.append(after_seq)
+        return super().read_frames(run_id, after_seq=after_seq, limit=limit)
 
     def commit(self, run_id: str, frames: Sequence[Frame], **kwargs: Any) -> None:
         if self.fail_next:
@@ -74,11 +86,13 @@ class GatedModel(ScriptedModel):
         return await super().complete(*args, **kwargs)
 
 
-async def paused_run(store: RecordingStore, model: ScriptedModel) -> tuple[Runtime, str]:
+async def paused_run(
+    store: RecordingStore, model: ScriptedModel, args: dict[str, Any] | None = None
+) -> tuple[Runtime, str]:
     registry = AgentRegistry()
     registry.register(AskingAgent.agent_type, AskingAgent)
     rt = Runtime(store, model=model, registry=registry)
-    run = await rt.run(AskingAgent.agent_type, {})
+    run = await rt.run(AskingAgent.agent_type, args or {})
     assert run.status == RunStatus.AWAITING_USER
     return rt, run.id
 
@@ -135,3 +149,32 @@ async def test_a_failed_opening_commit_is_retried_by_the_next_one() -> None:
     assert done.status == RunStatus.COMPLETED
     frames = assert_gap_free(rt, run_id)
     assert [f.type for f in frames].count("interaction.answered") == 1
+
+
+async def test_a_step_that_only_asked_is_re_entered_without_reading_the_log() -> None:
+    store = RecordingStore()
+    rt, run_id = await paused_run(store, ScriptedModel(["1", "2"]))
+    store.reads.clear()
+    await rt.resume(run_id, "go")
+    done = await rt.wait(run_id)
+    assert done.status == RunStatus.COMPLETED and done.result == {"values": [1, 2]}
+    assert store.reads == []  # the question came with the run record
+    frames = assert_gap_free(rt, run_id)
+    answered = [f for f in frames if f.type == "interaction.answered"]
+    asked = [f for f in frames if f.type == "interaction.requested"]
+    assert len(answered) == len(asked) == 1
+    assert answered[0].interaction_id == asked[0].interaction_id  # type: ignore[attr-defined]
+
+
+async def test_a_step_that_recorded_more_before_asking_replays_it_from_the_log() -> None:
+    store = RecordingStore()
+    model = ScriptedModel(["1", "the plan", "2"])
+    rt, run_id = await paused_run(store, model, {"think_first": True})
+    store.reads.clear()
+    await rt.resume(run_id, "go")
+    done = await rt.wait(run_id)
+    assert done.status == RunStatus.COMPLETED and done.result == {"values": [1, 2]}
+    assert store.reads  # the model reply before the question is read back and replayed
+    model.assert_consumed()
+    assert len(model.calls) == 3  # "the plan" was not asked for again
+    assert_gap_free(rt, run_id)

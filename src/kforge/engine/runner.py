@@ -23,6 +23,7 @@ from kforge.frames import (
     Complete,
     ErrorFrame,
     Frame,
+    InteractionRequested,
     LimitReached,
     StatusChanged,
     frame_to_dict,
@@ -107,6 +108,7 @@ class StepRunner:
         services: dict[str, Any] | None = None,
         on_commit: Callable[[str, list[Frame]], None] | None = None,
         opening: list[Frame] | None = None,
+        question: InteractionRequested | None = None,
     ) -> None:
         self.store = store
         self.run = run
@@ -117,6 +119,8 @@ class StepRunner:
         self.on_commit = on_commit
         self.opening = list(opening or [])
         """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
+        self.question = question
+        """The question the run waits on, decoded from its record (when it waits on one)."""
         self._opening_fields: dict[str, Any] | None = None
         """The run fields of the opening while it is not committed yet."""
 
@@ -151,9 +155,7 @@ class StepRunner:
         except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
             return self._fail_corrupt(exc)
         journal = [
-            f
-            for f in [*self.store.read_frames(run_id, after_seq=step_seq), *self.opening]
-            if f.type not in JOURNAL_EXCLUDED
+            f for f in [*self._tail(step_seq), *self.opening] if f.type not in JOURNAL_EXCLUDED
         ]
         runtime_state = dict(full_state.get("runtime", {}))
         usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
@@ -279,6 +281,19 @@ class StepRunner:
                 baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
+
+    def _tail(self, step_seq: int) -> list[Frame]:
+        """The frames after the last committed step: what the unfinished step recorded."""
+        question = self.question
+        if (
+            question is not None
+            and question.seq == step_seq + 1
+            and self.run.last_seq == step_seq + 2
+        ):
+            # The step asked before recording anything else, so its log is that question and
+            # the status change that paused the run (which the journal leaves out anyway).
+            return [question]
+        return self.store.read_frames(self.run.id, after_seq=step_seq)
 
     def _check_limits(self, step_no: int, elapsed: float) -> None:
         if step_no >= self.limits.max_steps:

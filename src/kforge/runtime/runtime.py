@@ -151,14 +151,16 @@ class Runtime:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
         run = self.store.get_run(run_id)
         opening: list[Frame] = []
+        request: InteractionRequested | None = None
         if run.status in TERMINAL_STATUSES:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}; only awaiting_user, paused, pending or "
                 "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
             )
         if run.status == RunStatus.AWAITING_USER:
-            request = frame_from_dict(run.pending_interaction or {})
-            assert isinstance(request, InteractionRequested)
+            pending = frame_from_dict(run.pending_interaction or {})
+            assert isinstance(pending, InteractionRequested)
+            request = pending
             value = normalize_answer(request, answer)
             # committed by the runner with its "running" status, in its first commit
             opening.append(
@@ -184,7 +186,7 @@ class Runtime:
         awaiting = run.status == RunStatus.AWAITING_USER
         if not awaiting and not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
-        self._launch(run, agent, opening)
+        self._launch(run, agent, opening, request)
         return run_id
 
     async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
@@ -249,7 +251,13 @@ class Runtime:
         self.store.commit(new.id, [frame], run_fields=fields)
         return new.id
 
-    def _launch(self, run: RunRecord, agent: StepAgent, opening: list[Frame] | None = None) -> None:
+    def _launch(
+        self,
+        run: RunRecord,
+        agent: StepAgent,
+        opening: list[Frame] | None = None,
+        question: InteractionRequested | None = None,
+    ) -> None:
         limits = RunLimits.from_dict(run.input.get("limits"))
         runner = StepRunner(
             self.store,
@@ -260,6 +268,7 @@ class Runtime:
             services={"agents": ChildAgents(self, run.id), **self.services, "runtime": self},
             on_commit=self.bus.publish,
             opening=opening,
+            question=question,
         )
         task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")
         self._tasks[run.id] = task
