@@ -46,6 +46,7 @@ __all__ = [
     "Plan",
     "Reflection",
     "StatusChanged",
+    "TokenDelta",
     "ToolCallFrame",
     "ToolErrorFrame",
     "ToolResultFrame",
@@ -167,6 +168,25 @@ class AgentThinking(Frame):
 class AgentSpeaking(Frame):
     TYPE: ClassVar[str] = "agent.speaking"
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenDelta:
+    """A piece of model text as it is generated, for live subscribers only.
+
+    Not a frame: it has no seq and is never stored. The finished text is recorded once, in
+    the ``model.call`` frame, and a re-executed step replays that without any deltas.
+    """
+
+    TYPE: ClassVar[str] = "agent.token"
+
+    run_id: str
+    text: str
+    purpose: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.TYPE
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 
 from kforge.cli import build_parser, main
+from kforge.cli.ask import LiveAnswer, print_answer
 from kforge.cli.chat import run_chat
+from kforge.frames import TokenDelta, utc_now
 from kforge.llm.base import Model
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
-from kforge.store.base import RunStatus
+from kforge.store.base import RunRecord, RunStatus
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.test_router import reasoning_model
 
@@ -51,18 +53,23 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: Model) -> None:
     monkeypatch.setattr("kforge.cli.ask.open_runtime", open_runtime)
 
 
-def test_ask_prints_the_answer_with_sources_and_the_steps(
-    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    model = ScriptedModel(
+def vit_model(answer: str) -> ScriptedModel:
+    """Replies for one router turn: in scope, one search, relevant, generate ``answer``."""
+    return ScriptedModel(
         [
             {"reason": "About vision models.", "in_scope": True},
             {"reasoning": "Search.", "action": "retrieve_chunks", "query": "vision transformer"},
             {"relevance": "relevant", "confidence": 0.9, "reasoning": "Defines ViT."},
             {"reasoning": "Enough.", "action": "generate", "query": ""},
-            "A ViT splits an image into patches [1].",
+            answer,
         ]
     )
+
+
+def test_ask_prints_the_answer_with_sources_and_the_steps(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = vit_model("A ViT splits an image into patches [1].")
     use_model(monkeypatch, model)
     db = tmp_path / "k.db"
     code = main(
@@ -127,6 +134,60 @@ async def test_chat_keeps_the_conversation_and_continues_a_session(
     third = store.list_runs(session_id=session)[0]
     assert len(third.input["args"]["history"]) == 2
     store.close()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_chat_on_a_terminal_writes_the_answer_as_it_is_generated(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    streamed: list[str] = []
+    real_write = LiveAnswer.write
+
+    def spy(self: LiveAnswer, delta: TokenDelta) -> None:
+        streamed.append(delta.text)
+        real_write(self, delta)
+
+    monkeypatch.setattr(LiveAnswer, "write", spy)
+    model = vit_model("A ViT splits an image into patches [1] [7].")
+    use_model(monkeypatch, model)
+    args = build_parser().parse_args(
+        ["--db", str(tmp_path / "k.db"), "chat", "--docs", str(docs), "-k", "1"]
+    )
+    out = Terminal()
+    stdin = io.StringIO("What is a vision transformer?\n/exit\n")
+    assert await run_chat(args, stdin=stdin, out=out, progress=io.StringIO()) == 0
+    text = out.getvalue()
+    assert len(streamed) > 1  # word by word, while the run was going
+    # streamed as generated; the checked answer follows because marker [7] cites nothing
+    assert "kforge> A ViT splits an image into patches [1] [7].\n" in text
+    assert "\nA ViT splits an image into patches [1].\n" in text
+    assert "Sources:\n  [1] vit.md" in text
+    assert text.count("kforge> ") == 1
+    model.assert_consumed()
+
+
+def test_a_streamed_answer_is_not_printed_twice() -> None:
+    out = Terminal()
+    live = LiveAnswer.for_terminal(out)
+    assert live is not None
+    for word in ("Patches", " of", " an", " image."):
+        live.write(TokenDelta("r", word, "generation"))
+    live.write(TokenDelta("r", "{ignored}", "grading"))
+    run = RunRecord(
+        id="r",
+        agent_type="router",
+        status=RunStatus.COMPLETED,
+        created_at=utc_now(),
+        updated_at=utc_now(),
+        result={"answer": "Patches of an image."},
+    )
+    print_answer(run, out, live)
+    assert out.getvalue() == "Patches of an image.\n"
+    assert LiveAnswer.for_terminal(io.StringIO()) is None  # piped output gets the answer once
 
 
 @pytest.mark.slow

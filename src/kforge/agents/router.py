@@ -380,7 +380,7 @@ class RouterAgent:
         messages = answer_messages(self.question, format_history(self.turns), passages)
         settings = ModelSettings(temperature=0.2, max_tokens=self.max_tokens)
         try:
-            response = await ctx.complete(messages, settings, purpose="generation")
+            response = await ctx.complete(messages, settings, purpose="generation", stream=True)
             text = response.text.strip()
         except ModelOutputError:
             text = ""

@@ -15,11 +15,12 @@ from typing import Any, TextIO
 
 from kforge.cli._common import add_document_options, open_runtime, print_frame, report_outcome
 from kforge.errors import ValidationError
-from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan
+from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan, TokenDelta
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 
 __all__ = [
+    "LiveAnswer",
     "add_router_options",
     "answer_turn",
     "check_router_options",
@@ -120,6 +121,29 @@ def _progress(frame: Frame, out: TextIO, *, verbose: bool) -> None:
         print_frame(frame, out)
 
 
+class LiveAnswer:
+    """Writes the answer while the model generates it (for a terminal); ``print_answer`` then
+    completes it instead of printing it again."""
+
+    def __init__(self, out: TextIO, prefix: str = "") -> None:
+        self.out = out
+        self.prefix = prefix
+        self.text = ""
+
+    @classmethod
+    def for_terminal(cls, out: TextIO, prefix: str = "") -> LiveAnswer | None:
+        isatty = getattr(out, "isatty", None)
+        return cls(out, prefix) if isatty is not None and isatty() else None
+
+    def write(self, delta: TokenDelta) -> None:
+        if delta.purpose != "generation":
+            return
+        if not self.text:
+            print(self.prefix, end="", file=self.out)
+        self.text += delta.text
+        print(delta.text, end="", file=self.out, flush=True)
+
+
 async def answer_turn(
     rt: Runtime,
     run_args: dict[str, Any],
@@ -127,17 +151,29 @@ async def answer_turn(
     session_id: str | None,
     progress: TextIO,
     verbose: bool = False,
+    live: LiveAnswer | None = None,
 ) -> RunRecord:
-    """Run the router agent for one question and show its steps as they happen."""
+    """Run the router agent for one question and show its steps as they happen (and, with
+    ``live``, the answer as it is written)."""
     run_id = await rt.start("router", run_args, session_id=session_id)
-    async for frame in rt.subscribe(run_id):
-        _progress(frame, progress, verbose=verbose)
+    async for item in rt.subscribe(run_id, deltas=live is not None):
+        if isinstance(item, TokenDelta):
+            if live is not None:
+                live.write(item)
+        else:
+            _progress(item, progress, verbose=verbose)
     return await rt.wait(run_id)
 
 
-def print_answer(run: RunRecord, out: TextIO) -> None:
+def print_answer(run: RunRecord, out: TextIO, live: LiveAnswer | None = None) -> None:
     result = run.result or {}
-    print(str(result.get("answer", "")).strip(), file=out)
+    answer = str(result.get("answer", "")).strip()
+    if live is not None and live.text:
+        print(file=out)  # ends the streamed text
+        if live.text.strip() != answer:  # e.g. markers that cite nothing were removed
+            print(f"\n{answer}", file=out)
+    else:
+        print(f"{live.prefix if live else ''}{answer}", file=out)
     citations = result.get("citations") or []
     if citations:
         print("\nSources:", file=out)
@@ -165,13 +201,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
             corpus = prepare_corpus(rt, args, sys.stderr)
             run_args = router_args(args, question, corpus, [])
             return await answer_turn(
-                rt, run_args, session_id=None, progress=sys.stderr, verbose=args.verbose
+                rt,
+                run_args,
+                session_id=None,
+                progress=sys.stderr,
+                verbose=args.verbose,
+                live=live,
             )
         finally:
             await rt.aclose()
 
+    live = LiveAnswer.for_terminal(sys.stdout)
     run = asyncio.run(go())
     if run.status != RunStatus.COMPLETED:
+        if live is not None and live.text:
+            print(file=sys.stdout)
         return report_outcome(run)
-    print_answer(run, sys.stdout)
+    print_answer(run, sys.stdout, live)
     return 0

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, session_turns
 from kforge.cli.ask import (
+    LiveAnswer,
     add_router_options,
     answer_turn,
     check_router_options,
@@ -96,21 +97,26 @@ async def run_chat(
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)
                 continue
             history = [t.to_dict() for t in turns]
+            live = LiveAnswer.for_terminal(out, prefix="kforge> ")
             run = await answer_turn(
                 rt,
                 router_args(args, line, corpus, history),
                 session_id=session,
                 progress=progress,
                 verbose=args.verbose,
+                live=live,
             )
             if run.status != RunStatus.COMPLETED:
+                if live is not None and live.text:
+                    print(file=out)
                 print(
                     f"(run {run.id} {run.status.value}: {run.error or run.pause_reason or ''})",
                     file=out,
                 )
                 continue
-            print("kforge> ", end="", file=out)
-            print_answer(run, out)
+            if live is None:
+                print("kforge> ", end="", file=out)
+            print_answer(run, out, live)
             turns.append(Turn(line, str((run.result or {}).get("answer", ""))))
     finally:
         await rt.aclose()

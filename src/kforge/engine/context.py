@@ -12,13 +12,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kforge.errors import LimitExceededError, ReplayDivergenceError
+from kforge.errors import LimitExceededError, ModelOutputError, ReplayDivergenceError
 from kforge.frames import (
     DataEvent,
     Frame,
     InteractionAnswered,
     InteractionRequested,
     ModelCall,
+    TokenDelta,
     UsageFrame,
     new_id,
     stamped,
@@ -59,6 +60,7 @@ class RunContext:
         flush: Callable[[list[Frame]], None],
         usage: Usage | None = None,
         services: dict[str, Any] | None = None,
+        on_delta: Callable[[TokenDelta], None] | None = None,
     ) -> None:
         self.run_id = run_id
         self.agent_type = agent_type
@@ -71,6 +73,7 @@ class RunContext:
         self.step = 0
         self._next_seq = next_seq
         self._flush = flush
+        self._on_delta = on_delta
         self._pending: list[Frame] = []
         self._journal: list[Frame] = []
         self._cursor = 0
@@ -172,8 +175,13 @@ class RunContext:
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
         purpose: str = "",
+        stream: bool = False,
     ) -> ModelResponse:
-        """Call the model once; the response is committed before this returns."""
+        """Call the model once; the response is committed before this returns.
+
+        With ``stream=True`` the text reaches live subscribers as it is generated (token
+        deltas, never stored); the recorded response is the same either way.
+        """
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
             self.replay_next(UsageFrame)
@@ -183,9 +191,12 @@ class RunContext:
             return replayed
         self.check_token_budget()
         started = time.perf_counter()
-        response = await self.model.complete(
-            messages, settings, tools=tools, output_schema=output_schema
-        )
+        if stream and self._on_delta is not None:
+            response = await self._streamed(messages, settings, tools, output_schema, purpose)
+        else:
+            response = await self.model.complete(
+                messages, settings, tools=tools, output_schema=output_schema
+            )
         duration_ms = (time.perf_counter() - started) * 1000
         self.usage = self.usage + response.usage
         self.emit(
@@ -207,6 +218,27 @@ class RunContext:
         )
         self.flush()
         return response
+
+    async def _streamed(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None,
+        tools: Sequence[ToolSpec],
+        output_schema: dict[str, Any] | None,
+        purpose: str,
+    ) -> ModelResponse:
+        assert self._on_delta is not None
+        final: ModelResponse | None = None
+        async for event in self.model.stream(
+            messages, settings, tools=tools, output_schema=output_schema
+        ):
+            if event.delta:
+                self._on_delta(TokenDelta(self.run_id, event.delta, purpose))
+            if event.response is not None:
+                final = event.response
+        if final is None:
+            raise ModelOutputError(f"model {self.model.name} ended its stream without a response")
+        return final
 
     def check_token_budget(self) -> None:
         limit = self.limits.max_tokens

@@ -26,6 +26,7 @@ from kforge.frames import (
     InteractionRequested,
     LimitReached,
     StatusChanged,
+    TokenDelta,
     frame_to_dict,
 )
 from kforge.llm.base import Model
@@ -109,6 +110,7 @@ class StepRunner:
         on_commit: Callable[[str, list[Frame]], None] | None = None,
         opening: list[Frame] | None = None,
         question: InteractionRequested | None = None,
+        on_delta: Callable[[TokenDelta], None] | None = None,
     ) -> None:
         self.store = store
         self.run = run
@@ -121,6 +123,8 @@ class StepRunner:
         """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
         self.question = question
         """The question the run waits on, decoded from its record (when it waits on one)."""
+        self.on_delta = on_delta
+        """Where streamed model text goes as it is generated (live subscribers)."""
         self._opening_fields: dict[str, Any] | None = None
         """The run fields of the opening while it is not committed yet."""
 
@@ -168,6 +172,7 @@ class StepRunner:
             flush=lambda frames: self._commit(frames),
             usage=usage,
             services=self.services,
+            on_delta=self.on_delta,
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))

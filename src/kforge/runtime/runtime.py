@@ -10,7 +10,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
@@ -22,6 +22,7 @@ from kforge.frames import (
     InteractionAnswered,
     InteractionRequested,
     StatusChanged,
+    TokenDelta,
     frame_from_dict,
     new_id,
     utc_now,
@@ -269,6 +270,7 @@ class Runtime:
             on_commit=self.bus.publish,
             opening=opening,
             question=question,
+            on_delta=self.bus.publish_delta,
         )
         task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")
         self._tasks[run.id] = task
@@ -301,18 +303,45 @@ class Runtime:
         """Start a run and wait for its first stretch to end."""
         return await self.wait(await self.start(agent_type, args, **kwargs))
 
+    @overload
+    def subscribe(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        follow: bool = False,
+        deltas: Literal[False] = False,
+    ) -> AsyncIterator[Frame]: ...
+
+    @overload
+    def subscribe(
+        self, run_id: str, *, after_seq: int = 0, follow: bool = False, deltas: bool
+    ) -> AsyncIterator[Frame | TokenDelta]: ...
+
     async def subscribe(
-        self, run_id: str, *, after_seq: int = 0, follow: bool = False
-    ) -> AsyncIterator[Frame]:
+        self, run_id: str, *, after_seq: int = 0, follow: bool = False, deltas: bool = False
+    ) -> AsyncIterator[Frame | TokenDelta]:
         """Frames after ``after_seq``, then live ones. Ends when the run stops executing, or with
-        ``follow=True`` only when it reaches a terminal status."""
+        ``follow=True`` only when it reaches a terminal status. With ``deltas=True`` it also
+        yields model text streamed while it listens (``TokenDelta``, never stored)."""
         queue = self.bus.subscribe(run_id)
         last = after_seq
         try:
             for frame in self.store.read_frames(run_id, after_seq=after_seq):
                 last = frame.seq
                 yield frame
+            woke: list[Frame | TokenDelta | None] = []
             while True:
+                # What was published meanwhile comes first, in the order it happened (a run can
+                # stream, commit and end before this generator runs again).
+                while woke or not queue.empty():
+                    item = woke.pop() if woke else queue.get_nowait()
+                    if isinstance(item, TokenDelta):
+                        if deltas:
+                            yield item
+                    elif item is not None and item.seq == last + 1:
+                        last = item.seq
+                        yield item
                 run = self.store.get_run(run_id)
                 if run.last_seq > last:
                     for frame in self.store.read_frames(run_id, after_seq=last):
@@ -321,10 +350,7 @@ class Runtime:
                     continue
                 if run.status in TERMINAL_STATUSES or (not follow and run_id not in self._tasks):
                     return
-                item = await queue.get()
-                if item is not None and item.seq == last + 1:
-                    last = item.seq
-                    yield item
+                woke.append(await queue.get())
         finally:
             self.bus.unsubscribe(run_id, queue)
 
