@@ -31,9 +31,14 @@ async def test_results_exceptions_and_context_reach_the_caller() -> None:
 
 async def test_blocking_calls_run_side_by_side_up_to_the_bound() -> None:
     pool = WorkerPool(4)
-    started = time.perf_counter()
-    await asyncio.gather(*(pool.run(time.sleep, 0.3) for _ in range(4)))
-    assert time.perf_counter() - started < 1.0  # one after another would take 1.2 s
+    # each call waits for all four: they only get past the barrier if they run side by side
+    together = threading.Barrier(4, timeout=10)
+    assert sorted(await asyncio.gather(*(pool.run(together.wait) for _ in range(4)))) == [
+        0,
+        1,
+        2,
+        3,
+    ]
     assert pool.workers == 4
     await asyncio.gather(*(pool.run(time.sleep, 0.01) for _ in range(10)))
     assert pool.workers == 4  # the bound holds; the extra jobs waited their turn

@@ -97,6 +97,14 @@ async def test_redirect_to_a_private_address_is_refused(server: LocalServer) -> 
     assert result.is_error and "169.254.169.254" in result.text
 
 
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No proxy from the environment: connections are made, and pinned, here."""
+    for name in network._PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.usefixtures("direct")
 async def test_the_connection_goes_to_the_address_that_was_checked(
     server: LocalServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,6 +124,7 @@ async def test_the_connection_goes_to_the_address_that_was_checked(
     assert server.requests[-1].headers["host"] == f"pinned.test:{port}"
 
 
+@pytest.mark.usefixtures("direct")
 async def test_dns_rebinding_between_check_and_connect_is_refused(
     server: LocalServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,12 +144,17 @@ async def test_dns_rebinding_between_check_and_connect_is_refused(
     assert result.is_error and result.error_kind == "blocked"
 
 
+@pytest.mark.usefixtures("direct")
 async def test_a_proxy_in_the_environment_keeps_the_per_url_check(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    direct = network.guarded_client(NetworkPolicy())
+    assert not direct.trust_env  # pinned connections, no proxy from the environment
+    await direct.aclose()
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
-    client = network.guarded_client(NetworkPolicy())
-    await client.aclose()
+    proxied = network.guarded_client(NetworkPolicy())
+    assert proxied.trust_env  # the proxy resolves names; the URL check still runs first
+    await proxied.aclose()
     with pytest.raises(BlockedAddressError):
         await fetch("http://169.254.169.254/latest/", NetworkPolicy())
 
