@@ -10,10 +10,7 @@ from kforge.llm.scripted import ScriptedModel
 from tests.agents.helpers import runtime
 from tests.agents.test_router import corpus_store
 
-GREETING = [
-    {"reason": "A greeting.", "in_scope": True},
-    {"reasoning": "No documents needed.", "action": "generate", "query": ""},
-]
+GREETING = [{"reason": "A greeting.", "in_scope": True}]
 
 
 async def test_session_turns_are_the_completed_router_runs_in_order() -> None:

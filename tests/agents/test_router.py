@@ -12,7 +12,6 @@ from kforge.frames import (
     AgentStatus,
     DataEvent,
     ErrorFrame,
-    Observation,
     ToolStart,
 )
 from kforge.llm.function import CallInfo, FunctionModel
@@ -22,7 +21,6 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus
 from kforge.rag.grading import GRADE_SCHEMA
 from kforge.rag.types import SourceDocument
-from kforge.runtime import Runtime
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import ToolResult, tool
@@ -76,11 +74,8 @@ async def test_one_turn_walks_the_graph_and_cites_only_relevant_passages() -> No
     store = corpus_store()
     model = ScriptedModel(
         [
-            IN_SCOPE,
-            route("vision transformer"),
             RELEVANT,  # vit
             IRRELEVANT,  # detr
-            GENERATE,
             "ViTs split images into patches [1]; see also [2].",
         ]
     )
@@ -101,83 +96,96 @@ async def test_one_turn_walks_the_graph_and_cites_only_relevant_passages() -> No
         "generation",
     ]
     result = run.result or {}
+    # the first search is the user's own question, with no routing call to the model
+    assert result["queries"] == ["What is a vision transformer?"]
     # only the passage graded relevant is numbered, so the stray [2] is removed
-    assert result["answer"] == "ViTs split images into patches [1]; see also."
+    assert result["answer"] == "ViTs split images into patches; see also [1]."
     assert [c["file"] for c in result["citations"]] == ["vit"]
+    assert result["answer_path"] == "generative"
     assert not result["fallback"] and not result["out_of_scope"]
     model.assert_consumed()
 
 
-async def test_out_of_scope_messages_are_answered_politely_and_end_the_run() -> None:
+async def test_questions_the_documents_know_nothing_of_are_refused_without_asking_the_model() -> (
+    None
+):
     store = corpus_store()
-    model = ScriptedModel([{"reason": "Weather forecasts are unrelated.", "in_scope": False}])
+    model = ScriptedModel([])
     rt = runtime(model, store=store)
-    run = await rt.run("router", {"question": "Will it rain in Oslo tomorrow?", "corpus": "ml"})
-    assert run.status == RunStatus.COMPLETED
-    result = run.result or {}
-    assert result["out_of_scope"] is True
-    assert result["answer"].startswith("Sorry, I can only help with questions about")
-    assert "Weather forecasts are unrelated." in result["answer"]
-    frames = rt.frames(run.id)
-    assert steps(frames) == ["guardrail", "out_of_scope"]
-    assert not of_type(frames, ToolStart)
-    [response] = of_type(frames, AgentResponse)
-    assert response.goal_achieved is False
+    for question in ("Will it rain in Oslo tomorrow?", "write me a poem about Paris"):
+        run = await rt.run("router", {"question": question, "corpus": "ml"})
+        assert run.status == RunStatus.COMPLETED
+        result = run.result or {}
+        assert result["out_of_scope"] is True
+        assert result["answer"].startswith("Sorry, I can only help with questions about")
+        assert "Your documents say nothing about" in result["answer"]
+        frames = rt.frames(run.id)
+        assert steps(frames) == ["guardrail", "out_of_scope"]
+        assert not of_type(frames, ToolStart)
+        [response] = of_type(frames, AgentResponse)
+        assert response.goal_achieved is False
     model.assert_consumed()
 
 
-async def test_documents_that_match_overrule_an_out_of_scope_verdict() -> None:
+async def test_a_model_verdict_decides_only_between_a_clear_match_and_nothing() -> None:
     store = corpus_store()
     model = ScriptedModel(
         [
-            {"reason": "Not sure.", "in_scope": False},
-            route("yolo"),
-            RELEVANT,
-            GENERATE,
-            "YOLO is a one-pass detector [1].",
+            {"reason": "Bread is not machine learning.", "in_scope": False},
+            IRRELEVANT,
+            "Bake bread at 230 degrees.",
         ]
     )
     rt = runtime(model, store=store)
-    run = await rt.run("router", {"question": "How does YOLO work?", "corpus": "ml", "k": 1})
-    assert not (run.result or {})["out_of_scope"]
+    # "bread" is in the documents, "oven" is not: not a clear match, so the model judges
+    run = await rt.run(
+        "router",
+        {
+            "question": "How hot should my oven be for bread?",
+            "corpus": "ml",
+            "k": 1,
+            "max_iterations": 1,
+        },
+    )
+    result = run.result or {}
+    assert result["out_of_scope"] is False  # the documents hold one of its words: continue
+    model.assert_consumed()
     [evidence] = [
         f for f in of_type(rt.frames(run.id), DataEvent) if f.name == "guardrail.evidence"
     ]
-    assert evidence.payload["matches"] > 0
-    model.assert_consumed()
+    assert evidence.payload["matched"] == ["bread"]
 
 
 async def test_simple_messages_exit_early_without_tools() -> None:
-    model = ScriptedModel(
-        [IN_SCOPE, {"reasoning": "A greeting.", "action": "generate", "query": ""}, "Hello!"]
-    )
+    model = ScriptedModel([IN_SCOPE, "Hello!"])
     rt = runtime(model, store=corpus_store())
     run = await rt.run("router", {"question": "Hi there!", "corpus": "ml"})
     result = run.result or {}
     assert result["answer"] == "Hello!" and result["citations"] == [] and not result["fallback"]
     assert "executing" not in steps(rt.frames(run.id))
+    model.assert_consumed()
 
 
 async def test_nothing_relevant_falls_back_to_a_disclaimed_model_answer() -> None:
     model = ScriptedModel(
         [
             IN_SCOPE,
-            route("bread yeast"),
             IRRELEVANT,
             route("flour water"),
             IRRELEVANT,
-            "Sourdough uses wild yeast.",
+            "Bread rises because yeast makes gas.",
         ]
     )
     rt = runtime(model, store=corpus_store())
     run = await rt.run(
         "router",
-        {"question": "How does sourdough work?", "corpus": "ml", "k": 1, "max_iterations": 2},
+        {"question": "Why does bread rise?", "corpus": "ml", "k": 1, "max_iterations": 2},
     )
     result = run.result or {}
     assert result["fallback"] is True and result["citations"] == []
     assert result["answer"].startswith("Note: no relevant passages were found")
-    assert result["queries"] == ["bread yeast", "flour water"]
+    assert result["queries"] == ["Why does bread rise?", "flour water"]
+    assert result["answer_path"] == "model_only"
     model.assert_consumed()
 
 
@@ -185,26 +193,23 @@ async def test_a_repeated_query_is_rewritten_and_bad_router_output_is_retried() 
     model = ScriptedModel(
         [
             IN_SCOPE,
-            route("yolo detection"),
-            RELEVANT,
+            IRRELEVANT,
             ModelResponse(text="retrieve more please"),  # not JSON
-            route("yolo detection"),  # the same query again: rewritten
-            GENERATE,  # the rewrite found no new passage, so nothing to grade
+            route("Is YOLO faster than DETR?"),  # the question again: rewritten
+            RELEVANT,
             "YOLO detects objects in one pass [1].",
         ]
     )
     rt = runtime(model, store=corpus_store())
-    run = await rt.run(
-        "router", {"question": "Tell me about YOLO detection", "corpus": "ml", "k": 1}
-    )
+    run = await rt.run("router", {"question": "Is YOLO faster than DETR?", "corpus": "ml", "k": 1})
     result = run.result or {}
-    assert len(result["queries"]) == 2 and result["queries"][0] == "yolo detection"
-    assert result["queries"][1] != "yolo detection"
+    assert result["queries"][0] == "Is YOLO faster than DETR?"
+    assert len(result["queries"]) == 2 and result["queries"][1] != result["queries"][0]
     frames = rt.frames(run.id)
     errors = of_type(frames, ErrorFrame)
     assert [e.error_type for e in errors] == ["invalid_router_decision"]
-    assert "no new passages" in [o.content for o in of_type(frames, Observation)]
     assert [c["file"] for c in result["citations"]] == ["yolo"]
+    assert result["answer"] == "YOLO detects objects in one pass [1]."
     model.assert_consumed()
 
 
@@ -221,23 +226,27 @@ async def test_web_search_runs_the_configured_tool() -> None:
 
     model = ScriptedModel(
         [
-            IN_SCOPE,
+            IRRELEVANT,  # the documents' best passage
             route("detection transformers 2024", "web_search"),
             RELEVANT,
-            GENERATE,
-            "RT-DETR appeared [1].",
+            "RT-DETR appeared in 2024 [1].",
         ]
     )
     rt = runtime(model, fake_search, store=corpus_store())
     run = await rt.run(
         "router",
-        {"question": "Any 2024 detection transformers?", "corpus": "ml", "web_search": True},
+        {
+            "question": "Any 2024 detection transformers?",
+            "corpus": "ml",
+            "web_search": True,
+            "k": 1,
+        },
     )
     result = run.result or {}
     assert [c["file"] for c in result["citations"]] == ["https://example.org/rtdetr"]
     assert "web_search" in str(model.calls[1].output_schema)
-    [start] = of_type(rt.frames(run.id), ToolStart)
-    assert start.tool_name == "search_web_for_info"
+    [start, web] = of_type(rt.frames(run.id), ToolStart)
+    assert start.tool_name == "retrieve_chunks" and web.tool_name == "search_web_for_info"
 
 
 # -- multi-turn ------------------------------------------------------------------------------
@@ -251,8 +260,8 @@ def keywords(text: str) -> list[str]:
 
 
 def reasoning_model(seen: list[str]) -> FunctionModel:
-    """Stands in for an LLM that reads the conversation: a follow-up's search query names the
-    earlier turn's topic as well as the new words. ``seen`` collects the routing prompts."""
+    """Stands in for an LLM that reads the conversation: it grades every passage relevant and
+    answers by quoting its first passage. ``seen`` collects the answering prompts."""
 
     def reply(messages: list[Message], info: CallInfo) -> Any:
         schema = info.output_schema
@@ -261,36 +270,14 @@ def reasoning_model(seen: list[str]) -> FunctionModel:
             return IN_SCOPE
         if schema == GRADE_SCHEMA:
             return RELEVANT
-        if schema is None:
-            numbers = re.findall(r"^\[(\d+)\]", prompt, flags=re.MULTILINE)
-            return "Here is what the documents say " + "".join(f"[{n}]" for n in numbers[:1])
         seen.append(prompt)
-        if "Relevant passages found so far" in prompt:
-            return GENERATE
-        question = prompt.split("Question: ", 1)[1].splitlines()[0]
-        earlier = re.findall(r"^User: (.*)$", prompt, flags=re.MULTILINE)
-        topic = keywords(earlier[-1]) if earlier else []
-        words = topic + [w for w in keywords(question) if w not in topic]
-        return {
-            "reasoning": "Search the documents.",
-            "action": "retrieve_chunks",
-            "query": " ".join(words),
-        }
+        first = re.search(r"^\[1\] \([^)]*\)\n(.*?)(?:[.;]|$)", prompt, flags=re.MULTILINE)
+        return f"{first.group(1)} [1]." if first else "I do not know."
 
     return FunctionModel(reply, name="test:reasoning")
 
 
-async def ask(rt: Runtime, question: str, **args: Any) -> dict[str, Any]:
-    run = await rt.run(
-        "router",
-        {"question": question, "corpus": "ml", "k": 1, **args},
-        session_id=args.pop("session", None),
-    )
-    assert run.status == RunStatus.COMPLETED, run.error
-    return run.result or {}
-
-
-async def test_a_follow_up_is_routed_with_the_earlier_turn_of_its_session() -> None:
+async def test_a_follow_up_is_searched_with_the_earlier_turn_of_its_session() -> None:
     store, seen = corpus_store(), []
     rt = runtime(reasoning_model(seen), store=store)
     first = await rt.run(
@@ -309,16 +296,18 @@ async def test_a_follow_up_is_routed_with_the_earlier_turn_of_its_session() -> N
     frames = rt.frames(second.id)
     [loaded] = [f for f in of_type(frames, DataEvent) if f.name == "conversation.loaded"]
     assert loaded.payload["turns"][0]["question"] == "I'm researching vision transformers"
-    assert "User: I'm researching vision transformers" in seen[-2]  # the routing prompt
-    assert result["queries"] == ["vision transformers object detection"]
+    assert "User: I'm researching vision transformers" in seen[-1]  # the answering prompt
+    assert result["queries"] == [
+        "I'm researching vision transformers What about for object detection?"
+    ]
     assert [c["file"] for c in result["citations"]] == ["detr"]  # not the CNN detector
     assert result["history_turns"] == 1
 
-    # The same follow-up without the conversation is routed to a different document.
+    # The same follow-up without the conversation finds a different document.
     alone = await rt.run(
         "router", {"question": "What about for object detection?", "corpus": "ml", "k": 1}
     )
-    assert (alone.result or {})["queries"] == ["object detection"]
+    assert (alone.result or {})["queries"] == ["What about for object detection?"]
     assert [c["file"] for c in (alone.result or {})["citations"]] == ["yolo"]
 
 
@@ -337,12 +326,14 @@ async def test_history_passed_in_args_is_used_instead_of_the_store() -> None:
         session_id="other",
     )
     result = run.result or {}
-    assert result["queries"] == ["vision transformers object detection"]
+    assert result["queries"] == [
+        "I'm researching vision transformers What about for object detection?"
+    ]
     assert "Assistant: ViTs use patches." in seen[0]
     assert not [f for f in of_type(rt.frames(run.id), DataEvent) if f.name == "conversation.loaded"]
 
 
-def test_runtime_is_required_for_the_corpus_service() -> None:
+def test_arguments_are_checked() -> None:
     import pytest
 
     from kforge.agents.router import RouterAgent
@@ -352,3 +343,7 @@ def test_runtime_is_required_for_the_corpus_service() -> None:
         RouterAgent({"question": "  "})
     with pytest.raises(ValidationError, match="'k' must be a positive integer"):
         RouterAgent({"question": "q", "k": 0})
+    with pytest.raises(ValidationError, match="'guardrail' must be true or false"):
+        RouterAgent({"question": "q", "guardrail": "false"})
+    with pytest.raises(ValidationError, match="'answer' must be one of extractive, generative"):
+        RouterAgent({"question": "q", "answer": "poetic"})

@@ -54,13 +54,11 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: Model) -> None:
 
 
 def vit_model(answer: str) -> ScriptedModel:
-    """Replies for one router turn: in scope, one search, relevant, generate ``answer``."""
+    """Replies for one router turn about vision transformers (the documents match it, so no
+    scope verdict; the question is searched as asked): relevant, then ``answer``."""
     return ScriptedModel(
         [
-            {"reason": "About vision models.", "in_scope": True},
-            {"reasoning": "Search.", "action": "retrieve_chunks", "query": "vision transformer"},
             {"relevance": "relevant", "confidence": 0.9, "reasoning": "Defines ViT."},
-            {"reasoning": "Enough.", "action": "generate", "query": ""},
             answer,
         ]
     )
@@ -118,7 +116,9 @@ async def test_chat_keeps_the_conversation_and_continues_a_session(
     # each turn's input carries the turns before it; the follow-up kept its topic
     assert second.input["args"]["history"][0]["question"] == "I'm researching vision transformers"
     assert second.input["args"]["history"][0]["answer"] == (first.result or {})["answer"]
-    assert (second.result or {})["queries"] == ["vision transformers object detection"]
+    assert (second.result or {})["queries"] == [
+        "I'm researching vision transformers What about for object detection?"
+    ]
     assert [c["file"] for c in (second.result or {})["citations"]] == ["detr.md"]
     store.close()
 

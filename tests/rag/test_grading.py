@@ -18,7 +18,7 @@ async def test_each_hit_gets_one_grade_in_order() -> None:
         graded = await grade_results("What is ReAct?", hits, model.complete)
     assert [(g.hit.chunk.id, g.relevance, g.confidence) for g in graded] == [
         ("c0", "relevant", 0.8),
-        ("c1", "not_relevant", 0.7),
+        ("c1", "not_relevant", 0.3),  # 70 % sure it is not relevant
     ]
     assert graded[0].reasoning == "on topic" and graded[0].graded
     first_call = model.calls[0]

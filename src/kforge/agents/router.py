@@ -1,21 +1,25 @@
-"""The ``router`` agent (seed 003): guardrail → router ⇄ executor → grading → generate.
+"""The ``router`` agent: guardrail → router ⇄ executor → grading → generate.
 
-One durable step per node. The guardrail answers out-of-scope messages politely and ends; the
-router makes a typed ``RouterDecision`` (a tool and a search query, or ``generate``) informed by
-the conversation so far; the executor runs the tool; grading is its own step and keeps only the
-passages graded relevant; generation answers with ``[n]`` citations of those passages. Each step
-emits ``agent.status`` frames named guardrail, out_of_scope, routing, executing, tool_start,
+One durable step per node. The guardrail refuses what the documents have nothing on and ends;
+the first tool round always searches the documents with the user's own words; later rounds
+follow a typed ``RouterDecision`` (a tool and a search query, or ``generate``) informed by the
+conversation so far; grading keeps only the passages graded relevant; generation writes the
+answer from them with ``kforge.rag.grounded`` (extractive for small models, checked generation
+otherwise), and its ``[n]`` markers are the numbers of the answer's own Sources. Each step emits
+``agent.status`` frames named guardrail, out_of_scope, routing, executing, tool_start,
 tool_end, grading and generation.
 
 Args: ``question`` (required); ``corpus`` (name of the document collection); ``history``
 (earlier turns as ``{question, answer}``; when absent, the earlier turns of the run's session are
 read from the store); ``web_search`` (offer web search); ``max_iterations`` (tool rounds, 3);
 ``k`` (passages per search, 4); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
-``guardrail`` (false skips it).
+``guardrail`` (false skips it); ``answer`` (``extractive`` or ``generative``; default: what the
+model's provider says).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kforge.agents.conversation import (
@@ -25,7 +29,7 @@ from kforge.agents.conversation import (
     turns_from_args,
 )
 from kforge.agents.react import service_tools
-from kforge.agents.router_answer import FALLBACK_NOTE, answer_messages, attach_citations
+from kforge.agents.router_answer import FALLBACK_NOTE, model_only_answer
 from kforge.agents.router_guardrail import judge_scope, polite_refusal
 from kforge.agents.router_schema import ROUTER_SYSTEM, RouterDecision, router_schema
 from kforge.agents.router_tools import (
@@ -50,11 +54,14 @@ from kforge.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from kforge.llm.types import Message, ModelSettings
+from kforge.llm.base import answer_style
+from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.memory.compaction import journaled_complete
 from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
 from kforge.rag.grading import grade_results
+from kforge.rag.grounded import ANSWER_STYLES, AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
+from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk, SearchHit
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.tools.base import Tool
@@ -80,6 +87,13 @@ def _positive(args: dict[str, Any], name: str, default: int) -> int:
     return value
 
 
+def _flag(args: dict[str, Any], name: str, default: bool) -> bool:
+    value = args.get(name, default)
+    if not isinstance(value, bool):
+        raise ValidationError(f"router agent: '{name}' must be true or false (got {value!r})")
+    return value
+
+
 class RouterAgent:
     """Answers one turn of a conversation from documents (and the web, when configured)."""
 
@@ -102,6 +116,11 @@ class RouterAgent:
         self.citations: list[dict[str, Any]] = []
         self.out_of_scope = False
         self.fallback = False
+        self.conversational = False
+        """A greeting or thanks: answered without searching, and without the fallback note."""
+        self.answer_path = ""
+        """Which path wrote the answer (extractive, generative, ...), and why, in the result."""
+        self.answer_reason = ""
 
     def _configure(self, args: dict[str, Any]) -> None:
         self.args = args
@@ -115,7 +134,13 @@ class RouterAgent:
         self.k = min(_positive(self.args, "k", 4), MAX_K)
         self.max_tokens = _positive(self.args, "max_tokens", 400)
         self.scope = str(self.args.get("scope") or DEFAULT_SCOPE)
-        self.use_guardrail = bool(self.args.get("guardrail", True))
+        self.use_guardrail = _flag(self.args, "guardrail", True)
+        style = self.args.get("answer")
+        if style is not None and style not in ANSWER_STYLES:
+            raise ValidationError(
+                f"router agent: 'answer' must be one of {', '.join(ANSWER_STYLES)} (got {style!r})"
+            )
+        self.answer_style: AnswerStyle | None = style
 
     @property
     def actions(self) -> list[str]:
@@ -170,7 +195,15 @@ class RouterAgent:
         if not self.use_guardrail:
             self.node = "router"
             return
-        verdict = await judge_scope(ctx, self._corpus(ctx), self.question, self.turns, self.scope)
+        verdict = await judge_scope(
+            ctx,
+            self._corpus(ctx),
+            self.question,
+            self.turns,
+            self.scope,
+            ask_model=self._style(ctx) == "generative",
+            documents_only=not self.web,
+        )
         if verdict.in_scope:
             self.node = "router"
             return
@@ -185,6 +218,24 @@ class RouterAgent:
         if self.iteration >= self.max_iterations:
             self._plan(ctx, f"{self.max_iterations} tool round(s) done; writing the answer", None)
             self.node = "generate"
+            return
+        if not self.queries:
+            if not key_terms(self._first_query()):
+                self.conversational = True
+                self._plan(ctx, "a conversational message: nothing to search for", None)
+                self.node = "generate"
+                return
+            self._search(
+                ctx, RETRIEVE, self._first_query(), "search the documents for the question"
+            )
+            return
+        if self.passages:
+            self._plan(ctx, f"{len(self.passages)} relevant passage(s) found", None)
+            self.node = "generate"
+            return
+        if self._style(ctx) == "extractive":
+            query = fallback_rewrite(self.question, self.queries)
+            self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
             response = await ctx.complete(
@@ -218,25 +269,42 @@ class RouterAgent:
             rewritten = fallback_rewrite(self.question, self.queries)
             ctx.emit(AgentThinking(message=f"'{query}' was already searched; trying '{rewritten}'"))
             query = rewritten
-        plan = self._plan(ctx, decision.reasoning or f"search for {query}", decision.action)
-        tool = self._tool(ctx, decision.action)
+        self._search(ctx, decision.action, query, decision.reasoning or f"search for {query}")
+
+    def _first_query(self) -> str:
+        """The user's words: the question, and in a conversation the previous question too, so
+        that a follow-up ("what about for detection?") searches within its topic."""
+        if self.turns:
+            return f"{self.turns[-1].question} {self.question}"
+        return self.question
+
+    def _grading_query(self) -> str:
+        """What a passage must be about: the question, or with the previous question when the
+        question alone names too little ("and why?")."""
+        if len(key_terms(self.question)) >= 2 or not self.turns:
+            return self.question
+        return self._first_query()
+
+    def _search(self, ctx: RunContext, action: str, query: str, reasoning: str) -> None:
+        plan = self._plan(ctx, reasoning, action)
+        tool = self._tool(ctx, action)
         arguments: dict[str, Any] = {"query": query}
-        if decision.action == RETRIEVE:
+        if action == RETRIEVE:
             arguments["k"] = self.k
         call = ctx.emit(
             ToolCallFrame(
                 tool_name=tool.name,
                 tool_arguments=arguments,
-                reasoning=decision.reasoning,
+                reasoning=reasoning,
                 iteration=self.iteration + 1,
                 plan_frame_id=plan.id,
             )
         )
         self.pending = {
-            "action": decision.action,
+            "action": action,
             "query": query,
             "arguments": arguments,
-            "reasoning": decision.reasoning,
+            "reasoning": reasoning,
             "call_frame_id": call.id,
         }
         self.node = "executor"
@@ -343,10 +411,16 @@ class RouterAgent:
         query = self.queries[-1] if self.queries else self.question
         hits = [SearchHit.from_dict(h) for h in self.hits]
         background = format_history(self.turns, max_turns=2)
+        lexical = self._style(ctx) == "extractive"
+        # graded against what the user asked, not against the query that found them
         graded = await grade_results(
-            query, hits, journaled_complete(ctx, "grading"), context=background
+            self._grading_query(),
+            hits,
+            journaled_complete(ctx, "grading"),
+            context=background,
+            lexical=lexical,
         )
-        relevant = [g for g in graded if g.relevant]
+        relevant = sorted((g for g in graded if g.relevant), key=lambda g: -g.confidence)
         for g in relevant:
             record = {**g.hit.chunk.to_dict(), "location": g.hit.chunk.location}
             self.passages.append(record)
@@ -373,27 +447,54 @@ class RouterAgent:
 
     # -- generation ---------------------------------------------------------------------------
 
+    def _style(self, ctx: RunContext) -> AnswerStyle:
+        return self.answer_style or answer_style(ctx.model)
+
     async def _generate(self, ctx: RunContext) -> None:
         self._status(ctx, "generation")
         passages = [Chunk.from_dict(p) for p in self.passages]
-        self.fallback = bool(self.queries) and not passages
-        messages = answer_messages(self.question, format_history(self.turns), passages)
-        settings = ModelSettings(temperature=0.2, max_tokens=self.max_tokens)
-        try:
-            response = await ctx.complete(messages, settings, purpose="generation", stream=True)
-            text = response.text.strip()
-        except ModelOutputError:
-            text = ""
-        answer, citations = attach_citations(text, passages)
-        if not answer:
-            answer = (
-                "I could not write an answer; the most relevant passages are listed below."
-                if passages
-                else "I could not write an answer to this question."
+        self.fallback = not passages and not self.conversational
+        style = self._style(ctx)
+        settings_cap = self.max_tokens
+
+        async def write(messages: list[Message], settings: ModelSettings) -> ModelResponse:
+            settings = replace(
+                settings, max_tokens=min(settings.max_tokens or settings_cap, settings_cap)
             )
-        if self.fallback:
+            return await ctx.complete(
+                messages, settings, purpose="generation", stream=True, watch=LoopWatch()
+            )
+
+        history = format_history(self.turns)
+        if passages:
+            written = await write_answer(
+                self.question, passages, write, style=style, history=history
+            )
+        else:
+            written = await model_only_answer(
+                self.question, write if style == "generative" else None, history=history
+            )
+        self.answer_path, self.answer_reason = written.path, written.reason
+        ctx.emit(
+            DataEvent(
+                name="answer.checked",
+                payload={
+                    "path": written.path,
+                    "reason": written.reason,
+                    "dropped": list(written.dropped),
+                    "citations": len(written.citations),
+                },
+            )
+        )
+        answer = written.text
+        if not answer and self.conversational:
+            answer = "Hello! Ask me anything about your documents."
+        elif not answer:
+            searched = "; ".join(f"'{q}'" for q in self.queries) or "nothing"
+            answer = f"I found nothing about this in your documents (searched: {searched})."
+        elif self.fallback:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
-        self.citations = [c.to_dict() for c in citations]
+        self.citations = [c.to_dict() for c in written.citations]
         self._finish(ctx, answer, achieved=not self.fallback)
 
     def _finish(self, ctx: RunContext, answer: str, *, achieved: bool) -> None:
@@ -418,6 +519,8 @@ class RouterAgent:
             "citations": list(self.citations),
             "out_of_scope": self.out_of_scope,
             "fallback": self.fallback,
+            "answer_path": self.answer_path,
+            "answer_reason": self.answer_reason,
             "queries": list(self.queries),
             "route": list(self.route),
             "iterations": self.iteration,
@@ -441,6 +544,9 @@ class RouterAgent:
         "citations",
         "out_of_scope",
         "fallback",
+        "conversational",
+        "answer_path",
+        "answer_reason",
     )
 
     def get_state(self) -> dict[str, Any]:

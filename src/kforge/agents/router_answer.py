@@ -1,58 +1,63 @@
-"""The router's answer: numbered passages in the prompt, ``[n]`` citations checked against them.
+"""The router's answer when no passage was graded relevant: the model's own, checked, disclaimed.
 
-Only passages graded relevant are numbered, so every citation names a relevant passage (seed 001
-Property 9); a marker that names no passage is removed from the answer.
+With relevant passages the answer comes from ``kforge.rag.grounded.write_answer``. Without
+them, a model that writes its own answers may answer from general knowledge: the reply is cut
+where it loops, refused when it repeats its instructions, and carries no citation (nothing
+supports it). A model too small to be trusted alone is not asked; the caller then says that the
+documents have nothing on the question.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from kforge.errors import ModelError, ScriptedModelError
+from kforge.llm.types import Message, ModelSettings
+from kforge.rag.grounded import GroundedAnswer, WriteFn
+from kforge.rag.textcheck import cut_loop, echoed_phrase, split_sentences
 
-from kforge.agents.router_schema import GENERATE_SYSTEM
-from kforge.llm.types import Message
-from kforge.rag.types import Chunk, Citation
-
-__all__ = ["FALLBACK_NOTE", "answer_messages", "attach_citations"]
+__all__ = ["FALLBACK_NOTE", "MODEL_ONLY_SYSTEM", "model_only_answer"]
 
 FALLBACK_NOTE = (
     "Note: no relevant passages were found in the documents, so this answer comes from the "
     "model's general knowledge and may be wrong."
 )
+MODEL_ONLY_SYSTEM = (
+    "Answer the question from your general knowledge in two or three sentences. No documents "
+    "are available, so cite no sources."
+)
+_SETTINGS = ModelSettings(temperature=0.2, max_tokens=200)
+_RETRY = ModelSettings(temperature=0.5, max_tokens=200, repetition_penalty=1.3)
+_MARKER_FREE = str.maketrans("", "", "[]")
 
-_MARKER = re.compile(r"[ \t]?\[(\d{1,3})\]")
-_PASSAGE_CHARS = 900
 
-
-def answer_messages(question: str, history: str, passages: Sequence[Chunk]) -> list[Message]:
+async def model_only_answer(
+    question: str, write: WriteFn | None, *, history: str = ""
+) -> GroundedAnswer:
+    if write is None:
+        return GroundedAnswer(
+            "", (), "none", "no relevant passages; this model does not answer alone"
+        )
     parts = [history] if history else []
-    if passages:
-        numbered = []
-        for number, chunk in enumerate(passages, 1):
-            text = " ".join(chunk.text.split())
-            if len(text) > _PASSAGE_CHARS:
-                text = text[: _PASSAGE_CHARS - 1] + "…"
-            numbered.append(f"[{number}] ({chunk.file}, {chunk.location})\n{text}")
-        parts.append("Passages:\n" + "\n\n".join(numbered))
-    else:
-        parts.append("No passages: answer from general knowledge, briefly.")
     parts.append(f"Question: {question}")
-    return [Message.system(GENERATE_SYSTEM), Message.user("\n\n".join(parts))]
-
-
-def attach_citations(answer: str, passages: Sequence[Chunk]) -> tuple[str, list[Citation]]:
-    """The answer without markers that name no passage, and the citations it makes (in order of
-    first use). An answer that cites nothing lists every passage it was given as its sources."""
-    cited: list[int] = []
-
-    def keep(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        if 1 <= number <= len(passages):
-            if number not in cited:
-                cited.append(number)
-            return match.group(0)
-        return ""
-
-    cleaned = _MARKER.sub(keep, answer).strip()
-    numbers = cited or list(range(1, len(passages) + 1))
-    return cleaned, [Citation.from_chunk(n, passages[n - 1]) for n in numbers]
+    prompt = [Message.system(MODEL_ONLY_SYSTEM), Message.user("\n\n".join(parts))]
+    problems = []
+    for path, settings in (("model_only", _SETTINGS), ("model_only_retry", _RETRY)):
+        try:
+            response = await write(prompt, settings)
+        except ScriptedModelError:
+            raise
+        except ModelError as exc:
+            problems.append(f"the model failed ({exc})")
+            break
+        text, looped = cut_loop(response.text)
+        echo = echoed_phrase(text, [MODEL_ONLY_SYSTEM, "Question:"])
+        sentences = split_sentences(text.translate(_MARKER_FREE))
+        if echo:
+            problems.append(f"the reply repeats its instructions ('{echo}')")
+        elif not sentences:
+            problems.append("the reply loops" if looped else "the reply is empty")
+        else:
+            reason = "no relevant passages; the model answered alone"
+            return GroundedAnswer(" ".join(sentences), (), path, reason)
+    return GroundedAnswer(
+        "", (), "none", "the model's own answer failed the checks: " + "; then ".join(problems)
+    )

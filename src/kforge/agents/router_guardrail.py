@@ -1,13 +1,17 @@
-"""The router's guardrail (seed 003): is the latest message in scope of the assistant?
+"""The router's guardrail: is the latest message in scope of the assistant?
 
-The model judges, with the conversation so far (a short follow-up continues its topic). When it
-says "out of scope" but the documents have passages matching the question, the documents win:
-a small model's verdict should not turn away questions the documents can answer.
+The documents speak first. The question's key terms are looked up in the corpus: when no
+passage holds them (two of them, for a question with two or more), the documents have nothing
+on it and it is refused, whatever a model says ("write me a poem about Paris" to a corpus about
+SQLite). When a passage clearly matches, it is in scope. Between the two, a model that writes
+its own answers judges, with the conversation so far (a short follow-up continues its topic);
+a model too small to judge is not asked, and the question goes on to retrieval.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kforge.agents.conversation import Turn, format_history
 from kforge.agents.router_schema import GUARDRAIL_SCHEMA, GUARDRAIL_SYSTEM, GuardrailVerdict
@@ -15,17 +19,75 @@ from kforge.engine.context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, DataEvent, ErrorFrame
 from kforge.llm.types import Message, ModelSettings
+from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.corpus import Corpus
+from kforge.rag.stem import porter_stem
+from kforge.rag.textcheck import key_terms
 
-__all__ = ["judge_scope", "polite_refusal"]
+__all__ = ["ScopeEvidence", "judge_scope", "polite_refusal", "scope_evidence"]
 
 _SETTINGS = ModelSettings(temperature=0.0, max_tokens=120)
 _TOPICS = 15
+_EVIDENCE_HITS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeEvidence:
+    terms: tuple[str, ...]
+    """The question's key terms (stemmed)."""
+    matched: tuple[str, ...]
+    """The most key terms any one passage holds."""
+
+    @property
+    def clear_match(self) -> bool:
+        return bool(self.terms) and len(self.matched) >= min(2, len(self.terms))
+
+    @property
+    def nothing(self) -> bool:
+        return bool(self.terms) and not self.matched
+
+
+def scope_evidence(ctx: RunContext, corpus: Corpus, question: str) -> ScopeEvidence:
+    """What the corpus holds of the question's key terms; recorded, so a resumed step reads
+    the evidence it saw the first time, not a corpus changed since."""
+    terms = key_terms(question)
+    best: list[str] = []
+    if terms and len(corpus):
+        for hit in corpus.search(question, _EVIDENCE_HITS):
+            chunk = hit.chunk
+            present = set(analyze(f"{chunk.title} {chunk.heading} {chunk.text}"))
+            held = [t for t in terms if t in present]
+            if len(held) > len(best):
+                best = held
+    frame = ctx.emit(
+        DataEvent(name="guardrail.evidence", payload={"terms": terms, "matched": best})
+    )
+    payload = frame.payload
+    return ScopeEvidence(
+        tuple(str(t) for t in payload.get("terms", [])),
+        tuple(str(t) for t in payload.get("matched", [])),
+    )
 
 
 async def judge_scope(
-    ctx: RunContext, corpus: Corpus, question: str, turns: Sequence[Turn], scope: str
+    ctx: RunContext,
+    corpus: Corpus,
+    question: str,
+    turns: Sequence[Turn],
+    scope: str,
+    *,
+    ask_model: bool = True,
+    documents_only: bool = True,
 ) -> GuardrailVerdict:
+    """In scope or not; ``documents_only`` is False when other sources (the web) may answer
+    what the documents do not, and ``ask_model`` False skips the model's judgement."""
+    evidence = scope_evidence(ctx, corpus, question)
+    if evidence.nothing and documents_only and len(corpus):
+        return GuardrailVerdict(
+            False, "Your documents say nothing about " + ", ".join(_words(question)) + "."
+        )
+    if evidence.clear_match or not ask_model:
+        return GuardrailVerdict(True, "the documents have passages on it")
     topics = sorted({s.title for s in corpus.sources() if s.title})[:_TOPICS]
     described = scope + (f" (documents: {'; '.join(topics)})" if topics else "")
     history = format_history(turns)
@@ -46,20 +108,25 @@ async def judge_scope(
             )
         )
         return GuardrailVerdict(True, "the verdict could not be read")
-    if verdict.in_scope:
-        return verdict
-    matches = len(corpus.search(question, 3)) if len(corpus) else 0
-    # Recorded as a frame: a resumed step reads the count from the log, not a changed corpus.
-    evidence = ctx.emit(DataEvent(name="guardrail.evidence", payload={"matches": matches}))
-    if int(evidence.payload.get("matches", 0)) == 0:
-        return verdict
-    ctx.emit(
-        AgentThinking(
-            message=f"The guardrail judged the question out of scope ({verdict.reason}) but the "
-            "documents have passages matching it; continuing"
+    if not verdict.in_scope and evidence.matched:
+        ctx.emit(
+            AgentThinking(
+                message=f"The guardrail judged the question out of scope ({verdict.reason}) but "
+                "the documents have passages matching it; continuing"
+            )
         )
-    )
-    return GuardrailVerdict(True, verdict.reason)
+        return GuardrailVerdict(True, verdict.reason)
+    return verdict
+
+
+def _words(question: str) -> list[str]:
+    """The question's topic words as the user wrote them, for the refusal."""
+    terms = set(key_terms(question))
+    seen: list[str] = []
+    for token in tokenize(question):
+        if token not in seen and porter_stem(token) in terms:
+            seen.append(token)
+    return [f"'{w}'" for w in seen[:4]]
 
 
 def polite_refusal(scope: str, verdict: GuardrailVerdict) -> str:

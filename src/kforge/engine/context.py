@@ -25,6 +25,7 @@ from kforge.frames import (
     stamped,
 )
 from kforge.llm.base import Model
+from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
 
 if TYPE_CHECKING:
@@ -176,11 +177,15 @@ class RunContext:
         output_schema: dict[str, Any] | None = None,
         purpose: str = "",
         stream: bool = False,
+        watch: Callable[[str], str | None] | None = None,
     ) -> ModelResponse:
         """Call the model once; the response is committed before this returns.
 
         With ``stream=True`` the text reaches live subscribers as it is generated (token
-        deltas, never stored); the recorded response is the same either way.
+        deltas, never stored); the recorded response is the same either way. ``watch`` sees
+        the streamed text after each delta and may stop the generation by returning the text
+        to keep (e.g. ``kforge.rag.textcheck.loop_watch()`` stops a reply that starts to
+        loop); the response then has that text and the finish reason ``stopped``.
         """
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
@@ -192,7 +197,9 @@ class RunContext:
         self.check_token_budget()
         started = time.perf_counter()
         if stream and self._on_delta is not None:
-            response = await self._streamed(messages, settings, tools, output_schema, purpose)
+            response = await self._streamed(
+                messages, settings, tools, output_schema, purpose, watch
+            )
         else:
             response = await self.model.complete(
                 messages, settings, tools=tools, output_schema=output_schema
@@ -226,16 +233,33 @@ class RunContext:
         tools: Sequence[ToolSpec],
         output_schema: dict[str, Any] | None,
         purpose: str,
+        watch: Callable[[str], str | None] | None = None,
     ) -> ModelResponse:
         assert self._on_delta is not None
         final: ModelResponse | None = None
-        async for event in self.model.stream(
-            messages, settings, tools=tools, output_schema=output_schema
-        ):
-            if event.delta:
-                self._on_delta(TokenDelta(self.run_id, event.delta, purpose))
-            if event.response is not None:
-                final = event.response
+        streamed: list[str] = []
+        events = self.model.stream(messages, settings, tools=tools, output_schema=output_schema)
+        try:
+            async for event in events:
+                if event.delta:
+                    self._on_delta(TokenDelta(self.run_id, event.delta, purpose))
+                    streamed.append(event.delta)
+                    kept = watch("".join(streamed)) if watch is not None else None
+                    if kept is not None:
+                        return ModelResponse(
+                            text=kept,
+                            usage=Usage(
+                                estimate_messages_tokens(messages), estimate_text_tokens(kept)
+                            ),
+                            model=self.model.name,
+                            finish_reason="stopped",
+                        )
+                if event.response is not None:
+                    final = event.response
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()  # stops the generation at once, not when it is collected
         if final is None:
             raise ModelOutputError(f"model {self.model.name} ended its stream without a response")
         return final

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from kforge.llm.config import AnswerStyle
 from kforge.llm.types import (
     Message,
     ModelResponse,
@@ -15,7 +16,7 @@ from kforge.llm.types import (
     word_deltas,
 )
 
-__all__ = ["CompletionStreamer", "Model"]
+__all__ = ["CompletionStreamer", "Model", "answer_style"]
 
 
 @runtime_checkable
@@ -76,3 +77,14 @@ class CompletionStreamer(ABC):
         response = await self.complete(messages, settings, tools=tools, output_schema=output_schema)
         for event in word_deltas(response):
             yield event
+
+
+def answer_style(model: object) -> AnswerStyle:
+    """How agents should write answers from documents with ``model``: ``extractive`` (quote
+    the documents) or ``generative`` (the model writes, and its text is checked).
+
+    A model says so with an ``answer_style`` attribute (set from its provider's ``answer``
+    setting); a model without one writes its own answers.
+    """
+    style = getattr(model, "answer_style", "generative")
+    return "extractive" if style == "extractive" else "generative"

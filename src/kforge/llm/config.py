@@ -12,6 +12,7 @@ The provider's own key variable (``OPENAI_API_KEY``, ``OPENROUTER_API_KEY``) com
     [providers.ollama]
     base_url = "http://gpu-box:11434/v1"
     json_schema = false                      # ask for JSON in the prompt instead
+    answer = "generative"                    # or "extractive": answers quote the documents
 
     [providers.mycorp]                       # any OpenAI-compatible endpoint
     base_url = "https://llm.example.com/v1"
@@ -19,6 +20,7 @@ The provider's own key variable (``OPENAI_API_KEY``, ``OPENROUTER_API_KEY``) com
 
     [providers.local]
     n_ctx = 4096
+    answer = "generative"                    # let a bigger local GGUF write its answers
 
     [prices]                                 # USD per million tokens
     "openai:gpt-4o-mini" = { input = 0.15, output = 0.60 }
@@ -50,6 +52,7 @@ __all__ = [
 DEFAULT_MODEL = "local:smollm2"
 
 ProviderKind = Literal["openai", "local", "test"]
+AnswerStyle = Literal["extractive", "generative"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,10 @@ class ProviderSettings:
     """Extra calls allowed to repair output that does not match the requested schema."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Provider-specific options, e.g. ``n_ctx`` and ``n_threads`` for local models."""
+    answer: AnswerStyle = "generative"
+    """How agents write answers from documents with this provider's models: ``generative``
+    (the model writes, every sentence is checked) or ``extractive`` (sentences of the
+    documents, the model's text is never shown; the default for the bundled small model)."""
 
 
 def _remote(
@@ -92,7 +99,9 @@ PROVIDERS: dict[str, ProviderSettings] = {
     "llamacpp": _remote("http://127.0.0.1:8080/v1"),
     "lmstudio": _remote("http://127.0.0.1:1234/v1"),
     "compat": _remote(None, ("OPENAI_API_KEY",)),
-    "local": ProviderSettings(name="local", kind="local", timeout_s=600.0, max_attempts=1),
+    "local": ProviderSettings(
+        name="local", kind="local", timeout_s=600.0, max_attempts=1, answer="extractive"
+    ),
     "test": ProviderSettings(name="test", kind="test", max_attempts=1),
 }
 """Built-in providers. ``compat`` is any OpenAI-compatible endpoint given by its base URL."""
@@ -105,6 +114,7 @@ _SETTING_KEYS: dict[str, type | tuple[type, ...]] = {
     "timeout_s": (int, float),
     "max_attempts": int,
     "repair_attempts": int,
+    "answer": str,
 }
 
 
@@ -184,6 +194,11 @@ def _parse_config(data: Mapping[str, Any], path: Path) -> ForgeConfig:
             if expected is not None and not isinstance(value, expected):
                 raise ConfigurationError(
                     f"{path}: [providers.{name}] '{key}' has the wrong type ({value!r})"
+                )
+            if key == "answer" and value not in ("extractive", "generative"):
+                raise ConfigurationError(
+                    f'{path}: [providers.{name}] answer must be "extractive" or '
+                    f'"generative" (got {value!r})'
                 )
     prices = data.get("prices", {})
     if not isinstance(prices, dict):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.errors import ConfigurationError, ModelOutputError, ModelUnavailableError
+from kforge.llm.config import AnswerStyle
 from kforge.llm.grammar import schema_to_gbnf
 from kforge.llm.local_decode import SamplingParams
 from kforge.llm.local_runtime import (
@@ -55,6 +56,7 @@ class LocalModel:
         n_ctx: int | None = None,
         n_threads: int | None = None,
         structured_attempts: int = 3,
+        answer_style: AnswerStyle = "extractive",
     ) -> None:
         if model == BUNDLED_MODEL:
             self._path: Path | None = None
@@ -70,6 +72,8 @@ class LocalModel:
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self.structured_attempts = max(1, structured_attempts)
+        self.answer_style: AnswerStyle = answer_style
+        """Answers from documents quote them by default: a 135M model's own prose loops."""
 
     @property
     def name(self) -> str:
@@ -169,10 +173,11 @@ class LocalModel:
         max_tokens = (s.max_tokens or DEFAULT_MAX_TOKENS) * (2**attempt)
         seed = None if s.seed is None else s.seed + attempt
         temperature = DEFAULT_TEMPERATURE if s.temperature is None else s.temperature
-        penalty = 1.0
+        penalty = s.repetition_penalty or 1.0
         if attempt > 0:
             # A retry at the same temperature would likely repeat the failure (at 0, exactly).
-            temperature, penalty = max(temperature, RETRY_TEMPERATURE), RETRY_REPEAT_PENALTY
+            temperature = max(temperature, RETRY_TEMPERATURE)
+            penalty = max(penalty, RETRY_REPEAT_PENALTY)
         runtime = self.runtime
         cancel = threading.Event()
         loop = asyncio.get_running_loop()

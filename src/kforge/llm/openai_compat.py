@@ -26,7 +26,7 @@ from kforge.errors import (
     ModelResponseError,
     ModelUnavailableError,
 )
-from kforge.llm.config import ProviderSettings
+from kforge.llm.config import AnswerStyle, ProviderSettings
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.openai_wire import (
     StreamAccumulator,
@@ -77,6 +77,7 @@ class OpenAICompatibleModel:
         self._sleep = sleep
         self.native_tools = settings.native_tools
         self.json_schema = settings.json_schema
+        self.answer_style: AnswerStyle = settings.answer
         self.stream_usage = True
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()

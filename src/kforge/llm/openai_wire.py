@@ -99,6 +99,8 @@ def request_params(model_id: str, settings: ModelSettings | None) -> dict[str, A
         params["stop"] = list(settings.stop)
     if settings.seed is not None:
         params["seed"] = settings.seed
+    if settings.repetition_penalty is not None and settings.repetition_penalty != 1.0:
+        params["frequency_penalty"] = max(-2.0, min(2.0, settings.repetition_penalty - 1.0))
     return params
 
 

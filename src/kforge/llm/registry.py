@@ -31,6 +31,7 @@ _OVERRIDES = {
     "structured_attempts",
     "config",
     "seed",
+    "answer",
 }
 
 
@@ -43,7 +44,8 @@ def get_model(spec: str | None = None, **overrides: Any) -> Model:
     OpenAI-compatible URL), providers added in the config file, and ``test`` (the schema-driven
     ``TestModel``). Overrides: base_url, api_key, timeout_s, max_attempts, repair_attempts,
     native_tools, json_schema, retry (a ``RetryPolicy``), n_ctx, n_threads, structured_attempts,
-    seed (``test`` only) and config (a ``ForgeConfig`` or a path to a config file).
+    seed (``test`` only), answer (``extractive`` or ``generative``: how agents write answers
+    from documents with this model) and config (a ``ForgeConfig`` or a path to a config file).
     """
     unknown = set(overrides) - _OVERRIDES
     if unknown:
@@ -68,6 +70,7 @@ def get_model(spec: str | None = None, **overrides: Any) -> Model:
             n_ctx=_int_option(opts, "n_ctx"),
             n_threads=_int_option(opts, "n_threads"),
             structured_attempts=_int_option(opts, "structured_attempts") or 3,
+            answer_style=settings.answer,
         )
     if settings.kind == "test":
         from kforge.llm.testmodel import TestModel

@@ -157,6 +157,9 @@ class ModelSettings:
     timeout_s: float | None = None
     """Per-call timeout; None uses the provider's default."""
     seed: int | None = None
+    repetition_penalty: float | None = None
+    """Above 1 discourages repeating earlier tokens (a local model's repeat penalty; an
+    OpenAI-compatible endpoint's ``frequency_penalty`` of ``penalty - 1``)."""
 
 
 @dataclass(frozen=True, slots=True)

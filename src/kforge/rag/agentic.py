@@ -18,7 +18,7 @@ from typing import Any
 from kforge.llm.types import ModelSettings
 from kforge.rag.complete import CompleteFn
 from kforge.rag.grading import GradedResult, grade_results
-from kforge.rag.rewrite import rewrite_query
+from kforge.rag.rewrite import fallback_rewrite, rewrite_query
 from kforge.rag.types import Citation, SearchHit
 
 __all__ = [
@@ -49,6 +49,8 @@ class RAGConfig:
     """Tries per search call before the search counts as failed (seed: retry once)."""
     grade_settings: ModelSettings | None = None
     rewrite_settings: ModelSettings | None = None
+    lexical: bool = False
+    """Grade by the question's key terms and rewrite without the model (for small models)."""
 
     def __post_init__(self) -> None:
         if self.max_rewrites < 0:
@@ -174,8 +176,15 @@ async def agentic_search(
         if search_error:
             attempts.append(RAGAttempt(current, (), search_error))
             break
+        # graded against the question itself: a rewrite finds passages, it does not redefine
+        # what is relevant
         graded = await grade_results(
-            current, hits, complete, context=context, settings=config.grade_settings
+            query,
+            hits,
+            complete,
+            context=context,
+            settings=config.grade_settings,
+            lexical=config.lexical,
         )
         attempts.append(RAGAttempt(current, tuple(graded)))
         if graded and not any(g.graded for g in graded) and not relevant:
@@ -201,9 +210,12 @@ async def agentic_search(
             break
         if attempt == config.max_rewrites:
             break
-        rewritten = await rewrite_query(
-            query, graded, complete, tried=history, settings=config.rewrite_settings
-        )
+        if config.lexical:
+            rewritten = fallback_rewrite(query, history)
+        else:
+            rewritten = await rewrite_query(
+                query, graded, complete, tried=history, settings=config.rewrite_settings
+            )
         notify("rewrite", {"from": current, "to": rewritten, "attempt": attempt + 1})
         history.append(rewritten)
         current = rewritten

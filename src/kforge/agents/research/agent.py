@@ -17,7 +17,6 @@ from kforge.agents.research.context import (
     clean_question,
     is_question,
     topic_name,
-    usable_text,
 )
 from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.prompts import (
@@ -31,12 +30,24 @@ from kforge.agents.research.prompts import (
     NEW_CATEGORY_SCHEMA,
 )
 from kforge.agents.research.report import render_report
+from kforge.agents.research.writing import (
+    Written,
+    frontier_from_headings,
+    question_from_title,
+    usable_frontier_question,
+    write_grounded,
+)
+from kforge.agents.router_answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
 from kforge.errors import ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
-from kforge.llm.types import Message, ModelSettings
+from kforge.llm.base import answer_style
+from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.rag.grounded import AnswerStyle
+from kforge.rag.textcheck import LoopWatch
+from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
 
@@ -200,12 +211,11 @@ class ResearchAgent(ForgeAgent):
             title = " ".join(hit.chunk.title.split())
             if title and title not in titles:
                 titles.append(title)
-        topic = self.question.rstrip("?. ")
         added = 0
         for title in titles[:3]:
             category = self.rc.add_category(title)
             before = len(self.rc.questions)
-            self._add_question(ctx, category, f"What does {title} say about: {topic}")
+            self._add_question(ctx, category, question_from_title(title))
             added += len(self.rc.questions) - before
             if not category["question_ids"]:
                 self.rc.categories.remove(category)
@@ -229,39 +239,50 @@ class ResearchAgent(ForgeAgent):
             return True
         question = pending[0]
         ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
-        evidence = await gather_evidence(ctx, question["text"], self.args)
+        style = self._style(ctx)
+        evidence = await gather_evidence(
+            ctx, question["text"], self.args, lexical=style == "extractive"
+        )
+        passages = [p.as_chunk() for p in evidence.passages]
+        if passages:
+            written = await write_grounded(
+                ctx,
+                question["text"],
+                passages,
+                style=style,
+                purpose="answer",
+                settings=WRITING,
+                system=self.initial_prompt(P.ANSWER),
+            )
+        else:
+            written = Written([], "none", "no relevant passages")
         source_ids: list[str] = []
-        for passage in evidence.passages:
-            record = source_record(passage, {s["id"] for s in rc.sources})
+        segments: list[dict[str, Any]] = []
+        for segment in written.segments:
+            record = source_record(
+                evidence.passages[segment["source"]], {s["id"] for s in rc.sources}
+            )
             existing = next((s for s in rc.sources if s["chunk_id"] == record["chunk_id"]), None)
             if existing is None:
                 rc.sources.append(record)
                 ctx.emit(DataEvent(name="source.found", payload=dict(record)))
                 existing = record
-            source_ids.append(existing["id"])
-        numbered = "\n\n".join(
-            f"[{i}] {' '.join(p.text.split())[:700]}" for i, p in enumerate(evidence.passages, 1)
+            if existing["id"] not in source_ids:
+                source_ids.append(existing["id"])
+            segments.append({"text": segment["text"], "source_id": existing["id"]})
+        text = written.text or (
+            "No passage in the documents answers this question."
+            if style == "extractive" or not evidence.fallback
+            else await self._model_only(ctx, question["text"])
         )
-        categories = ", ".join(c["name"] for c in rc.categories)
-        user = f"Question: {question['text']}\nExisting categories: {categories}\n\n" + (
-            f"Sources:\n{numbered}"
-            if numbered
-            else "No sources were found; answer from general knowledge and say so."
-        )
-        # Each step answers one question: a small model needs the task instructions, not the
-        # re-entry story (which the phase.changed frames already record).
-        response = await ctx.complete(
-            [Message.system(self.initial_prompt(P.ANSWER)), Message.user(user)],
-            WRITING,
-            purpose="answer",
-        )
-        text = usable_text(response.text) or "(the model gave no usable answer)"
         rc.answers[question["id"]] = {
             "text": text,
+            "segments": segments,
             "source_ids": source_ids,
-            "fallback": evidence.fallback,
-            "disclaimer": evidence.disclaimer,
+            "fallback": not segments,
+            "disclaimer": evidence.disclaimer if not segments else None,
             "queries": list(evidence.queries),
+            "path": written.path,
         }
         rc.answered_questions.append(question["id"])
         ctx.emit(
@@ -270,11 +291,13 @@ class ResearchAgent(ForgeAgent):
                 payload={
                     "question_id": question["id"],
                     "sources": source_ids,
-                    "fallback": evidence.fallback,
+                    "fallback": not segments,
+                    "path": written.path,
                 },
             )
         )
         if self._may_backtrack("new_category_discovered"):
+            categories = ", ".join(c["name"] for c in rc.categories)
             decision = await ctx.complete(
                 [
                     Message.system(DISCOVERY_PROMPT),
@@ -314,13 +337,43 @@ class ResearchAgent(ForgeAgent):
         material = f"Research question: {self.question}\nCategory: {category['name']}\n\n" + (
             "\n\n".join(lines) or "(no answers)"
         )
-        response = await ctx.complete(
-            [Message.system(self.initial_prompt(P.RISE_ABOVE)), Message.user(material)],
-            WRITING,
-            purpose="rise_above",
-        )
-        insight = usable_text(response.text)
-        rc.category_insights[category["id"]] = insight or "(the model gave no usable insight)"
+        said = [
+            (seg, qid)
+            for qid in category["question_ids"]
+            for seg in (rc.answers.get(qid) or {}).get("segments", [])
+        ]
+        pseudo = [
+            Chunk(
+                id=f"{qid}:{i}",
+                source=seg["source_id"],
+                file=seg["source_id"],
+                title=category["name"],
+                heading="",
+                page=None,
+                start=0,
+                end=len(seg["text"]),
+                text=seg["text"],
+            )
+            for i, (seg, qid) in enumerate(said)
+        ]
+        insight_segments: list[dict[str, Any]] = []
+        if pseudo:
+            written = await write_grounded(
+                ctx,
+                f"{category['name']}: {self.question}",
+                pseudo,
+                style=self._style(ctx),
+                purpose="rise_above",
+                settings=WRITING,
+                system=self.initial_prompt(P.RISE_ABOVE),
+            )
+            insight_segments = [
+                {"text": g["text"], "source_id": said[g["source"]][0]["source_id"]}
+                for g in written.segments[:2]
+            ]
+        insight = " ".join(g["text"] for g in insight_segments)
+        rc.category_insights[category["id"]] = insight or "(no source-backed insight yet)"
+        rc.insight_segments[category["id"]] = insight_segments
         rc.synthesized_categories.append(category["id"])
         ctx.emit(
             DataEvent(
@@ -384,16 +437,49 @@ class ResearchAgent(ForgeAgent):
             purpose="expand",
         )
         seen = {q["text"].lower() for q in rc.questions}
+        instructions = self.phase_prompt(P.EXPAND)
         for item in (response.parsed or {}).get("questions", []):
             text = clean_question(item.get("question", ""))
             if not text or not is_question(text) or text.lower() in seen:
                 continue
+            if not usable_frontier_question(text, instructions):
+                continue
             seen.add(text.lower())
-            record = {"question": text, "why": " ".join(str(item.get("why", "")).split())}
+            why = " ".join(str(item.get("why", "")).split())
+            if why and not usable_frontier_question(why + "?", instructions):
+                why = ""
+            record = {"question": text, "why": why}
             rc.adjacent_questions.append(record)
             ctx.emit(DataEvent(name="adjacent.added", payload=record))
+        if len(rc.adjacent_questions) < 2:
+            corpora = ctx.services.get("corpora")
+            hits = []
+            if corpora is not None:
+                corpus = corpora.open(str(self.args.get("corpus", "samples")))
+                hits = [h.chunk for h in corpus.search(self.question, 12)]
+            used = {s["chunk_id"] for s in rc.sources}
+            for record in frontier_from_headings(
+                ctx, hits, used, seen, 4 - len(rc.adjacent_questions)
+            ):
+                rc.adjacent_questions.append(record)
+                ctx.emit(DataEvent(name="adjacent.added", payload=record))
         rc.expanded = True
         return True
+
+    def _style(self, ctx: RunContext) -> AnswerStyle:
+        style = self.args.get("answer")
+        if style in ("extractive", "generative"):
+            return style  # type: ignore[no-any-return]
+        return answer_style(ctx.model)
+
+    async def _model_only(self, ctx: RunContext, question: str) -> str:
+        """A model that writes its own answers may answer from general knowledge (disclaimed)."""
+
+        async def write(messages: list[Message], settings: ModelSettings) -> ModelResponse:
+            return await ctx.complete(messages, settings, purpose="answer", watch=LoopWatch())
+
+        written = await model_only_answer(question, write)
+        return written.text or "No passage in the documents answers this question."
 
     def _may_backtrack(self, trigger: str) -> bool:
         return self.rc.backtracks.get(trigger, 0) < self.max_backtracks

@@ -152,7 +152,8 @@ class ResearchPhaseContext(PhaseContext):
 
     category: {id, name, question_ids}; question: {id, text, category_id};
     source: {id, chunk_id, file, location, heading, page, start, end, snippet};
-    answer: {text, source_ids, fallback, disclaimer, queries}; adjacent: {question, why}.
+    answer: {text, segments: [{text, source_id}], source_ids, fallback, disclaimer, queries, path};
+    adjacent: {question, why}.
     """
 
     # DECOMPOSE
@@ -166,6 +167,8 @@ class ResearchPhaseContext(PhaseContext):
     """Categories found while answering or synthesising, not yet decomposed."""
     # RISE_ABOVE
     category_insights: dict[str, str] = field(default_factory=dict)
+    insight_segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Each insight's sentences with the source each rests on: ``{"text", "source_id"}``."""
     synthesized_categories: list[str] = field(default_factory=list)
     needs_more_answers: bool = False
     # EXPAND

@@ -10,6 +10,7 @@ from kforge.engine.context import RunContext
 from kforge.errors import ConfigurationError
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
+from kforge.rag.types import Chunk
 
 __all__ = ["HITS_EVENT", "Evidence", "Passage", "gather_evidence", "source_record"]
 
@@ -30,6 +31,20 @@ class Passage:
     end: int
     text: str
     confidence: float
+    title: str = ""
+
+    def as_chunk(self) -> Chunk:
+        return Chunk(
+            id=self.chunk_id,
+            source=self.file,
+            file=self.file,
+            title=self.title,
+            heading=self.heading,
+            page=self.page,
+            start=self.start,
+            end=self.end,
+            text=self.text,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +73,11 @@ def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
     }
 
 
-async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) -> Evidence:
-    """Search the corpus named in ``args['corpus']`` for ``question`` with grading and rewrites.
+async def gather_evidence(
+    ctx: RunContext, question: str, args: dict[str, Any], *, lexical: bool = False
+) -> Evidence:
+    """Search the corpus named in ``args['corpus']`` for ``question`` with grading and rewrites
+    (graded by the question's key terms, with no model call, when ``lexical``).
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
@@ -77,6 +95,7 @@ async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) 
         max_rewrites=int(args.get("max_rewrites", 1)),
         grade_settings=GRADING,
         rewrite_settings=REWRITING,
+        lexical=lexical,
     )
 
     def on_status(event: str, details: dict[str, Any]) -> None:
@@ -114,6 +133,7 @@ async def gather_evidence(ctx: RunContext, question: str, args: dict[str, Any]) 
             end=g.hit.chunk.end,
             text=g.hit.chunk.text,
             confidence=g.confidence,
+            title=g.hit.chunk.title,
         )
         for g in ranked
     )

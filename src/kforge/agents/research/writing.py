@@ -1,0 +1,173 @@
+"""What the Research agent writes for a person to read: answers, insights and frontier questions.
+
+Answers and insights come from ``kforge.rag.grounded.write_answer``: sentences of the passages
+(small models) or generated text that passed the checks, each sentence tied to the source it
+rests on, so the report can number its markers by its own Sources list. Frontier questions the
+model proposes are kept only when they read as real questions; when fewer than two do, the
+headings of relevant documents the report did not use become the frontier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kforge.engine.context import RunContext
+from kforge.frames import DataEvent
+from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.rag.grounded import AnswerStyle, GroundedAnswer, write_answer
+from kforge.rag.textcheck import LoopWatch, cut_loop, echoed_phrase, is_degenerate, key_terms
+from kforge.rag.types import Chunk
+
+__all__ = [
+    "FRONTIER_EVENT",
+    "Written",
+    "frontier_from_headings",
+    "question_from_title",
+    "usable_frontier_question",
+    "write_grounded",
+]
+
+FRONTIER_EVENT = "frontier.candidates"
+"""Records the headings a frontier was built from, so a resumed step builds the same one."""
+_SMALL_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+        "vs",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """An answer or insight: its sentences, each with the passage index it rests on."""
+
+    segments: list[dict[str, Any]]
+    """``{"text", "source"}`` with ``source`` an index into the passages written from."""
+    path: str
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return " ".join(s["text"] for s in self.segments)
+
+
+async def write_grounded(
+    ctx: RunContext,
+    question: str,
+    passages: Sequence[Chunk],
+    *,
+    style: AnswerStyle,
+    purpose: str,
+    settings: ModelSettings,
+    system: str,
+) -> Written:
+    """Write from ``passages`` (best first) with the checks; records which path wrote it."""
+
+    async def write(messages: list[Message], s: ModelSettings) -> ModelResponse:
+        capped = ModelSettings(
+            temperature=s.temperature,
+            max_tokens=min(s.max_tokens or settings.max_tokens or 400, settings.max_tokens or 400),
+            repetition_penalty=s.repetition_penalty,
+        )
+        return await ctx.complete(messages, capped, purpose=purpose, watch=LoopWatch())
+
+    answer: GroundedAnswer = await write_answer(
+        question, passages, write, style=style, system=system
+    )
+    ctx.emit(
+        DataEvent(
+            name="answer.checked",
+            payload={
+                "purpose": purpose,
+                "path": answer.path,
+                "reason": answer.reason,
+                "dropped": list(answer.dropped),
+            },
+        )
+    )
+    segments = [{"text": g.text, "source": g.source} for g in answer.segments]
+    return Written(segments, answer.path, answer.reason)
+
+
+def question_from_title(title: str) -> str:
+    """A plain question about a document's subject: "Approval Workflows" -> "What are
+    approval workflows?"; a title that is already a question keeps its words."""
+    title = " ".join(re.sub(r"[:\u2014\u2013]\s.*$", "", title).split()).strip(" .?!")
+    if not title:
+        return ""
+    first = title.split()[0].lower()
+    if first in {"what", "how", "why", "when", "which", "who", "where", "is", "are", "can", "do"}:
+        return title[0].upper() + title[1:] + "?"
+    words = [w if _keeps_case(w) else w.lower() for w in title.split()]
+    subject = " ".join(words)
+    last = words[-1].lower()
+    plural = " and " in f" {subject} " or (
+        last.endswith("s") and not last.endswith(("ss", "is", "us", "sis"))
+    )
+    return f"What {'are' if plural else 'is'} {subject}?"
+
+
+def _keeps_case(word: str) -> bool:
+    """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered."""
+    core = word.strip("()[],.;:'\"")
+    return (
+        any(c.isdigit() for c in core)
+        or sum(c.isupper() for c in core) > 1
+        or (
+            bool(core) and core[0].isupper() and core.lower() not in _SMALL_WORDS and len(core) <= 3
+        )
+    )
+
+
+def usable_frontier_question(text: str, instructions: str) -> bool:
+    """A frontier question worth showing: a real question with a topic, no loop, no echo."""
+    return (
+        len(key_terms(text)) >= 2
+        and not is_degenerate(text)
+        and not cut_loop(text)[1]
+        and not echoed_phrase(text, [instructions], words=5)
+    )
+
+
+def frontier_from_headings(
+    ctx: RunContext, hits: Sequence[Chunk], used_chunks: set[str], asked: set[str], limit: int
+) -> list[dict[str, str]]:
+    """Questions from the headings of relevant passages the report did not use (recorded)."""
+    recorded = ctx.replay_data(FRONTIER_EVENT)
+    if recorded is not None:
+        candidates = list(recorded.payload.get("candidates", []))
+    else:
+        candidates = []
+        for chunk in hits:
+            if chunk.id in used_chunks:
+                continue
+            heading = chunk.heading.split(" > ")[-1] if chunk.heading else chunk.title
+            candidates.append({"heading": heading, "file": chunk.file})
+        ctx.emit(DataEvent(name=FRONTIER_EVENT, payload={"candidates": candidates}))
+    out: list[dict[str, str]] = []
+    for item in candidates:
+        question = question_from_title(str(item.get("heading", "")))
+        if not question or question.lower() in asked or len(key_terms(question)) < 1:
+            continue
+        asked.add(question.lower())
+        out.append({"question": question, "why": f"covered in {item.get('file')}, not used above"})
+        if len(out) >= limit:
+            break
+    return out

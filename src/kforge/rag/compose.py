@@ -1,0 +1,201 @@
+"""Extractive answers: the sentences of the passages that best answer a question, each cited.
+
+No model writes anything, so nothing can loop, echo or be invented: every sentence of the answer
+is a sentence of the passage it cites. Sentences are ranked against the question's key terms
+(idf-weighted over the candidate sentences), with a lead for better-ranked passages and for
+sections whose heading matches; near-duplicates are skipped. Multi-hop questions are followed
+by mention: a passage whose title the chosen sentences (or the question) name is brought
+forward, since it describes something the answer refers to.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kforge.rag.analyze import analyze, tokenize
+from kforge.rag.textcheck import key_terms, split_sentences
+from kforge.rag.types import Chunk
+
+__all__ = ["Segment", "candidate_sentences", "compose_extractive"]
+
+_MIN_WORDS = 5
+_MAX_WORDS = 60
+_REDUNDANT = 0.5
+"""Skip a sentence sharing more than this share of its terms with one already chosen."""
+_KEEP_RATIO = 0.4
+"""Stop adding sentences scoring under this share of the best sentence's score."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One sentence of an answer and the passage it comes from."""
+
+    text: str
+    source: int
+    """Index of the passage in the list the answer was composed from."""
+
+
+@dataclass(slots=True)
+class _Candidate:
+    text: str
+    source: int
+    position: int
+    """Sentence number within its passage (0 = lead sentence)."""
+    terms: frozenset[str]
+
+
+def _prose_lines(text: str) -> list[str]:
+    """The passage's lines that are prose: no headings, code blocks or table rows."""
+    lines, fenced = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            fenced = not fenced
+            continue
+        if (
+            fenced
+            or stripped.startswith(("#", "|", "<!--"))
+            or re.fullmatch(r"[-=*_ ]{3,}", stripped)
+        ):
+            lines.append("")
+            continue
+        lines.append(line)
+    return lines
+
+
+def _tidy(sentence: str) -> str:
+    sentence = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
+    sentence = sentence.replace("**", "").replace("__", "")
+    sentence = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", sentence)  # the source's own markers
+    sentence = " ".join(sentence.split()).strip()
+    if sentence and sentence[-1] not in ".!?:":
+        sentence += "."
+    return sentence
+
+
+def candidate_sentences(chunk: Chunk) -> list[str]:
+    """The sentences of ``chunk`` that could stand in an answer, tidied, in order."""
+    out = []
+    for raw in split_sentences("\n".join(_prose_lines(chunk.text))):
+        sentence = _tidy(raw)
+        words = len(sentence.split())
+        if _MIN_WORDS <= words <= _MAX_WORDS and not sentence.endswith(":"):
+            out.append(sentence)
+    return out
+
+
+def _mentions(text: str, title: str) -> bool:
+    """True when ``text`` names the document titled ``title`` (without a trailing
+    disambiguation such as "(1945 film)")."""
+    title = " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
+    if len(title) < 3:
+        return False
+    return re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def compose_extractive(
+    question: str, passages: Sequence[Chunk], *, max_sentences: int = 4
+) -> list[Segment]:
+    """Up to ``max_sentences`` sentences of ``passages`` that answer ``question``.
+
+    ``passages`` are in relevance order (best first). The answer draws on at most two
+    passages: the one holding the best sentence, and a second one that the question or the
+    first passage names (a multi-hop bridge) or, failing that, the one holding the next best
+    sentence. From each it takes the best sentence and the passage's lead sentence, which
+    says what the rest of the passage is about. Returns no segment only when no passage has
+    a usable sentence.
+    """
+    candidates = [
+        _Candidate(sentence, index, position, frozenset(analyze(sentence)))
+        for index, chunk in enumerate(passages)
+        for position, sentence in enumerate(candidate_sentences(chunk))
+    ]
+    if not candidates:
+        return []
+    query = key_terms(question) or list(dict.fromkeys(analyze(question)))
+    df: dict[str, int] = {}
+    for c in candidates:
+        for term in c.terms:
+            df[term] = df.get(term, 0) + 1
+    total = len(candidates)
+
+    def idf(term: str) -> float:
+        return math.log(1 + total / (1 + df.get(term, 0)))
+
+    query_weight = sum(idf(t) for t in query) or 1.0
+    heading_match = [
+        len(set(analyze(f"{p.title} {p.heading}")) & set(query)) / max(1, len(query))
+        for p in passages
+    ]
+    named = [i for i, p in enumerate(passages) if _mentions(question, p.title)]
+
+    def score(c: _Candidate) -> float:
+        coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
+        value = coverage / (1 + 0.15 * c.source) + 0.15 * heading_match[c.source]
+        if c.source in named:
+            value += 0.25
+        if len(tokenize(c.text)) < 8:
+            value *= 0.8
+        return value
+
+    scores = {id(c): score(c) for c in candidates}
+    ranked = sorted(candidates, key=lambda c: (-scores[id(c)], c.source, c.position))
+    top = ranked[0]
+    sources = [top.source]
+    linked = [
+        i
+        for i in named
+        + [i for i, p in enumerate(passages) if _mentions(passages[top.source].text, p.title)]
+        if i != top.source
+    ]
+    if linked:
+        sources.append(linked[0])
+    else:
+        runner_up = next((c for c in ranked if c.source != top.source), None)
+        if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
+            sources.append(runner_up.source)
+    best_score = scores[id(top)]
+    chosen: list[_Candidate] = []
+
+    def take(c: _Candidate) -> None:
+        if c not in chosen and not any(_overlap(c.terms, o.terms) > _REDUNDANT for o in chosen):
+            chosen.append(c)
+
+    for source in sources:  # each source's best sentence, and what it needs to be understood
+        own = [c for c in ranked if c.source == source]
+        lead = next((c for c in own if c.position == 0), None)
+        if (
+            lead is not None
+            and own[0] is not lead
+            and (_refers_back(own[0].text) or (source != top.source and source in linked))
+        ):
+            take(lead)
+        take(own[0])
+    for c in ranked:  # then whatever else scores close to the best
+        if len(chosen) >= max_sentences:
+            break
+        if c.source in sources and scores[id(c)] >= _KEEP_RATIO * best_score > 0:
+            take(c)
+    chosen = chosen[:max_sentences]
+    chosen.sort(key=lambda c: (sources.index(c.source), c.position))
+    return [Segment(c.text, c.source) for c in chosen]
+
+
+_ANAPHOR = re.compile(
+    r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
+    re.IGNORECASE,
+)
+
+
+def _refers_back(sentence: str) -> bool:
+    """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
+    return _ANAPHOR.match(sentence) is not None
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))

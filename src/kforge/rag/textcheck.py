@@ -1,0 +1,320 @@
+"""Checks on text a model wrote before anyone reads it: loops, prompt echo, unsupported sentences.
+
+Small models loop ("a way of life that is also a way of life …"), repeat their instructions
+back, and write sentences their sources never said. Each check is cheap and lexical, so it runs
+on every generated answer, streaming included, and on any model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.stem import porter_stem
+
+__all__ = [
+    "DEGENERATE_SHARE",
+    "SUPPORT_THRESHOLD",
+    "LoopWatch",
+    "Support",
+    "cut_loop",
+    "distinct_ngram_share",
+    "echoed_phrase",
+    "is_degenerate",
+    "key_terms",
+    "split_sentences",
+    "support",
+]
+
+DEGENERATE_SHARE = 0.6
+"""A text whose distinct word 4-grams are fewer than this share of all its 4-grams loops."""
+SUPPORT_THRESHOLD = 0.7
+"""A sentence is supported when at least this share of its content words occur in its sources."""
+_ECHO_WORDS = 6
+"""A run of this many consecutive instruction words in an answer is prompt echo."""
+_LOOP_WORDS = 5
+"""A run of this many words that comes back within the same text starts a loop."""
+_MIN_WORDS = 8
+
+_REQUEST_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "done",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "its",
+        "they",
+        "them",
+        "it",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "have",
+        "has",
+        "had",
+        "having",
+        "about",
+        "tell",
+        "explain",
+        "describe",
+        "give",
+        "show",
+        "list",
+        "write",
+        "please",
+        "some",
+        "any",
+        "all",
+        "also",
+        "just",
+        "like",
+        "thing",
+        "things",
+        "something",
+        "way",
+        "ways",
+        "use",
+        "used",
+        "using",
+        "need",
+        "want",
+        "know",
+        "get",
+        "make",
+        "mean",
+        "means",
+        "meaning",
+        "kind",
+        "kinds",
+        "one",
+        "ones",
+        "other",
+        "more",
+        "most",
+        "much",
+        "many",
+        "very",
+        "there",
+        "here",
+        "this",
+        "that",
+        "these",
+        "those",
+        "from",
+        "than",
+        "then",
+        "out",
+        "up",
+        "into",
+        "over",
+        "under",
+        "between",
+        "through",
+        "while",
+        "each",
+        "every",
+        "don",
+        "doesn",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank",
+        "bye",
+        "goodbye",
+        "ok",
+        "okay",
+        "yes",
+        "good",
+        "great",
+        "morning",
+        "evening",
+        "again",
+        "anyone",
+        "cheers",
+        "sorry",
+    ]
+)
+"""Words of a request that say nothing of its topic."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*[A-Z0-9`])")
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)\.$", re.I)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (one paragraph or several), whitespace tidied, none empty."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
+        block = " ".join(block.split())
+        if not block:
+            continue
+        pieces = _SENTENCE_END.split(block)
+        merged: list[str] = []
+        for piece in pieces:
+            if merged and _ABBREVIATIONS.search(merged[-1]):
+                merged[-1] = f"{merged[-1]} {piece}"
+            else:
+                merged.append(piece)
+        out.extend(p.strip() for p in merged if p.strip())
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return tokenize(text)
+
+
+def distinct_ngram_share(text: str, n: int = 4) -> float:
+    """Distinct word ``n``-grams over all ``n``-grams of ``text`` (1.0 for short texts)."""
+    words = _words(text)
+    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+    if not grams:
+        return 1.0
+    return len(set(grams)) / len(grams)
+
+
+def is_degenerate(text: str) -> bool:
+    """True when ``text`` loops: at least 8 words and a distinct 4-gram share under 0.6."""
+    return len(_words(text)) >= _MIN_WORDS and distinct_ngram_share(text) < DEGENERATE_SHARE
+
+
+def cut_loop(text: str) -> tuple[str, bool]:
+    """``text`` up to where it starts repeating itself, and whether it did.
+
+    A loop starts where a run of five words comes back; the text is cut before the repeat,
+    at the last sentence end before it when there is one.
+    """
+    spans = [(m.start(), m.group(0).lower()) for m in re.finditer(r"[^\W_]+", text)]
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(spans) - _LOOP_WORDS + 1):
+        gram = tuple(w for _, w in spans[i : i + _LOOP_WORDS])
+        first = seen.get(gram)
+        if first is None:
+            seen[gram] = i
+            continue
+        if i - first < _LOOP_WORDS:
+            continue  # overlapping with itself ("very very very …") is caught by the share
+        head = text[: spans[i][0]]
+        end = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind(".\n"))
+        cut = head[: end + 1] if end > 0 else head
+        return cut.rstrip(" ,;:-\n"), True
+    if is_degenerate(text):
+        return "", True
+    return text, False
+
+
+class LoopWatch:
+    """Watches streamed text and stops it where it starts to loop (a ``RunContext.complete``
+    ``watch``): returns the text to keep once it loops, else None. Checks every ``every``
+    words, so a long stream costs little."""
+
+    def __init__(self, *, every: int = 16) -> None:
+        self._checked = 0
+        self._every = every
+
+    def __call__(self, text: str) -> str | None:
+        words = text.count(" ")
+        if words - self._checked < self._every:
+            return None
+        self._checked = words
+        kept, looped = cut_loop(text)
+        return kept if looped else None
+
+
+def echoed_phrase(text: str, instructions: Iterable[str], *, words: int = _ECHO_WORDS) -> str:
+    """The first run of ``words`` consecutive words of ``instructions`` found in ``text``, or "".
+
+    Pass only what the model was told to do, never the question or the passages: repeating
+    those is quoting, not echo.
+    """
+    grams: set[tuple[str, ...]] = set()
+    for instruction in instructions:
+        tokens = _words(instruction)
+        grams.update(tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1))
+    tokens = _words(text)
+    for i in range(len(tokens) - words + 1):
+        gram = tuple(tokens[i : i + words])
+        if gram in grams:
+            return " ".join(gram)
+    return ""
+
+
+def key_terms(text: str) -> list[str]:
+    """The stemmed words of ``text`` that name its topic (no stopwords, no request words)."""
+    seen: list[str] = []
+    for token in tokenize(text):
+        if token in STOPWORDS or token in _REQUEST_WORDS:
+            continue
+        term = porter_stem(token)
+        if term not in seen:
+            seen.append(term)
+    return seen
+
+
+def _content_terms(sentence: str) -> set[str]:
+    return {t for t in analyze(sentence) if t not in _REQUEST_STEMS and not t.isdigit()} | {
+        t for t in tokenize(sentence) if t.isdigit()
+    }
+
+
+_REQUEST_STEMS = frozenset(porter_stem(w) for w in _REQUEST_WORDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    share: float
+    """Content words of the sentence found in the sources, over all its content words."""
+    missing: tuple[str, ...]
+    """The sentence's content words the sources lack (stemmed)."""
+
+    @property
+    def supported(self) -> bool:
+        return self.share >= SUPPORT_THRESHOLD
+
+
+def support(sentence: str, sources: Sequence[str]) -> Support:
+    """How much of ``sentence`` its ``sources`` say: the share of its content words in them."""
+    words = _content_terms(sentence)
+    if not words:
+        return Support(0.0, ())
+    known: set[str] = set()
+    for source in sources:
+        known |= set(analyze(source)) | {t for t in tokenize(source) if t.isdigit()}
+    missing = tuple(sorted(words - known))
+    return Support(1 - len(missing) / len(words), missing)

@@ -1,0 +1,70 @@
+"""Checks on generated text: loops, prompt echo, sentence support, key terms."""
+
+from __future__ import annotations
+
+from kforge.rag.textcheck import (
+    LoopWatch,
+    cut_loop,
+    distinct_ngram_share,
+    echoed_phrase,
+    is_degenerate,
+    key_terms,
+    split_sentences,
+    support,
+)
+
+LOOP = "BM25 ranks documents by term statistics. " + "a way of life that is also " * 30
+
+
+def test_a_looping_text_is_degenerate_and_cut_before_the_repeat() -> None:
+    assert is_degenerate(LOOP) and distinct_ngram_share(LOOP) < 0.6
+    kept, looped = cut_loop(LOOP)
+    assert looped and kept == "BM25 ranks documents by term statistics."
+    fine = "BM25 ranks documents. Dense retrieval embeds them. Fusion combines both rankings."
+    assert cut_loop(fine) == (fine, False) and not is_degenerate(fine)
+
+
+def test_a_text_that_is_nothing_but_a_loop_keeps_at_most_one_round() -> None:
+    kept, looped = cut_loop("very " * 40)
+    assert looped and kept.split() == ["very"] * 5
+
+
+def test_the_watch_stops_a_stream_once_it_loops() -> None:
+    watch, text, stopped = LoopWatch(every=8), "", None
+    for word in LOOP.split():
+        text += word + " "
+        stopped = watch(text)
+        if stopped is not None:
+            break
+    assert stopped == "BM25 ranks documents by term statistics."
+    assert len(text) < len(LOOP) / 2  # stopped early, not at the end
+
+
+def test_echo_is_a_run_of_instruction_words_not_the_question() -> None:
+    system = "Answer the question in 2 to 4 sentences using only the numbered sources."
+    echo = "The answer to the question in 2 to 4 sentences using only the numbered sources is: x"
+    assert echoed_phrase(echo, [system]) == "the question in 2 to 4"
+    assert echoed_phrase("BM25 uses k1 and b to weigh terms.", [system]) == ""
+
+
+def test_support_is_the_share_of_content_words_the_sources_hold() -> None:
+    source = "The parameter k1 controls how quickly term frequency saturates."
+    assert support("k1 controls term frequency saturation.", [source]).supported
+    unsupported = support("k1 controls the amount of dopamine in the brain.", [source])
+    assert not unsupported.supported and "dopamin" in unsupported.missing
+
+
+def test_key_terms_drop_request_words() -> None:
+    assert key_terms("Can you write me a poem about Paris?") == ["poem", "pari"]
+    assert key_terms("Hello there, thanks!") == []
+    assert key_terms("What do k1 and b control?") == ["k1", "b", "control"]
+
+
+def test_sentences_split_on_ends_and_list_items_not_abbreviations() -> None:
+    text = "- **Idf.** Rare terms weigh more, e.g. names. Second one!\n- Item two"
+    assert split_sentences(text) == [
+        "- **Idf.",
+        "Rare terms weigh more, e.g. names.",
+        "Second one!",
+        "- Item two",
+    ]
