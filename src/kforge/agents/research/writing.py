@@ -32,25 +32,8 @@ __all__ = [
 
 FRONTIER_EVENT = "frontier.candidates"
 """Records the headings a frontier was built from, so a resumed step builds the same one."""
-_SMALL_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "with",
-        "vs",
-    ]
+_PREPOSITIONS = frozenset(
+    ["in", "of", "for", "on", "with", "at", "to", "from", "by", "about", "over", "between"]
 )
 
 
@@ -117,23 +100,21 @@ def question_from_title(title: str) -> str:
         return title[0].upper() + title[1:] + "?"
     words = [w if _keeps_case(w) else w.lower() for w in title.split()]
     subject = " ".join(words)
-    last = words[-1].lower()
-    plural = " and " in f" {subject} " or (
-        last.endswith("s") and not last.endswith(("ss", "is", "us", "sis"))
-    )
+    # the verb agrees with the head noun: "memory in agent systems" is, "kinds of work" are
+    head = []
+    for word in words:
+        if word.lower() in _PREPOSITIONS and head:
+            break
+        head.append(word.lower())
+    last = head[-1]
+    plural = "and" in head or (last.endswith("s") and not last.endswith(("ss", "is", "us")))
     return f"What {'are' if plural else 'is'} {subject}?"
 
 
 def _keeps_case(word: str) -> bool:
     """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered."""
     core = word.strip("()[],.;:'\"")
-    return (
-        any(c.isdigit() for c in core)
-        or sum(c.isupper() for c in core) > 1
-        or (
-            bool(core) and core[0].isupper() and core.lower() not in _SMALL_WORDS and len(core) <= 3
-        )
-    )
+    return any(c.isdigit() for c in core) or sum(c.isupper() for c in core) > 1
 
 
 def usable_frontier_question(text: str, instructions: str) -> bool:
@@ -164,7 +145,7 @@ def frontier_from_headings(
     out: list[dict[str, str]] = []
     for item in candidates:
         question = question_from_title(str(item.get("heading", "")))
-        if not question or question.lower() in asked or len(key_terms(question)) < 1:
+        if not question or question.lower() in asked or len(key_terms(question)) < 2:
             continue
         asked.add(question.lower())
         out.append({"question": question, "why": f"covered in {item.get('file')}, not used above"})
