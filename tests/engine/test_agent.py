@@ -176,3 +176,21 @@ def test_state_round_trip_preserves_phase_context() -> None:
     assert clone.get_state() == state
     assert clone.ctx_data.items == ["a", "b"]
     assert clone.args == {"topic": "t"}
+
+
+async def test_a_phase_that_stays_is_not_reentered() -> None:
+    # The first draft is empty: the checkpoint is approved, no transition matches, DRAFT stays.
+    model = ScriptedModel([{"items": []}, {"items": ["a"]}, {"verdict": "ok"}])
+    rt = runtime_with(model)
+    run = await rt.run("test.draft", {"topic": "t"})
+    await rt.resume(run.id, "approve")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.AWAITING_USER
+    second_pass = model.calls[1].messages[0].content
+    assert second_pass.startswith("First visit to draft"), second_pass
+    await rt.resume(run.id, "approve")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED
+    entries = [c for c in rt.frames(run.id) if isinstance(c, PhaseChanged)]
+    assert [(c.to_phase, c.visit) for c in entries][:2] == [("draft", 1), ("review", 1)]
+

@@ -208,7 +208,7 @@ class ForgeAgent(ABC):
         phase = self.current_phase
         chosen = evaluate_transitions(self.graph.transitions, phase, self.evaluate_condition)
         if chosen is None:
-            self._stay(ctx, phase, "no_transition_matched")
+            self._stay(ctx, phase, "no_transition_matched", revisit=False)
             return CONTINUE
         if chosen.is_backward:
             self.phase_context.backward_trigger = chosen.condition
@@ -250,11 +250,14 @@ class ForgeAgent(ABC):
         if is_backward:
             ctx.emit(AgentThinking(message=f"Returning to {target.value}: {reason}"))
 
-    def _stay(self, ctx: RunContext, phase: enum.Enum, why: str) -> None:
-        visits = self.phase_context.phase_visits.get(phase.value, 0) + 1
-        if visits > ctx.limits.max_phase_visits:
-            raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
-        self.phase_context.phase_visits[phase.value] = visits
+    def _stay(self, ctx: RunContext, phase: enum.Enum, why: str, *, revisit: bool = True) -> None:
+        """Run ``phase`` again; ``revisit`` when a person sent it back, which counts a visit."""
+        visits = self.phase_context.phase_visits.get(phase.value, 0)
+        if revisit:
+            visits += 1
+            if visits > ctx.limits.max_phase_visits:
+                raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
+            self.phase_context.phase_visits[phase.value] = visits
         ctx.emit(AgentThinking(message=f"Staying in {phase.value} ({why}); visit {visits}"))
 
     # -- state (seed 000's serialization contract) -------------------------------------------
