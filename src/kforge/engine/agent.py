@@ -84,6 +84,17 @@ class ForgeAgent(ABC):
     def initial_prompt(self, phase: enum.Enum) -> str:
         """The prompt for a first visit to ``phase``."""
 
+    def transition_detail(self, transition: PhaseTransition) -> str:
+        """Why backward ``transition`` was taken, for the re-entry prompt: the detail the phase
+        recorded in ``phase_context.backward_trigger_detail``, else the condition that held."""
+        recorded = self.phase_context.backward_trigger_detail
+        if recorded:
+            return recorded
+        return (
+            f"the condition '{transition.condition}' held when the "
+            f"{transition.from_phase.value} phase finished its work"
+        )
+
     def phase_work_summary(self, phase: enum.Enum) -> str:
         """What has been done in ``phase`` so far (shown in re-entry prompts)."""
         return "(nothing recorded)"
@@ -212,6 +223,9 @@ class ForgeAgent(ABC):
             return CONTINUE
         if chosen.is_backward:
             self.phase_context.backward_trigger = chosen.condition
+            self.phase_context.backward_trigger_detail = self.transition_detail(chosen)
+        else:
+            self.phase_context.backward_trigger_detail = None  # what sent us back is addressed
         self._enter(
             ctx, chosen.to_phase, phase, reason=chosen.condition, is_backward=chosen.is_backward
         )
