@@ -72,6 +72,14 @@ async def test_fork_from_a_seq_replays_from_there_and_leaves_the_source_alone() 
     assert rt.get_run(source.id).result == {"values": [1, 2, 3]}
 
 
+async def test_a_fork_counts_the_steps_it_holds() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel(["1", "2", "3"]), registry=make_registry())
+    source = await rt.run("test.counter", {"target": 3})
+    assert source.iteration == 3
+    forked = await rt.fork(source.id)
+    assert rt.get_run(forked).iteration == 3
+
+
 async def test_unreadable_snapshot_falls_back_to_frames(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     rt = Runtime(SQLiteStore(db), model=ScriptedModel([{"items": ["a"]}]), registry=make_registry())

@@ -235,11 +235,11 @@ class Runtime:
             forked_at_seq=upto,
         )
         self.store.fork_run(run_id, new, upto_seq=upto)
-        _, _, step_seq = load_state(self.store, new.id)
+        _, step_no, step_seq = load_state(self.store, new.id)
         tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
         pending = [f for f in tail if isinstance(f, InteractionRequested)]
         answered = {f.interaction_id for f in tail if isinstance(f, InteractionAnswered)}
-        fields: dict[str, Any] = {"iteration": max(0, len(self.store.read_steps(new.id)) - 1)}
+        fields: dict[str, Any] = {"iteration": step_no}
         if pending and pending[-1].interaction_id not in answered:
             fields.update(status=RunStatus.AWAITING_USER, pending_interaction=_to_dict(pending[-1]))
         frame = StatusChanged(
