@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,6 +172,25 @@ async def test_unknown_agent_type_is_a_clear_error() -> None:
     rt = Runtime(MemoryStore(), model=ScriptedModel(), registry=make_registry())
     with pytest.raises(ConfigurationError, match="unknown agent type 'nope'"):
         await rt.start("nope")
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ({"target": 1, "since": datetime(2024, 1, 1, tzinfo=UTC)}, "since"),
+        ({"target": 1, "tags": {"a", "b"}}, "tags"),
+        ({"target": 1, "notes": ["ok", "\ud800"]}, "notes"),
+        ({"target": 1, "weights": {"w": float("nan")}}, "weights"),
+        ({"target": 1, "limits": {1: "one"}}, "limits"),
+    ],
+)
+async def test_start_refuses_arguments_that_are_not_json(
+    tmp_path: Path, args: dict[str, Any], named: str
+) -> None:
+    rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=ScriptedModel(), registry=make_registry())
+    with pytest.raises(ValidationError, match=f"argument '{named}'"):
+        await rt.start("test.counter", args)
+    assert rt.store.list_runs() == []
 
 
 async def test_child_agents_fork_and_wait_record_the_parent() -> None:

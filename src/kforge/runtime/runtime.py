@@ -27,6 +27,7 @@ from kforge.frames import (
     new_id,
     utc_now,
 )
+from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.registry import AgentRegistry, default_registry
@@ -119,6 +120,7 @@ class Runtime:
     ) -> str:
         """Create a run and start executing it; returns its id at once."""
         args = dict(args or {})
+        _check_json_args(agent_type, args)
         agent = self.registry.create(agent_type, args)
         limits = limits or self.default_limits
         now = utc_now()
@@ -366,6 +368,25 @@ class Runtime:
         for run_id in list(self._tasks):
             await self.cancel(run_id, reason="runtime closed")
         self.store.close()
+
+
+def _check_json_args(agent_type: str, args: dict[str, Any]) -> None:
+    """Arguments are recorded with the run and read back on resume, so they must be JSON."""
+    for name, value in args.items():
+        if not isinstance(name, str):
+            raise ValidationError(
+                f"agent '{agent_type}': argument names must be strings (got {name!r})"
+            )
+        found = not_json({name: value})
+        if found is None:
+            continue
+        path, what = found
+        where = f" at {path}" if path not in ("", name) else ""
+        raise ValidationError(
+            f"agent '{agent_type}': argument '{name}'{where} is {what}, which JSON cannot "
+            "record; pass strings, finite numbers, booleans, null, lists and objects with "
+            "string keys (e.g. a date as an ISO 8601 string)"
+        )
 
 
 def _to_dict(frame: Frame) -> dict[str, Any]:
