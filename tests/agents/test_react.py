@@ -3,6 +3,7 @@ repeated failures, asking the user, native tool calls, limits and seed 002's ADR
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kforge.agents.react import ReactAgent, trajectory_of
@@ -21,7 +22,7 @@ from kforge.frames import (
 )
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import ModelResponse, ToolCall
-from kforge.memory.episodic import EpisodicMemory
+from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from tests.agents.helpers import of_type, prompt_text, runtime
@@ -97,6 +98,31 @@ async def test_a_failed_call_is_reflected_on_and_the_lesson_fixes_the_retry_and_
     run3 = await runtime(other, store=store).run("react", {"goal": GOAL, "user_id": "someone"})
     assert run3.status == RunStatus.COMPLETED
     assert analysis not in prompt_text(other.calls[0].messages)
+
+
+async def test_the_first_prompt_shows_the_lesson_most_like_the_goal_before_newer_ones() -> None:
+    store = MemoryStore()
+    memory = EpisodicMemory(store, agent_type="react")
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for days, country in enumerate(["Frankreich", "Atlantis", "Lemuria"]):
+        memory.save(
+            ReflectionRecord(
+                id=f"r{days}",
+                error_type="not_found",
+                failed_action=ToolCall("lookup_capital", {"country": country}),
+                error=f"country '{country}' not found",
+                analysis=f"lesson about {country}",
+                suggested_fix="Use the English name.",
+                created_at=start + timedelta(days=days),
+            )
+        )
+    model = ScriptedModel([call("France"), observed("Paris.", True), "Paris."])
+    run = await runtime(model, store=store).run("react", {"goal": "Capital of Frankreich?"})
+    assert run.status == RunStatus.COMPLETED
+    first_prompt = prompt_text(model.calls[0].messages)
+    assert "lesson about Frankreich" in first_prompt  # the oldest, but about this very country
+    assert "lesson about Lemuria" in first_prompt  # then the newest
+    assert "lesson about Atlantis" not in first_prompt
 
 
 async def test_malformed_decisions_get_an_error_frame_and_a_bounded_retry() -> None:

@@ -152,7 +152,9 @@ class ReactLoop(ReflexionSteps):
             structured=structured,
             allow_ask=cfg.allow_ask,
         )
-        system = react_system(self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent))
+        system = react_system(
+            self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent, goal=self.goal)
+        )
         window = self.context_window(ctx)
         messages = merge_messages([*window.to_messages(system), Message.user(request)])
         settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
