@@ -157,6 +157,10 @@ class RunContext:
                 return recorded
         return None
 
+    def recorded_next(self) -> Frame | None:
+        """While re-executing a step: the next recorded frame, left in place; else None."""
+        return self._journal[self._cursor] if self.replaying else None
+
     def was_replayed(self, frame: Frame) -> bool:
         """True when ``frame`` came from the log rather than from this execution."""
         return frame.id in self._replayed_ids
