@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kforge.jsoncodec import dumps, loads
+from kforge.jsoncodec import dumps, loads, not_json
 
 json_values = st.recursive(
     st.none()
@@ -66,3 +66,22 @@ def test_values_that_are_not_json_raise_type_error(value: object) -> None:
 def test_broken_text_raises_a_value_error(text: str | bytes) -> None:
     with pytest.raises(ValueError):
         loads(text)
+
+
+@given(json_values)
+def test_every_json_value_is_kept_as_it_is(value: Any) -> None:
+    assert not_json(value) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ({"a": [1, {"b": float("nan")}]}, ("a[1].b", "NaN")),
+        ([float("-inf")], ("[0]", "an infinity")),
+        ({"s": "\ud800"}, ("s", "a string that is not valid Unicode (it holds a lone surrogate)")),
+        ({2: "two"}, ("", "an object key that is not a string (2)")),
+        ({"when": datetime(2024, 1, 1, tzinfo=UTC)}, ("when", "a datetime")),
+    ],
+)
+def test_not_json_names_where_and_what(value: Any, found: tuple[str, str]) -> None:
+    assert not_json(value) == found

@@ -11,11 +11,12 @@ which JSON cannot express, are written as ``null``.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "not_json"]
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
@@ -34,3 +35,40 @@ def loads(text: str | bytes) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text)
+
+
+def not_json(value: Any) -> tuple[str, str] | None:
+    """Where ``value`` holds something the record cannot keep as it is, and what: ``(path, what)``
+    with a path such as ``a.b[2]`` (empty for ``value`` itself), or None when it is all JSON.
+
+    JSON here is what reads back equal: objects with string keys, lists (tuples too), strings
+    UTF-8 can encode, booleans, null, integers and finite floats. NaN and the infinities are
+    refused, since they would read back as null.
+    """
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if item is None or isinstance(item, bool | int):
+            continue
+        if isinstance(item, float):
+            if math.isfinite(item):
+                continue
+            return path, "NaN" if math.isnan(item) else "an infinity"
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return path, "a string that is not valid Unicode (it holds a lone surrogate)"
+            continue
+        if isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                if not isinstance(key, str):
+                    return path, f"an object key that is not a string ({key!r})"
+                stack.append((path, key))  # a key must encode like any string
+                stack.append((f"{path}.{key}" if path else key, inner))
+            continue
+        if isinstance(item, list | tuple):
+            stack.extend((f"{path}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
+            continue
+        return path, f"a {type(item).__name__}"
+    return None

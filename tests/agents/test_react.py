@@ -3,14 +3,20 @@ repeated failures, asking the user, native tool calls, limits and seed 002's ADR
 
 from __future__ import annotations
 
+import itertools
+import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kforge.agents.loop_prompts import OBSERVATION_SCHEMA
 from kforge.agents.react import ReactAgent, trajectory_of
 from kforge.frames import (
     AgentAction,
     AgentControl,
     AgentResponse,
+    Compaction,
     ErrorFrame,
+    ModelCall,
     Observation,
     Plan,
     Reflection,
@@ -19,11 +25,15 @@ from kforge.frames import (
     ToolResultFrame,
     ToolStart,
 )
+from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
-from kforge.llm.types import ModelResponse, ToolCall
-from kforge.memory.episodic import EpisodicMemory
+from kforge.llm.types import Message, ModelResponse, ToolCall
+from kforge.memory.compaction import COMPACTION_PROMPT
+from kforge.memory.context import approximate_tokens
+from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
+from kforge.tools import tool
 from tests.agents.helpers import of_type, prompt_text, runtime
 
 GOAL = "What is the capital of France?"
@@ -97,6 +107,31 @@ async def test_a_failed_call_is_reflected_on_and_the_lesson_fixes_the_retry_and_
     run3 = await runtime(other, store=store).run("react", {"goal": GOAL, "user_id": "someone"})
     assert run3.status == RunStatus.COMPLETED
     assert analysis not in prompt_text(other.calls[0].messages)
+
+
+async def test_the_first_prompt_shows_the_lesson_most_like_the_goal_before_newer_ones() -> None:
+    store = MemoryStore()
+    memory = EpisodicMemory(store, agent_type="react")
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for days, country in enumerate(["Frankreich", "Atlantis", "Lemuria"]):
+        memory.save(
+            ReflectionRecord(
+                id=f"r{days}",
+                error_type="not_found",
+                failed_action=ToolCall("lookup_capital", {"country": country}),
+                error=f"country '{country}' not found",
+                analysis=f"lesson about {country}",
+                suggested_fix="Use the English name.",
+                created_at=start + timedelta(days=days),
+            )
+        )
+    model = ScriptedModel([call("France"), observed("Paris.", True), "Paris."])
+    run = await runtime(model, store=store).run("react", {"goal": "Capital of Frankreich?"})
+    assert run.status == RunStatus.COMPLETED
+    first_prompt = prompt_text(model.calls[0].messages)
+    assert "lesson about Frankreich" in first_prompt  # the oldest, but about this very country
+    assert "lesson about Lemuria" in first_prompt  # then the newest
+    assert "lesson about Atlantis" not in first_prompt
 
 
 async def test_malformed_decisions_get_an_error_frame_and_a_bounded_retry() -> None:
@@ -359,3 +394,104 @@ def test_bad_args_are_refused_with_clear_messages() -> None:
         ReactAgent({"goal": "g", "max_steps": 0})
     with pytest.raises(ValidationError, match="'decision_mode' must be"):
         ReactAgent({"goal": "g", "decision_mode": "telepathy"})
+
+
+async def test_compaction_keeps_every_prompt_sent_under_eighty_percent_of_the_window() -> None:
+    """What is sent counts (system prompt, tool descriptions, request, context), it is checked
+    before each model call, and a summary as long as the model may write does not bring the
+    next compaction back at once."""
+    window = 1500
+
+    @tool(read_only=True)
+    def read_page(page: int) -> str:
+        """Read one page of the report.
+
+        Args:
+            page: The page number, from 1.
+        """
+        return f"Page {page}: " + "lorem ipsum " * (200 if page == 1 else 40)
+
+    sent: list[int] = []
+
+    def reply(messages: list[Message], info: CallInfo) -> Any:
+        schema = info.output_schema
+        if messages[0].content == COMPACTION_PROMPT:
+            assert info.settings is not None and info.settings.max_tokens is not None
+            return "s" * (4 * info.settings.max_tokens)  # as long as it may be
+        if schema == OBSERVATION_SCHEMA:
+            return observed("Page read.", False)
+        described = json.dumps(schema if schema else [t.to_dict() for t in info.tools])
+        sent.append(
+            sum(approximate_tokens(m.content) for m in messages) + approximate_tokens(described)
+        )
+        if schema is None:
+            return "The report is about lorem ipsum."
+        return call_page(len(sent))
+
+    def call_page(page: int) -> dict[str, Any]:
+        return {
+            "thought": "Read it",
+            "action": "tool_call",
+            "tool": "read_page",
+            "arguments": {"page": page},
+        }
+
+    rt = runtime(FunctionModel(reply), read_page)
+    run = await rt.run(
+        "react",
+        {
+            "goal": "Summarise the report.",
+            "max_steps": 12,
+            "context_tokens": window,
+            "allow_ask": False,
+        },
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert len(sent) == 13  # twelve decisions and the synthesis
+    assert max(sent) <= window * 0.8, sent
+    frames = rt.frames(run.id)
+    compactions = of_type(frames, Compaction)
+    assert compactions
+    calls = [f for f in of_type(frames, ModelCall) if f.purpose.startswith("react.")]
+    for earlier, later in itertools.pairwise(compactions):
+        between = [c for c in calls if earlier.seq < c.seq < later.seq]
+        assert len([c for c in between if c.purpose == "react.decide"]) >= 2
+
+
+async def test_a_resumed_step_compacts_only_where_its_first_execution_did() -> None:
+    """Lessons learnt while a run waits make its re-executed step's prompt longer; the step
+    still replays what it recorded instead of compacting on the way."""
+    store = MemoryStore()
+    decisions: list[str] = []
+
+    def reply(messages: list[Message], info: CallInfo) -> Any:
+        if messages[0].content == COMPACTION_PROMPT:
+            return "Earlier: the user was asked which report."
+        if info.output_schema is None:
+            return "The annual report is about growth."
+        decisions.append(prompt_text(messages))
+        if len(decisions) == 1:
+            return {"thought": "Unclear", "action": "ask_user", "question": "Which report?"}
+        return {"thought": "Known", "action": "respond", "answer": "It is about growth."}
+
+    rt = runtime(FunctionModel(reply), store=store)
+    args = {"goal": "Summarise the report.", "context_tokens": 1500, "allow_ask": True}
+    run = await rt.run("react", args)
+    assert run.status == RunStatus.AWAITING_USER
+    memory = EpisodicMemory(store, agent_type="react")
+    for n in range(2):
+        memory.save(
+            ReflectionRecord(
+                id=f"long{n}",
+                error_type="not_found",
+                failed_action=ToolCall("lookup_capital", {"country": f"Country {n}"}),
+                error="not found",
+                analysis="A long lesson. " * 150,
+                suggested_fix="Check the name.",
+            )
+        )
+    await rt.resume(run.id, "The annual one.")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert len(decisions) == 2
+    assert of_type(rt.frames(run.id), Compaction)  # the live step after it compacted

@@ -176,3 +176,37 @@ def test_state_round_trip_preserves_phase_context() -> None:
     assert clone.get_state() == state
     assert clone.ctx_data.items == ["a", "b"]
     assert clone.args == {"topic": "t"}
+
+
+async def test_a_phase_that_stays_is_not_reentered() -> None:
+    # The first draft is empty: the checkpoint is approved, no transition matches, DRAFT stays.
+    model = ScriptedModel([{"items": []}, {"items": ["a"]}, {"verdict": "ok"}])
+    rt = runtime_with(model)
+    run = await rt.run("test.draft", {"topic": "t"})
+    await rt.resume(run.id, "approve")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.AWAITING_USER
+    second_pass = model.calls[1].messages[0].content
+    assert second_pass.startswith("First visit to draft"), second_pass
+    await rt.resume(run.id, "approve")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED
+    entries = [c for c in rt.frames(run.id) if isinstance(c, PhaseChanged)]
+    assert [(c.to_phase, c.visit) for c in entries][:2] == [("draft", 1), ("review", 1)]
+
+
+async def test_a_backward_transition_chosen_by_the_graph_says_why() -> None:
+    # The review asks for more without giving a detail of its own.
+    model = ScriptedModel(
+        [{"items": ["a"]}, {"verdict": "more"}, {"items": ["a", "c"]}, {"verdict": "ok"}]
+    )
+    rt = runtime_with(model)
+    run = await rt.run("test.draft", {"topic": "t"})
+    await rt.resume(run.id, "approve")
+    await rt.wait(run.id)
+    backward = [f for f in rt.frames(run.id) if isinstance(f, PhaseChanged) and f.is_backward]
+    assert len(backward) == 1 and backward[0].detail
+    assert "needs_more_material" in backward[0].detail and "review" in backward[0].detail
+    reentry = model.calls[2].messages[0].content
+    assert "**Detail:** (none)" not in reentry
+    assert f"**Detail:** {backward[0].detail}" in reentry

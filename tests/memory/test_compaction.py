@@ -134,6 +134,15 @@ async def test_compaction_refuses_to_drop_the_grounding() -> None:
         await compact_context(ContextWindow.create("g", 100), None)
 
 
+async def test_compaction_fits_within_a_target_below_the_eighty_percent_bound() -> None:
+    window = filled_window(entries=8, size=400, max_tokens=900)
+    target = window.token_count // 2
+    result = await compact_context(window, None, fit_within=target, max_summary_tokens=40)
+    check_guarantees(window, result.context, window.token_count)
+    assert result.tokens_after <= target
+    assert window.count_tokens(result.summary) <= 40
+
+
 async def test_compact_if_needed_waits_for_eighty_percent() -> None:
     window = filled_window(entries=2, size=100, max_tokens=10_000)
     assert await compact_if_needed(window, None) is None

@@ -68,6 +68,13 @@ def test_needs_compaction_only_past_eighty_percent_of_the_window() -> None:
     assert window.needs_compaction()
 
 
+def test_needs_compaction_counts_what_is_sent_along_with_the_context() -> None:
+    window = ContextWindow.create("g", 100, count_tokens=len)
+    window.add("user", "x" * (60 - window.token_count))
+    assert not window.needs_compaction(overhead=20)
+    assert window.needs_compaction(overhead=21)  # a system prompt and tools of 21 tokens
+
+
 def test_serialize_puts_the_grounding_first_and_keeps_every_part() -> None:
     window = ContextWindow.create("summarise the report", 10_000)
     window.add("user", "please summarise")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +72,14 @@ async def test_fork_from_a_seq_replays_from_there_and_leaves_the_source_alone() 
     done = await rt2.wait(forked)
     assert done.result == {"values": [1, 2, 30]}
     assert rt.get_run(source.id).result == {"values": [1, 2, 3]}
+
+
+async def test_a_fork_counts_the_steps_it_holds() -> None:
+    rt = Runtime(MemoryStore(), model=ScriptedModel(["1", "2", "3"]), registry=make_registry())
+    source = await rt.run("test.counter", {"target": 3})
+    assert source.iteration == 3
+    forked = await rt.fork(source.id)
+    assert rt.get_run(forked).iteration == 3
 
 
 async def test_unreadable_snapshot_falls_back_to_frames(tmp_path: Path) -> None:
@@ -162,6 +172,25 @@ async def test_unknown_agent_type_is_a_clear_error() -> None:
     rt = Runtime(MemoryStore(), model=ScriptedModel(), registry=make_registry())
     with pytest.raises(ConfigurationError, match="unknown agent type 'nope'"):
         await rt.start("nope")
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ({"target": 1, "since": datetime(2024, 1, 1, tzinfo=UTC)}, "since"),
+        ({"target": 1, "tags": {"a", "b"}}, "tags"),
+        ({"target": 1, "notes": ["ok", "\ud800"]}, "notes"),
+        ({"target": 1, "weights": {"w": float("nan")}}, "weights"),
+        ({"target": 1, "limits": {1: "one"}}, "limits"),
+    ],
+)
+async def test_start_refuses_arguments_that_are_not_json(
+    tmp_path: Path, args: dict[str, Any], named: str
+) -> None:
+    rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=ScriptedModel(), registry=make_registry())
+    with pytest.raises(ValidationError, match=f"argument '{named}'"):
+        await rt.start("test.counter", args)
+    assert rt.store.list_runs() == []
 
 
 async def test_child_agents_fork_and_wait_record_the_parent() -> None:

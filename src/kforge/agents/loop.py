@@ -33,7 +33,9 @@ from kforge.frames import (
     AgentAction,
     AgentControl,
     AgentResponse,
+    Compaction,
     ErrorFrame,
+    ModelCall,
     Observation,
     Plan,
     ToolCallFrame,
@@ -42,6 +44,7 @@ from kforge.frames import (
 from kforge.llm.structured import extract_json
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
 from kforge.memory.compaction import CompactionError, compact_in_run
+from kforge.memory.context import ContextWindow
 from kforge.memory.episodic import EpisodicMemory, call_key
 from kforge.tools.execution import execute_call
 from kforge.tools.registry import ToolRegistry
@@ -115,7 +118,6 @@ class ReactLoop(ReflexionSteps):
         self.iteration += 1
         self.context_window(ctx)
         self.emit_status(ctx, "thinking", run.usage)
-        await self._maybe_compact(ctx, run)
         offered = ToolRegistry(t for t in tools if t.name not in self.retired)
         memory = memory_for(ctx, scope=self.memory_scope, user_id=self.user_id)
         try:
@@ -152,16 +154,19 @@ class ReactLoop(ReflexionSteps):
             structured=structured,
             allow_ask=cfg.allow_ask,
         )
-        system = react_system(self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent))
-        window = self.context_window(ctx)
-        messages = merge_messages([*window.to_messages(system), Message.user(request)])
+        system = react_system(
+            self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent, goal=self.goal)
+        )
         settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         if structured:
             schema = decision_schema(specs, allow_ask=cfg.allow_ask)
+            messages = await self._prompt(ctx, run, system, request, described=schema)
             return await run.complete(
                 messages, settings, output_schema=schema, purpose="react.decide"
             )
         tools = native_tools(specs, allow_ask=cfg.allow_ask)
+        described = [t.to_dict() for t in tools]
+        messages = await self._prompt(ctx, run, system, request, described=described)
         return await run.complete(messages, settings, tools=tools, purpose="react.decide")
 
     async def _unusable(self, ctx: RunContext, run: MeteredRun, kind: str, problem: str) -> None:
@@ -368,8 +373,7 @@ class ReactLoop(ReflexionSteps):
             max_steps=cfg.max_steps, max_time_s=cfg.max_time_s, max_retries=cfg.max_retries
         )
         request = synthesis_request(self.goal, "" if achieved else note)
-        window = self.context_window(ctx)
-        messages = merge_messages([*window.to_messages(SYNTHESIZE_SYSTEM), Message.user(request)])
+        messages = await self._prompt(ctx, run, SYNTHESIZE_SYSTEM, request)
         settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         try:
             response = await run.complete(messages, settings, purpose="react.synthesize")
@@ -409,21 +413,50 @@ class ReactLoop(ReflexionSteps):
             )
         )
 
-    async def _maybe_compact(self, ctx: RunContext, run: MeteredRun) -> None:
-        """Past 80 % of the window, compact the history (never the grounding) with a frame."""
+    async def _prompt(
+        self, ctx: RunContext, run: MeteredRun, system: str, request: str, *, described: Any = None
+    ) -> list[Message]:
+        """The messages of a model call over the context: the context is compacted first when
+        what is sent (system prompt, context, request, and the tools or schema ``described``) is
+        past 80 % of the model's window. Never the grounding; the compaction is a frame."""
         window = self.context_window(ctx)
-        if not window.needs_compaction():
-            return
+        messages = merge_messages([*window.to_messages(system), Message.user(request)])
+        sent = sum(window.count_tokens(m.content) for m in messages)
+        if described is not None:
+            sent += window.count_tokens(json.dumps(described))
+        overhead = max(0, sent - window.token_count)
+        if not _compaction_due(ctx, window, overhead):
+            return messages
+        # The summary gets a quarter of the room the threshold leaves the context and the whole
+        # context aims at three quarters of it: a summary filling all the room would settle
+        # just under the threshold and be summarised again at the next call.
+        room = max(0, int(window.threshold * window.max_tokens) - overhead)
         try:
-            result = await compact_in_run(run, window)
+            result = await compact_in_run(
+                run, window, max_summary_tokens=min(1024, room // 4), fit_within=room * 3 // 4
+            )
         except CompactionError as exc:
             ctx.emit(ErrorFrame(error_type="CompactionError", message=str(exc), recoverable=True))
-            return
+            return messages
         self.window = result.context
+        return merge_messages([*self.window.to_messages(system), Message.user(request)])
 
     def _observed(self, ctx: RunContext, content: str) -> None:
         self.observations.append(content)
         self.context_window(ctx).add("observation", content)
+
+
+def _compaction_due(ctx: RunContext, window: ContextWindow, overhead: int) -> bool:
+    recorded = ctx.recorded_next()
+    if recorded is not None:
+        # A re-executed step compacts where its first execution did: the lessons in the system
+        # prompt come from memory, which may have grown in between.
+        return (
+            isinstance(recorded, Compaction)
+            or (isinstance(recorded, ModelCall) and recorded.purpose == "context.compaction")
+            or (isinstance(recorded, ErrorFrame) and recorded.error_type == "CompactionError")
+        )
+    return bool(window.history) and window.needs_compaction(overhead)
 
 
 def _implicit_reasoning(decision: Decision) -> str:

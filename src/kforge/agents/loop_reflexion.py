@@ -8,6 +8,8 @@ store's documents, scoped per agent and per user, so a later run learns from an 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -86,21 +88,47 @@ def memory_for(ctx: RunContext, *, scope: str, user_id: str) -> EpisodicMemory:
 
 
 def lessons_for(
-    memory: EpisodicMemory, tools: Sequence[ToolSpec], recent: Sequence[ToolCall]
+    memory: EpisodicMemory,
+    tools: Sequence[ToolSpec],
+    recent: Sequence[ToolCall],
+    *,
+    goal: str = "",
 ) -> list[str]:
     """Lessons for the next decision, one line each: reflections on calls like the ``recent``
-    failed ones first, then on the offered tools."""
+    failed ones first, then the two per offered tool whose failed call is most like the
+    ``goal`` (the newer first among equals)."""
     chosen: dict[str, ReflectionRecord] = {}
     for call in reversed(recent):
         for record in memory.relevant(call, limit=_MAX_LESSONS):
             chosen.setdefault(record.id, record)
-    for spec in tools:
-        for record in memory.relevant(ToolCall(spec.name), limit=2):
-            chosen.setdefault(record.id, record)
+    offered = {spec.name for spec in tools}
+    if offered:
+        wanted = _words(goal)
+        ranked = sorted(
+            (r for r in memory.reflections() if r.failed_action.name in offered),
+            key=lambda r: (_overlap(wanted, r.failed_action), r.created_at),
+            reverse=True,
+        )
+        shown: dict[str, int] = {}
+        for record in ranked:
+            name = record.failed_action.name
+            if shown.get(name, 0) < 2:
+                shown[name] = shown.get(name, 0) + 1
+                chosen.setdefault(record.id, record)
     return [
         f"{call_key(r.failed_action)} failed ({r.error_type}): {r.analysis} Fix: {r.suggested_fix}"
         for r in list(chosen.values())[:_MAX_LESSONS]
     ]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _overlap(goal_words: set[str], call: ToolCall) -> float:
+    """The share of the words in ``call``'s argument values that the goal also uses."""
+    words = _words(" ".join(json.dumps(v, ensure_ascii=False) for v in call.arguments.values()))
+    return len(words & goal_words) / len(words) if words else 0.0
 
 
 class MeteredRun:

@@ -84,6 +84,17 @@ class ForgeAgent(ABC):
     def initial_prompt(self, phase: enum.Enum) -> str:
         """The prompt for a first visit to ``phase``."""
 
+    def transition_detail(self, transition: PhaseTransition) -> str:
+        """Why backward ``transition`` was taken, for the re-entry prompt: the detail the phase
+        recorded in ``phase_context.backward_trigger_detail``, else the condition that held."""
+        recorded = self.phase_context.backward_trigger_detail
+        if recorded:
+            return recorded
+        return (
+            f"the condition '{transition.condition}' held when the "
+            f"{transition.from_phase.value} phase finished its work"
+        )
+
     def phase_work_summary(self, phase: enum.Enum) -> str:
         """What has been done in ``phase`` so far (shown in re-entry prompts)."""
         return "(nothing recorded)"
@@ -208,10 +219,13 @@ class ForgeAgent(ABC):
         phase = self.current_phase
         chosen = evaluate_transitions(self.graph.transitions, phase, self.evaluate_condition)
         if chosen is None:
-            self._stay(ctx, phase, "no_transition_matched")
+            self._stay(ctx, phase, "no_transition_matched", revisit=False)
             return CONTINUE
         if chosen.is_backward:
             self.phase_context.backward_trigger = chosen.condition
+            self.phase_context.backward_trigger_detail = self.transition_detail(chosen)
+        else:
+            self.phase_context.backward_trigger_detail = None  # what sent us back is addressed
         self._enter(
             ctx, chosen.to_phase, phase, reason=chosen.condition, is_backward=chosen.is_backward
         )
@@ -250,11 +264,14 @@ class ForgeAgent(ABC):
         if is_backward:
             ctx.emit(AgentThinking(message=f"Returning to {target.value}: {reason}"))
 
-    def _stay(self, ctx: RunContext, phase: enum.Enum, why: str) -> None:
-        visits = self.phase_context.phase_visits.get(phase.value, 0) + 1
-        if visits > ctx.limits.max_phase_visits:
-            raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
-        self.phase_context.phase_visits[phase.value] = visits
+    def _stay(self, ctx: RunContext, phase: enum.Enum, why: str, *, revisit: bool = True) -> None:
+        """Run ``phase`` again; ``revisit`` when a person sent it back, which counts a visit."""
+        visits = self.phase_context.phase_visits.get(phase.value, 0)
+        if revisit:
+            visits += 1
+            if visits > ctx.limits.max_phase_visits:
+                raise LimitExceededError("max_phase_visits", visits, ctx.limits.max_phase_visits)
+            self.phase_context.phase_visits[phase.value] = visits
         ctx.emit(AgentThinking(message=f"Staying in {phase.value} ({why}); visit {visits}"))
 
     # -- state (seed 000's serialization contract) -------------------------------------------

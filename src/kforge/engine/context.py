@@ -24,6 +24,7 @@ from kforge.frames import (
     new_id,
     stamped,
 )
+from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
@@ -157,6 +158,10 @@ class RunContext:
                 return recorded
         return None
 
+    def recorded_next(self) -> Frame | None:
+        """While re-executing a step: the next recorded frame, left in place; else None."""
+        return self._journal[self._cursor] if self.replaying else None
+
     def was_replayed(self, frame: Frame) -> bool:
         """True when ``frame`` came from the log rather than from this execution."""
         return frame.id in self._replayed_ids
@@ -206,6 +211,7 @@ class RunContext:
             )
         duration_ms = (time.perf_counter() - started) * 1000
         self.usage = self.usage + response.usage
+        self._refuse_unrecordable(response)
         self.emit(
             ModelCall(
                 model=response.model or self.model.name,
@@ -263,6 +269,29 @@ class RunContext:
         if final is None:
             raise ModelOutputError(f"model {self.model.name} ended its stream without a response")
         return final
+
+    def _refuse_unrecordable(self, response: ModelResponse) -> None:
+        """A re-executed step must see the reply the first execution saw, so a reply holding
+        what the record cannot keep as it is (NaN, infinities) is refused before it is used."""
+        problems: list[tuple[str, str]] = []
+        for call in response.tool_calls:
+            for name, value in call.arguments.items():
+                found = not_json({name: value})
+                if found is not None:
+                    at = f" at {found[0]}" if found[0] != name else ""
+                    problems.append((f"tool call '{call.name}', argument '{name}'{at}", found[1]))
+        found = not_json(response.parsed)
+        if found is not None:
+            problems.append(
+                ("structured output" + (f" at {found[0]}" if found[0] else ""), found[1])
+            )
+        if problems:
+            where, what = problems[0]
+            raise ModelOutputError(
+                f"model {response.model or self.model.name} replied with {what} in {where}, "
+                "which JSON cannot record, so a re-executed step would see something else; "
+                "ask for a finite number, or for the value as a string"
+            )
 
     def check_token_budget(self) -> None:
         limit = self.limits.max_tokens

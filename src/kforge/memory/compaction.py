@@ -107,11 +107,14 @@ async def compact_context(
     *,
     keep_recent: int = 2,
     max_summary_tokens: int = 1024,
+    fit_within: int | None = None,
     settings: ModelSettings | None = None,
 ) -> CompactionResult:
     """Replace older history with a summary so that the context loses at least 20 % of its tokens.
 
-    The newest ``keep_recent`` entries are kept verbatim when the budget allows. The model writes
+    With ``fit_within``, the compacted context holds at most that many tokens too, as far as
+    the grounding section allows. The newest ``keep_recent`` entries are kept verbatim when the
+    budget allows. The summary has at most ``max_summary_tokens`` tokens. The model writes
     the summary; when it fails, answers with nothing, or answers with more than the budget, a
     deterministic extractive summary is used instead, and if even that cannot fit, the older
     entries are dropped. Pass ``complete=None`` to skip the model. Raises ``CompactionError``
@@ -132,6 +135,8 @@ async def compact_context(
             f"{before} tokens, so removing 20 % would mean dropping it; shorten the goal, "
             "decisions or preferences, or use a model with a larger window"
         )
+    if fit_within is not None:
+        budget = min(budget, max(fit_within, grounding))
     keep = max(0, min(keep_recent, len(history) - 1))
     while keep > 0 and _room(window, grounding, budget, keep) < _MIN_SUMMARY_TOKENS:
         keep -= 1
@@ -171,11 +176,20 @@ async def compact_in_run(
     window: ContextWindow,
     *,
     keep_recent: int = 2,
+    max_summary_tokens: int = 1024,
+    fit_within: int | None = None,
     settings: ModelSettings | None = None,
 ) -> CompactionResult:
     """Compact through the run's journaled model and emit the ``context.compaction`` frame."""
     complete = journaled_complete(run, "context.compaction")
-    result = await compact_context(window, complete, keep_recent=keep_recent, settings=settings)
+    result = await compact_context(
+        window,
+        complete,
+        keep_recent=keep_recent,
+        max_summary_tokens=max_summary_tokens,
+        fit_within=fit_within,
+        settings=settings,
+    )
     run.emit(result.to_frame())
     return result
 

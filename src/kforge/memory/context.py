@@ -261,9 +261,10 @@ class ContextWindow:
     def usage_ratio(self) -> float:
         return self.token_count / self.max_tokens
 
-    def needs_compaction(self) -> bool:
-        """True once the context holds more than ``threshold`` (80 %) of the window."""
-        return self.token_count > self.threshold * self.max_tokens
+    def needs_compaction(self, overhead: int = 0) -> bool:
+        """True once the context, with the ``overhead`` tokens sent along with it (system
+        prompt, tool descriptions, request), holds more than ``threshold`` (80 %) of the window."""
+        return self.token_count + overhead > self.threshold * self.max_tokens
 
     # -- prompting ----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from kforge.frames import (
     new_id,
     utc_now,
 )
+from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.registry import AgentRegistry, default_registry
@@ -119,6 +120,7 @@ class Runtime:
     ) -> str:
         """Create a run and start executing it; returns its id at once."""
         args = dict(args or {})
+        _check_json_args(agent_type, args)
         agent = self.registry.create(agent_type, args)
         limits = limits or self.default_limits
         now = utc_now()
@@ -235,11 +237,11 @@ class Runtime:
             forked_at_seq=upto,
         )
         self.store.fork_run(run_id, new, upto_seq=upto)
-        _, _, step_seq = load_state(self.store, new.id)
+        _, step_no, step_seq = load_state(self.store, new.id)
         tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
         pending = [f for f in tail if isinstance(f, InteractionRequested)]
         answered = {f.interaction_id for f in tail if isinstance(f, InteractionAnswered)}
-        fields: dict[str, Any] = {"iteration": max(0, len(self.store.read_steps(new.id)) - 1)}
+        fields: dict[str, Any] = {"iteration": step_no}
         if pending and pending[-1].interaction_id not in answered:
             fields.update(status=RunStatus.AWAITING_USER, pending_interaction=_to_dict(pending[-1]))
         frame = StatusChanged(
@@ -366,6 +368,25 @@ class Runtime:
         for run_id in list(self._tasks):
             await self.cancel(run_id, reason="runtime closed")
         self.store.close()
+
+
+def _check_json_args(agent_type: str, args: dict[str, Any]) -> None:
+    """Arguments are recorded with the run and read back on resume, so they must be JSON."""
+    for name, value in args.items():
+        if not isinstance(name, str):
+            raise ValidationError(
+                f"agent '{agent_type}': argument names must be strings (got {name!r})"
+            )
+        found = not_json({name: value})
+        if found is None:
+            continue
+        path, what = found
+        where = f" at {path}" if path not in ("", name) else ""
+        raise ValidationError(
+            f"agent '{agent_type}': argument '{name}'{where} is {what}, which JSON cannot "
+            "record; pass strings, finite numbers, booleans, null, lists and objects with "
+            "string keys (e.g. a date as an ISO 8601 string)"
+        )
 
 
 def _to_dict(frame: Frame) -> dict[str, Any]:
