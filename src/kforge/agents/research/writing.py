@@ -101,7 +101,7 @@ def question_from_title(title: str) -> str:
     words = [w if _keeps_case(w) else w.lower() for w in title.split()]
     subject = " ".join(words)
     # the verb agrees with the head noun: "memory in agent systems" is, "kinds of work" are
-    head = []
+    head: list[str] = []
     for word in words:
         if word.lower() in _PREPOSITIONS and head:
             break
