@@ -172,4 +172,14 @@ def explain_run(
         + f" | questions: {counts['interaction.requested']} | errors: "
         f"{counts['error'] + counts['tool.error']} | limits: {counts['limit.reached']}"
     )
+    checked = [f for f in frames if isinstance(f, fr.DataEvent) and f.name == "answer.checked"]
+    if checked:
+        paths = Counter(str(f.payload.get("path", "?")) for f in checked)
+        cited = sum(int(f.payload.get("citations", 0) or 0) for f in checked)
+        dropped = sum(len(f.payload.get("dropped", []) or []) for f in checked)
+        lines.append(
+            f"  answers: {len(checked)} ("
+            + ", ".join(f"{p} x{c}" for p, c in paths.items())
+            + f") | citations in them: {cited} | unsupported sentences dropped: {dropped}"
+        )
     return "\n".join(lines)

@@ -166,11 +166,10 @@ def check_generated(text: str, passages: Sequence[Chunk], *, instructions: Seque
             dropped.append(plain)
             continue
         segments.append(Segment(plain, source))
+    if looped:
+        return _Check(tuple(segments), tuple(dropped), "the reply started to loop")
     if not segments:
-        problem = "no sentence of the reply is supported by the passages"
-        if looped:
-            problem = "the reply loops"
-        return _Check((), tuple(dropped), problem)
+        return _Check((), tuple(dropped), "no sentence of the reply is supported by the passages")
     if len(segments) < _MIN_KEPT_SHARE * (len(segments) + len(dropped)):
         return _Check(
             tuple(segments),

@@ -23,11 +23,18 @@ def agent_args(agent_type: str, prompt: str, *, corpus: str) -> dict[str, Any]:
 
 
 def answer_text(run: RunRecord) -> str:
-    """The most useful text of a finished run's result."""
+    """The most useful text of a finished run's result; an answer with citations ends with the
+    Sources its markers name."""
     result = run.result or {}
     for key in ("report", "answer", "response", "response_text", "summary"):
         value = result.get(key)
         if isinstance(value, str) and value.strip():
+            citations = result.get("citations") if key == "answer" else None
+            if isinstance(citations, list) and citations:
+                from kforge.rag.types import Citation
+
+                listed = "\n".join(Citation.from_dict(c).label for c in citations)
+                return f"{value}\n\nSources:\n{listed}"
             return value
     return json.dumps(result, ensure_ascii=False)
 

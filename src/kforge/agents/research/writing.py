@@ -82,6 +82,7 @@ async def write_grounded(
                 "path": answer.path,
                 "reason": answer.reason,
                 "dropped": list(answer.dropped),
+                "citations": len(answer.citations),
             },
         )
     )

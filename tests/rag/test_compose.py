@@ -1,0 +1,77 @@
+"""Extractive answers: sentences of the passages that answer the question, each from its passage."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import candidate_sentences, compose_extractive
+from kforge.rag.types import Chunk
+
+
+def chunk(i: int, text: str, title: str = "") -> Chunk:
+    return Chunk(
+        id=f"c{i}",
+        source=f"doc{i}.md",
+        file=f"doc{i}.md",
+        title=title or f"Doc {i}",
+        heading="",
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+
+
+BM25 = chunk(
+    0,
+    "# BM25\n\nBM25 is a ranking function used by search engines. The parameter k1 controls how "
+    "quickly term frequency saturates. The parameter b controls length normalisation. "
+    "It was developed in the 1990s.\n\n```\nscore = idf * tf\n```\n",
+    "BM25",
+)
+DENSE = chunk(
+    1,
+    "Dense retrieval embeds queries and passages as vectors and ranks them by cosine similarity.",
+    "Dense Retrieval",
+)
+
+
+def test_the_sentences_that_hold_the_question_terms_are_chosen_verbatim() -> None:
+    segments = compose_extractive("What do k1 and b control in BM25?", [BM25, DENSE])
+    texts = [s.text for s in segments]
+    assert "The parameter k1 controls how quickly term frequency saturates." in texts
+    assert "The parameter b controls length normalisation." in texts
+    assert all(s.source == 0 for s in segments)  # nothing from the passage about vectors
+    for segment in segments:
+        assert segment.text in " ".join(BM25.text.split())
+
+
+def test_headings_code_and_fragments_are_not_sentences() -> None:
+    sentences = candidate_sentences(BM25)
+    assert not any("#" in s or "score = idf" in s for s in sentences)
+    listed = chunk(2, "- **Idf.** Rare terms weigh more than common ones in a ranking.")
+    assert candidate_sentences(listed) == ["Rare terms weigh more than common ones in a ranking."]
+
+
+def test_a_passage_the_first_one_names_is_followed_for_a_second_hop() -> None:
+    film = chunk(
+        0,
+        "Kiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.",
+        "Kiss and Tell (1945 film)",
+    )
+    actress = chunk(
+        1,
+        "Shirley Temple was an American actress and diplomat. She served as United States "
+        "ambassador to Ghana.",
+        "Shirley Temple",
+    )
+    other = chunk(2, "Corliss Archer is a fictional teenage girl in radio plays of the 1940s.")
+    question = (
+        "What government position was held by the woman who played Corliss Archer in Kiss and Tell?"
+    )
+    segments = compose_extractive(question, [film, other, actress])
+    assert {s.source for s in segments} == {0, 2}  # the film, then the actress it names
+    assert "Shirley Temple was an American actress and diplomat." in [s.text for s in segments]
+
+
+def test_no_usable_sentence_gives_no_answer() -> None:
+    assert compose_extractive("What is BM25?", [chunk(0, "# Title only")]) == []
+    assert compose_extractive("What is BM25?", []) == []
