@@ -347,3 +347,37 @@ def test_arguments_are_checked() -> None:
         RouterAgent({"question": "q", "guardrail": "false"})
     with pytest.raises(ValidationError, match="'answer' must be one of extractive, generative"):
         RouterAgent({"question": "q", "answer": "poetic"})
+
+
+async def test_a_document_named_by_a_relevant_passage_is_the_second_hop() -> None:
+    store = MemoryStore()
+    Corpus.open(store, "films").add_documents(
+        [
+            SourceDocument(
+                "kiss",
+                "Kiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.",
+                "Kiss and Tell (1945 film)",
+            ),
+            SourceDocument(
+                "temple",
+                "Shirley Temple was an American actress. She later served as United States "
+                "ambassador to Ghana and to Czechoslovakia.",
+                "Shirley Temple",
+            ),
+            SourceDocument("meet", "Meet Corliss Archer is a radio sitcom.", "Meet Corliss Archer"),
+        ]
+    )
+    rt = runtime(ScriptedModel([]), store=store)
+    run = await rt.run(
+        "router",
+        {
+            "question": "Which post did the star of the 1945 comedy Kiss and Tell hold later?",
+            "corpus": "films",
+            "answer": "extractive",
+            "k": 1,
+        },
+    )
+    result = run.result or {}
+    assert [c["file"] for c in result["citations"]] == ["kiss", "temple"]
+    assert "ambassador to Ghana" in result["answer"]
+    assert result["answer_path"] == "extractive"

@@ -73,6 +73,8 @@ DEFAULT_SCOPE = "the topics of the user's documents and closely related technica
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
+_LINKED = 2
+"""Documents named by the relevant passages that join them (the second hop)."""
 _ACTION_HELP = {
     RETRIEVE: "- retrieve_chunks: search the user's documents; give a search query.",
     WEB_SEARCH: "- web_search: search the web, for recent events or topics the documents lack; "
@@ -421,8 +423,11 @@ class RouterAgent:
             lexical=lexical,
         )
         relevant = sorted((g for g in graded if g.relevant), key=lambda g: -g.confidence)
-        for g in relevant:
-            record = {**g.hit.chunk.to_dict(), "location": g.hit.chunk.location}
+        found = [(g.hit.chunk, g.reasoning) for g in relevant]
+        if relevant and all(g.hit.retriever != "web" for g in relevant):
+            found += self._linked(ctx, [g.hit.chunk for g in relevant])
+        for chunk, reasoning in found:
+            record = {**chunk.to_dict(), "location": chunk.location}
             self.passages.append(record)
             ctx.emit(
                 DataEvent(
@@ -431,7 +436,7 @@ class RouterAgent:
                         "file": record["file"],
                         "location": record["location"],
                         "chunk_id": record["id"],
-                        "reasoning": g.reasoning,
+                        "reasoning": reasoning,
                     },
                 )
             )
@@ -444,6 +449,18 @@ class RouterAgent:
         )
         self.hits = []
         self.node = self._after_tool_round()
+
+    def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
+        """Documents the relevant passages name by title: the second hop of a question such as
+        "what did the actress who played X do later?". Recorded, like every corpus read."""
+        known = {p["source"] for p in self.passages} | {c.source for c in relevant}
+        text = " ".join(c.text for c in relevant)
+        linked = self._corpus(ctx).linked_chunks(text, exclude=known, limit=_LINKED)
+        frame = ctx.emit(
+            DataEvent(name="rag.linked", payload={"chunks": [c.to_dict() for c in linked]})
+        )
+        chunks = [Chunk.from_dict(c) for c in frame.payload.get("chunks", [])]
+        return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
 
     # -- generation ---------------------------------------------------------------------------
 

@@ -162,7 +162,8 @@ def report_outcome(run: RunRecord, *, output: str | None = None) -> int:
 
 
 def add_document_options(p: argparse.ArgumentParser) -> None:
-    """``--docs``, ``--corpus`` and ``--model``: what an agent reads and which model it uses."""
+    """``--docs``, ``--corpus``, ``--model`` and ``--answer``: what an agent reads, which model
+    it uses and how it writes its answers."""
     p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
     p.add_argument(
         "--corpus",
@@ -171,4 +172,11 @@ def add_document_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
+    )
+    p.add_argument(
+        "--answer",
+        choices=("extractive", "generative"),
+        help="how answers are written: 'extractive' quotes the documents' own sentences, "
+        "'generative' lets the model write (every sentence checked against its sources); "
+        "default: what the model's provider says (extractive for the bundled small model)",
     )

@@ -98,7 +98,7 @@ def prepare_corpus(rt: Runtime, args: argparse.Namespace, out: TextIO) -> str:
 def router_args(
     args: argparse.Namespace, question: str, corpus: str, history: Sequence[dict[str, str]]
 ) -> dict[str, Any]:
-    return {
+    run_args: dict[str, Any] = {
         "question": question,
         "corpus": corpus,
         "history": list(history),
@@ -107,6 +107,9 @@ def router_args(
         "k": args.k,
         "max_tokens": args.max_tokens,
     }
+    if getattr(args, "answer", None):
+        run_args["answer"] = args.answer
+    return run_args
 
 
 def _progress(frame: Frame, out: TextIO, *, verbose: bool) -> None:

@@ -87,11 +87,10 @@ def cmd_research(args: argparse.Namespace) -> int:
         rt = open_runtime(args)
         ensure_corpus(rt, folder, name, sys.stdout)
         print(f"researching with {rt.model_for(rt._model_spec()).name}: {question}", flush=True)
-        run_id = await rt.start(
-            "research",
-            {"question": question, "corpus": name, "review_answers": args.review_answers},
-            limits=RunLimits(max_steps=args.max_steps),
-        )
+        run_args = {"question": question, "corpus": name, "review_answers": args.review_answers}
+        if args.answer:
+            run_args["answer"] = args.answer
+        run_id = await rt.start("research", run_args, limits=RunLimits(max_steps=args.max_steps))
         print(f"run {run_id}", flush=True)
         return await drive_run(
             rt, run_id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose

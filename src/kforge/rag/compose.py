@@ -19,7 +19,7 @@ from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.textcheck import key_terms, split_sentences
 from kforge.rag.types import Chunk
 
-__all__ = ["Segment", "candidate_sentences", "compose_extractive"]
+__all__ = ["Segment", "candidate_sentences", "compose_extractive", "mentions_title"]
 
 _MIN_WORDS = 5
 _MAX_WORDS = 60
@@ -87,7 +87,7 @@ def candidate_sentences(chunk: Chunk) -> list[str]:
     return out
 
 
-def _mentions(text: str, title: str) -> bool:
+def mentions_title(text: str, title: str) -> bool:
     """True when ``text`` names the document titled ``title`` (without a trailing
     disambiguation such as "(1945 film)")."""
     title = " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
@@ -130,7 +130,7 @@ def compose_extractive(
         len(set(analyze(f"{p.title} {p.heading}")) & set(query)) / max(1, len(query))
         for p in passages
     ]
-    named = [i for i, p in enumerate(passages) if _mentions(question, p.title)]
+    named = [i for i, p in enumerate(passages) if mentions_title(question, p.title)]
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -148,7 +148,7 @@ def compose_extractive(
     linked = [
         i
         for i in named
-        + [i for i, p in enumerate(passages) if _mentions(passages[top.source].text, p.title)]
+        + [i for i, p in enumerate(passages) if mentions_title(passages[top.source].text, p.title)]
         if i != top.source
     ]
     if linked:

@@ -329,6 +329,25 @@ class Corpus:
     def chunks(self) -> list[Chunk]:
         return [c for r in self._sources.values() for c in r.chunks]
 
+    def linked_chunks(
+        self, text: str, *, exclude: Iterable[str] = (), limit: int = 2
+    ) -> list[Chunk]:
+        """The opening chunk of each source whose title ``text`` names (a second hop: a passage
+        that names "Shirley Temple" leads to the document about her), at most ``limit``,
+        skipping the sources in ``exclude``."""
+        from kforge.rag.compose import mentions_title
+
+        skip = set(exclude)
+        found: list[Chunk] = []
+        for record in self._sources.values():
+            if record.key in skip or not record.chunks or len(record.title.strip()) < 4:
+                continue
+            if mentions_title(text, record.title):
+                found.append(record.chunks[0])
+                if len(found) >= limit:
+                    break
+        return found
+
     def search(
         self, query: str, k: int = 5, *, mode: SearchMode = "auto", candidates: int = 100
     ) -> list[SearchHit]:

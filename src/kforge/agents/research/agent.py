@@ -93,6 +93,11 @@ class ResearchAgent(ForgeAgent):
             raise ValidationError("the research agent needs a non-empty 'question'")
         self.question = question
         self.max_backtracks = int(self.args.get("max_backtracks", 1))
+        if self.args.get("answer") not in (None, "extractive", "generative"):
+            raise ValidationError(
+                "the research agent's 'answer' must be extractive or generative "
+                f"(got {self.args['answer']!r})"
+            )
         if "review_answers" in self.args:
             self.args["optional_checkpoints"] = bool(self.args["review_answers"])
             self.optional_checkpoints = self.args["optional_checkpoints"]
