@@ -12,7 +12,7 @@ tool_end, grading and generation.
 Args: ``question`` (required); ``corpus`` (name of the document collection); ``history``
 (earlier turns as ``{question, answer}``; when absent, the earlier turns of the run's session are
 read from the store); ``web_search`` (offer web search); ``max_iterations`` (tool rounds, 3);
-``k`` (passages per search, 4); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
+``k`` (passages per search, 5); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
 ``guardrail`` (false skips it); ``answer`` (``extractive`` or ``generative``; default: what the
 model's provider says).
 """
@@ -133,7 +133,7 @@ class RouterAgent:
         self.corpus_name = str(self.args.get("corpus") or DEFAULT_CORPUS)
         self.web = bool(self.args.get("web_search", False))
         self.max_iterations = _positive(self.args, "max_iterations", 3)
-        self.k = min(_positive(self.args, "k", 4), MAX_K)
+        self.k = min(_positive(self.args, "k", 5), MAX_K)
         self.max_tokens = _positive(self.args, "max_tokens", 400)
         self.scope = str(self.args.get("scope") or DEFAULT_SCOPE)
         self.use_guardrail = _flag(self.args, "guardrail", True)
@@ -422,7 +422,7 @@ class RouterAgent:
             context=background,
             lexical=lexical,
         )
-        relevant = sorted((g for g in graded if g.relevant), key=lambda g: -g.confidence)
+        relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
         found = [(g.hit.chunk, g.reasoning) for g in relevant]
         if relevant and all(g.hit.retriever != "web" for g in relevant):
             found += self._linked(ctx, [g.hit.chunk for g in relevant])

@@ -25,6 +25,9 @@ _MIN_WORDS = 5
 _MAX_WORDS = 60
 _REDUNDANT = 0.5
 """Skip a sentence sharing more than this share of its terms with one already chosen."""
+_LEAD_SHARE = 0.6
+"""The best-ranked passage leads the answer when its best sentence scores this share of the
+best sentence overall: the retriever judged the whole passage, a sentence score sees words."""
 _KEEP_RATIO = 0.4
 """Stop adding sentences scoring under this share of the best sentence's score."""
 
@@ -134,7 +137,7 @@ def compose_extractive(
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
-        value = coverage / (1 + 0.15 * c.source) + 0.15 * heading_match[c.source]
+        value = coverage / (1 + 0.15 * c.source) + 0.3 * heading_match[c.source]
         if c.source in named:
             value += 0.25
         if len(tokenize(c.text)) < 8:
@@ -144,6 +147,9 @@ def compose_extractive(
     scores = {id(c): score(c) for c in candidates}
     ranked = sorted(candidates, key=lambda c: (-scores[id(c)], c.source, c.position))
     top = ranked[0]
+    first = next((c for c in ranked if c.source == 0), None)
+    if first is not None and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]:
+        top = first  # the retriever's best passage leads when it answers nearly as well
     sources = [top.source]
     linked = [
         i

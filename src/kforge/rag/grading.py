@@ -117,11 +117,13 @@ def term_coverage(query: str, hit: SearchHit) -> tuple[float, list[str]]:
 
 
 def grade_lexically(query: str, hit: SearchHit) -> GradedResult:
-    """Relevant when the passage holds at least half of the question's key terms (and two of
-    them, when the question has two or more)."""
+    """Relevant when the passage (with its title and heading) holds at least half of the
+    question's key terms."""
     share, held = term_coverage(query, hit)
-    need = min(2, len(key_terms(query)))
-    relevant = share >= _LEXICAL_RELEVANT and len(held) >= need
+    section = hit.chunk.heading.split(" > ")[-1] if " > " in hit.chunk.heading else ""
+    about = set(analyze(section)) & set(key_terms(query))
+    # a section headed by the question's words is about it, whatever words its text uses
+    relevant = (share >= _LEXICAL_RELEVANT and bool(held)) or len(about) >= 2
     confidence = 0.5 + share / 2 if relevant else share / 2
     reason = f"holds {len(held)} of the question's key terms" + (
         f" ({', '.join(held)})" if held else ""
