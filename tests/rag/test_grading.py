@@ -53,3 +53,21 @@ async def test_no_hits_no_calls() -> None:
     fake = FakeComplete([])
     assert await grade_results("q", [], fake) == []
     assert fake.calls == []
+
+
+def test_lexical_grades_need_no_model_and_measure_passages_against_the_best_one() -> None:
+    from kforge.rag.grading import grade_all_lexically
+
+    question = (
+        "Which 1945 comedy film starred the actress who later became a United States ambassador?"
+    )
+    hits = [
+        make_hit(0, "Kiss and Tell is a 1945 comedy film starring Shirley Temple."),
+        make_hit(1, "Shirley Temple, an actress, later served as an ambassador."),
+        make_hit(2, "Bread needs flour, water, yeast and salt."),
+    ]
+    graded = grade_all_lexically(question, hits)
+    # no passage holds half of the seven key terms, yet the two that answer it are kept
+    assert [g.relevant for g in graded] == [True, True, False]
+    assert all((g.confidence >= 0.5) == g.relevant for g in graded)
+    assert "holds 4 of the question's key terms" in graded[0].reasoning

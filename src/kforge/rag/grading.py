@@ -24,6 +24,7 @@ __all__ = [
     "GRADE_SCHEMA",
     "GradedResult",
     "Relevance",
+    "grade_all_lexically",
     "grade_lexically",
     "grade_result",
     "grade_results",
@@ -102,6 +103,7 @@ def _prompt(query: str, hit: SearchHit, context: str) -> list[Message]:
 _CONTAINS_ANSWER = 0.75
 """A passage holding this share of the question's key terms is relevant, whatever the model says."""
 _LEXICAL_RELEVANT = 0.5
+_LEXICAL_FLOOR = 0.25
 
 
 def term_coverage(query: str, hit: SearchHit) -> tuple[float, list[str]]:
@@ -116,19 +118,28 @@ def term_coverage(query: str, hit: SearchHit) -> tuple[float, list[str]]:
     return len(held) / len(terms), held
 
 
-def grade_lexically(query: str, hit: SearchHit) -> GradedResult:
-    """Relevant when the passage (with its title and heading) holds at least half of the
-    question's key terms."""
+def grade_lexically(query: str, hit: SearchHit, *, best_share: float = 1.0) -> GradedResult:
+    """Relevant when the passage (with its title and heading) holds a good share of the
+    question's key terms: half of them, or half as many as the best passage found holds (a
+    long question's words spread over the passages that answer it), and at least a quarter;
+    or when its section heading holds two of them."""
     share, held = term_coverage(query, hit)
     section = hit.chunk.heading.split(" > ")[-1] if " > " in hit.chunk.heading else ""
     about = set(analyze(section)) & set(key_terms(query))
+    need = max(_LEXICAL_FLOOR, min(_LEXICAL_RELEVANT, best_share / 2))
     # a section headed by the question's words is about it, whatever words its text uses
-    relevant = (share >= _LEXICAL_RELEVANT and bool(held)) or len(about) >= 2
+    relevant = (bool(held) and share >= need) or len(about) >= 2
     confidence = 0.5 + share / 2 if relevant else share / 2
     reason = f"holds {len(held)} of the question's key terms" + (
         f" ({', '.join(held)})" if held else ""
     )
     return GradedResult(hit, "relevant" if relevant else "not_relevant", confidence, reason)
+
+
+def grade_all_lexically(query: str, hits: Sequence[SearchHit]) -> list[GradedResult]:
+    """``grade_lexically`` for every hit, each measured against the best of them."""
+    best = max((term_coverage(query, h)[0] for h in hits), default=1.0)
+    return [grade_lexically(query, h, best_share=best) for h in hits]
 
 
 def _settled(
@@ -202,7 +213,7 @@ async def grade_results(
     """Grade every hit, in order, one model call each (none when ``lexical``): exactly one
     grade per hit."""
     if lexical:
-        return [grade_lexically(query, hit) for hit in hits]
+        return grade_all_lexically(query, hits)
     return [
         await grade_result(query, hit, complete, context=context, settings=settings) for hit in hits
     ]

@@ -202,7 +202,7 @@ async def write_answer(
     history: str = "",
     instructions: str = "",
     system: str = GENERATE_SYSTEM,
-    max_sentences: int = 4,
+    max_sentences: int = 3,
 ) -> GroundedAnswer:
     """The answer to ``question`` from ``passages`` (relevance order), cited; see the module doc.
 
