@@ -75,3 +75,22 @@ def test_a_passage_the_first_one_names_is_followed_for_a_second_hop() -> None:
 def test_no_usable_sentence_gives_no_answer() -> None:
     assert compose_extractive("What is BM25?", [chunk(0, "# Title only")]) == []
     assert compose_extractive("What is BM25?", []) == []
+
+
+def test_a_namesake_is_not_a_hop_and_a_restated_fact_is_not_a_copy() -> None:
+    song = chunk(
+        0,
+        '"Revenge" is a single by XXXTentacion. It was released in 2017 by Empire Distribution.',
+        "Revenge (song)",
+    )
+    album = chunk(1, "Revenge is a mixtape by XXXTentacion, released in 2017.", "Revenge (album)")
+    label = chunk(
+        2,
+        "Empire Distribution is an American record label based in San Francisco.",
+        "Empire Distribution",
+    )
+    segments = compose_extractive(
+        'Where is the company that distributed the single "Revenge" based?', [song, album, label]
+    )
+    assert [s.source for s in segments if s.source != 0] == [2]
+    assert "based in San Francisco" in " ".join(s.text for s in segments)

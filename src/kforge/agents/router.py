@@ -451,10 +451,11 @@ class RouterAgent:
         self.node = self._after_tool_round()
 
     def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
-        """Documents the relevant passages name by title: the second hop of a question such as
-        "what did the actress who played X do later?". Recorded, like every corpus read."""
+        """Documents the question or the relevant passages name by title: the second hop of a
+        question such as "what did the actress who played X do later?". Recorded, like every
+        corpus read."""
         known = {p["source"] for p in self.passages} | {c.source for c in relevant}
-        text = " ".join(c.text for c in relevant)
+        text = " ".join([self.question, *(c.text for c in relevant)])
         linked = self._corpus(ctx).linked_chunks(text, exclude=known, limit=_LINKED)
         frame = ctx.emit(
             DataEvent(name="rag.linked", payload={"chunks": [c.to_dict() for c in linked]})

@@ -28,6 +28,8 @@ _REDUNDANT = 0.5
 _LEAD_SHARE = 0.6
 """The best-ranked passage leads the answer when its best sentence scores this share of the
 best sentence overall: the retriever judged the whole passage, a sentence score sees words."""
+_COPY = 0.8
+"""A sentence of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
 """Stop adding sentences scoring under this share of the best sentence's score."""
 
@@ -90,10 +92,15 @@ def candidate_sentences(chunk: Chunk) -> list[str]:
     return out
 
 
+def _core_title(title: str) -> str:
+    """``title`` without a trailing disambiguation such as "(1945 film)"."""
+    return " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
+
+
 def mentions_title(text: str, title: str) -> bool:
     """True when ``text`` names the document titled ``title`` (without a trailing
     disambiguation such as "(1945 film)")."""
-    title = " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
+    title = _core_title(title)
     if len(title) < 3:
         return False
     return re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE) is not None
@@ -151,11 +158,16 @@ def compose_extractive(
     if first is not None and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]:
         top = first  # the retriever's best passage leads when it answers nearly as well
     sources = [top.source]
+    # the second hop: what the leading passage names, else what the question names; a
+    # namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
+    own_name = _core_title(passages[top.source].title).lower()
     linked = [
         i
-        for i in named
-        + [i for i, p in enumerate(passages) if mentions_title(passages[top.source].text, p.title)]
-        if i != top.source
+        for i in [
+            i for i, p in enumerate(passages) if mentions_title(passages[top.source].text, p.title)
+        ]
+        + named
+        if i != top.source and _core_title(passages[i].title).lower() != own_name
     ]
     if linked:
         sources.append(linked[0])
@@ -167,7 +179,11 @@ def compose_extractive(
     chosen: list[_Candidate] = []
 
     def take(c: _Candidate) -> None:
-        if c not in chosen and not any(_overlap(c.terms, o.terms) > _REDUNDANT for o in chosen):
+        # another passage may restate a fact to name its subject: only a near copy is redundant
+        if c not in chosen and not any(
+            _overlap(c.terms, o.terms) > (_REDUNDANT if o.source == c.source else _COPY)
+            for o in chosen
+        ):
             chosen.append(c)
 
     for source in sources:  # each source's best sentence, and what it needs to be understood
