@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from answer_scoring import __doc__ as RULES
 from answer_scoring import (
+    SUPPORT_SHARE,
     bm25_top_sentences,
     echo_evidence,
     is_degenerate,
@@ -41,10 +41,12 @@ from answer_scoring import (
     score_sentences,
     split_sentences,
     strip_markers,
+    support_share,
     supporting_fact_scores,
     unknown_markers,
     words,
 )
+from answer_scoring import __doc__ as RULES
 from kforge import Runtime, ingest_folder
 from kforge.rag import ChunkingOptions, SourceDocument, sample_corpus_path
 from kforge.rag.metrics import exact_match, percentile, token_f1
@@ -228,6 +230,9 @@ def score_sample(
         ],
         "sentences_counted": len(counted),
         "sentences_supported": sum(s.status == "supported" for s in counted),
+        "sentences_in_any_listed_chunk": sum(
+            support_share(s.text, " ".join(texts.values())) >= SUPPORT_SHARE for s in counted
+        ),
         "expected_cited": bool(expected.intersection(files)),
         "expected_cited_in_text": any(
             f in expected and c.get("number") in in_text
@@ -251,6 +256,7 @@ def sample_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "echo": sum(r["echo"] for r in done),
         "sentences": counted,
         "sentences_supported": supported,
+        "sentences_in_any_listed_chunk": sum(r["sentences_in_any_listed_chunk"] for r in done),
         "supported_share": round(supported / counted, 4) if counted else None,
         "expected_cited": sum(r["expected_cited"] for r in done),
         "expected_cited_in_text": sum(r["expected_cited_in_text"] for r in done),
@@ -284,6 +290,23 @@ async def run_samples(
                 f"expected {'cited' if row['expected_cited'] else 'NOT cited'}"
                 f"{', ' + ', '.join(flags) if flags else ''}"
             )
+    return {"totals": sample_totals(rows), "rows": rows}
+
+
+async def rescore_samples(rt: Runtime, previous: dict[str, Any]) -> dict[str, Any]:
+    """The sample answers of an earlier report scored again by the current rules (no model)."""
+    corpus = rt.services["corpora"].open("samples")
+    ingest_folder(corpus, sample_corpus_path())
+    prompts = prompt_texts()
+    rows = []
+    for old in previous.get("samples", {}).get("rows", []):
+        if old.get("status") != "completed":
+            rows.append(old)
+            continue
+        keys = ("answer", "citations", "out_of_scope", "fallback", "queries")
+        outcome = {"result": {k: old.get(k) for k in keys}, "seconds": old["seconds"]}
+        row = score_sample(old, outcome, corpus, prompts)
+        rows.append({**row, "result_keys": old.get("result_keys")})
     return {"totals": sample_totals(rows), "rows": rows}
 
 
@@ -435,6 +458,11 @@ def print_samples(totals: dict[str, Any], label: str) -> None:
             f"{t['sentences_supported']} / {t['sentences']} ({_fmt(share)})",
             ">= 90%",
         ),
+        (
+            "  ... in any listed chunk",
+            f"{t['sentences_in_any_listed_chunk']} / {t['sentences']} (ignoring markers)",
+            "",
+        ),
         ("expected document cited", f"{t['expected_cited']} / {t['completed']}", ">= 9 of 10"),
         ("  ... by a marker in the text", f"{t['expected_cited_in_text']} / {t['completed']}", ""),
         (
@@ -523,6 +551,13 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="answer-quality-") as tmp:
         rt = Runtime(Path(tmp) / "runs.db", model=opts.model)
         try:
+            if opts.rescore is not None:
+                previous = json.loads(opts.rescore.read_text(encoding="utf-8"))
+                report.update(model=previous.get("model"), answer=previous.get("answer"))
+                report["samples"] = await rescore_samples(rt, previous)
+                if "hotpotqa" in previous:
+                    report["hotpotqa"] = previous["hotpotqa"]
+                return report
             if opts.set in ("samples", "all"):
                 items = read_jsonl(opts.questions, opts.limit)
                 report["samples"] = (
@@ -584,6 +619,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=600.0,
         help="seconds before a run is cancelled and recorded as failed",
     )
+    parser.add_argument(
+        "--rescore",
+        type=Path,
+        metavar="JSON",
+        help="score the sample answers of an earlier report again (no model runs)",
+    )
     opts = parser.parse_args(argv)
     if opts.limit is not None and opts.limit < 1:
         parser.error("--limit must be at least 1")
@@ -593,7 +634,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     opts = parse_args(argv)
     report = asyncio.run(run(opts))
-    label = f"model {opts.model}, answer {opts.answer or 'default'}"
+    label = f"model {report['model']}, answer {report['answer'] or 'default'}"
     samples = report.get("samples", {})
     if "totals" in samples:
         print_samples(samples["totals"], label)

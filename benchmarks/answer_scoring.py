@@ -6,9 +6,13 @@ Rules (also written into the JSON under ``rules``):
 - Words are lowercase runs of letters, digits and apostrophes; ``[n]`` markers are removed first.
 - **Degenerate**: an answer of at least 8 words whose distinct word 4-grams are fewer than 60 %
   of its 4-grams.
-- **Prompt echo**: the answer contains a typical instruction phrase (``ECHO_PHRASES``), or a run
-  of at least 8 consecutive words that appears in the prompt text (kforge's prompt templates and
-  module-level prompt strings) but in neither the question nor the text of the chunks it cites.
+- **Prompt echo**: the answer contains a typical instruction phrase (``ECHO_PHRASES``), a prompt
+  label (``Question:`` or ``Passages:`` opening a line), a passage header as prompts write them
+  (``(guide.md, § Setup, chars 120-480)``), or a run of at least 8 consecutive words that
+  appears in the prompt text (kforge's prompt templates and module-level prompt strings) but in
+  neither the question nor the text of the chunks it cites.
+- **Expected document cited**: a citation's file is one the question expects; reported for all
+  listed citations and for those a marker in the text names.
 - **Sentences**: the answer is split at line breaks and after ``.``, ``!`` or ``?``; markers
   written just after a sentence's closing punctuation belong to that sentence. A sentence's
   markers are the ones inside it. A sentence without content words is not counted; a short
@@ -45,6 +49,7 @@ __all__ = [
     "score_sentences",
     "split_sentences",
     "strip_markers",
+    "support_share",
     "supporting_fact_scores",
     "unknown_markers",
     "words",
@@ -81,6 +86,8 @@ ECHO_PHRASES = (
 )
 """Lowercase phrases that belong to instructions, not to an answer."""
 _LABEL_ECHO = re.compile(r"^\s*(passages|question)\s*:", re.I | re.M)
+_HEADER_ECHO = re.compile(r"\([^()\n]*\.(?:md|txt|html?|pdf),\s*(?:§|chars \d|p\. \d)[^()\n]*\)")
+"""A passage header as prompts label passages: ``(guide.md, § Setup, chars 120-480)``."""
 
 REFUSAL = re.compile(
     r"\b(no relevant (passages|sources|information)|could not (write|find|answer)|"
@@ -173,6 +180,7 @@ def echo_evidence(
     lowered = " ".join(strip_markers(answer).lower().replace("\u2019", "'").split())
     found = [f"phrase: {p}" for p in ECHO_PHRASES if p in lowered]
     found += [f"label: {m.group(0).strip()}" for m in _LABEL_ECHO.finditer(answer)]
+    found += [f"passage header: {m.group(0)}" for m in _HEADER_ECHO.finditer(answer)][:3]
     answer_runs = _runs(words(answer), ECHO_RUN)
     if answer_runs:
         prompt_runs: set[tuple[str, ...]] = set()
@@ -224,6 +232,12 @@ class SentenceScore:
     @property
     def counted(self) -> bool:
         return self.status in ("supported", "unsupported", "uncited")
+
+
+def support_share(sentence: str, source: str) -> float:
+    """Share of the content words of ``sentence`` that occur in ``source`` (1.0 with none)."""
+    wanted = set(content_words(sentence))
+    return len(wanted & set(content_words(source))) / len(wanted) if wanted else 1.0
 
 
 def score_sentences(answer: str, chunk_text_by_number: Mapping[int, str]) -> list[SentenceScore]:

@@ -147,6 +147,9 @@ def test_harness_end_to_end_with_the_test_model(bench: ModuleType, tmp_path: Pat
     for row in samples["rows"]:
         assert row["status"] in ("completed", "failed")
         assert row["seconds"] >= 0
+    again = tmp_path / "rescored.json"
+    assert bench.main(["--rescore", str(out), "--json", str(again)]) == 0
+    assert json.loads(again.read_text())["samples"]["totals"] == samples["totals"]
     if not want_hotpot:
         pytest.skip(f"HotpotQA part not run: no sample at {bench.HOTPOT} (../shared is absent)")
     hotpot = report["hotpotqa"]
@@ -173,3 +176,18 @@ def test_missing_hotpot_data_is_skipped_with_a_reason(bench: ModuleType, tmp_pat
         == 0
     )
     assert "not found" in json.loads(out.read_text())["hotpotqa"]["skipped"]
+
+
+def test_the_answer_argument_is_passed_only_when_given(bench: ModuleType) -> None:
+    assert "answer" not in bench.ask_arguments("What is BM25?", "samples", None)
+    args = bench.ask_arguments("What is BM25?", "samples", "extractive")
+    assert args["answer"] == "extractive"
+    assert args["question"] == "What is BM25?" and args["corpus"] == "samples"
+
+
+def test_echo_of_passage_headers_and_prompt_labels(scoring: ModuleType) -> None:
+    header = "The answer is:\n\n (guide.md, § Keys > Idempotent keys, chars 1696-2072)\n## Keys"
+    assert scoring.echo_evidence(header, [], []) == [
+        "passage header: (guide.md, § Keys > Idempotent keys, chars 1696-2072)"
+    ]
+    assert not scoring.echo_evidence("BM25 (Robertson, 1994) ranks documents.", [], [])
