@@ -86,7 +86,7 @@ ECHO_PHRASES = (
 )
 """Lowercase phrases that belong to instructions, not to an answer."""
 _LABEL_ECHO = re.compile(r"^\s*(passages|question)\s*:", re.I | re.M)
-_HEADER_ECHO = re.compile(r"\([^()\n]*\.(?:md|txt|html?|pdf),\s*(?:§|chars \d|p\. \d)[^()\n]*\)")
+_HEADER_ECHO = re.compile(r"\([^()\n,]+,[^()\n]*(?:§|chars \d+-\d+)[^()\n]*\)")
 """A passage header as prompts label passages: ``(guide.md, § Setup, chars 120-480)``."""
 
 REFUSAL = re.compile(

@@ -190,4 +190,5 @@ def test_echo_of_passage_headers_and_prompt_labels(scoring: ModuleType) -> None:
     assert scoring.echo_evidence(header, [], []) == [
         "passage header: (guide.md, § Keys > Idempotent keys, chars 1696-2072)"
     ]
+    assert scoring.echo_evidence("The passage is: (p3, chars 0-632) The 2017", [], [])
     assert not scoring.echo_evidence("BM25 (Robertson, 1994) ranks documents.", [], [])
