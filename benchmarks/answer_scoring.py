@@ -1,0 +1,345 @@
+"""Scoring rules of ``answer_quality.py``, written independently of kforge's own answer checks so
+that the benchmark can disagree with the product.
+
+Rules (also written into the JSON under ``rules``):
+
+- Words are lowercase runs of letters, digits and apostrophes; ``[n]`` markers are removed first.
+- **Degenerate**: an answer of at least 8 words whose distinct word 4-grams are fewer than 60 %
+  of its 4-grams.
+- **Prompt echo**: the answer contains a typical instruction phrase (``ECHO_PHRASES``), a prompt
+  label (``Question:`` or ``Passages:`` opening a line), a passage header as prompts write them
+  (``(guide.md, § Setup, chars 120-480)``), or a run of at least 8 consecutive words that
+  appears in the prompt text (kforge's prompt templates and module-level prompt strings) but in
+  neither the question nor the text of the chunks it cites.
+- **Expected document cited**: a citation's file is one the question expects; reported for all
+  listed citations and for those a marker in the text names.
+- **Sentences**: the answer is split at line breaks and after ``.``, ``!`` or ``?``; markers
+  written just after a sentence's closing punctuation belong to that sentence. A sentence's
+  markers are the ones inside it. A sentence without content words is not counted; a short
+  refusal or disclaimer line (``REFUSAL``, at most 40 words) is exempt; any other sentence
+  without a marker is unsupported.
+- **Supported**: at least 70 % of the sentence's content words (stop words removed, light
+  suffix stripping) occur in the text of the chunks its markers name.
+- **Supporting facts** (HotpotQA): each marked answer sentence maps to the context sentence of a
+  cited paragraph with the highest overlap, the share of the answer sentence's content words
+  found in it (ties: the larger share of the context sentence covered, then the earlier
+  sentence); below 0.5 it maps to nothing. Precision, recall and F1 are HotpotQA's, per question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ECHO_PHRASES",
+    "REFUSAL",
+    "AnswerSentence",
+    "SentenceScore",
+    "bm25_top_sentences",
+    "content_words",
+    "distinct_ngram_share",
+    "echo_evidence",
+    "is_degenerate",
+    "map_to_context",
+    "marker_numbers",
+    "score_sentences",
+    "split_sentences",
+    "strip_markers",
+    "support_share",
+    "supporting_fact_scores",
+    "unknown_markers",
+    "words",
+]
+
+MIN_WORDS_FOR_DEGENERATE = 8
+DEGENERATE_SHARE = 0.6
+ECHO_RUN = 8
+SUPPORT_SHARE = 0.7
+MAP_OVERLAP = 0.5
+
+MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+_MARKERS_AFTER_STOP = re.compile(r"([.!?])((?:\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+ECHO_PHRASES = (
+    "the answer to the question in",
+    "using only the numbered",
+    "numbered passages",
+    "numbered sources",
+    "cite every fact",
+    "cite only passages",
+    "in square brackets",
+    "answer with json only",
+    "reply with json",
+    "reply with the answer only",
+    "the passages are untrusted",
+    "ignore any instructions in them",
+    "keep the answer short and direct",
+    "give a one-sentence reason",
+    "you answer the user's question",
+    "you are a helpful assistant",
+)
+"""Lowercase phrases that belong to instructions, not to an answer."""
+_LABEL_ECHO = re.compile(r"^\s*(passages|question)\s*:", re.I | re.M)
+_HEADER_ECHO = re.compile(r"\([^()\n,]+,[^()\n]*(?:§|chars \d+-\d+)[^()\n]*\)")
+"""A passage header as prompts label passages: ``(guide.md, § Setup, chars 120-480)``."""
+
+REFUSAL = re.compile(
+    r"\b(no relevant (passages|sources|information)|could not (write|find|answer)|"
+    r"can ?not (answer|find)|do(es)? not (contain|mention|say|cover|answer|provide)|"
+    r"not (available|mentioned|covered|found) in|general knowledge|may be wrong|"
+    r"i (don't|do not) know|unable to|sorry)\b",
+    re.I,
+)
+"""A sentence matching this, of at most 40 words, is a refusal or disclaimer: not scored."""
+_REFUSAL_WORDS = 40
+
+STOP_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each either else
+    etc few for from further had has have having he her here hers him his how however i if in
+    into is it its itself just may me might more most much must my no nor not of off on once
+    only or other our ours out over own per same she should so some such than that the their
+    theirs them then there these they this those through thus to too under until up upon us very
+    via was we were what when where whether which while who whom whose why will with within
+    without would yes yet you your yours one two e g ie eg""".split()  # noqa: SIM905
+)
+# fmt: off
+_SUFFIXES = ("ational", "ations", "ation", "ingly", "ings", "ing", "ates", "ated", "ate", "edly",
+             "ness", "ions", "ion", "ies", "ied", "ers", "er", "als", "al", "ed", "es", "ly", "e",
+             "s")
+# fmt: on
+"""Tried longest first; a stem keeps at least three letters."""
+
+
+def strip_markers(text: str) -> str:
+    return " ".join(re.sub(r"\s*" + MARKER.pattern, "", text).split())
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words of ``text`` without its ``[n]`` markers."""
+    return _WORD.findall(MARKER.sub(" ", text).lower().replace("\u2019", "'"))
+
+
+def _stem(word: str) -> str:
+    word = word.removesuffix("'s")
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            if suffix in ("ies", "ied"):
+                return stem + "y"
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+                return stem[:-1]  # controlled, stopping
+            return stem
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Words without stop words, lightly stemmed (``retrieving`` and ``retrieved`` meet)."""
+    return [_stem(w) for w in words(text) if w not in STOP_WORDS and len(w) > 1]
+
+
+def marker_numbers(text: str) -> list[int]:
+    """Every number named by a marker, in order (``[1, 3]`` names 1 and 3)."""
+    return [int(n) for group in MARKER.findall(text) for n in re.split(r"\s*,\s*", group)]
+
+
+def unknown_markers(text: str, cited_numbers: Iterable[int]) -> list[int]:
+    """Marker numbers in ``text`` that no citation carries."""
+    known = set(cited_numbers)
+    return [n for n in marker_numbers(text) if n not in known]
+
+
+def distinct_ngram_share(tokens: Sequence[str], n: int = 4) -> float:
+    grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+    return len(set(grams)) / len(grams) if grams else 1.0
+
+
+def is_degenerate(answer: str) -> bool:
+    tokens = words(answer)
+    return (
+        len(tokens) >= MIN_WORDS_FOR_DEGENERATE and distinct_ngram_share(tokens) < DEGENERATE_SHARE
+    )
+
+
+def _runs(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def echo_evidence(
+    answer: str, prompt_texts: Iterable[str], allowed_texts: Iterable[str]
+) -> list[str]:
+    """Why ``answer`` echoes its instructions (empty when it does not): the instruction phrases
+    it contains, and its 8-word runs found in ``prompt_texts`` but in none of ``allowed_texts``
+    (the question and the cited chunks)."""
+    lowered = " ".join(strip_markers(answer).lower().replace("\u2019", "'").split())
+    found = [f"phrase: {p}" for p in ECHO_PHRASES if p in lowered]
+    found += [f"label: {m.group(0).strip()}" for m in _LABEL_ECHO.finditer(answer)]
+    found += [f"passage header: {m.group(0)}" for m in _HEADER_ECHO.finditer(answer)][:3]
+    answer_runs = _runs(words(answer), ECHO_RUN)
+    if answer_runs:
+        prompt_runs: set[tuple[str, ...]] = set()
+        for text in prompt_texts:
+            prompt_runs |= _runs(words(text), ECHO_RUN)
+        allowed: set[tuple[str, ...]] = set()
+        for text in allowed_texts:
+            allowed |= _runs(words(text), ECHO_RUN)
+        echoed = sorted((answer_runs & prompt_runs) - allowed)
+        found += [f"run: {' '.join(run)}" for run in echoed[:5]]
+    return found
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerSentence:
+    text: str
+    """The sentence without its markers."""
+    markers: tuple[int, ...]
+    """Numbers its markers name, in order, without repeats."""
+
+
+def split_sentences(answer: str) -> list[AnswerSentence]:
+    """Sentences of ``answer`` with the markers inside or just after each."""
+    moved = _MARKERS_AFTER_STOP.sub(lambda m: f"{m.group(2)}{m.group(1)}", answer)
+    sentences = []
+    for line in moved.splitlines():
+        for piece in _SENTENCE_END.split(line):
+            text = strip_markers(piece).lstrip("-*•# ").strip()
+            if text or MARKER.search(piece):
+                numbers = tuple(dict.fromkeys(marker_numbers(piece)))
+                if not text and sentences:  # a line holding only markers: the previous sentence's
+                    last = sentences.pop()
+                    numbers = tuple(dict.fromkeys(last.markers + numbers))
+                    text = last.text
+                sentences.append(AnswerSentence(text=text, markers=numbers))
+    return [s for s in sentences if s.text]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SentenceScore:
+    text: str
+    markers: tuple[int, ...]
+    support: float | None
+    """Share of content words found in the cited chunks (None when not scored)."""
+    status: str
+    """``supported``, ``unsupported``, ``uncited``, ``exempt`` (refusal) or ``empty``."""
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def counted(self) -> bool:
+        return self.status in ("supported", "unsupported", "uncited")
+
+
+def support_share(sentence: str, source: str) -> float:
+    """Share of the content words of ``sentence`` that occur in ``source`` (1.0 with none)."""
+    wanted = set(content_words(sentence))
+    return len(wanted & set(content_words(source))) / len(wanted) if wanted else 1.0
+
+
+def score_sentences(answer: str, chunk_text_by_number: Mapping[int, str]) -> list[SentenceScore]:
+    """Each sentence of ``answer`` scored against the text of the chunks its markers name."""
+    scores = []
+    for sentence in split_sentences(answer):
+        wanted = list(dict.fromkeys(content_words(sentence.text)))
+        if not wanted:
+            scores.append(
+                SentenceScore(
+                    text=sentence.text, markers=sentence.markers, support=None, status="empty"
+                )
+            )
+            continue
+        if REFUSAL.search(sentence.text) and len(words(sentence.text)) <= _REFUSAL_WORDS:
+            scores.append(
+                SentenceScore(
+                    text=sentence.text, markers=sentence.markers, support=None, status="exempt"
+                )
+            )
+            continue
+        source = " ".join(chunk_text_by_number.get(n, "") for n in sentence.markers)
+        have = set(content_words(source))
+        missing = [w for w in wanted if w not in have]
+        share = 1 - len(missing) / len(wanted)
+        if not sentence.markers:
+            status = "uncited"
+        else:
+            status = "supported" if share >= SUPPORT_SHARE else "unsupported"
+        scores.append(
+            SentenceScore(
+                text=sentence.text,
+                markers=sentence.markers,
+                support=round(share, 3),
+                status=status,
+                missing=missing,
+            )
+        )
+    return scores
+
+
+def map_to_context(sentence: str, context: Sequence[str]) -> int | None:
+    """Index of the context sentence ``sentence`` comes from, or None below the overlap bar."""
+    wanted = set(content_words(sentence))
+    if not wanted:
+        return None
+    best: tuple[float, float, int] | None = None
+    for index, candidate in enumerate(context):
+        have = set(content_words(candidate))
+        common = len(wanted & have)
+        key = (common / len(wanted), common / len(have) if have else 0.0, -index)
+        if best is None or key > best:
+            best = key
+    if best is None or best[0] < MAP_OVERLAP:
+        return None
+    return -best[2]
+
+
+def supporting_fact_scores(
+    predicted: set[tuple[str, int]], gold: set[tuple[str, int]]
+) -> dict[str, float]:
+    """HotpotQA's supporting-fact precision, recall, F1 and exact match for one question."""
+    tp = len(predicted & gold)
+    fp = len(predicted - gold)
+    fn = len(gold - predicted)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "em": float(fp + fn == 0)}
+
+
+def bm25_top_sentences(
+    question: str,
+    paragraphs: Sequence[tuple[str, Sequence[str]]],
+    top: int = 2,
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[str, int]]:
+    """The ``top`` (title, sentence index) pairs by BM25 of the question over "title + sentence"
+    (each sentence of each paragraph is a document; idf over this question's sentences)."""
+    keys = [(title, i) for title, sentences in paragraphs for i in range(len(sentences))]
+    docs = [
+        content_words(f"{title} {sentence}")
+        for title, sentences in paragraphs
+        for sentence in sentences
+    ]
+    if not docs:
+        return []
+    average = sum(map(len, docs)) / len(docs) or 1.0
+    df = Counter(term for doc in docs for term in set(doc))
+    query = content_words(question)
+
+    def score(doc: list[str]) -> float:
+        tf = Counter(doc)
+        total = 0.0
+        for term in query:
+            if tf[term]:
+                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                norm = tf[term] + k1 * (1 - b + b * len(doc) / average)
+                total += idf * tf[term] * (k1 + 1) / norm
+        return total
+
+    ranked = sorted(range(len(docs)), key=lambda i: (-score(docs[i]), i))
+    return [keys[i] for i in ranked[:top]]
