@@ -6,7 +6,8 @@ Rules (also written into the JSON under ``rules``):
 - Words are lowercase runs of letters, digits and apostrophes; ``[n]`` markers are removed first.
 - **Degenerate**: an answer of at least 8 words whose distinct word 4-grams are fewer than 60 %
   of its 4-grams.
-- **Prompt echo**: the answer contains a typical instruction phrase (``ECHO_PHRASES``), a prompt
+- **Prompt echo**: the answer contains a typical instruction phrase (``ECHO_PHRASES``) that the
+  chunks it cites do not themselves contain, a prompt
   label (``Question:`` or ``Passages:`` opening a line), a passage header as prompts write them
   (``(guide.md, § Setup, chars 120-480)``), or a run of at least 8 consecutive words that
   appears in the prompt text (kforge's prompt templates and module-level prompt strings) but in
@@ -177,8 +178,15 @@ def echo_evidence(
     """Why ``answer`` echoes its instructions (empty when it does not): the instruction phrases
     it contains, and its 8-word runs found in ``prompt_texts`` but in none of ``allowed_texts``
     (the question and the cited chunks)."""
-    lowered = " ".join(strip_markers(answer).lower().replace("\u2019", "'").split())
-    found = [f"phrase: {p}" for p in ECHO_PHRASES if p in lowered]
+
+    def flat(text: str) -> str:
+        return " ".join(strip_markers(text).lower().replace("\u2019", "'").split())
+
+    allowed_list = list(allowed_texts)
+    quoted = " ".join(flat(t) for t in allowed_list)
+    lowered = flat(answer)
+    # a phrase the cited documents themselves say is a quotation, not echo
+    found = [f"phrase: {p}" for p in ECHO_PHRASES if p in lowered and p not in quoted]
     found += [f"label: {m.group(0).strip()}" for m in _LABEL_ECHO.finditer(answer)]
     found += [f"passage header: {m.group(0)}" for m in _HEADER_ECHO.finditer(answer)][:3]
     answer_runs = _runs(words(answer), ECHO_RUN)
@@ -187,7 +195,7 @@ def echo_evidence(
         for text in prompt_texts:
             prompt_runs |= _runs(words(text), ECHO_RUN)
         allowed: set[tuple[str, ...]] = set()
-        for text in allowed_texts:
+        for text in allowed_list:
             allowed |= _runs(words(text), ECHO_RUN)
         echoed = sorted((answer_runs & prompt_runs) - allowed)
         found += [f"run: {' '.join(run)}" for run in echoed[:5]]

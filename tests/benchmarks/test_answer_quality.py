@@ -56,6 +56,10 @@ def test_echo_by_phrase_and_by_eight_word_run_from_the_prompt(scoring: ModuleTyp
     quoted = "a chunk saying from the listed texts and you keep it short"
     assert not scoring.echo_evidence(echo, [prompt], [quoted])
     assert not scoring.echo_evidence("BM25 scores terms by frequency [1].", [prompt], [])
+    # a phrase of the instructions that the cited document itself says is quoted, not echoed
+    said = "Grading lets the final answer cite only passages judged relevant [1]."
+    assert scoring.echo_evidence(said, [], ["unrelated"]) == ["phrase: cite only passages"]
+    assert not scoring.echo_evidence(said, [], ["it lets the answer cite only passages judged"])
 
 
 def test_sentences_take_the_markers_that_follow_them(scoring: ModuleType) -> None:

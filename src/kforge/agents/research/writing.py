@@ -101,6 +101,9 @@ def question_from_title(title: str) -> str:
         return title[0].upper() + title[1:] + "?"
     words = [w if _keeps_case(w) else w.lower() for w in title.split()]
     subject = " ".join(words)
+    if words[0].endswith("ing") and len(words) > 1:
+        # "Designing tools" is an activity, "Chunking strategies" a thing: ask what fits both
+        return f"What should I know about {subject}?"
     # the verb agrees with the head noun: "memory in agent systems" is, "kinds of work" are
     head: list[str] = []
     for word in words:
