@@ -322,3 +322,19 @@ async def test_a_breakdown_without_distinct_questions_gets_facets_from_the_docum
     assert not any("say about" in t for t in texts)
     names = [c["name"] for c in result["categories"]]
     assert "Research Question" not in names  # an echo of the instructions is not a topic
+
+
+async def test_no_sentence_is_written_twice_in_a_report(corpus_dir: Path) -> None:
+    script = Script(
+        tree=[
+            {"name": "Reasoning", "questions": ["How does ReAct interleave reasoning and tools?"]},
+            {"name": "Tools", "questions": ["How does the ReAct agent call a tool?"]},
+        ]
+    )
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How does ReAct work?", "answer": "extractive"})
+    result = run.result or {}
+    said = [g["text"] for a in result["answers"].values() for g in a["segments"]]
+    assert said and len(said) == len(set(said))
+    insights = " ".join(result["insights"].values())
+    assert not any(sentence in insights for sentence in said)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
@@ -107,7 +107,11 @@ def mentions_title(text: str, title: str) -> bool:
 
 
 def compose_extractive(
-    question: str, passages: Sequence[Chunk], *, max_sentences: int = 4
+    question: str,
+    passages: Sequence[Chunk],
+    *,
+    max_sentences: int = 4,
+    exclude: Collection[str] = (),
 ) -> list[Segment]:
     """Up to ``max_sentences`` sentences of ``passages`` that answer ``question``.
 
@@ -115,13 +119,16 @@ def compose_extractive(
     passages: the one holding the best sentence, and a second one that the question or the
     first passage names (a multi-hop bridge) or, failing that, the one holding the next best
     sentence. From each it takes the best sentence and the passage's lead sentence, which
-    says what the rest of the passage is about. Returns no segment only when no passage has
-    a usable sentence.
+    says what the rest of the passage is about. Sentences in ``exclude`` (already said
+    elsewhere, e.g. earlier in a report) are not used. Returns no segment only when no passage
+    has a usable sentence.
     """
+    said = {" ".join(s.split()) for s in exclude}
     candidates = [
         _Candidate(sentence, index, position, frozenset(analyze(sentence)))
         for index, chunk in enumerate(passages)
         for position, sentence in enumerate(candidate_sentences(chunk))
+        if sentence not in said
     ]
     if not candidates:
         return []

@@ -16,7 +16,7 @@ of first use, and the list holds only what the text cites.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -203,11 +203,13 @@ async def write_answer(
     instructions: str = "",
     system: str = GENERATE_SYSTEM,
     max_sentences: int = 3,
+    exclude: Collection[str] = (),
 ) -> GroundedAnswer:
     """The answer to ``question`` from ``passages`` (relevance order), cited; see the module doc.
 
     ``write`` calls the model (needed for the generative style only); ``system`` replaces the
-    default instructions of the generative prompt. With no passages the
+    default instructions of the generative prompt; an extractive answer leaves out the
+    sentences in ``exclude``. With no passages the
     answer is empty: the caller decides what to say when the documents have nothing.
     """
     if not passages:
@@ -236,7 +238,7 @@ async def write_answer(
                 )
             problems.append(check.problem)
         reason = "the generated reply failed the checks: " + "; then ".join(problems)
-    segments = compose_extractive(question, passages, max_sentences=max_sentences)
+    segments = compose_extractive(question, passages, max_sentences=max_sentences, exclude=exclude)
     text, citations, order = number_segments(segments, passages)
     path = "extractive" if style == "extractive" or write is None else "extractive_fallback"
     return GroundedAnswer(text, tuple(citations), path, reason, (), tuple(order), tuple(segments))

@@ -258,6 +258,7 @@ class ResearchAgent(ForgeAgent):
                 purpose="answer",
                 settings=WRITING,
                 system=self.initial_prompt(P.ANSWER),
+                exclude=self._said(),
             )
         else:
             written = Written([], "none", "no relevant passages")
@@ -342,42 +343,49 @@ class ResearchAgent(ForgeAgent):
         material = f"Research question: {self.question}\nCategory: {category['name']}\n\n" + (
             "\n\n".join(lines) or "(no answers)"
         )
-        said = [
-            (seg, qid)
-            for qid in category["question_ids"]
-            for seg in (rc.answers.get(qid) or {}).get("segments", [])
-        ]
-        pseudo = [
-            Chunk(
-                id=f"{qid}:{i}",
-                source=seg["source_id"],
-                file=seg["source_id"],
-                title=category["name"],
-                heading="",
-                page=None,
-                start=0,
-                end=len(seg["text"]),
-                text=seg["text"],
+        # The insight draws on the full passages the category's answers cite, leaving out
+        # what the answers already say: what the sources add up to, not a repeat.
+        cited = list(
+            dict.fromkeys(
+                sid
+                for qid in category["question_ids"]
+                for sid in (rc.answers.get(qid) or {}).get("source_ids", [])
             )
-            for i, (seg, qid) in enumerate(said)
+        )
+        records = [r for r in (rc.source(sid) for sid in cited) if r is not None and r.get("text")]
+        passages = [
+            Chunk(
+                id=r["chunk_id"],
+                source=r["file"],
+                file=r["file"],
+                title=category["name"],
+                heading=r.get("heading", ""),
+                page=r.get("page"),
+                start=r["start"],
+                end=r["end"],
+                text=r["text"],
+            )
+            for r in records
         ]
         insight_segments: list[dict[str, Any]] = []
-        if pseudo:
+        if passages:
             written = await write_grounded(
                 ctx,
                 f"{category['name']}: {self.question}",
-                pseudo,
+                passages,
                 style=self._style(ctx),
                 purpose="rise_above",
                 settings=WRITING,
                 system=self.initial_prompt(P.RISE_ABOVE),
+                exclude=self._said(),
+                max_sentences=2,
             )
             insight_segments = [
-                {"text": g["text"], "source_id": said[g["source"]][0]["source_id"]}
-                for g in written.segments[:2]
+                {"text": g["text"], "source_id": records[g["source"]]["id"]}
+                for g in written.segments
             ]
         insight = " ".join(g["text"] for g in insight_segments)
-        rc.category_insights[category["id"]] = insight or "(no source-backed insight yet)"
+        rc.category_insights[category["id"]] = insight
         rc.insight_segments[category["id"]] = insight_segments
         rc.synthesized_categories.append(category["id"])
         ctx.emit(
@@ -470,6 +478,13 @@ class ResearchAgent(ForgeAgent):
                 ctx.emit(DataEvent(name="adjacent.added", payload=record))
         rc.expanded = True
         return True
+
+    def _said(self) -> set[str]:
+        """Every sentence the report already holds, so that none is written twice."""
+        rc = self.rc
+        segments = [g for a in rc.answers.values() for g in a.get("segments", [])]
+        segments += [g for gs in rc.insight_segments.values() for g in gs]
+        return {str(g.get("text", "")) for g in segments}
 
     def _style(self, ctx: RunContext) -> AnswerStyle:
         style = self.args.get("answer")

@@ -70,6 +70,7 @@ def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
         "start": passage.start,
         "end": passage.end,
         "snippet": snippet[:240],
+        "text": passage.text,
     }
 
 

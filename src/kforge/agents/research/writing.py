@@ -10,7 +10,7 @@ headings of relevant documents the report did not use become the frontier.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,8 @@ async def write_grounded(
     purpose: str,
     settings: ModelSettings,
     system: str,
+    exclude: Collection[str] = (),
+    max_sentences: int = 3,
 ) -> Written:
     """Write from ``passages`` (best first) with the checks; records which path wrote it."""
 
@@ -72,7 +74,13 @@ async def write_grounded(
         return await ctx.complete(messages, capped, purpose=purpose, watch=LoopWatch())
 
     answer: GroundedAnswer = await write_answer(
-        question, passages, write, style=style, system=system
+        question,
+        passages,
+        write,
+        style=style,
+        system=system,
+        exclude=exclude,
+        max_sentences=max_sentences,
     )
     ctx.emit(
         DataEvent(
