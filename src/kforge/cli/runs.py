@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
@@ -78,12 +79,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'RUN':<32}  {'AGENT':<14} {'STATUS':<14} {'STEPS':>5}  {'CREATED (UTC)':<19}  NOTE")
     for run in runs:
-        note = run.pause_reason or run.error or ""
+        status, note = run.status.value, run.pause_reason or run.error or ""
         if run.status == RunStatus.AWAITING_USER and run.pending_interaction:
             note = "asks: " + str(run.pending_interaction.get("prompt", ""))
+        elif run.status in (RunStatus.RUNNING, RunStatus.PENDING) and run.is_live():
+            until = datetime.fromtimestamp(run.lease_expires_at or 0, UTC).strftime("%H:%M:%S")
+            note = f"live in {run.lease_owner} (lease until {until} UTC)"
+        elif run.status == RunStatus.RUNNING:
+            status, note = "interrupted", "resume with: kforge runs resume " + run.id
         print(
-            f"{run.id:<32}  {run.agent_type:<14} {run.status.value:<14} {run.iteration:>5}  "
-            f"{_age(run):<19}  {note[:60]}"
+            f"{run.id:<32}  {run.agent_type:<14} {status:<14} {run.iteration:>5}  "
+            f"{_age(run):<19}  {note[:80]}"
         )
     return 0
 

@@ -63,6 +63,14 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        2,
+        """
+        ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+        ALTER TABLE runs ADD COLUMN lease_expires_at REAL;
+        ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
+        """,
+    ),
 )
 
 

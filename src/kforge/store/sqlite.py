@@ -6,16 +6,25 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    StateCorruptionError,
+    StoreError,
+    WriteConflictError,
+)
 from kforge.frames import Frame, frame_body_json, frame_from_dict, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.lease import Lease, owner_alive
 from kforge.store.migrations import apply_migrations
 
 __all__ = ["SQLiteStore", "default_db_path"]
@@ -23,7 +32,7 @@ __all__ = ["SQLiteStore", "default_db_path"]
 _RUN_COLUMNS = (
     "id, agent_type, status, created_at, updated_at, input, session_id, parent_id, iteration, "
     "max_iterations, pause_reason, pending_interaction, result, error, forked_from, "
-    "forked_at_seq, last_seq"
+    "forked_at_seq, last_seq, lease_owner, lease_expires_at, heartbeat_at"
 )
 _JSON_FIELDS = frozenset({"input", "pending_interaction", "result"})
 
@@ -66,6 +75,9 @@ def _row_to_run(row: sqlite3.Row) -> RunRecord:
         forked_from,
         forked_at_seq,
         last_seq,
+        lease_owner,
+        lease_expires_at,
+        heartbeat_at,
     ) = row  # the order of _RUN_COLUMNS, which is RunRecord's
     return RunRecord(
         run_id,
@@ -85,6 +97,9 @@ def _row_to_run(row: sqlite3.Row) -> RunRecord:
         forked_from,
         forked_at_seq,
         last_seq,
+        lease_owner,
+        lease_expires_at,
+        heartbeat_at,
     )
 
 
@@ -131,7 +146,8 @@ class SQLiteStore:
         with self._tx() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         run.id,
                         run.agent_type,
@@ -150,6 +166,9 @@ class SQLiteStore:
                         run.forked_from,
                         run.forked_at_seq,
                         0,
+                        None,
+                        None,
+                        None,
                     ),
                 )
             except sqlite3.IntegrityError as exc:
@@ -204,8 +223,11 @@ class SQLiteStore:
         step: StepRecord | None = None,
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         with self._tx() as conn:
+            if lease is not None:
+                self._claim(conn, run_id, lease)
             if frames:
                 self._insert_frames(conn, run_id, frames)
             if step is not None:
@@ -220,6 +242,42 @@ class SQLiteStore:
                 )
             if frames or run_fields:
                 self._update_run(conn, run_id, run_fields or {}, frames)
+
+    def _claim(self, conn: sqlite3.Connection, run_id: str, lease: Lease) -> None:
+        row = conn.execute(
+            "SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        holder, expires = row
+        now = time.time()
+        if (
+            holder is not None
+            and holder not in (lease.owner, lease.takeover)
+            and expires is not None
+            and expires >= now
+            and owner_alive(holder)
+        ):
+            raise RunLeasedError(run_id, holder, expires)
+        if lease.release:
+            params: tuple[Any, ...] = (None, None, now, run_id)
+        else:
+            params = (lease.owner, now + lease.ttl_s, now, run_id)
+        conn.execute(
+            "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? WHERE id = ?",
+            params,
+        )
+
+    def renew_lease(self, run_id: str, lease: Lease) -> bool:
+        now = time.time()
+        owner, expires = (None, None) if lease.release else (lease.owner, now + lease.ttl_s)
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? "
+                "WHERE id = ? AND lease_owner = ?",
+                (owner, expires, now, run_id, lease.owner),
+            )
+        return cur.rowcount == 1
 
     def _insert_frames(
         self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]
@@ -242,7 +300,7 @@ class SQLiteStore:
         row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
-        raise StoreError(
+        raise WriteConflictError(
             f"run '{run_id}': frame seq {seq} does not continue the log "
             f"(expected {row[0] + 1 + offset}); another writer may be running this run"
         )
