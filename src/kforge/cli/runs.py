@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
-from kforge.errors import ValidationError
+from kforge.errors import StateCorruptionError, ValidationError
 from kforge.frames import frame_to_json
-from kforge.store.base import RunRecord, RunStatus
+from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = ["register"]
 
@@ -175,10 +175,33 @@ def cmd_fork(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]]:
+    """The run's frames as JSON lines, and the seqs of those too damaged to read."""
+    try:
+        return [frame_to_json(f) for f in store.read_frames(run.id)], []
+    except StateCorruptionError:
+        pass
+    lines: list[str] = []
+    damaged: list[int] = []
+    for seq in range(1, run.last_seq + 1):
+        try:
+            lines.extend(
+                frame_to_json(f) for f in store.read_frames(run.id, after_seq=seq - 1, limit=1)
+            )
+        except StateCorruptionError:
+            damaged.append(seq)
+    return lines, damaged
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = store.get_run(args.run_id)
-    lines = [frame_to_json(f) for f in store.read_frames(run.id)]
+    lines, damaged = _readable_frames(store, run)
+    if damaged:
+        print(
+            f"kforge: warning: left out damaged frames {', '.join(map(str, damaged))}",
+            file=sys.stderr,
+        )
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + ("\n" if lines else ""))

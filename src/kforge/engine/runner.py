@@ -67,19 +67,27 @@ class RestorePoint:
     """The state's JSON as stored, when the state is exactly a stored snapshot."""
 
 
-def restore_point(store: Store, run_id: str, *, last_step: int | None = None) -> RestorePoint:
+_DAMAGE = (StateCorruptionError, KeyError, TypeError, ValueError, AttributeError, IndexError)
+"""What restoring from damaged records raises (agents' restore_state included)."""
+
+
+def restore_point(
+    store: Store, run_id: str, *, last_step: int | None = None, use_snapshot: bool = True
+) -> RestorePoint:
     """Rebuild a run's state from its latest snapshot and the step deltas after it.
 
     ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
-    follow it and they are not read. Falls back from an unreadable snapshot to replaying every
-    step delta.
+    follow it and they are not read. Falls back from an unreadable snapshot (or with
+    ``use_snapshot=False``) to replaying every step delta.
     """
     base: dict[str, Any] = {}
     step_no, seq = -1, 0
-    try:
-        snapshot = store.latest_snapshot(run_id)
-    except StateCorruptionError:
-        snapshot = None
+    snapshot = None
+    if use_snapshot:
+        try:
+            snapshot = store.latest_snapshot(run_id)
+        except StateCorruptionError:
+            snapshot = None
     if snapshot is None:
         steps = store.read_steps(run_id, after_step=-1)
     else:
@@ -255,16 +263,20 @@ class StepRunner:
     async def _stretch(self) -> RunStatus:
         run_id = self.run.id
         try:
-            point = restore_point(self.store, run_id, last_step=self.run.iteration)
+            try:
+                point = restore_point(self.store, run_id, last_step=self.run.iteration)
+                self.agent.restore_state(point.state["agent"])
+            except _DAMAGE:
+                # whatever is wrong with the snapshot, the step deltas may still rebuild it
+                point = restore_point(self.store, run_id, use_snapshot=False)
+                self.agent.restore_state(point.state["agent"])
             full_state, step_no, step_seq = point.state, point.step, point.seq
             # no copy for the agent: the baseline checks the objects they share at the first diff
             baseline = Baseline(full_state, shared=True, text=point.text)
-            self.agent.restore_state(full_state["agent"])
-        except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
+            tail = self._tail(step_seq)
+        except _DAMAGE as exc:
             return self._fail_corrupt(exc)
-        journal = [
-            f for f in [*self._tail(step_seq), *self.opening] if f.type not in JOURNAL_EXCLUDED
-        ]
+        journal = [f for f in [*tail, *self.opening] if f.type not in JOURNAL_EXCLUDED]
         runtime_state = dict(full_state.get("runtime", {}))
         usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
         ctx = RunContext(

@@ -71,6 +71,13 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
         """,
     ),
+    (
+        3,
+        """
+        ALTER TABLE steps ADD COLUMN checksum INTEGER;
+        ALTER TABLE snapshots ADD COLUMN checksum INTEGER;
+        """,
+    ),
 )
 
 
