@@ -9,7 +9,14 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
+from kforge.cli._common import (
+    drive_run,
+    open_runtime,
+    open_store,
+    parse_answer,
+    report_outcome,
+    run_interruptible,
+)
 from kforge.errors import StateCorruptionError, ValidationError
 from kforge.frames import frame_to_json
 from kforge.store.base import RunRecord, RunStatus, Store
@@ -161,7 +168,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             rt, run.id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose, after_seq=after
         )
 
-    run = asyncio.run(go())
+    run = run_interruptible(go(), args)
     return report_outcome(run)
 
 

@@ -156,6 +156,8 @@ class StepRunner:
         self._lost: WriteConflictError | None = None
         """Set when another writer holds the run: from then on this stretch writes nothing."""
         self._task: asyncio.Task[Any] | None = None
+        self.interrupted: str | None = None
+        """Set before cancelling the stretch to pause the run with this reason instead."""
 
     def _commit(self, frames: list[Frame], *, final: bool = False, **kwargs: Any) -> None:
         if self._lost is not None:
@@ -349,6 +351,10 @@ class StepRunner:
                 if self._lost is not None:
                     raise self._lost from None
                 ctx.end_replay()
+                if self.interrupted is not None:
+                    return self._pause(
+                        ctx, self.interrupted, Snapshot(step_no, step_seq, baseline.trusted())
+                    )
                 ctx.emit(
                     StatusChanged(from_status="running", to_status="cancelled", reason="cancelled")
                 )
@@ -461,6 +467,17 @@ class StepRunner:
                 "pause_reason": f"limit:{exc.limit}",
                 "result": partial,
             },
+        )
+        return RunStatus.PAUSED
+
+    def _pause(self, ctx: RunContext, reason: str, snapshot: Snapshot) -> RunStatus:
+        """Stop between durable points and leave the run paused, resumable from its last step."""
+        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=reason))
+        self._commit(
+            ctx.take_pending(),
+            final=True,
+            snapshot=snapshot,
+            run_fields={"status": RunStatus.PAUSED, "pause_reason": reason},
         )
         return RunStatus.PAUSED
 

@@ -68,6 +68,7 @@ class Runtime:
         self._errors: dict[str, BaseException] = {}
         """The error each run's last stretch here ended with, until it is resumed again."""
         self._opened: dict[str, asyncio.Future[None]] = {}
+        self._runners: dict[str, StepRunner] = {}
         self.owner = new_owner()
         """Who this runtime is in the leases of the runs it executes."""
         self.lease_ttl_s = lease_ttl_s
@@ -235,6 +236,17 @@ class Runtime:
         self.bus.publish(run_id, [frame])
         self.bus.idle(run_id)
 
+    async def interrupt(self, reason: str = "interrupted") -> list[str]:
+        """Pause every run executing here (status ``paused`` with ``reason``), each from its last
+        committed step, so that it resumes here or elsewhere; returns their ids."""
+        ids, tasks = list(self._tasks), list(self._tasks.values())
+        for run_id, task in zip(ids, tasks, strict=True):
+            self._runners[run_id].interrupted = reason
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        return ids
+
     async def fork(self, run_id: str, *, at_seq: int | None = None) -> str:
         """A new run sharing ``run_id``'s frames up to ``at_seq`` (default: all), ready to resume."""
         source = self.store.get_run(run_id)
@@ -300,9 +312,11 @@ class Runtime:
         self._errors.pop(run.id, None)
         task = loop.create_task(runner.run_stretch(), name=f"run-{run.id}")
         self._tasks[run.id] = task
+        self._runners[run.id] = runner
 
         def _done(_: asyncio.Task[RunStatus]) -> None:
             self._tasks.pop(run.id, None)
+            self._runners.pop(run.id, None)
             if not task.cancelled() and task.exception() is not None:
                 self._errors[run.id] = task.exception()  # type: ignore[assignment]
             self.bus.idle(run.id)
