@@ -65,7 +65,12 @@ def register(subparsers: Any) -> None:
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
     p.add_argument("run_id")
-    p.add_argument("--at", type=int, metavar="SEQ", help="last frame seq to keep (default: all)")
+    p.add_argument(
+        "--at",
+        type=int,
+        metavar="SEQ",
+        help="last frame seq to keep (default: all; for a failed run, all before the failure)",
+    )
     p.set_defaults(func=cmd_fork)
 
     p = sub.add_parser("export", help="a run's frames as JSON Lines")

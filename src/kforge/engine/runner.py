@@ -21,6 +21,7 @@ from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
+    ModelUnavailableError,
     StateCorruptionError,
     WriteConflictError,
 )
@@ -41,12 +42,16 @@ from kforge.store.lease import Lease
 
 __all__ = [
     "JOURNAL_EXCLUDED",
+    "MODEL_UNAVAILABLE",
     "SNAPSHOT_EVERY",
     "RestorePoint",
     "StepRunner",
     "load_state",
     "restore_point",
 ]
+
+MODEL_UNAVAILABLE = "model_unavailable"
+"""The pause reason of a run whose model stayed unreachable through its retries."""
 
 SNAPSHOT_EVERY = 64
 """Steps between periodic snapshots (one more is written at every pause and at the end)."""
@@ -369,6 +374,15 @@ class StepRunner:
                     raise
                 ctx.end_replay()
                 text = printable(str(exc))
+                if isinstance(exc, ModelUnavailableError):
+                    # an outage outlasting the retries: the run waits for the endpoint, and
+                    # the reason's detail rides on the status change, never replayed
+                    return self._pause(
+                        ctx,
+                        MODEL_UNAVAILABLE,
+                        Snapshot(step_no, step_seq, baseline.trusted()),
+                        detail=text,
+                    )
                 ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=text))
                 ctx.emit(
                     StatusChanged(from_status="running", to_status="failed", reason=text[:200])
@@ -470,9 +484,12 @@ class StepRunner:
         )
         return RunStatus.PAUSED
 
-    def _pause(self, ctx: RunContext, reason: str, snapshot: Snapshot) -> RunStatus:
+    def _pause(
+        self, ctx: RunContext, reason: str, snapshot: Snapshot, *, detail: str = ""
+    ) -> RunStatus:
         """Stop between durable points and leave the run paused, resumable from its last step."""
-        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=reason))
+        said = f"{reason}: {detail}"[:300] if detail else reason
+        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=said))
         self._commit(
             ctx.take_pending(),
             final=True,

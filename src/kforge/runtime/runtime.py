@@ -19,6 +19,7 @@ from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.state import diff_state
 from kforge.errors import InvalidRunStateError, RunLeasedError
 from kforge.frames import (
+    ErrorFrame,
     Frame,
     InteractionAnswered,
     InteractionRequested,
@@ -248,9 +249,10 @@ class Runtime:
         return ids
 
     async def fork(self, run_id: str, *, at_seq: int | None = None) -> str:
-        """A new run sharing ``run_id``'s frames up to ``at_seq`` (default: all), ready to resume."""
+        """A new run sharing ``run_id``'s frames up to ``at_seq``, ready to resume. By default all
+        of them, or for a failed run all before its failure (so the failed step runs again)."""
         source = self.store.get_run(run_id)
-        upto = source.last_seq if at_seq is None else at_seq
+        upto = self._fork_point(source) if at_seq is None else at_seq
         now = utc_now()
         new = RunRecord(
             id=new_id(),
@@ -283,6 +285,15 @@ class Runtime:
         )
         self.store.commit(new.id, [frame], run_fields=fields)
         return new.id
+
+    def _fork_point(self, run: RunRecord) -> int:
+        """All of a run's frames, or for a failed run the frames before the failure (its error
+        and status change would otherwise be replayed into the step that failed)."""
+        if run.status != RunStatus.FAILED:
+            return run.last_seq
+        tail = self.store.read_frames(run.id, after_seq=max(0, run.last_seq - 2))
+        failure = [f for f in tail if isinstance(f, ErrorFrame | StatusChanged)]
+        return failure[0].seq - 1 if failure else run.last_seq
 
     def _launch(
         self,
