@@ -34,6 +34,7 @@ from kforge.llm.types import Message, ToolCall
 from kforge.runtime.registry import AgentRegistry
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunStatus, Snapshot, StepRecord
+from kforge.store.lease import Lease
 from kforge.store.sqlite import SQLiteStore
 from kforge.tools import execute_tool, tool
 
@@ -117,8 +118,11 @@ class StepTimingStore(SQLiteStore):
         step: StepRecord | None = None,
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
-        super().commit(run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields)
+        super().commit(
+            run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields, lease=lease
+        )
         if step is not None and self.step_committed_at is None:
             self.step_committed_at = time.perf_counter()
 

@@ -19,6 +19,8 @@ ForgeError
  ├── StoreError                  persistence failed
  │    ├── RunNotFoundError
  │    ├── StateCorruptionError   neither the snapshot nor the frames rebuild the state
+ │    ├── WriteConflictError     another writer committed to the run first
+ │    │    └── RunLeasedError    the run is live in another process (also an InvalidRunStateError)
  │    └── InvalidRunStateError   the run is not in a status that allows the operation
  ├── GraphDefinitionError        a phase graph is malformed
  ├── ReplayDivergenceError       a resumed step asked for something other than what it recorded
@@ -41,6 +43,7 @@ __all__ = [
     "ModelResponseError",
     "ModelUnavailableError",
     "ReplayDivergenceError",
+    "RunLeasedError",
     "RunNotFoundError",
     "ScriptedModelError",
     "StateCorruptionError",
@@ -51,6 +54,7 @@ __all__ = [
     "ToolTimeoutError",
     "UnknownToolError",
     "ValidationError",
+    "WriteConflictError",
 ]
 
 
@@ -132,8 +136,29 @@ class StateCorruptionError(StoreError):
     pass
 
 
+class WriteConflictError(StoreError):
+    pass
+
+
 class InvalidRunStateError(StoreError):
     pass
+
+
+class RunLeasedError(WriteConflictError, InvalidRunStateError):
+    """The run's lease is held by another live writer; nothing was written."""
+
+    def __init__(self, run_id: str, owner: str, expires_at: float) -> None:
+        from datetime import UTC, datetime
+
+        until = datetime.fromtimestamp(expires_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        super().__init__(
+            f"run '{run_id}' is live in another process (lease held by {owner} until {until}); "
+            "wait for it to pause or end, or resume it after the lease expires if that process "
+            "is gone"
+        )
+        self.run_id = run_id
+        self.owner = owner
+        self.expires_at = expires_at
 
 
 class GraphDefinitionError(ForgeError):

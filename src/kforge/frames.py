@@ -533,6 +533,16 @@ def frame_body_json(frame: Frame) -> str:
         return jsoncodec.dumps({name: _encode(value) for name, value in body.items()})
 
 
+def unstorable_field(frame: Frame) -> str:
+    """Which field keeps ``frame`` from being stored, and why (for error messages)."""
+    for name in _names(type(frame)):
+        try:
+            jsoncodec.dumps(_encode(getattr(frame, name)))
+        except (TypeError, ValueError) as exc:
+            return f"frame '{frame.type}' field '{name}' cannot be stored ({exc})"
+    return f"frame '{frame.type}' cannot be stored"
+
+
 _SLOTS: dict[type[Frame], tuple[tuple[Any, Any], ...]] = {}
 _set_run_id = Frame.__dict__["run_id"].__set__
 _set_seq = Frame.__dict__["seq"].__set__

@@ -22,11 +22,19 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 def dumps(value: Any) -> str:
-    """``value`` as compact JSON text; ``TypeError`` if it holds something JSON cannot."""
+    """``value`` as compact JSON text; ``TypeError`` if it holds something JSON cannot,
+    ``ValueError`` if it holds a string UTF-8 cannot (a lone surrogate)."""
     try:
         return orjson.dumps(value, option=_OPTIONS).decode()
     except TypeError:  # orjson.JSONEncodeError; the stdlib either manages or says why not
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"text holds a lone surrogate ({text[exc.start : exc.end]!a}), which UTF-8 cannot store"
+        ) from None
+    return text
 
 
 def loads(text: str | bytes) -> Any:

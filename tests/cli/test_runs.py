@@ -13,7 +13,7 @@ import pytest
 from kforge.cli import main
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime, default_registry
-from kforge.store import SQLiteStore
+from kforge.store import RunRecord, RunStatus, SQLiteStore
 from tests.engine.sample_agents import CounterAgent, DraftAgent
 
 
@@ -115,3 +115,44 @@ def test_bad_run_ids_and_answers_are_clear_errors(
     assert "must be one of approve, modify, reject" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--db", str(db), "runs", "fork"])
+
+
+def test_list_tells_live_runs_from_interrupted_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kforge.frames import StatusChanged
+    from kforge.store.lease import Lease
+
+    db = tmp_path / "k.db"
+    store = SQLiteStore(db)
+    for run_id, lease in (
+        ("live-run", Lease(owner="otherhost:7:abc")),
+        ("crashed-run", Lease(owner="otherhost:8:def", ttl_s=-1)),
+    ):
+        store.create_run(new_record(run_id))
+        store.commit(
+            run_id,
+            [StatusChanged(run_id=run_id, seq=1, from_status="pending", to_status="running")],
+            run_fields={"status": RunStatus.RUNNING},
+            lease=lease,
+        )
+    store.close()
+    assert main(["--db", str(db), "runs", "list"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert " running " in lines["live-run"] and "live in otherhost:7:abc" in lines["live-run"]
+    assert " interrupted " in lines["crashed-run"]
+    assert "kforge runs resume crashed-run" in lines["crashed-run"]
+
+
+def new_record(run_id: str) -> RunRecord:
+    from kforge.frames import utc_now
+
+    now = utc_now()
+    return RunRecord(
+        id=run_id,
+        agent_type="test.counter",
+        status=RunStatus.PENDING,
+        created_at=now,
+        updated_at=now,
+        input={"args": {}},
+    )

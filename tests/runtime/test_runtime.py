@@ -206,3 +206,29 @@ async def test_child_agents_fork_and_wait_record_the_parent() -> None:
         await children.wait(parent.id)
     with pytest.raises(ValidationError, match="prompt is empty"):
         await children.fork("  ")
+
+
+async def test_wait_raises_the_error_of_a_stretch_that_ended_however_late_it_is_called() -> None:
+    from kforge.errors import StoreError
+
+    class FailingStore(MemoryStore):
+        fail = False
+
+        def commit(self, run_id, frames, **kw):  # type: ignore[no-untyped-def]
+            if self.fail:
+                raise StoreError("disk full: free some space, then resume the run")
+            return super().commit(run_id, frames, **kw)
+
+    store = FailingStore()
+    rt = Runtime(store, model=ScriptedModel(["1", "2"]), registry=make_registry())
+    run_id = await rt.start("test.counter", {"target": 2})
+    store.fail = True
+    while rt.is_active(run_id):  # let the stretch end unobserved
+        await asyncio.sleep(0)
+    for _ in range(2):
+        with pytest.raises(StoreError, match="disk full"):
+            await rt.wait(run_id)
+    store.fail = False
+    rt._model = ScriptedModel(["1", "2"])
+    await rt.resume(run_id)
+    assert (await rt.wait(run_id)).status == RunStatus.COMPLETED

@@ -3,7 +3,10 @@
 usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON
        worker.py DB resume RUN_ID REPLIES_JSON [ANSWER_JSON]
 Prints the run id, then the status the stretch ended with. WORKER_DELAY (seconds) slows each
-model call so that a kill from outside lands mid-run.
+model call so that a kill from outside lands mid-run. With WORKER_GATE=1 the first model call
+waits for a line on standard input (the run id is printed once the resume is durable), so a
+test can hold the run live while it tries something else. An error ends the process with code 3
+after printing ``error TYPE: MESSAGE``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this checkout's kforge
 
+from kforge.errors import ForgeError
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.runtime import Runtime
@@ -26,9 +31,14 @@ from tests.engine.sample_agents import make_registry
 
 
 class SlowScripted(ScriptedModel):
+    gated = os.environ.get("WORKER_GATE") == "1"
+
     async def complete(
         self, messages: Sequence[Message], settings: ModelSettings | None = None, **kw: Any
     ) -> ModelResponse:
+        if self.gated:
+            self.gated = False
+            await asyncio.to_thread(sys.stdin.readline)
         await asyncio.sleep(float(os.environ.get("WORKER_DELAY", "0")))
         return await super().complete(messages, settings, **kw)
 
@@ -42,7 +52,8 @@ async def main(argv: list[str]) -> None:
         run_id = await rt.start(argv[2], json.loads(argv[3]))
     else:
         run_id = argv[2]
-        await rt.resume(run_id, json.loads(argv[4]) if len(argv) > 4 else None)
+        answer = json.loads(argv[4]) if len(argv) > 4 else None
+        await rt.resume(run_id, answer, durable=True)
     print(run_id, flush=True)
     run = await rt.wait(run_id)
     print(run.status.value, flush=True)
@@ -52,4 +63,8 @@ async def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1:]))
+    try:
+        asyncio.run(main(sys.argv[1:]))
+    except ForgeError as exc:
+        print(f"error {type(exc).__name__}: {exc}", flush=True)
+        sys.exit(3)

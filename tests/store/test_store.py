@@ -8,9 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kforge.errors import InvalidRunStateError, RunNotFoundError, StoreError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    StoreError,
+    WriteConflictError,
+)
 from kforge.frames import AgentThinking, StatusChanged, utc_now
 from kforge.store import MemoryStore, RunRecord, RunStatus, Snapshot, SQLiteStore, StepRecord, Store
+from kforge.store.lease import Lease
 from kforge.store.migrations import MIGRATIONS, schema_version
 
 
@@ -170,3 +177,71 @@ def test_sqlite_reports_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="cannot open database"):
         SQLiteStore(path)
+
+
+def test_lease_claimed_with_a_commit_refuses_other_live_writers(store: Store) -> None:
+    store.create_run(new_run())
+    mine = Lease(owner="elsewhere:1:aaa")
+    store.commit("r1", [thinking("r1", 1)], lease=mine)
+    run = store.get_run("r1")
+    assert run.lease_owner == "elsewhere:1:aaa" and run.is_live()
+    assert run.lease_expires_at is not None and run.heartbeat_at is not None
+    with pytest.raises(RunLeasedError, match="lease held by elsewhere:1:aaa until") as info:
+        store.commit("r1", [thinking("r1", 2)], lease=Lease(owner="elsewhere:2:bbb"))
+    assert isinstance(info.value, WriteConflictError)
+    assert store.get_run("r1").last_seq == 1  # nothing written
+    assert store.renew_lease("r1", mine)
+    assert not store.renew_lease("r1", Lease(owner="elsewhere:2:bbb"))
+    store.commit("r1", [thinking("r1", 2)], lease=Lease(owner=mine.owner, release=True))
+    assert store.get_run("r1").lease_owner is None
+    assert not store.get_run("r1").is_live()
+
+
+def test_expired_or_dead_leases_are_taken_over(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit("r1", [thinking("r1", 1)], lease=Lease(owner="elsewhere:1:aaa", ttl_s=-1))
+    assert not store.get_run("r1").is_live()  # expired
+    store.commit("r1", [thinking("r1", 2)], lease=Lease(owner="elsewhere:2:bbb"))
+    assert store.get_run("r1").lease_owner == "elsewhere:2:bbb"
+    store.commit(
+        "r1",
+        [thinking("r1", 3)],
+        lease=Lease(owner="elsewhere:3:ccc", takeover="elsewhere:2:bbb"),
+    )
+    assert store.get_run("r1").lease_owner == "elsewhere:3:ccc"
+
+
+def test_a_seq_conflict_is_a_write_conflict(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit("r1", [thinking("r1", 1)])
+    with pytest.raises(WriteConflictError, match="another writer"):
+        store.commit("r1", [thinking("r1", 1)])
+
+
+def test_a_version_1_database_gains_the_lease_columns(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for statement in MIGRATIONS[0][1].split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT INTO schema_version VALUES (1)")
+    conn.execute(
+        "INSERT INTO runs (id, agent_type, status, created_at, updated_at, input) "
+        "VALUES ('old', 't', 'running', '2026-01-01T00:00:00+00:00', "
+        "'2026-01-01T00:00:00+00:00', '{}')"
+    )
+    conn.close()
+    s = SQLiteStore(path)
+    run = s.get_run("old")
+    assert run.lease_owner is None and not run.is_live()
+    s.close()
+
+
+def test_a_lease_is_given_up_only_by_its_owner(store: Store) -> None:
+    store.create_run(new_run())
+    store.commit("r1", [thinking("r1", 1)], lease=Lease(owner="elsewhere:1:aaa"))
+    assert not store.renew_lease("r1", Lease(owner="elsewhere:2:bbb", release=True))
+    assert store.get_run("r1").lease_owner == "elsewhere:1:aaa"
+    assert store.renew_lease("r1", Lease(owner="elsewhere:1:aaa", release=True))
+    assert store.get_run("r1").lease_owner is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -49,6 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = func(args)
     except ForgeError as exc:
         print(f"kforge: error: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:  # a damaged file read past the store's own checks
+        print(
+            f"kforge: error: the database is damaged ({exc}); copy out what is readable with "
+            "`sqlite3 DB .recover > recovered.sql`, then restore a backup",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("kforge: interrupted", file=sys.stderr)

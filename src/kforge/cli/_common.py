@@ -4,10 +4,16 @@ answering its questions at the terminal."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
+import shlex
+import signal
 import sys
+import weakref
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from kforge.explain import describe_frame
 from kforge.frames import Frame
@@ -22,8 +28,11 @@ __all__ = [
     "parse_answer",
     "print_frame",
     "report_outcome",
+    "run_interruptible",
     "save_report",
 ]
+
+T = TypeVar("T")
 
 QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
 
@@ -38,7 +47,67 @@ def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
     import kforge.agents  # noqa: F401  (registers the built-in agents)
 
     model = getattr(args, "model", None)
-    return Runtime(open_store(args), model=model, **kwargs)
+    runtime = Runtime(open_store(args), model=model, **kwargs)
+    _OPEN_RUNTIMES.add(runtime)
+    return runtime
+
+
+_OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()
+"""Runtimes this command opened: what a Ctrl-C pauses."""
+
+
+def run_interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace) -> T:
+    """``asyncio.run(main)``, but SIGINT and SIGTERM pause the runs executing here (resumable
+    from their last committed step), print how to resume them and exit 130 or 143; a second
+    signal exits at once (the runs still resume, from their last committed step)."""
+    return asyncio.run(_interruptible(main, args))
+
+
+async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace) -> T:
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(main)
+    received: list[int] = []
+    paused: list[str] = []
+
+    async def pause() -> None:
+        name = signal.Signals(received[0]).name
+        for runtime in list(_OPEN_RUNTIMES):
+            paused.extend(await runtime.interrupt(f"interrupted by {name}"))
+        task.cancel()
+
+    pausing: list[asyncio.Task[None]] = []
+
+    def on_signal(signum: int) -> None:
+        if received:
+            print("\nkforge: exiting now", file=sys.stderr, flush=True)
+            os._exit(128 + signum)
+        received.append(signum)
+        print(
+            "\nkforge: pausing the run (press Ctrl-C again to exit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+        pausing.append(loop.create_task(pause()))
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            if not received:
+                raise
+        if not received:
+            return result
+        await pausing[0]
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    db = f" --db {shlex.quote(str(args.db))}" if getattr(args, "db", None) else ""
+    for run_id in paused:
+        print(f"\nrun {run_id} paused; resume with: kforge{db} runs resume {run_id}", flush=True)
+    raise SystemExit(128 + received[0])
 
 
 def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:

@@ -7,13 +7,18 @@ builds on the same pieces for a conversation.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from kforge.cli._common import add_document_options, open_runtime, print_frame, report_outcome
+from kforge.cli._common import (
+    add_document_options,
+    open_runtime,
+    print_frame,
+    report_outcome,
+    run_interruptible,
+)
 from kforge.errors import ValidationError
 from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan, TokenDelta
 from kforge.runtime.runtime import Runtime
@@ -215,7 +220,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             await rt.aclose()
 
     live = LiveAnswer.for_terminal(sys.stdout)
-    run = asyncio.run(go())
+    run = run_interruptible(go(), args)
     if run.status != RunStatus.COMPLETED:
         if live is not None and live.text:
             print(file=sys.stdout)

@@ -8,11 +8,11 @@ later, from the same database.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, session_turns
+from kforge.cli._common import run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
@@ -123,4 +123,6 @@ async def run_chat(
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    return asyncio.run(run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr))
+    return run_interruptible(
+        run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr), args
+    )

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from kforge.cli._common import add_document_options, drive_run, open_runtime, report_outcome
+from kforge.cli._common import (
+    add_document_options,
+    drive_run,
+    open_runtime,
+    report_outcome,
+    run_interruptible,
+)
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.store.base import RunRecord
 
@@ -96,5 +101,5 @@ def cmd_research(args: argparse.Namespace) -> int:
             rt, run_id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose
         )
 
-    run = asyncio.run(go())
+    run = run_interruptible(go(), args)
     return report_outcome(run, output=args.output)

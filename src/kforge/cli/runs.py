@@ -6,12 +6,20 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
-from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
-from kforge.errors import ValidationError
+from kforge.cli._common import (
+    drive_run,
+    open_runtime,
+    open_store,
+    parse_answer,
+    report_outcome,
+    run_interruptible,
+)
+from kforge.errors import StateCorruptionError, ValidationError
 from kforge.frames import frame_to_json
-from kforge.store.base import RunRecord, RunStatus
+from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = ["register"]
 
@@ -57,7 +65,12 @@ def register(subparsers: Any) -> None:
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
     p.add_argument("run_id")
-    p.add_argument("--at", type=int, metavar="SEQ", help="last frame seq to keep (default: all)")
+    p.add_argument(
+        "--at",
+        type=int,
+        metavar="SEQ",
+        help="last frame seq to keep (default: all; for a failed run, all before the failure)",
+    )
     p.set_defaults(func=cmd_fork)
 
     p = sub.add_parser("export", help="a run's frames as JSON Lines")
@@ -78,12 +91,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'RUN':<32}  {'AGENT':<14} {'STATUS':<14} {'STEPS':>5}  {'CREATED (UTC)':<19}  NOTE")
     for run in runs:
-        note = run.pause_reason or run.error or ""
+        status, note = run.status.value, run.pause_reason or run.error or ""
         if run.status == RunStatus.AWAITING_USER and run.pending_interaction:
             note = "asks: " + str(run.pending_interaction.get("prompt", ""))
+        elif run.status in (RunStatus.RUNNING, RunStatus.PENDING) and run.is_live():
+            until = datetime.fromtimestamp(run.lease_expires_at or 0, UTC).strftime("%H:%M:%S")
+            note = f"live in {run.lease_owner} (lease until {until} UTC)"
+        elif run.status == RunStatus.RUNNING:
+            status, note = "interrupted", "resume with: kforge runs resume " + run.id
         print(
-            f"{run.id:<32}  {run.agent_type:<14} {run.status.value:<14} {run.iteration:>5}  "
-            f"{_age(run):<19}  {note[:60]}"
+            f"{run.id:<32}  {run.agent_type:<14} {status:<14} {run.iteration:>5}  "
+            f"{_age(run):<19}  {note[:80]}"
         )
     return 0
 
@@ -155,7 +173,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             rt, run.id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose, after_seq=after
         )
 
-    run = asyncio.run(go())
+    run = run_interruptible(go(), args)
     return report_outcome(run)
 
 
@@ -169,10 +187,33 @@ def cmd_fork(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]]:
+    """The run's frames as JSON lines, and the seqs of those too damaged to read."""
+    try:
+        return [frame_to_json(f) for f in store.read_frames(run.id)], []
+    except StateCorruptionError:
+        pass
+    lines: list[str] = []
+    damaged: list[int] = []
+    for seq in range(1, run.last_seq + 1):
+        try:
+            lines.extend(
+                frame_to_json(f) for f in store.read_frames(run.id, after_seq=seq - 1, limit=1)
+            )
+        except StateCorruptionError:
+            damaged.append(seq)
+    return lines, damaged
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = store.get_run(args.run_id)
-    lines = [frame_to_json(f) for f in store.read_frames(run.id)]
+    lines, damaged = _readable_frames(store, run)
+    if damaged:
+        print(
+            f"kforge: warning: left out damaged frames {', '.join(map(str, damaged))}",
+            file=sys.stderr,
+        )
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + ("\n" if lines else ""))

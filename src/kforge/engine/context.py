@@ -12,7 +12,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kforge.errors import LimitExceededError, ModelOutputError, ReplayDivergenceError
+from kforge.errors import (
+    LimitExceededError,
+    ModelOutputError,
+    ReplayDivergenceError,
+    ValidationError,
+)
 from kforge.frames import (
     DataEvent,
     Frame,
@@ -21,8 +26,10 @@ from kforge.frames import (
     ModelCall,
     TokenDelta,
     UsageFrame,
+    frame_body_json,
     new_id,
     stamped,
+    unstorable_field,
 )
 from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
@@ -131,6 +138,16 @@ class RunContext:
             self._replayed_ids.add(recorded.id)
             return recorded  # type: ignore[return-value]
         frame = stamped(frame, self.run_id, self._next_seq)
+        # encoded before it is queued: a frame the store could not take fails here, at the
+        # step that made it, and neither the pending list nor the seq counter hold it
+        try:
+            frame_body_json(frame)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(
+                f"run {self.run_id} step {self.step}: {unstorable_field(frame)}; frames must hold "
+                "JSON values (dicts, lists, strings without lone surrogates, numbers, booleans, "
+                "None)"
+            ) from exc
         self._next_seq += 1
         self._pending.append(frame)
         return frame
@@ -169,7 +186,12 @@ class RunContext:
     def flush(self) -> None:
         """Commit the frames emitted so far (a durable point inside a step)."""
         if self._pending:
-            self._flush(self.take_pending())
+            frames = self.take_pending()
+            try:
+                self._flush(frames)
+            except BaseException:
+                self.requeue(frames)  # still the step's: its failure is committed after them
+                raise
 
     # -- model ----------------------------------------------------------------------------
 

@@ -18,7 +18,13 @@ from kforge.engine.agent import StepAgent
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
 from kforge.engine.state import Baseline, diff_state, rebuild_state
-from kforge.errors import LimitExceededError, StateCorruptionError
+from kforge.errors import (
+    InvalidRunStateError,
+    LimitExceededError,
+    ModelUnavailableError,
+    StateCorruptionError,
+    WriteConflictError,
+)
 from kforge.frames import (
     Complete,
     ErrorFrame,
@@ -32,15 +38,20 @@ from kforge.frames import (
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
+from kforge.store.lease import Lease
 
 __all__ = [
     "JOURNAL_EXCLUDED",
+    "MODEL_UNAVAILABLE",
     "SNAPSHOT_EVERY",
     "RestorePoint",
     "StepRunner",
     "load_state",
     "restore_point",
 ]
+
+MODEL_UNAVAILABLE = "model_unavailable"
+"""The pause reason of a run whose model stayed unreachable through its retries."""
 
 SNAPSHOT_EVERY = 64
 """Steps between periodic snapshots (one more is written at every pause and at the end)."""
@@ -61,19 +72,27 @@ class RestorePoint:
     """The state's JSON as stored, when the state is exactly a stored snapshot."""
 
 
-def restore_point(store: Store, run_id: str, *, last_step: int | None = None) -> RestorePoint:
+_DAMAGE = (StateCorruptionError, KeyError, TypeError, ValueError, AttributeError, IndexError)
+"""What restoring from damaged records raises (agents' restore_state included)."""
+
+
+def restore_point(
+    store: Store, run_id: str, *, last_step: int | None = None, use_snapshot: bool = True
+) -> RestorePoint:
     """Rebuild a run's state from its latest snapshot and the step deltas after it.
 
     ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
-    follow it and they are not read. Falls back from an unreadable snapshot to replaying every
-    step delta.
+    follow it and they are not read. Falls back from an unreadable snapshot (or with
+    ``use_snapshot=False``) to replaying every step delta.
     """
     base: dict[str, Any] = {}
     step_no, seq = -1, 0
-    try:
-        snapshot = store.latest_snapshot(run_id)
-    except StateCorruptionError:
-        snapshot = None
+    snapshot = None
+    if use_snapshot:
+        try:
+            snapshot = store.latest_snapshot(run_id)
+        except StateCorruptionError:
+            snapshot = None
     if snapshot is None:
         steps = store.read_steps(run_id, after_step=-1)
     else:
@@ -87,6 +106,11 @@ def restore_point(store: Store, run_id: str, *, last_step: int | None = None) ->
         raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
     text = snapshot.text if snapshot is not None and not steps else None
     return RestorePoint(state, step_no, seq, text)
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates escaped, so that an error quoting bad input can be stored."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
@@ -111,6 +135,7 @@ class StepRunner:
         opening: list[Frame] | None = None,
         question: InteractionRequested | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         self.store = store
         self.run = run
@@ -127,15 +152,50 @@ class StepRunner:
         """Where streamed model text goes as it is generated (live subscribers)."""
         self._opening_fields: dict[str, Any] | None = None
         """The run fields of the opening while it is not committed yet."""
+        self.lease = lease
+        """Claimed with the opening, renewed by every commit and the heartbeat, released by the
+        commit that ends the stretch."""
+        self.opened: asyncio.Future[None] | None = None
+        """Done once the opening (the answer, the "running" status, the lease) is durable, or
+        with the error that kept it from being so."""
+        self._lost: WriteConflictError | None = None
+        """Set when another writer holds the run: from then on this stretch writes nothing."""
+        self._task: asyncio.Task[Any] | None = None
+        self.interrupted: str | None = None
+        """Set before cancelling the stretch to pause the run with this reason instead."""
 
-    def _commit(self, frames: list[Frame], **kwargs: Any) -> None:
+    def _commit(self, frames: list[Frame], *, final: bool = False, **kwargs: Any) -> None:
+        if self._lost is not None:
+            raise self._lost
         opening = self._opening_fields
         if opening is not None:
             kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
-        self.store.commit(self.run.id, frames, **kwargs)
-        self._opening_fields = None
+        lease = self.lease
+        if lease is not None and final:
+            lease = Lease(owner=lease.owner, takeover=lease.takeover, release=True)
+        try:
+            self.store.commit(self.run.id, frames, lease=lease, **kwargs)
+        except WriteConflictError as exc:
+            self._lost = exc
+            self._set_opened(exc)
+            raise
+        except Exception as exc:
+            if opening is not None:
+                self._set_opened(exc)
+            raise
+        if opening is not None:
+            self._opening_fields = None
+            self._set_opened(None)
         if frames and self.on_commit is not None:
             self.on_commit(self.run.id, frames)
+
+    def _set_opened(self, error: BaseException | None) -> None:
+        if self.opened is None or self.opened.done():
+            return
+        if error is None:
+            self.opened.set_result(None)
+        else:
+            self.opened.set_exception(error)
 
     def _commit_opening(self, ctx: RunContext) -> None:
         """Commit the opening if no step commit has taken it along yet (runs as soon as the
@@ -145,22 +205,85 @@ class StepRunner:
         frames = ctx.take_pending()
         try:
             self._commit(frames)
+        except WriteConflictError:
+            # another writer holds the run: stop the step before it acts on anything
+            if self._task is not None:
+                self._task.cancel()
         except Exception:  # the step's next commit retries and reports it
             ctx.requeue(frames)
 
+    def _give_up_lease(self) -> None:
+        """A stretch that ends without recording how (an error it could not commit) no longer
+        writes: the run is interrupted, not live, and may be resumed at once."""
+        if self.lease is None or self._lost is not None:
+            return
+        try:
+            self.store.renew_lease(
+                self.run.id, Lease(owner=self.lease.owner, ttl_s=0, release=True)
+            )
+        except Exception:
+            pass  # the lease lapses on its own
+
+    async def _heartbeat(self, lease: Lease) -> None:
+        """Renew the lease while a long step commits nothing; stop the step if it was lost."""
+        while True:
+            await asyncio.sleep(lease.ttl_s / 3)
+            if self._opening_fields is None and not self.store.renew_lease(self.run.id, lease):
+                self._lost = WriteConflictError(
+                    f"run '{self.run.id}': the lease of {lease.owner} lapsed and another "
+                    "writer took the run over; this stretch stopped without writing"
+                )
+                if self._task is not None:
+                    self._task.cancel()
+                return
+
     async def run_stretch(self) -> RunStatus:
+        loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        if self.opened is None:
+            self.opened = loop.create_future()
+        # nobody need await it: an unread failure is still reported by wait()
+        self.opened.add_done_callback(lambda f: f.cancelled() or f.exception())
+        heartbeat = (
+            loop.create_task(self._heartbeat(self.lease)) if self.lease is not None else None
+        )
+        try:
+            return await self._stretch()
+        except asyncio.CancelledError:
+            if self._lost is not None:
+                raise self._lost from None
+            self._give_up_lease()
+            raise
+        except BaseException:
+            self._give_up_lease()
+            raise
+        finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+            self._set_opened(
+                self._lost
+                or InvalidRunStateError(
+                    f"run '{self.run.id}': the stretch ended before its opening was committed"
+                )
+            )
+
+    async def _stretch(self) -> RunStatus:
         run_id = self.run.id
         try:
-            point = restore_point(self.store, run_id, last_step=self.run.iteration)
+            try:
+                point = restore_point(self.store, run_id, last_step=self.run.iteration)
+                self.agent.restore_state(point.state["agent"])
+            except _DAMAGE:
+                # whatever is wrong with the snapshot, the step deltas may still rebuild it
+                point = restore_point(self.store, run_id, use_snapshot=False)
+                self.agent.restore_state(point.state["agent"])
             full_state, step_no, step_seq = point.state, point.step, point.seq
             # no copy for the agent: the baseline checks the objects they share at the first diff
             baseline = Baseline(full_state, shared=True, text=point.text)
-            self.agent.restore_state(full_state["agent"])
-        except (StateCorruptionError, KeyError, TypeError, ValueError) as exc:
+            tail = self._tail(step_seq)
+        except _DAMAGE as exc:
             return self._fail_corrupt(exc)
-        journal = [
-            f for f in [*self._tail(step_seq), *self.opening] if f.type not in JOURNAL_EXCLUDED
-        ]
+        journal = [f for f in [*tail, *self.opening] if f.type not in JOURNAL_EXCLUDED]
         runtime_state = dict(full_state.get("runtime", {}))
         usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
         ctx = RunContext(
@@ -219,6 +342,7 @@ class StepRunner:
                 )
                 self._commit(
                     ctx.take_pending(),
+                    final=True,
                     snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
                     run_fields={
                         "status": RunStatus.AWAITING_USER,
@@ -229,23 +353,46 @@ class StepRunner:
             except LimitExceededError as exc:
                 return self._pause_on_limit(ctx, exc, step_no, step_seq, baseline.trusted())
             except asyncio.CancelledError:
+                if self._lost is not None:
+                    raise self._lost from None
                 ctx.end_replay()
+                if self.interrupted is not None:
+                    return self._pause(
+                        ctx, self.interrupted, Snapshot(step_no, step_seq, baseline.trusted())
+                    )
                 ctx.emit(
                     StatusChanged(from_status="running", to_status="cancelled", reason="cancelled")
                 )
-                self._commit(ctx.take_pending(), run_fields={"status": RunStatus.CANCELLED})
+                self._commit(
+                    ctx.take_pending(), final=True, run_fields={"status": RunStatus.CANCELLED}
+                )
                 raise
             except Exception as exc:
+                if self._lost is not None:
+                    raise self._lost from exc
+                if isinstance(exc, WriteConflictError):
+                    raise
                 ctx.end_replay()
-                ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=str(exc)))
+                text = printable(str(exc))
+                if isinstance(exc, ModelUnavailableError):
+                    # an outage outlasting the retries: the run waits for the endpoint, and
+                    # the reason's detail rides on the status change, never replayed
+                    return self._pause(
+                        ctx,
+                        MODEL_UNAVAILABLE,
+                        Snapshot(step_no, step_seq, baseline.trusted()),
+                        detail=text,
+                    )
+                ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=text))
                 ctx.emit(
-                    StatusChanged(from_status="running", to_status="failed", reason=str(exc)[:200])
+                    StatusChanged(from_status="running", to_status="failed", reason=text[:200])
                 )
                 self._commit(
                     ctx.take_pending(),
+                    final=True,
                     run_fields={
                         "status": RunStatus.FAILED,
-                        "error": f"{type(exc).__name__}: {exc}",
+                        "error": f"{type(exc).__name__}: {text}",
                     },
                 )
                 return RunStatus.FAILED
@@ -276,6 +423,7 @@ class StepRunner:
             try:
                 self._commit(
                     frames,
+                    final=outcome.done,
                     step=StepRecord(step_no, step_seq, delta),
                     snapshot=snapshot,
                     run_fields=fields,
@@ -326,12 +474,27 @@ class StepRunner:
         ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=str(exc)))
         self._commit(
             ctx.take_pending(),
+            final=True,
             snapshot=Snapshot(step_no, step_seq, prev_state),
             run_fields={
                 "status": RunStatus.PAUSED,
                 "pause_reason": f"limit:{exc.limit}",
                 "result": partial,
             },
+        )
+        return RunStatus.PAUSED
+
+    def _pause(
+        self, ctx: RunContext, reason: str, snapshot: Snapshot, *, detail: str = ""
+    ) -> RunStatus:
+        """Stop between durable points and leave the run paused, resumable from its last step."""
+        said = f"{reason}: {detail}"[:300] if detail else reason
+        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=said))
+        self._commit(
+            ctx.take_pending(),
+            final=True,
+            snapshot=snapshot,
+            run_fields={"status": RunStatus.PAUSED, "pause_reason": reason},
         )
         return RunStatus.PAUSED
 
@@ -362,5 +525,5 @@ class StepRunner:
                 reason=reason,
             ),
         ]
-        self._commit(frames, run_fields={"status": RunStatus.FAILED, "error": message})
+        self._commit(frames, final=True, run_fields={"status": RunStatus.FAILED, "error": message})
         return RunStatus.FAILED

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -16,8 +17,9 @@ from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.state import diff_state
-from kforge.errors import InvalidRunStateError, ValidationError
+from kforge.errors import InvalidRunStateError, RunLeasedError
 from kforge.frames import (
+    ErrorFrame,
     Frame,
     InteractionAnswered,
     InteractionRequested,
@@ -30,36 +32,13 @@ from kforge.frames import (
 from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
+from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
+from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
 __all__ = ["Runtime", "normalize_answer"]
-
-
-def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, Any]:
-    """Turn a user's answer into the dict agent code receives, checking it against the options."""
-    if answer is None:
-        raise ValidationError(
-            f"run is waiting for an answer to: {request.prompt!r}"
-            + (f" (options: {', '.join(request.options)})" if request.options else "")
-        )
-    if isinstance(answer, str):
-        answer = {"action": answer} if answer in request.options else {"text": answer}
-        if request.options and "action" not in answer:
-            raise ValidationError(
-                f"answer must be one of {', '.join(request.options)} (got {answer['text']!r})"
-            )
-    if not isinstance(answer, dict):
-        raise ValidationError(
-            f"an answer must be a string or an object (got {type(answer).__name__})"
-        )
-    action = answer.get("action")
-    if request.options and action not in request.options:
-        raise ValidationError(
-            f"answer 'action' must be one of {', '.join(request.options)} (got {action!r})"
-        )
-    return dict(answer)
 
 
 class Runtime:
@@ -73,6 +52,7 @@ class Runtime:
         registry: AgentRegistry | None = None,
         services: dict[str, Any] | None = None,
         limits: RunLimits | None = None,
+        lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.sqlite import SQLiteStore
@@ -87,6 +67,13 @@ class Runtime:
         self.default_limits = limits or RunLimits()
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
+        self._errors: dict[str, BaseException] = {}
+        """The error each run's last stretch here ended with, until it is resumed again."""
+        self._opened: dict[str, asyncio.Future[None]] = {}
+        self._runners: dict[str, StepRunner] = {}
+        self.owner = new_owner()
+        """Who this runtime is in the leases of the runs it executes."""
+        self.lease_ttl_s = lease_ttl_s
 
     # -- models ---------------------------------------------------------------------------
 
@@ -147,12 +134,23 @@ class Runtime:
         self.store.commit(run_id, [], step=StepRecord(0, seq, diff_state({}, initial)))
 
     async def resume(
-        self, run_id: str, answer: Any = None, *, limits: RunLimits | None = None
+        self,
+        run_id: str,
+        answer: Any = None,
+        *,
+        limits: RunLimits | None = None,
+        durable: bool = False,
     ) -> str:
-        """Continue a run at the step where it stopped: after an answer, a pause, or a crash."""
+        """Continue a run at the step where it stopped: after an answer, a pause, or a crash.
+
+        Refused at once (RunLeasedError) while another live process executes the run. With
+        ``durable=True`` it returns only once the answer and the run's claim are committed,
+        raising the error if another writer got there first (see also :meth:`opened`).
+        """
         if run_id in self._tasks:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
         run = self.store.get_run(run_id)
+        takeover = self._check_lease(run)
         opening: list[Frame] = []
         request: InteractionRequested | None = None
         if run.status in TERMINAL_STATUSES:
@@ -189,8 +187,29 @@ class Runtime:
         awaiting = run.status == RunStatus.AWAITING_USER
         if not awaiting and not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
-        self._launch(run, agent, opening, request)
+        self._launch(run, agent, opening, request, takeover=takeover)
+        if durable:
+            await self.opened(run_id)
         return run_id
+
+    def _check_lease(self, run: RunRecord) -> str | None:
+        """Refuse a run another live writer holds; returns a gone holder that may be replaced."""
+        owner, expires = run.lease_owner, run.lease_expires_at
+        if owner is None or owner == self.owner:
+            return None
+        if not owner_alive(owner):
+            return owner
+        if expires is not None and expires >= time.time():
+            raise RunLeasedError(run.id, owner, expires)
+        return None
+
+    async def opened(self, run_id: str) -> None:
+        """Wait until the opening of the run's current stretch here (its answer, its "running"
+        status and its lease) is durable; raises the error that kept it from being so."""
+        future = self._opened.get(run_id)
+        if future is None:
+            raise InvalidRunStateError(f"run '{run_id}' was not started or resumed here")
+        await asyncio.shield(future)
 
     async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
         task = self._tasks.get(run_id)
@@ -212,15 +231,30 @@ class Runtime:
             reason=reason,
         )
         self.store.commit(
-            run_id, [frame], run_fields={"status": RunStatus.CANCELLED, "pending_interaction": None}
+            run_id,
+            [frame],
+            run_fields={"status": RunStatus.CANCELLED, "pending_interaction": None},
+            lease=Lease(owner=self.owner, takeover=self._check_lease(run), release=True),
         )
         self.bus.publish(run_id, [frame])
         self.bus.idle(run_id)
 
+    async def interrupt(self, reason: str = "interrupted") -> list[str]:
+        """Pause every run executing here (status ``paused`` with ``reason``), each from its last
+        committed step, so that it resumes here or elsewhere; returns their ids."""
+        ids, tasks = list(self._tasks), list(self._tasks.values())
+        for run_id, task in zip(ids, tasks, strict=True):
+            self._runners[run_id].interrupted = reason
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        return ids
+
     async def fork(self, run_id: str, *, at_seq: int | None = None) -> str:
-        """A new run sharing ``run_id``'s frames up to ``at_seq`` (default: all), ready to resume."""
+        """A new run sharing ``run_id``'s frames up to ``at_seq``, ready to resume. By default all
+        of them, or for a failed run all before its failure (so the failed step runs again)."""
         source = self.store.get_run(run_id)
-        upto = source.last_seq if at_seq is None else at_seq
+        upto = self._fork_point(source) if at_seq is None else at_seq
         now = utc_now()
         new = RunRecord(
             id=new_id(),
@@ -254,12 +288,23 @@ class Runtime:
         self.store.commit(new.id, [frame], run_fields=fields)
         return new.id
 
+    def _fork_point(self, run: RunRecord) -> int:
+        """All of a run's frames, or for a failed run the frames before the failure (its error
+        and status change would otherwise be replayed into the step that failed)."""
+        if run.status != RunStatus.FAILED:
+            return run.last_seq
+        tail = self.store.read_frames(run.id, after_seq=max(0, run.last_seq - 2))
+        failure = [f for f in tail if isinstance(f, ErrorFrame | StatusChanged)]
+        return failure[0].seq - 1 if failure else run.last_seq
+
     def _launch(
         self,
         run: RunRecord,
         agent: StepAgent,
         opening: list[Frame] | None = None,
         question: InteractionRequested | None = None,
+        *,
+        takeover: str | None = None,
     ) -> None:
         limits = RunLimits.from_dict(run.input.get("limits"))
         runner = StepRunner(
@@ -273,12 +318,20 @@ class Runtime:
             opening=opening,
             question=question,
             on_delta=self.bus.publish_delta,
+            lease=Lease(owner=self.owner, ttl_s=self.lease_ttl_s, takeover=takeover),
         )
-        task = asyncio.get_running_loop().create_task(runner.run_stretch(), name=f"run-{run.id}")
+        loop = asyncio.get_running_loop()
+        runner.opened = self._opened[run.id] = loop.create_future()
+        self._errors.pop(run.id, None)
+        task = loop.create_task(runner.run_stretch(), name=f"run-{run.id}")
         self._tasks[run.id] = task
+        self._runners[run.id] = runner
 
         def _done(_: asyncio.Task[RunStatus]) -> None:
             self._tasks.pop(run.id, None)
+            self._runners.pop(run.id, None)
+            if not task.cancelled() and task.exception() is not None:
+                self._errors[run.id] = task.exception()  # type: ignore[assignment]
             self.bus.idle(run.id)
 
         task.add_done_callback(_done)
@@ -289,7 +342,11 @@ class Runtime:
         return run_id in self._tasks
 
     async def wait(self, run_id: str) -> RunRecord:
-        """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user)."""
+        """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user).
+
+        A stretch that ended with an error instead of a status it could record (another writer
+        took the run, the store failed) raises that error, however late this is called.
+        """
         task = self._tasks.get(run_id)
         if task is not None:
             try:
@@ -297,6 +354,11 @@ class Runtime:
             except asyncio.CancelledError:
                 if not task.cancelled():
                     raise
+            except Exception:
+                pass  # raised below, the same way whenever wait is called
+        error = self._errors.get(run_id)
+        if error is not None:
+            raise error
         return self.store.get_run(run_id)
 
     async def run(

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from kforge.frames import Frame
+from kforge.store.lease import Lease, lease_is_live
 
 __all__ = [
     "TERMINAL_STATUSES",
@@ -75,6 +76,17 @@ class RunRecord:
     forked_from: str | None = None
     forked_at_seq: int | None = None
     last_seq: int = 0
+    lease_owner: str | None = None
+    """The writer executing the run now (``host:pid:token``), or None."""
+    lease_expires_at: float | None = None
+    """When that writer's lease lapses unless renewed (Unix seconds)."""
+    heartbeat_at: float | None = None
+    """When the writer last renewed its lease (Unix seconds)."""
+
+    def is_live(self) -> bool:
+        """Whether a writer that may still commit holds the run (else a running run was
+        interrupted and can be resumed)."""
+        return lease_is_live(self.lease_owner, self.lease_expires_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +135,19 @@ class Store(Protocol):
         step: StepRecord | None = None,
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         """Append frames, a step delta, a snapshot and run field changes in one transaction.
 
-        Frame seqs must continue the run's log without gaps.
+        Frame seqs must continue the run's log without gaps (else WriteConflictError). With
+        ``lease``, the transaction first claims or renews the run's lease for its owner (or
+        releases it): RunLeasedError, and nothing written, while another live writer holds it.
         """
+        ...
+
+    def renew_lease(self, run_id: str, lease: Lease) -> bool:
+        """Extend ``lease`` (the heartbeat), or give it up if ``lease.release``; False if its
+        owner no longer holds the run."""
         ...
 
     def read_frames(

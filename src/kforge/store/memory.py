@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from kforge.errors import InvalidRunStateError, RunNotFoundError, StoreError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    StoreError,
+    WriteConflictError,
+)
 from kforge.frames import Frame, frame_from_json, frame_to_json, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.lease import Lease, owner_alive
 
 __all__ = ["MemoryStore"]
 
@@ -75,11 +83,23 @@ class MemoryStore:
         step: StepRecord | None = None,
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         with self._lock:
             run = self._runs.get(run_id)
             if run is None:
                 raise RunNotFoundError(run_id)
+            now = time.time()
+            if lease is not None:
+                holder, expires = run.lease_owner, run.lease_expires_at
+                if (
+                    holder is not None
+                    and holder not in (lease.owner, lease.takeover)
+                    and expires is not None
+                    and expires >= now
+                    and owner_alive(holder)
+                ):
+                    raise RunLeasedError(run_id, holder, expires)
             if run_fields and set(run_fields) - UPDATABLE_RUN_FIELDS:
                 raise StoreError(
                     f"cannot update run fields {sorted(set(run_fields) - UPDATABLE_RUN_FIELDS)}"
@@ -99,11 +119,28 @@ class MemoryStore:
                 for key, value in run_fields.items():
                     setattr(run, key, copy.deepcopy(value))
                 run.updated_at = utc_now()
+            if lease is not None:
+                run.lease_owner = None if lease.release else lease.owner
+                run.lease_expires_at = None if lease.release else now + lease.ttl_s
+                run.heartbeat_at = now
+
+    def renew_lease(self, run_id: str, lease: Lease) -> bool:
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None or run.lease_owner != lease.owner:
+                return False
+            now = time.time()
+            run.heartbeat_at = now
+            if lease.release:
+                run.lease_owner = run.lease_expires_at = None
+            else:
+                run.lease_expires_at = now + lease.ttl_s
+            return True
 
     def _check_seqs(self, run: RunRecord, frames: Sequence[Frame]) -> None:
         for offset, frame in enumerate(frames):
             if frame.seq != run.last_seq + 1 + offset or frame.run_id != run.id:
-                raise StoreError(
+                raise WriteConflictError(
                     f"run '{run.id}': frame seq {frame.seq} does not continue the log "
                     f"(expected {run.last_seq + 1 + offset}); another writer may be running this run"
                 )

@@ -63,6 +63,21 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        2,
+        """
+        ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+        ALTER TABLE runs ADD COLUMN lease_expires_at REAL;
+        ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
+        """,
+    ),
+    (
+        3,
+        """
+        ALTER TABLE steps ADD COLUMN checksum INTEGER;
+        ALTER TABLE snapshots ADD COLUMN checksum INTEGER;
+        """,
+    ),
 )
 
 

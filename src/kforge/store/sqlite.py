@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
+import time
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kforge.errors import InvalidRunStateError, RunNotFoundError, StateCorruptionError, StoreError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    StateCorruptionError,
+    StoreError,
+    WriteConflictError,
+)
 from kforge.frames import Frame, frame_body_json, frame_from_dict, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.lease import Lease, owner_alive
 from kforge.store.migrations import apply_migrations
 
 __all__ = ["SQLiteStore", "default_db_path"]
@@ -23,7 +32,7 @@ __all__ = ["SQLiteStore", "default_db_path"]
 _RUN_COLUMNS = (
     "id, agent_type, status, created_at, updated_at, input, session_id, parent_id, iteration, "
     "max_iterations, pause_reason, pending_interaction, result, error, forked_from, "
-    "forked_at_seq, last_seq"
+    "forked_at_seq, last_seq, lease_owner, lease_expires_at, heartbeat_at"
 )
 _JSON_FIELDS = frozenset({"input", "pending_interaction", "result"})
 
@@ -42,6 +51,39 @@ def _decode_frame(run_id: str, seq: int, type_name: str, text: str) -> Frame:
     data = loads(text)
     data["run_id"], data["seq"], data["type"] = run_id, seq, type_name
     return frame_from_dict(data)
+
+
+def _recovery(path: Path) -> str:
+    return (
+        f"copy out what is readable with `sqlite3 {path} .recover > recovered.sql` (or "
+        "`kforge runs export RUN_ID` for one run), then restore a backup or start a new "
+        "database with --db"
+    )
+
+
+def checksum(text: str) -> int:
+    """CRC-32 of the UTF-8 text: what a stored delta or snapshot must still hash to."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def _verified(run_id: str, what: str, data: bytes, crc: int | None) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateCorruptionError(f"run '{run_id}': {what} is not UTF-8 ({exc})") from exc
+    if crc is not None and zlib.crc32(data) != crc:
+        raise StateCorruptionError(f"run '{run_id}': {what} does not match its checksum")
+    return text
+
+
+def _run_or_damaged(row: sqlite3.Row) -> RunRecord:
+    try:
+        return _row_to_run(row)
+    except (ValueError, TypeError) as exc:
+        raise StateCorruptionError(
+            f"run '{row[0]}': its record is damaged ({exc}); `kforge runs export {row[0]}` "
+            "saves its frames"
+        ) from exc
 
 
 _STATUS = {status.value: status for status in RunStatus}
@@ -66,6 +108,9 @@ def _row_to_run(row: sqlite3.Row) -> RunRecord:
         forked_from,
         forked_at_seq,
         last_seq,
+        lease_owner,
+        lease_expires_at,
+        heartbeat_at,
     ) = row  # the order of _RUN_COLUMNS, which is RunRecord's
     return RunRecord(
         run_id,
@@ -85,6 +130,9 @@ def _row_to_run(row: sqlite3.Row) -> RunRecord:
         forked_from,
         forked_at_seq,
         last_seq,
+        lease_owner,
+        lease_expires_at,
+        heartbeat_at,
     )
 
 
@@ -111,19 +159,40 @@ class SQLiteStore:
             self._conn.execute("PRAGMA foreign_keys=ON")
             apply_migrations(self._conn)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot open database {self.path}: {exc}; if it is a damaged kforge database, "
+                + _recovery(self.path)
+            ) from exc
         self._lock = threading.RLock()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._read():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Hold the connection; SQLite's own errors leave as StoreError saying what to do."""
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(self._damaged(exc)) from exc
+
+    def _damaged(self, exc: Exception) -> str:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return f"database {self.path} is busy ({text}); try again when the other writer is done"
+        return f"database {self.path} is damaged ({text}); " + _recovery(self.path)
 
     # -- runs -----------------------------------------------------------------------------
 
@@ -131,7 +200,8 @@ class SQLiteStore:
         with self._tx() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         run.id,
                         run.agent_type,
@@ -150,6 +220,9 @@ class SQLiteStore:
                         run.forked_from,
                         run.forked_at_seq,
                         0,
+                        None,
+                        None,
+                        None,
                     ),
                 )
             except sqlite3.IntegrityError as exc:
@@ -160,13 +233,13 @@ class SQLiteStore:
         run.last_seq = frames[-1].seq if frames else 0
 
     def get_run(self, run_id: str) -> RunRecord:
-        with self._lock:
+        with self._read():
             row = self._conn.execute(
                 f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
-        return _row_to_run(row)
+        return _run_or_damaged(row)
 
     def list_runs(
         self,
@@ -186,13 +259,13 @@ class SQLiteStore:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._lock:
+        with self._read():
             rows = self._conn.execute(
                 f"SELECT {_RUN_COLUMNS} FROM runs {where} "
                 "ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
-        return [_row_to_run(r) for r in rows]
+        return [_run_or_damaged(r) for r in rows]
 
     # -- the step transaction -------------------------------------------------------------
 
@@ -204,22 +277,65 @@ class SQLiteStore:
         step: StepRecord | None = None,
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         with self._tx() as conn:
+            if lease is not None:
+                self._claim(conn, run_id, lease)
             if frames:
                 self._insert_frames(conn, run_id, frames)
             if step is not None:
+                delta = dumps(step.delta)
                 conn.execute(
-                    "INSERT OR REPLACE INTO steps(run_id, step, seq, delta) VALUES (?,?,?,?)",
-                    (run_id, step.step, step.seq, dumps(step.delta)),
+                    "INSERT OR REPLACE INTO steps(run_id, step, seq, delta, checksum) "
+                    "VALUES (?,?,?,?,?)",
+                    (run_id, step.step, step.seq, delta, checksum(delta)),
                 )
             if snapshot is not None:
+                state = dumps(snapshot.state)
                 conn.execute(
-                    "INSERT OR REPLACE INTO snapshots(run_id, step, seq, state) VALUES (?,?,?,?)",
-                    (run_id, snapshot.step, snapshot.seq, dumps(snapshot.state)),
+                    "INSERT OR REPLACE INTO snapshots(run_id, step, seq, state, checksum) "
+                    "VALUES (?,?,?,?,?)",
+                    (run_id, snapshot.step, snapshot.seq, state, checksum(state)),
                 )
             if frames or run_fields:
                 self._update_run(conn, run_id, run_fields or {}, frames)
+
+    def _claim(self, conn: sqlite3.Connection, run_id: str, lease: Lease) -> None:
+        row = conn.execute(
+            "SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        holder, expires = row
+        now = time.time()
+        if (
+            holder is not None
+            and holder not in (lease.owner, lease.takeover)
+            and expires is not None
+            and expires >= now
+            and owner_alive(holder)
+        ):
+            raise RunLeasedError(run_id, holder, expires)
+        if lease.release:
+            params: tuple[Any, ...] = (None, None, now, run_id)
+        else:
+            params = (lease.owner, now + lease.ttl_s, now, run_id)
+        conn.execute(
+            "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? WHERE id = ?",
+            params,
+        )
+
+    def renew_lease(self, run_id: str, lease: Lease) -> bool:
+        now = time.time()
+        owner, expires = (None, None) if lease.release else (lease.owner, now + lease.ttl_s)
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? "
+                "WHERE id = ? AND lease_owner = ?",
+                (owner, expires, now, run_id, lease.owner),
+            )
+        return cur.rowcount == 1
 
     def _insert_frames(
         self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]
@@ -242,7 +358,7 @@ class SQLiteStore:
         row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
-        raise StoreError(
+        raise WriteConflictError(
             f"run '{run_id}': frame seq {seq} does not continue the log "
             f"(expected {row[0] + 1 + offset}); another writer may be running this run"
         )
@@ -287,44 +403,60 @@ class SQLiteStore:
     def read_frames(
         self, run_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[Frame]:
-        with self._lock:
+        with self._read():
             rows = self._conn.execute(
-                "SELECT seq, type, data FROM frames WHERE run_id = ? AND seq > ? "
+                "SELECT seq, type, CAST(data AS BLOB) FROM frames WHERE run_id = ? AND seq > ? "
                 "ORDER BY seq LIMIT ?",
                 (run_id, after_seq, -1 if limit is None else limit),
             ).fetchall()
-        return [_decode_frame(run_id, r[0], r[1], r[2]) for r in rows]
+        frames = []
+        for seq, type_name, data in rows:
+            try:
+                frames.append(_decode_frame(run_id, seq, type_name, data.decode("utf-8")))
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise StateCorruptionError(
+                    f"run '{run_id}': frame seq {seq} is damaged ({exc}); `kforge runs export "
+                    f"{run_id}` saves the readable frames, `kforge runs fork {run_id} --at "
+                    f"{seq - 1}` continues from before it"
+                ) from exc
+        return frames
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
     ) -> list[StepRecord]:
-        with self._lock:
+        with self._read():
             rows = self._conn.execute(
-                "SELECT step, seq, delta FROM steps WHERE run_id = ? AND step > ? "
-                "ORDER BY step LIMIT ?",
+                "SELECT step, seq, CAST(delta AS BLOB), checksum FROM steps "
+                "WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
                 (run_id, after_step, -1 if limit is None else limit),
             ).fetchall()
-        try:
-            return [StepRecord(r[0], r[1], loads(r[2])) for r in rows]
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise StateCorruptionError(
-                f"run '{run_id}': a step record is unreadable: {exc}"
-            ) from exc
+        steps = []
+        for step, seq, data, crc in rows:
+            text = _verified(run_id, f"step {step}'s delta", data, crc)
+            try:
+                steps.append(StepRecord(step, seq, loads(text)))
+            except (ValueError, TypeError) as exc:
+                raise StateCorruptionError(
+                    f"run '{run_id}': step {step}'s delta is unreadable: {exc}"
+                ) from exc
+        return steps
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
-        with self._lock:
+        with self._read():
             row = self._conn.execute(
-                "SELECT step, seq, state FROM snapshots WHERE run_id = ?", (run_id,)
+                "SELECT step, seq, CAST(state AS BLOB), checksum FROM snapshots WHERE run_id = ?",
+                (run_id,),
             ).fetchone()
         if row is None:
             return None
+        text = _verified(run_id, "snapshot", row[2], row[3])
         try:
-            state = loads(row[2])
-        except (json.JSONDecodeError, TypeError) as exc:
+            state = loads(text)
+        except (ValueError, TypeError) as exc:
             raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
         if not isinstance(state, dict):
             raise StateCorruptionError(f"run '{run_id}': snapshot is not an object")
-        return Snapshot(row[0], row[1], state, row[2])
+        return Snapshot(row[0], row[1], state, text)
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
         source = self.get_run(source_id)
@@ -340,8 +472,8 @@ class SQLiteStore:
                 (new_run.id, source_id, upto_seq),
             )
             conn.execute(
-                "INSERT INTO steps(run_id, step, seq, delta) "
-                "SELECT ?, step, seq, delta FROM steps WHERE run_id = ? AND seq <= ?",
+                "INSERT INTO steps(run_id, step, seq, delta, checksum) "
+                "SELECT ?, step, seq, delta, checksum FROM steps WHERE run_id = ? AND seq <= ?",
                 (new_run.id, source_id, upto_seq),
             )
             conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (upto_seq, new_run.id))
@@ -360,7 +492,7 @@ class SQLiteStore:
     def get_docs(
         self, namespace: str, keys: Iterable[str] | None = None
     ) -> dict[str, dict[str, Any]]:
-        with self._lock:
+        with self._read():
             if keys is None:
                 rows = self._conn.execute(
                     "SELECT key, value FROM docs WHERE namespace = ? ORDER BY key", (namespace,)
@@ -377,7 +509,13 @@ class SQLiteStore:
                             (namespace, *chunk),
                         ).fetchall()
                     )
-        return {r[0]: loads(r[1]) for r in rows}
+        try:
+            return {r[0]: loads(r[1]) for r in rows}
+        except ValueError as exc:
+            raise StateCorruptionError(
+                f"a stored document of '{namespace}' is damaged ({exc}); rebuild it (for a "
+                "corpus: kforge ingest again)"
+            ) from exc
 
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:

@@ -49,7 +49,9 @@ class PythonTool(Tool):
         return (
             "Run Python code in an isolated sandbox and return its output. The value of the "
             "last expression is returned; print() output is captured. No network, no new "
-            "processes, files only in a temporary working directory, limited CPU "
+            "processes; it can read and write files only in its own temporary working "
+            "directory (plus read Python's standard library and installed packages), nothing "
+            "else of the machine or the user; limited CPU "
             f"({self.limits.cpu_s} s), memory ({self.limits.memory_mb} MB) and time "
             f"({self.limits.wall_s:g} s). fork(prompt) starts a child agent and returns a "
             "handle; wait(handle) returns that agent's answer."

@@ -2,7 +2,9 @@
 
 Layers: resource limits (CPU, memory, file size, processes, open files), wall time, a scrubbed
 environment, a temporary working directory, and an audit-hook policy in the child (no sockets,
-no new processes, no writes outside the working directory, no peeking at other processes). When
+no new processes, no reads or writes outside the working directory but for Python's own library
+and system libraries, no peeking at other processes). Where the kernel has Landlock, the kernel
+itself enforces that file confinement (and, from Landlock ABI 4, refuses TCP). When
 running as root with ``unshare`` available, the child also gets its own network namespace (no
 network at all), PID and mount namespaces, and drops every capability (``setpriv``).
 """
@@ -139,6 +141,7 @@ async def run_sandboxed(
         read_fd = -1
         outcome = await run.finish(code)
         files = tuple(sorted(os.listdir(workdir)))[:100]
+        isolation += list((run.done or {}).get("isolation") or [])
         return _with(outcome, files=files, isolation=tuple(isolation))
     finally:
         for fd in (read_fd, write_fd):

@@ -19,7 +19,7 @@ import sys
 import traceback
 from typing import Any, BinaryIO
 
-__all__ = ["main"]
+__all__ = ["confine_files", "main", "read_roots"]
 
 _PROC_OTHER = re.compile(r"^/proc/(\d+)(/|$)")
 _BLOCKED = {
@@ -58,6 +58,92 @@ _WRITES = {
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
+_READ_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/dev/urandom")
+"""Single files the code may read outside its working directory (loading libraries, time)."""
+_READ_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/share/zoneinfo")
+"""System folders of shared libraries and time zones (nothing of the user's)."""
+
+
+def read_roots() -> list[str]:
+    """Where the code may read: Python's own library (to import modules) and system libraries.
+    Everything else outside the working directory is refused."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots.update(p for p in sys.path if p and os.path.isdir(p))
+    roots.update(_READ_DIRS)
+    return sorted(os.path.realpath(r) for r in roots if os.path.exists(r))
+
+
+# Landlock (Linux >= 5.13): the kernel refuses every file access the rules do not grant.
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
+_PR_SET_NO_NEW_PRIVS = 38
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1, 2, 4, 8
+_FS_FILE_RIGHTS_V1 = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE
+_FS_ALL_V1 = (1 << 13) - 1
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+
+
+def confine_files(workdir: str, roots: list[str]) -> bool:
+    """Confine reads and writes to ``workdir`` and read-only ``roots``; False if the kernel
+    has no Landlock (the audit policy still applies)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return False
+    handled = _FS_ALL_V1
+    file_rights = _FS_FILE_RIGHTS_V1
+    if abi >= 2:
+        handled |= _FS_REFER
+    if abi >= 3:
+        handled |= _FS_TRUNCATE
+        file_rights |= _FS_TRUNCATE
+    if abi >= 5:
+        handled |= _FS_IOCTL_DEV
+        file_rights |= _FS_IOCTL_DEV
+    # handled_access_fs, handled_access_net (ABI 4: no TCP at all), scoped (ABI 6: no signals
+    # or abstract sockets outside the sandbox)
+    fields = [handled, 0b11 if abi >= 4 else 0, 0b11 if abi >= 6 else 0]
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    attr = (ctypes.c_uint64 * 3)(*fields)
+    ruleset = libc.syscall(_SYS_CREATE_RULESET, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return False
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    def grant(path: str, rights: int) -> None:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not os.path.isdir(path):
+                rights &= file_rights
+            rule = PathBeneath(rights, fd)
+            libc.syscall(_SYS_ADD_RULE, ruleset, ctypes.c_int(1), ctypes.byref(rule), 0)
+        finally:
+            os.close(fd)
+
+    try:
+        grant(workdir, handled)
+        for root in roots:
+            grant(root, _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR)
+        for path in _READ_FILES:
+            grant(path, _FS_READ_FILE)
+        grant("/dev/null", _FS_READ_FILE | _FS_WRITE_FILE)
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        return int(libc.syscall(_SYS_RESTRICT_SELF, ruleset, ctypes.c_uint32(0))) == 0
+    finally:
+        os.close(ruleset)
+
+
 class CpuLimitExceeded(BaseException):
     """Raised in the code when its CPU time limit is reached."""
 
@@ -66,14 +152,24 @@ def _refuse(what: str) -> PermissionError:
     return PermissionError(f"sandbox: {what} is not allowed in the python tool")
 
 
-def _policy(workdir: str) -> Any:
+def _policy(workdir: str, roots: list[str]) -> Any:
     own_pid = str(os.getpid())
+    readable = (*roots, *_READ_FILES, f"/proc/{own_pid}", "/proc/self")
+
+    def under(real: str, base: str) -> bool:
+        return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
     def inside(path: Any) -> bool:
         if isinstance(path, int):
             return True
         real = os.path.realpath(os.fsdecode(path))
         return real == workdir or real.startswith(workdir + os.sep) or real == "/dev/null"
+
+    def may_read(path: Any) -> bool:
+        if inside(path):
+            return True
+        real = os.path.realpath(os.fsdecode(path))
+        return any(under(real, base) for base in readable)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -88,6 +184,12 @@ def _policy(workdir: str) -> Any:
             other = _PROC_OTHER.match(os.path.realpath(os.fsdecode(path)))
             if other and other.group(1) != own_pid:
                 raise _refuse("reading other processes' information")
+            if not may_read(path):
+                raise _refuse(f"reading outside the working directory ({os.fsdecode(path)})")
+            return
+        if event in ("os.listdir", "os.scandir") and args and args[0] is not None:
+            if not may_read(args[0]):
+                raise _refuse(f"listing outside the working directory ({os.fsdecode(args[0])})")
             return
         if event in _BLOCKED:
             raise _refuse(_BLOCKED[event])
@@ -193,9 +295,12 @@ def main() -> int:
         raise CpuLimitExceeded(f"CPU time limit of {config['cpu_s']} s exceeded")
 
     signal.signal(signal.SIGXCPU, on_cpu_limit)
+    roots = read_roots()
+    confined = confine_files(workdir, roots)
     _set_limits(config)
-    sys.addaudithook(_policy(workdir))
+    sys.addaudithook(_policy(workdir, roots))
     outcome = _run(code, control)
+    outcome["isolation"] = ["landlock"] if confined else []
     sys.stdout.flush()
     sys.stderr.flush()
     control.send(outcome)

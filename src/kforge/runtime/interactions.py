@@ -1,0 +1,85 @@
+"""Answers to a run's pending interaction, checked against what the interaction accepts before
+anything is recorded: an answer that would fail the run later is refused at the door."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kforge.errors import ValidationError
+from kforge.frames import InteractionRequested
+from kforge.jsoncodec import dumps
+
+__all__ = ["answer_schema", "normalize_answer"]
+
+_TEXT_FIELDS = ("text", "comment", "reason")
+
+
+def answer_schema(request: InteractionRequested) -> dict[str, Any]:
+    """The JSON Schema an answer to ``request`` must meet: ``action`` one of its options,
+    ``modifications`` an object, text fields strings, plus any ``answer_schema`` the asking
+    code put in the request's payload."""
+    properties: dict[str, Any] = {name: {"type": "string"} for name in _TEXT_FIELDS}
+    properties["modifications"] = {"type": "object"}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if request.options:
+        properties["action"] = {"enum": list(request.options)}
+        schema["required"] = ["action"]
+    extra = request.payload.get("answer_schema")
+    if isinstance(extra, dict):
+        schema = {"allOf": [schema, extra]}
+    return schema
+
+
+def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, Any]:
+    """Turn a user's answer into the dict agent code receives, checking it against
+    :func:`answer_schema`; ValidationError names the field and the rule."""
+    if answer is None:
+        raise ValidationError(
+            f"run is waiting for an answer to: {request.prompt!r}"
+            + (f" (options: {', '.join(request.options)})" if request.options else "")
+        )
+    if isinstance(answer, str):
+        answer = {"action": answer} if answer in request.options else {"text": answer}
+        if request.options and "action" not in answer:
+            raise ValidationError(
+                f"answer must be one of {', '.join(request.options)} (got {answer['text']!r})"
+            )
+    if not isinstance(answer, dict):
+        raise ValidationError(
+            f"an answer must be a string or an object (got {type(answer).__name__})"
+        )
+    action = answer.get("action")
+    if request.options and action not in request.options:
+        raise ValidationError(
+            f"answer 'action' must be one of {', '.join(request.options)} (got {action!r})"
+        )
+    try:
+        dumps(answer)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"an answer must be JSON ({exc})") from None
+    _check_schema(answer, answer_schema(request))
+    return dict(answer)
+
+
+def _check_schema(answer: dict[str, Any], schema: dict[str, Any]) -> None:
+    import jsonschema
+
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(answer), key=lambda e: list(e.path)
+    )
+    if errors:
+        error = errors[0]
+        where = ".".join(str(p) for p in error.path) or "the answer"
+        field = f"answer '{where}'" if error.path else where
+        hint = ""
+        if error.path and error.path[0] == "modifications":
+            hint = '; a change is answered as {"action": "modify", "modifications": {...}}'
+        raise ValidationError(f"{field} {_rule(error)} (got {error.instance!r:.80}){hint}")
+
+
+def _rule(error: Any) -> str:
+    if error.validator == "type":
+        return f"must be of type {error.validator_value}"
+    if error.validator == "enum":
+        return "must be one of " + ", ".join(map(str, error.validator_value))
+    return str(error.message)

@@ -1,0 +1,104 @@
+"""Ctrl-C (SIGINT) or SIGTERM to ``kforge research`` pauses the run, says how to resume it and
+exits 130 or 143; ``kforge runs resume`` then completes it. A second Ctrl-C exits at once and the
+run still resumes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kforge
+from kforge.store import RunStatus, SQLiteStore
+from tests.cli.schema_endpoint import SchemaEndpoint
+
+SRC = Path(kforge.__file__).resolve().parents[1]
+
+
+def kforge_proc(endpoint: SchemaEndpoint, cwd: Path, *args: str) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "KFORGE_BASE_URL": endpoint.base_url,
+        "OPENAI_API_KEY": "test-key",
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "kforge", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def research(endpoint: SchemaEndpoint, db: Path) -> subprocess.Popen[str]:
+    return kforge_proc(
+        endpoint,
+        db.parent,
+        "--db",
+        str(db),
+        "research",
+        "What is retrieval-augmented generation?",
+        "--model",
+        "openai:fake",
+        "--yes",
+    )
+
+
+def run_id_of(out: str) -> str:
+    return next(line.split()[1] for line in out.splitlines() if line.startswith("run "))
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_pauses_the_run_and_runs_resume_completes_it(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        assert endpoint.holding.wait(60)  # mid-run, waiting on the model
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == code, err
+        run_id = run_id_of(out)
+        assert f"resume with: kforge --db {db} runs resume {run_id}" in out
+        assert "Traceback" not in err
+        store = SQLiteStore(db)
+        run = store.get_run(run_id)
+        store.close()
+        assert run.status == RunStatus.PAUSED
+        assert run.pause_reason == f"interrupted by {signal.Signals(signum).name}"
+        assert run.lease_owner is None
+        endpoint.release.set()
+
+        resumed = kforge_proc(
+            endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
+        )
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"run {run_id} completed" in out
+
+
+def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        assert endpoint.holding.wait(60)
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err
+        run_id = run_id_of(out)
+        endpoint.release.set()
+        resumed = kforge_proc(
+            endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
+        )
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"run {run_id} completed" in out
