@@ -85,6 +85,7 @@ class LocalRuntime:
         """Generations stopped early because their caller went away."""
         self.generating = False
         """True while a generation runs."""
+        self._changed = threading.Condition()
 
     def _chat_formatter(self) -> Any:
         from llama_cpp import llama_chat_format
@@ -153,7 +154,7 @@ class LocalRuntime:
             try:
                 if cancel.is_set():
                     raise GenerationCancelled()
-                self.generating = True
+                self._note(generating=True)
                 tokens, template_stops = self._render(messages)
                 if len(tokens) >= self.n_ctx:
                     raise ModelError(
@@ -176,10 +177,23 @@ class LocalRuntime:
                     result.text, len(tokens), result.completion_tokens, result.finish_reason
                 )
             except GenerationCancelled:
-                self.cancelled_generations += 1
+                self._note(cancelled=1)
                 raise
             finally:
-                self.generating = False
+                self._note(generating=False)
+
+    def _note(self, *, generating: bool | None = None, cancelled: int = 0) -> None:
+        with self._changed:
+            if generating is not None:
+                self.generating = generating
+            self.cancelled_generations += cancelled
+            self._changed.notify_all()
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``condition()`` holds (checked whenever ``generating`` or
+        ``cancelled_generations`` changes) or ``timeout`` seconds pass; whether it holds."""
+        with self._changed:
+            return self._changed.wait_for(condition, timeout)
 
 
 _RUNTIMES: dict[tuple[str, int, int | None], LocalRuntime] = {}
