@@ -2,8 +2,9 @@
 
 usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON
        worker.py DB resume RUN_ID REPLIES_JSON [ANSWER_JSON]
-Prints the run id, then the status the stretch ended with. WORKER_DELAY (seconds) slows each
-model call so that a kill from outside lands mid-run.
+Prints the run id, then the status the stretch ended with; on stderr, ``model call N`` as each
+model call begins (so every earlier step is committed). WORKER_DELAY (seconds) slows each model
+call so that a kill from outside lands mid-run.
 """
 
 from __future__ import annotations
@@ -26,9 +27,13 @@ from tests.engine.sample_agents import make_registry
 
 
 class SlowScripted(ScriptedModel):
+    began = 0
+
     async def complete(
         self, messages: Sequence[Message], settings: ModelSettings | None = None, **kw: Any
     ) -> ModelResponse:
+        self.began += 1
+        print(f"model call {self.began}", file=sys.stderr, flush=True)
         await asyncio.sleep(float(os.environ.get("WORKER_DELAY", "0")))
         return await super().complete(messages, settings, **kw)
 
