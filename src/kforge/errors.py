@@ -2,6 +2,7 @@
 
 ForgeError
  ├── ConfigurationError          a setting, flag or environment variable is wrong
+ │    └── MissingExtraError      a feature's optional extra is not installed
  ├── ValidationError             input does not match its schema
  │    ├── ToolArgumentsError     a tool call's arguments break the tool's input schema
  │    └── ToolDefinitionError    a tool's name or schema is malformed
@@ -36,6 +37,7 @@ __all__ = [
     "GraphDefinitionError",
     "InvalidRunStateError",
     "LimitExceededError",
+    "MissingExtraError",
     "ModelAuthError",
     "ModelError",
     "ModelNotFoundError",
@@ -64,6 +66,10 @@ class ForgeError(Exception):
 
 class ConfigurationError(ForgeError):
     pass
+
+
+class MissingExtraError(ConfigurationError):
+    """A feature needs an optional extra that is not installed; the message says how to add it."""
 
 
 class ValidationError(ForgeError):

@@ -12,6 +12,7 @@ from importlib import metadata
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from kforge.extras import require_extra
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import DefinedTool, Tool
 from kforge.tools.content import ContentBlock, ContentType
@@ -145,6 +146,7 @@ def build_mcp_server(
     ``services`` is handed to tools as their context services (for example ``agents`` for the
     python tool's fork/wait).
     """
+    require_extra("mcp", "the MCP server")
     import mcp.types as types
     from mcp import MCPError
     from mcp.server.lowlevel import Server
@@ -183,6 +185,7 @@ def build_mcp_server(
 
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve ``server`` over this process's stdin/stdout until the client disconnects."""
+    require_extra("mcp", "the MCP server")
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):

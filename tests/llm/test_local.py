@@ -189,10 +189,9 @@ async def test_closing_a_stream_cancels_generation(model: LocalModel) -> None:
     first = await anext(stream)
     assert first.delta
     await stream.aclose()
-    for _ in range(600):
-        if runtime.cancelled_generations > before:
-            break
-        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(
+        runtime.wait_until, lambda: runtime.cancelled_generations > before, 30
+    )
     assert runtime.cancelled_generations == before + 1
     after = await model.complete([Message.user("Say hi.")], ModelSettings(max_tokens=8))
     assert after.text
@@ -206,18 +205,13 @@ async def test_cancelling_a_completion_stops_the_worker(model: LocalModel) -> No
             [Message.user("Write a long essay about rivers.")], ModelSettings(max_tokens=600)
         )
     )
-    for _ in range(400):
-        if runtime.generating:
-            break
-        await asyncio.sleep(0.05)
-    assert runtime.generating
+    assert await asyncio.to_thread(runtime.wait_until, lambda: runtime.generating, 20)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(600):
-        if runtime.cancelled_generations > before:
-            break
-        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(
+        runtime.wait_until, lambda: runtime.cancelled_generations > before, 30
+    )
     assert runtime.cancelled_generations == before + 1
 
 

@@ -1,4 +1,4 @@
-"""Compaction: at least 20 % fewer tokens (Property 10), grounding never dropped (Property 11)."""
+"""Compaction: at least 20 % fewer tokens, grounding never dropped."""
 
 from __future__ import annotations
 
@@ -222,7 +222,7 @@ async def test_property_compaction_cuts_twenty_percent_and_keeps_the_grounding(
     keep_recent: int,
     use_model: bool,
 ) -> None:
-    """Properties 10 and 11: for any context, compaction either removes at least 20 % of the
+    """For any context, compaction either removes at least 20 % of the
     tokens and keeps the grounding section unchanged and first, or refuses because the
     grounding alone is over 80 % (or there is no history)."""
     window = ContextWindow(grounding, max_tokens=1000, count_tokens=count)

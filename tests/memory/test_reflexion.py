@@ -1,5 +1,5 @@
 """Reflexion: reflections from the model (or rules when its output is unusable), stored and found
-again for later attempts (Property 6), repeated errors, and alternatives that never repeat a
+again for later attempts, repeated errors, and alternatives that never repeat a
 failed call."""
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ async def test_alternative_never_repeats_a_failed_call() -> None:
     assert found is not None and found.call.arguments == {"query": "solar", "limit": 3}
 
 
-# -- Property 6 ----------------------------------------------------------------------------------
+# -- a failed action's reflection is found again ---------------------------------------------
 
 names = st.sampled_from(["search", "fetch_page", "calculator", "read_file"])
 scalars = st.one_of(st.integers(-5, 5), st.text(max_size=12), st.booleans(), st.none())
@@ -261,7 +261,7 @@ async def test_property_reflection_is_stored_and_retrievable_for_retries(
     others: list[ToolCall],
     usable: bool,
 ) -> None:
-    """Property 6: for any failed action, its reflection is stored and retrieved (first, for an
+    """For any failed action, its reflection is stored and retrieved (first, for an
     identical retry) when the same tool is tried again with any arguments, also from a reopened
     database, and never for a different tool or another user."""
     with tempfile.TemporaryDirectory() as tmp:

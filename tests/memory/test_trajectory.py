@@ -1,4 +1,4 @@
-"""Trajectory log: complete entries with timestamps and step numbers (Property 13), and metrics."""
+"""Trajectory log: complete entries with timestamps and step numbers, and metrics."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_logging_steps_directly() -> None:
         TrajectoryLog(optimal_steps=0)
 
 
-# -- Property 13 ---------------------------------------------------------------------------------
+# -- the log is complete -----------------------------------------------------------------------
 
 short = st.text(max_size=20)
 tool_names = st.sampled_from(["search", "fetch", "calc"])
@@ -238,7 +238,7 @@ ENTRY_TYPE = {
     st.lists(st.integers(0, 5000), min_size=30, max_size=30),
 )
 def test_property_trajectory_log_is_complete(frames: list[Frame], gaps_ms: list[int]) -> None:
-    """Property 13: every thought, tool call, tool result, observation, reflection and error
+    """Every thought, tool call, tool result, observation, reflection and error
     frame of a run is in the log exactly once, in order, with its timestamp and a step number;
     step numbers start at 1, never decrease and never skip; every step has at most one tool call;
     tokens and errors add up. Tool-layer frames are logged unless they belong to the agent's

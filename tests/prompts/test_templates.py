@@ -1,4 +1,4 @@
-"""Prompt templates: Property 16 (round trip), parsing errors, validation, rendering, built-ins."""
+"""Prompt templates: the round trip, parsing errors, validation, rendering, built-ins."""
 
 from __future__ import annotations
 
@@ -91,9 +91,9 @@ def templates(draw: Any) -> PromptTemplate:
 
 @settings(max_examples=200)
 @given(templates())
-def test_property_16_prompt_template_round_trip(template: PromptTemplate) -> None:
-    """**Feature: agent-architecture-upgrade, Property 16: for any valid prompt template,
-    serializing it to a string and parsing it back produces an equivalent template.**"""
+def test_prompt_template_round_trip(template: PromptTemplate) -> None:
+    """For any valid prompt template, serializing it to a string and parsing it back produces
+    an equivalent template."""
     text = serialize_template(template)
     parsed = parse_template(text)
     assert parsed == template

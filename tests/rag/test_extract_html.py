@@ -40,3 +40,8 @@ def test_unclosed_head_and_title_do_not_swallow_the_body() -> None:
     assert doc.text == "Body text."
     doc = extract("y.html", b"<head><title></title></head><p>Only body.</p>")
     assert doc.title == "Y" and doc.text == "Only body."
+
+
+def test_page_chrome_is_left_out() -> None:
+    doc = extract("x.html", PAGE.replace(b"<pre>", b"<footer>(c) 2024</footer><pre>"))
+    assert "Menu" not in doc.text and "2024" not in doc.text

@@ -1,4 +1,4 @@
-"""Seed 001's retrieval properties, checked for many generated cases (hypothesis)."""
+"""The rules of agentic retrieval, checked for many generated cases (hypothesis)."""
 
 from __future__ import annotations
 
@@ -35,10 +35,9 @@ def _run(coro: Any) -> Any:
 
 @settings(max_examples=100, deadline=None)
 @given(n=st.integers(0, 6), replies=st.lists(_grade, min_size=12, max_size=12), query=_query)
-def test_property_7_every_result_gets_a_grade(n: int, replies: list[Any], query: str) -> None:
-    """**Feature: agent-architecture-upgrade, Property 7: For any set of search results, the
-    grading function SHALL assign a relevance grade ('relevant' or 'not_relevant') to each
-    result.**"""
+def test_every_result_gets_a_grade(n: int, replies: list[Any], query: str) -> None:
+    """For any set of search results, grading assigns each result a relevance grade
+    ('relevant' or 'not_relevant')."""
     hits = [make_hit(i) for i in range(n)]
     graded = _run(grade_results(query, hits, FakeComplete(replies)))
     assert [g.hit for g in graded] == hits
@@ -55,12 +54,11 @@ _rewrite_reply = st.one_of(
 
 @settings(max_examples=100, deadline=None)
 @given(original=_query, reply=_rewrite_reply, echo=st.booleans())
-def test_property_8_rewrites_differ_from_the_original(
+def test_rewrites_differ_from_the_original(
     original: str, reply: Any, echo: bool
 ) -> None:
-    """**Feature: agent-architecture-upgrade, Property 8: For any search where the majority of
-    results are graded 'not_relevant', the system SHALL generate a rewritten query that
-    differs from the original.**"""
+    """For any search whose results are mostly graded 'not_relevant', the rewritten query
+    differs from the original."""
     if echo:
         reply = {"query": f"  {original.upper()}  "}
     rewritten = _run(rewrite_query(original, [], FakeComplete([reply])))
@@ -73,11 +71,10 @@ def test_property_8_rewrites_differ_from_the_original(
     k=st.integers(1, 4),
     rewrite=st.text(max_size=20),
 )
-def test_property_8_majority_irrelevant_searches_are_rewritten(
+def test_majority_irrelevant_searches_are_rewritten(
     relevant_counts: list[int], k: int, rewrite: str
 ) -> None:
-    """**Feature: agent-architecture-upgrade, Property 8** (in the loop): a search whose
-    majority is not relevant is followed by a search with a new query, at most twice."""
+    """In the loop: a search whose majority is not relevant is followed by a search with a new query, at most twice."""
     queries: list[str] = []
     replies: list[Any] = []
     for attempt, relevant in enumerate(relevant_counts):
@@ -109,11 +106,10 @@ def test_property_8_majority_irrelevant_searches_are_rewritten(
     grades=st.lists(st.sampled_from(["relevant", "not_relevant"]), min_size=1, max_size=5),
     markers=st.lists(st.integers(-1, 9), max_size=6),
 )
-def test_property_9_citations_are_only_relevant_sources(
+def test_citations_are_only_relevant_sources(
     grades: list[str], markers: list[int]
 ) -> None:
-    """**Feature: agent-architecture-upgrade, Property 9: For any final response that includes
-    citations, all cited sources SHALL have been graded as 'relevant'.**"""
+    """For any final response with citations, every cited source was graded 'relevant'."""
     hits = [make_hit(i) for i in range(len(grades))]
     replies: list[Any] = [{"relevance": g, "confidence": 0.9, "reasoning": ""} for g in grades]
     relevant_ids = {h.chunk.id for h, g in zip(hits, grades, strict=True) if g == "relevant"}
@@ -142,12 +138,11 @@ def test_property_9_citations_are_only_relevant_sources(
     ),
     k=st.integers(1, 3),
 )
-def test_property_14_failed_searches_fall_back_with_a_disclaimer(
+def test_failed_searches_fall_back_with_a_disclaimer(
     failures: list[str], k: int
 ) -> None:
-    """**Feature: agent-architecture-upgrade, Property 14: For any search operation that fails
-    after all retries, the system SHALL fall back to LLM-only response with a disclaimer
-    indicating the fallback.**"""
+    """For any search that fails after all retries, the answer falls back to the model alone
+    with a disclaimer that says so."""
     calls = {"n": 0}
     replies: list[Any] = []
     plan: list[str] = []

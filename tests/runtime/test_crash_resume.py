@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from kforge.frames import ModelCall
@@ -80,14 +79,11 @@ def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path)
     )
     assert proc.stdout is not None
     run_id = proc.stdout.readline().split()[0]
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        store = SQLiteStore(db)
-        done = store.get_run(run_id).iteration
-        store.close()
-        if done >= 5:
+    assert proc.stderr is not None
+    # one model call per step: the sixth call begins once five steps are committed
+    for line in proc.stderr:
+        if line.strip() == "model call 6":
             break
-        time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
 

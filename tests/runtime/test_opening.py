@@ -123,8 +123,7 @@ async def test_a_step_that_waits_has_its_answer_durable_while_it_waits() -> None
     rt, run_id = await paused_run(store, model)
     model.armed = True
     await rt.resume(run_id, "go")
-    await asyncio.wait_for(model.called.wait(), 5)
-    await asyncio.sleep(0)
+    await asyncio.wait_for(model.called.wait(), 5)  # the model now waits for release
     waiting = store.get_run(run_id)
     assert waiting.status == RunStatus.RUNNING
     assert waiting.pending_interaction is None
@@ -141,8 +140,7 @@ async def test_a_failed_opening_commit_is_retried_by_the_next_one() -> None:
     model.armed = True
     store.fail_next = True
     await rt.resume(run_id, "go")
-    await asyncio.wait_for(model.called.wait(), 5)
-    await asyncio.sleep(0)
+    await asyncio.wait_for(model.called.wait(), 5)  # the model now waits for release
     assert store.get_run(run_id).status == RunStatus.AWAITING_USER  # nothing half-written
     model.release.set()
     done = await rt.wait(run_id)

@@ -47,14 +47,17 @@ async def test_cancel_a_waiting_run_and_refuse_to_resume_it() -> None:
 
 
 async def test_cancel_a_running_run() -> None:
+    entered = asyncio.Event()
+
     class Slow(ScriptedModel):
         async def complete(self, *a, **k):  # type: ignore[no-untyped-def]
+            entered.set()
             await asyncio.sleep(10)
             return await super().complete(*a, **k)
 
     rt = Runtime(MemoryStore(), model=Slow(["1"]), registry=make_registry())
     run_id = await rt.start("test.counter", {"target": 1})
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(entered.wait(), 5)
     await rt.cancel(run_id)
     assert rt.get_run(run_id).status == RunStatus.CANCELLED
     assert rt.frames(run_id)[-1].type == "status.changed"

@@ -2,11 +2,12 @@
 
 usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON
        worker.py DB resume RUN_ID REPLIES_JSON [ANSWER_JSON]
-Prints the run id, then the status the stretch ended with. WORKER_DELAY (seconds) slows each
-model call so that a kill from outside lands mid-run. With WORKER_GATE=1 the first model call
-waits for a line on standard input (the run id is printed once the resume is durable), so a
-test can hold the run live while it tries something else. An error ends the process with code 3
-after printing ``error TYPE: MESSAGE``.
+Prints the run id, then the status the stretch ended with; on stderr, ``model call N`` as each
+model call begins (so every earlier step is committed). WORKER_DELAY (seconds) slows each model
+call so that a kill from outside lands mid-run. With WORKER_GATE=1 the first model call waits for
+a line on standard input (the run id is printed once the resume is durable), so a test can hold
+the run live while it tries something else. An error ends the process with code 3 after printing
+``error TYPE: MESSAGE``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ from tests.engine.sample_agents import make_registry
 
 class SlowScripted(ScriptedModel):
     gated = os.environ.get("WORKER_GATE") == "1"
+    began = 0
 
     async def complete(
         self, messages: Sequence[Message], settings: ModelSettings | None = None, **kw: Any
     ) -> ModelResponse:
+        self.began += 1
+        print(f"model call {self.began}", file=sys.stderr, flush=True)
         if self.gated:
             self.gated = False
             await asyncio.to_thread(sys.stdin.readline)

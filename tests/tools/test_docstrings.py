@@ -50,3 +50,22 @@ def test_sphinx_and_empty() -> None:
     doc = parse_docstring("Do it.\n\n:param x: the x\n:param int y: the y\n:returns: z")
     assert doc.params == {"x": "the x", "y": "the y"} and doc.description == "Do it."
     assert parse_docstring(None).params == {}
+
+
+def test_numpy_names_sharing_one_entry() -> None:
+    doc = parse_docstring(
+        """Compare.
+
+        Parameters
+        ----------
+        arg1, arg2 : dtype_like
+            A dtype or an object coercible to one.
+        start, end : int, optional
+        """
+    )
+    assert doc.params == {
+        "arg1": "A dtype or an object coercible to one.",
+        "arg2": "A dtype or an object coercible to one.",
+        "start": "",
+        "end": "",
+    }

@@ -7,6 +7,7 @@ import asyncio
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,18 +70,22 @@ def http_server() -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, str(DEMO), "--http", str(port)],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    try:
-        for _ in range(200):
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None:
-                pytest.fail("the demo MCP server exited before listening")
-            import time
+    listening = threading.Event()
 
-            time.sleep(0.05)
+    def follow_log() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # read to the end, so the server never blocks on a full pipe
+            if "Uvicorn running on" in line:
+                listening.set()
+        listening.set()  # exited: the check below tells which
+
+    threading.Thread(target=follow_log, daemon=True).start()
+    try:
+        if not listening.wait(30) or proc.poll() is not None:
+            pytest.fail("the demo MCP server did not start listening")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()

@@ -1,7 +1,7 @@
-"""Seed 001 Properties 4 and 5 as property tests.
+"""Two rules of tools, checked for many generated cases (hypothesis).
 
-Property 4: any valid tool definition serialized to JSON and parsed back is unchanged.
-Property 5: any call whose arguments violate the schema is rejected with a message naming the field.
+Any valid tool definition serialized to JSON and parsed back is unchanged. Any call whose
+arguments violate the schema is rejected with a message naming the field.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ definitions = st.builds(
 
 @settings(max_examples=150)
 @given(definitions)
-def test_property_4_tool_definition_round_trips_through_json(definition: ToolDefinition) -> None:
+def test_tool_definition_round_trips_through_json(definition: ToolDefinition) -> None:
     check_tool_name(definition.name)
     check_input_schema(definition.name, definition.input_schema)
     text = definition.to_json()
@@ -111,7 +111,7 @@ def test_property_4_tool_definition_round_trips_through_json(definition: ToolDef
 
 @settings(max_examples=150)
 @given(tool_names, st.dictionaries(names, json_values, max_size=4), st.text(max_size=40))
-def test_property_4_tool_call_text_round_trips(
+def test_tool_call_text_round_trips(
     name: str, arguments: dict[str, Any], why: str
 ) -> None:
     call = ParsedToolCall(name, arguments, why.strip())
@@ -174,7 +174,7 @@ def invalid_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], str,
 
 @settings(max_examples=300)
 @given(invalid_calls())
-def test_property_5_invalid_arguments_are_rejected_naming_the_field(
+def test_invalid_arguments_are_rejected_naming_the_field(
     case: tuple[dict[str, Any], dict[str, Any], str, str],
 ) -> None:
     schema, arguments, field, mode = case
@@ -190,7 +190,7 @@ def test_property_5_invalid_arguments_are_rejected_naming_the_field(
 
 @settings(max_examples=150)
 @given(object_schemas().flatmap(lambda s: st.tuples(st.just(s), valid_value(s))))
-def test_property_5_valid_arguments_are_accepted(case: tuple[dict[str, Any], Any]) -> None:
+def test_valid_arguments_are_accepted(case: tuple[dict[str, Any], Any]) -> None:
     schema, arguments = case
     assert ArgumentValidator("t", schema).problems(arguments) == []
 

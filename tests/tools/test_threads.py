@@ -63,11 +63,15 @@ async def test_a_caller_that_stops_waiting_leaves_the_pool_working() -> None:
 
 def test_a_job_outliving_its_loop_is_dropped_quietly() -> None:
     pool = WorkerPool(1)
-    release = threading.Event()
+    started, release = threading.Event(), threading.Event()
+
+    def hold() -> bool:
+        started.set()
+        return release.wait(5)
 
     async def abandon() -> None:
-        job = asyncio.ensure_future(pool.run(release.wait, 5))
-        await asyncio.sleep(0.02)
+        job = asyncio.ensure_future(pool.run(hold))
+        assert await asyncio.to_thread(started.wait, 5)
         job.cancel()
 
     asyncio.run(abandon())

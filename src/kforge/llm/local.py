@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.errors import ConfigurationError, ModelOutputError, ModelUnavailableError
+from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle
 from kforge.llm.grammar import schema_to_gbnf
 from kforge.llm.local_decode import SamplingParams
@@ -59,6 +60,7 @@ class LocalModel:
         answer_style: AnswerStyle = "extractive",
     ) -> None:
         if model == BUNDLED_MODEL:
+            require_extra("local", f"the bundled model local:{BUNDLED_MODEL}")
             self._path: Path | None = None
         else:
             path = Path(model).expanduser()
@@ -67,6 +69,7 @@ class LocalModel:
                     f"local model file {path} does not exist; give the path of a .gguf file "
                     f"(local:/path/model.gguf) or use the bundled local:{BUNDLED_MODEL}"
                 )
+            require_extra("local", f"local model {path}", modules=("llama_cpp",))
             self._path = path
         self._model = model
         self._n_ctx = n_ctx

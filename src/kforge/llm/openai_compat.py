@@ -26,6 +26,7 @@ from kforge.errors import (
     ModelResponseError,
     ModelUnavailableError,
 )
+from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle, ProviderSettings
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.openai_wire import (
@@ -66,6 +67,7 @@ class OpenAICompatibleModel:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
+        require_extra("openai", f"model '{settings.name}:{model_id}'")
         if not settings.base_url:
             raise ConfigurationError(
                 f"provider '{settings.name}' needs a base URL: set KFORGE_BASE_URL, pass "

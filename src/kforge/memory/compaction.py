@@ -1,6 +1,7 @@
 """Context compaction: older history is summarised so the context shrinks by at least 20 %.
 
-Seed 001 §4 and Properties 10 and 11; the grounding section is never summarised or dropped.
+The grounding section (goal, completed subtasks, key decisions, user preferences) is never
+summarised or dropped.
 """
 
 from __future__ import annotations

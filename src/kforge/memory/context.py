@@ -1,6 +1,6 @@
 """The agent's context window: a grounding section that is always kept, plus history entries.
 
-Seed 001 §4. Compaction (``kforge.memory.compaction``) shrinks the history and never the grounding.
+Compaction (``kforge.memory.compaction``) shrinks the history and never the grounding.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Episodic memory: reflections on failures, kept in a store per agent type and per user.
 
-Seed 001 §3 (EpisodicMemory) and Property 6; ``kforge.memory.reflexion`` writes the reflections.
+Every failed action's reflection is stored and found again for a similar action;
+``kforge.memory.reflexion`` writes the reflections.
 """
 
 from __future__ import annotations

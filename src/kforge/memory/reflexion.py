@@ -1,6 +1,7 @@
 """Reflexion: reflect on a failed tool call or check, and suggest a different action.
 
-Seed 001 §3 and Property 6; the reflections are kept in ``kforge.memory.episodic``.
+A failed action's reflection is kept (in ``kforge.memory.episodic``) and offered again before a
+similar action.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Token accounting (seed 001 §8): estimates before a call, usage per call, run and session,
+"""Token accounting: estimates before a call, usage per call, run and session,
 a budget with a warning threshold and a hard stop, optional cost, and a display format."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class TokenBudget:
 
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
-    """Seed 001's usage value: session total, the current operation, and the budget."""
+    """Usage as shown to a user: session total, the current operation, and the budget."""
 
     session_total: Usage = field(default_factory=lambda: Usage(0, 0, 0))
     current_operation: Usage = field(default_factory=lambda: Usage(0, 0, 0))
@@ -348,7 +348,8 @@ async def run_within_budget(
     estimate: Callable[[int], TokenEstimate | int] | None = None,
 ) -> BudgetedOutcome[T]:
     """Run ``step(0)``, ``step(1)``, ... until one is done, the budget is used up, or
-    ``max_steps`` ran; then return the best result so far (Property 15).
+    ``max_steps`` ran; then return the best result so far: running out of budget is never a loss
+    of the work done.
 
     Before each step the budget must have room for ``estimate(i)`` (when given); a step that
     pushes usage past the budget is the last one.

@@ -1,6 +1,6 @@
 """Trajectory log: a run's thoughts, tool calls, results, observations, reflections and errors.
 
-Seed 001 §9 and Property 13. Built from the run's frames, so any run (live or stored) can be
+Every entry has its timestamp and step number. Built from the run's frames, so any run (live or stored) can be
 explained and measured: steps, efficiency against optimal steps, tokens, duration, errors.
 """
 
@@ -39,7 +39,7 @@ __all__ = ["EntryType", "LogEntry", "TrajectoryLog", "TrajectoryMetrics"]
 EntryType = Literal[
     "thought", "tool_call", "tool_result", "observation", "reflection", "error", "synthesis"
 ]
-"""Seed 001 §9's entry types, plus ``synthesis`` for the final response (§1's AgentStep)."""
+"""What an entry records: a part of a ReAct step, or ``synthesis`` for the final response."""
 
 _TYPES: frozenset[str] = frozenset(get_args(EntryType))
 

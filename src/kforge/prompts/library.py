@@ -99,7 +99,7 @@ def phase_prompt(
     existing_work_summary: str = "",
     **context: Any,
 ) -> str:
-    """The prompt for ``phase`` of ``agent`` (seed 000): the full phase prompt on the first
+    """The prompt for ``phase`` of ``agent``: the full phase prompt on the first
     visit, the incremental re-entry prompt on later visits."""
     if visit_count <= 0:
         return render_template(load_template(f"{agent}_{phase}"), context)

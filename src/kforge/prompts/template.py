@@ -1,4 +1,4 @@
-"""Prompt templates (seed 001 §7): named sections, typed placeholders, and their validation."""
+"""Prompt templates: named sections, typed placeholders, and their validation."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Agentic retrieval (seed 001 §6): search, grade, rewrite when most results miss, else give up.
+"""Agentic retrieval: search, grade, rewrite when most results miss, else give up.
 
 The loop: search the query; grade each hit; if at least ``relevance_threshold`` of the hits
 are relevant, stop. Otherwise rewrite the query (at most ``max_rewrites`` times) and search
 again. When every attempt is used, the relevant hits found along the way are kept; if there
 are none, the result says to fall back to a model-only answer and carries the disclaimer.
 If grading itself fails for every hit of an attempt, the hits are returned ungraded as
-``unverified_results`` with a disclaimer (seed 001: "use results without grading").
+``unverified_results`` with a disclaimer: a failing grader must not hide what was found.
 """
 
 from __future__ import annotations

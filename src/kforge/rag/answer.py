@@ -1,7 +1,7 @@
 """Answer a question from graded passages with ``[n]`` citations, or from the model alone.
 
-Only passages graded relevant are ever cited (Property 9). When agentic search found nothing
-relevant, the answer is the model's own and carries the fallback disclaimer (Property 14).
+Only passages graded relevant are ever cited. When agentic search found nothing relevant, the
+answer is the model's own and carries the fallback disclaimer.
 """
 
 from __future__ import annotations

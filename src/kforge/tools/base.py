@@ -1,4 +1,4 @@
-"""The Tool contract (MCP-aligned, seed 002): name, description, schemas, annotations, execute."""
+"""The Tool contract, aligned with MCP's: name, description, schemas, annotations, execute."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool calls as text, for models without native tool calling (seed 001 parse/serializeToolCall).
+"""Tool calls as text, for models without native tool calling.
 
 ``serialize_tool_call`` writes ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``;
 ``parse_tool_calls`` reads that, fenced JSON, bare JSON objects, OpenAI-style function objects

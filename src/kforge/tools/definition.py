@@ -1,6 +1,6 @@
 """ToolDefinition: the serializable description of a tool (name, schemas, annotations, examples).
 
-A definition serializes to JSON and parses back unchanged (seed 001, Property 4).
+Any definition serializes to JSON and parses back unchanged.
 """
 
 from __future__ import annotations

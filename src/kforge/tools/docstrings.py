@@ -17,7 +17,8 @@ _GOOGLE_OTHER = re.compile(
 )
 _GOOGLE_ITEM = re.compile(r"^(\*{0,2}[A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*:\s*(.*)$")
 _NUMPY_HEADER = re.compile(r"^-{3,}\s*$")
-_NUMPY_ITEM = re.compile(r"^(\*{0,2}[A-Za-z_][A-Za-z0-9_]*)\s*(:\s*.*)?$")
+# One entry may document several names: "x, y : array_like".
+_NUMPY_ITEM = re.compile(r"^(\*{0,2}[A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*)\s*(:\s*.*)?$")
 _SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
 _SPHINX_OTHER = re.compile(r"^:(type|rtype|returns?|raises?|vartype|var)\b")
 
@@ -99,8 +100,13 @@ def _google_section(lines: list[str], i: int, params: dict[str, str]) -> int:
 
 
 def _numpy_section(lines: list[str], i: int, params: dict[str, str]) -> int:
-    name: str | None = None
+    names: list[str] = []
     parts: list[str] = []
+
+    def flush() -> None:
+        for name in names:
+            params[name] = " ".join(parts).strip()
+
     while i < len(lines):
         line = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
@@ -111,14 +117,13 @@ def _numpy_section(lines: list[str], i: int, params: dict[str, str]) -> int:
             continue
         match = _NUMPY_ITEM.match(line) if _indent(line) == 0 else None
         if match:
-            if name is not None:
-                params[name] = " ".join(parts).strip()
-            name, parts = match.group(1).lstrip("*"), []
-        elif name is not None:
+            flush()
+            names = [name.strip().lstrip("*") for name in match.group(1).split(",")]
+            parts = []
+        elif names:
             parts.append(line.strip())
         i += 1
-    if name is not None:
-        params[name] = " ".join(parts).strip()
+    flush()
     return i
 
 

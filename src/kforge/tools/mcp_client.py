@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from kforge.errors import ToolError
+from kforge.extras import require_extra
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.content import ContentBlock
@@ -65,6 +66,7 @@ class MCPToolset:
         self._client: mcp.Client | None = None
 
     async def open(self) -> MCPToolset:
+        require_extra("mcp", "MCP tools")
         import mcp
 
         target: Any

@@ -7,9 +7,19 @@ import pytest
 from kforge.llm.scripted import ScriptedModel
 from kforge.tools import ToolContext
 from kforge.tools.builtin import network
-from kforge.tools.builtin.html_text import html_to_text
-from kforge.tools.builtin.network import BlockedAddressError, NetworkPolicy, check_url, fetch
-from kforge.tools.builtin.web import FetchPageTool, SummarizePageTool, extractive_summary
+from kforge.tools.builtin.network import (
+    BlockedAddressError,
+    FetchedPage,
+    NetworkPolicy,
+    check_url,
+    fetch,
+)
+from kforge.tools.builtin.web import (
+    FetchPageTool,
+    SummarizePageTool,
+    extractive_summary,
+    page_text,
+)
 
 from .conftest import LocalServer, Reply
 
@@ -24,13 +34,26 @@ def html(body: str) -> Reply:
     return Reply(200, body, {"Content-Type": "text/html; charset=utf-8"})
 
 
-def test_html_to_text_keeps_content_and_drops_chrome() -> None:
-    readable = html_to_text(PAGE)
-    assert readable.title == "Solar power & you"
-    assert readable.text == (
+def _page(html: str) -> FetchedPage:
+    return FetchedPage("http://x/", 200, "text/html", html, truncated=False)
+
+
+def test_page_text_keeps_content_and_drops_chrome() -> None:
+    assert page_text(_page(PAGE)) == (
+        "Solar power & you",
         "# Solar power\nSolar panels turn sunlight into electricity.\n"
-        "They work best facing the sun.\n- Cheap\n- Clean"
+        "They work best facing the sun.\nCheap\nClean",
     )
+
+
+def test_page_text_of_an_unclosed_head_keeps_the_body() -> None:
+    html = "<html><head><title>Broken</title>\n<body><h1>Results</h1><p>First.</p>"
+    assert page_text(_page(html)) == ("Broken", "# Results\nFirst.")
+
+
+def test_page_title_is_the_head_title_not_an_icon_title() -> None:
+    html = "<title>News</title><p>Text.</p><svg><title>icon</title></svg>"
+    assert page_text(_page(html)) == ("News", "Text.")
 
 
 async def test_fetch_page_returns_readable_text(server: LocalServer) -> None:

@@ -1,4 +1,4 @@
-"""Plane (project management) tools: ``plane_create_task`` and ``plane_query_tasks`` (seed 002).
+"""Plane (project management) tools: ``plane_create_task`` and ``plane_query_tasks``.
 
 Speaks the subset of Plane's REST API v1 they need: list projects and members, create and list
 work items (``/api/v1/workspaces/{slug}/projects/{id}/issues/``), authenticated with

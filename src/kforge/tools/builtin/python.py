@@ -1,4 +1,4 @@
-"""The ``python`` tool: run Python code in the sandbox; ``fork``/``wait`` reach child agents (seed 004).
+"""The ``python`` tool: run Python code in the sandbox; ``fork``/``wait`` reach child agents.
 
 Inside the code, ``fork(prompt)`` starts a child agent and returns a handle, ``wait(handle)``
 returns its answer. Both are served by ``context.services["agents"]``, an object with async

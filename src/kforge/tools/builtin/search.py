@@ -1,4 +1,4 @@
-"""``search_web_for_info``: web search through DuckDuckGo's HTML endpoint (seed 003).
+"""``search_web_for_info``: web search through DuckDuckGo's HTML endpoint.
 
 When the endpoint cannot be reached the result is an error of kind ``unreachable``, which
 callers turn into a fallback (answer without the web, with a disclaimer).

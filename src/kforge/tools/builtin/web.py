@@ -9,9 +9,10 @@ from typing import Any
 from kforge.errors import ToolError
 from kforge.llm.base import Model
 from kforge.llm.types import Message, ModelSettings
+from kforge.rag.extract import ExtractedDocument
+from kforge.rag.extract_html import extract_html
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
-from kforge.tools.builtin.html_text import html_to_text
 from kforge.tools.builtin.network import BlockedAddressError, FetchedPage, NetworkPolicy, fetch
 from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
@@ -88,9 +89,21 @@ def page_text(page: FetchedPage) -> tuple[str, str]:
             "read"
         )
     if page.content_type in ("text/html", "application/xhtml+xml") or "<html" in page.text[:500]:
-        readable = html_to_text(page.text)
-        return readable.title, readable.text
+        doc = extract_html(page.text, fallback_title="")
+        return doc.title, _outline(doc)
     return "", page.text
+
+
+def _outline(doc: ExtractedDocument) -> str:
+    """A line per paragraph, each heading marked with as many ``#`` as its level."""
+    parts: list[str] = []
+    pos = 0
+    for section in doc.sections:
+        parts += [doc.text[pos : section.start], "#" * section.level + " "]
+        pos = section.start
+    parts.append(doc.text[pos:])
+    lines = (" ".join(line.split()) for line in "".join(parts).splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 async def _get(url: str, policy: NetworkPolicy) -> tuple[FetchedPage, str, str] | ToolResult:

