@@ -17,7 +17,7 @@ from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.state import diff_state
-from kforge.errors import InvalidRunStateError, RunLeasedError
+from kforge.errors import InvalidRunStateError, RunLeasedError, ValidationError
 from kforge.frames import (
     ErrorFrame,
     Frame,
