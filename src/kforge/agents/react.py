@@ -16,10 +16,10 @@ from kforge.agents.loop import ReactLoop
 from kforge.agents.loop_config import LoopConfig
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
+from kforge.engine.registry import AgentRegistry, default_registry
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import Frame
 from kforge.memory.trajectory import TrajectoryLog
-from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.tools.base import Tool
 from kforge.tools.registry import ToolRegistry
 

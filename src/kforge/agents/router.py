@@ -41,6 +41,7 @@ from kforge.agents.router_tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
+from kforge.engine.registry import AgentRegistry, default_registry
 from kforge.errors import ConfigurationError, ModelOutputError, ValidationError
 from kforge.frames import (
     AgentAction,
@@ -63,7 +64,6 @@ from kforge.rag.grounded import ANSWER_STYLES, AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk, SearchHit
-from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
