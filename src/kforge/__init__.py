@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "RunStatus": "kforge.store.base",
     "Runtime": "kforge.runtime.runtime",
     "SQLiteStore": "kforge.store.sqlite",
+    "Services": "kforge.engine.services",
     "ScriptedModel": "kforge.llm.scripted",
     "StepAgent": "kforge.engine.agent",
     "StepOutcome": "kforge.engine.agent",

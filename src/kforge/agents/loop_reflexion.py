@@ -41,8 +41,8 @@ __all__ = [
 F = TypeVar("F", bound=Frame)
 
 MEMORY_STORE_SERVICE = "memory_store"
-"""``ctx.services`` key of the document store that keeps episodic memory (default: the run
-store, through the runtime)."""
+"""Former ``ctx.services`` key of the document store that keeps episodic memory: now
+``Services.memory`` (the Runtime gives its store's documents)."""
 
 _MAX_LESSONS = 5
 
@@ -78,10 +78,7 @@ _FALLBACK = LocalDocuments()
 
 def memory_for(ctx: RunContext, *, scope: str, user_id: str) -> EpisodicMemory:
     """The episodic memory of agent ``scope`` for ``user_id`` in the run's document store."""
-    store: DocumentStore | None = ctx.services.get(MEMORY_STORE_SERVICE)
-    if store is None:
-        runtime = ctx.services.get("runtime")
-        store = getattr(runtime, "store", None)
+    store: DocumentStore | None = ctx.services.memory
     return EpisodicMemory(
         store if store is not None else _FALLBACK, agent_type=scope, user_id=user_id
     )

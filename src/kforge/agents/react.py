@@ -1,6 +1,6 @@
 """The ``react`` agent: one goal, a few tools, the bounded ReAct loop run as a durable step agent.
 
-Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services["tools"]`` (a
+Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services.tools`` (a
 ``ToolRegistry`` or a list of tools) and then among the built-in tools; ``max_steps`` (5),
 ``max_retries`` (3), ``max_time_s``, ``context_tokens``, ``decision_mode`` (``structured`` or
 ``native``), ``allow_ask``, ``optimal_steps``, ``max_tokens``, ``temperature``; ``user_id``
@@ -17,6 +17,7 @@ from kforge.agents.loop_config import LoopConfig
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
 from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.services import Services
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import Frame
 from kforge.memory.trajectory import TrajectoryLog
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 TOOLS_SERVICE = "tools"
-"""``ctx.services`` key of the tools agents may use: a ``ToolRegistry`` or a list of tools."""
+"""Former ``ctx.services`` key of the tools agents may use: now ``Services.tools``."""
 
 
 def builtin_tools() -> list[Tool]:
@@ -44,24 +45,12 @@ def builtin_tools() -> list[Tool]:
     return default_tools()
 
 
-def service_tools(services: dict[str, Any]) -> list[Tool]:
-    """The tools the run was given in ``services["tools"]``."""
-    supplied = services.get(TOOLS_SERVICE)
-    if supplied is None:
-        return []
-    if isinstance(supplied, ToolRegistry):
-        return supplied.list_tools()
-    if isinstance(supplied, Iterable):
-        tools = list(supplied)
-        if all(isinstance(t, Tool) for t in tools):
-            return tools
-    raise ConfigurationError(
-        f"services['{TOOLS_SERVICE}'] must be a ToolRegistry or a list of tools "
-        f"(got {type(supplied).__name__})"
-    )
+def service_tools(services: Services) -> list[Tool]:
+    """The tools the run was given in ``Services.tools``."""
+    return services.tool_list()
 
 
-def resolve_tools(services: dict[str, Any], names: Sequence[str] | None) -> ToolRegistry:
+def resolve_tools(services: Services, names: Sequence[str] | None) -> ToolRegistry:
     """The tools called ``names``: the run's own first, then the built-ins. ``None`` means every
     tool the run was given (no built-ins)."""
     own = {t.name: t for t in service_tools(services)}

@@ -42,7 +42,7 @@ from kforge.agents.router_tools import (
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
 from kforge.engine.registry import AgentRegistry, default_registry
-from kforge.errors import ConfigurationError, ModelOutputError, ValidationError
+from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
     AgentAction,
     AgentResponse,
@@ -58,7 +58,6 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.memory.compaction import journaled_complete
-from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import ANSWER_STYLES, AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
@@ -130,7 +129,7 @@ class RouterAgent:
         if not isinstance(question, str) or not question.strip():
             raise ValidationError("the router agent needs a non-empty 'question'")
         self.question = question.strip()
-        self.corpus_name = str(self.args.get("corpus") or DEFAULT_CORPUS)
+        self.corpus_name: str | None = str(self.args.get("corpus") or "") or None
         self.web = bool(self.args.get("web_search", False))
         self.max_iterations = _positive(self.args, "max_iterations", 3)
         self.k = min(_positive(self.args, "k", 4), MAX_K)
@@ -191,7 +190,7 @@ class RouterAgent:
     async def _guardrail(self, ctx: RunContext) -> None:
         self._status(ctx, "guardrail")
         if "history" not in self.args:
-            loaded = load_session_turns(ctx, self.agent_type)
+            loaded = await load_session_turns(ctx, self.agent_type)
             if loaded is not None:
                 self.turns = loaded
         if not self.use_guardrail:
@@ -199,7 +198,7 @@ class RouterAgent:
             return
         verdict = await judge_scope(
             ctx,
-            self._corpus(ctx),
+            ctx.corpus(self.corpus_name),
             self.question,
             self.turns,
             self.scope,
@@ -386,18 +385,9 @@ class RouterAgent:
         )
         self.node = self._after_tool_round()
 
-    def _corpus(self, ctx: RunContext) -> Corpus:
-        corpora = ctx.services.get("corpora")
-        if corpora is None:
-            raise ConfigurationError(
-                "the router agent needs the 'corpora' service (the Runtime provides it)"
-            )
-        corpus: Corpus = corpora.open(self.corpus_name)
-        return corpus
-
     def _tool(self, ctx: RunContext, action: str) -> Tool:
         if action == RETRIEVE:
-            return retrieve_tool(self._corpus(ctx))
+            return retrieve_tool(ctx.corpus(self.corpus_name))
         supplied = {t.name: t for t in service_tools(ctx.services)}
         for name in _WEB_TOOL_NAMES:
             if name in supplied:
@@ -425,7 +415,7 @@ class RouterAgent:
         relevant = sorted((g for g in graded if g.relevant), key=lambda g: -g.confidence)
         found = [(g.hit.chunk, g.reasoning) for g in relevant]
         if relevant and all(g.hit.retriever != "web" for g in relevant):
-            found += self._linked(ctx, [g.hit.chunk for g in relevant])
+            found += await self._linked(ctx, [g.hit.chunk for g in relevant])
         for chunk, reasoning in found:
             record = {**chunk.to_dict(), "location": chunk.location}
             self.passages.append(record)
@@ -450,16 +440,19 @@ class RouterAgent:
         self.hits = []
         self.node = self._after_tool_round()
 
-    def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
+    async def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
         """Documents the relevant passages name by title: the second hop of a question such as
         "what did the actress who played X do later?". Recorded, like every corpus read."""
         known = {p["source"] for p in self.passages} | {c.source for c in relevant}
         text = " ".join(c.text for c in relevant)
-        linked = self._corpus(ctx).linked_chunks(text, exclude=known, limit=_LINKED)
-        frame = ctx.emit(
-            DataEvent(name="rag.linked", payload={"chunks": [c.to_dict() for c in linked]})
-        )
-        chunks = [Chunk.from_dict(c) for c in frame.payload.get("chunks", [])]
+
+        def linked() -> dict[str, Any]:
+            corpus = ctx.corpus(self.corpus_name)
+            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
+            return {"chunks": [c.to_dict() for c in chunks]}
+
+        payload = await ctx.recorded("rag.linked", linked)
+        chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
         return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
 
     # -- generation ---------------------------------------------------------------------------

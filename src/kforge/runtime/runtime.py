@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
+from kforge.engine.services import Services
 from kforge.engine.state import diff_state
 from kforge.errors import InvalidRunStateError, ValidationError
 from kforge.frames import (
@@ -31,7 +33,7 @@ from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.registry import AgentRegistry, default_registry
-from kforge.runtime.services import ChildAgents, Corpora
+from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
 
 __all__ = ["Runtime", "normalize_answer"]
@@ -71,7 +73,7 @@ class Runtime:
         *,
         model: Model | str | None = None,
         registry: AgentRegistry | None = None,
-        services: dict[str, Any] | None = None,
+        services: Services | Mapping[str, Any] | None = None,
         limits: RunLimits | None = None,
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
@@ -82,8 +84,13 @@ class Runtime:
         self._model = model
         self._models: dict[str, Model] = {}
         self.registry = registry or default_registry
-        self.services: dict[str, Any] = dict(services or {})
-        self.services.setdefault("corpora", Corpora(store))
+        given = Services.of(services)
+        self.services: Services = replace(
+            given,
+            corpora=given.corpora or Corpora(store),
+            memory=given.memory or Documents(store),
+        )
+        """What every run's agent is given; each run adds its own ``agents`` and ``sessions``."""
         self.default_limits = limits or RunLimits()
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
@@ -268,7 +275,11 @@ class Runtime:
             agent,
             self.model_for(str(run.input.get("model") or self._model_spec())),
             limits=limits,
-            services={"agents": ChildAgents(self, run.id), **self.services, "runtime": self},
+            services=replace(
+                self.services,
+                agents=self.services.agents or ChildAgents(self, run.id),
+                sessions=self.services.sessions or RunSession(self.store, run.id, run.session_id),
+            ),
             on_commit=self.bus.publish,
             opening=opening,
             question=question,

@@ -53,6 +53,8 @@ __all__ = ["ResearchAgent"]
 
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+FACETS_EVENT = "facets.titles"
+"""Records the document titles a thin question tree took its facets from."""
 WRITING = ModelSettings(temperature=0.2, max_tokens=400)
 
 
@@ -92,6 +94,7 @@ class ResearchAgent(ForgeAgent):
         if not question:
             raise ValidationError("the research agent needs a non-empty 'question'")
         self.question = question
+        self.corpus_name: str | None = str(self.args.get("corpus") or "") or None
         self.max_backtracks = int(self.args.get("max_backtracks", 1))
         if self.args.get("answer") not in (None, "extractive", "generative"):
             raise ValidationError(
@@ -196,7 +199,7 @@ class ResearchAgent(ForgeAgent):
             category = rc.add_category("Overview")
             self._add_question(ctx, category, self.question)
         if len(rc.questions) < 2:
-            self._facets_from_documents(ctx)
+            await self._facets_from_documents(ctx)
         ctx.emit(
             AgentSpeaking(
                 text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
@@ -204,18 +207,19 @@ class ResearchAgent(ForgeAgent):
         )
         return True
 
-    def _facets_from_documents(self, ctx: RunContext) -> None:
+    async def _facets_from_documents(self, ctx: RunContext) -> None:
         """When the model's breakdown has fewer than two distinct questions, take facets from
-        the documents the question retrieves: one category per document title."""
-        corpora = ctx.services.get("corpora")
-        if corpora is None:
-            return
-        hits = corpora.open(str(self.args.get("corpus", "samples"))).search(self.question, 8)
-        titles: list[str] = []
-        for hit in hits:
-            title = " ".join(hit.chunk.title.split())
-            if title and title not in titles:
-                titles.append(title)
+        the documents the question retrieves: one category per document title (recorded)."""
+
+        def document_titles() -> dict[str, Any]:
+            titles: list[str] = []
+            for hit in ctx.corpus(self.corpus_name).search(self.question, 8):
+                title = " ".join(hit.chunk.title.split())
+                if title and title not in titles:
+                    titles.append(title)
+            return {"titles": titles}
+
+        titles = (await ctx.recorded(FACETS_EVENT, document_titles)).get("titles", [])
         added = 0
         for title in titles[:3]:
             category = self.rc.add_category(title)
@@ -457,14 +461,13 @@ class ResearchAgent(ForgeAgent):
             rc.adjacent_questions.append(record)
             ctx.emit(DataEvent(name="adjacent.added", payload=record))
         if len(rc.adjacent_questions) < 2:
-            corpora = ctx.services.get("corpora")
-            hits = []
-            if corpora is not None:
-                corpus = corpora.open(str(self.args.get("corpus", "samples")))
-                hits = [h.chunk for h in corpus.search(self.question, 12)]
             used = {s["chunk_id"] for s in rc.sources}
-            for record in frontier_from_headings(
-                ctx, hits, used, seen, 4 - len(rc.adjacent_questions)
+
+            def search() -> list[Chunk]:
+                return [h.chunk for h in ctx.corpus(self.corpus_name).search(self.question, 12)]
+
+            for record in await frontier_from_headings(
+                ctx, search, used, seen, 4 - len(rc.adjacent_questions)
             ):
                 rc.adjacent_questions.append(record)
                 ctx.emit(DataEvent(name="adjacent.added", payload=record))

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.context import RunContext
-from kforge.errors import ConfigurationError
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 from kforge.rag.types import Chunk
@@ -84,12 +83,7 @@ async def gather_evidence(
     from kforge.rag.agentic import RAGConfig, agentic_search
     from kforge.rag.types import SearchHit
 
-    corpora = ctx.services.get("corpora")
-    if corpora is None:
-        raise ConfigurationError(
-            "the research agent needs a 'corpora' service (the Runtime adds one)"
-        )
-    corpus = corpora.open(str(args.get("corpus", "samples")))
+    corpus = ctx.corpus(args.get("corpus") or None)
     config = RAGConfig(
         k=int(args.get("k", 3)),
         max_rewrites=int(args.get("max_rewrites", 1)),
@@ -101,16 +95,15 @@ async def gather_evidence(
     def on_status(event: str, details: dict[str, Any]) -> None:
         ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
 
-    def search(query: str, k: int) -> list[SearchHit]:
-        # The hits are recorded, so a step re-executed after a crash grades and cites exactly
-        # what it saw the first time, even if the corpus was re-ingested in between.
-        recorded = ctx.replay_data(HITS_EVENT)
-        if recorded is not None:
-            return [SearchHit.from_dict(hit) for hit in recorded.payload.get("hits", [])]
-        hits: list[SearchHit] = list(corpus.search(query, k))
-        payload = {"query": query[:300], "hits": [hit.to_dict() for hit in hits]}
-        ctx.emit(DataEvent(name=HITS_EVENT, payload=payload))
-        return hits
+    async def search(query: str, k: int) -> list[SearchHit]:
+        # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
+        # the first time, even if the corpus was re-ingested in between.
+        def hits() -> dict[str, Any]:
+            found = corpus.search(query, k)
+            return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
+
+        payload = await ctx.recorded(HITS_EVENT, hits)
+        return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
 
     result = await agentic_search(
         question,
