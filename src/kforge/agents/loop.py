@@ -82,7 +82,11 @@ class ReactLoop(ReflexionSteps):
         check: AnswerCheck | None = None,
     ) -> None:
         super().__init__(
-            goal, config, memory_scope=memory_scope, user_id=user_id, preferences=preferences
+            goal,
+            config or LoopConfig(),
+            memory_scope=memory_scope,
+            user_id=user_id,
+            preferences=dict(preferences or {}),
         )
         self.check = check
 

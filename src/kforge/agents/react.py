@@ -10,11 +10,13 @@ Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services.too
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kforge.agents.loop import ReactLoop
 from kforge.agents.loop_config import LoopConfig
 from kforge.engine.agent import StepOutcome
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
 from kforge.engine.registry import AgentRegistry, default_registry
 from kforge.engine.services import Services
@@ -27,6 +29,7 @@ from kforge.tools.registry import ToolRegistry
 __all__ = [
     "TOOLS_SERVICE",
     "ReactAgent",
+    "ReactArgs",
     "builtin_tools",
     "register",
     "resolve_tools",
@@ -85,6 +88,23 @@ def _names(value: Any) -> list[str] | None:
     return list(dict.fromkeys(value))
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReactArgs:
+    """The react agent's own arguments; the loop's bounds are ``LoopConfig``'s."""
+
+    goal: str = ""
+    question: str = ""
+    """Another name for ``goal``."""
+    tools: list[str] | str | None = None
+    """Tool names (a list, or one string separated by commas); none means every run tool."""
+    memory_scope: str = "react"
+    """The agent name reflections are kept under."""
+    user_id: str = "default"
+    """Whose episodic memory to use."""
+    preferences: dict[str, str | int | float | bool] = field(default_factory=dict)
+    """Kept in the grounding section of the context, never compacted."""
+
+
 class ReactAgent:
     """The ReAct loop as a run: each runner step is one decide → act → observe iteration."""
 
@@ -92,19 +112,17 @@ class ReactAgent:
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
-        goal = self.args.get("goal", self.args.get("question", ""))
-        if not isinstance(goal, str) or not goal.strip():
+        parsed = parse_arguments(ReactArgs, self.args, agent=self.agent_type)
+        goal = parsed.goal if "goal" in self.args else parsed.question
+        if not goal.strip():
             raise ValidationError("the react agent needs a non-empty 'goal'")
-        preferences = self.args.get("preferences") or {}
-        if not isinstance(preferences, dict):
-            raise ValidationError("react agent: 'preferences' must be an object of strings")
-        self.tool_names = _names(self.args.get("tools"))
+        self.tool_names = _names(parsed.tools)
         self.loop = ReactLoop(
             goal.strip(),
             LoopConfig.from_dict(self.args),
-            memory_scope=str(self.args.get("memory_scope") or self.agent_type),
-            user_id=str(self.args.get("user_id") or "default"),
-            preferences={str(k): str(v) for k, v in preferences.items()},
+            memory_scope=parsed.memory_scope or self.agent_type,
+            user_id=parsed.user_id or "default",
+            preferences={k: str(v) for k, v in parsed.preferences.items()},
         )
         self._tools: ToolRegistry | None = None
 

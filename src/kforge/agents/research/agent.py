@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from kforge.agents.research.arguments import ResearchArgs
 from kforge.agents.research.context import (
     ResearchPhase,
     ResearchPhaseContext,
@@ -39,6 +40,7 @@ from kforge.agents.research.writing import (
 )
 from kforge.agents.router_answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
 from kforge.errors import ValidationError
@@ -90,20 +92,16 @@ class ResearchAgent(ForgeAgent):
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
-        question = str(self.args.get("question", "")).strip()
+        self.params = parse_arguments(ResearchArgs, self.args, agent=self.agent_type)
+        question = self.params.question.strip()
         if not question:
             raise ValidationError("the research agent needs a non-empty 'question'")
         self.question = question
-        self.corpus_name: str | None = str(self.args.get("corpus") or "") or None
-        self.max_backtracks = int(self.args.get("max_backtracks", 1))
-        if self.args.get("answer") not in (None, "extractive", "generative"):
-            raise ValidationError(
-                "the research agent's 'answer' must be extractive or generative "
-                f"(got {self.args['answer']!r})"
-            )
-        if "review_answers" in self.args:
-            self.args["optional_checkpoints"] = bool(self.args["review_answers"])
-            self.optional_checkpoints = self.args["optional_checkpoints"]
+        self.corpus_name = self.params.corpus or None
+        self.max_backtracks = self.params.max_backtracks
+        if self.params.review_answers is not None:
+            self.args["optional_checkpoints"] = self.params.review_answers
+            self.optional_checkpoints = self.params.review_answers
 
     @property
     def rc(self) -> ResearchPhaseContext:
@@ -250,7 +248,7 @@ class ResearchAgent(ForgeAgent):
         ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
         style = self._style(ctx)
         evidence = await gather_evidence(
-            ctx, question["text"], self.args, lexical=style == "extractive"
+            ctx, question["text"], self.params, lexical=style == "extractive"
         )
         passages = [p.as_chunk() for p in evidence.passages]
         if passages:
@@ -475,10 +473,7 @@ class ResearchAgent(ForgeAgent):
         return True
 
     def _style(self, ctx: RunContext) -> AnswerStyle:
-        style = self.args.get("answer")
-        if style in ("extractive", "generative"):
-            return style  # type: ignore[no-any-return]
-        return answer_style(ctx.model)
+        return self.params.answer or answer_style(ctx.model)
 
     async def _model_only(self, ctx: RunContext, question: str) -> str:
         """A model that writes its own answers may answer from general knowledge (disclaimed)."""

@@ -3,9 +3,12 @@ rewrite, fall back), reduced to the passages graded relevant — the only ones a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.agents.research.arguments import ResearchArgs
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
@@ -73,9 +76,13 @@ def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
 
 
 async def gather_evidence(
-    ctx: RunContext, question: str, args: dict[str, Any], *, lexical: bool = False
+    ctx: RunContext,
+    question: str,
+    args: ResearchArgs | Mapping[str, Any],
+    *,
+    lexical: bool = False,
 ) -> Evidence:
-    """Search the corpus named in ``args['corpus']`` for ``question`` with grading and rewrites
+    """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
     (graded by the question's key terms, with no model call, when ``lexical``).
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
@@ -83,10 +90,12 @@ async def gather_evidence(
     from kforge.rag.agentic import RAGConfig, agentic_search
     from kforge.rag.types import SearchHit
 
-    corpus = ctx.corpus(args.get("corpus") or None)
+    if not isinstance(args, ResearchArgs):
+        args = parse_arguments(ResearchArgs, args, agent="research")
+    corpus = ctx.corpus(args.corpus)
     config = RAGConfig(
-        k=int(args.get("k", 3)),
-        max_rewrites=int(args.get("max_rewrites", 1)),
+        k=args.k,
+        max_rewrites=args.max_rewrites,
         grade_settings=GRADING,
         rewrite_settings=REWRITING,
         lexical=lexical,
@@ -109,11 +118,11 @@ async def gather_evidence(
         question,
         search,
         ctx.complete,
-        context=str(args.get("question", "")),
+        context=args.question,
         config=config,
         on_status=on_status,
     )
-    keep = int(args.get("passages_per_answer", 3))
+    keep = args.passages_per_answer
     ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]
     passages = tuple(
         Passage(
