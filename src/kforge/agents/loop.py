@@ -1,5 +1,6 @@
-"""The bounded ReAct loop (seed 001 §1, seed 002 §4-5): decide, act, observe, one durable step
-at a time, with Reflexion on failures and context compaction.
+"""The bounded ReAct loop: decide, act, observe, one durable step at a time, at most
+``max_steps`` decisions and ``max_retries`` failures per action, with Reflexion on failures and
+context compaction.
 
 ``ReactLoop.step`` runs one iteration; a phase of a ``ForgeAgent`` or the ``react`` agent calls
 it until it reports that it is finished. Every decision, call, result, observation, reflection

@@ -1,4 +1,4 @@
-"""Reflexion inside the ReAct loop (seed 001 §3): reflect on a failed call or check, keep the
+"""Reflexion inside the ReAct loop: reflect on a failed call or check, keep the
 reflection in episodic memory, show lessons to later decisions, detect repeated errors and put a
 different action in place of a call that already failed.
 
@@ -276,7 +276,8 @@ class ReflexionSteps(LoopState):
         return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))
 
     def retire_if_exhausted(self, ctx: RunContext, tool: str) -> None:
-        """Stop offering ``tool`` once it has failed ``max_retries`` times (seed 001 Property 1)."""
+        """Stop offering ``tool`` once it has failed ``max_retries`` times: a call that keeps failing
+        is never retried without bound."""
         if self.failures.get(tool, 0) >= self.config.max_retries and tool not in self.retired:
             self.retired.append(tool)
             ctx.emit(

@@ -153,7 +153,8 @@ class ReactAgent:
 
 
 def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) -> TrajectoryLog:
-    """The trajectory log of a run (seed 001 §9) from its frames; ``.to_json()`` exports it."""
+    """The trajectory log of a run (its steps, tool calls, tokens, errors and efficiency) from its
+    frames; ``.to_json()`` exports it."""
     return TrajectoryLog.from_frames(frames, optimal_steps=optimal_steps)
 
 

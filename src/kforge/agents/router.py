@@ -198,7 +198,7 @@ class RouterAgent:
                 output_tokens=ctx.usage.output_tokens,
             )
         )
-        ctx.flush()  # streamed at once, as seed 003's step events are
+        ctx.flush()  # a person watching sees each node as it starts, not when the step ends
 
     def _after_tool_round(self) -> str:
         return "generate" if self.state.iteration >= self.max_iterations else "router"

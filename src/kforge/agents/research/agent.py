@@ -1,4 +1,4 @@
-"""The Research agent (seed 000): DECOMPOSE → ANSWER → RISE_ABOVE → EXPAND → COMPLETE.
+"""The Research agent, a phase graph: DECOMPOSE → ANSWER → RISE_ABOVE → EXPAND → COMPLETE.
 
 Backward transitions: ANSWER → DECOMPOSE when answering reveals a new category; RISE_ABOVE →
 ANSWER when synthesis needs more answers; RISE_ABOVE → DECOMPOSE when synthesis reveals a
