@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from kforge.agents.loop_prompts import call_text
 from kforge.agents.loop_state import LoopState
 from kforge.engine.context import RunContext
-from kforge.frames import AgentThinking, DataEvent, ErrorFrame, Frame
+from kforge.frames import AgentThinking, ErrorFrame, Frame
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
 from kforge.memory.compaction import journaled_complete
 from kforge.memory.episodic import (
@@ -253,24 +253,27 @@ class ReflexionSteps(LoopState):
         error: str,
         offered: ToolRegistry,
     ) -> tuple[ToolCall, str] | None:
-        """A call other than every failed one, or None. The verdict is recorded as a frame: a
-        resumed step takes it from the log, since memory may have learned more meanwhile."""
-        alternative = await suggest_alternative(
-            journaled_complete(run, "reflexion.alternative"),
-            call,
-            error,
-            memory=memory,
-            tools=offered.specs(),
-            goal=self.goal,
-        )
-        payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
-        if alternative is not None and call_key(alternative.call) not in self.failed_calls:
-            payload["alternative"] = {
-                **alternative.call.to_dict(),
-                "reasoning": alternative.reasoning or "a different action",
-            }
-        frame = ctx.emit(DataEvent(name="reflexion.alternative", payload=payload))
-        chosen = frame.payload.get("alternative")
+        """A call other than every failed one, or None. The verdict is recorded: a re-executed
+        step takes it from the log, since memory may have learned more meanwhile."""
+
+        async def verdict() -> dict[str, Any]:
+            alternative = await suggest_alternative(
+                journaled_complete(run, "reflexion.alternative"),
+                call,
+                error,
+                memory=memory,
+                tools=offered.specs(),
+                goal=self.goal,
+            )
+            payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
+            if alternative is not None and call_key(alternative.call) not in self.failed_calls:
+                payload["alternative"] = {
+                    **alternative.call.to_dict(),
+                    "reasoning": alternative.reasoning or "a different action",
+                }
+            return payload
+
+        chosen = (await ctx.recorded("reflexion.alternative", verdict)).get("alternative")
         if not isinstance(chosen, dict):
             return None
         return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))
