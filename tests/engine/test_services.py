@@ -112,3 +112,11 @@ def test_a_dict_of_services_still_works_with_a_deprecation_warning() -> None:
         corpora = rt.services["corpora"]
     assert corpora is rt.services.corpora
     assert "runtime" not in rt.services.as_mapping()
+
+
+def test_the_deprecated_lookup_points_at_the_caller() -> None:
+    services = Services(extra={"thing": 1})
+    with pytest.warns(DeprecationWarning, match=r"use services\.extra\[") as caught:
+        assert services.get("thing") == 1
+        assert services.get("missing", "none") == "none"
+    assert caught[0].filename == __file__

@@ -153,17 +153,20 @@ class Services:
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated: ``services["corpora"]`` reads as ``services.corpora``."""
-        warnings.warn(
-            f"services[{key!r}] is deprecated; use the Services attribute "
-            f"(services.{_KEYS.get(key, 'extra[' + repr(key) + ']')})",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.as_mapping()[key]
+        return self._legacy(key)
 
     def get(self, key: str, default: Any = None) -> Any:
-        """Deprecated: like ``__getitem__``, with a default."""
+        """Deprecated: like ``services[key]``, with a default."""
         try:
-            return self[key]
+            return self._legacy(key)
         except KeyError:
             return default
+
+    def _legacy(self, key: str) -> Any:
+        instead = _KEYS.get(key, f"extra[{key!r}]")
+        warnings.warn(
+            f"services[{key!r}] is deprecated; use services.{instead}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.as_mapping()[key]
