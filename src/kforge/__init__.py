@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "RunStatus": "kforge.store.base",
     "Runtime": "kforge.runtime.runtime",
     "SQLiteStore": "kforge.store.sqlite",
+    "Services": "kforge.engine.services",
     "ScriptedModel": "kforge.llm.scripted",
     "StepAgent": "kforge.engine.agent",
     "StepOutcome": "kforge.engine.agent",
@@ -62,7 +63,7 @@ _EXPORTS: dict[str, str] = {
     "Corpus": "kforge.rag.corpus",
     "ingest_folder": "kforge.rag.ingest",
     "agentic_search": "kforge.rag.agentic",
-    "register_agent": "kforge.runtime.registry",
+    "register_agent": "kforge.engine.registry",
 }
 
 __all__ = sorted(_EXPORTS)

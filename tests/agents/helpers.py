@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from kforge.agents.react import ReactAgent
 from kforge.agents.router import RouterAgent
+from kforge.engine.services import Services
 from kforge.frames import Frame
 from kforge.llm.base import Model
 from kforge.runtime import AgentRegistry, Runtime
@@ -66,15 +67,13 @@ def registry() -> AgentRegistry:
     return agents
 
 
-def runtime(
-    model: Model, *tools: Any, store: MemoryStore | None = None, **services: Any
-) -> Runtime:
+def runtime(model: Model, *tools: Any, store: MemoryStore | None = None) -> Runtime:
     chosen = list(tools) or [lookup_capital, word_count]
     return Runtime(
         store or MemoryStore(),
         model=model,
         registry=registry(),
-        services={"tools": ToolRegistry(chosen), **services},
+        services=Services(tools=ToolRegistry(chosen)),
     )
 
 

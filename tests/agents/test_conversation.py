@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.agents.conversation import Turn, format_history, session_turns, turns_from_args
+from kforge.agents.conversation import Turn, format_history, turns_from_args
 from kforge.errors import ValidationError
 from kforge.llm.scripted import ScriptedModel
+from kforge.runtime.services import session_turns
 from tests.agents.helpers import runtime
 from tests.agents.test_router import corpus_store
 
@@ -19,7 +20,7 @@ async def test_session_turns_are_the_completed_router_runs_in_order() -> None:
     rt = runtime(model, store=store)
     for question in ("Hello", "Hello again"):
         await rt.run("router", {"question": question, "corpus": "ml"}, session_id="s")
-    turns = session_turns(store, "s")
+    turns = turns_from_args(session_turns(store, "s"))
     assert turns == [Turn("Hello", "Hello!"), Turn("Hello again", "Hi again!")]
     assert session_turns(store, "other") == []
 

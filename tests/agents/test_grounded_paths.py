@@ -132,7 +132,7 @@ async def test_mcp_run_agent(behaviour: str, tmp_path: Path) -> None:
         "them to a transformer encoder.\n"
     )
     rt = Runtime(MemoryStore(), model=bad_writer(BAD_REPLIES[behaviour]))
-    ingest_folder(rt.services["corpora"].open("docs"), tmp_path)
+    ingest_folder(rt.services.corpus("docs"), tmp_path)
     text = await run_to_answer(rt, "router", "What is a vision transformer?", corpus="docs")
     answer, _, sources = text.partition("Sources:")
     assert_clean(answer, sources)

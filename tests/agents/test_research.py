@@ -126,7 +126,7 @@ def make_runtime(corpus_dir: Path, script: Script) -> Runtime:
     registry = AgentRegistry()
     registry.register("research", ResearchAgent)
     rt = Runtime(MemoryStore(), model=FunctionModel(script), registry=registry)
-    ingest_folder(rt.services["corpora"].open("docs"), corpus_dir)
+    ingest_folder(rt.services.corpus("docs"), corpus_dir)
     return rt
 
 
@@ -164,7 +164,7 @@ async def test_full_run_writes_a_cited_report(corpus_dir: Path) -> None:
     ):
         assert heading in report
     assert "How do agents plan over long horizons?" in report
-    corpus = rt.services["corpora"].open("docs")
+    corpus = rt.services.corpus("docs")
     assert result["sources"], "answers cite sources"
     for source in result["sources"]:
         chunk = corpus.chunk(source["chunk_id"])

@@ -7,6 +7,7 @@ from typing import Any
 from kforge.agents.research.evidence import HITS_EVENT, gather_evidence
 from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.services import Services
 from kforge.frames import DataEvent, Frame
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
@@ -58,7 +59,7 @@ def _context(corpus: Corpus, log: list[Frame], journal: list[Frame] | None = Non
         limits=RunLimits(),
         next_seq=1,
         flush=log.extend,
-        services={"corpora": Corpora(corpus)},
+        services=Services(corpora=Corpora(corpus)),
     )
     ctx.begin_step(1, journal or [])
     return ctx
@@ -99,3 +100,71 @@ def test_recorded_hits_read_as_a_count_and_files_in_timelines() -> None:
     other = _hit("b", "More.", 2).to_dict()
     three = DataEvent(name=HITS_EVENT, payload={"hits": [hit.to_dict(), other, hit.to_dict()]})
     assert describe_frame(three) == ("data", "rag.hits: 3 hits: a.md (2), b.md")
+
+
+async def test_research_without_a_corpus_name_searches_the_default_corpus() -> None:
+    from kforge.rag.corpus import DEFAULT_CORPUS
+
+    opened: list[str] = []
+
+    class Named:
+        def open(self, name: str) -> Corpus:  # type: ignore[return]
+            opened.append(name)
+            return Corpus([])
+
+    ctx = RunContext(
+        run_id="r",
+        agent_type="research",
+        model=FunctionModel(grade),
+        limits=RunLimits(),
+        next_seq=1,
+        flush=[].extend,
+        services=Services(corpora=Named()),  # type: ignore[arg-type]
+    )
+    ctx.begin_step(1)
+    await gather_evidence(ctx, "checkpoints", {"k": 3})
+    assert opened == [DEFAULT_CORPUS]
+
+
+def _thin_breakdown(messages: list[Message], info: CallInfo) -> Any:
+    return {"categories": [{"name": "Agents", "questions": ["How do agents work?"]}]}
+
+
+async def _decompose(corpus: Corpus, journal: list[Frame]) -> tuple[Any, list[Frame]]:
+    from kforge.agents.research import ResearchAgent
+    from kforge.engine.context import Suspended
+
+    agent = ResearchAgent({"question": "How do agents work?", "corpus": "docs"})
+    committed: list[Frame] = []
+    ctx = RunContext(
+        run_id="r",
+        agent_type="research",
+        model=FunctionModel(_thin_breakdown),
+        limits=RunLimits(),
+        next_seq=1,
+        flush=committed.extend,
+        services=Services(corpora=Corpora(corpus)),
+    )
+    ctx.begin_step(1, journal)
+    try:
+        await agent.step(ctx)
+    except Suspended:
+        pass
+    return [c["name"] for c in agent.rc.categories], committed + ctx.take_pending()
+
+
+async def test_a_re_executed_breakdown_takes_its_facets_from_the_recorded_titles() -> None:
+    before = Corpus(
+        [
+            _hit("Approval Workflows", "People approve plans.", 1),
+            _hit("Memory Systems", "Agents keep memory.", 2),
+        ]
+    )
+    categories, frames = await _decompose(before, [])
+    assert categories[1:] == ["Approval Workflows", "Memory Systems"]
+    (facets,) = [f for f in frames if isinstance(f, DataEvent) and f.name == "facets.titles"]
+    assert facets.payload == {"titles": ["Approval Workflows", "Memory Systems"]}
+
+    after = Corpus([_hit("Something Else Entirely", "Ingested later.", 1)])
+    replayed, _ = await _decompose(after, frames)
+    assert replayed == categories and after.searches == 0

@@ -9,6 +9,7 @@ import pytest
 
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
+from kforge.engine.services import Services
 from kforge.frames import ModelCall
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.types import Message, ModelResponse, ToolCall, ToolSpec
@@ -29,7 +30,7 @@ class AskingAgent:
     async def step(self, ctx: RunContext) -> StepOutcome:
         response = await ctx.complete([Message.user("scale it")], tools=[SCALE])
         seen = response.tool_calls[0].arguments if response.tool_calls else response.parsed
-        ctx.services["seen"].append(seen)
+        ctx.services.extra["seen"].append(seen)
         await ctx.ask("Go on?")
         return StepOutcome(True, {"seen": seen})
 
@@ -51,7 +52,10 @@ def asking_runtime(reply: Any, seen: list[Any]) -> Runtime:
         return reply
 
     return Runtime(
-        MemoryStore(), model=FunctionModel(function), registry=agents, services={"seen": seen}
+        MemoryStore(),
+        model=FunctionModel(function),
+        registry=agents,
+        services=Services(extra={"seen": seen}),
     )
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.services import Services
 from kforge.frames import (
     Frame,
     InteractionAnswered,
@@ -45,6 +46,7 @@ class Log:
 
 
 def make_ctx(log: Log | None = None, **services: Any) -> RunContext:
+    approval = services.pop(APPROVAL_SERVICE, None)
     return RunContext(
         run_id="run-1",
         agent_type="test",
@@ -52,7 +54,7 @@ def make_ctx(log: Log | None = None, **services: Any) -> RunContext:
         limits=RunLimits(),
         next_seq=1,
         flush=log or Log(),
-        services=dict(services),
+        services=Services(approval=approval, extra=services),
     )
 
 

@@ -1,16 +1,11 @@
-"""Built-in agents; importing this package registers them in the default agent registry:
-``research`` (phase graph), ``react`` (bounded ReAct loop) and ``router`` (seed 003's tool router)."""
+"""Built-in agents: ``research`` (phase graph), ``react`` (bounded ReAct loop) and ``router``
+(guardrail, routing, retrieval, grading and a cited answer). The agent registry imports each
+the first time a run of its type starts, so importing this package registers nothing."""
 
 from __future__ import annotations
 
-from kforge.agents import react, router
 from kforge.agents.react import ReactAgent
 from kforge.agents.research import ResearchAgent
 from kforge.agents.router import RouterAgent
-from kforge.runtime.registry import default_registry
 
 __all__ = ["ReactAgent", "ResearchAgent", "RouterAgent"]
-
-default_registry.register(ResearchAgent.agent_type, ResearchAgent, replace=True)
-react.register()
-router.register()

@@ -1,19 +1,17 @@
-"""Multi-turn conversations (seed 003): a chat session is a ``session_id``; each turn is a run of
+"""Multi-turn conversations: a chat session is a ``session_id``; each turn is a run of
 the router agent, and the earlier turns of its session inform routing and answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.context import RunContext
 from kforge.errors import ValidationError
-from kforge.frames import DataEvent
-from kforge.store.base import RunStatus, Store
 
-__all__ = ["Turn", "format_history", "load_session_turns", "session_turns", "turns_from_args"]
+__all__ = ["Turn", "format_history", "load_session_turns", "turns_from_args"]
 
 _ANSWER_CHARS = 600
 _MAX_TURNS = 6
@@ -50,37 +48,16 @@ def turns_from_args(value: Any) -> list[Turn]:
     return [Turn.from_dict(item) for item in value]
 
 
-def session_turns(
-    store: Store, session_id: str, *, agent_type: str = "router", exclude: Iterable[str] = ()
-) -> list[Turn]:
-    """The completed turns of ``session_id`` in the order they were asked."""
-    skip = set(exclude)
-    runs = store.list_runs(session_id=session_id, status=RunStatus.COMPLETED, limit=1000)
-    turns = []
-    for run in sorted(runs, key=lambda r: r.created_at):
-        if run.agent_type != agent_type or run.id in skip:
-            continue
-        question = (run.input.get("args") or {}).get("question")
-        answer = (run.result or {}).get("answer")
-        if isinstance(question, str) and isinstance(answer, str):
-            turns.append(Turn(question, answer))
-    return turns
-
-
-def load_session_turns(ctx: RunContext, agent_type: str) -> list[Turn] | None:
-    """The earlier turns of the run's session, read through the runtime; None when the run has
-    no session (or no runtime). Recorded as a frame, so a resumed step sees the same turns."""
-    runtime = ctx.services.get("runtime")
-    if runtime is None:
+async def load_session_turns(ctx: RunContext, agent_type: str) -> list[Turn] | None:
+    """The earlier turns of the run's session; None when the run has no session. Recorded, so
+    a re-executed step sees the same turns."""
+    sessions = ctx.services.sessions
+    if sessions is None or not sessions.session_id:
         return None
-    session = runtime.get_run(ctx.run_id).session_id
-    if not session:
-        return None
-    turns = session_turns(runtime.store, session, agent_type=agent_type, exclude=[ctx.run_id])
-    frame = ctx.emit(
-        DataEvent(name="conversation.loaded", payload={"turns": [t.to_dict() for t in turns]})
+    payload = await ctx.recorded(
+        "conversation.loaded", lambda: {"turns": sessions.turns(agent_type)}
     )
-    return turns_from_args(frame.payload.get("turns"))
+    return turns_from_args(payload.get("turns"))
 
 
 def format_history(turns: Sequence[Turn], *, max_turns: int = _MAX_TURNS) -> str:

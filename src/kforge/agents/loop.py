@@ -1,5 +1,6 @@
-"""The bounded ReAct loop (seed 001 §1, seed 002 §4-5): decide, act, observe, one durable step
-at a time, with Reflexion on failures and context compaction.
+"""The bounded ReAct loop: decide, act, observe, one durable step at a time, at most
+``max_steps`` decisions and ``max_retries`` failures per action, with Reflexion on failures and
+context compaction.
 
 ``ReactLoop.step`` runs one iteration; a phase of a ``ForgeAgent`` or the ``react`` agent calls
 it until it reports that it is finished. Every decision, call, result, observation, reflection
@@ -82,7 +83,11 @@ class ReactLoop(ReflexionSteps):
         check: AnswerCheck | None = None,
     ) -> None:
         super().__init__(
-            goal, config, memory_scope=memory_scope, user_id=user_id, preferences=preferences
+            goal,
+            config or LoopConfig(),
+            memory_scope=memory_scope,
+            user_id=user_id,
+            preferences=dict(preferences or {}),
         )
         self.check = check
 

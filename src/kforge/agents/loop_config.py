@@ -1,14 +1,18 @@
 """Bounds and settings of the ReAct loop: steps, retries, time, context window, decision mode.
 
-Seed 001 §1 (AgentConfig): 5 steps and 3 retries by default.
+5 steps and 3 retries by default: enough for a lookup and a correction, few enough that a
+confused model stops early.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal
 
-from kforge.errors import ValidationError
+from pydantic import Field
+
+from kforge.engine.arguments import parse_arguments
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DecisionMode", "LoopConfig"]
 
@@ -19,66 +23,33 @@ DEFAULT_CONTEXT_TOKENS = 8192
 """The context window assumed when neither the configuration nor the model says otherwise."""
 
 
+Positive = Annotated[int, Field(ge=1)]
+
+
 @dataclass(frozen=True, slots=True)
 class LoopConfig:
-    max_steps: int = 5
+    max_steps: Positive = 5
     """Decisions the loop may make (each is one decide → act → observe iteration)."""
-    max_retries: int = 3
+    max_retries: Positive = 3
     """Failures one action (a tool, or the final answer's check) may have before it is dropped."""
-    max_time_s: float = 300.0
+    max_time_s: Annotated[float, Field(gt=0)] = 300.0
     """Seconds of work (waiting for a person does not count) before the loop wraps up."""
-    context_tokens: int | None = None
+    context_tokens: Positive | None = None
     """The model's context window; compaction starts past 80 % of it."""
     decision_mode: DecisionMode = "structured"
     allow_ask: bool = True
     """Whether the model may ask the user a clarifying question."""
-    optimal_steps: int | None = None
+    optimal_steps: Positive | None = None
     """Steps a perfect run would take, when known: the trajectory's efficiency is measured by it."""
-    max_tokens: int = 400
+    max_tokens: Positive = 400
     """Output tokens per decision and per answer."""
-    temperature: float = 0.1
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "max_retries", "max_tokens"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValidationError(
-                    f"react loop: '{name}' must be a positive integer (got {value!r})"
-                )
-        if not isinstance(self.max_time_s, int | float) or self.max_time_s <= 0:
-            raise ValidationError(
-                f"react loop: 'max_time_s' must be a positive number of seconds (got {self.max_time_s!r})"
-            )
-        for name in ("context_tokens", "optimal_steps"):
-            value = getattr(self, name)
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 1
-            ):
-                raise ValidationError(
-                    f"react loop: '{name}' must be a positive integer or null (got {value!r})"
-                )
-        if self.decision_mode not in ("structured", "native"):
-            raise ValidationError(
-                "react loop: 'decision_mode' must be 'structured' or 'native' "
-                f"(got {self.decision_mode!r})"
-            )
-        if not 0.0 <= float(self.temperature) <= 2.0:
-            raise ValidationError(
-                f"react loop: 'temperature' must be between 0 and 2 (got {self.temperature!r})"
-            )
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.1
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> LoopConfig:
-        """Read the known keys of ``data`` (agent args or saved state); others are ignored."""
-        data = data or {}
-        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data and data[k] is not None}
-        if "decision_mode" in known:
-            known["decision_mode"] = cast(DecisionMode, str(known["decision_mode"]))
-        if "allow_ask" in known:
-            known["allow_ask"] = bool(known["allow_ask"])
-        if "max_time_s" in known and isinstance(known["max_time_s"], int):
-            known["max_time_s"] = float(known["max_time_s"])
-        return cls(**known)
+    def from_dict(cls, data: Mapping[str, Any] | None) -> LoopConfig:
+        """Read the known keys of ``data`` (agent args or saved state), checked; others are
+        ignored and null means the default."""
+        return parse_arguments(cls, data or {}, agent="react")

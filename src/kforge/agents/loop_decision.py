@@ -1,5 +1,5 @@
 """What the ReAct loop's model may decide each step, the schema it decides against, and how its
-reply is read (seed 002's AgentProcessor: tool call, respond, ask the user, or plan).
+reply is read: call a tool, respond, ask the user, or plan.
 
 A reply that cannot be used raises ``ModelOutputError`` with a message that says what was wrong;
 the loop turns that into an error frame and a bounded retry.
@@ -49,7 +49,7 @@ ASK_USER_TOOL = ToolSpec(
 class Decision:
     kind: DecisionKind
     thought: str
-    """The model's reasoning for this decision (seed 001 Property 2)."""
+    """The model's reasoning for this decision; every decision records one, so a run explains itself."""
     tool: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
     answer: str = ""

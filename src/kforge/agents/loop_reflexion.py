@@ -1,4 +1,4 @@
-"""Reflexion inside the ReAct loop (seed 001 §3): reflect on a failed call or check, keep the
+"""Reflexion inside the ReAct loop: reflect on a failed call or check, keep the
 reflection in episodic memory, show lessons to later decisions, detect repeated errors and put a
 different action in place of a call that already failed.
 
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from kforge.agents.loop_prompts import call_text
 from kforge.agents.loop_state import LoopState
 from kforge.engine.context import RunContext
-from kforge.frames import AgentThinking, DataEvent, ErrorFrame, Frame
+from kforge.frames import AgentThinking, ErrorFrame, Frame
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
 from kforge.memory.compaction import journaled_complete
 from kforge.memory.episodic import (
@@ -41,8 +41,8 @@ __all__ = [
 F = TypeVar("F", bound=Frame)
 
 MEMORY_STORE_SERVICE = "memory_store"
-"""``ctx.services`` key of the document store that keeps episodic memory (default: the run
-store, through the runtime)."""
+"""Former ``ctx.services`` key of the document store that keeps episodic memory: now
+``Services.memory`` (the Runtime gives its store's documents)."""
 
 _MAX_LESSONS = 5
 
@@ -78,10 +78,7 @@ _FALLBACK = LocalDocuments()
 
 def memory_for(ctx: RunContext, *, scope: str, user_id: str) -> EpisodicMemory:
     """The episodic memory of agent ``scope`` for ``user_id`` in the run's document store."""
-    store: DocumentStore | None = ctx.services.get(MEMORY_STORE_SERVICE)
-    if store is None:
-        runtime = ctx.services.get("runtime")
-        store = getattr(runtime, "store", None)
+    store: DocumentStore | None = ctx.services.memory
     return EpisodicMemory(
         store if store is not None else _FALLBACK, agent_type=scope, user_id=user_id
     )
@@ -256,30 +253,34 @@ class ReflexionSteps(LoopState):
         error: str,
         offered: ToolRegistry,
     ) -> tuple[ToolCall, str] | None:
-        """A call other than every failed one, or None. The verdict is recorded as a frame: a
-        resumed step takes it from the log, since memory may have learned more meanwhile."""
-        alternative = await suggest_alternative(
-            journaled_complete(run, "reflexion.alternative"),
-            call,
-            error,
-            memory=memory,
-            tools=offered.specs(),
-            goal=self.goal,
-        )
-        payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
-        if alternative is not None and call_key(alternative.call) not in self.failed_calls:
-            payload["alternative"] = {
-                **alternative.call.to_dict(),
-                "reasoning": alternative.reasoning or "a different action",
-            }
-        frame = ctx.emit(DataEvent(name="reflexion.alternative", payload=payload))
-        chosen = frame.payload.get("alternative")
+        """A call other than every failed one, or None. The verdict is recorded: a re-executed
+        step takes it from the log, since memory may have learned more meanwhile."""
+
+        async def verdict() -> dict[str, Any]:
+            alternative = await suggest_alternative(
+                journaled_complete(run, "reflexion.alternative"),
+                call,
+                error,
+                memory=memory,
+                tools=offered.specs(),
+                goal=self.goal,
+            )
+            payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
+            if alternative is not None and call_key(alternative.call) not in self.failed_calls:
+                payload["alternative"] = {
+                    **alternative.call.to_dict(),
+                    "reasoning": alternative.reasoning or "a different action",
+                }
+            return payload
+
+        chosen = (await ctx.recorded("reflexion.alternative", verdict)).get("alternative")
         if not isinstance(chosen, dict):
             return None
         return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))
 
     def retire_if_exhausted(self, ctx: RunContext, tool: str) -> None:
-        """Stop offering ``tool`` once it has failed ``max_retries`` times (seed 001 Property 1)."""
+        """Stop offering ``tool`` once it has failed ``max_retries`` times: a call that keeps failing
+        is never retried without bound."""
         if self.failures.get(tool, 0) >= self.config.max_retries and tool not in self.retired:
             self.retired.append(tool)
             ctx.emit(

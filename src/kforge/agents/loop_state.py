@@ -6,9 +6,11 @@ or a crash, in this process or another.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
 
 from kforge.agents.loop_config import DEFAULT_CONTEXT_TOKENS, LoopConfig
+from kforge.engine.arguments import codec, load_state, state_to_dict
 from kforge.engine.context import RunContext
 from kforge.frames import AgentStatus
 from kforge.llm.types import Usage
@@ -20,46 +22,49 @@ __all__ = ["LoopState"]
 S = TypeVar("S", bound="LoopState")
 
 
+@dataclass(eq=False)
 class LoopState:
-    """The loop's progress: counters, failures, observations, context window and outcome."""
+    """The loop's progress: counters, failures, observations, context window and outcome.
 
-    def __init__(
-        self,
-        goal: str,
-        config: LoopConfig | None = None,
-        *,
-        memory_scope: str = "react",
-        user_id: str = "default",
-        preferences: dict[str, str] | None = None,
-    ) -> None:
-        self.goal = goal
-        self.config = config or LoopConfig()
-        self.memory_scope = memory_scope
-        """The agent name reflections are kept under (with ``user_id``)."""
-        self.user_id = user_id
-        self.preferences = dict(preferences or {})
-        self.iteration = 0
-        """Decisions made so far (1-based once the first step started)."""
-        self.failures: dict[str, int] = {}
-        """Failures per action: a tool's name, ``respond`` (a failed answer check) or ``decision``."""
-        self.failed_calls: list[str] = []
-        """Canonical keys of the calls that failed in this run (never repeated as they were)."""
-        self.retired: list[str] = []
-        """Tools that used up their retries and are no longer offered."""
-        self.tools_called: list[str] = []
-        self.observations: list[str] = []
-        self.reflection_ids: list[str] = []
-        self.suggestion: dict[str, Any] | None = None
-        """An alternative call proposed after a repeated error, shown in the next decision."""
-        self.window: ContextWindow | None = None
-        self.finished = False
-        self.answer = ""
-        self.goal_achieved = False
-        self.stop_reason = ""
-        """Empty when the goal was reached; else max_steps, max_time or max_retries."""
-        self.elapsed_s = 0.0
-        self.tokens = [0, 0]
-        self.errors = 0
+    Every field is saved after each step and restored by name (``to_dict``/``from_dict``).
+    """
+
+    goal: str
+    config: LoopConfig = field(
+        default=LoopConfig(), metadata=codec(LoopConfig.to_dict, LoopConfig.from_dict)
+    )
+    _: KW_ONLY
+    memory_scope: str = "react"
+    """The agent name reflections are kept under (with ``user_id``)."""
+    user_id: str = "default"
+    preferences: dict[str, str] = field(default_factory=dict)
+    iteration: int = field(default=0, init=False)
+    """Decisions made so far (1-based once the first step started)."""
+    failures: dict[str, int] = field(default_factory=dict, init=False)
+    """Failures per action: a tool's name, ``respond`` (a failed answer check) or ``decision``."""
+    failed_calls: list[str] = field(default_factory=list, init=False)
+    """Canonical keys of the calls that failed in this run (never repeated as they were)."""
+    retired: list[str] = field(default_factory=list, init=False)
+    """Tools that used up their retries and are no longer offered."""
+    tools_called: list[str] = field(default_factory=list, init=False)
+    observations: list[str] = field(default_factory=list, init=False)
+    reflection_ids: list[str] = field(default_factory=list, init=False)
+    suggestion: dict[str, Any] | None = field(default=None, init=False)
+    """An alternative call proposed after a repeated error, shown in the next decision."""
+    window: ContextWindow | None = field(
+        default=None, init=False, metadata=codec(ContextWindow.to_dict, ContextWindow.from_dict)
+    )
+    finished: bool = field(default=False, init=False)
+    answer: str = field(default="", init=False)
+    goal_achieved: bool = field(default=False, init=False)
+    stop_reason: str = field(default="", init=False)
+    """Empty when the goal was reached; else max_steps, max_time or max_retries."""
+    elapsed_s: float = field(default=0.0, init=False)
+    tokens: list[int] = field(default_factory=lambda: [0, 0], init=False)
+    errors: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.preferences = {str(k): str(v) for k, v in (self.preferences or {}).items()}
 
     # -- small operations every part of the loop uses -------------------------------------
 
@@ -82,7 +87,7 @@ class LoopState:
     def emit_status(
         self, ctx: RunContext, phase: str, usage: Usage, *, tool: str | None = None
     ) -> None:
-        """An ``agent.status`` frame: the loop entered ``phase`` (seed 001 Property 17)."""
+        """An ``agent.status`` frame: the loop entered ``phase``, with its step and tokens so far."""
         ctx.emit(
             AgentStatus(
                 phase=phase,
@@ -98,7 +103,7 @@ class LoopState:
     # -- outcome --------------------------------------------------------------------------
 
     def metrics(self) -> TrajectoryMetrics:
-        """Seed 001 §9's metrics: steps, efficiency against optimal steps, tokens, time, errors."""
+        """The trajectory's metrics: steps, efficiency against optimal steps, tokens, time, errors."""
         optimal = self.config.optimal_steps
         return TrajectoryMetrics(
             total_steps=self.iteration,
@@ -124,56 +129,9 @@ class LoopState:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "goal": self.goal,
-            "config": self.config.to_dict(),
-            "memory_scope": self.memory_scope,
-            "user_id": self.user_id,
-            "preferences": dict(self.preferences),
-            "iteration": self.iteration,
-            "failures": dict(self.failures),
-            "failed_calls": list(self.failed_calls),
-            "retired": list(self.retired),
-            "tools_called": list(self.tools_called),
-            "observations": list(self.observations),
-            "reflection_ids": list(self.reflection_ids),
-            "suggestion": self.suggestion,
-            "window": self.window.to_dict() if self.window is not None else None,
-            "finished": self.finished,
-            "answer": self.answer,
-            "goal_achieved": self.goal_achieved,
-            "stop_reason": self.stop_reason,
-            "elapsed_s": self.elapsed_s,
-            "tokens": list(self.tokens),
-            "errors": self.errors,
-        }
+        return state_to_dict(self)
 
     @classmethod
     def from_dict(cls: type[S], data: dict[str, Any]) -> S:
-        state = cls(
-            str(data["goal"]),
-            LoopConfig.from_dict(data.get("config")),
-            memory_scope=str(data.get("memory_scope", "react")),
-            user_id=str(data.get("user_id", "default")),
-            preferences={str(k): str(v) for k, v in (data.get("preferences") or {}).items()},
-        )
-        state.iteration = int(data.get("iteration", 0))
-        state.failures = {str(k): int(v) for k, v in (data.get("failures") or {}).items()}
-        state.failed_calls = [str(k) for k in data.get("failed_calls") or []]
-        state.retired = [str(t) for t in data.get("retired") or []]
-        state.tools_called = [str(t) for t in data.get("tools_called") or []]
-        state.observations = [str(o) for o in data.get("observations") or []]
-        state.reflection_ids = [str(r) for r in data.get("reflection_ids") or []]
-        suggestion = data.get("suggestion")
-        state.suggestion = dict(suggestion) if isinstance(suggestion, dict) else None
-        window = data.get("window")
-        state.window = ContextWindow.from_dict(window) if window else None
-        state.finished = bool(data.get("finished", False))
-        state.answer = str(data.get("answer", ""))
-        state.goal_achieved = bool(data.get("goal_achieved", False))
-        state.stop_reason = str(data.get("stop_reason", ""))
-        state.elapsed_s = float(data.get("elapsed_s", 0.0))
-        tokens = data.get("tokens") or [0, 0]
-        state.tokens = [int(tokens[0]), int(tokens[1])]
-        state.errors = int(data.get("errors", 0))
-        return state
+        state = cls(str(data["goal"]))
+        return load_state(state, data)

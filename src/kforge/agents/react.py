@@ -1,6 +1,6 @@
 """The ``react`` agent: one goal, a few tools, the bounded ReAct loop run as a durable step agent.
 
-Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services["tools"]`` (a
+Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services.tools`` (a
 ``ToolRegistry`` or a list of tools) and then among the built-in tools; ``max_steps`` (5),
 ``max_retries`` (3), ``max_time_s``, ``context_tokens``, ``decision_mode`` (``structured`` or
 ``native``), ``allow_ask``, ``optimal_steps``, ``max_tokens``, ``temperature``; ``user_id``
@@ -10,22 +10,26 @@ Args: ``goal`` (required); ``tools``, tool names looked up in ``ctx.services["to
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kforge.agents.loop import ReactLoop
 from kforge.agents.loop_config import LoopConfig
 from kforge.engine.agent import StepOutcome
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
+from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.services import Services
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import Frame
 from kforge.memory.trajectory import TrajectoryLog
-from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.tools.base import Tool
 from kforge.tools.registry import ToolRegistry
 
 __all__ = [
     "TOOLS_SERVICE",
     "ReactAgent",
+    "ReactArgs",
     "builtin_tools",
     "register",
     "resolve_tools",
@@ -34,7 +38,7 @@ __all__ = [
 ]
 
 TOOLS_SERVICE = "tools"
-"""``ctx.services`` key of the tools agents may use: a ``ToolRegistry`` or a list of tools."""
+"""Former ``ctx.services`` key of the tools agents may use: now ``Services.tools``."""
 
 
 def builtin_tools() -> list[Tool]:
@@ -44,24 +48,12 @@ def builtin_tools() -> list[Tool]:
     return default_tools()
 
 
-def service_tools(services: dict[str, Any]) -> list[Tool]:
-    """The tools the run was given in ``services["tools"]``."""
-    supplied = services.get(TOOLS_SERVICE)
-    if supplied is None:
-        return []
-    if isinstance(supplied, ToolRegistry):
-        return supplied.list_tools()
-    if isinstance(supplied, Iterable):
-        tools = list(supplied)
-        if all(isinstance(t, Tool) for t in tools):
-            return tools
-    raise ConfigurationError(
-        f"services['{TOOLS_SERVICE}'] must be a ToolRegistry or a list of tools "
-        f"(got {type(supplied).__name__})"
-    )
+def service_tools(services: Services) -> list[Tool]:
+    """The tools the run was given in ``Services.tools``."""
+    return services.tool_list()
 
 
-def resolve_tools(services: dict[str, Any], names: Sequence[str] | None) -> ToolRegistry:
+def resolve_tools(services: Services, names: Sequence[str] | None) -> ToolRegistry:
     """The tools called ``names``: the run's own first, then the built-ins. ``None`` means every
     tool the run was given (no built-ins)."""
     own = {t.name: t for t in service_tools(services)}
@@ -96,6 +88,23 @@ def _names(value: Any) -> list[str] | None:
     return list(dict.fromkeys(value))
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReactArgs:
+    """The react agent's own arguments; the loop's bounds are ``LoopConfig``'s."""
+
+    goal: str = ""
+    question: str = ""
+    """Another name for ``goal``."""
+    tools: list[str] | str | None = None
+    """Tool names (a list, or one string separated by commas); none means every run tool."""
+    memory_scope: str = "react"
+    """The agent name reflections are kept under."""
+    user_id: str = "default"
+    """Whose episodic memory to use."""
+    preferences: dict[str, str | int | float | bool] = field(default_factory=dict)
+    """Kept in the grounding section of the context, never compacted."""
+
+
 class ReactAgent:
     """The ReAct loop as a run: each runner step is one decide → act → observe iteration."""
 
@@ -103,19 +112,17 @@ class ReactAgent:
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
-        goal = self.args.get("goal", self.args.get("question", ""))
-        if not isinstance(goal, str) or not goal.strip():
+        parsed = parse_arguments(ReactArgs, self.args, agent=self.agent_type)
+        goal = parsed.goal if "goal" in self.args else parsed.question
+        if not goal.strip():
             raise ValidationError("the react agent needs a non-empty 'goal'")
-        preferences = self.args.get("preferences") or {}
-        if not isinstance(preferences, dict):
-            raise ValidationError("react agent: 'preferences' must be an object of strings")
-        self.tool_names = _names(self.args.get("tools"))
+        self.tool_names = _names(parsed.tools)
         self.loop = ReactLoop(
             goal.strip(),
             LoopConfig.from_dict(self.args),
-            memory_scope=str(self.args.get("memory_scope") or self.agent_type),
-            user_id=str(self.args.get("user_id") or "default"),
-            preferences={str(k): str(v) for k, v in preferences.items()},
+            memory_scope=parsed.memory_scope or self.agent_type,
+            user_id=parsed.user_id or "default",
+            preferences={k: str(v) for k, v in parsed.preferences.items()},
         )
         self._tools: ToolRegistry | None = None
 
@@ -146,7 +153,8 @@ class ReactAgent:
 
 
 def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) -> TrajectoryLog:
-    """The trajectory log of a run (seed 001 §9) from its frames; ``.to_json()`` exports it."""
+    """The trajectory log of a run (its steps, tool calls, tokens, errors and efficiency) from its
+    frames; ``.to_json()`` exports it."""
     return TrajectoryLog.from_frames(frames, optimal_steps=optimal_steps)
 
 

@@ -19,8 +19,10 @@ model's provider says).
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from kforge.agents.conversation import (
     Turn,
@@ -40,8 +42,10 @@ from kforge.agents.router_tools import (
     retrieve_tool,
 )
 from kforge.engine.agent import StepOutcome
+from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
 from kforge.engine.context import RunContext
-from kforge.errors import ConfigurationError, ModelOutputError, ValidationError
+from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
     AgentAction,
     AgentResponse,
@@ -57,17 +61,15 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.memory.compaction import journaled_complete
-from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
 from kforge.rag.grading import grade_results
-from kforge.rag.grounded import ANSWER_STYLES, AnswerStyle, write_answer
+from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk, SearchHit
-from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
-__all__ = ["DEFAULT_SCOPE", "RouterAgent", "register"]
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]
 
 DEFAULT_SCOPE = "the topics of the user's documents and closely related technical subjects"
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
@@ -82,18 +84,56 @@ _ACTION_HELP = {
 }
 
 
-def _positive(args: dict[str, Any], name: str, default: int) -> int:
-    value = args.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValidationError(f"router agent: '{name}' must be a positive integer (got {value!r})")
-    return value
+Positive = Annotated[int, Field(ge=1)]
 
 
-def _flag(args: dict[str, Any], name: str, default: bool) -> bool:
-    value = args.get(name, default)
-    if not isinstance(value, bool):
-        raise ValidationError(f"router agent: '{name}' must be true or false (got {value!r})")
-    return value
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RouterArgs:
+    """The router agent's arguments (see the module docstring)."""
+
+    question: str = ""
+    corpus: str | None = None
+    """The document collection (default: ``kforge.rag.DEFAULT_CORPUS``)."""
+    history: list[dict[str, Any]] | None = None
+    """Earlier turns as ``{question, answer}``; absent: the session's earlier turns."""
+    web_search: bool = False
+    max_iterations: Positive = 3
+    """Tool rounds."""
+    k: Positive = 5
+    """Passages per search (at most ``MAX_K``)."""
+    max_tokens: Positive = 400
+    """Of the answer."""
+    scope: str | None = None
+    guardrail: bool = True
+    answer: AnswerStyle | None = None
+    """``extractive`` or ``generative``; default: what the model's provider says."""
+
+
+@dataclass(eq=False)
+class RouterState:
+    """Where the turn is: saved after each step and restored by field name."""
+
+    node: str = "guardrail"
+    """The graph node the next step runs: guardrail, router, executor, grading, generate, done."""
+    iteration: int = 0
+    """Tool rounds done (each a routing decision and its execution)."""
+    route: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    tools_used: list[str] = field(default_factory=list)
+    pending: dict[str, Any] | None = None
+    """The tool call chosen by the router node, run by the executor node."""
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    passages: list[dict[str, Any]] = field(default_factory=list)
+    router_failures: int = 0
+    answer: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    out_of_scope: bool = False
+    fallback: bool = False
+    conversational: bool = False
+    """A greeting or thanks: answered without searching, and without the fallback note."""
+    answer_path: str = ""
+    """Which path wrote the answer (extractive, generative, ...), and why, in the result."""
+    answer_reason: str = ""
 
 
 class RouterAgent:
@@ -104,45 +144,22 @@ class RouterAgent:
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self._configure(dict(args or {}))
         self.turns: list[Turn] = turns_from_args(self.args.get("history"))
-        self.node = "guardrail"
-        self.iteration = 0
-        """Tool rounds done (each a routing decision and its execution)."""
-        self.route: list[str] = []
-        self.queries: list[str] = []
-        self.tools_used: list[str] = []
-        self.pending: dict[str, Any] | None = None
-        self.hits: list[dict[str, Any]] = []
-        self.passages: list[dict[str, Any]] = []
-        self.router_failures = 0
-        self.answer = ""
-        self.citations: list[dict[str, Any]] = []
-        self.out_of_scope = False
-        self.fallback = False
-        self.conversational = False
-        """A greeting or thanks: answered without searching, and without the fallback note."""
-        self.answer_path = ""
-        """Which path wrote the answer (extractive, generative, ...), and why, in the result."""
-        self.answer_reason = ""
+        self.state = RouterState()
 
     def _configure(self, args: dict[str, Any]) -> None:
         self.args = args
-        question = self.args.get("question", "")
-        if not isinstance(question, str) or not question.strip():
+        parsed = parse_arguments(RouterArgs, args, agent=self.agent_type)
+        if not parsed.question.strip():
             raise ValidationError("the router agent needs a non-empty 'question'")
-        self.question = question.strip()
-        self.corpus_name = str(self.args.get("corpus") or DEFAULT_CORPUS)
-        self.web = bool(self.args.get("web_search", False))
-        self.max_iterations = _positive(self.args, "max_iterations", 3)
-        self.k = min(_positive(self.args, "k", 5), MAX_K)
-        self.max_tokens = _positive(self.args, "max_tokens", 400)
-        self.scope = str(self.args.get("scope") or DEFAULT_SCOPE)
-        self.use_guardrail = _flag(self.args, "guardrail", True)
-        style = self.args.get("answer")
-        if style is not None and style not in ANSWER_STYLES:
-            raise ValidationError(
-                f"router agent: 'answer' must be one of {', '.join(ANSWER_STYLES)} (got {style!r})"
-            )
-        self.answer_style: AnswerStyle | None = style
+        self.question = parsed.question.strip()
+        self.corpus_name = parsed.corpus or None
+        self.web = parsed.web_search
+        self.max_iterations = parsed.max_iterations
+        self.k = min(parsed.k, MAX_K)
+        self.max_tokens = parsed.max_tokens
+        self.scope = parsed.scope or DEFAULT_SCOPE
+        self.use_guardrail = parsed.guardrail
+        self.answer_style: AnswerStyle | None = parsed.answer
 
     @property
     def actions(self) -> list[str]:
@@ -151,55 +168,55 @@ class RouterAgent:
     # -- the graph ----------------------------------------------------------------------------
 
     async def step(self, ctx: RunContext) -> StepOutcome:
-        if self.node == "guardrail":
+        if self.state.node == "guardrail":
             await self._guardrail(ctx)
-        elif self.node == "router":
+        elif self.state.node == "router":
             await self._route(ctx)
-        elif self.node == "executor":
+        elif self.state.node == "executor":
             await self._execute(ctx)
-        elif self.node == "grading":
+        elif self.state.node == "grading":
             await self._grade(ctx)
-        elif self.node == "generate":
+        elif self.state.node == "generate":
             await self._generate(ctx)
-        if self.node != "done":
+        if self.state.node != "done":
             return StepOutcome()
-        if self.out_of_scope:
+        if self.state.out_of_scope:
             summary = "out of scope: answered politely"
         else:
-            summary = f"answered with {len(self.citations)} citation(s)"
+            summary = f"answered with {len(self.state.citations)} citation(s)"
         return StepOutcome(True, self.result(), summary)
 
     def _status(self, ctx: RunContext, step: str, tool: str | None = None) -> None:
-        self.route.append(step)
+        self.state.route.append(step)
         ctx.emit(
             AgentStatus(
                 phase=step,
-                step_number=self.iteration,
+                step_number=self.state.iteration,
                 max_steps=self.max_iterations,
                 current_tool=tool,
                 input_tokens=ctx.usage.input_tokens,
                 output_tokens=ctx.usage.output_tokens,
             )
         )
-        ctx.flush()  # streamed at once, as seed 003's step events are
+        ctx.flush()  # a person watching sees each node as it starts, not when the step ends
 
     def _after_tool_round(self) -> str:
-        return "generate" if self.iteration >= self.max_iterations else "router"
+        return "generate" if self.state.iteration >= self.max_iterations else "router"
 
     # -- guardrail ----------------------------------------------------------------------------
 
     async def _guardrail(self, ctx: RunContext) -> None:
         self._status(ctx, "guardrail")
         if "history" not in self.args:
-            loaded = load_session_turns(ctx, self.agent_type)
+            loaded = await load_session_turns(ctx, self.agent_type)
             if loaded is not None:
                 self.turns = loaded
         if not self.use_guardrail:
-            self.node = "router"
+            self.state.node = "router"
             return
         verdict = await judge_scope(
             ctx,
-            self._corpus(ctx),
+            ctx.corpus(self.corpus_name),
             self.question,
             self.turns,
             self.scope,
@@ -207,36 +224,36 @@ class RouterAgent:
             documents_only=not self.web,
         )
         if verdict.in_scope:
-            self.node = "router"
+            self.state.node = "router"
             return
         self._status(ctx, "out_of_scope")
-        self.out_of_scope = True
+        self.state.out_of_scope = True
         self._finish(ctx, polite_refusal(self.scope, verdict), achieved=False)
 
     # -- router -------------------------------------------------------------------------------
 
     async def _route(self, ctx: RunContext) -> None:
         self._status(ctx, "routing")
-        if self.iteration >= self.max_iterations:
+        if self.state.iteration >= self.max_iterations:
             self._plan(ctx, f"{self.max_iterations} tool round(s) done; writing the answer", None)
-            self.node = "generate"
+            self.state.node = "generate"
             return
-        if not self.queries:
+        if not self.state.queries:
             if not key_terms(self._first_query()):
-                self.conversational = True
+                self.state.conversational = True
                 self._plan(ctx, "a conversational message: nothing to search for", None)
-                self.node = "generate"
+                self.state.node = "generate"
                 return
             self._search(
                 ctx, RETRIEVE, self._first_query(), "search the documents for the question"
             )
             return
-        if self.passages:
-            self._plan(ctx, f"{len(self.passages)} relevant passage(s) found", None)
-            self.node = "generate"
+        if self.state.passages:
+            self._plan(ctx, f"{len(self.state.passages)} relevant passage(s) found", None)
+            self.state.node = "generate"
             return
         if self._style(ctx) == "extractive":
-            query = fallback_rewrite(self.question, self.queries)
+            query = fallback_rewrite(self.question, self.state.queries)
             self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
@@ -248,27 +265,27 @@ class RouterAgent:
             )
             decision = RouterDecision.from_response(response, self.actions)
         except ModelOutputError as exc:
-            self.router_failures += 1
+            self.state.router_failures += 1
             ctx.emit(
                 ErrorFrame(
                     error_type="invalid_router_decision",
                     recoverable=True,
                     message=f"the router's decision could not be used ({exc}); attempt "
-                    f"{self.router_failures} of {_ROUTER_ATTEMPTS}",
+                    f"{self.state.router_failures} of {_ROUTER_ATTEMPTS}",
                 )
             )
-            if self.router_failures < _ROUTER_ATTEMPTS:
+            if self.state.router_failures < _ROUTER_ATTEMPTS:
                 return
             # out of attempts: search the documents once, then answer
-            action = RETRIEVE if not self.queries else "generate"
+            action = RETRIEVE if not self.state.queries else "generate"
             decision = RouterDecision(action, self.question, "fallback after unusable decisions")
         if decision.generates:
             self._plan(ctx, decision.reasoning or "the question can be answered now", None)
-            self.node = "generate"
+            self.state.node = "generate"
             return
         query = decision.query or self.question
-        if normalize_query(query) in {normalize_query(q) for q in self.queries}:
-            rewritten = fallback_rewrite(self.question, self.queries)
+        if normalize_query(query) in {normalize_query(q) for q in self.state.queries}:
+            rewritten = fallback_rewrite(self.question, self.state.queries)
             ctx.emit(AgentThinking(message=f"'{query}' was already searched; trying '{rewritten}'"))
             query = rewritten
         self._search(ctx, decision.action, query, decision.reasoning or f"search for {query}")
@@ -298,31 +315,31 @@ class RouterAgent:
                 tool_name=tool.name,
                 tool_arguments=arguments,
                 reasoning=reasoning,
-                iteration=self.iteration + 1,
+                iteration=self.state.iteration + 1,
                 plan_frame_id=plan.id,
             )
         )
-        self.pending = {
+        self.state.pending = {
             "action": action,
             "query": query,
             "arguments": arguments,
             "reasoning": reasoning,
             "call_frame_id": call.id,
         }
-        self.node = "executor"
+        self.state.node = "executor"
 
     def _router_messages(self) -> list[Message]:
         actions = "\n".join(_ACTION_HELP[a] for a in self.actions)
         parts = [format_history(self.turns)] if self.turns else []
         parts.append(f"Question: {self.question}")
-        if self.passages:
-            titles = "; ".join(sorted({p["title"] or p["file"] for p in self.passages}))
-            parts.append(f"Relevant passages found so far: {len(self.passages)} ({titles}).")
-        elif self.queries:
+        if self.state.passages:
+            titles = "; ".join(sorted({p["title"] or p["file"] for p in self.state.passages}))
+            parts.append(f"Relevant passages found so far: {len(self.state.passages)} ({titles}).")
+        elif self.state.queries:
             parts.append("No relevant passages found so far.")
-        if self.queries:
-            parts.append("Queries already tried: " + "; ".join(self.queries))
-        parts.append(f"Tool rounds left: {self.max_iterations - self.iteration}.")
+        if self.state.queries:
+            parts.append("Queries already tried: " + "; ".join(self.state.queries))
+        parts.append(f"Tool rounds left: {self.max_iterations - self.state.iteration}.")
         parts.append('Reply as {"reasoning": "...", "action": "...", "query": "..."}.')
         return [
             Message.system(ROUTER_SYSTEM.format(actions=actions)),
@@ -334,9 +351,9 @@ class RouterAgent:
             Plan(
                 goal=self.question,
                 reasoning=reasoning,
-                observations=tuple(self.queries),
+                observations=tuple(self.state.queries),
                 next_action=AgentAction.RESPOND if action is None else AgentAction.TOOL_CALL,
-                iteration=self.iteration,
+                iteration=self.state.iteration,
                 max_iterations=self.max_iterations,
             )
         )
@@ -344,9 +361,9 @@ class RouterAgent:
     # -- executor -----------------------------------------------------------------------------
 
     async def _execute(self, ctx: RunContext) -> None:
-        pending = self.pending
+        pending = self.state.pending
         if pending is None:  # nothing to run: decide again
-            self.node = "router"
+            self.state.node = "router"
             return
         tool = self._tool(ctx, pending["action"])
         self._status(ctx, "executing", tool.name)
@@ -365,39 +382,30 @@ class RouterAgent:
         )
         self._status(ctx, "tool_end", tool.name)
         ctx.flush()
-        self.iteration += 1
-        self.queries.append(pending["query"])
-        self.tools_used.append(tool.name)
-        self.pending = None
-        known = {p["id"] for p in self.passages}
+        self.state.iteration += 1
+        self.state.queries.append(pending["query"])
+        self.state.tools_used.append(tool.name)
+        self.state.pending = None
+        known = {p["id"] for p in self.state.passages}
         hits = [h for h in passages_from_result(result) if h.chunk.id not in known]
         if hits:
-            self.hits = [h.to_dict() for h in hits]
-            self.node = "grading"
+            self.state.hits = [h.to_dict() for h in hits]
+            self.state.node = "grading"
             return
         content = f"{tool.name} failed: {error[:300]}" if result.is_error else "no new passages"
         ctx.emit(
             Observation(
                 content=content,
                 goal_achieved=False,
-                iteration=self.iteration,
+                iteration=self.state.iteration,
                 tool_result_frame_id=result_frame.id,
             )
         )
-        self.node = self._after_tool_round()
-
-    def _corpus(self, ctx: RunContext) -> Corpus:
-        corpora = ctx.services.get("corpora")
-        if corpora is None:
-            raise ConfigurationError(
-                "the router agent needs the 'corpora' service (the Runtime provides it)"
-            )
-        corpus: Corpus = corpora.open(self.corpus_name)
-        return corpus
+        self.state.node = self._after_tool_round()
 
     def _tool(self, ctx: RunContext, action: str) -> Tool:
         if action == RETRIEVE:
-            return retrieve_tool(self._corpus(ctx))
+            return retrieve_tool(ctx.corpus(self.corpus_name))
         supplied = {t.name: t for t in service_tools(ctx.services)}
         for name in _WEB_TOOL_NAMES:
             if name in supplied:
@@ -410,8 +418,8 @@ class RouterAgent:
 
     async def _grade(self, ctx: RunContext) -> None:
         self._status(ctx, "grading")
-        query = self.queries[-1] if self.queries else self.question
-        hits = [SearchHit.from_dict(h) for h in self.hits]
+        query = self.state.queries[-1] if self.state.queries else self.question
+        hits = [SearchHit.from_dict(h) for h in self.state.hits]
         background = format_history(self.turns, max_turns=2)
         lexical = self._style(ctx) == "extractive"
         # graded against what the user asked, not against the query that found them
@@ -425,10 +433,10 @@ class RouterAgent:
         relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
         found = [(g.hit.chunk, g.reasoning) for g in relevant]
         if relevant and all(g.hit.retriever != "web" for g in relevant):
-            found += self._linked(ctx, [g.hit.chunk for g in relevant])
+            found += await self._linked(ctx, [g.hit.chunk for g in relevant])
         for chunk, reasoning in found:
             record = {**chunk.to_dict(), "location": chunk.location}
-            self.passages.append(record)
+            self.state.passages.append(record)
             ctx.emit(
                 DataEvent(
                     name="source.found",
@@ -444,23 +452,26 @@ class RouterAgent:
             Observation(
                 content=f"{len(relevant)} of {len(graded)} passages are relevant to {query!r}",
                 goal_achieved=bool(relevant),
-                iteration=self.iteration,
+                iteration=self.state.iteration,
             )
         )
-        self.hits = []
-        self.node = self._after_tool_round()
+        self.state.hits = []
+        self.state.node = self._after_tool_round()
 
-    def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
+    async def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
         """Documents the question or the relevant passages name by title: the second hop of a
         question such as "what did the actress who played X do later?". Recorded, like every
         corpus read."""
-        known = {p["source"] for p in self.passages} | {c.source for c in relevant}
+        known = {p["source"] for p in self.state.passages} | {c.source for c in relevant}
         text = " ".join([self.question, *(c.text for c in relevant)])
-        linked = self._corpus(ctx).linked_chunks(text, exclude=known, limit=_LINKED)
-        frame = ctx.emit(
-            DataEvent(name="rag.linked", payload={"chunks": [c.to_dict() for c in linked]})
-        )
-        chunks = [Chunk.from_dict(c) for c in frame.payload.get("chunks", [])]
+
+        def linked() -> dict[str, Any]:
+            corpus = ctx.corpus(self.corpus_name)
+            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
+            return {"chunks": [c.to_dict() for c in chunks]}
+
+        payload = await ctx.recorded("rag.linked", linked)
+        chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
         return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
 
     # -- generation ---------------------------------------------------------------------------
@@ -470,8 +481,8 @@ class RouterAgent:
 
     async def _generate(self, ctx: RunContext) -> None:
         self._status(ctx, "generation")
-        passages = [Chunk.from_dict(p) for p in self.passages]
-        self.fallback = not passages and not self.conversational
+        passages = [Chunk.from_dict(p) for p in self.state.passages]
+        self.state.fallback = not passages and not self.state.conversational
         style = self._style(ctx)
         settings_cap = self.max_tokens
 
@@ -492,7 +503,7 @@ class RouterAgent:
             written = await model_only_answer(
                 self.question, write if style == "generative" else None, history=history
             )
-        self.answer_path, self.answer_reason = written.path, written.reason
+        self.state.answer_path, self.state.answer_reason = written.path, written.reason
         ctx.emit(
             DataEvent(
                 name="answer.checked",
@@ -505,26 +516,26 @@ class RouterAgent:
             )
         )
         answer = written.text
-        if not answer and self.conversational:
+        if not answer and self.state.conversational:
             answer = "Hello! Ask me anything about your documents."
         elif not answer:
-            searched = "; ".join(f"'{q}'" for q in self.queries) or "nothing"
+            searched = "; ".join(f"'{q}'" for q in self.state.queries) or "nothing"
             answer = f"I found nothing about this in your documents (searched: {searched})."
-        elif self.fallback:
+        elif self.state.fallback:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
-        self.citations = [c.to_dict() for c in written.citations]
-        self._finish(ctx, answer, achieved=not self.fallback)
+        self.state.citations = [c.to_dict() for c in written.citations]
+        self._finish(ctx, answer, achieved=not self.state.fallback)
 
     def _finish(self, ctx: RunContext, answer: str, *, achieved: bool) -> None:
-        self.answer = answer
-        self.node = "done"
+        self.state.answer = answer
+        self.state.node = "done"
         ctx.emit(
             AgentResponse(
                 response_text=answer,
                 goal_achieved=achieved,
-                iterations_used=self.iteration,
-                tools_called=tuple(self.tools_used),
-                reasoning_trace=" → ".join(self.route),
+                iterations_used=self.state.iteration,
+                tools_called=tuple(self.state.tools_used),
+                reasoning_trace=" → ".join(self.state.route),
             )
         )
 
@@ -533,49 +544,28 @@ class RouterAgent:
     def result(self) -> dict[str, Any]:
         return {
             "question": self.question,
-            "answer": self.answer,
-            "citations": list(self.citations),
-            "out_of_scope": self.out_of_scope,
-            "fallback": self.fallback,
-            "answer_path": self.answer_path,
-            "answer_reason": self.answer_reason,
-            "queries": list(self.queries),
-            "route": list(self.route),
-            "iterations": self.iteration,
+            "answer": self.state.answer,
+            "citations": list(self.state.citations),
+            "out_of_scope": self.state.out_of_scope,
+            "fallback": self.state.fallback,
+            "answer_path": self.state.answer_path,
+            "answer_reason": self.state.answer_reason,
+            "queries": list(self.state.queries),
+            "route": list(self.state.route),
+            "iterations": self.state.iteration,
             "history_turns": len(self.turns),
         }
 
     def partial_result(self) -> dict[str, Any]:
         return self.result()
 
-    _STATE = (
-        "node",
-        "iteration",
-        "route",
-        "queries",
-        "tools_used",
-        "pending",
-        "hits",
-        "passages",
-        "router_failures",
-        "answer",
-        "citations",
-        "out_of_scope",
-        "fallback",
-        "conversational",
-        "answer_path",
-        "answer_reason",
-    )
-
     def get_state(self) -> dict[str, Any]:
-        state = {name: getattr(self, name) for name in self._STATE}
+        state = state_to_dict(self.state)
         return {**state, "args": self.args, "turns": [t.to_dict() for t in self.turns]}
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self._configure(dict(state.get("args", self.args)))
-        for name in self._STATE:
-            if name in state:
-                setattr(self, name, state[name])
+        self.state = load_state(RouterState(), state)
         self.turns = turns_from_args(state.get("turns"))
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
 from kforge.agents.router_schema import GUARDRAIL_SCHEMA, GUARDRAIL_SYSTEM, GuardrailVerdict
 from kforge.engine.context import RunContext
 from kforge.errors import ModelOutputError
-from kforge.frames import AgentThinking, DataEvent, ErrorFrame
+from kforge.frames import AgentThinking, ErrorFrame
 from kforge.llm.types import Message, ModelSettings
 from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.corpus import Corpus
@@ -47,22 +48,23 @@ class ScopeEvidence:
         return bool(self.terms) and not self.matched
 
 
-def scope_evidence(ctx: RunContext, corpus: Corpus, question: str) -> ScopeEvidence:
+async def scope_evidence(ctx: RunContext, corpus: Corpus, question: str) -> ScopeEvidence:
     """What the corpus holds of the question's key terms; recorded, so a resumed step reads
     the evidence it saw the first time, not a corpus changed since."""
-    terms = key_terms(question)
-    best: list[str] = []
-    if terms and len(corpus):
-        for hit in corpus.search(question, _EVIDENCE_HITS):
-            chunk = hit.chunk
-            present = set(analyze(f"{chunk.title} {chunk.heading} {chunk.text}"))
-            held = [t for t in terms if t in present]
-            if len(held) > len(best):
-                best = held
-    frame = ctx.emit(
-        DataEvent(name="guardrail.evidence", payload={"terms": terms, "matched": best})
-    )
-    payload = frame.payload
+
+    def held_terms() -> dict[str, Any]:
+        terms = key_terms(question)
+        best: list[str] = []
+        if terms and len(corpus):
+            for hit in corpus.search(question, _EVIDENCE_HITS):
+                chunk = hit.chunk
+                present = set(analyze(f"{chunk.title} {chunk.heading} {chunk.text}"))
+                held = [t for t in terms if t in present]
+                if len(held) > len(best):
+                    best = held
+        return {"terms": terms, "matched": best}
+
+    payload = await ctx.recorded("guardrail.evidence", held_terms)
     return ScopeEvidence(
         tuple(str(t) for t in payload.get("terms", [])),
         tuple(str(t) for t in payload.get("matched", [])),
@@ -81,7 +83,7 @@ async def judge_scope(
 ) -> GuardrailVerdict:
     """In scope or not; ``documents_only`` is False when other sources (the web) may answer
     what the documents do not, and ``ask_model`` False skips the model's judgement."""
-    evidence = scope_evidence(ctx, corpus, question)
+    evidence = await scope_evidence(ctx, corpus, question)
     if evidence.nothing and documents_only and len(corpus):
         return GuardrailVerdict(
             False, "Your documents say nothing about " + ", ".join(_words(question)) + "."

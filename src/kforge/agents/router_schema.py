@@ -1,4 +1,4 @@
-"""The router agent's typed decisions and prompts (seed 003): the guardrail's verdict, the
+"""The router agent's typed decisions and prompts: the guardrail's verdict, the
 ``RouterDecision`` and the answer with citations."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class GuardrailVerdict:
 
 @dataclass(frozen=True, slots=True)
 class RouterDecision:
-    """Seed 003's typed router output: which tool to run next (or ``generate``) and why."""
+    """The router's typed decision: which tool to run next (or ``generate``), with what query and why."""
 
     action: str
     query: str

@@ -1,4 +1,4 @@
-"""The router's tools (seed 003): ``retrieve_chunks`` over a document corpus (from
+"""The router's tools: ``retrieve_chunks`` over a document corpus (from
 ``kforge.rag.tool``), web search when it is configured, and how their results become passages
 to grade and cite."""
 

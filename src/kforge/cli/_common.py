@@ -44,8 +44,6 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
-    import kforge.agents  # noqa: F401  (registers the built-in agents)
-
     model = getattr(args, "model", None)
     runtime = Runtime(open_store(args), model=model, **kwargs)
     _OPEN_RUNTIMES.add(runtime)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from kforge.agents.conversation import Turn, session_turns
+from kforge.agents.conversation import Turn, turns_from_args
 from kforge.cli._common import run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
@@ -24,6 +24,7 @@ from kforge.cli.ask import (
     router_args,
 )
 from kforge.frames import new_id
+from kforge.runtime.services import session_turns
 from kforge.store.base import RunStatus
 
 __all__ = ["register", "run_chat"]
@@ -70,7 +71,7 @@ async def run_chat(
     try:
         corpus = prepare_corpus(rt, args, progress)
         session = args.session or new_id()[:12]
-        turns = session_turns(rt.store, session) if args.session else []
+        turns = turns_from_args(session_turns(rt.store, session)) if args.session else []
         if turns:
             print(f"session {session}: continuing after {len(turns)} earlier turn(s)", file=out)
             _show_history(turns[-3:], out)

@@ -65,7 +65,7 @@ def ensure_corpus(rt: Any, folder: Path, name: str, out: Any) -> None:
 
     if not folder.is_dir():
         raise ConfigurationError(f"--docs {folder}: not a folder")
-    corpus = rt.services["corpora"].open(name)
+    corpus = rt.services.corpus(name)
     report = ingest_folder(corpus, folder)
     print(report.summary(), file=out, flush=True)
     if report.chunks == 0:

@@ -1,4 +1,5 @@
-"""The engine: phase graphs, the run context, limits, state deltas and the step runner."""
+"""The engine: phase graphs, the run context and its services, limits, state deltas, the
+agent registry and the step runner."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from kforge.engine.phases import (
     TransitionRecord,
     evaluate_transitions,
 )
+from kforge.engine.registry import AgentRegistry, default_registry, register_agent
 from kforge.engine.runner import StepRunner, load_state
+from kforge.engine.services import Services
 
 __all__ = [
     "REENTRY_TEMPLATE",
+    "AgentRegistry",
     "Checkpoint",
     "ForgeAgent",
     "PhaseContext",
@@ -25,11 +29,14 @@ __all__ = [
     "PhaseTransition",
     "RunContext",
     "RunLimits",
+    "Services",
     "StepAgent",
     "StepOutcome",
     "StepRunner",
     "Suspended",
     "TransitionRecord",
+    "default_registry",
     "evaluate_transitions",
     "load_state",
+    "register_agent",
 ]

@@ -1,4 +1,4 @@
-"""ForgeAgent: seed 000's phase-graph agent, executed one durable step at a time.
+"""ForgeAgent: a phase-graph agent, executed one durable step at a time.
 
 Each call to ``step`` does one unit of work — one pass of a phase's work, or one checkpoint —
 so the runner can commit after it and a resumed run continues at the exact step.
@@ -56,7 +56,7 @@ class StepAgent(Protocol):
 
 
 class ForgeAgent(ABC):
-    """Base class for phase-graph agents (seed 000's BaseForgeAgent)."""
+    """Base class for phase-graph agents: phases, transitions, checkpoints and re-entry prompts."""
 
     agent_type: ClassVar[str]
     graph: ClassVar[PhaseGraph]
@@ -274,7 +274,7 @@ class ForgeAgent(ABC):
             self.phase_context.phase_visits[phase.value] = visits
         ctx.emit(AgentThinking(message=f"Staying in {phase.value} ({why}); visit {visits}"))
 
-    # -- state (seed 000's serialization contract) -------------------------------------------
+    # -- state: everything needed to continue on another worker, as JSON -------------------
 
     def get_state(self) -> dict[str, Any]:
         ctx = self.phase_context.to_dict()

@@ -8,10 +8,12 @@ instead of being requested again.
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kforge.engine.services import Services
 from kforge.errors import (
     LimitExceededError,
     ModelOutputError,
@@ -31,13 +33,14 @@ from kforge.frames import (
     stamped,
     unstorable_field,
 )
-from kforge.jsoncodec import not_json
+from kforge.jsoncodec import dumps, loads, not_json
 from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
 
 if TYPE_CHECKING:
     from kforge.engine.limits import RunLimits
+    from kforge.rag.corpus import Corpus
 
 __all__ = ["RunContext", "Suspended"]
 
@@ -68,7 +71,7 @@ class RunContext:
         next_seq: int,
         flush: Callable[[list[Frame]], None],
         usage: Usage | None = None,
-        services: dict[str, Any] | None = None,
+        services: Services | Mapping[str, Any] | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
     ) -> None:
         self.run_id = run_id
@@ -77,8 +80,8 @@ class RunContext:
         self.limits = limits
         self.usage = usage or Usage(0, 0, 0)
         """Tokens used by the whole run so far (all stretches)."""
-        self.services: dict[str, Any] = services or {}
-        """Capabilities the runtime hands to agents: tools, memory, corpus, ..."""
+        self.services: Services = Services.of(services)
+        """Capabilities the runtime hands to agents: tools, corpora, memory, sessions, ..."""
         self.step = 0
         self._next_seq = next_seq
         self._flush = flush
@@ -163,17 +166,40 @@ class RunContext:
                 return recorded
         return None
 
-    def replay_data(self, name: str) -> DataEvent | None:
-        """While re-executing a step: consume and return the next recorded frame if it is the
-        data event ``name``; otherwise None. For results worth recording, such as search hits,
-        that must read the same when the step runs again."""
+    async def recorded(
+        self, name: str, effect: Callable[[], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
+    ) -> dict[str, Any]:
+        """The result of ``effect`` (a search, a clock, a file or store read: anything that is not
+        a model or tool call), the same every time the step runs.
+
+        The first execution runs ``effect`` and records its JSON object as the data event
+        ``name``; a re-execution of the step returns the recorded object without running it.
+        Both return what the record holds, so they read the same (tuples come back as lists).
+        """
         if self.replaying:
             recorded = self._journal[self._cursor]
             if isinstance(recorded, DataEvent) and recorded.name == name:
                 self._cursor += 1
                 self._replayed_ids.add(recorded.id)
-                return recorded
-        return None
+                return dict(recorded.payload)
+        result = effect()
+        if inspect.isawaitable(result):
+            result = await result
+        if not isinstance(result, Mapping):
+            raise ValidationError(
+                f"recorded effect '{name}' returned a {type(result).__name__}; return a dict "
+                "of JSON values so the step can be re-executed with what it saw"
+            )
+        found = not_json(dict(result))
+        if found is not None:
+            at = f" at {found[0]}" if found[0] else ""
+            raise ValidationError(
+                f"recorded effect '{name}' returned {found[1]}{at}, which JSON cannot record, "
+                "so a re-executed step would see something else; return strings, finite "
+                "numbers, booleans, null, lists and objects with string keys"
+            )
+        payload: dict[str, Any] = loads(dumps(result))
+        return dict(self.emit(DataEvent(name=name, payload=payload)).payload)
 
     def recorded_next(self) -> Frame | None:
         """While re-executing a step: the next recorded frame, left in place; else None."""
@@ -192,6 +218,11 @@ class RunContext:
             except BaseException:
                 self.requeue(frames)  # still the step's: its failure is committed after them
                 raise
+
+    def corpus(self, name: str | None = None) -> Corpus:
+        """The document corpus ``name`` (default: ``kforge.rag.DEFAULT_CORPUS``); a
+        ``ConfigurationError`` when the run was given no corpora."""
+        return self.services.corpus(name)
 
     # -- model ----------------------------------------------------------------------------
 

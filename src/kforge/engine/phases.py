@@ -140,7 +140,8 @@ def evaluate_transitions(
     current: enum.Enum,
     condition: Callable[[PhaseTransition], bool],
 ) -> PhaseTransition | None:
-    """Seed 000's order: backward first, then higher priority, first match wins; None = stay."""
+    """The transition to take: backward ones first, then higher priority, first match wins; None
+    means stay in ``current``."""
     candidates = sorted(
         (t for t in transitions if t.from_phase == current),
         key=lambda t: (-int(t.is_backward), -t.priority),

@@ -17,6 +17,7 @@ from typing import Any
 from kforge.engine.agent import StepAgent
 from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.services import Services
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (
     InvalidRunStateError,
@@ -130,7 +131,7 @@ class StepRunner:
         model: Model,
         *,
         limits: RunLimits,
-        services: dict[str, Any] | None = None,
+        services: Services | None = None,
         on_commit: Callable[[str, list[Frame]], None] | None = None,
         opening: list[Frame] | None = None,
         question: InteractionRequested | None = None,
@@ -142,7 +143,7 @@ class StepRunner:
         self.agent = agent
         self.model = model
         self.limits = limits
-        self.services = services or {}
+        self.services = services or Services()
         self.on_commit = on_commit
         self.opening = list(opening or [])
         """Frames the stretch commits first, with its "running" status (e.g. the answer)."""

@@ -9,13 +9,15 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
+from kforge.engine.services import Services
 from kforge.engine.state import diff_state
 from kforge.errors import InvalidRunStateError, RunLeasedError, ValidationError
 from kforge.frames import (
@@ -34,7 +36,7 @@ from kforge.llm.base import Model
 from kforge.runtime.bus import EventBus
 from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.registry import AgentRegistry, default_registry
-from kforge.runtime.services import ChildAgents, Corpora
+from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
@@ -50,7 +52,7 @@ class Runtime:
         *,
         model: Model | str | None = None,
         registry: AgentRegistry | None = None,
-        services: dict[str, Any] | None = None,
+        services: Services | Mapping[str, Any] | None = None,
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
     ) -> None:
@@ -62,8 +64,13 @@ class Runtime:
         self._model = model
         self._models: dict[str, Model] = {}
         self.registry = registry or default_registry
-        self.services: dict[str, Any] = dict(services or {})
-        self.services.setdefault("corpora", Corpora(store))
+        given = Services.of(services)
+        self.services: Services = replace(
+            given,
+            corpora=given.corpora or Corpora(store),
+            memory=given.memory or Documents(store),
+        )
+        """What every run's agent is given; each run adds its own ``agents`` and ``sessions``."""
         self.default_limits = limits or RunLimits()
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
@@ -313,7 +320,11 @@ class Runtime:
             agent,
             self.model_for(str(run.input.get("model") or self._model_spec())),
             limits=limits,
-            services={"agents": ChildAgents(self, run.id), **self.services, "runtime": self},
+            services=replace(
+                self.services,
+                agents=self.services.agents or ChildAgents(self, run.id),
+                sessions=self.services.sessions or RunSession(self.store, run.id, run.session_id),
+            ),
             on_commit=self.bus.publish,
             opening=opening,
             question=question,

@@ -1,9 +1,11 @@
-"""Capabilities the runtime hands to agents through ``RunContext.services``."""
+"""The runtime's implementations of the capabilities agents get in ``RunContext.services``:
+each a narrow view of the store or the runtime, never the thing itself."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from kforge.errors import ValidationError
 from kforge.store.base import RunStatus, Store
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
     from kforge.runtime.runtime import Runtime
 
-__all__ = ["ChildAgents", "Corpora"]
+__all__ = ["ChildAgents", "Corpora", "Documents", "RunSession", "session_turns"]
 
 
 class Corpora:
@@ -72,3 +74,58 @@ class ChildAgents:
             if isinstance(value, str) and value:
                 return value
         return json.dumps(result, ensure_ascii=False)
+
+
+class Documents:
+    """The document part of the store, where episodic memory is kept across runs."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:
+        self._store.put_docs(namespace, docs)
+
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        return self._store.get_docs(namespace, keys)
+
+    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
+        self._store.delete_docs(namespace, keys)
+
+
+def session_turns(
+    store: Store, session_id: str, *, agent_type: str = "router", exclude: Iterable[str] = ()
+) -> list[dict[str, str]]:
+    """The completed turns of ``session_id`` as ``{"question", "answer"}``, oldest first."""
+    skip = set(exclude)
+    runs = store.list_runs(session_id=session_id, status=RunStatus.COMPLETED, limit=1000)
+    turns = []
+    for run in sorted(runs, key=lambda r: r.created_at):
+        if run.agent_type != agent_type or run.id in skip:
+            continue
+        question = (run.input.get("args") or {}).get("question")
+        answer = (run.result or {}).get("answer")
+        if isinstance(question, str) and isinstance(answer, str):
+            turns.append({"question": question, "answer": answer})
+    return turns
+
+
+class RunSession:
+    """The earlier turns of one run's session, read-only."""
+
+    def __init__(self, store: Store, run_id: str, session_id: str | None) -> None:
+        self._store = store
+        self._run_id = run_id
+        self._session_id = session_id
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    def turns(self, agent_type: str) -> list[dict[str, str]]:
+        if not self._session_id:
+            return []
+        return session_turns(
+            self._store, self._session_id, agent_type=agent_type, exclude=[self._run_id]
+        )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from kforge.errors import ToolArgumentsError, ToolError
@@ -29,17 +28,36 @@ __all__ = [
     "APPROVAL_SERVICE",
     "CACHE_SERVICE",
     "ToolRunContext",
+    "ToolServices",
     "execute_call",
     "execute_tool",
     "run_tool",
 ]
 
 APPROVAL_SERVICE = "tool_approval"
-"""``ctx.services`` key of the run's ``ApprovalPolicy`` (default: ask for destructive tools)."""
+"""Former ``ctx.services`` key of the run's ``ApprovalPolicy``: now ``Services.approval``."""
 CACHE_SERVICE = "tool_cache"
-"""``ctx.services`` key of a ``ToolResultCache`` shared by the run (default: no cache)."""
+"""Former ``ctx.services`` key of the run's ``ToolResultCache``: now ``Services.cache``."""
 
 F = TypeVar("F", bound=Frame)
+
+
+class ToolServices(Protocol):
+    """What the wrapper reads of the run's services (``kforge.engine.services.Services``)."""
+
+    @property
+    def approval(self) -> ApprovalPolicy | None:
+        """Which calls need approval (default: the destructive ones)."""
+        ...
+
+    @property
+    def cache(self) -> ToolResultCache | None:
+        """Results of read-only calls shared by the run (default: none)."""
+        ...
+
+    def as_mapping(self) -> Mapping[str, Any]:
+        """What a tool sees as ``ToolContext.services``."""
+        ...
 
 
 class ToolRunContext(Protocol):
@@ -47,7 +65,9 @@ class ToolRunContext(Protocol):
 
     run_id: str
     model: Model
-    services: dict[str, Any]
+
+    @property
+    def services(self) -> ToolServices: ...
 
     def emit(self, frame: F) -> F: ...
 
@@ -79,9 +99,9 @@ async def execute_tool(
 ) -> ToolResult:
     """Run ``tool`` once for the run behind ``ctx`` and return its result (never raises for
     tool failures; ``Suspended`` propagates while the run waits for an approval)."""
-    policy = policy or ctx.services.get(APPROVAL_SERVICE) or ApprovalPolicy()
+    policy = policy or ctx.services.approval or ApprovalPolicy()
     if cache is None:
-        cache = ctx.services.get(CACHE_SERVICE)
+        cache = ctx.services.cache
     safe = tool.annotations.is_safe_to_repeat
     try:
         problems = tool.check_arguments(arguments)
@@ -144,7 +164,7 @@ async def execute_tool(
     context = ToolContext(
         run_id=ctx.run_id,
         call_id=start.call_id,
-        services=MappingProxyType(ctx.services),
+        services=ctx.services.as_mapping(),
         model=ctx.model,
     )
     result = await run_tool(tool, arguments, context, timeout_s=timeout_s)

@@ -1,4 +1,4 @@
-"""The Research agent (seed 000): DECOMPOSE → ANSWER → RISE_ABOVE → EXPAND → COMPLETE.
+"""The Research agent, a phase graph: DECOMPOSE → ANSWER → RISE_ABOVE → EXPAND → COMPLETE.
 
 Backward transitions: ANSWER → DECOMPOSE when answering reveals a new category; RISE_ABOVE →
 ANSWER when synthesis needs more answers; RISE_ABOVE → DECOMPOSE when synthesis reveals a
@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from kforge.agents.research.arguments import ResearchArgs
 from kforge.agents.research.context import (
     ResearchPhase,
     ResearchPhaseContext,
@@ -39,6 +40,7 @@ from kforge.agents.research.writing import (
 )
 from kforge.agents.router_answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
 from kforge.errors import ValidationError
@@ -53,6 +55,8 @@ __all__ = ["ResearchAgent"]
 
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+FACETS_EVENT = "facets.titles"
+"""Records the document titles a thin question tree took its facets from."""
 WRITING = ModelSettings(temperature=0.2, max_tokens=400)
 
 
@@ -88,19 +92,16 @@ class ResearchAgent(ForgeAgent):
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         super().__init__(args)
-        question = str(self.args.get("question", "")).strip()
+        self.params = parse_arguments(ResearchArgs, self.args, agent=self.agent_type)
+        question = self.params.question.strip()
         if not question:
             raise ValidationError("the research agent needs a non-empty 'question'")
         self.question = question
-        self.max_backtracks = int(self.args.get("max_backtracks", 1))
-        if self.args.get("answer") not in (None, "extractive", "generative"):
-            raise ValidationError(
-                "the research agent's 'answer' must be extractive or generative "
-                f"(got {self.args['answer']!r})"
-            )
-        if "review_answers" in self.args:
-            self.args["optional_checkpoints"] = bool(self.args["review_answers"])
-            self.optional_checkpoints = self.args["optional_checkpoints"]
+        self.corpus_name = self.params.corpus or None
+        self.max_backtracks = self.params.max_backtracks
+        if self.params.review_answers is not None:
+            self.args["optional_checkpoints"] = self.params.review_answers
+            self.optional_checkpoints = self.params.review_answers
 
     @property
     def rc(self) -> ResearchPhaseContext:
@@ -196,7 +197,7 @@ class ResearchAgent(ForgeAgent):
             category = rc.add_category("Overview")
             self._add_question(ctx, category, self.question)
         if len(rc.questions) < 2:
-            self._facets_from_documents(ctx)
+            await self._facets_from_documents(ctx)
         ctx.emit(
             AgentSpeaking(
                 text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
@@ -204,18 +205,19 @@ class ResearchAgent(ForgeAgent):
         )
         return True
 
-    def _facets_from_documents(self, ctx: RunContext) -> None:
+    async def _facets_from_documents(self, ctx: RunContext) -> None:
         """When the model's breakdown has fewer than two distinct questions, take facets from
-        the documents the question retrieves: one category per document title."""
-        corpora = ctx.services.get("corpora")
-        if corpora is None:
-            return
-        hits = corpora.open(str(self.args.get("corpus", "samples"))).search(self.question, 8)
-        titles: list[str] = []
-        for hit in hits:
-            title = " ".join(hit.chunk.title.split())
-            if title and title not in titles:
-                titles.append(title)
+        the documents the question retrieves: one category per document title (recorded)."""
+
+        def document_titles() -> dict[str, Any]:
+            titles: list[str] = []
+            for hit in ctx.corpus(self.corpus_name).search(self.question, 8):
+                title = " ".join(hit.chunk.title.split())
+                if title and title not in titles:
+                    titles.append(title)
+            return {"titles": titles}
+
+        titles = (await ctx.recorded(FACETS_EVENT, document_titles)).get("titles", [])
         added = 0
         for title in titles[:3]:
             category = self.rc.add_category(title)
@@ -246,7 +248,7 @@ class ResearchAgent(ForgeAgent):
         ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
         style = self._style(ctx)
         evidence = await gather_evidence(
-            ctx, question["text"], self.args, lexical=style == "extractive"
+            ctx, question["text"], self.params, lexical=style == "extractive"
         )
         passages = [p.as_chunk() for p in evidence.passages]
         if passages:
@@ -465,14 +467,13 @@ class ResearchAgent(ForgeAgent):
             rc.adjacent_questions.append(record)
             ctx.emit(DataEvent(name="adjacent.added", payload=record))
         if len(rc.adjacent_questions) < 2:
-            corpora = ctx.services.get("corpora")
-            hits = []
-            if corpora is not None:
-                corpus = corpora.open(str(self.args.get("corpus", "samples")))
-                hits = [h.chunk for h in corpus.search(self.question, 12)]
             used = {s["chunk_id"] for s in rc.sources}
-            for record in frontier_from_headings(
-                ctx, hits, used, seen, 4 - len(rc.adjacent_questions)
+
+            def search() -> list[Chunk]:
+                return [h.chunk for h in ctx.corpus(self.corpus_name).search(self.question, 12)]
+
+            for record in await frontier_from_headings(
+                ctx, search, used, seen, 4 - len(rc.adjacent_questions)
             ):
                 rc.adjacent_questions.append(record)
                 ctx.emit(DataEvent(name="adjacent.added", payload=record))
@@ -487,10 +488,7 @@ class ResearchAgent(ForgeAgent):
         return {str(g.get("text", "")) for g in segments}
 
     def _style(self, ctx: RunContext) -> AnswerStyle:
-        style = self.args.get("answer")
-        if style in ("extractive", "generative"):
-            return style  # type: ignore[no-any-return]
-        return answer_style(ctx.model)
+        return self.params.answer or answer_style(ctx.model)
 
     async def _model_only(self, ctx: RunContext, question: str) -> str:
         """A model that writes its own answers may answer from general knowledge (disclaimed)."""

@@ -1,4 +1,5 @@
-"""The Research agent's phase context (seed 000's ResearchPhaseContext) and its records."""
+"""The Research agent's phase context: categories, questions, answers, sources, insights and
+frontier, kept with the run and restored on resume."""
 
 from __future__ import annotations
 

@@ -3,11 +3,13 @@ rewrite, fall back), reduced to the passages graded relevant — the only ones a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.agents.research.arguments import ResearchArgs
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.context import RunContext
-from kforge.errors import ConfigurationError
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 from kforge.rag.types import Chunk
@@ -75,9 +77,13 @@ def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
 
 
 async def gather_evidence(
-    ctx: RunContext, question: str, args: dict[str, Any], *, lexical: bool = False
+    ctx: RunContext,
+    question: str,
+    args: ResearchArgs | Mapping[str, Any],
+    *,
+    lexical: bool = False,
 ) -> Evidence:
-    """Search the corpus named in ``args['corpus']`` for ``question`` with grading and rewrites
+    """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
     (graded by the question's key terms, with no model call, when ``lexical``).
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
@@ -85,15 +91,12 @@ async def gather_evidence(
     from kforge.rag.agentic import RAGConfig, agentic_search
     from kforge.rag.types import SearchHit
 
-    corpora = ctx.services.get("corpora")
-    if corpora is None:
-        raise ConfigurationError(
-            "the research agent needs a 'corpora' service (the Runtime adds one)"
-        )
-    corpus = corpora.open(str(args.get("corpus", "samples")))
+    if not isinstance(args, ResearchArgs):
+        args = parse_arguments(ResearchArgs, args, agent="research")
+    corpus = ctx.corpus(args.corpus)
     config = RAGConfig(
-        k=int(args.get("k", 3)),
-        max_rewrites=int(args.get("max_rewrites", 1)),
+        k=args.k,
+        max_rewrites=args.max_rewrites,
         grade_settings=GRADING,
         rewrite_settings=REWRITING,
         lexical=lexical,
@@ -102,26 +105,25 @@ async def gather_evidence(
     def on_status(event: str, details: dict[str, Any]) -> None:
         ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
 
-    def search(query: str, k: int) -> list[SearchHit]:
-        # The hits are recorded, so a step re-executed after a crash grades and cites exactly
-        # what it saw the first time, even if the corpus was re-ingested in between.
-        recorded = ctx.replay_data(HITS_EVENT)
-        if recorded is not None:
-            return [SearchHit.from_dict(hit) for hit in recorded.payload.get("hits", [])]
-        hits: list[SearchHit] = list(corpus.search(query, k))
-        payload = {"query": query[:300], "hits": [hit.to_dict() for hit in hits]}
-        ctx.emit(DataEvent(name=HITS_EVENT, payload=payload))
-        return hits
+    async def search(query: str, k: int) -> list[SearchHit]:
+        # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
+        # the first time, even if the corpus was re-ingested in between.
+        def hits() -> dict[str, Any]:
+            found = corpus.search(query, k)
+            return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
+
+        payload = await ctx.recorded(HITS_EVENT, hits)
+        return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
 
     result = await agentic_search(
         question,
         search,
         ctx.complete,
-        context=str(args.get("question", "")),
+        context=args.question,
         config=config,
         on_status=on_status,
     )
-    keep = int(args.get("passages_per_answer", 3))
+    keep = args.passages_per_answer
     ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]
     passages = tuple(
         Passage(

@@ -10,7 +10,7 @@ headings of relevant documents the report did not use become the frontier.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,21 +139,26 @@ def usable_frontier_question(text: str, instructions: str) -> bool:
     )
 
 
-def frontier_from_headings(
-    ctx: RunContext, hits: Sequence[Chunk], used_chunks: set[str], asked: set[str], limit: int
+async def frontier_from_headings(
+    ctx: RunContext,
+    search: Callable[[], Sequence[Chunk]],
+    used_chunks: set[str],
+    asked: set[str],
+    limit: int,
 ) -> list[dict[str, str]]:
-    """Questions from the headings of relevant passages the report did not use (recorded)."""
-    recorded = ctx.replay_data(FRONTIER_EVENT)
-    if recorded is not None:
-        candidates = list(recorded.payload.get("candidates", []))
-    else:
+    """Questions from the headings of the passages ``search`` finds that the report did not
+    use. The search and the headings are recorded, so a re-executed step builds the same."""
+
+    def unused_headings() -> dict[str, Any]:
         candidates = []
-        for chunk in hits:
+        for chunk in search():
             if chunk.id in used_chunks:
                 continue
             heading = chunk.heading.split(" > ")[-1] if chunk.heading else chunk.title
             candidates.append({"heading": heading, "file": chunk.file})
-        ctx.emit(DataEvent(name=FRONTIER_EVENT, payload={"candidates": candidates}))
+        return {"candidates": candidates}
+
+    candidates = (await ctx.recorded(FRONTIER_EVENT, unused_headings)).get("candidates", [])
     out: list[dict[str, str]] = []
     for item in candidates:
         question = question_from_title(str(item.get("heading", "")))

@@ -1,0 +1,72 @@
+"""Agent registry: how a run's agent is rebuilt from its type name in any process.
+
+The built-in agents are named in a table and imported the first time one is asked for, so
+this module imports no agent and ``import kforge`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kforge.engine.agent import StepAgent
+from kforge.errors import ConfigurationError
+
+__all__ = ["BUILTIN_AGENTS", "AgentFactory", "AgentRegistry", "default_registry", "register_agent"]
+
+AgentFactory = Callable[[dict[str, Any]], StepAgent]
+
+BUILTIN_AGENTS: Mapping[str, str] = {
+    "react": "kforge.agents.react:ReactAgent",
+    "research": "kforge.agents.research.agent:ResearchAgent",
+    "router": "kforge.agents.router:RouterAgent",
+}
+"""Agent type → ``"module:Class"`` of the agents every process knows without registering."""
+
+
+class AgentRegistry:
+    """Agent factories by type name; ``builtins`` are imported only when first asked for."""
+
+    def __init__(self, builtins: Mapping[str, str] | None = None) -> None:
+        self._factories: dict[str, AgentFactory] = {}
+        self._builtins = dict(builtins or {})
+
+    def register(self, agent_type: str, factory: AgentFactory, *, replace: bool = False) -> None:
+        if agent_type in self and not replace:
+            raise ConfigurationError(f"agent type '{agent_type}' is already registered")
+        self._factories[agent_type] = factory
+
+    def create(self, agent_type: str, args: dict[str, Any]) -> StepAgent:
+        factory = self._factories.get(agent_type) or self._load(agent_type)
+        if factory is None:
+            known = ", ".join(self.names()) or "none"
+            raise ConfigurationError(
+                f"unknown agent type '{agent_type}' (registered: {known}); register it with "
+                "kforge.register_agent before starting or resuming its runs"
+            )
+        return factory(args)
+
+    def _load(self, agent_type: str) -> AgentFactory | None:
+        target = self._builtins.get(agent_type)
+        if target is None:
+            return None
+        module, _, name = target.partition(":")
+        factory: AgentFactory = getattr(importlib.import_module(module), name)
+        self._factories[agent_type] = factory
+        return factory
+
+    def names(self) -> list[str]:
+        return sorted({*self._factories, *self._builtins})
+
+    def __contains__(self, agent_type: object) -> bool:
+        return agent_type in self._factories or agent_type in self._builtins
+
+
+default_registry: AgentRegistry = AgentRegistry(BUILTIN_AGENTS)
+"""The process-wide registry: the built-in agents and those added with ``register_agent``."""
+
+
+def register_agent(agent_type: str, factory: AgentFactory, *, replace: bool = False) -> None:
+    """Register an agent type in the process-wide registry."""
+    default_registry.register(agent_type, factory, replace=replace)

@@ -1,0 +1,172 @@
+"""Services: the capabilities a run hands to its agent, as one typed, frozen object.
+
+Agents reach documents, tools, memory, earlier turns and child agents through narrow
+capabilities named here; never the runtime or the store behind them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kforge.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from kforge.memory.episodic import DocumentStore
+    from kforge.rag.corpus import Corpus
+    from kforge.tools.approval import ApprovalPolicy
+    from kforge.tools.base import Tool
+    from kforge.tools.builtin.python import AgentSpawner
+    from kforge.tools.cache import ToolResultCache
+    from kforge.tools.registry import ToolRegistry
+
+__all__ = ["CorpusSource", "Services", "SessionHistory"]
+
+
+class CorpusSource(Protocol):
+    """Opens a document corpus by name."""
+
+    def open(self, name: str) -> Corpus: ...
+
+
+class SessionHistory(Protocol):
+    """The earlier turns of the run's conversation, read-only."""
+
+    @property
+    def session_id(self) -> str | None:
+        """The run's session; None when the run is not part of a conversation."""
+        ...
+
+    def turns(self, agent_type: str) -> list[dict[str, str]]:
+        """The session's completed runs of ``agent_type`` before this one, oldest first, as
+        ``{"question", "answer"}``."""
+        ...
+
+
+_KEYS = {
+    "tools": "tools",
+    "corpora": "corpora",
+    "memory_store": "memory",
+    "sessions": "sessions",
+    "agents": "agents",
+    "tool_approval": "approval",
+    "tool_cache": "cache",
+}
+"""The string keys of the former services dict and the fields that replace them."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Services:
+    """What agent code may use besides the model: ``ctx.services`` and ``Runtime(services=)``."""
+
+    tools: ToolRegistry | Sequence[Tool] = ()
+    """The tools offered to agents, by name (the ``react`` agent's ``tools`` argument)."""
+    corpora: CorpusSource | None = None
+    """Document corpora; ``ctx.corpus(name)`` opens one (the Runtime opens its store's)."""
+    memory: DocumentStore | None = None
+    """Where episodic memory (reflections) is kept across runs; None keeps it in the process."""
+    sessions: SessionHistory | None = None
+    """The earlier turns of the run's session (the Runtime gives each run its own)."""
+    agents: AgentSpawner | None = None
+    """Child agents: ``fork(prompt)`` and ``wait(handle)`` (the Runtime's are child runs)."""
+    approval: ApprovalPolicy | None = None
+    """Which tool calls need a person's approval (default: the destructive ones)."""
+    cache: ToolResultCache | None = None
+    """Results of read-only tool calls shared by the run (default: none)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Anything else an application's own agents and tools need, by name."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    @classmethod
+    def from_mapping(cls, services: Mapping[str, Any]) -> Services:
+        """Services from the former string-keyed dict: known keys become fields (``runtime``
+        is dropped: agents no longer reach it), the others go to ``extra``."""
+        known: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in services.items():
+            if key == "runtime":
+                continue
+            if key in _KEYS:
+                known[_KEYS[key]] = value
+            else:
+                extra[key] = value
+        return cls(**known, extra=extra)
+
+    @classmethod
+    def of(cls, services: Services | Mapping[str, Any] | None) -> Services:
+        """``services`` as a ``Services``; a mapping is read with ``from_mapping`` (deprecated)."""
+        if services is None:
+            return cls()
+        if isinstance(services, Services):
+            return services
+        warnings.warn(
+            "services as a dict is deprecated; pass kforge.Services(tools=..., corpora=..., "
+            "extra={...}) instead",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return cls.from_mapping(services)
+
+    def corpus(self, name: str | None = None) -> Corpus:
+        """The corpus ``name`` (default: ``kforge.rag.DEFAULT_CORPUS``)."""
+        from kforge.rag.corpus import DEFAULT_CORPUS
+
+        if self.corpora is None:
+            raise ConfigurationError(
+                f"this run has no corpora to open '{name or DEFAULT_CORPUS}' from: run it with "
+                "kforge.Runtime (it opens the corpora of its store) or pass "
+                "Services(corpora=...)"
+            )
+        return self.corpora.open(name or DEFAULT_CORPUS)
+
+    def tool_list(self) -> list[Tool]:
+        """The tools in ``tools``, checked."""
+        from kforge.tools.base import Tool
+        from kforge.tools.registry import ToolRegistry
+
+        supplied: Any = self.tools
+        if isinstance(supplied, ToolRegistry):
+            return supplied.list_tools()
+        if isinstance(supplied, Iterable) and not isinstance(supplied, str | bytes | Mapping):
+            tools = list(supplied)
+            if all(isinstance(t, Tool) for t in tools):
+                return tools
+        raise ConfigurationError(
+            "Services.tools must be a ToolRegistry or a list of tools "
+            f"(got {type(supplied).__name__})"
+        )
+
+    def as_mapping(self) -> Mapping[str, Any]:
+        """A read-only view by the former string keys (``agents``, ``tool_cache``, ...) and
+        the ``extra`` names: what a tool sees as ``ToolContext.services``."""
+        view: dict[str, Any] = dict(self.extra)
+        for key, name in _KEYS.items():
+            value = getattr(self, name)
+            if value is not None and value != ():
+                view[key] = value
+        return MappingProxyType(view)
+
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: ``services["corpora"]`` reads as ``services.corpora``."""
+        return self._legacy(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Deprecated: like ``services[key]``, with a default."""
+        try:
+            return self._legacy(key)
+        except KeyError:
+            return default
+
+    def _legacy(self, key: str) -> Any:
+        instead = _KEYS.get(key, f"extra[{key!r}]")
+        warnings.warn(
+            f"services[{key!r}] is deprecated; use services.{instead}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.as_mapping()[key]

@@ -1,0 +1,122 @@
+"""Services: one typed object of narrow capabilities; agents never see the runtime or the store."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from kforge.engine.agent import StepOutcome
+from kforge.engine.context import RunContext
+from kforge.engine.limits import RunLimits
+from kforge.engine.services import Services
+from kforge.errors import ConfigurationError
+from kforge.llm.scripted import ScriptedModel
+from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
+from kforge.rag.types import SourceDocument
+from kforge.runtime import AgentRegistry, Runtime
+from kforge.store import MemoryStore, RunStatus
+from kforge.tools.cache import ToolResultCache
+
+
+class Inspector:
+    """Reports what its run was given."""
+
+    agent_type = "test.inspector"
+    seen: list[Any] = []
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        pass
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        services = ctx.services
+        sessions = services.sessions
+        Inspector.seen.append(
+            {
+                "keys": sorted(services.as_mapping()),
+                "session": sessions.session_id if sessions else None,
+                "turns": sessions.turns("router") if sessions else None,
+                "corpus": len(ctx.corpus()),
+                "public": sorted(n for n in dir(sessions) if not n.startswith("_")),
+            }
+        )
+        return StepOutcome(True, {})
+
+    def get_state(self) -> dict[str, Any]:
+        return {}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        pass
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+async def test_a_run_gets_capabilities_but_neither_the_runtime_nor_the_store() -> None:
+    agents = AgentRegistry()
+    agents.register(Inspector.agent_type, Inspector)
+    store = MemoryStore()
+    Corpus.open(store, DEFAULT_CORPUS).add_documents([SourceDocument("a", "Alpha beta.", "A")])
+    Inspector.seen = []
+    rt = Runtime(store, model=ScriptedModel(), registry=agents)
+    run = await rt.run("test.inspector", session_id="s-1")
+    assert run.status == RunStatus.COMPLETED
+    (seen,) = Inspector.seen
+    assert seen["keys"] == ["agents", "corpora", "memory_store", "sessions"]
+    assert seen["session"] == "s-1" and seen["turns"] == [] and seen["corpus"] == 1
+    assert seen["public"] == ["session_id", "turns"]
+
+
+def test_services_are_frozen_and_extra_is_read_only() -> None:
+    services = Services(extra={"seen": []})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        services.corpora = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        services.extra["other"] = 1  # type: ignore[index]
+
+
+def test_a_run_without_corpora_says_how_to_get_them() -> None:
+    ctx = RunContext(
+        run_id="r",
+        agent_type="t",
+        model=ScriptedModel(),
+        limits=RunLimits(),
+        next_seq=1,
+        flush=list,
+    )
+    with pytest.raises(ConfigurationError, match=r"no corpora to open 'default'.*kforge\.Runtime"):
+        ctx.corpus()
+
+
+def test_one_default_corpus_name() -> None:
+    opened: list[str] = []
+
+    class Corpora:
+        def open(self, name: str) -> Corpus:
+            opened.append(name)
+            return Corpus(MemoryStore(), name)
+
+    services = Services(corpora=Corpora())
+    services.corpus()
+    services.corpus("notes")
+    assert opened == [DEFAULT_CORPUS, "notes"]
+
+
+def test_a_dict_of_services_still_works_with_a_deprecation_warning() -> None:
+    cache = ToolResultCache()
+    with pytest.warns(DeprecationWarning, match="kforge.Services"):
+        rt = Runtime(MemoryStore(), services={"tool_cache": cache, "thing": 1, "runtime": "x"})
+    assert rt.services.cache is cache and rt.services.extra == {"thing": 1}
+    with pytest.warns(DeprecationWarning, match=r"services\.corpora"):
+        corpora = rt.services["corpora"]
+    assert corpora is rt.services.corpora
+    assert "runtime" not in rt.services.as_mapping()
+
+
+def test_the_deprecated_lookup_points_at_the_caller() -> None:
+    services = Services(extra={"thing": 1})
+    with pytest.warns(DeprecationWarning, match=r"use services\.extra\[") as caught:
+        assert services.get("thing") == 1
+        assert services.get("missing", "none") == "none"
+    assert caught[0].filename == __file__
