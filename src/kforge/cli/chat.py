@@ -13,6 +13,7 @@ import sys
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, session_turns
+from kforge.cli._common import command_hint
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
@@ -24,9 +25,9 @@ from kforge.cli.ask import (
     router_args,
 )
 from kforge.frames import new_id
-from kforge.store.base import RunStatus
+from kforge.store.base import RunStatus, Store
 
-__all__ = ["register", "run_chat"]
+__all__ = ["register", "run_chat", "session_corpus"]
 
 HELP = """\
 Type a question and press Enter. Follow-up questions keep the conversation's context.
@@ -45,6 +46,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--session", metavar="ID", help="continue (or name) a chat session")
     add_router_options(p)
     p.set_defaults(func=cmd_chat)
+
+
+def session_corpus(store: Store, session: str) -> str | None:
+    """The corpus the session's latest turn read."""
+    runs = sorted(store.list_runs(session_id=session, limit=1000), key=lambda r: r.created_at)
+    for run in reversed(runs):
+        corpus = run.input.get("args", {}).get("corpus")
+        if isinstance(corpus, str) and corpus:
+            return corpus
+    return None
 
 
 def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
@@ -68,22 +79,29 @@ async def run_chat(
     check_router_options(args)
     rt = open_router_runtime(args)
     try:
-        corpus = prepare_corpus(rt, args, progress)
         session = args.session or new_id()[:12]
         turns = session_turns(rt.store, session) if args.session else []
+        corpus = prepare_corpus(
+            rt,
+            args,
+            progress,
+            remembered=session_corpus(rt.store, session) if args.session else None,
+        )
+        again = command_hint(args, f"chat --session {session}")
         if turns:
-            print(f"session {session}: continuing after {len(turns)} earlier turn(s)", file=out)
-            _show_history(turns[-3:], out)
-        else:
             print(
-                f"session {session} (continue it later with: kforge chat --session {session})",
+                f"session {session}: continuing after {len(turns)} earlier turn(s) "
+                f"over corpus '{corpus}'",
                 file=out,
             )
+            _show_history(turns[-3:], out)
+        else:
+            print(f"session {session} (continue it later with: {again})", file=out)
         print(HELP, file=out, flush=True)
         while True:
             line = _read("\nyou> ", stdin, out)
             if line is None or line in ("/exit", "/quit"):
-                print(f"bye; continue with: kforge chat --session {session}", file=out)
+                print(f"bye; continue with: {again}", file=out)
                 return 0
             if not line:
                 continue
@@ -91,7 +109,7 @@ async def run_chat(
                 _show_history(turns, out)
                 continue
             if line == "/session":
-                print(f"session {session}: kforge chat --session {session}", file=out)
+                print(f"session {session}: {again}", file=out)
                 continue
             if line.startswith("/"):
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)

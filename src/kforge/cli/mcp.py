@@ -43,7 +43,13 @@ def register(subparsers: Any) -> None:
         "--model", help="model for run_agent (default: KFORGE_MODEL or local:smollm2)"
     )
     parser.add_argument(
-        "--corpus", default="samples", help="document corpus the agents search (default: samples)"
+        "--docs", metavar="DIR", help="folder of documents to index and search (its own corpus)"
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="NAME",
+        help="corpus the agents and search_documents read, as it is (default: the --docs "
+        "folder's corpus, else the shipped samples)",
     )
     parser.set_defaults(func=run)
 
@@ -75,13 +81,12 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigurationError(
                 f"--agents: unknown {', '.join(unknown)}; known: {', '.join(runtime.registry.names())}"
             )
-        if args.corpus == "samples":
-            from kforge.cli.research import ensure_corpus, sample_corpus_dir
+        from kforge.cli.corpora import choose_corpus
 
-            ensure_corpus(runtime, sample_corpus_dir(), "samples", sys.stderr)
+        corpus = choose_corpus(runtime, args, sys.stderr)
 
         async def runner(agent_type: str, prompt: str) -> str:
-            return await run_to_answer(runtime, agent_type, prompt, corpus=args.corpus)
+            return await run_to_answer(runtime, agent_type, prompt, corpus=corpus)
 
         run_agent = run_agent_tool(runner, agents)
     server = build_mcp_server(tools, run_agent=run_agent)

@@ -1,4 +1,8 @@
-"""``kforge runs``: list, show, explain, resume, fork and export runs."""
+"""``kforge runs``: list, show, explain, resume, fork, export, cancel and delete runs.
+
+Every RUN argument takes a run id or any unique prefix of one (report files are named by the
+first 8 characters).
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,35 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from kforge.cli._common import drive_run, open_runtime, open_store, parse_answer, report_outcome
-from kforge.errors import ValidationError
+from kforge.cli._common import (
+    check_writable,
+    command_hint,
+    drive_run,
+    find_run,
+    open_runtime,
+    open_store,
+    parse_answer,
+    report_outcome,
+)
+from kforge.cli.pending import render_pending
+from kforge.errors import InvalidRunStateError, ValidationError
 from kforge.frames import frame_to_json
-from kforge.store.base import RunRecord, RunStatus
+from kforge.store.base import RunRecord, RunStatus, Store
 
-__all__ = ["register"]
+__all__ = ["register", "run_title"]
+
+_RUN_HELP = "run id, or a unique prefix of one (see: kforge runs list)"
 
 
 def register(subparsers: Any) -> None:
     runs = subparsers.add_parser(
         "runs",
         help="inspect and steer recorded runs",
-        description="Inspect and steer recorded runs.",
+        description="Inspect and steer recorded runs. RUN is a run id or a unique prefix of one.",
     )
     sub = runs.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
 
@@ -31,19 +49,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("show", help="a run's record, pending question and result")
-    p.add_argument("run_id")
+    p = sub.add_parser("show", help="a run's record, the question it waits on, and its result")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("explain", help="a run as a readable timeline, from its frames alone")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument(
         "-v", "--verbose", action="store_true", help="include usage and tool.start frames"
     )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resume", help="continue a run at the step where it stopped")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument(
         "--answer",
         help="answer to the pending question: text, an option such as "
@@ -52,45 +70,73 @@ def register(subparsers: Any) -> None:
     p.add_argument("--yes", action="store_true", help="approve every checkpoint")
     p.add_argument("--model", help="model to continue with (default: the one the run started with)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
-    p.add_argument("run_id")
-    p.add_argument("--at", type=int, metavar="SEQ", help="last frame seq to keep (default: all)")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
+    p.add_argument(
+        "--at", type=int, metavar="SEQ", help="last frame seq to keep, 1 or more (default: all)"
+    )
     p.set_defaults(func=cmd_fork)
 
     p = sub.add_parser("export", help="a run's frames as JSON Lines")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("cancel", help="stop a run for good (it can still be forked)")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
+    p.set_defaults(func=cmd_cancel)
 
-def _age(run: RunRecord) -> str:
-    return run.created_at.strftime("%Y-%m-%d %H:%M:%S")
+    p = sub.add_parser(
+        "delete", help="delete a run with its child runs, frames and snapshots (not a running one)"
+    )
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
+    p.set_defaults(func=cmd_delete)
+
+
+def run_title(run: RunRecord) -> str:
+    """What the run was asked: its question, goal, topic or prompt argument."""
+    args = run.input.get("args") or {}
+    for key in ("question", "goal", "topic", "prompt", "task"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return ""
+
+
+def _age(run: RunRecord, now: datetime | None = None) -> str:
+    seconds = max(0, int(((now or datetime.now(UTC)) - run.created_at).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     runs = store.list_runs(status=RunStatus(args.status) if args.status else None, limit=args.limit)
     if not runs:
-        print('no runs yet (start one with: kforge research "QUESTION")')
+        print(f"no runs yet (start one with: {command_hint(args, 'ask QUESTION')})")
         return 0
-    print(f"{'RUN':<32}  {'AGENT':<14} {'STATUS':<14} {'STEPS':>5}  {'CREATED (UTC)':<19}  NOTE")
+    print(f"{'RUN':<12}  {'AGENT':<10} {'STATUS':<14} {'AGE':>8}  QUESTION / NOTE")
     for run in runs:
         note = run.pause_reason or run.error or ""
         if run.status == RunStatus.AWAITING_USER and run.pending_interaction:
             note = "asks: " + str(run.pending_interaction.get("prompt", ""))
+        title = run_title(run)
+        text = f"{title} — {note}" if title and note else title or note
         print(
-            f"{run.id:<32}  {run.agent_type:<14} {run.status.value:<14} {run.iteration:>5}  "
-            f"{_age(run):<19}  {note[:60]}"
+            f"{run.id[:12]:<12}  {run.agent_type[:10]:<10} {run.status.value:<14} "
+            f"{_age(run):>8}  {text[:80]}"
         )
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     print(f"run        {run.id}")
     print(f"agent      {run.agent_type}")
     print(f"status     {run.status.value}" + (f" ({run.pause_reason})" if run.pause_reason else ""))
@@ -108,12 +154,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if run.error:
         print(f"error      {run.error}")
     if run.pending_interaction:
-        p = run.pending_interaction
-        print(f"waiting    {p.get('kind')}: {p.get('prompt')}")
-        if p.get("options"):
-            print(
-                f"options    {', '.join(p['options'])}  (answer: kforge runs resume {run.id} --answer OPTION)"
-            )
+        print(render_pending(run, lambda command: command_hint(args, command)))
     if run.result is not None:
         print("result     " + json.dumps(run.result, ensure_ascii=False, indent=2)[:4000])
     return 0
@@ -123,7 +164,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from kforge.explain import explain_run
 
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     frames = store.read_frames(run.id)
     header = [
         f"run {run.id} — {run.agent_type}, {run.status.value}, {run.iteration} steps, "
@@ -138,7 +179,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     async def go() -> RunRecord:
         rt = open_runtime(args)
-        run = rt.get_run(args.run_id)
+        run = find_run(rt.store, args.run_id)
         limits = None
         if args.max_steps is not None:
             if args.max_steps < 1:
@@ -152,32 +193,78 @@ def cmd_resume(args: argparse.Namespace) -> int:
         after = run.last_seq
         await rt.resume(run.id, answer, limits=limits)
         return await drive_run(
-            rt, run.id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose, after_seq=after
+            rt, run.id, out=sys.stderr, auto_approve=args.yes, verbose=args.verbose, after_seq=after
         )
 
     run = asyncio.run(go())
-    return report_outcome(run)
+    return report_outcome(run, args)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    async def go() -> str:
+    async def go() -> tuple[str, str]:
         rt = open_runtime(args)
-        return await rt.fork(args.run_id, at_seq=args.at)
+        source = find_run(rt.store, args.run_id)
+        return source.id, await rt.fork(source.id, at_seq=args.at)
 
-    new_id = asyncio.run(go())
-    print(f"forked {args.run_id} into {new_id}; continue it with: kforge runs resume {new_id}")
+    source_id, new_id = asyncio.run(go())
+    print(
+        f"forked {source_id} into {new_id}; continue it with: "
+        f"{command_hint(args, f'runs resume {new_id}')}"
+    )
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.output:
+        check_writable(Path(args.output))
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     lines = [frame_to_json(f) for f in store.read_frames(run.id)]
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + ("\n" if lines else ""))
-        print(f"wrote {len(lines)} frames to {args.output}")
+        print(f"wrote {len(lines)} frames to {args.output}", file=sys.stderr)
     else:
         for line in lines:
             print(line)
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    async def go() -> str:
+        rt = open_runtime(args)
+        run = find_run(rt.store, args.run_id)
+        await rt.cancel(run.id)
+        return run.id
+
+    run_id = asyncio.run(go())
+    explain = command_hint(args, f"runs explain {run_id[:8]}")
+    print(f"cancelled run {run_id}; its frames stay (see them with: {explain})")
+    return 0
+
+
+def _family(store: Store, run: RunRecord) -> list[RunRecord]:
+    """``run`` and every run started under it, parents first."""
+    family, queue = [], [run]
+    while queue:
+        current = queue.pop(0)
+        family.append(current)
+        queue.extend(store.list_runs(parent_id=current.id, limit=100_000))
+    return family
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    run = find_run(store, args.run_id)
+    family = _family(store, run)
+    running = [r for r in family if r.status == RunStatus.RUNNING]
+    if running:
+        which = ", ".join(r.id for r in running)
+        raise InvalidRunStateError(
+            f"run {which} is running; stop it first with: "
+            f"{command_hint(args, f'runs cancel {running[0].id}')}"
+        )
+    store.delete_runs(r.id for r in reversed(family))
+    children = len(family) - 1
+    print(f"deleted run {run.id}" + (f" and {children} child run(s)" if children else ""))
     return 0

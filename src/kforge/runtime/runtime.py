@@ -59,7 +59,27 @@ def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, An
         raise ValidationError(
             f"answer 'action' must be one of {', '.join(request.options)} (got {action!r})"
         )
+    if action == "modify":
+        _check_modifications(request, answer.get("modifications"))
     return dict(answer)
+
+
+def _check_modifications(request: InteractionRequested, modifications: Any) -> None:
+    """A 'modify' answer carries only the keys the checkpoint lists in ``modify_keys``."""
+    allowed = request.payload.get("modify_keys")
+    if not isinstance(allowed, dict):
+        return  # the agent lists none: it reads what it knows
+    if not isinstance(modifications, dict) or not modifications:
+        raise ValidationError(
+            "a 'modify' answer needs 'modifications', an object with any of: "
+            + (", ".join(allowed) or "(none: this checkpoint cannot be modified)")
+        )
+    unknown = sorted(set(modifications) - set(allowed))
+    if unknown:
+        raise ValidationError(
+            f"'modifications' has unknown key(s) {', '.join(unknown)}; allowed: "
+            + ", ".join(allowed)
+        )
 
 
 class Runtime:
@@ -221,6 +241,11 @@ class Runtime:
         """A new run sharing ``run_id``'s frames up to ``at_seq`` (default: all), ready to resume."""
         source = self.store.get_run(run_id)
         upto = source.last_seq if at_seq is None else at_seq
+        if upto < 1:
+            raise InvalidRunStateError(
+                f"cannot fork run '{run_id}' at seq {upto}: a fork keeps at least the first "
+                f"frame (seqs 1..{source.last_seq}); fork at 1 to start the run over"
+            )
         now = utc_now()
         new = RunRecord(
             id=new_id(),
@@ -237,6 +262,14 @@ class Runtime:
             forked_at_seq=upto,
         )
         self.store.fork_run(run_id, new, upto_seq=upto)
+        try:
+            self._settle_fork(new, upto)
+        except BaseException:
+            self.store.delete_runs([new.id])  # no half-made fork is left behind
+            raise
+        return new.id
+
+    def _settle_fork(self, new: RunRecord, upto: int) -> None:
         _, step_no, step_seq = load_state(self.store, new.id)
         tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
         pending = [f for f in tail if isinstance(f, InteractionRequested)]
@@ -252,7 +285,6 @@ class Runtime:
             reason=new.pause_reason or "",
         )
         self.store.commit(new.id, [frame], run_fields=fields)
-        return new.id
 
     def _launch(
         self,
