@@ -123,3 +123,23 @@ def test_the_terminal_progress_bar() -> None:
         "[##......]  3/12 added     a.md"
     )
     assert progress_line(IngestProgress(0, 0, "", "skipped"), width=4).startswith("[....] 0/0")
+
+
+def test_cp1252_text_is_ingested_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "menu.txt").write_bytes(
+        "Caf\xe9 cr\xe8me costs \u20ac4 \u2013 na\xefve.\n".encode("cp1252")
+    )
+    assert main(["--db", str(db), "ingest", str(notes)]) == 0
+    out = capsys.readouterr().out
+    assert "1 added" in out and "warning: menu.txt: not UTF-8; read as" in out
+    store = SQLiteStore(db)
+    try:
+        [hit] = Corpus.open(store, "notes").search("café crème", k=1)
+    finally:
+        store.close()
+    assert hit.chunk.text.startswith("Caf\xe9 cr\xe8me costs \u20ac4 \u2013 na\xefve.")

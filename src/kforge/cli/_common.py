@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from kforge.errors import ForgeError
 from kforge.explain import describe_frame
 from kforge.frames import Frame
+from kforge.llm.base import Model
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus, Store
 
@@ -26,6 +27,8 @@ __all__ = [
     "EXIT_WAITING",
     "UsageError",
     "add_document_options",
+    "add_model_options",
+    "ask_at_terminal",
     "check_writable",
     "command_hint",
     "drive_run",
@@ -36,6 +39,7 @@ __all__ = [
     "print_frame",
     "report_outcome",
     "report_path",
+    "resolve_model",
     "save_report",
 ]
 
@@ -113,11 +117,66 @@ def open_store(args: argparse.Namespace) -> Store:
     return SQLiteStore(getattr(args, "db", None))
 
 
-def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
+def add_model_options(p: argparse.ArgumentParser, *, model_help: str | None = None) -> None:
+    """``--model``, ``--timeout`` and ``--retries``."""
+    p.add_argument(
+        "--model",
+        help=model_help
+        or "model as provider:model (default: KFORGE_MODEL, else the config file's model, "
+        "else local:smollm2)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="give up on one model call after this long (default: the provider's, 60 s for "
+        "remote endpoints; the config file's timeout_s)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        metavar="N",
+        help="retries of a model call that failed for a passing reason (default 3; the config "
+        "file's max_attempts counts the first call too)",
+    )
+
+
+def resolve_model(args: argparse.Namespace, *, instance: bool = False) -> Model | str | None:
+    """The model a command runs with, checked before any run exists: its provider is known and
+    has its API key. A spec string, or a built model when ``--timeout``/``--retries`` (or
+    ``instance``) ask for one."""
+    from kforge.errors import ConfigurationError
+    from kforge.llm import get_model
+    from kforge.llm.config import default_model_spec, load_config, provider_settings, split_spec
+
+    if not hasattr(args, "model"):
+        return None
+    timeout, retries = getattr(args, "timeout", None), getattr(args, "retries", None)
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0 seconds (got {timeout:g})")
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries must be 0 or more (got {retries})")
+    config = load_config()
+    spec = str(args.model or default_model_spec(config))
+    provider, _ = split_spec(spec)
+    settings = provider_settings(provider, config)
+    if settings.kind == "openai" and settings.needs_api_key and not settings.api_key:
+        names = " or ".join(("KFORGE_API_KEY", *settings.api_key_env))
+        raise ConfigurationError(
+            f"no API key for {spec}: set {names} (nothing was started); or choose another "
+            "model with --model (kforge models lists them)"
+        )
+    if timeout is None and retries is None and not instance:
+        return spec
+    return get_model(spec, timeout_s=timeout, max_attempts=None if retries is None else retries + 1)
+
+
+def open_runtime(args: argparse.Namespace, *, own_model: bool = False, **kwargs: Any) -> Runtime:
+    """The runtime over ``--db`` with the command's model; ``own_model`` makes that model
+    override the one a resumed run was started with."""
     import kforge.agents  # noqa: F401  (registers the built-in agents)
 
-    model = getattr(args, "model", None)
-    return Runtime(open_store(args), model=model, **kwargs)
+    return Runtime(open_store(args), model=resolve_model(args, instance=own_model), **kwargs)
 
 
 def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:
@@ -138,7 +197,8 @@ def parse_answer(text: str) -> Any:
     return text
 
 
-def _ask_terminal(run: RunRecord, out: TextIO) -> Any:
+def ask_at_terminal(run: RunRecord, out: TextIO) -> Any:
+    """Show the pending question on ``out`` and read the answer from stdin (None at EOF)."""
     from kforge.cli.pending import render_review
 
     pending = run.pending_interaction or {}
@@ -188,7 +248,7 @@ async def drive_run(
             print("  (approved automatically: --yes)", file=out, flush=True)
             answer: Any = {"action": "approve"}
         elif interactive:
-            answer = _ask_terminal(run, out)
+            answer = ask_at_terminal(run, out)
             if answer is None:
                 return run
         else:
@@ -261,9 +321,7 @@ def add_document_options(p: argparse.ArgumentParser) -> None:
         help="name of the corpus to index the documents in (default: derived from the folder "
         "name; 'samples' for the shipped documents)",
     )
-    p.add_argument(
-        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
-    )
+    add_model_options(p)
     p.add_argument(
         "--answer",
         choices=("extractive", "generative"),

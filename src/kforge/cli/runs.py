@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
+    add_model_options,
+    ask_at_terminal,
     check_writable,
     command_hint,
     drive_run,
@@ -68,7 +70,7 @@ def register(subparsers: Any) -> None:
         "'approve', or a JSON object such as '{\"action\": \"modify\", ...}'",
     )
     p.add_argument("--yes", action="store_true", help="approve every checkpoint")
-    p.add_argument("--model", help="model to continue with (default: the one the run started with)")
+    add_model_options(p, model_help="model to continue with (default: the run's own)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
     p.set_defaults(func=cmd_resume)
@@ -177,9 +179,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     from kforge.engine.limits import RunLimits
 
+    store = open_store(args)
+    run = find_run(store, args.run_id)
+    store.close()
+    explicit = args.model is not None
+    args.model = args.model or run.input.get("model")
+
     async def go() -> RunRecord:
-        rt = open_runtime(args)
-        run = find_run(rt.store, args.run_id)
+        rt = open_runtime(args, own_model=explicit)
+        run = rt.get_run(find_run(rt.store, args.run_id).id)
         limits = None
         if args.max_steps is not None:
             if args.max_steps < 1:
@@ -188,8 +196,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 {**run.input.get("limits", {}), "max_steps": args.max_steps}
             )
         answer = parse_answer(args.answer) if args.answer is not None else None
-        if answer is None and args.yes and run.status == RunStatus.AWAITING_USER:
-            answer = "approve"
+        if answer is None and run.status == RunStatus.AWAITING_USER:
+            if args.yes:
+                answer = "approve"
+            elif sys.stdin.isatty():
+                answer = ask_at_terminal(run, sys.stderr)
+                if answer is None:
+                    return run
         after = run.last_seq
         await rt.resume(run.id, answer, limits=limits)
         return await drive_run(
