@@ -106,3 +106,25 @@ def test_an_interrupt_exits_130(
     monkeypatch.setattr("kforge.cli.corpora.list_corpora", interrupted)
     assert main(["--db", str(tmp_path / "k.db"), "corpora", "list"]) == 130
     assert capsys.readouterr().err == "kforge: interrupted\n"
+
+
+def test_research_writes_progress_to_stderr_and_the_report_path_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.toml").write_text("")
+    monkeypatch.setenv("KFORGE_CONFIG", str(tmp_path / "empty.toml"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "alpha.md").write_text("# Alpha\n\nThe alpha protocol keeps durable checkpoints.\n")
+    db = tmp_path / "k.db"
+    research = ["--db", str(db), "research", "How does alpha keep runs?", "--model", "test"]
+    # nobody at a terminal to approve the question tree: exit 3, nothing on stdout
+    assert main([*research, "--docs", str(docs)]) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and "corpus 'docs'" in err and "is waiting: Approve the question tree?" in err
+    assert main([*research, "--corpus", "docs", "--yes", "-o", "out/report.md"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "report written to out/report.md\n"
+    assert "phase" in err and "completed" in err
+    assert (tmp_path / "out" / "report.md").read_text().startswith("# Research report")

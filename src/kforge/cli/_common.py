@@ -49,7 +49,7 @@ EXIT_USAGE = 2
 EXIT_WAITING = 3
 """The run waits for a person's answer (``kforge runs resume ID --answer ...``)."""
 EXIT_LIMIT = 4
-"""The run paused at a limit (steps, time, tokens, cost); ``runs resume`` continues it."""
+"""The run paused at a limit (steps, visits, time, tokens); ``runs resume`` continues it."""
 EXIT_INTERRUPTED = 130
 
 
