@@ -106,9 +106,10 @@ async def test_chat_keeps_the_conversation_and_continues_a_session(
     out, progress = io.StringIO(), io.StringIO()
     assert await run_chat(args, stdin=stdin, out=out, progress=progress) == 0
     text = out.getvalue()
-    session = text.split()[1]
-    hint = f"kforge --db {db} chat --session {session}"
-    assert f"continue it later with: {hint}" in text and f"bye; continue with: {hint}" in text
+    hint = text.splitlines()[0].split("continue it later with: ")[1]  # pasted as printed
+    session = hint.split()[-1]
+    assert hint == f"kforge --db {db} chat --session {session}"
+    assert f"bye; continue with: {hint}\n" in text
     assert "1. you: I'm researching vision transformers" in text  # /history
     assert "2. you: What about for object detection?" in text
 

@@ -78,7 +78,10 @@ def test_two_folders_named_docs_are_two_corpora(
     assert "removed corpus 'docs'" in capsys.readouterr().out
     assert corpora(db) == {"docs-2": ["beta.md"]}
     assert main(["--db", str(db), "corpora", "remove", "docs"]) == 1
-    assert "kforge: error: no corpus named 'docs' (corpora: docs-2)" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "kforge: error: no corpus named 'docs' (corpora: docs-2); index a folder into it with: "
+        f"kforge --db {db} ingest DIR --corpus docs\n"
+    )
 
 
 def test_corpus_alone_is_read_as_it_is_and_samples_only_when_nothing_is_named(

@@ -141,7 +141,9 @@ def test_bad_run_ids_and_answers_are_clear_errors(
 ) -> None:
     db = tmp_path / "k.db"
     assert main(["--db", str(db), "runs", "explain", "missing"]) == 1
-    assert "no run with id 'missing'" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"kforge: error: no run with id 'missing'; list runs with: kforge --db {db} runs list\n"
+    )
     run_id = start_draft(db, [{"items": ["a"]}])
     assert main(["--db", str(db), "runs", "resume", run_id, "--answer", "perhaps"]) == 1
     assert "must be one of approve, modify, reject" in capsys.readouterr().err
@@ -202,7 +204,10 @@ def test_cancel_and_delete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     )
     store.create_run(child)
     assert main(["--db", str(db), "runs", "cancel", run_id[:8]]) == 0
-    assert f"cancelled run {run_id}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"cancelled run {run_id}" in out
+    assert main(hint_after(out, "see them with: ")) == 0
+    assert "cancelled" in capsys.readouterr().out
     assert store.get_run(run_id).status == RunStatus.CANCELLED
     assert main(["--db", str(db), "runs", "cancel", run_id]) == 1
     assert "already cancelled" in capsys.readouterr().err
@@ -213,6 +218,8 @@ def test_cancel_and_delete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err
     assert "is running; stop it first with: kforge --db" in err
     assert [r.id for r in store.list_runs()].count(running) == 1
+    assert main(hint_after(err, "stop it first with: ")) == 0  # the run's process is gone
+    assert store.get_run(running).status == RunStatus.CANCELLED
 
     assert main(["--db", str(db), "runs", "delete", run_id]) == 0
     assert "and 1 child run(s)" in capsys.readouterr().out

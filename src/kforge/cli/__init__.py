@@ -18,7 +18,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
-from kforge.errors import ForgeError
+from kforge.errors import ForgeError, RunNotFoundError
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
 
@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"kforge {_version()}", help="print the version"
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help="what to do (kforge COMMAND --help for more)"
+    )
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -93,7 +95,13 @@ def _silence_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from kforge.cli._common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+    from kforge.cli._common import (
+        EXIT_ERROR,
+        EXIT_INTERRUPTED,
+        EXIT_USAGE,
+        UsageError,
+        command_hint,
+    )
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -111,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_USAGE
+    except RunNotFoundError as exc:
+        _error(f"no run with id '{exc.run_id}'; list runs with: {command_hint(args, 'runs list')}")
+        return EXIT_ERROR
     except ForgeError as exc:
         _error(str(exc))
         return EXIT_ERROR

@@ -96,7 +96,7 @@ async def run_chat(
             )
             _show_history(turns[-3:], out)
         else:
-            print(f"session {session} (continue it later with: {again})", file=out)
+            print(f"session {session}; continue it later with: {again}", file=out)
         print(HELP, file=out, flush=True)
         while True:
             line = _read("\nyou> ", stdin, out)

@@ -28,7 +28,9 @@ def register(subparsers: Any) -> None:
         "gets its own corpus, named after it ('docs', then 'docs-2' for another folder called "
         "'docs'); 'samples' holds the documents shipped with kforge.",
     )
-    sub = corpora.add_subparsers(dest="corpora_command", metavar="SUBCOMMAND", required=True)
+    sub = corpora.add_subparsers(
+        dest="corpora_command", metavar="SUBCOMMAND", required=True, help="what to do"
+    )
     p = sub.add_parser("list", help="every corpus with its folder and counts")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("show", help="a corpus's folder, counts and documents")
@@ -39,14 +41,18 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_remove)
 
 
-def require_corpus(store: Store, name: str) -> dict[str, Any]:
+def require_corpus(
+    store: Store, name: str, args: argparse.Namespace | None = None
+) -> dict[str, Any]:
     """The corpus record of ``name``; a ConfigurationError listing the corpora when unknown."""
+    from kforge.cli._common import command_hint
+
     info = corpus_info(store, name)
     if info is None:
         known = ", ".join(str(c.get("name")) for c in list_corpora(store)) or "none yet"
+        ingest = command_hint(args or argparse.Namespace(), f"ingest DIR --corpus {name}")
         raise ConfigurationError(
-            f"no corpus named '{name}' (corpora: {known}); index a folder into it with: "
-            f"kforge ingest DIR --corpus {name}"
+            f"no corpus named '{name}' (corpora: {known}); index a folder into it with: {ingest}"
         )
     return info
 
@@ -80,7 +86,7 @@ def choose_corpus(
         index_folder(store, rt.services["corpora"].open(name), folder, out)
         return str(name)
     if name and not (name == SAMPLE_CORPUS and corpus_info(store, name) is None):
-        require_corpus(store, name)
+        require_corpus(store, name, args)
         return str(name)
     if remembered and not name and corpus_info(store, remembered) is not None:
         return remembered
@@ -89,11 +95,11 @@ def choose_corpus(
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from kforge.cli._common import open_store
+    from kforge.cli._common import command_hint, open_store
 
     corpora = list_corpora(open_store(args))
     if not corpora:
-        print("no corpora yet (index a folder with: kforge ingest DIR)")
+        print(f"no corpora yet; index a folder with: {command_hint(args, 'ingest DIR')}")
         return 0
     print(f"{'NAME':<24} {'SOURCES':>7} {'CHUNKS':>7}  {'UPDATED (UTC)':<19}  FOLDER")
     for c in corpora:
@@ -110,7 +116,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from kforge.cli._common import open_store
 
     store = open_store(args)
-    info = require_corpus(store, args.name)
+    info = require_corpus(store, args.name, args)
     print(f"corpus     {args.name}")
     for root in info.get("roots") or []:
         print(f"folder     {root}")
@@ -126,7 +132,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     from kforge.cli._common import open_store
 
     store = open_store(args)
-    info = require_corpus(store, args.name)
+    info = require_corpus(store, args.name, args)
     drop_corpus(store, args.name)
     print(f"removed corpus '{args.name}' ({info.get('sources', 0)} sources; the files stay)")
     return 0

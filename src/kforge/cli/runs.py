@@ -42,7 +42,9 @@ def register(subparsers: Any) -> None:
         help="inspect and steer recorded runs",
         description="Inspect and steer recorded runs. RUN is a run id or a unique prefix of one.",
     )
-    sub = runs.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
+    sub = runs.add_subparsers(
+        dest="runs_command", metavar="SUBCOMMAND", required=True, help="what to do"
+    )
 
     p = sub.add_parser("list", help="recent runs, newest first")
     p.add_argument(
@@ -120,7 +122,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     runs = store.list_runs(status=RunStatus(args.status) if args.status else None, limit=args.limit)
     if not runs:
-        print(f"no runs yet (start one with: {command_hint(args, 'ask QUESTION')})")
+        print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
         return 0
     print(f"{'RUN':<12}  {'AGENT':<10} {'STATUS':<14} {'AGE':>8}  QUESTION / NOTE")
     for run in runs:
@@ -252,7 +254,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
     run_id = asyncio.run(go())
     explain = command_hint(args, f"runs explain {run_id[:8]}")
-    print(f"cancelled run {run_id}; its frames stay (see them with: {explain})")
+    print(f"cancelled run {run_id}; its frames stay, see them with: {explain}")
     return 0
 
 
