@@ -42,6 +42,14 @@ def corpora(db: Path) -> dict[str, list[str]]:
         store.close()
 
 
+def out_of_runs_list(db: Path) -> str:
+    store = SQLiteStore(db)
+    try:
+        return " ".join(r.id for r in store.list_runs())
+    finally:
+        store.close()
+
+
 def test_two_folders_named_docs_are_two_corpora(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -104,6 +112,8 @@ def test_corpus_alone_is_read_as_it_is_and_samples_only_when_nothing_is_named(
     assert main(["--db", str(db), "ask", "What is the ReAct pattern?"]) == 0
     out, err = capsys.readouterr()
     assert "corpus 'samples'" in err and "react-pattern.md" in out
+    [run_line] = [line for line in err.splitlines() if line.startswith("run ")]
+    assert run_line.split()[1] in out_of_runs_list(db)  # ask says which run answered
     assert sorted(corpora(db)) == ["mine", "samples"]
     assert corpora(db)["mine"] == ["react.md"]
 
@@ -146,3 +156,18 @@ def test_cp1252_text_is_ingested_with_a_warning(
     finally:
         store.close()
     assert hit.chunk.text.startswith("Caf\xe9 cr\xe8me costs \u20ac4 \u2013 na\xefve.")
+
+
+def test_samples_found_elsewhere_are_dropped_when_the_package_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kforge.rag.types import SourceDocument
+
+    db = tmp_path / "k.db"
+    store = SQLiteStore(db)
+    old = Corpus.open(store, "samples")
+    old.add_documents([SourceDocument(id="old-install.md", text="Stale text.", title="Old")])
+    store.close()
+    assert main(["--db", str(db), "ask", "What is the ReAct pattern?"]) == 0
+    files = corpora(db)["samples"]
+    assert "react-pattern.md" in files and "old-install.md" not in files

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import shlex
@@ -283,3 +284,25 @@ def test_waiting_and_paused_runs_exit_3_and_4_and_their_hints_run_as_printed(
     assert f"run {run_id} paused (" in err
     assert main([*hint_after(err, "continue with: "), "--max-steps", "60"]) == 0
     assert f"run {run_id} completed" in capsys.readouterr().err
+
+
+class TerminalInput(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_resume_on_a_terminal_asks_the_pending_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    use_model(
+        monkeypatch,
+        ScriptedModel([{"verdict": "more", "detail": "thin"}, {"items": ["b"]}, {"verdict": "ok"}]),
+    )
+    monkeypatch.setattr(sys, "stdin", TerminalInput("approve\napprove\n"))
+    assert main(["--db", str(db), "runs", "resume", run_id]) == 0
+    err = capsys.readouterr().err
+    assert err.count("? Approve the draft items?") == 2
+    assert "answer [approve/modify/reject]" in err and "with keys items" in err
+    assert f"run {run_id} completed" in err

@@ -59,9 +59,11 @@ def require_corpus(
 
 def index_folder(store: Store, corpus: Corpus, folder: Path, out: TextIO) -> None:
     """Bring ``corpus`` in line with ``folder``; an error when the folder holds no documents."""
+    from kforge.cli.ingest import progress_printer
+
     if not folder.is_dir():
         raise ConfigurationError(f"--docs {folder}: not a folder")
-    report = corpus.ingest(folder)
+    report = corpus.ingest(folder, progress=progress_printer(out, quiet=True))
     print(report.summary(), file=out, flush=True)
     if report.chunks == 0:
         if not corpus.sources():
@@ -90,7 +92,15 @@ def choose_corpus(
         return str(name)
     if remembered and not name and corpus_info(store, remembered) is not None:
         return remembered
-    index_folder(store, rt.services["corpora"].open(SAMPLE_CORPUS), sample_corpus_path(), out)
+    samples = rt.services["corpora"].open(SAMPLE_CORPUS)
+    folder = sample_corpus_path()
+    index_folder(store, samples, folder, out)
+    # an upgrade or a new virtualenv moves the package: keep only the samples found here
+    here = str(folder.resolve())
+    elsewhere = [s.key for s in samples.sources() if s.root != here]
+    if elsewhere:
+        samples.remove_sources(elsewhere)
+        samples.touch(root=here)
     return SAMPLE_CORPUS
 
 

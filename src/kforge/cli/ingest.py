@@ -15,7 +15,7 @@ from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus, drop_corpus
 from kforge.rag.ingest import IngestProgress
 
-__all__ = ["progress_line", "register", "run_ingest"]
+__all__ = ["progress_line", "progress_printer", "register", "run_ingest"]
 
 
 def register(subparsers: Any) -> None:
@@ -59,10 +59,13 @@ def progress_line(p: IngestProgress, width: int = 24) -> str:
     return f"[{bar}] {p.done:>{digits}}/{p.total} {p.status:<9} {p.path}"
 
 
-def _progress_printer(stream: Any) -> Any:
+def progress_printer(stream: Any, *, quiet: bool = False) -> Any:
+    """A progress callback: a bar on a terminal, else a line every 50 files (none if ``quiet``)."""
     interactive = bool(getattr(stream, "isatty", lambda: False)())
 
     def show(p: IngestProgress) -> None:
+        if quiet and not interactive:
+            return
         if interactive:
             print(
                 f"\r\x1b[2K{progress_line(p)[:120]}",
@@ -93,7 +96,7 @@ def run_ingest(args: argparse.Namespace) -> int:
     try:
         name = args.corpus or folder_corpus_name(store, folder)
         corpus = Corpus.open(store, name, embedder=embedder)
-        report = corpus.ingest(folder, chunking=options, progress=_progress_printer(sys.stderr))
+        report = corpus.ingest(folder, chunking=options, progress=progress_printer(sys.stderr))
         empty = report.chunks == 0
         if empty and not corpus.sources():
             drop_corpus(store, name)
