@@ -4,6 +4,10 @@ argument, one error format on stderr, and the documented exit codes."""
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,3 +132,25 @@ def test_research_writes_progress_to_stderr_and_the_report_path_to_stdout(
     assert out == "report written to out/report.md\n"
     assert "phase" in err and "completed" in err
     assert (tmp_path / "out" / "report.md").read_text().startswith("# Research report")
+
+
+def test_ctrl_c_at_the_chat_prompt_exits_130_at_once(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(kforge.__file__).parents[1])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kforge", "--db", str(tmp_path / "k.db"), "chat"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:  # the chat is ready once it has explained its commands
+        if line.startswith("Commands:"):
+            break
+    proc.send_signal(signal.SIGINT)
+    try:
+        assert proc.wait(timeout=60) == 130  # without a line typed
+    finally:
+        proc.kill()
+    assert "Traceback" not in proc.stderr.read()

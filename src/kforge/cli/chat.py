@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import threading
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, session_turns
@@ -58,10 +59,34 @@ def session_corpus(store: Store, session: str) -> str | None:
     return None
 
 
-def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
+async def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
     print(prompt, end="", file=out, flush=True)
-    line = stdin.readline()
+    line = await _readline(stdin)
     return None if not line else line.strip()
+
+
+async def _readline(stdin: TextIO) -> str:
+    """One line of input, read in a daemon thread: a blocking read in the event loop would hold
+    Ctrl-C back until Enter, and a pool thread would hold the exit back the same way."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def deliver(line: str) -> None:
+        if not future.done():
+            future.set_result(line)
+
+    def read() -> None:
+        try:
+            line = stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        try:
+            loop.call_soon_threadsafe(deliver, line)
+        except RuntimeError:  # the chat has ended meanwhile
+            pass
+
+    threading.Thread(target=read, name="kforge-chat-input", daemon=True).start()
+    return await future
 
 
 def _show_history(turns: list[Turn], out: TextIO) -> None:
@@ -99,7 +124,7 @@ async def run_chat(
             print(f"session {session}; continue it later with: {again}", file=out)
         print(HELP, file=out, flush=True)
         while True:
-            line = _read("\nyou> ", stdin, out)
+            line = await _read("\nyou> ", stdin, out)
             if line is None or line in ("/exit", "/quit"):
                 print(f"bye; continue with: {again}", file=out)
                 return 0
