@@ -51,6 +51,18 @@ def test_db_before_or_after_the_command(tmp_path: Path, capsys: pytest.CaptureFi
     assert "no runs yet" in capsys.readouterr().out
 
 
+def test_model_before_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = str(tmp_path / "k.db")
+    for var in ("KFORGE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["--model", "openai:gpt-4o-mini", "--db", db, "ask", "q"]) == 1
+    assert "no API key for openai:gpt-4o-mini" in capsys.readouterr().err
+    assert main(["--model", "test", "--db", db, "runs", "list"]) == 2
+    assert "--model does not apply to 'kforge runs'" in capsys.readouterr().err
+
+
 def test_version_and_bare_kforge(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])

@@ -65,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", metavar="PATH", help=_DB_HELP)
     parser.add_argument(
+        "--model",
+        dest="global_model",
+        metavar="PROVIDER:MODEL",
+        help="model for a command that runs one (the same as the command's own --model)",
+    )
+    parser.add_argument(
         "--version", action="version", version=f"kforge {_version()}", help="print the version"
     )
     subparsers = parser.add_subparsers(
@@ -94,6 +100,19 @@ def _silence_stdout() -> None:
         pass
 
 
+def _apply_global_model(args: argparse.Namespace) -> None:
+    """``kforge --model X COMMAND``: the command's own ``--model``, when it has one."""
+    from kforge.cli._common import UsageError
+
+    spec = getattr(args, "global_model", None)
+    if spec is None:
+        return
+    if not hasattr(args, "model"):
+        raise UsageError(f"--model does not apply to 'kforge {args.command}': it runs no model")
+    if args.model is None:
+        args.model = spec
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from kforge.cli._common import (
         EXIT_ERROR,
@@ -111,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        _apply_global_model(args)
         code = func(args)
         sys.stdout.flush()
     except BrokenPipeError:
