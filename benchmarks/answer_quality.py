@@ -269,7 +269,7 @@ def sample_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 async def run_samples(
     rt: Runtime, items: list[dict[str, Any]], opts: argparse.Namespace
 ) -> dict[str, Any]:
-    corpus = rt.services.corpora.open("samples")
+    corpus = rt.services.corpus("samples")
     report = ingest_folder(corpus, sample_corpus_path())
     progress(f"samples: {report.summary()}")
     prompts = prompt_texts()
@@ -295,7 +295,7 @@ async def run_samples(
 
 async def rescore_samples(rt: Runtime, previous: dict[str, Any]) -> dict[str, Any]:
     """The sample answers of an earlier report scored again by the current rules (no model)."""
-    corpus = rt.services.corpora.open("samples")
+    corpus = rt.services.corpus("samples")
     ingest_folder(corpus, sample_corpus_path())
     prompts = prompt_texts()
     rows = []
@@ -405,7 +405,7 @@ async def run_hotpot(
     rows = []
     for n, item in enumerate(items, 1):
         name = f"hotpot-{n}"
-        corpus = rt.services.corpora.open(name)
+        corpus = rt.services.corpus(name)
         corpus.add_documents(
             [
                 SourceDocument(f"p{i}", "".join(sentences).strip(), title)

@@ -12,6 +12,7 @@ from importlib import metadata
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from kforge.errors import ForgeError
 from kforge.extras import require_extra
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import DefinedTool, Tool
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentRunner",
+    "RunAnswerer",
+    "answer_run_tool",
     "build_mcp_server",
     "run_agent_tool",
     "serve_stdio",
@@ -76,6 +79,46 @@ def run_agent_tool(
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         answer = await runner(str(arguments.get("agent", agent_types[0])), arguments["prompt"])
         return ToolResult.success(answer)
+
+    return DefinedTool(definition, handler, timeout_s=timeout_s)
+
+
+RunAnswerer = Callable[[str, Any], Awaitable[str]]
+"""``(run_id, answer) -> the run's answer or its next question``."""
+
+
+def answer_run_tool(answerer: RunAnswerer, *, timeout_s: float = 3600.0) -> Tool:
+    """An ``answer_run`` tool: answers the question a ``run_agent`` run returned and continues it."""
+    definition = ToolDefinition(
+        name="answer_run",
+        description=(
+            "Answer the question a Knowledge Forge run is waiting on (run_agent returns it with "
+            "the run id and the options) and continue the run to its answer or next question."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "run_id": {"type": "string", "description": "The waiting run's id (or prefix)."},
+                "answer": {
+                    "description": "An option such as 'approve' or 'reject', free text, or an "
+                    'object such as {"action": "modify", "modifications": {...}}.',
+                    "anyOf": [{"type": "string"}, {"type": "object"}],
+                },
+            },
+            "required": ["run_id", "answer"],
+            "additionalProperties": False,
+        },
+        annotations=ToolAnnotations(
+            title="Answer a waiting kforge run", destructive_hint=False, open_world_hint=True
+        ),
+    )
+
+    async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        try:
+            text = await answerer(str(arguments["run_id"]), arguments["answer"])
+        except ForgeError as exc:
+            return ToolResult.error(str(exc), kind="invalid_answer")
+        return ToolResult.success(text)
 
     return DefinedTool(definition, handler, timeout_s=timeout_s)
 

@@ -4,6 +4,7 @@ offline smoke test of ``kforge ask`` with the bundled local model on the sample 
 from __future__ import annotations
 
 import io
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from kforge.cli.chat import run_chat
 from kforge.frames import TokenDelta, utc_now
 from kforge.llm.base import Model
 from kforge.llm.scripted import ScriptedModel
+from kforge.rag.corpus import list_corpora
 from kforge.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 from kforge.store.sqlite import SQLiteStore
@@ -104,8 +106,10 @@ async def test_chat_keeps_the_conversation_and_continues_a_session(
     out, progress = io.StringIO(), io.StringIO()
     assert await run_chat(args, stdin=stdin, out=out, progress=progress) == 0
     text = out.getvalue()
-    session = text.split()[1]
-    assert f"continue it later with: kforge chat --session {session}" in text
+    hint = text.splitlines()[0].split("continue it later with: ")[1]  # pasted as printed
+    session = hint.split()[-1]
+    assert hint == f"kforge --db {db} chat --session {session}"
+    assert f"bye; continue with: {hint}\n" in text
     assert "1. you: I'm researching vision transformers" in text  # /history
     assert "2. you: What about for object detection?" in text
 
@@ -122,17 +126,20 @@ async def test_chat_keeps_the_conversation_and_continues_a_session(
     assert [c["file"] for c in (second.result or {})["citations"]] == ["detr.md"]
     store.close()
 
-    # Later, from the same database: the session continues with its turns.
-    again = build_parser().parse_args(
-        ["--db", str(db), "chat", "--session", session, "--docs", str(docs), "-k", "1"]
-    )
+    # Later, from the same database, the printed hint as pasted: the session continues with its
+    # turns over its own corpus (not the samples), and nothing is added to that corpus.
+    again = build_parser().parse_args([*shlex.split(hint)[1:], "-k", "1"])
     out = io.StringIO()
     stdin = io.StringIO("And how fast is it?\n")  # ends with EOF, like Ctrl-D
     assert await run_chat(again, stdin=stdin, out=out, progress=io.StringIO()) == 0
-    assert f"session {session}: continuing after 2 earlier turn(s)" in out.getvalue()
+    assert f"session {session}: continuing after 2 earlier turn(s) over corpus 'papers'" in (
+        out.getvalue()
+    )
     store = SQLiteStore(db)
     third = store.list_runs(session_id=session)[0]
     assert len(third.input["args"]["history"]) == 2
+    assert third.input["args"]["corpus"] == "papers"
+    assert [c["name"] for c in list_corpora(store)] == ["papers"]
     store.close()
 
 

@@ -65,8 +65,8 @@ def test_a_signal_pauses_the_run_and_runs_resume_completes_it(
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == code, err
-        run_id = run_id_of(out)
-        assert f"resume with: kforge --db {db} runs resume {run_id}" in out
+        run_id = run_id_of(err)  # progress and hints go to stderr, results to stdout
+        assert f"resume with: kforge --db {db} runs resume {run_id}" in err
         assert "Traceback" not in err
         store = SQLiteStore(db)
         run = store.get_run(run_id)
@@ -79,9 +79,9 @@ def test_a_signal_pauses_the_run_and_runs_resume_completes_it(
         resumed = kforge_proc(
             endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
         )
-        out, err = resumed.communicate(timeout=120)
+        _out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
-        assert f"run {run_id} completed" in out
+        assert f"run {run_id} completed" in err
 
 
 def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path) -> None:
@@ -94,11 +94,11 @@ def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
         assert "Traceback" not in err
-        run_id = run_id_of(out)
+        run_id = run_id_of(err)
         endpoint.release.set()
         resumed = kforge_proc(
             endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
         )
-        out, err = resumed.communicate(timeout=120)
+        _out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
-        assert f"run {run_id} completed" in out
+        assert f"run {run_id} completed" in err

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import os
+import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import kforge
 from kforge.cli import main
+from kforge.frames import utc_now
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime, default_registry
 from kforge.store import RunRecord, RunStatus, SQLiteStore
@@ -56,20 +63,30 @@ def test_list_show_explain_resume_export(
     run_id = start_draft(db, [{"items": ["a"]}])
     assert main(["--db", str(db), "runs", "list"]) == 0
     out = capsys.readouterr().out
-    assert run_id in out and "awaiting_user" in out and "asks: Approve the draft items?" in out
+    assert out.splitlines()[0].split() == ["RUN", "AGENT", "STATUS", "AGE", "QUESTION", "/", "NOTE"]
+    row = out.splitlines()[1]
+    assert row.startswith(run_id[:12]) and "test.draft" in row and "awaiting_user" in row
+    assert "0s ago" in row and "t — asks: Approve the draft items?" in row
 
-    assert main(["--db", str(db), "runs", "show", run_id]) == 0
+    # a prefix works, --db may follow the command, and the pending question is rendered
+    assert main(["runs", "show", run_id[:8], "--db", str(db)]) == 0
     out = capsys.readouterr().out
+    assert f"run        {run_id}" in out
+    assert "waiting    checkpoint: Approve the draft items?" in out
     assert "options    approve, modify, reject" in out
+    assert f"answer     kforge --db {db} runs resume {run_id} --answer approve" in out
+    assert "where modifications may hold:\n             items  the draft's items" in out
 
     use_model(
         monkeypatch,
         ScriptedModel([{"verdict": "more", "detail": "thin"}, {"items": ["b"]}, {"verdict": "ok"}]),
     )
-    assert main(["--db", str(db), "runs", "resume", run_id, "--answer", "approve", "--yes"]) == 0
-    out = capsys.readouterr().out
-    assert "BACK review → draft (visit 2) because needs_more_material — thin" in out
-    assert f"run {run_id} completed" in out
+    assert (
+        main(["--db", str(db), "runs", "resume", run_id[:6], "--answer", "approve", "--yes"]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert "BACK review → draft (visit 2) because needs_more_material — thin" in err
+    assert f"run {run_id} completed" in err and out == ""
 
     assert main(["--db", str(db), "runs", "explain", run_id]) == 0
     out = capsys.readouterr().out
@@ -98,10 +115,26 @@ def test_fork_then_resume(
     db = tmp_path / "k.db"
     run_id = start_draft(db, [{"items": ["a"]}])
     assert main(["--db", str(db), "runs", "fork", run_id, "--at", "4"]) == 0
-    new_id = capsys.readouterr().out.split()[3].rstrip(";")
+    out = capsys.readouterr().out
+    new_id = out.split()[3].rstrip(";")
+    hint = out.split("continue it with: ")[1].strip()
+    assert hint == f"kforge --db {db} runs resume {new_id}"
     use_model(monkeypatch, ScriptedModel([{"verdict": "ok"}]))
-    assert main(["--db", str(db), "runs", "resume", new_id, "--yes"]) == 0
-    assert f"run {new_id} completed" in capsys.readouterr().out
+    # the printed hint, pasted as it is
+    assert main([*shlex.split(hint)[1:], "--yes"]) == 0
+    assert f"run {new_id} completed" in capsys.readouterr().err
+
+
+def test_fork_at_zero_is_refused_and_leaves_no_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    assert main(["--db", str(db), "runs", "fork", run_id, "--at", "0"]) == 1
+    assert "cannot fork run" in capsys.readouterr().err
+    store = SQLiteStore(db)
+    assert [r.id for r in store.list_runs()] == [run_id]
+    store.close()
 
 
 def test_bad_run_ids_and_answers_are_clear_errors(
@@ -109,7 +142,9 @@ def test_bad_run_ids_and_answers_are_clear_errors(
 ) -> None:
     db = tmp_path / "k.db"
     assert main(["--db", str(db), "runs", "explain", "missing"]) == 1
-    assert "no run with id 'missing'" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"kforge: error: no run with id 'missing'; list runs with: kforge --db {db} runs list\n"
+    )
     run_id = start_draft(db, [{"items": ["a"]}])
     assert main(["--db", str(db), "runs", "resume", run_id, "--answer", "perhaps"]) == 1
     assert "must be one of approve, modify, reject" in capsys.readouterr().err
@@ -141,7 +176,7 @@ def test_list_tells_live_runs_from_interrupted_ones(
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
     assert " running " in lines["live-run"] and "live in otherhost:7:abc" in lines["live-run"]
     assert " interrupted " in lines["crashed-run"]
-    assert "kforge runs resume crashed-run" in lines["crashed-run"]
+    assert f"kforge --db {db} runs resume crashed-run" in lines["crashed-run"]
 
 
 def new_record(run_id: str) -> RunRecord:
@@ -156,3 +191,159 @@ def new_record(run_id: str) -> RunRecord:
         updated_at=now,
         input={"args": {}},
     )
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    store = SQLiteStore(db)
+    first, second = "abc1" + "0" * 28, "abc2" + "0" * 28
+    for run_id in (first, second):
+        now = utc_now()
+        store.create_run(RunRecord(run_id, "test.draft", RunStatus.PAUSED, now, now))
+    store.close()
+    assert main(["--db", str(db), "runs", "show", ""]) == 1
+    assert "no run with id ''" in capsys.readouterr().err
+    assert main(["--db", str(db), "runs", "show", "abc"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"kforge: error: run id prefix 'abc' fits 2 runs ({first}, {second}); type more of the id\n"
+    )
+    assert main(["--db", str(db), "runs", "show", "abc2"]) == 0
+    assert f"run        {second}" in capsys.readouterr().out
+
+
+def test_modify_answers_with_unknown_keys_are_refused_naming_the_allowed_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    bad = json.dumps({"action": "modify", "modifications": {"itemz": ["x"]}})
+    assert main(["--db", str(db), "runs", "resume", run_id, "--answer", bad]) == 1
+    err = capsys.readouterr().err
+    assert "kforge: error: 'modifications' has unknown key(s) itemz; allowed: items" in err
+    store = SQLiteStore(db)
+    assert store.get_run(run_id).status == RunStatus.AWAITING_USER  # nothing was recorded
+    store.close()
+    use_model(monkeypatch, ScriptedModel([{"items": ["x"]}, {"verdict": "ok"}]))
+    good = json.dumps({"action": "modify", "modifications": {"items": ["x"]}})
+    assert main(["--db", str(db), "runs", "resume", run_id, "--answer", good, "--yes"]) == 0
+
+
+def test_cancel_and_delete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    store = SQLiteStore(db)
+    child = RunRecord(
+        id="c" * 32,
+        agent_type="test.draft",
+        status=RunStatus.COMPLETED,
+        created_at=utc_now(),
+        updated_at=utc_now(),
+        parent_id=run_id,
+    )
+    store.create_run(child)
+    assert main(["--db", str(db), "runs", "cancel", run_id[:8]]) == 0
+    out = capsys.readouterr().out
+    assert f"cancelled run {run_id}" in out
+    assert main(hint_after(out, "see them with: ")) == 0
+    assert "cancelled" in capsys.readouterr().out
+    assert store.get_run(run_id).status == RunStatus.CANCELLED
+    assert main(["--db", str(db), "runs", "cancel", run_id]) == 1
+    assert "already cancelled" in capsys.readouterr().err
+
+    running = start_draft(db, [{"items": ["a"]}])
+    store.commit(running, [], run_fields={"status": RunStatus.RUNNING})
+    assert main(["--db", str(db), "runs", "delete", running]) == 1
+    err = capsys.readouterr().err
+    assert "is running; stop it first with: kforge --db" in err
+    assert [r.id for r in store.list_runs()].count(running) == 1
+    assert main(hint_after(err, "stop it first with: ")) == 0  # the run's process is gone
+    assert store.get_run(running).status == RunStatus.CANCELLED
+
+    assert main(["--db", str(db), "runs", "delete", run_id]) == 0
+    assert "and 1 child run(s)" in capsys.readouterr().out
+    assert [r.id for r in store.list_runs()] == [running]
+    assert store.read_frames(run_id) == [] and store.latest_snapshot(run_id) is None
+    store.close()
+
+
+def test_outputs_are_checked_before_work_and_closed_pipes_are_quiet(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    env = {**os.environ, "PYTHONPATH": str(Path(kforge.__file__).parents[1])}
+    cli = [sys.executable, "-m", "kforge", "--db", str(db)]
+    missing = subprocess.run(
+        [*cli, "runs", "export", run_id, "-o", str(tmp_path / "missing" / "dir" / "x")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.startswith("kforge: error: cannot write")
+    assert "does not exist" in missing.stderr
+    # `runs explain RUN | head`, with the reader gone before anything is written
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    closed = subprocess.run(
+        [*cli, "runs", "explain", run_id], stdout=write_end, stderr=subprocess.PIPE, env=env
+    )
+    os.close(write_end)
+    assert closed.returncode == 141, closed.stderr
+    assert closed.stderr == b""
+
+
+def hint_after(text: str, label: str) -> list[str]:
+    """The command printed after ``label``, split as a shell would, without ``kforge``."""
+    line = next(line for line in text.splitlines() if label in line)
+    return shlex.split(line.split(label, 1)[1])[1:]
+
+
+def test_waiting_and_paused_runs_exit_3_and_4_and_their_hints_run_as_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    use_model(
+        monkeypatch,
+        ScriptedModel([{"verdict": "more", "detail": "thin"}, {"items": ["b"]}, {"verdict": "ok"}]),
+    )
+    # approved, reviewed as too thin, drafted again: waiting for a person again
+    assert main(["--db", str(db), "runs", "resume", run_id, "--answer", "approve"]) == 3
+    err = capsys.readouterr().err
+    assert f"run {run_id} is waiting: Approve the draft items?" in err
+    assert main(hint_after(err, "see the question with: ")) == 0
+    assert "waiting    checkpoint" in capsys.readouterr().out
+
+    # a step limit below what the run needs: paused by the limit
+    pasted = hint_after(err, "answer with: ")
+    assert pasted[:2] == ["--db", str(db)]
+    assert main([*pasted, "--max-steps", "5"]) == 4
+    err = capsys.readouterr().err
+    assert f"run {run_id} paused (" in err
+    assert main([*hint_after(err, "continue with: "), "--max-steps", "60"]) == 0
+    assert f"run {run_id} completed" in capsys.readouterr().err
+
+
+class TerminalInput(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_resume_on_a_terminal_asks_the_pending_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "k.db"
+    run_id = start_draft(db, [{"items": ["a"]}])
+    use_model(
+        monkeypatch,
+        ScriptedModel([{"verdict": "more", "detail": "thin"}, {"items": ["b"]}, {"verdict": "ok"}]),
+    )
+    monkeypatch.setattr(sys, "stdin", TerminalInput("approve\napprove\n"))
+    assert main(["--db", str(db), "runs", "resume", run_id]) == 0
+    err = capsys.readouterr().err
+    assert err.count("? Approve the draft items?") == 2
+    assert "answer [approve/modify/reject]" in err and "with keys items" in err
+    assert f"run {run_id} completed" in err

@@ -122,6 +122,9 @@ class DraftAgent(ForgeAgent):
     def checkpoint_payload(self, checkpoint: Checkpoint) -> dict[str, Any]:
         return {"items": list(self.ctx_data.items)}
 
+    def modify_keys(self, phase: enum.Enum) -> dict[str, str]:
+        return {"items": "the draft's items, replacing them: a list of strings"}
+
     def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
         if "items" in modifications:
             self.ctx_data.items = [str(i) for i in modifications["items"]]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.rag.extract import ExtractionError, decode_text, extract, format_of
+from kforge.rag.extract import ExtractionError, decode_text, detect_text, extract, format_of
 
 
 def test_format_by_suffix() -> None:
@@ -55,9 +55,13 @@ def test_bom_is_dropped() -> None:
     assert decode_text("\ufeffhello".encode()) == "hello"
 
 
-def test_invalid_utf8_and_binary_are_refused_with_advice() -> None:
-    with pytest.raises(ExtractionError, match=r"not valid UTF-8.*convert"):
-        extract("a.md", b"caf\xe9 \xff")
+def test_other_encodings_are_decoded_and_named_and_binary_is_refused() -> None:
+    doc = extract("a.md", "# Caf\xe9\n\n\u201cna\xefve\u201d \u20ac5\n".encode("cp1252"))
+    assert doc.text == "# Caf\xe9\n\n\u201cna\xefve\u201d \u20ac5\n"
+    assert doc.extra["encoding"] in ("cp1252", "windows-1252")
+    assert detect_text(b"caf\xe9 \x81")[0] == "caf\xe9 \x81"  # not cp1252: Latin-1
+    assert detect_text("\ufeffh\xe9".encode("utf-16-le")) == ("h\xe9", "utf-16")
+    assert "encoding" not in extract("a.txt", "caf\xe9".encode()).extra
     with pytest.raises(ExtractionError, match="binary content"):
         extract("a.txt", b"\x00\x01\x02")
 

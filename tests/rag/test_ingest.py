@@ -35,15 +35,24 @@ def test_every_format_is_ingested_and_broken_files_are_reported(tmp_path: Path) 
     corpus = Corpus.open(MemoryStore(), "t")
     events: list[IngestProgress] = []
     report = corpus.ingest(_folder(tmp_path), progress=events.append)
-    assert sorted(report.added) == ["guide.md", "notes.txt", "paper.pdf", "web/page.html"]
+    assert sorted(report.added) == [
+        "guide.md",
+        "latin1.md",
+        "notes.txt",
+        "paper.pdf",
+        "web/page.html",
+    ]
     skipped = {s.path: s.reason for s in report.skipped}
     assert "broken PDF" in skipped["broken.pdf"]
-    assert "UTF-8" in skipped["latin1.md"]
+    assert [(w.path, w.reason[:25]) for w in report.warnings] == [
+        ("latin1.md", "not UTF-8; read as cp1252")
+    ]
     assert [e.done for e in events] == list(range(1, 7))
     assert all(e.total == 6 for e in events)
     assert {e.path: e.status for e in events}["broken.pdf"] == "skipped"
     assert report.chunks == len(corpus)
-    assert "4 added" in report.summary() and "broken.pdf" in report.summary()
+    assert "5 added" in report.summary() and "broken.pdf" in report.summary()
+    assert "warning: latin1.md: not UTF-8; read as cp1252" in report.summary()
 
 
 def test_provenance_offsets_point_into_the_file(tmp_path: Path) -> None:
@@ -75,7 +84,7 @@ def test_reingest_reads_only_changed_files_and_drops_deleted_ones(tmp_path: Path
     report = corpus.ingest(docs)
     assert report.added == ["new.md"]
     assert report.updated == ["guide.md"]
-    assert sorted(report.unchanged) == ["notes.txt", "paper.pdf"]
+    assert sorted(report.unchanged) == ["latin1.md", "notes.txt", "paper.pdf"]
     assert report.removed == ["web/page.html"]
     assert {c.id for c in corpus.chunks() if c.file == "notes.txt"} == before
     assert not corpus.search("destructive approves")
@@ -105,7 +114,7 @@ def test_ingest_survives_a_reopen_of_the_database(tmp_path: Path) -> None:
     again = Corpus.open(store, "docs")
     assert [(h.chunk.id, h.score) for h in again.search("episodic memory reflections")] == expected
     report = again.ingest(docs)
-    assert report.added == [] and len(report.unchanged) == 4
+    assert report.added == [] and len(report.unchanged) == 5
     store.close()
 
 

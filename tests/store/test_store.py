@@ -126,6 +126,23 @@ def test_fork_copies_frames_and_steps_up_to_seq(store: Store) -> None:
         store.fork_run("r1", new_run("f2"), upto_seq=9)
 
 
+def test_prefixes_find_runs_and_deleting_runs_removes_their_records(store: Store) -> None:
+    for run_id in ("abc1", "abc2", "abd3"):
+        store.create_run(new_run(run_id), [thinking(run_id, 1)])
+        store.commit(run_id, [], step=StepRecord(1, 1, []), snapshot=Snapshot(1, 1, {"a": 1}))
+    assert store.run_ids_with_prefix("ab") == ["abc1", "abc2", "abd3"]
+    assert store.run_ids_with_prefix("abc", limit=1) == ["abc1"]
+    assert store.run_ids_with_prefix("%") == [] and store.run_ids_with_prefix("abd3") == ["abd3"]
+    store.delete_runs(["abc1", "abd3"])
+    assert [r.id for r in store.list_runs()] == ["abc2"]
+    for gone in ("abc1", "abd3"):
+        with pytest.raises(RunNotFoundError):
+            store.get_run(gone)
+        assert store.read_frames(gone) == [] and store.read_steps(gone) == []
+        assert store.latest_snapshot(gone) is None
+    assert len(store.read_frames("abc2")) == 1
+
+
 def test_documents(store: Store) -> None:
     store.put_docs("ns", {"a": {"v": 1}, "b": {"v": 2}})
     store.put_docs("other", {"a": {"v": 3}})

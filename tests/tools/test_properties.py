@@ -111,9 +111,7 @@ def test_tool_definition_round_trips_through_json(definition: ToolDefinition) ->
 
 @settings(max_examples=150)
 @given(tool_names, st.dictionaries(names, json_values, max_size=4), st.text(max_size=40))
-def test_tool_call_text_round_trips(
-    name: str, arguments: dict[str, Any], why: str
-) -> None:
+def test_tool_call_text_round_trips(name: str, arguments: dict[str, Any], why: str) -> None:
     call = ParsedToolCall(name, arguments, why.strip())
     assert parse_tool_call(serialize_tool_call(call)) == call
 

@@ -2,33 +2,81 @@
 
 Each module in this package that defines ``register(subparsers)`` adds one top-level command;
 handlers are set with ``parser.set_defaults(func=...)`` and return an exit code.
+
+Conventions (as git, docker and gh do it): global options such as ``--db`` go before or after
+the command; results go to stdout and progress, prompts and errors to stderr; every error is one
+``kforge: error: ...`` line; the exit codes are listed in ``EXIT_CODES``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
+import re
 import sqlite3
 import sys
 from collections.abc import Sequence
 
-from kforge.errors import ForgeError
+from kforge.errors import ForgeError, RunNotFoundError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_CODES", "build_parser", "main"]
+
+EXIT_CODES = """\
+exit codes:
+  0    done
+  1    error (the message says what to do)
+  2    usage: the command line is wrong, or no command was given
+  3    the run is waiting for a person (answer with: kforge runs resume RUN --answer ...)
+  4    the run paused at a limit (continue with: kforge runs resume RUN)
+  130  interrupted (Ctrl-C)
+  141  the output pipe was closed early (e.g. | head), as git does"""
+
+_DB_HELP = "SQLite database file (default: KFORGE_DB or kforge.db in the user data directory)"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("knowledge-forge")
+    except metadata.PackageNotFoundError:
+        from kforge import __version__
+
+        return __version__
+
+
+def _add_global_options(parser: argparse.ArgumentParser) -> None:
+    """``--db`` on every subcommand too, so it may follow the command (``kforge ask --db x q``);
+    SUPPRESS keeps a subcommand from overwriting a value given before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=_DB_HELP)
+                _add_global_options(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kforge",
         description="Knowledge Forge: durable, explainable, human-steerable agents.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--db", metavar="PATH", help=_DB_HELP)
+    parser.add_argument(
+        "--model",
+        dest="global_model",
+        metavar="PROVIDER:MODEL",
+        help="model for a command that runs one (the same as the command's own --model)",
     )
     parser.add_argument(
-        "--db",
-        metavar="PATH",
-        help="SQLite database file (default: KFORGE_DB or kforge.db in the user data directory)",
+        "--version", action="version", version=f"kforge {_version()}", help="print the version"
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help="what to do (kforge COMMAND --help for more)"
+    )
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -36,29 +84,86 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
+    _add_global_options(parser)
     return parser
 
 
+def _error(message: str) -> None:
+    print(f"kforge: error: {message}", file=sys.stderr, flush=True)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the exit flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _apply_global_model(args: argparse.Namespace) -> None:
+    """``kforge --model X COMMAND``: the command's own ``--model``, when it has one."""
+    from kforge.cli._common import UsageError
+
+    spec = getattr(args, "global_model", None)
+    if spec is None:
+        return
+    if not hasattr(args, "model"):
+        raise UsageError(f"--model does not apply to 'kforge {args.command}': it runs no model")
+    if args.model is None:
+        args.model = spec
+
+
+_DAMAGED = re.compile(r"malformed|not a database|disk image|corrupt", re.IGNORECASE)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from kforge.cli._common import (
+        EXIT_ERROR,
+        EXIT_INTERRUPTED,
+        EXIT_USAGE,
+        UsageError,
+        command_hint,
+    )
+
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:
-        parser.print_help()
-        return 2
+        # A usage mistake, as for git; the help goes to stderr so stdout stays for results.
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     try:
+        _apply_global_model(args)
         code = func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except UsageError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except RunNotFoundError as exc:
+        _error(f"no run with id '{exc.run_id}'; list runs with: {command_hint(args, 'runs list')}")
+        return EXIT_ERROR
     except ForgeError as exc:
-        print(f"kforge: error: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:  # a damaged file read past the store's own checks
-        print(
-            f"kforge: error: the database is damaged ({exc}); copy out what is readable with "
-            "`sqlite3 DB .recover > recovered.sql`, then restore a backup",
-            file=sys.stderr,
-        )
-        return 1
+        _error(str(exc))
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("kforge: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except sqlite3.Error as exc:
+        db = getattr(args, "db", None) or "kforge.db"
+        if _DAMAGED.search(str(exc)):  # a damaged file read past the store's own checks
+            _error(
+                f"database {db} is damaged ({exc}); copy out what is readable with "
+                f"`sqlite3 {db} .recover > recovered.sql`, then restore a backup"
+            )
+        else:
+            _error(f"database {db}: {exc}")
+        return EXIT_ERROR
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        _error(f"cannot use{where}: {exc.strerror or exc}")
+        return EXIT_ERROR
     return int(code or 0)

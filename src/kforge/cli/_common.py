@@ -15,39 +15,113 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from kforge.errors import ForgeError
 from kforge.explain import describe_frame
 from kforge.frames import Frame
+from kforge.llm.base import Model
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = [
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_LIMIT",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "EXIT_WAITING",
+    "UsageError",
     "add_document_options",
+    "add_model_options",
+    "ask_at_terminal",
+    "check_writable",
+    "command_hint",
     "drive_run",
+    "find_run",
     "open_runtime",
     "open_store",
     "parse_answer",
     "print_frame",
     "report_outcome",
+    "report_path",
+    "resolve_model",
     "run_interruptible",
     "save_report",
 ]
 
 T = TypeVar("T")
 
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_WAITING = 3
+"""The run waits for a person's answer (``kforge runs resume ID --answer ...``)."""
+EXIT_LIMIT = 4
+"""The run paused at a limit (steps, visits, time, tokens); ``runs resume`` continues it."""
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(ForgeError):
+    """A command line that cannot work as typed (exit code 2, like argparse's own errors)."""
+
+
 QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
+
+
+def command_hint(args: argparse.Namespace, command: str) -> str:
+    """``kforge COMMAND`` as a person can paste it: with ``--db`` when one was given."""
+    db = getattr(args, "db", None)
+    prefix = f"kforge --db {shlex.quote(str(db))}" if db else "kforge"
+    return f"{prefix} {command}"
+
+
+def check_writable(path: Path, *, make_parents: bool = False) -> None:
+    """Refuse, before any work, an output file that could not be written."""
+    from kforge.errors import ConfigurationError
+
+    if path.is_dir():
+        raise ConfigurationError(f"cannot write {path}: it is a folder; give a file name")
+    folder = path.parent
+    if not make_parents and not folder.is_dir():
+        raise ConfigurationError(
+            f"cannot write {path}: folder {folder} does not exist; create it or choose another"
+        )
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigurationError(f"cannot write {path}: {existing} is not a folder")
+    target = path if path.exists() else existing
+    if not os.access(target, os.W_OK):
+        raise ConfigurationError(f"cannot write {path}: permission denied on {target}")
+
+
+def find_run(store: Store, ref: str) -> RunRecord:
+    """The run whose id is ``ref`` or starts with it; an error listing the candidates when the
+    prefix fits several."""
+    from kforge.errors import RunNotFoundError, ValidationError
+
+    ref = ref.strip()
+    try:
+        return store.get_run(ref)
+    except RunNotFoundError:
+        if not ref:
+            raise
+    ids = store.run_ids_with_prefix(ref, limit=11)
+    if not ids:
+        raise RunNotFoundError(ref)
+    if len(ids) > 1:
+        shown = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
+        raise ValidationError(
+            f"run id prefix '{ref}' fits {'more than 10' if len(ids) > 10 else len(ids)} runs "
+            f"({shown}); type more of the id"
+        )
+    return store.get_run(ids[0])
 
 
 def open_store(args: argparse.Namespace) -> Store:
     from kforge.store.sqlite import SQLiteStore
 
     return SQLiteStore(getattr(args, "db", None))
-
-
-def open_runtime(args: argparse.Namespace, **kwargs: Any) -> Runtime:
-    model = getattr(args, "model", None)
-    runtime = Runtime(open_store(args), model=model, **kwargs)
-    _OPEN_RUNTIMES.add(runtime)
-    return runtime
 
 
 _OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -102,10 +176,72 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
-    db = f" --db {shlex.quote(str(args.db))}" if getattr(args, "db", None) else ""
     for run_id in paused:
-        print(f"\nrun {run_id} paused; resume with: kforge{db} runs resume {run_id}", flush=True)
+        hint = command_hint(args, f"runs resume {run_id}")
+        print(f"\nrun {run_id} paused; resume with: {hint}", file=sys.stderr, flush=True)
     raise SystemExit(128 + received[0])
+
+
+def add_model_options(p: argparse.ArgumentParser, *, model_help: str | None = None) -> None:
+    """``--model``, ``--timeout`` and ``--retries``."""
+    p.add_argument(
+        "--model",
+        help=model_help
+        or "model as provider:model (default: KFORGE_MODEL, else the config file's model, "
+        "else local:smollm2)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="give up on one model call after this long (default: the provider's, 60 s for "
+        "remote endpoints; the config file's timeout_s)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        metavar="N",
+        help="retries of a model call that failed for a passing reason (default 3; the config "
+        "file's max_attempts counts the first call too)",
+    )
+
+
+def resolve_model(args: argparse.Namespace, *, instance: bool = False) -> Model | str | None:
+    """The model a command runs with, checked before any run exists: its provider is known and
+    has its API key. A spec string, or a built model when ``--timeout``/``--retries`` (or
+    ``instance``) ask for one."""
+    from kforge.errors import ConfigurationError
+    from kforge.llm import get_model
+    from kforge.llm.config import default_model_spec, load_config, provider_settings, split_spec
+
+    if not hasattr(args, "model"):
+        return None
+    timeout, retries = getattr(args, "timeout", None), getattr(args, "retries", None)
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0 seconds (got {timeout:g})")
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries must be 0 or more (got {retries})")
+    config = load_config()
+    spec = str(args.model or default_model_spec(config))
+    provider, _ = split_spec(spec)
+    settings = provider_settings(provider, config)
+    if settings.kind == "openai" and settings.needs_api_key and not settings.api_key:
+        names = " or ".join(("KFORGE_API_KEY", *settings.api_key_env))
+        raise ConfigurationError(
+            f"no API key for {spec}: set {names} (nothing was started); or choose another "
+            "model with --model (kforge models lists them)"
+        )
+    if timeout is None and retries is None and not instance:
+        return spec
+    return get_model(spec, timeout_s=timeout, max_attempts=None if retries is None else retries + 1)
+
+
+def open_runtime(args: argparse.Namespace, *, own_model: bool = False, **kwargs: Any) -> Runtime:
+    """The runtime over ``--db`` with the command's model; ``own_model`` makes that model
+    override the one a resumed run was started with. A Ctrl-C pauses the runs it executes."""
+    runtime = Runtime(open_store(args), model=resolve_model(args, instance=own_model), **kwargs)
+    _OPEN_RUNTIMES.add(runtime)
+    return runtime
 
 
 def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:
@@ -126,20 +262,21 @@ def parse_answer(text: str) -> Any:
     return text
 
 
-def _ask_terminal(run: RunRecord, out: TextIO) -> Any:
+def ask_at_terminal(run: RunRecord, out: TextIO) -> Any:
+    """Show the pending question on ``out`` and read the answer from stdin (None at EOF)."""
+    from kforge.cli.pending import render_review
+
     pending = run.pending_interaction or {}
+    payload = dict(pending.get("payload") or {})
     print(f"\n? {pending.get('prompt', 'The run is waiting for an answer.')}", file=out)
-    payload = {
-        k: v
-        for k, v in (pending.get("payload") or {}).items()
-        if k not in {"phase", "checkpoint_id"}
-    }
-    if payload:
-        print(json.dumps(payload, indent=2, ensure_ascii=False)[:4000], file=out)
+    for line in render_review(payload):
+        print(line, file=out)
     options = pending.get("options") or []
     hint = f" [{'/'.join(options)}]" if options else ""
     if "modify" in options:
-        hint += ' (modify: type {"action": "modify", "modifications": {...}})'
+        keys = payload.get("modify_keys")
+        allowed = f" with keys {', '.join(keys)}" if isinstance(keys, dict) and keys else ""
+        hint += f' (modify: type {{"action": "modify", "modifications": {{...}}}}{allowed})'
     while True:
         print(f"answer{hint}: ", end="", file=out, flush=True)
         line = sys.stdin.readline()
@@ -176,7 +313,7 @@ async def drive_run(
             print("  (approved automatically: --yes)", file=out, flush=True)
             answer: Any = {"action": "approve"}
         elif interactive:
-            answer = _ask_terminal(run, out)
+            answer = ask_at_terminal(run, out)
             if answer is None:
                 return run
         else:
@@ -191,41 +328,53 @@ async def drive_run(
             print(f"  ! {exc}", file=out, flush=True)
 
 
+def report_path(agent_type: str, run_id: str, output: str | None = None) -> Path:
+    """Where a run's report goes: ``output``, else ``reports/AGENT-RUNPREFIX.md``."""
+    return Path(output) if output else Path("reports") / f"{agent_type}-{run_id[:8]}.md"
+
+
 def save_report(run: RunRecord, output: str | None = None) -> Path | None:
     """Write the Markdown report in a run's (possibly partial) result; returns where."""
     report = (run.result or {}).get("report")
     if not isinstance(report, str) or not report.strip():
         return None
-    path = Path(output) if output else Path("reports") / f"{run.agent_type}-{run.id[:8]}.md"
+    path = report_path(run.agent_type, run.id, output)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report, encoding="utf-8")
     return path
 
 
-def report_outcome(run: RunRecord, *, output: str | None = None) -> int:
-    """Tell the person how the run ended, what to do next, and where its report is."""
+def report_outcome(
+    run: RunRecord, args: argparse.Namespace | None = None, *, output: str | None = None
+) -> int:
+    """Tell the person how the run ended and what to do next (stderr), and where its report is
+    (stdout); returns the exit code: 0 done, 1 failed, 3 waiting for a person, 4 paused."""
+    ns = args if args is not None else argparse.Namespace()
     if run.status == RunStatus.AWAITING_USER:
         prompt = (run.pending_interaction or {}).get("prompt", "")
         print(
             f"\nrun {run.id} is waiting: {prompt}\n"
-            f"answer with: kforge runs resume {run.id} --answer approve"
+            f"see the question with: {command_hint(ns, f'runs show {run.id}')}\n"
+            f"answer with: {command_hint(ns, f'runs resume {run.id} --answer approve')}",
+            file=sys.stderr,
         )
-        return 0
+        return EXIT_WAITING
     saved = save_report(run, output)
     if run.status == RunStatus.PAUSED:
         print(
             f"\nrun {run.id} paused ({run.pause_reason}); continue with: "
-            f"kforge runs resume {run.id}"
+            f"{command_hint(ns, f'runs resume {run.id}')}",
+            file=sys.stderr,
         )
         if saved:
             print(f"partial report written to {saved}")
-        return 0
-    print(f"\nrun {run.id} {run.status.value}")
+        return EXIT_LIMIT
+    print(f"\nrun {run.id} {run.status.value}", file=sys.stderr)
     if saved:
         print(f"report written to {saved}")
     if run.error:
-        print(f"error: {run.error}", file=sys.stderr)
-    return 0 if run.status == RunStatus.COMPLETED else 1
+        print(f"kforge: error: {run.error}", file=sys.stderr)
+    return EXIT_OK if run.status == RunStatus.COMPLETED else EXIT_ERROR
 
 
 def add_document_options(p: argparse.ArgumentParser) -> None:
@@ -237,9 +386,7 @@ def add_document_options(p: argparse.ArgumentParser) -> None:
         help="name of the corpus to index the documents in (default: derived from the folder "
         "name; 'samples' for the shipped documents)",
     )
-    p.add_argument(
-        "--model", help="model as provider:model (default: KFORGE_MODEL or local:smollm2)"
-    )
+    add_model_options(p)
     p.add_argument(
         "--answer",
         choices=("extractive", "generative"),

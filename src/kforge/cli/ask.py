@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from kforge.cli._common import (
@@ -90,14 +89,13 @@ def open_router_runtime(args: argparse.Namespace) -> Runtime:
     return open_runtime(args)
 
 
-def prepare_corpus(rt: Runtime, args: argparse.Namespace, out: TextIO) -> str:
-    """Index ``--docs`` (or the sample documents) and return the corpus name."""
-    from kforge.cli.research import SAMPLE_CORPUS, corpus_name_for, ensure_corpus, sample_corpus_dir
+def prepare_corpus(
+    rt: Runtime, args: argparse.Namespace, out: TextIO, *, remembered: str | None = None
+) -> str:
+    """The corpus to read (``--docs`` indexed first; see ``kforge.cli.corpora.choose_corpus``)."""
+    from kforge.cli.corpora import choose_corpus
 
-    folder = Path(args.docs) if args.docs else sample_corpus_dir()
-    name: str = args.corpus or (corpus_name_for(folder) if args.docs else SAMPLE_CORPUS)
-    ensure_corpus(rt, folder, name, out)
-    return name
+    return choose_corpus(rt, args, out, remembered=remembered)
 
 
 def router_args(
@@ -164,6 +162,7 @@ async def answer_turn(
     """Run the router agent for one question and show its steps as they happen (and, with
     ``live``, the answer as it is written)."""
     run_id = await rt.start("router", run_args, session_id=session_id)
+    print(f"run {run_id}", file=progress, flush=True)
     async for item in rt.subscribe(run_id, deltas=live is not None):
         if isinstance(item, TokenDelta):
             if live is not None:
@@ -224,6 +223,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if run.status != RunStatus.COMPLETED:
         if live is not None and live.text:
             print(file=sys.stdout)
-        return report_outcome(run)
+        return report_outcome(run, args)
     print_answer(run, sys.stdout, live)
     return 0

@@ -8,11 +8,13 @@ later, from the same database.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+import threading
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, turns_from_args
-from kforge.cli._common import run_interruptible
+from kforge.cli._common import command_hint, run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
@@ -25,9 +27,9 @@ from kforge.cli.ask import (
 )
 from kforge.frames import new_id
 from kforge.runtime.services import session_turns
-from kforge.store.base import RunStatus
+from kforge.store.base import RunStatus, Store
 
-__all__ = ["register", "run_chat"]
+__all__ = ["register", "run_chat", "session_corpus"]
 
 HELP = """\
 Type a question and press Enter. Follow-up questions keep the conversation's context.
@@ -48,10 +50,44 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_chat)
 
 
-def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
+def session_corpus(store: Store, session: str) -> str | None:
+    """The corpus the session's latest turn read."""
+    runs = sorted(store.list_runs(session_id=session, limit=1000), key=lambda r: r.created_at)
+    for run in reversed(runs):
+        corpus = run.input.get("args", {}).get("corpus")
+        if isinstance(corpus, str) and corpus:
+            return corpus
+    return None
+
+
+async def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
     print(prompt, end="", file=out, flush=True)
-    line = stdin.readline()
+    line = await _readline(stdin)
     return None if not line else line.strip()
+
+
+async def _readline(stdin: TextIO) -> str:
+    """One line of input, read in a daemon thread: a blocking read in the event loop would hold
+    Ctrl-C back until Enter, and a pool thread would hold the exit back the same way."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def deliver(line: str) -> None:
+        if not future.done():
+            future.set_result(line)
+
+    def read() -> None:
+        try:
+            line = stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        try:
+            loop.call_soon_threadsafe(deliver, line)
+        except RuntimeError:  # the chat has ended meanwhile
+            pass
+
+    threading.Thread(target=read, name="kforge-chat-input", daemon=True).start()
+    return await future
 
 
 def _show_history(turns: list[Turn], out: TextIO) -> None:
@@ -69,22 +105,29 @@ async def run_chat(
     check_router_options(args)
     rt = open_router_runtime(args)
     try:
-        corpus = prepare_corpus(rt, args, progress)
         session = args.session or new_id()[:12]
         turns = turns_from_args(session_turns(rt.store, session)) if args.session else []
+        corpus = prepare_corpus(
+            rt,
+            args,
+            progress,
+            remembered=session_corpus(rt.store, session) if args.session else None,
+        )
+        again = command_hint(args, f"chat --session {session}")
         if turns:
-            print(f"session {session}: continuing after {len(turns)} earlier turn(s)", file=out)
-            _show_history(turns[-3:], out)
-        else:
             print(
-                f"session {session} (continue it later with: kforge chat --session {session})",
+                f"session {session}: continuing after {len(turns)} earlier turn(s) "
+                f"over corpus '{corpus}'",
                 file=out,
             )
+            _show_history(turns[-3:], out)
+        else:
+            print(f"session {session}; continue it later with: {again}", file=out)
         print(HELP, file=out, flush=True)
         while True:
-            line = _read("\nyou> ", stdin, out)
+            line = await _read("\nyou> ", stdin, out)
             if line is None or line in ("/exit", "/quit"):
-                print(f"bye; continue with: kforge chat --session {session}", file=out)
+                print(f"bye; continue with: {again}", file=out)
                 return 0
             if not line:
                 continue
@@ -92,7 +135,7 @@ async def run_chat(
                 _show_history(turns, out)
                 continue
             if line == "/session":
-                print(f"session {session}: kforge chat --session {session}", file=out)
+                print(f"session {session}: {again}", file=out)
                 continue
             if line.startswith("/"):
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)

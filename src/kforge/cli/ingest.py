@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from kforge.cli._common import UsageError
+from kforge.errors import ConfigurationError
+from kforge.rag.catalog import folder_corpus_name
 from kforge.rag.chunking import ChunkingOptions
-from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
+from kforge.rag.corpus import Corpus, drop_corpus
 from kforge.rag.ingest import IngestProgress
 
-__all__ = ["register", "run_ingest"]
+__all__ = ["progress_line", "progress_printer", "register", "run_ingest"]
 
 
 def register(subparsers: Any) -> None:
@@ -27,9 +31,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("dir", metavar="DIR", help="folder of documents")
     parser.add_argument(
         "--corpus",
-        default=DEFAULT_CORPUS,
         metavar="NAME",
-        help=f"corpus name (default: {DEFAULT_CORPUS})",
+        help="corpus to index into (default: the folder's own corpus, named after the folder; "
+        "a second folder with the same name gets 'NAME-2')",
     )
     parser.add_argument(
         "--max-chars",
@@ -47,14 +51,24 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_ingest)
 
 
-def _progress_printer(stream: Any) -> Any:
+def progress_line(p: IngestProgress, width: int = 24) -> str:
+    """``[#######.........]  12/36 added    notes/a.md``: one line of the terminal progress bar."""
+    filled = width * p.done // max(p.total, 1)
+    bar = "#" * filled + "." * (width - filled)
+    digits = len(str(p.total))
+    return f"[{bar}] {p.done:>{digits}}/{p.total} {p.status:<9} {p.path}"
+
+
+def progress_printer(stream: Any, *, quiet: bool = False) -> Any:
+    """A progress callback: a bar on a terminal, else a line every 50 files (none if ``quiet``)."""
     interactive = bool(getattr(stream, "isatty", lambda: False)())
 
     def show(p: IngestProgress) -> None:
+        if quiet and not interactive:
+            return
         if interactive:
-            line = f"[{p.done}/{p.total}] {p.status:<9} {p.path}"
             print(
-                f"\r\x1b[2K{line[:120]}",
+                f"\r\x1b[2K{progress_line(p)[:120]}",
                 end="" if p.done < p.total else "\n",
                 file=stream,
                 flush=True,
@@ -71,8 +85,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     try:
         options = ChunkingOptions(max_chars=args.max_chars)
     except ValueError as exc:
-        print(f"kforge ingest: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--max-chars: {exc}") from None
+    folder = Path(args.dir)
     embedder = None
     if args.dense:
         from kforge.rag.dense import MiniLMEmbedder
@@ -80,12 +94,21 @@ def run_ingest(args: argparse.Namespace) -> int:
         embedder = MiniLMEmbedder()
     store = SQLiteStore(getattr(args, "db", None))
     try:
-        corpus = Corpus.open(store, args.corpus, embedder=embedder)
-        report = corpus.ingest(args.dir, chunking=options, progress=_progress_printer(sys.stderr))
+        name = args.corpus or folder_corpus_name(store, folder)
+        corpus = Corpus.open(store, name, embedder=embedder)
+        report = corpus.ingest(folder, chunking=options, progress=progress_printer(sys.stderr))
+        empty = report.chunks == 0
+        if empty and not corpus.sources():
+            drop_corpus(store, name)
     finally:
         store.close()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         print(report.summary())
+    if empty:
+        raise ConfigurationError(
+            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf); "
+            "nothing was indexed"
+        )
     return 0

@@ -164,6 +164,9 @@ def run(args: argparse.Namespace) -> int:
         print(_render(rows))
     failed = [r for r in rows if r.status not in ("ok", "not checked")]
     if failed:
-        print(f"kforge: {len(failed)} of {len(rows)} models did not answer", file=sys.stderr)
+        print(
+            f"kforge: error: {len(failed)} of {len(rows)} models did not answer (see the table)",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
     add_document_options,
+    check_writable,
     drive_run,
     open_runtime,
     report_outcome,
+    report_path,
     run_interruptible,
 )
-from kforge.errors import ConfigurationError, ValidationError
+from kforge.cli.corpora import choose_corpus
+from kforge.errors import ValidationError
 from kforge.store.base import RunRecord
 
-__all__ = ["register", "sample_corpus_dir"]
-
-SAMPLE_CORPUS = "samples"
-
-
-def sample_corpus_dir() -> Path:
-    """The sample documents shipped inside the package."""
-    return Path(__file__).resolve().parents[1] / "samples" / "corpus"
+__all__ = ["register"]
 
 
 def register(subparsers: Any) -> None:
@@ -55,25 +49,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_research)
 
 
-def corpus_name_for(folder: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.resolve().name).strip("-.") or "docs"
-    return name[:64]
-
-
-def ensure_corpus(rt: Any, folder: Path, name: str, out: Any) -> None:
-    from kforge.rag.ingest import ingest_folder
-
-    if not folder.is_dir():
-        raise ConfigurationError(f"--docs {folder}: not a folder")
-    corpus = rt.services.corpus(name)
-    report = ingest_folder(corpus, folder)
-    print(report.summary(), file=out, flush=True)
-    if report.chunks == 0:
-        raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf)"
-        )
-
-
 def cmd_research(args: argparse.Namespace) -> int:
     from kforge.engine.limits import RunLimits
 
@@ -85,21 +60,22 @@ def cmd_research(args: argparse.Namespace) -> int:
         )
     if args.max_steps < 1:
         raise ValidationError("--max-steps must be at least 1")
-    folder = Path(args.docs) if args.docs else sample_corpus_dir()
-    name = args.corpus or (corpus_name_for(folder) if args.docs else SAMPLE_CORPUS)
+
+    check_writable(report_path("research", "x", args.output), make_parents=True)
 
     async def go() -> RunRecord:
         rt = open_runtime(args)
-        ensure_corpus(rt, folder, name, sys.stdout)
-        print(f"researching with {rt.model_for(rt._model_spec()).name}: {question}", flush=True)
+        name = choose_corpus(rt, args, sys.stderr)
+        model = rt.model_for(rt._model_spec()).name
+        print(f"researching with {model}: {question}", file=sys.stderr, flush=True)
         run_args = {"question": question, "corpus": name, "review_answers": args.review_answers}
         if args.answer:
             run_args["answer"] = args.answer
         run_id = await rt.start("research", run_args, limits=RunLimits(max_steps=args.max_steps))
-        print(f"run {run_id}", flush=True)
+        print(f"run {run_id}", file=sys.stderr, flush=True)
         return await drive_run(
-            rt, run_id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose
+            rt, run_id, out=sys.stderr, auto_approve=args.yes, verbose=args.verbose
         )
 
     run = run_interruptible(go(), args)
-    return report_outcome(run, output=args.output)
+    return report_outcome(run, args, output=args.output)

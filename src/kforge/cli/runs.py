@@ -1,4 +1,8 @@
-"""``kforge runs``: list, show, explain, resume, fork and export runs."""
+"""``kforge runs``: list, show, explain, resume, fork, export, cancel and delete runs.
+
+Every RUN argument takes a run id or any unique prefix of one (report files are named by the
+first 8 characters).
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,41 @@ import asyncio
 import json
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
+    add_model_options,
+    ask_at_terminal,
+    check_writable,
+    command_hint,
     drive_run,
+    find_run,
     open_runtime,
     open_store,
     parse_answer,
     report_outcome,
     run_interruptible,
 )
-from kforge.errors import StateCorruptionError, ValidationError
+from kforge.cli.pending import render_pending
+from kforge.errors import InvalidRunStateError, StateCorruptionError, ValidationError
 from kforge.frames import frame_to_json
 from kforge.store.base import RunRecord, RunStatus, Store
 
-__all__ = ["register"]
+__all__ = ["register", "run_title"]
+
+_RUN_HELP = "run id, or a unique prefix of one (see: kforge runs list)"
 
 
 def register(subparsers: Any) -> None:
     runs = subparsers.add_parser(
         "runs",
         help="inspect and steer recorded runs",
-        description="Inspect and steer recorded runs.",
+        description="Inspect and steer recorded runs. RUN is a run id or a unique prefix of one.",
     )
-    sub = runs.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
+    sub = runs.add_subparsers(
+        dest="runs_command", metavar="SUBCOMMAND", required=True, help="what to do"
+    )
 
     p = sub.add_parser("list", help="recent runs, newest first")
     p.add_argument(
@@ -39,57 +54,82 @@ def register(subparsers: Any) -> None:
     p.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("show", help="a run's record, pending question and result")
-    p.add_argument("run_id")
+    p = sub.add_parser("show", help="a run's record, the question it waits on, and its result")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("explain", help="a run as a readable timeline, from its frames alone")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument(
         "-v", "--verbose", action="store_true", help="include usage and tool.start frames"
     )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resume", help="continue a run at the step where it stopped")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument(
         "--answer",
         help="answer to the pending question: text, an option such as "
         "'approve', or a JSON object such as '{\"action\": \"modify\", ...}'",
     )
     p.add_argument("--yes", action="store_true", help="approve every checkpoint")
-    p.add_argument("--model", help="model to continue with (default: the one the run started with)")
+    add_model_options(p, model_help="model to continue with (default: the run's own)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument(
         "--at",
         type=int,
         metavar="SEQ",
-        help="last frame seq to keep (default: all; for a failed run, all before the failure)",
+        help="last frame seq to keep, 1 or more (default: all; for a failed run, all before "
+        "the failure)",
     )
     p.set_defaults(func=cmd_fork)
 
     p = sub.add_parser("export", help="a run's frames as JSON Lines")
-    p.add_argument("run_id")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("cancel", help="stop a run for good (it can still be forked)")
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
+    p.set_defaults(func=cmd_cancel)
 
-def _age(run: RunRecord) -> str:
-    return run.created_at.strftime("%Y-%m-%d %H:%M:%S")
+    p = sub.add_parser(
+        "delete", help="delete a run with its child runs, frames and snapshots (not a running one)"
+    )
+    p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
+    p.set_defaults(func=cmd_delete)
+
+
+def run_title(run: RunRecord) -> str:
+    """What the run was asked: its question, goal, topic or prompt argument."""
+    args = run.input.get("args") or {}
+    for key in ("question", "goal", "topic", "prompt", "task"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return ""
+
+
+def _age(run: RunRecord, now: datetime | None = None) -> str:
+    seconds = max(0, int(((now or datetime.now(UTC)) - run.created_at).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     runs = store.list_runs(status=RunStatus(args.status) if args.status else None, limit=args.limit)
     if not runs:
-        print('no runs yet (start one with: kforge research "QUESTION")')
+        print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
         return 0
-    print(f"{'RUN':<32}  {'AGENT':<14} {'STATUS':<14} {'STEPS':>5}  {'CREATED (UTC)':<19}  NOTE")
+    print(f"{'RUN':<12}  {'AGENT':<10} {'STATUS':<14} {'AGE':>8}  QUESTION / NOTE")
     for run in runs:
         status, note = run.status.value, run.pause_reason or run.error or ""
         if run.status == RunStatus.AWAITING_USER and run.pending_interaction:
@@ -98,17 +138,18 @@ def cmd_list(args: argparse.Namespace) -> int:
             until = datetime.fromtimestamp(run.lease_expires_at or 0, UTC).strftime("%H:%M:%S")
             note = f"live in {run.lease_owner} (lease until {until} UTC)"
         elif run.status == RunStatus.RUNNING:
-            status, note = "interrupted", "resume with: kforge runs resume " + run.id
-        print(
-            f"{run.id:<32}  {run.agent_type:<14} {status:<14} {run.iteration:>5}  "
-            f"{_age(run):<19}  {note[:80]}"
-        )
+            status = "interrupted"
+            note = "resume with: " + command_hint(args, f"runs resume {run.id[:12]}")
+        title = run_title(run)
+        # a hint is kept whole, so it can be pasted; the question is what gets shortened
+        text = f"{title[:40]} — {note}" if title and note else title[:80] or note
+        print(f"{run.id[:12]:<12}  {run.agent_type[:10]:<10} {status:<14} {_age(run):>8}  {text}")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     print(f"run        {run.id}")
     print(f"agent      {run.agent_type}")
     print(f"status     {run.status.value}" + (f" ({run.pause_reason})" if run.pause_reason else ""))
@@ -126,12 +167,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if run.error:
         print(f"error      {run.error}")
     if run.pending_interaction:
-        p = run.pending_interaction
-        print(f"waiting    {p.get('kind')}: {p.get('prompt')}")
-        if p.get("options"):
-            print(
-                f"options    {', '.join(p['options'])}  (answer: kforge runs resume {run.id} --answer OPTION)"
-            )
+        print(render_pending(run, lambda command: command_hint(args, command)))
     if run.result is not None:
         print("result     " + json.dumps(run.result, ensure_ascii=False, indent=2)[:4000])
     return 0
@@ -141,7 +177,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from kforge.explain import explain_run
 
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     frames = store.read_frames(run.id)
     header = [
         f"run {run.id} — {run.agent_type}, {run.status.value}, {run.iteration} steps, "
@@ -154,9 +190,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     from kforge.engine.limits import RunLimits
 
+    store = open_store(args)
+    run = find_run(store, args.run_id)
+    store.close()
+    explicit = args.model is not None
+    args.model = args.model or run.input.get("model")
+
     async def go() -> RunRecord:
-        rt = open_runtime(args)
-        run = rt.get_run(args.run_id)
+        rt = open_runtime(args, own_model=explicit)
+        run = rt.get_run(find_run(rt.store, args.run_id).id)
         limits = None
         if args.max_steps is not None:
             if args.max_steps < 1:
@@ -165,25 +207,34 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 {**run.input.get("limits", {}), "max_steps": args.max_steps}
             )
         answer = parse_answer(args.answer) if args.answer is not None else None
-        if answer is None and args.yes and run.status == RunStatus.AWAITING_USER:
-            answer = "approve"
+        if answer is None and run.status == RunStatus.AWAITING_USER:
+            if args.yes:
+                answer = "approve"
+            elif sys.stdin.isatty():
+                answer = ask_at_terminal(run, sys.stderr)
+                if answer is None:
+                    return run
         after = run.last_seq
         await rt.resume(run.id, answer, limits=limits)
         return await drive_run(
-            rt, run.id, out=sys.stdout, auto_approve=args.yes, verbose=args.verbose, after_seq=after
+            rt, run.id, out=sys.stderr, auto_approve=args.yes, verbose=args.verbose, after_seq=after
         )
 
     run = run_interruptible(go(), args)
-    return report_outcome(run)
+    return report_outcome(run, args)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    async def go() -> str:
+    async def go() -> tuple[str, str]:
         rt = open_runtime(args)
-        return await rt.fork(args.run_id, at_seq=args.at)
+        source = find_run(rt.store, args.run_id)
+        return source.id, await rt.fork(source.id, at_seq=args.at)
 
-    new_id = asyncio.run(go())
-    print(f"forked {args.run_id} into {new_id}; continue it with: kforge runs resume {new_id}")
+    source_id, new_id = asyncio.run(go())
+    print(
+        f"forked {source_id} into {new_id}; continue it with: "
+        f"{command_hint(args, f'runs resume {new_id}')}"
+    )
     return 0
 
 
@@ -206,8 +257,10 @@ def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.output:
+        check_writable(Path(args.output))
     store = open_store(args)
-    run = store.get_run(args.run_id)
+    run = find_run(store, args.run_id)
     lines, damaged = _readable_frames(store, run)
     if damaged:
         print(
@@ -217,8 +270,48 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + ("\n" if lines else ""))
-        print(f"wrote {len(lines)} frames to {args.output}")
+        print(f"wrote {len(lines)} frames to {args.output}", file=sys.stderr)
     else:
         for line in lines:
             print(line)
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    async def go() -> str:
+        rt = open_runtime(args)
+        run = find_run(rt.store, args.run_id)
+        await rt.cancel(run.id)
+        return run.id
+
+    run_id = asyncio.run(go())
+    explain = command_hint(args, f"runs explain {run_id[:8]}")
+    print(f"cancelled run {run_id}; its frames stay, see them with: {explain}")
+    return 0
+
+
+def _family(store: Store, run: RunRecord) -> list[RunRecord]:
+    """``run`` and every run started under it, parents first."""
+    family, queue = [], [run]
+    while queue:
+        current = queue.pop(0)
+        family.append(current)
+        queue.extend(store.list_runs(parent_id=current.id, limit=100_000))
+    return family
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    run = find_run(store, args.run_id)
+    family = _family(store, run)
+    running = [r for r in family if r.status == RunStatus.RUNNING]
+    if running:
+        which = ", ".join(r.id for r in running)
+        raise InvalidRunStateError(
+            f"run {which} is running; stop it first with: "
+            f"{command_hint(args, f'runs cancel {running[0].id}')}"
+        )
+    store.delete_runs(r.id for r in reversed(family))
+    children = len(family) - 1
+    print(f"deleted run {run.id}" + (f" and {children} child run(s)" if children else ""))
     return 0

@@ -107,6 +107,11 @@ class ForgeAgent(ABC):
         """What the user reviews at ``checkpoint`` (e.g. the question tree)."""
         return {}
 
+    def modify_keys(self, phase: enum.Enum) -> dict[str, str]:
+        """The keys a 'modify' answer at the checkpoint after ``phase`` may carry, each with what
+        it does; other keys are refused before the answer is recorded."""
+        return {}
+
     def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
         """Apply a user's 'modify' answer at the checkpoint after ``phase``."""
 
@@ -193,7 +198,12 @@ class ForgeAgent(ABC):
             checkpoint.message,
             kind="checkpoint",
             options=("approve", "modify", "reject"),
-            payload={"checkpoint_id": checkpoint.checkpoint_id, "phase": phase.value, **payload},
+            payload={
+                "checkpoint_id": checkpoint.checkpoint_id,
+                "phase": phase.value,
+                **payload,
+                **({"modify_keys": keys} if (keys := self.modify_keys(phase)) else {}),
+            },
         )
         self.stage = "execute"
         action = answer.get("action", "approve")

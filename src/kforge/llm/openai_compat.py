@@ -254,7 +254,8 @@ class OpenAICompatibleModel:
         if isinstance(exc, openai.APITimeoutError):
             return ModelUnavailableError(
                 f"{where} did not answer within {params.get('timeout')} s ({tries}); check the "
-                "server or allow more time with ModelSettings(timeout_s=...)"
+                "server or allow more time: kforge --timeout SECONDS, timeout_s in the config file, or "
+                "ModelSettings(timeout_s=...)"
             )
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc

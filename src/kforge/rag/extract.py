@@ -7,7 +7,7 @@ PDF offsets point into the text extracted from them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "PageSpan",
     "Section",
     "decode_text",
+    "detect_text",
     "extract",
     "format_of",
     "title_from_filename",
@@ -82,30 +83,51 @@ def title_from_filename(path: str | PurePath) -> str:
 
 
 def decode_text(data: bytes) -> str:
-    """Decode UTF-8 text (a leading BOM is dropped); binary or other encodings are refused."""
+    """Decode text: UTF-8 (a leading BOM is dropped), else its detected encoding (see
+    ``detect_text``); binary content is refused."""
+    return detect_text(data)[0]
+
+
+def detect_text(data: bytes) -> tuple[str, str]:
+    """The text and the encoding it was read with: ``utf-8``, ``utf-16`` after its BOM, else
+    what charset-normalizer detects (when installed), else cp1252, else Latin-1."""
+    for bom, codec in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            try:
+                return data[2:].decode(codec), "utf-16"
+            except UnicodeDecodeError:
+                break
     if b"\x00" in data[:8192]:
         raise ExtractionError(
             "binary content (NUL bytes); only text, Markdown, HTML and PDF are read"
         )
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ExtractionError(
-            f"not valid UTF-8 (byte {exc.start}); convert the file to UTF-8 and ingest again"
-        ) from None
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        from charset_normalizer import from_bytes  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        pass
+    else:
+        best = from_bytes(data).best()
+        if best is not None and best.encoding:
+            return str(best), str(best.encoding)
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
 
 
 def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
     """Extract ``data`` read from ``path`` by the format its suffix names."""
     fmt = format_of(path)
-    if fmt == "markdown":
-        return extract_markdown(decode_text(data), title_from_filename(path))
-    if fmt == "text":
-        return ExtractedDocument(decode_text(data), title_from_filename(path), "text")
-    if fmt == "html":
-        from kforge.rag.extract_html import extract_html
-
-        return extract_html(decode_text(data), title_from_filename(path))
+    if fmt in ("markdown", "text", "html"):
+        text, encoding = detect_text(data)
+        document = _extract_text(fmt, text, title_from_filename(path))
+        if encoding != "utf-8":
+            document = replace(document, extra={**document.extra, "encoding": encoding})
+        return document
     if fmt == "pdf":
         from kforge.rag.extract_pdf import extract_pdf
 
@@ -114,6 +136,16 @@ def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
         f"unsupported format '{PurePath(path).suffix or '(no suffix)'}'; "
         f"supported: {', '.join(sorted(FORMATS))}"
     )
+
+
+def _extract_text(fmt: str, text: str, title: str) -> ExtractedDocument:
+    if fmt == "markdown":
+        return extract_markdown(text, title)
+    if fmt == "html":
+        from kforge.rag.extract_html import extract_html
+
+        return extract_html(text, title)
+    return ExtractedDocument(text, title, "text")
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

@@ -42,6 +42,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    warnings: list[SkippedFile] = field(default_factory=list)
+    """Files indexed with a caveat, e.g. text that was not UTF-8 and was decoded as cp1252."""
     chunks: int = 0
     """Chunks the corpus holds for this folder after the ingest."""
     seconds: float = 0.0
@@ -59,6 +61,7 @@ class IngestReport:
             files = [s.path for s in self.skipped if s.reason == reason]
             shown = ", ".join(files[:3]) + (f" and {count - 3} more" if count > 3 else "")
             lines.append(f"  skipped {shown}: {reason}")
+        lines += [f"  warning: {w.path}: {w.reason}" for w in self.warnings]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,6 +73,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "warnings": [{"path": w.path, "reason": w.reason} for w in self.warnings],
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
         }
@@ -85,7 +89,12 @@ def _read_inside(path: os.PathLike[str], root: str) -> bytes:
 
 
 def _load_record(
-    key: str, root: str, rel: str, data: bytes, options: ChunkingOptions
+    key: str,
+    root: str,
+    rel: str,
+    data: bytes,
+    options: ChunkingOptions,
+    warnings: list[SkippedFile] | None = None,
 ) -> SourceRecord | str:
     """A new record for the file, or the reason it cannot be read."""
     sha = hashlib.sha256(data).hexdigest()
@@ -100,6 +109,14 @@ def _load_record(
     )
     if not record.chunks:
         return "no text found"
+    encoding = document.extra.get("encoding")
+    if encoding and warnings is not None:
+        warnings.append(
+            SkippedFile(
+                rel,
+                f"not UTF-8; read as {encoding} (convert it to UTF-8 if a character looks wrong)",
+            )
+        )
     return record
 
 
@@ -147,7 +164,7 @@ def ingest_folder(
                 report.unchanged.append(found.relative)
                 kept.add(key)
             else:
-                loaded = _load_record(key, root, found.relative, data, options)
+                loaded = _load_record(key, root, found.relative, data, options, report.warnings)
                 if isinstance(loaded, str):
                     report.skipped.append(SkippedFile(found.relative, loaded))
                 else:

@@ -58,7 +58,27 @@ def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, An
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"an answer must be JSON ({exc})") from None
     _check_schema(answer, answer_schema(request))
+    if action == "modify":
+        _check_modifications(request, answer.get("modifications"))
     return dict(answer)
+
+
+def _check_modifications(request: InteractionRequested, modifications: Any) -> None:
+    """A 'modify' answer carries only the keys the checkpoint lists in ``modify_keys``."""
+    allowed = request.payload.get("modify_keys")
+    if not isinstance(allowed, dict):
+        return  # the agent lists none: it reads what it knows
+    if not isinstance(modifications, dict) or not modifications:
+        raise ValidationError(
+            "a 'modify' answer needs 'modifications', an object with any of: "
+            + (", ".join(allowed) or "(none: this checkpoint cannot be modified)")
+        )
+    unknown = sorted(set(modifications) - set(allowed))
+    if unknown:
+        raise ValidationError(
+            f"'modifications' has unknown key(s) {', '.join(unknown)}; allowed: "
+            + ", ".join(allowed)
+        )
 
 
 def _check_schema(answer: dict[str, Any], schema: dict[str, Any]) -> None:

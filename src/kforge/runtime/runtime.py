@@ -262,6 +262,11 @@ class Runtime:
         of them, or for a failed run all before its failure (so the failed step runs again)."""
         source = self.store.get_run(run_id)
         upto = self._fork_point(source) if at_seq is None else at_seq
+        if upto < 1:
+            raise InvalidRunStateError(
+                f"cannot fork run '{run_id}' at seq {upto}: a fork keeps at least the first "
+                f"frame (seqs 1..{source.last_seq}); fork at 1 to start the run over"
+            )
         now = utc_now()
         new = RunRecord(
             id=new_id(),
@@ -278,6 +283,14 @@ class Runtime:
             forked_at_seq=upto,
         )
         self.store.fork_run(run_id, new, upto_seq=upto)
+        try:
+            self._settle_fork(new, upto)
+        except BaseException:
+            self.store.delete_runs([new.id])  # no half-made fork is left behind
+            raise
+        return new.id
+
+    def _settle_fork(self, new: RunRecord, upto: int) -> None:
         _, step_no, step_seq = load_state(self.store, new.id)
         tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
         pending = [f for f in tail if isinstance(f, InteractionRequested)]
@@ -293,7 +306,6 @@ class Runtime:
             reason=new.pause_reason or "",
         )
         self.store.commit(new.id, [frame], run_fields=fields)
-        return new.id
 
     def _fork_point(self, run: RunRecord) -> int:
         """All of a run's frames, or for a failed run the frames before the failure (its error

@@ -166,6 +166,14 @@ class Store(Protocol):
         """Create ``new_run`` holding copies of the source's frames and steps up to ``upto_seq``."""
         ...
 
+    def run_ids_with_prefix(self, prefix: str, *, limit: int = 10) -> list[str]:
+        """Ids of runs that start with ``prefix``, sorted, at most ``limit``."""
+        ...
+
+    def delete_runs(self, run_ids: Iterable[str]) -> None:
+        """Delete runs with their frames, steps and snapshots, in one transaction."""
+        ...
+
     def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
 
     def get_docs(

@@ -218,6 +218,16 @@ class MemoryStore:
             wanted = sorted(space) if keys is None else [k for k in keys if k in space]
             return {k: loads(space[k]) for k in wanted}
 
+    def run_ids_with_prefix(self, prefix: str, *, limit: int = 10) -> list[str]:
+        with self._lock:
+            return sorted(r for r in self._runs if r.startswith(prefix))[:limit]
+
+    def delete_runs(self, run_ids: Iterable[str]) -> None:
+        with self._lock:
+            for run_id in list(run_ids):
+                for table in (self._runs, self._frames, self._steps, self._snapshots):
+                    table.pop(run_id, None)
+
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._lock:
             if keys is None:

@@ -479,6 +479,25 @@ class SQLiteStore:
             conn.execute("UPDATE runs SET last_seq = ? WHERE id = ?", (upto_seq, new_run.id))
         new_run.last_seq = upto_seq
 
+    def run_ids_with_prefix(self, prefix: str, *, limit: int = 10) -> list[str]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+                (len(prefix), prefix, limit),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def delete_runs(self, run_ids: Iterable[str]) -> None:
+        ids = [(run_id,) for run_id in run_ids]
+        with self._tx() as conn:
+            for table, column in (
+                ("frames", "run_id"),
+                ("steps", "run_id"),
+                ("snapshots", "run_id"),
+                ("runs", "id"),
+            ):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", ids)
+
     # -- documents ------------------------------------------------------------------------
 
     def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:

@@ -544,6 +544,15 @@ class ResearchAgent(ForgeAgent):
             "sources": [f"{s['file']} ({s['location']})" for s in rc.sources],
         }
 
+    def modify_keys(self, phase: enum.Enum) -> dict[str, str]:
+        if phase != P.DECOMPOSE:
+            return {}
+        return {
+            "categories": 'replace the tree: [{"name": "...", "questions": ["...", ...]}, ...]',
+            "add_questions": 'add questions: [{"category": "...", "question": "..."}, ...]',
+            "remove_questions": 'remove questions by text or id: ["...", ...]',
+        }
+
     def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
         """``{"categories": [{"name", "questions": [...]}]}`` replaces the tree;
         ``{"add_questions": [{"category", "question"}], "remove_questions": [text or id]}`` edits it."""

@@ -1,0 +1,67 @@
+"""The question a run waits on, rendered for a person: what to review (a question tree, sources),
+the options, and the keys a ``modify`` answer may carry."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from kforge.store.base import RunRecord
+
+__all__ = ["render_pending", "render_review"]
+
+_HIDDEN = frozenset({"phase", "checkpoint_id", "modify_keys"})
+
+
+def render_review(payload: dict[str, Any]) -> list[str]:
+    """The payload's reviewable parts: the question tree as a tree, anything else as JSON."""
+    lines: list[str] = []
+    if payload.get("question"):
+        lines.append(f"question   {payload['question']}")
+    categories = payload.get("categories")
+    if isinstance(categories, list):
+        lines.append("tree")
+        for number, category in enumerate(categories, 1):
+            if not isinstance(category, dict):
+                continue
+            lines.append(f"  {number}. {category.get('name', '')}")
+            for question in category.get("questions") or []:
+                text = question.get("text", "") if isinstance(question, dict) else question
+                lines.append(f"     - {text}")
+    rest = {k: v for k, v in payload.items() if k not in _HIDDEN | {"question", "categories"}}
+    for key, value in rest.items():
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+        if len(text) > 2000:
+            text = text[:2000] + " …"
+        lines.append(f"{key:<10} " + text.replace("\n", "\n           "))
+    return lines
+
+
+def render_pending(run: RunRecord, hint: Callable[[str], str]) -> str:
+    """``runs show``'s account of the pending interaction; ``hint`` makes a pasteable command."""
+    pending = run.pending_interaction or {}
+    payload = dict(pending.get("payload") or {})
+    lines = [f"waiting    {pending.get('kind')}: {pending.get('prompt')}"]
+    lines += render_review(payload)
+    options = list(pending.get("options") or [])
+    if options:
+        lines.append(f"options    {', '.join(options)}")
+        lines.append(f"answer     {hint(f'runs resume {run.id} --answer {options[0]}')}")
+    else:
+        lines.append(f"answer     {hint(f'runs resume {run.id} --answer TEXT')}")
+    keys = payload.get("modify_keys")
+    if "modify" in options and isinstance(keys, dict) and keys:
+        example = json.dumps({"action": "modify", "modifications": {next(iter(keys)): "..."}})
+        lines.append(f"modify     {hint(f'runs resume {run.id} --answer {shlex.quote(example)}')}")
+        lines.append("           where modifications may hold:")
+        width = max(len(k) for k in keys)
+        lines += [f"             {k:<{width}}  {v}" for k, v in keys.items()]
+    elif "modify" in options:
+        lines.append(
+            "modify     "
+            + hint(f"runs resume {run.id} --answer")
+            + ' \'{"action": "modify", "modifications": {...}}\''
+        )
+    return "\n".join(lines)

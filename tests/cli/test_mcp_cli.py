@@ -1,0 +1,60 @@
+"""``kforge mcp`` as an MCP client starts it: search_documents over the chosen corpus, the
+configured model for tools that need one, checkpoints returned as questions and answered."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import kforge
+
+
+async def test_mcp_searches_a_folder_explains_with_the_model_and_returns_checkpoints(
+    tmp_path: Path,
+) -> None:
+    import mcp
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "alpha.md").write_text("# Alpha\n\nThe alpha protocol keeps durable checkpoints.\n")
+    db = tmp_path / "k.db"
+    env = {**os.environ, "PYTHONPATH": str(Path(kforge.__file__).parents[1])}
+    env.pop("KFORGE_MODEL", None)
+    params = mcp.StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kforge", "mcp", "--db", str(db), "--docs", str(docs), "--model", "test"],
+        env=env,
+    )
+    async with mcp.Client(params) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert {"search_documents", "explain_text_with_context", "run_agent", "answer_run"} <= tools
+
+        found = await client.call_tool("search_documents", {"query": "durable checkpoints"})
+        assert not found.is_error
+        assert found.content[0].text.startswith("[1] alpha.md")  # type: ignore[union-attr]
+
+        explained = await client.call_tool(
+            "explain_text_with_context",
+            {"text": "durable checkpoints", "context": "The alpha protocol keeps them."},
+        )
+        assert not explained.is_error, explained.content
+
+        asked = await client.call_tool(
+            "run_agent", {"prompt": "How does alpha keep runs?", "agent": "research"}
+        )
+        text = asked.content[0].text  # type: ignore[union-attr]
+        assert "is waiting for a person: Approve the question tree?]" in text
+        assert '"question": "How does alpha keep runs?"' in text
+        assert "Options: approve, modify, reject." in text
+        assert "remove_questions" in text
+        run_id = re.search(r"\[run ([0-9a-f]{32}) ", text).group(1)  # type: ignore[union-attr]
+        assert f"kforge --db {db} runs resume {run_id} --answer approve" in text
+
+        bad = await client.call_tool(
+            "answer_run",
+            {"run_id": run_id[:8], "answer": {"action": "modify", "modifications": {"x": 1}}},
+        )
+        assert bad.is_error
+        assert "allowed: categories, add_questions, remove_questions" in bad.content[0].text  # type: ignore[union-attr]
