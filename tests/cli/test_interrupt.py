@@ -28,6 +28,7 @@ def kforge_proc(endpoint: SchemaEndpoint, cwd: Path, *args: str) -> subprocess.P
     }
     return subprocess.Popen(
         [sys.executable, "-m", "kforge", *args],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -102,3 +103,19 @@ def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path)
         out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
         assert f"run {run_id} completed" in out
+
+
+def test_ctrl_c_at_a_prompt_stops_the_command_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint() as endpoint:
+        proc = kforge_proc(endpoint, tmp_path, "--db", str(db), "chat", "--model", "test:model")
+        assert proc.stdout is not None
+        seen = ""
+        while not seen.endswith("you> "):  # waiting for a line: no run executes now
+            char = proc.stdout.read(1)
+            assert char, seen
+            seen += char
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err

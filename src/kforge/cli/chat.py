@@ -12,7 +12,7 @@ import sys
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, session_turns
-from kforge.cli._common import run_interruptible
+from kforge.cli._common import read_input_line, run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
     print(prompt, end="", file=out, flush=True)
-    line = stdin.readline()
+    line = read_input_line(stdin)
     return None if not line else line.strip()
 
 
