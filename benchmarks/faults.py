@@ -101,7 +101,8 @@ def _model(db: str, requests_log: str) -> FunctionModel:
         finally:
             conn.close()
         with open(requests_log, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"k": k, "again": recorded >= k}) + "\n")
+            role = os.environ.get("FAULTS_ROLE", "")
+            fh.write(json.dumps({"k": k, "again": recorded >= k, "role": role}) + "\n")
         await asyncio.sleep(float(os.environ.get("FAULTS_DELAY", "0")))
         return str(k)
 
@@ -143,8 +144,9 @@ class Trial:
         self.db, self.ledger, self.log = self.dir / "k.db", self.dir / "ledger", self.dir / "req"
         self.run_id = ""
 
-    def worker(self, *args: str, delay: float = 0.0) -> subprocess.Popen[str]:
+    def worker(self, *args: str, delay: float = 0.0, role: str = "") -> subprocess.Popen[str]:
         env = {**os.environ, "FAULTS_LEDGER": str(self.ledger), "FAULTS_DELAY": str(delay)}
+        env["FAULTS_ROLE"] = role
         return subprocess.Popen(
             [sys.executable, str(HERE), "--worker", *args],
             stdout=subprocess.PIPE,
@@ -159,8 +161,8 @@ class Trial:
         self.run_id = proc.stdout.readline().strip()
         return proc
 
-    def resume(self, *extra: str) -> subprocess.Popen[str]:
-        return self.worker("resume", str(self.db), str(self.log), self.run_id, *extra)
+    def resume(self, *extra: str, role: str = "") -> subprocess.Popen[str]:
+        return self.worker("resume", str(self.db), str(self.log), self.run_id, *extra, role=role)
 
     def resume_until_done(self, attempts: int = 3, *extra: str) -> str:
         status = ""
@@ -171,7 +173,9 @@ class Trial:
                 break
         return status
 
-    def record(self, steps: int) -> dict[str, Any]:
+    def record(self, steps: int, losers: tuple[str, ...] = ()) -> dict[str, Any]:
+        """What became of the run; requests made by ``losers`` (processes refused the run)
+        are counted apart: their replies are never recorded or used."""
         store = SQLiteStore(self.db)
         try:
             run = store.get_run(self.run_id)
@@ -192,7 +196,8 @@ class Trial:
             "lost_steps": steps - len(set(values) & set(range(1, steps + 1)))
             if run.status.value == "completed"
             else steps,
-            "re_requested": sum(1 for r in requests if r["again"]),
+            "re_requested": sum(1 for r in requests if r["again"] and r["role"] not in losers),
+            "loser_requests": sum(1 for r in requests if r["role"] in losers),
             "outcome_unknown": unknown,
             "missing_effects": sum(1 for k in values if entries[f"{self.run_id}:{k}"] == 0),
         }
@@ -226,14 +231,17 @@ def races(root: Path, count: int, steps: int) -> dict[str, Any]:
     for i in range(count):
         trial = Trial(root, f"race-{i}")
         trial.start(steps, str(steps // 2)).communicate(timeout=120)  # paused by its step limit
-        both = [trial.resume(str(steps * 2)), trial.resume(str(steps * 2))]
+        both = [trial.resume(str(steps * 2), role=role) for role in ("a", "b")]
         outs = [p.communicate(timeout=120)[0] for p in both]
         proceeded = sum(1 for out in outs if out.split()[-1:] == ["completed"])
         refused = sum(1 for out in outs if "error" in out)
+        losers = tuple(role for role, out in zip("ab", outs, strict=True) if "error" in out)
         if proceeded == 0:  # both refused or crashed: a third resume must still finish it
             trial.resume_until_done(1, str(steps * 2))
-        rows.append({"proceeded": proceeded, "refused": refused, **trial.record(steps)})
+        row = trial.record(steps, losers)
+        rows.append({"proceeded": proceeded, "refused": refused, **row})
     summary = _summary(rows)
+    summary["loser_model_requests"] = sum(r["loser_requests"] for r in rows)
     summary["exactly_one_proceeded"] = sum(1 for r in rows if r["proceeded"] == 1)
     summary["loser_refused"] = sum(1 for r in rows if r["refused"] == 1)
     return summary
@@ -395,7 +403,9 @@ def _print_table(results: dict[str, Any]) -> None:
     race = results["double_resume"]
     print(
         f"\ndouble resume: exactly one proceeded in {race['exactly_one_proceeded']} of "
-        f"{race['trials']}, the other refused in {race['loser_refused']}"
+        f"{race['trials']}, the other refused in {race['loser_refused']}; model requests the "
+        f"refused side made before its first commit (replies never recorded or used): "
+        f"{race['loser_model_requests']}"
     )
     print(f"\n{'record damage':<36}{'outcome':>24}{'expected':>16}")
     for kind, row in results["damage"].items():

@@ -28,6 +28,7 @@ def kforge_proc(endpoint: SchemaEndpoint, cwd: Path, *args: str) -> subprocess.P
     }
     return subprocess.Popen(
         [sys.executable, "-m", "kforge", *args],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -63,7 +64,7 @@ def test_a_signal_pauses_the_run_and_runs_resume_completes_it(
         proc = research(endpoint, db)
         assert endpoint.holding.wait(60)  # mid-run, waiting on the model
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
         assert proc.returncode == code, err
         run_id = run_id_of(err)  # progress and hints go to stderr, results to stdout
         assert f"resume with: kforge --db {db} runs resume {run_id}" in err
@@ -91,7 +92,7 @@ def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path)
         assert endpoint.holding.wait(60)
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
         assert "Traceback" not in err
         run_id = run_id_of(err)
@@ -102,3 +103,19 @@ def test_a_second_ctrl_c_exits_at_once_and_the_run_still_resumes(tmp_path: Path)
         _out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
         assert f"run {run_id} completed" in err
+
+
+def test_ctrl_c_at_a_prompt_stops_the_command_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint() as endpoint:
+        proc = kforge_proc(endpoint, tmp_path, "--db", str(db), "chat", "--model", "test:model")
+        assert proc.stdout is not None
+        seen = ""
+        while not seen.endswith("you> "):  # waiting for a line: no run executes now
+            char = proc.stdout.read(1)
+            assert char, seen
+            seen += char
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err

@@ -169,3 +169,44 @@ async def test_durable_resume_of_a_live_run_raises_the_lease_error(tmp_path: Pat
     gate.set()
     assert (await rt.wait(run_id)).status == RunStatus.COMPLETED
     assert rt.get_run(run_id).lease_owner is None
+
+
+async def test_a_long_step_keeps_its_lease_by_heartbeat_and_stops_when_it_is_lost(
+    tmp_path: Path,
+) -> None:
+    from kforge.store.lease import Lease
+
+    renewed = asyncio.Event()
+
+    class Watched(SQLiteStore):
+        answer = True
+
+        def renew_lease(self, run_id: str, lease: Lease) -> bool:
+            ok = super().renew_lease(run_id, lease) and self.answer
+            renewed.set()
+            return ok
+
+    gate = asyncio.Event()
+
+    class Gated(ScriptedModel):
+        async def complete(self, *a, **k):  # type: ignore[no-untyped-def]
+            await gate.wait()
+            return await super().complete(*a, **k)
+
+    store = Watched(tmp_path / "k.db")
+    rt = Runtime(store, model=Gated(["1", "2"]), registry=make_registry(), lease_ttl_s=0.05)
+    run_id = await rt.start("test.counter", {"target": 2})
+    await rt.opened(run_id)
+    before = store.get_run(run_id).heartbeat_at
+    await renewed.wait()  # the step is still waiting on its model
+    assert (store.get_run(run_id).heartbeat_at or 0) > (before or 0)
+    assert store.get_run(run_id).lease_owner == rt.owner
+
+    renewed.clear()
+    store.answer = False  # from now on another writer holds the run
+    await renewed.wait()
+    with pytest.raises(WriteConflictError, match="lapsed"):
+        await rt.wait(run_id)
+    last = store.get_run(run_id).last_seq
+    gate.set()
+    assert store.get_run(run_id).last_seq == last  # the stopped stretch wrote nothing more

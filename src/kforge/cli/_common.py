@@ -41,6 +41,7 @@ __all__ = [
     "open_store",
     "parse_answer",
     "print_frame",
+    "read_input_line",
     "report_outcome",
     "report_path",
     "resolve_model",
@@ -150,9 +151,6 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
     pausing: list[asyncio.Task[None]] = []
 
     def on_signal(signum: int) -> None:
-        if received:
-            print("\nkforge: exiting now", file=sys.stderr, flush=True)
-            os._exit(128 + signum)
         received.append(signum)
         print(
             "\nkforge: pausing the run (press Ctrl-C again to exit at once)",
@@ -161,9 +159,16 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
         )
         pausing.append(loop.create_task(pause()))
 
+    def handler(signum: int, frame: Any) -> None:
+        if received:
+            print("\nkforge: exiting now", file=sys.stderr, flush=True)
+            os._exit(128 + signum)
+        if _reading_input:  # at a prompt no run executes: stop reading, and the command
+            raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
+        loop.call_soon_threadsafe(on_signal, signum)
+
     signals = (signal.SIGINT, signal.SIGTERM)
-    for signum in signals:
-        loop.add_signal_handler(signum, on_signal, signum)
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
     try:
         try:
             result = await task
@@ -174,8 +179,8 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
             return result
         await pausing[0]
     finally:
-        for signum in signals:
-            loop.remove_signal_handler(signum)
+        for signum, earlier in previous.items():
+            signal.signal(signum, earlier)
     for run_id in paused:
         hint = command_hint(args, f"runs resume {run_id}")
         print(f"\nrun {run_id} paused; resume with: {hint}", file=sys.stderr, flush=True)
@@ -251,6 +256,20 @@ def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:
     print(f"  [{frame.seq:>4}] {category:<10} {text}", file=out, flush=True)
 
 
+_reading_input = False
+"""True while the command waits for a line at the terminal (a signal then interrupts it)."""
+
+
+def read_input_line(stdin: TextIO) -> str:
+    """``stdin.readline()`` that Ctrl-C interrupts even while run_interruptible handles it."""
+    global _reading_input
+    _reading_input = True
+    try:
+        return stdin.readline()
+    finally:
+        _reading_input = False
+
+
 def parse_answer(text: str) -> Any:
     """An answer typed by a person: JSON if it parses as an object, else the plain text."""
     text = text.strip()
@@ -279,7 +298,7 @@ def ask_at_terminal(run: RunRecord, out: TextIO) -> Any:
         hint += f' (modify: type {{"action": "modify", "modifications": {{...}}}}{allowed})'
     while True:
         print(f"answer{hint}: ", end="", file=out, flush=True)
-        line = sys.stdin.readline()
+        line = read_input_line(sys.stdin)
         if not line:
             return None
         if line.strip():

@@ -8,13 +8,11 @@ later, from the same database.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import threading
 from typing import Any, TextIO
 
 from kforge.agents.conversation import Turn, turns_from_args
-from kforge.cli._common import command_hint, run_interruptible
+from kforge.cli._common import command_hint, read_input_line, run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
@@ -62,32 +60,8 @@ def session_corpus(store: Store, session: str) -> str | None:
 
 async def _read(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
     print(prompt, end="", file=out, flush=True)
-    line = await _readline(stdin)
+    line = read_input_line(stdin)
     return None if not line else line.strip()
-
-
-async def _readline(stdin: TextIO) -> str:
-    """One line of input, read in a daemon thread: a blocking read in the event loop would hold
-    Ctrl-C back until Enter, and a pool thread would hold the exit back the same way."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[str] = loop.create_future()
-
-    def deliver(line: str) -> None:
-        if not future.done():
-            future.set_result(line)
-
-    def read() -> None:
-        try:
-            line = stdin.readline()
-        except (OSError, ValueError):
-            line = ""
-        try:
-            loop.call_soon_threadsafe(deliver, line)
-        except RuntimeError:  # the chat has ended meanwhile
-            pass
-
-    threading.Thread(target=read, name="kforge-chat-input", daemon=True).start()
-    return await future
 
 
 def _show_history(turns: list[Turn], out: TextIO) -> None:

@@ -94,9 +94,7 @@ def run(args: argparse.Namespace) -> int:
         files_dir=args.files_dir,
         python=not args.no_python,
     )
-    tools.append(
-        retrieve_chunks_tool(runtime.services.corpus(corpus), name="search_documents")
-    )
+    tools.append(retrieve_chunks_tool(runtime.services.corpus(corpus), name="search_documents"))
     run_agent = None
     if agents:
 

@@ -180,10 +180,8 @@ class StepRunner:
             self._lost = exc
             self._set_opened(exc)
             raise
-        except Exception as exc:
-            if opening is not None:
-                self._set_opened(exc)
-            raise
+        # any other failure of the opening is retried by the step's next commit; the stretch's
+        # end reports it to whoever waits for the opening if none succeeds
         if opening is not None:
             self._opening_fields = None
             self._set_opened(None)
@@ -248,14 +246,19 @@ class StepRunner:
         heartbeat = (
             loop.create_task(self._heartbeat(self.lease)) if self.lease is not None else None
         )
+        ended: BaseException | None = None
         try:
             return await self._stretch()
         except asyncio.CancelledError:
             if self._lost is not None:
                 raise self._lost from None
+            ended = InvalidRunStateError(
+                f"run '{self.run.id}': the stretch was cancelled before its opening was committed"
+            )
             self._give_up_lease()
             raise
-        except BaseException:
+        except BaseException as exc:
+            ended = exc
             self._give_up_lease()
             raise
         finally:
@@ -263,6 +266,7 @@ class StepRunner:
                 heartbeat.cancel()
             self._set_opened(
                 self._lost
+                or ended
                 or InvalidRunStateError(
                     f"run '{self.run.id}': the stretch ended before its opening was committed"
                 )

@@ -24,7 +24,7 @@ from kforge.errors import (
 from kforge.frames import Frame, frame_body_json, frame_from_dict, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
-from kforge.store.lease import Lease, owner_alive
+from kforge.store.lease import Lease, lease_is_live
 from kforge.store.migrations import apply_migrations
 
 __all__ = ["SQLiteStore", "default_db_path"]
@@ -280,8 +280,6 @@ class SQLiteStore:
         lease: Lease | None = None,
     ) -> None:
         with self._tx() as conn:
-            if lease is not None:
-                self._claim(conn, run_id, lease)
             if frames:
                 self._insert_frames(conn, run_id, frames)
             if step is not None:
@@ -298,33 +296,8 @@ class SQLiteStore:
                     "VALUES (?,?,?,?,?)",
                     (run_id, snapshot.step, snapshot.seq, state, checksum(state)),
                 )
-            if frames or run_fields:
-                self._update_run(conn, run_id, run_fields or {}, frames)
-
-    def _claim(self, conn: sqlite3.Connection, run_id: str, lease: Lease) -> None:
-        row = conn.execute(
-            "SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        if row is None:
-            raise RunNotFoundError(run_id)
-        holder, expires = row
-        now = time.time()
-        if (
-            holder is not None
-            and holder not in (lease.owner, lease.takeover)
-            and expires is not None
-            and expires >= now
-            and owner_alive(holder)
-        ):
-            raise RunLeasedError(run_id, holder, expires)
-        if lease.release:
-            params: tuple[Any, ...] = (None, None, now, run_id)
-        else:
-            params = (lease.owner, now + lease.ttl_s, now, run_id)
-        conn.execute(
-            "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? WHERE id = ?",
-            params,
-        )
+            if frames or run_fields or lease is not None:
+                self._update_run(conn, run_id, run_fields or {}, frames, lease)
 
     def renew_lease(self, run_id: str, lease: Lease) -> bool:
         now = time.time()
@@ -369,9 +342,11 @@ class SQLiteStore:
         run_id: str,
         fields: dict[str, Any],
         frames: Sequence[Frame] = (),
+        lease: Lease | None = None,
     ) -> None:
-        """One UPDATE for the run's fields and its log position; with frames, it only matches
-        while the log still ends just before them (so a concurrent writer is caught)."""
+        """One UPDATE for the run's fields, its log position and its lease. With frames it only
+        matches while the log still ends just before them, with a lease only while no other
+        live writer holds the run (so a concurrent writer is caught either way)."""
         unknown = set(fields) - UPDATABLE_RUN_FIELDS
         if unknown:
             raise StoreError(f"cannot update run fields {sorted(unknown)}")
@@ -387,16 +362,42 @@ class SQLiteStore:
                 value = dumps(value)
             sets.append(f"{key} = ?")
             params.append(value)
-        where = "id = ?"
-        params.append(run_id)
+        where = ["id = ?"]
+        conditions: list[Any] = [run_id]
         if frames:
             sets.append("last_seq = ?")
-            params.insert(len(params) - 1, frames[-1].seq)
-            where += " AND last_seq = ?"
-            params.append(frames[0].seq - 1)
-        cur = conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE {where}", params)
-        if cur.rowcount == 0:
-            self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
+            params.append(frames[-1].seq)
+            where.append("last_seq = ?")
+            conditions.append(frames[0].seq - 1)
+        if lease is not None:
+            now = time.time()
+            sets.append("lease_owner = ?, lease_expires_at = ?, heartbeat_at = ?")
+            if lease.release:
+                params += [None, None, now]
+            else:
+                params += [lease.owner, now + lease.ttl_s, now]
+            where.append("(lease_owner IS NULL OR lease_owner IN (?, ?) OR lease_expires_at < ?)")
+            conditions += [lease.owner, lease.takeover or lease.owner, now]
+        cur = conn.execute(
+            f"UPDATE runs SET {', '.join(sets)} WHERE {' AND '.join(where)}", [*params, *conditions]
+        )
+        if cur.rowcount == 1:
+            return
+        if lease is not None:
+            row = conn.execute(
+                "SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            holder, expires = row if row is not None else (None, None)
+            if holder is not None and holder not in (lease.owner, lease.takeover):
+                if expires is not None and lease_is_live(holder, expires):
+                    raise RunLeasedError(run_id, holder, float(expires))
+                # a holder that is gone (its process ended on this host): replace it
+                retry = Lease(
+                    owner=lease.owner, ttl_s=lease.ttl_s, takeover=holder, release=lease.release
+                )
+                self._update_run(conn, run_id, fields, frames, retry)
+                return
+        self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
 
     # -- reading the record ---------------------------------------------------------------
 
