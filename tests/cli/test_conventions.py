@@ -4,6 +4,7 @@ argument, one error format on stderr, and the documented exit codes."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import subprocess
@@ -166,3 +167,22 @@ def test_ctrl_c_at_the_chat_prompt_exits_130_at_once(tmp_path: Path) -> None:
     finally:
         proc.kill()
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_a_long_run_on_a_terminal_shows_where_it_is_and_clears_the_line() -> None:
+    from kforge.cli._common import RunStatusLine
+    from kforge.frames import ModelCall, PhaseChanged
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    status = RunStatusLine.for_terminal(out)
+    assert status is not None and RunStatusLine.for_terminal(io.StringIO()) is None
+    status.update(PhaseChanged(run_id="r", seq=1, from_phase=None, to_phase="answer", visit=1))
+    status.update(ModelCall(run_id="r", seq=2, model="m", response={}, purpose="answer"))
+    shown = out.getvalue().rsplit("\r", 1)[-1]
+    assert "phase answer" in shown and "1 model call(s)" in shown and "2 frames" in shown
+    status.clear()
+    assert out.getvalue().endswith("\r\x1b[K")

@@ -10,6 +10,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 import weakref
 from collections.abc import Coroutine
 from pathlib import Path
@@ -249,6 +250,43 @@ def open_runtime(args: argparse.Namespace, *, own_model: bool = False, **kwargs:
     return runtime
 
 
+class RunStatusLine:
+    """On a terminal, a line under the timeline saying where a long run is: its phase, the
+    model calls made, the time since it started; redrawn as frames arrive, cleared at the end."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.started = time.monotonic()
+        self.phase = ""
+        self.model_calls = 0
+        self.frames = 0
+        self.shown = False
+
+    @classmethod
+    def for_terminal(cls, out: TextIO) -> RunStatusLine | None:
+        isatty = getattr(out, "isatty", None)
+        return cls(out) if isatty is not None and isatty() else None
+
+    def update(self, frame: Frame) -> None:
+        self.frames += 1
+        if frame.type == "phase.changed":
+            self.phase = str(getattr(frame, "to_phase", ""))
+        elif frame.type == "model.call":
+            self.model_calls += 1
+        elapsed = time.monotonic() - self.started
+        parts = [f"phase {self.phase}"] if self.phase else []
+        parts += [f"{self.model_calls} model call(s)", f"{self.frames} frames", f"{elapsed:.0f}s"]
+        self.out.write("\r\x1b[K  … " + " · ".join(parts))
+        self.out.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+            self.shown = False
+
+
 def print_frame(frame: Frame, out: TextIO, *, verbose: bool = False) -> None:
     if not verbose and frame.type in QUIET_TYPES:
         return
@@ -319,10 +357,17 @@ async def drive_run(
     terminal when interactive) until it ends or waits with nobody to answer."""
     interactive = sys.stdin.isatty() if interactive is None else interactive
     last = after_seq
+    status = RunStatusLine.for_terminal(out)
     while True:
         async for frame in rt.subscribe(run_id, after_seq=last):
             last = frame.seq
+            if status is not None:
+                status.clear()
             print_frame(frame, out, verbose=verbose)
+            if status is not None:
+                status.update(frame)
+        if status is not None:
+            status.clear()
         run = rt.get_run(run_id)
         if run.status != RunStatus.AWAITING_USER:
             return run
