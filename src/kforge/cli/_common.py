@@ -166,6 +166,8 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
             os._exit(128 + signum)
         if _reading_input:  # at a prompt no run executes: stop reading, and the command
             raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
+        global _signalled
+        _signalled = signum  # a prompt reached before the pause runs stops at once
         loop.call_soon_threadsafe(on_signal, signum)
 
     signals = (signal.SIGINT, signal.SIGTERM)
@@ -298,11 +300,17 @@ _reading_input = False
 """True while the command waits for a line at the terminal (a signal then interrupts it)."""
 
 
+_signalled = 0
+"""The signal that arrived while no prompt was waiting (0: none): the next prompt obeys it."""
+
+
 def read_input_line(stdin: TextIO) -> str:
     """``stdin.readline()`` that Ctrl-C interrupts even while run_interruptible handles it."""
     global _reading_input
     _reading_input = True
     try:
+        if _signalled:  # the signal came just before the prompt: read nothing; the pause it
+            return ""  # started ends the command with the signal's exit code
         return stdin.readline()
     finally:
         _reading_input = False
