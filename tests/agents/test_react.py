@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kforge.agents.loop_prompts import OBSERVATION_SCHEMA
+from kforge.agents.loop_prompts import ObservationReply
 from kforge.agents.react import ReactAgent, trajectory_of
 from kforge.frames import (
     AgentAction,
@@ -27,6 +27,7 @@ from kforge.frames import (
 )
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
 from kforge.memory.context import approximate_tokens
@@ -418,7 +419,7 @@ async def test_compaction_keeps_every_prompt_sent_under_eighty_percent_of_the_wi
         if messages[0].content == COMPACTION_PROMPT:
             assert info.settings is not None and info.settings.max_tokens is not None
             return "s" * (4 * info.settings.max_tokens)  # as long as it may be
-        if schema == OBSERVATION_SCHEMA:
+        if schema == schema_for(ObservationReply):
             return observed("Page read.", False)
         described = json.dumps(schema if schema else [t.to_dict() for t in info.tools])
         sent.append(

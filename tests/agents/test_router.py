@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kforge.agents.router_schema import GUARDRAIL_SCHEMA
+from kforge.agents.router_schema import GuardrailVerdict
 from kforge.frames import (
     AgentResponse,
     AgentStatus,
@@ -16,10 +16,11 @@ from kforge.frames import (
 )
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus
-from kforge.rag.grading import GRADE_SCHEMA
+from kforge.rag.grading import Grade
 from kforge.rag.types import SourceDocument
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
@@ -266,9 +267,9 @@ def reasoning_model(seen: list[str]) -> FunctionModel:
     def reply(messages: list[Message], info: CallInfo) -> Any:
         schema = info.output_schema
         prompt = messages[-1].content
-        if schema == GUARDRAIL_SCHEMA:
+        if schema == schema_for(GuardrailVerdict):
             return IN_SCOPE
-        if schema == GRADE_SCHEMA:
+        if schema == schema_for(Grade):
             return RELEVANT
         seen.append(prompt)
         first = re.search(r"^\[1\] \([^)]*\)\n(.*?)(?:[.;]|$)", prompt, flags=re.MULTILINE)

@@ -54,9 +54,7 @@ _rewrite_reply = st.one_of(
 
 @settings(max_examples=100, deadline=None)
 @given(original=_query, reply=_rewrite_reply, echo=st.booleans())
-def test_rewrites_differ_from_the_original(
-    original: str, reply: Any, echo: bool
-) -> None:
+def test_rewrites_differ_from_the_original(original: str, reply: Any, echo: bool) -> None:
     """For any search whose results are mostly graded 'not_relevant', the rewritten query
     differs from the original."""
     if echo:
@@ -106,9 +104,7 @@ def test_majority_irrelevant_searches_are_rewritten(
     grades=st.lists(st.sampled_from(["relevant", "not_relevant"]), min_size=1, max_size=5),
     markers=st.lists(st.integers(-1, 9), max_size=6),
 )
-def test_citations_are_only_relevant_sources(
-    grades: list[str], markers: list[int]
-) -> None:
+def test_citations_are_only_relevant_sources(grades: list[str], markers: list[int]) -> None:
     """For any final response with citations, every cited source was graded 'relevant'."""
     hits = [make_hit(i) for i in range(len(grades))]
     replies: list[Any] = [{"relevance": g, "confidence": 0.9, "reasoning": ""} for g in grades]
@@ -138,9 +134,7 @@ def test_citations_are_only_relevant_sources(
     ),
     k=st.integers(1, 3),
 )
-def test_failed_searches_fall_back_with_a_disclaimer(
-    failures: list[str], k: int
-) -> None:
+def test_failed_searches_fall_back_with_a_disclaimer(failures: list[str], k: int) -> None:
     """For any search that fails after all retries, the answer falls back to the model alone
     with a disclaimer that says so."""
     calls = {"n": 0}

@@ -18,8 +18,8 @@ from typing import Any
 from kforge.agents.loop_config import LoopConfig
 from kforge.agents.loop_decision import Decision, decision_schema, native_tools, parse_decision
 from kforge.agents.loop_prompts import (
-    OBSERVATION_SCHEMA,
     SYNTHESIZE_SYSTEM,
+    ObservationReply,
     call_text,
     decision_request,
     merge_messages,
@@ -42,7 +42,6 @@ from kforge.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from kforge.llm.structured import extract_json
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
 from kforge.memory.compaction import CompactionError, compact_in_run
 from kforge.memory.context import ContextWindow
@@ -340,22 +339,13 @@ class ReactLoop(ReflexionSteps):
         """The model's judgement of a successful result against the goal."""
         messages = observation_messages(self.goal, call, result_text)
         settings = ModelSettings(temperature=0.0, max_tokens=200)
-        value: Any = None
-        problem = "it is not an object with 'observation' and 'goal_achieved'"
         try:
-            response = await run.complete(
-                messages, settings, output_schema=OBSERVATION_SCHEMA, purpose="react.observe"
+            judged = await run.complete(
+                messages, settings, output_type=ObservationReply, purpose="react.observe"
             )
-            value = response.parsed if response.parsed is not None else extract_json(response.text)
-        except (ModelOutputError, ValueError) as exc:
+            return judged.observation, judged.goal_achieved
+        except ModelOutputError as exc:
             problem = str(exc)
-        if (
-            isinstance(value, dict)
-            and isinstance(value.get("observation"), str)
-            and value["observation"].strip()
-            and isinstance(value.get("goal_achieved"), bool)
-        ):
-            return value["observation"].strip(), value["goal_achieved"]
         ctx.emit(
             ErrorFrame(
                 error_type="invalid_observation",

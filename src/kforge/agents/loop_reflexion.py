@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from kforge.agents.loop_prompts import call_text
 from kforge.agents.loop_state import LoopState
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Frame)
+T = TypeVar("T")
 
 MEMORY_STORE_SERVICE = "memory_store"
 """Former ``ctx.services`` key of the document store that keeps episodic memory: now
@@ -135,6 +136,7 @@ class MeteredRun:
         self.ctx = ctx
         self.usage = Usage(0, 0, 0)
 
+    @overload
     async def complete(
         self,
         messages: Sequence[Message],
@@ -143,12 +145,44 @@ class MeteredRun:
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
         purpose: str = "",
-    ) -> ModelResponse:
-        response = await self.ctx.complete(
-            messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
-        )
-        self.usage = self.usage + response.usage
-        return response
+    ) -> ModelResponse: ...
+
+    @overload
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        output_type: type[T],
+        purpose: str = "",
+    ) -> T: ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        output_type: type[T] | None = None,
+        purpose: str = "",
+    ) -> ModelResponse | T:
+        before = self.ctx.usage
+        try:
+            if output_type is not None:
+                return await self.ctx.complete(
+                    messages, settings, output_type=output_type, purpose=purpose
+                )
+            return await self.ctx.complete(
+                messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
+            )
+        finally:
+            after = self.ctx.usage
+            self.usage = self.usage + Usage(
+                after.input_tokens - before.input_tokens,
+                after.output_tokens - before.output_tokens,
+                after.requests - before.requests,
+            )
 
     def emit(self, frame: F) -> F:
         return self.ctx.emit(frame)

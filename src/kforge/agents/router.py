@@ -33,7 +33,7 @@ from kforge.agents.conversation import (
 from kforge.agents.react import service_tools
 from kforge.agents.router_answer import FALLBACK_NOTE, model_only_answer
 from kforge.agents.router_guardrail import judge_scope, polite_refusal
-from kforge.agents.router_schema import ROUTER_SYSTEM, RouterDecision, router_schema
+from kforge.agents.router_schema import ROUTER_SYSTEM, RouterDecision, router_reply
 from kforge.agents.router_tools import (
     MAX_K,
     RETRIEVE,
@@ -257,13 +257,13 @@ class RouterAgent:
             self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
-            response = await ctx.complete(
+            reply = await ctx.complete(
                 self._router_messages(),
                 _DECIDE,
-                output_schema=router_schema(self.actions),
+                output_type=router_reply(tuple(self.actions)),
                 purpose="routing",
             )
-            decision = RouterDecision.from_response(response, self.actions)
+            decision = RouterDecision.from_reply(reply)
         except ModelOutputError as exc:
             self.state.router_failures += 1
             ctx.emit(

@@ -3,22 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from kforge.errors import ModelOutputError
-from kforge.llm.structured import extract_json
-from kforge.llm.types import ModelResponse
+from pydantic import BaseModel, ConfigDict, StrictBool, create_model
+
+from kforge.llm.structured import decoder_bounds
 
 __all__ = [
     "GENERATE",
-    "GUARDRAIL_SCHEMA",
     "GUARDRAIL_SYSTEM",
     "ROUTER_SYSTEM",
     "GuardrailVerdict",
     "RouterDecision",
-    "router_schema",
+    "RouterReply",
+    "router_reply",
 ]
 
 GENERATE = "generate"
@@ -41,55 +41,40 @@ Use the conversation so far: a follow-up ("what about X?") continues the earlier
 a search query that names that topic as well as X. Never repeat a query already tried; rephrase
 it instead. Answer with JSON only."""
 
-GUARDRAIL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "reason": {"type": "string", "minLength": 1, "maxLength": 120},
-        "in_scope": {"type": "boolean"},
-    },
-    "required": ["reason", "in_scope"],
-    "additionalProperties": False,
-}
+_DECODER_ONLY = ConfigDict(json_schema_extra={"additionalProperties": False})
+"""No other keys while decoding; a reply with more is still read."""
 
 
-def router_schema(actions: Sequence[str]) -> dict[str, Any]:
-    """The ``RouterDecision`` schema: reasoning first, then the action and its search query."""
-    return {
-        "type": "object",
-        "properties": {
-            "reasoning": {"type": "string", "minLength": 1, "maxLength": 160},
-            "action": {"type": "string", "enum": [*actions, GENERATE]},
-            "query": {"type": "string", "maxLength": 120},
-        },
-        "required": ["reasoning", "action", "query"],
-        "additionalProperties": False,
-    }
+class GuardrailVerdict(BaseModel):
+    """In scope or not, and why: the guardrail's reply, read as it is."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        str_strip_whitespace=True,
+        json_schema_extra={"additionalProperties": False},
+    )
+
+    reason: Annotated[str, decoder_bounds(min_length=1, max_length=120)]
+    in_scope: StrictBool
 
 
-def _object(response: ModelResponse, what: str) -> dict[str, Any]:
-    value: Any = response.parsed
-    if value is None:
-        try:
-            value = extract_json(response.text)
-        except ValueError as exc:
-            raise ModelOutputError(f"{what} is not JSON: {exc}") from exc
-    if not isinstance(value, dict):
-        raise ModelOutputError(f"{what} must be a JSON object (got {type(value).__name__})")
-    return value
+class RouterReply(BaseModel):
+    """The router's reply; its ``action`` is narrowed to the offered tools by ``router_reply``."""
+
+    model_config = _DECODER_ONLY
+
+    reasoning: Annotated[str, decoder_bounds(min_length=1, max_length=160)]
+    action: str
+    query: Annotated[str, decoder_bounds(max_length=120)]
 
 
-@dataclass(frozen=True, slots=True)
-class GuardrailVerdict:
-    in_scope: bool
-    reason: str
-
-    @classmethod
-    def from_response(cls, response: ModelResponse) -> GuardrailVerdict:
-        value = _object(response, "the guardrail's verdict")
-        in_scope, reason = value.get("in_scope"), value.get("reason", "")
-        if not isinstance(in_scope, bool):
-            raise ModelOutputError("the guardrail's verdict needs 'in_scope' as true or false")
-        return cls(in_scope, reason.strip() if isinstance(reason, str) else "")
+@lru_cache(maxsize=32)
+def router_reply(actions: tuple[str, ...]) -> type[RouterReply]:
+    """The ``RouterReply`` whose ``action`` is one of ``actions`` or ``generate``."""
+    choice = Literal[(*actions, GENERATE)]  # type: ignore[valid-type]
+    return create_model(
+        "RouterReply", __base__=RouterReply, __doc__=RouterReply.__doc__, action=(choice, ...)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +97,5 @@ class RouterDecision:
         return cls(str(data["action"]), str(data.get("query", "")), str(data.get("reasoning", "")))
 
     @classmethod
-    def from_response(cls, response: ModelResponse, actions: Sequence[str]) -> RouterDecision:
-        value = _object(response, "the router's decision")
-        action = value.get("action")
-        allowed = [*actions, GENERATE]
-        if action not in allowed:
-            raise ModelOutputError(
-                f"the router's 'action' must be one of {', '.join(allowed)} (got {action!r})"
-            )
-        query, reasoning = value.get("query", ""), value.get("reasoning", "")
-        if not isinstance(query, str) or not isinstance(reasoning, str):
-            raise ModelOutputError("the router's 'query' and 'reasoning' must be text")
-        return cls(str(action), " ".join(query.split()), reasoning.strip())
+    def from_reply(cls, reply: RouterReply) -> RouterDecision:
+        return cls(reply.action, " ".join(reply.query.split()), reply.reasoning.strip())

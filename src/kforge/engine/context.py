@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from kforge.engine.services import Services
 from kforge.errors import (
@@ -36,6 +36,7 @@ from kforge.frames import (
 from kforge.jsoncodec import dumps, loads, not_json
 from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
+from kforge.llm.structured import parse_output, schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["RunContext", "Suspended"]
 
 F = TypeVar("F", bound=Frame)
+T = TypeVar("T")
 
 
 class Suspended(BaseException):
@@ -226,6 +228,7 @@ class RunContext:
 
     # -- model ----------------------------------------------------------------------------
 
+    @overload
     async def complete(
         self,
         messages: Sequence[Message],
@@ -236,8 +239,37 @@ class RunContext:
         purpose: str = "",
         stream: bool = False,
         watch: Callable[[str], str | None] | None = None,
-    ) -> ModelResponse:
+    ) -> ModelResponse: ...
+
+    @overload
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        output_type: type[T],
+        purpose: str = "",
+    ) -> T: ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        output_type: type[T] | None = None,
+        purpose: str = "",
+        stream: bool = False,
+        watch: Callable[[str], str | None] | None = None,
+    ) -> ModelResponse | T:
         """Call the model once; the response is committed before this returns.
+
+        With ``output_type`` (a pydantic model, or any type pydantic validates) the model is
+        constrained to its JSON Schema and the validated value is returned; a reply that does
+        not fit raises ``ModelOutputError`` (the response is recorded all the same, so a
+        re-executed step fails alike). ``output_schema`` is the raw form, for schemas built at
+        run time from tool specs.
 
         With ``stream=True`` the text reaches live subscribers as it is generated (token
         deltas, never stored); the recorded response is the same either way. ``watch`` sees
@@ -245,6 +277,25 @@ class RunContext:
         to keep (e.g. ``kforge.rag.textcheck.loop_watch()`` stops a reply that starts to
         loop); the response then has that text and the finish reason ``stopped``.
         """
+        if output_type is not None:
+            response = await self._complete(
+                messages, settings, (), schema_for(output_type), purpose, False, None
+            )
+            return parse_output(output_type, response, purpose)
+        return await self._complete(
+            messages, settings, tools, output_schema, purpose, stream, watch
+        )
+
+    async def _complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None,
+        tools: Sequence[ToolSpec],
+        output_schema: dict[str, Any] | None,
+        purpose: str,
+        stream: bool,
+        watch: Callable[[str], str | None] | None,
+    ) -> ModelResponse:
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
             self.replay_next(UsageFrame)
