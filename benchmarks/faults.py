@@ -184,7 +184,7 @@ class Trial:
         entries = Counter(self.ledger.read_text().split()) if self.ledger.exists() else Counter()
         requests = [json.loads(line) for line in self.log.read_text().splitlines()]
         values = (run.result or {}).get("values", [])
-        unknown = sum(1 for f in frames if f.type == "tool.error" and "unknown" in str(f))
+        unknown = sum(1 for f in frames if f.type == "tool.result" and "unknown" in str(f))
         return {
             "status": run.status.value,
             "gap_free": bool(frames) and [f.seq for f in frames] == list(range(1, len(frames) + 1)),

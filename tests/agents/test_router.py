@@ -12,7 +12,7 @@ from kforge.frames import (
     AgentStatus,
     DataEvent,
     ErrorFrame,
-    ToolStart,
+    ToolCallFrame,
 )
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
@@ -122,7 +122,7 @@ async def test_questions_the_documents_know_nothing_of_are_refused_without_askin
         assert "Your documents say nothing about" in result["answer"]
         frames = rt.frames(run.id)
         assert steps(frames) == ["guardrail", "out_of_scope"]
-        assert not of_type(frames, ToolStart)
+        assert not of_type(frames, ToolCallFrame)
         [response] = of_type(frames, AgentResponse)
         assert response.goal_achieved is False
     model.assert_consumed()
@@ -246,7 +246,7 @@ async def test_web_search_runs_the_configured_tool() -> None:
     result = run.result or {}
     assert [c["file"] for c in result["citations"]] == ["https://example.org/rtdetr"]
     assert "web_search" in str(model.calls[1].output_schema)
-    [start, web] = of_type(rt.frames(run.id), ToolStart)
+    [start, web] = of_type(rt.frames(run.id), ToolCallFrame)
     assert start.tool_name == "retrieve_chunks" and web.tool_name == "search_web_for_info"
 
 

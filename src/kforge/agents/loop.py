@@ -39,8 +39,6 @@ from kforge.frames import (
     ModelCall,
     Observation,
     Plan,
-    ToolCallFrame,
-    ToolResultFrame,
 )
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
 from kforge.memory.compaction import CompactionError, compact_in_run
@@ -282,30 +280,19 @@ class ReactLoop(ReflexionSteps):
     ) -> None:
         window = self.context_window(ctx)
         window.add("assistant", f"Thought: {reasoning}\nAction: {call_text(call)}")
-        call_frame = ctx.emit(
-            ToolCallFrame(
-                tool_name=call.name,
-                tool_arguments=dict(call.arguments),
-                reasoning=reasoning,
-                iteration=self.iteration,
-                plan_frame_id=plan_id,
-            )
-        )
+        # a structured decision has no call id: the plan's (recorded, so the same when the
+        # step is re-executed) names the call
+        call_id = call.id or f"call-{plan_id}"
         self.emit_status(ctx, "executing", run.usage, tool=call.name)
-        started = time.perf_counter()
-        result = await execute_call(ctx, offered, call, reasoning=reasoning)
-        error = result.text.removeprefix("Error: ") if result.is_error else ""
-        result_frame = ctx.emit(
-            ToolResultFrame(
-                tool_name=call.name,
-                success=not result.is_error,
-                result_text=result.summary(2000),
-                structured_result=result.structured_content,
-                error_message=error[:2000],
-                execution_time_ms=round((time.perf_counter() - started) * 1000, 3),
-                tool_call_frame_id=call_frame.id,
-            )
+        result = await execute_call(
+            ctx,
+            offered,
+            ToolCall(call.name, dict(call.arguments), call_id),
+            reasoning=reasoning,
+            iteration=self.iteration,
+            plan_frame_id=plan_id,
         )
+        error = result.text.removeprefix("Error: ") if result.is_error else ""
         ctx.flush()  # the result is durable before anything else happens in this step
         self.tools_called.append(call.name)
         window.add("tool", result.text[:_HISTORY_CHARS], name=call.name)
@@ -320,7 +307,7 @@ class ReactLoop(ReflexionSteps):
                 content=content,
                 goal_achieved=achieved,
                 iteration=self.iteration,
-                tool_result_frame_id=result_frame.id,
+                call_id=call_id,
             )
         )
         self._observed(ctx, content)

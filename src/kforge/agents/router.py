@@ -55,8 +55,6 @@ from kforge.frames import (
     ErrorFrame,
     Observation,
     Plan,
-    ToolCallFrame,
-    ToolResultFrame,
 )
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -306,25 +304,16 @@ class RouterAgent:
 
     def _search(self, ctx: RunContext, action: str, query: str, reasoning: str) -> None:
         plan = self._plan(ctx, reasoning, action)
-        tool = self._tool(ctx, action)
+        self._tool(ctx, action)  # a missing tool fails the decision, not a later step
         arguments: dict[str, Any] = {"query": query}
         if action == RETRIEVE:
             arguments["k"] = self.k
-        call = ctx.emit(
-            ToolCallFrame(
-                tool_name=tool.name,
-                tool_arguments=arguments,
-                reasoning=reasoning,
-                iteration=self.state.iteration + 1,
-                plan_frame_id=plan.id,
-            )
-        )
         self.state.pending = {
             "action": action,
             "query": query,
             "arguments": arguments,
             "reasoning": reasoning,
-            "call_frame_id": call.id,
+            "plan_frame_id": plan.id,
         }
         self.state.node = "executor"
 
@@ -368,18 +357,20 @@ class RouterAgent:
         tool = self._tool(ctx, pending["action"])
         self._status(ctx, "executing", tool.name)
         self._status(ctx, "tool_start", tool.name)
-        result = await execute_tool(ctx, tool, pending["arguments"], reasoning=pending["reasoning"])
-        error = result.text.removeprefix("Error: ") if result.is_error else ""
-        result_frame = ctx.emit(
-            ToolResultFrame(
-                tool_name=tool.name,
-                success=not result.is_error,
-                result_text=result.summary(2000),
-                structured_result=result.structured_content,
-                error_message=error[:2000],
-                tool_call_frame_id=pending["call_frame_id"],
-            )
+        # the plan (committed with the decision) names the call, so it is the same id
+        # whichever step or process executes it
+        plan_id = pending.get("plan_frame_id") or pending.get("call_frame_id") or ""
+        call_id = f"call-{plan_id}"
+        result = await execute_tool(
+            ctx,
+            tool,
+            pending["arguments"],
+            reasoning=pending["reasoning"],
+            iteration=self.state.iteration + 1,
+            plan_frame_id=plan_id or None,
+            call_id=call_id,
         )
+        error = result.text.removeprefix("Error: ") if result.is_error else ""
         self._status(ctx, "tool_end", tool.name)
         ctx.flush()
         self.state.iteration += 1
@@ -398,7 +389,7 @@ class RouterAgent:
                 content=content,
                 goal_achieved=False,
                 iteration=self.state.iteration,
-                tool_result_frame_id=result_frame.id,
+                call_id=call_id,
             )
         )
         self.state.node = self._after_tool_round()

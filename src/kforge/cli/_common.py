@@ -34,7 +34,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
+QUIET_TYPES = frozenset({"usage", "status.changed", "model.call"})
 
 
 def open_store(args: argparse.Namespace) -> Store:
