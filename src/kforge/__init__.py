@@ -52,7 +52,7 @@ _EXPORTS: dict[str, str] = {
     "TestModel": "kforge.llm.testmodel",
     "ToolSpec": "kforge.llm.types",
     "get_model": "kforge.llm.registry",
-    "TokenTracker": "kforge.memory.tokens",
+    "PriceTable": "kforge.memory.tokens",
     "TokenBudget": "kforge.memory.tokens",
     "format_usage": "kforge.memory.tokens",
     "PromptTemplate": "kforge.prompts",

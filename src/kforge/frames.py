@@ -39,6 +39,7 @@ __all__ = [
     "InteractionRequested",
     "Intervention",
     "LimitReached",
+    "LimitWarning",
     "ModelCall",
     "Observation",
     "PhaseChanged",
@@ -342,6 +343,9 @@ class UsageFrame(Frame):
     run_input_tokens: int = 0
     run_output_tokens: int = 0
     cost_usd: float | None = None
+    """The call's cost from the configured prices; None when the model has no price."""
+    run_cost_usd: float | None = None
+    """The run's cost so far; None while none of its calls had a price."""
 
 
 # -- people -----------------------------------------------------------------------------------
@@ -383,6 +387,17 @@ class StatusChanged(Frame):
     from_status: str | None
     to_status: str
     reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LimitWarning(Frame):
+    """A run crossed the warning threshold of a token or cost limit."""
+
+    TYPE: ClassVar[str] = "limit.warning"
+    limit: str
+    """max_tokens, max_session_tokens or max_cost_usd."""
+    value: float
+    maximum: float
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from kforge.engine.services import Services
 from kforge.errors import (
-    LimitExceededError,
     ModelOutputError,
     ReplayDivergenceError,
     ValidationError,
@@ -25,6 +24,7 @@ from kforge.frames import (
     Frame,
     InteractionAnswered,
     InteractionRequested,
+    LimitWarning,
     ModelCall,
     TokenDelta,
     UsageFrame,
@@ -38,6 +38,7 @@ from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.structured import parse_output, schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
+from kforge.memory.tokens import RunBudget
 
 if TYPE_CHECKING:
     from kforge.engine.limits import RunLimits
@@ -73,6 +74,8 @@ class RunContext:
         next_seq: int,
         flush: Callable[[list[Frame]], None],
         usage: Usage | None = None,
+        cost_usd: float | None = None,
+        budget: RunBudget | None = None,
         services: Services | Mapping[str, Any] | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
     ) -> None:
@@ -82,6 +85,10 @@ class RunContext:
         self.limits = limits
         self.usage = usage or Usage(0, 0, 0)
         """Tokens used by the whole run so far (all stretches)."""
+        self.cost_usd = cost_usd
+        """Dollars the run's calls cost so far; None while none of them had a price."""
+        self.budget = budget or RunBudget(max_tokens=limits.max_tokens)
+        """The token and cost limits each model call is checked against."""
         self.services: Services = Services.of(services)
         """Capabilities the runtime hands to agents: tools, corpora, memory, sessions, ..."""
         self.step = 0
@@ -298,12 +305,16 @@ class RunContext:
     ) -> ModelResponse:
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
-            self.replay_next(UsageFrame)
+            usage_frame = self.replay_next(UsageFrame)
             replayed = ModelResponse.from_dict(recorded.response)
             # the state restored at the step boundary does not count calls made inside the step
             self.usage = self.usage + replayed.usage
+            if usage_frame is not None and usage_frame.cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + usage_frame.cost_usd
+            while self.replay_next(LimitWarning) is not None:
+                pass
             return replayed
-        self.check_token_budget()
+        self.check_budget()
         started = time.perf_counter()
         if stream and self._on_delta is not None:
             response = await self._streamed(
@@ -314,11 +325,16 @@ class RunContext:
                 messages, settings, tools=tools, output_schema=output_schema
             )
         duration_ms = (time.perf_counter() - started) * 1000
+        model = response.model or self.model.name
+        before, cost_before = self.usage, self.cost_usd
+        cost = self.budget.cost(model, response.usage)
         self.usage = self.usage + response.usage
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
         self._refuse_unrecordable(response)
         self.emit(
             ModelCall(
-                model=response.model or self.model.name,
+                model=model,
                 response=response.to_dict(),
                 purpose=purpose,
                 duration_ms=round(duration_ms, 3),
@@ -326,13 +342,19 @@ class RunContext:
         )
         self.emit(
             UsageFrame(
-                model=response.model or self.model.name,
+                model=model,
                 input_tokens=response.usage.input_tokens,
                 output_tokens=response.usage.output_tokens,
                 run_input_tokens=self.usage.input_tokens,
                 run_output_tokens=self.usage.output_tokens,
+                cost_usd=None if cost is None else round(cost, 8),
+                run_cost_usd=None if self.cost_usd is None else round(self.cost_usd, 8),
             )
         )
+        for limit, used, maximum in self.budget.crossed(
+            before, cost_before, self.usage, self.cost_usd
+        ):
+            self.emit(LimitWarning(limit=limit, value=used, maximum=maximum))
         self.flush()
         return response
 
@@ -397,10 +419,12 @@ class RunContext:
                 "ask for a finite number, or for the value as a string"
             )
 
-    def check_token_budget(self) -> None:
-        limit = self.limits.max_tokens
-        if limit is not None and self.usage.total_tokens >= limit:
-            raise LimitExceededError("max_tokens", self.usage.total_tokens, limit)
+    def check_budget(self) -> None:
+        """The hard stop: ``LimitExceededError`` (which pauses the run) once a token or cost
+        limit is used up."""
+        if self.budget.max_cost_usd is not None:
+            self.budget.cost(self.model.name, Usage(0, 0, 0))  # no price: refused before a call
+        self.budget.check(self.usage, self.cost_usd)
 
     # -- people ---------------------------------------------------------------------------
 
