@@ -30,8 +30,8 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "src"))
 
 from kforge.engine.agent import StepOutcome  # noqa: E402
-from kforge.engine.context import RunContext  # noqa: E402
 from kforge.engine.limits import RunLimits  # noqa: E402
+from kforge.engine.run_context import RunContext  # noqa: E402
 from kforge.errors import ForgeError, StateCorruptionError  # noqa: E402
 from kforge.llm.function import CallInfo, FunctionModel  # noqa: E402
 from kforge.llm.types import Message  # noqa: E402

@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "PhaseContext": "kforge.engine.phases",
     "PhaseGraph": "kforge.engine.phases",
     "PhaseTransition": "kforge.engine.phases",
-    "RunContext": "kforge.engine.context",
+    "RunContext": "kforge.engine.run_context",
     "RunLimits": "kforge.engine.limits",
     "RunRecord": "kforge.store.base",
     "RunStatus": "kforge.store.base",

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.agents.loop_prompts import ObservationReply
+from kforge.agents.loop.prompts import ObservationReply
 from kforge.frames import (
     AgentAction,
     AgentResponse,

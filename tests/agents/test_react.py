@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kforge.agents.loop_prompts import ObservationReply
+from kforge.agents.loop.prompts import ObservationReply
 from kforge.agents.react import ReactAgent, trajectory_of
 from kforge.frames import (
     AgentAction,
@@ -28,8 +28,8 @@ from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
-from kforge.memory.context import approximate_tokens
 from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
+from kforge.memory.window import approximate_tokens
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import tool

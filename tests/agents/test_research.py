@@ -19,7 +19,7 @@ from kforge.agents.research.prompts import (
     Expansion,
     Gaps,
 )
-from kforge.agents.router_answer import MODEL_ONLY_SYSTEM
+from kforge.agents.router.answer import MODEL_ONLY_SYSTEM
 from kforge.frames import PhaseChanged
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for

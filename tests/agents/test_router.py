@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kforge.agents.router_schema import GuardrailVerdict
+from kforge.agents.router.schema import GuardrailVerdict
 from kforge.frames import (
     AgentResponse,
     AgentStatus,

@@ -7,8 +7,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import Frame, ModelCall
 from kforge.llm.scripted import ScriptedModel

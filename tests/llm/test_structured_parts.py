@@ -240,7 +240,7 @@ def test_generated_schemas_with_defs_unions_and_consts_become_bounded_grammars()
 
 
 def test_every_structured_reply_of_the_agents_has_a_grammar_llama_cpp_accepts() -> None:
-    from kforge.agents.loop_prompts import ObservationReply
+    from kforge.agents.loop.prompts import ObservationReply
     from kforge.agents.research.prompts import (
         Breakdown,
         CategoryQuestions,
@@ -248,7 +248,7 @@ def test_every_structured_reply_of_the_agents_has_a_grammar_llama_cpp_accepts() 
         Expansion,
         Gaps,
     )
-    from kforge.agents.router_schema import GuardrailVerdict, router_reply
+    from kforge.agents.router.schema import GuardrailVerdict, router_reply
     from kforge.llm.local import LocalModel
     from kforge.memory.reflexion import ReflectionReply, alternative_reply
     from kforge.rag.grading import Grade as GradeReply

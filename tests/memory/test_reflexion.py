@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Frame, ModelCall, Reflection, UsageFrame
 from kforge.llm.scripted import ScriptedModel

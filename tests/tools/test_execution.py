@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.frames import (
     Frame,

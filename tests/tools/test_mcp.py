@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.frames import ToolResultFrame
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import ToolCall

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.agent import StepAgent
-from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (

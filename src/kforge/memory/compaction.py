@@ -14,7 +14,7 @@ from kforge.errors import ForgeError, ModelError, ScriptedModelError
 from kforge.frames import Compaction, Frame
 from kforge.llm.base import CompleteFn
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
-from kforge.memory.context import ContextEntry, ContextWindow, CountTokens
+from kforge.memory.window import ContextEntry, ContextWindow, CountTokens
 
 __all__ = [
     "COMPACTION_PROMPT",

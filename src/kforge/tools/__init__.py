@@ -11,7 +11,6 @@ from kforge.tools.approval import ApprovalPolicy
 from kforge.tools.base import DefinedTool, Tool, ToolHandler
 from kforge.tools.cache import ToolResultCache
 from kforge.tools.content import ContentBlock, ContentType
-from kforge.tools.context import ToolContext
 from kforge.tools.decorator import FunctionTool, tool
 from kforge.tools.definition import ToolDefinition, ToolExample
 from kforge.tools.execution import (
@@ -22,6 +21,7 @@ from kforge.tools.execution import (
 )
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 from kforge.tools.validation import ArgumentProblem, ArgumentValidator
 
 __all__ = [

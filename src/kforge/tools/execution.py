@@ -20,9 +20,9 @@ from kforge.llm.types import ToolCall
 from kforge.tools.approval import ApprovalPolicy
 from kforge.tools.base import Tool
 from kforge.tools.cache import ToolResultCache
-from kforge.tools.context import ToolContext
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = [
     "APPROVAL_SERVICE",
@@ -61,7 +61,7 @@ class ToolServices(Protocol):
 
 
 class ToolRunContext(Protocol):
-    """What the wrapper needs from the run (``kforge.engine.context.RunContext`` provides it)."""
+    """What the wrapper needs from the run (``kforge.engine.run_context.RunContext`` provides it)."""
 
     run_id: str
     model: Model

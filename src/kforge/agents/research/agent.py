@@ -12,13 +12,6 @@ import enum
 from typing import Any, TypeVar
 
 from kforge.agents.research.arguments import ResearchArgs
-from kforge.agents.research.context import (
-    ResearchPhase,
-    ResearchPhaseContext,
-    clean_question,
-    is_question,
-    topic_name,
-)
 from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.prompts import (
     DISCOVERY_PROMPT,
@@ -30,6 +23,13 @@ from kforge.agents.research.prompts import (
     Expansion,
     Gaps,
 )
+from kforge.agents.research.question_tree import (
+    ResearchPhase,
+    ResearchPhaseContext,
+    clean_question,
+    is_question,
+    topic_name,
+)
 from kforge.agents.research.report import render_report
 from kforge.agents.research.writing import (
     Written,
@@ -38,11 +38,11 @@ from kforge.agents.research.writing import (
     usable_frontier_question,
     write_grounded,
 )
-from kforge.agents.router_answer import model_only_answer
+from kforge.agents.router.answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
-from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.base import answer_style

@@ -31,10 +31,10 @@ from kforge.agents.conversation import (
     turns_from_args,
 )
 from kforge.agents.react import service_tools
-from kforge.agents.router_answer import FALLBACK_NOTE, model_only_answer
-from kforge.agents.router_guardrail import judge_scope, polite_refusal
-from kforge.agents.router_schema import ROUTER_SYSTEM, RouterDecision, router_reply
-from kforge.agents.router_tools import (
+from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer
+from kforge.agents.router.guardrail import judge_scope, polite_refusal
+from kforge.agents.router.schema import ROUTER_SYSTEM, RouterDecision, router_reply
+from kforge.agents.router.tools import (
     MAX_K,
     RETRIEVE,
     WEB_SEARCH,
@@ -43,8 +43,8 @@ from kforge.agents.router_tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.context import RunContext
 from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
     AgentAction,

@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar, overload
 
-from kforge.agents.loop_prompts import call_text
-from kforge.agents.loop_state import LoopState
-from kforge.engine.context import RunContext
+from kforge.agents.loop.prompts import call_text
+from kforge.agents.loop.state import LoopState
+from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, ErrorFrame, Frame
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
 from kforge.memory.compaction import journaled_complete

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kforge.agents.loop_config import LoopConfig
-from kforge.agents.loop_decision import Decision, decision_schema, native_tools, parse_decision
-from kforge.agents.loop_prompts import (
+from kforge.agents.loop.config import LoopConfig
+from kforge.agents.loop.decision import Decision, decision_schema, native_tools, parse_decision
+from kforge.agents.loop.prompts import (
     SYNTHESIZE_SYSTEM,
     ObservationReply,
     call_text,
@@ -27,8 +27,8 @@ from kforge.agents.loop_prompts import (
     react_system,
     synthesis_request,
 )
-from kforge.agents.loop_reflexion import MeteredRun, ReflexionSteps, lessons_for, memory_for
-from kforge.engine.context import RunContext
+from kforge.agents.loop.reflexion import MeteredRun, ReflexionSteps, lessons_for, memory_for
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import (
     AgentAction,
@@ -42,8 +42,8 @@ from kforge.frames import (
 )
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
 from kforge.memory.compaction import CompactionError, compact_in_run
-from kforge.memory.context import ContextWindow
 from kforge.memory.episodic import EpisodicMemory, call_key
+from kforge.memory.window import ContextWindow
 from kforge.tools.execution import execute_call
 from kforge.tools.registry import ToolRegistry
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
-from kforge.agents.router_schema import GUARDRAIL_SYSTEM, GuardrailVerdict
-from kforge.engine.context import RunContext
+from kforge.agents.router.schema import GUARDRAIL_SYSTEM, GuardrailVerdict
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, ErrorFrame
 from kforge.llm.types import Message, ModelSettings
