@@ -27,7 +27,8 @@ from kforge.agents.loop.prompts import (
     react_system,
     synthesis_request,
 )
-from kforge.agents.loop.reflexion import MeteredRun, ReflexionSteps, lessons_for, memory_for
+from kforge.agents.loop.reflexion import MeteredRun, Reflexion, lessons_for, memory_for
+from kforge.agents.loop.state import LoopState
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import (
@@ -62,7 +63,7 @@ _STOP_NOTES = {
 }
 
 
-class ReactLoop(ReflexionSteps):
+class ReactLoop(LoopState):
     """One goal pursued in at most ``config.max_steps`` decisions.
 
     ``check`` (optional) judges a final answer; a failed check is reflected on and retried like
@@ -87,6 +88,11 @@ class ReactLoop(ReflexionSteps):
             preferences=dict(preferences or {}),
         )
         self.check = check
+
+    @property
+    def reflexion(self) -> Reflexion:
+        """What the loop does about failures, working on this loop's state."""
+        return Reflexion(self)
 
     @classmethod
     def restore(cls, data: dict[str, Any], *, check: AnswerCheck | None = None) -> ReactLoop:
@@ -237,7 +243,7 @@ class ReactLoop(ReflexionSteps):
         else:
             call = decision.to_call()
             if call_key(call) in self.failed_calls:
-                replacement = await self.replace_failed_call(
+                replacement = await self.reflexion.replace_failed_call(
                     ctx, run, memory, call, offered, suggested
                 )
                 if replacement is None:
@@ -261,7 +267,7 @@ class ReactLoop(ReflexionSteps):
         ctx.emit(Observation(content=content, goal_achieved=False, iteration=self.iteration))
         self._observed(ctx, content)
         failed = ToolCall(_RESPOND, {"answer": answer[:300]})
-        await self.reflect(
+        await self.reflexion.reflect(
             ctx, run, memory, failed, content, kind="check", key=_RESPOND, offered=ToolRegistry()
         )
         if self.failures.get(_RESPOND, 0) >= self.config.max_retries:
@@ -312,7 +318,7 @@ class ReactLoop(ReflexionSteps):
         )
         self._observed(ctx, content)
         if result.is_error:
-            await self.reflect(
+            await self.reflexion.reflect(
                 ctx, run, memory, call, error, kind="tool", key=call.name, offered=offered
             )
             return

@@ -19,6 +19,7 @@ model's provider says).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
@@ -166,16 +167,9 @@ class RouterAgent:
     # -- the graph ----------------------------------------------------------------------------
 
     async def step(self, ctx: RunContext) -> StepOutcome:
-        if self.state.node == "guardrail":
-            await self._guardrail(ctx)
-        elif self.state.node == "router":
-            await self._route(ctx)
-        elif self.state.node == "executor":
-            await self._execute(ctx)
-        elif self.state.node == "grading":
-            await self._grade(ctx)
-        elif self.state.node == "generate":
-            await self._generate(ctx)
+        node = _NODES.get(self.state.node)
+        if node is not None:
+            await node(self, ctx)
         if self.state.node != "done":
             return StepOutcome()
         if self.state.out_of_scope:
@@ -558,6 +552,16 @@ class RouterAgent:
         self._configure(dict(state.get("args", self.args)))
         self.state = load_state(RouterState(), state)
         self.turns = turns_from_args(state.get("turns"))
+
+
+_NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
+    "guardrail": RouterAgent._guardrail,
+    "router": RouterAgent._route,
+    "executor": RouterAgent._execute,
+    "grading": RouterAgent._grade,
+    "generate": RouterAgent._generate,
+}
+"""The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
 
 
 def register(registry: AgentRegistry = default_registry) -> None:
