@@ -60,6 +60,13 @@ def _schema_of(output_type: Any) -> dict[str, Any]:
     return schema
 
 
+@lru_cache(maxsize=256)
+def _adapter(output_type: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(output_type)
+
+
 def _untitled(schema: Any) -> Any:
     """``schema`` without the ``title`` keywords of models (field titles are never set)."""
     if isinstance(schema, dict):
@@ -206,11 +213,10 @@ def parse_output(output_type: Any, value: ModelResponse | Any, what: str = "") -
                 f"{prefix}structured output does not match the schema " + "; ".join(problems)
             )
         return raw
-    from pydantic import TypeAdapter
     from pydantic import ValidationError as PydanticValidationError
 
     try:
-        return TypeAdapter(output_type).validate_python(raw)
+        return _adapter(output_type).validate_python(raw)
     except PydanticValidationError as exc:
         details = "; ".join(
             f"{'/'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
