@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from kforge.tools.bfcl import CATEGORIES, CategoryReport, evaluate_category
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bfcl import CATEGORIES, CategoryReport, evaluate_category
 
 __all__ = ["main"]
 

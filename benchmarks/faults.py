@@ -30,8 +30,8 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "src"))
 
 from kforge.engine.agent import StepOutcome  # noqa: E402
-from kforge.engine.context import RunContext  # noqa: E402
 from kforge.engine.limits import RunLimits  # noqa: E402
+from kforge.engine.run_context import RunContext  # noqa: E402
 from kforge.errors import ForgeError, StateCorruptionError  # noqa: E402
 from kforge.llm.function import CallInfo, FunctionModel  # noqa: E402
 from kforge.llm.types import Message  # noqa: E402
@@ -188,7 +188,7 @@ class Trial:
         entries = Counter(self.ledger.read_text().split()) if self.ledger.exists() else Counter()
         requests = [json.loads(line) for line in self.log.read_text().splitlines()]
         values = (run.result or {}).get("values", [])
-        unknown = sum(1 for f in frames if f.type == "tool.error" and "unknown" in str(f))
+        unknown = sum(1 for f in frames if f.type == "tool.result" and "unknown" in str(f))
         return {
             "status": run.status.value,
             "gap_free": bool(frames) and [f.seq for f in frames] == list(range(1, len(frames) + 1)),

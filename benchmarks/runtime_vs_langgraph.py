@@ -27,8 +27,8 @@ from typing import Any
 
 import kforge
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.llm.scripted import ScriptedModel, ScriptedReply
 from kforge.llm.types import Message, ToolCall
 from kforge.runtime.registry import AgentRegistry

@@ -15,8 +15,7 @@ ForgeError
  │    └── ScriptedModelError     a scripted model was called unexpectedly or left unconsumed
  ├── ToolError                   a tool could not run
  │    ├── DuplicateToolError     a registry already has a tool of that name
- │    ├── UnknownToolError
- │    └── ToolTimeoutError
+ │    └── UnknownToolError       (a tool that times out is an error result, kind "timeout")
  ├── StoreError                  persistence failed
  │    ├── RunNotFoundError
  │    ├── StateCorruptionError   neither the snapshot nor the frames rebuild the state
@@ -53,7 +52,6 @@ __all__ = [
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolError",
-    "ToolTimeoutError",
     "UnknownToolError",
     "ValidationError",
     "WriteConflictError",
@@ -121,10 +119,6 @@ class DuplicateToolError(ToolError):
 
 
 class UnknownToolError(ToolError):
-    pass
-
-
-class ToolTimeoutError(ToolError):
     pass
 
 

@@ -87,23 +87,14 @@ def describe_frame(frame: Frame) -> tuple[str, str]:
             return "plan", f"[{frame.iteration}/{frame.max_iterations}] {_short(frame.reasoning)}"
         case fr.ToolCallFrame():
             why = f" — {_short(frame.reasoning, 60)}" if frame.reasoning else ""
-            return "decide", f"call {frame.tool_name}({_args(frame.tool_arguments)}){why}"
-        case fr.ToolStart():
-            return "tool", f"{frame.tool_name}({_args(frame.arguments)}) started"
-        case fr.ToolSuccess():
-            cached = " (cached)" if frame.cached else ""
-            return "tool", (
-                f"{frame.tool_name} ok in {frame.execution_time_ms:.1f} ms{cached}: "
-                f"{_short(frame.result_summary)}"
-            )
-        case fr.ToolErrorFrame():
-            return (
-                "tool",
-                f"{frame.tool_name} FAILED in {frame.execution_time_ms:.1f} ms: {_short(frame.error)}",
-            )
+            return "tool", f"call {frame.tool_name}({_args(frame.arguments)}){why}"
         case fr.ToolResultFrame():
-            state = "ok" if frame.success else f"error: {_short(frame.error_message, 60)}"
-            return "result", f"{frame.tool_name} {state}: {_short(frame.result_text, 60)}"
+            cached = " (cached)" if frame.cached else ""
+            state = "ok" if frame.success else "FAILED"
+            return "result", (
+                f"{frame.tool_name} {state} in {frame.execution_time_ms:.1f} ms{cached}: "
+                f"{_short(frame.summary)}"
+            )
         case fr.Observation():
             met = "goal met" if frame.goal_achieved else "goal not met"
             return "observe", f"{met}: {_short(frame.content)}"
@@ -150,7 +141,7 @@ def explain_run(
     lines = list(header)
     start = frames[0].created_at if frames else None
     for frame in frames:
-        if not verbose and frame.type in {"usage", "tool.start"}:
+        if not verbose and frame.type == "usage":
             continue
         category, text = describe_frame(frame)
         offset = (frame.created_at - start).total_seconds() if start else 0.0
@@ -165,12 +156,13 @@ def explain_run(
         + (" → ".join(phases) if phases else "(none)")
         + f" | backward: {sum(1 for f in frames if isinstance(f, fr.PhaseChanged) and f.is_backward)}"
     )
-    tools = Counter(f.tool_name for f in frames if isinstance(f, fr.ToolStart))
+    tools = Counter(f.tool_name for f in frames if isinstance(f, fr.ToolCallFrame))
+    failed_calls = sum(1 for f in frames if isinstance(f, fr.ToolResultFrame) and not f.success)
     lines.append(
         f"  model calls: {counts['model.call']} ({tokens_in}+{tokens_out} tokens) | tool calls: "
         + (", ".join(f"{n} x{c}" for n, c in tools.items()) if tools else "0")
         + f" | questions: {counts['interaction.requested']} | errors: "
-        f"{counts['error'] + counts['tool.error']} | limits: {counts['limit.reached']}"
+        f"{counts['error'] + failed_calls} | limits: {counts['limit.reached']}"
     )
     checked = [f for f in frames if isinstance(f, fr.DataEvent) and f.name == "answer.checked"]
     if checked:

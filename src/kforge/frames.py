@@ -39,6 +39,7 @@ __all__ = [
     "InteractionRequested",
     "Intervention",
     "LimitReached",
+    "LimitWarning",
     "ModelCall",
     "Observation",
     "PhaseChanged",
@@ -48,10 +49,7 @@ __all__ = [
     "StatusChanged",
     "TokenDelta",
     "ToolCallFrame",
-    "ToolErrorFrame",
     "ToolResultFrame",
-    "ToolStart",
-    "ToolSuccess",
     "UsageFrame",
     "frame_body_json",
     "frame_from_dict",
@@ -60,6 +58,7 @@ __all__ = [
     "frame_to_json",
     "new_id",
     "stamped",
+    "upgrade_legacy_frame",
     "utc_now",
 ]
 
@@ -214,28 +213,6 @@ class Plan(Frame):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ToolCallFrame(Frame):
-    TYPE: ClassVar[str] = "agent.tool_call"
-    tool_name: str
-    tool_arguments: dict[str, Any] = field(default_factory=dict)
-    reasoning: str = ""
-    iteration: int = 0
-    plan_frame_id: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ToolResultFrame(Frame):
-    TYPE: ClassVar[str] = "agent.tool_result"
-    tool_name: str
-    success: bool
-    result_text: str
-    structured_result: dict[str, Any] | None = None
-    error_message: str = ""
-    execution_time_ms: float = 0.0
-    tool_call_frame_id: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
 class Observation(Frame):
     """The agent's judgement of a tool result against the goal."""
 
@@ -243,7 +220,8 @@ class Observation(Frame):
     content: str
     goal_achieved: bool = False
     iteration: int = 0
-    tool_result_frame_id: str | None = None
+    call_id: str = ""
+    """The tool call judged (``ToolCallFrame.call_id``); empty when no tool ran."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -307,35 +285,38 @@ class DataEvent(Frame):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ToolStart(Frame):
-    TYPE: ClassVar[str] = "tool.start"
+class ToolCallFrame(Frame):
+    """An agent calls a tool. Committed before a tool that is not read-only runs, so a call
+    without a result means the outcome is unknown."""
+
+    TYPE: ClassVar[str] = "tool.call"
     tool_name: str
     call_id: str
+    """Pairs the call with its ``ToolResultFrame``."""
     arguments: dict[str, Any] = field(default_factory=dict)
+    reasoning: str = ""
+    """Why the agent made the call."""
     read_only: bool = False
     """True when the tool declared itself read-only and idempotent: safe to run again on resume."""
+    iteration: int = 0
+    plan_frame_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ToolSuccess(Frame):
-    TYPE: ClassVar[str] = "tool.success"
+class ToolResultFrame(Frame):
+    """What a tool call returned, or why it failed."""
+
+    TYPE: ClassVar[str] = "tool.result"
     tool_name: str
     call_id: str
-    result_summary: str
+    success: bool
+    summary: str
+    """The result (or the error) as short text."""
+    error: str = ""
     result: dict[str, Any] = field(default_factory=dict)
     """The full result (ToolResult as JSON) so a resumed step never runs the tool again."""
     execution_time_ms: float = 0.0
     cached: bool = False
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ToolErrorFrame(Frame):
-    TYPE: ClassVar[str] = "tool.error"
-    tool_name: str
-    call_id: str
-    error: str
-    result: dict[str, Any] = field(default_factory=dict)
-    execution_time_ms: float = 0.0
 
 
 # -- model ------------------------------------------------------------------------------------
@@ -362,6 +343,9 @@ class UsageFrame(Frame):
     run_input_tokens: int = 0
     run_output_tokens: int = 0
     cost_usd: float | None = None
+    """The call's cost from the configured prices; None when the model has no price."""
+    run_cost_usd: float | None = None
+    """The run's cost so far; None while none of its calls had a price."""
 
 
 # -- people -----------------------------------------------------------------------------------
@@ -403,6 +387,17 @@ class StatusChanged(Frame):
     from_status: str | None
     to_status: str
     reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LimitWarning(Frame):
+    """A run crossed the warning threshold of a token or cost limit."""
+
+    TYPE: ClassVar[str] = "limit.warning"
+    limit: str
+    """max_tokens, max_session_tokens or max_cost_usd."""
+    value: float
+    maximum: float
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -570,10 +565,66 @@ def stamped(frame: F, run_id: str, seq: int) -> F:
     return copy
 
 
+_LEGACY_TOOL_TYPES = frozenset(
+    {"tool.start", "tool.success", "tool.error", "agent.tool_call", "agent.tool_result"}
+)
+"""Before one call frame and one result frame, a call was recorded as these four (two by the
+execution wrapper, two by the agent) with renamed copies of the same fields."""
+
+
+def upgrade_legacy_frame(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` in today's vocabulary when it is a frame of the old tool-call vocabulary.
+
+    Frame by frame: each old frame becomes a call or a result frame. A store upgrades whole
+    logs instead (``kforge.store.migrations``), which also folds the agent's copies into the
+    execution frames so that each call is one call and one result frame.
+    """
+    kind = data.get("type")
+    if kind not in _LEGACY_TOOL_TYPES and not (
+        kind == "agent.observation" and "tool_result_frame_id" in data
+    ):
+        return data
+    keep: dict[str, Any] = {
+        k: data[k] for k in ("id", "run_id", "seq", "created_at", "tool_name") if k in data
+    }
+    if kind == "agent.observation":
+        upgraded = {k: v for k, v in data.items() if k != "tool_result_frame_id"}
+        upgraded.setdefault("call_id", "")
+        return upgraded
+    if kind in ("tool.start", "agent.tool_call"):
+        return {
+            **keep,
+            "type": ToolCallFrame.TYPE,
+            "call_id": data.get("call_id", ""),
+            "arguments": data.get("arguments", data.get("tool_arguments", {})),
+            "reasoning": data.get("reasoning", ""),
+            "read_only": data.get("read_only", False),
+            "iteration": data.get("iteration", 0),
+            "plan_frame_id": data.get("plan_frame_id"),
+        }
+    success = kind == "tool.success" or (kind == "agent.tool_result" and data.get("success"))
+    error = str(data.get("error", data.get("error_message", "")))
+    summary = data.get("result_summary", data.get("result_text", error))
+    return {
+        **keep,
+        "type": ToolResultFrame.TYPE,
+        "call_id": data.get("call_id", ""),
+        "success": bool(success),
+        "summary": summary,
+        "error": error,
+        "result": data.get("result") or {},
+        "execution_time_ms": data.get("execution_time_ms", 0.0),
+        "cached": data.get("cached", False),
+    }
+
+
 def frame_from_dict(data: dict[str, Any]) -> Frame:
     type_name = data.get("type")
     if not isinstance(type_name, str):
         raise ValueError("frame JSON has no 'type'")
+    if type_name in _LEGACY_TOOL_TYPES or type_name == "agent.observation":
+        data = upgrade_legacy_frame(data)
+        type_name = data["type"]
     cls = _REGISTRY.get(type_name)
     if cls is None:
         if type_name.startswith("data."):

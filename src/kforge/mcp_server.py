@@ -17,11 +17,11 @@ from kforge.extras import require_extra
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import DefinedTool, Tool
 from kforge.tools.content import ContentBlock, ContentType
-from kforge.tools.context import ToolContext
 from kforge.tools.definition import ToolDefinition
 from kforge.tools.execution import run_tool
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     import mcp.types

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from kforge.agents.react import ReactAgent
 from kforge.agents.router import RouterAgent
 from kforge.engine.services import Services
-from kforge.frames import Frame
+from kforge.frames import Frame, ToolResultFrame
 from kforge.llm.base import Model
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store.memory import MemoryStore
@@ -79,6 +79,11 @@ def runtime(model: Model, *tools: Any, store: MemoryStore | None = None) -> Runt
 
 def of_type(frames: Sequence[Frame], cls: type[F]) -> list[F]:
     return [f for f in frames if isinstance(f, cls)]
+
+
+def failures(frames: Sequence[Frame]) -> list[ToolResultFrame]:
+    """The result frames of tool calls that failed."""
+    return [f for f in of_type(frames, ToolResultFrame) if not f.success]
 
 
 def prompt_text(messages: Sequence[Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kforge.frames import ModelCall, Reflection, ToolErrorFrame, ToolStart, ToolSuccess
+from kforge.frames import ModelCall, Reflection, ToolCallFrame, ToolResultFrame
 from kforge.llm.scripted import ScriptedModel, ScriptedReply
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.memory.episodic import EpisodicMemory
@@ -61,7 +61,7 @@ async def test_kill_after_a_side_effect_then_resume_does_not_run_the_tool_again(
         await rt.wait(run_id)
     assert counter.calls == 1
     assert store.get_run(run_id).status == RunStatus.RUNNING  # nobody marked it
-    assert len(of_type(store.read_frames(run_id), ToolSuccess)) == 1  # the result was committed
+    assert len(of_type(store.read_frames(run_id), ToolResultFrame)) == 1  # the result was committed
 
     second = ScriptedModel([{"observation": "Noted.", "goal_achieved": True}, "Noted: buy milk."])
     rt2 = runtime(second, counter.tool, store=store)
@@ -71,7 +71,7 @@ async def test_kill_after_a_side_effect_then_resume_does_not_run_the_tool_again(
     assert counter.calls == 1  # the recorded call was replayed, not run again
     second.assert_consumed()  # and the recorded decision was not asked again
     frames = store.read_frames(run_id)
-    assert len(of_type(frames, ToolStart)) == 1
+    assert len(of_type(frames, ToolCallFrame)) == 1
     assert [f.purpose for f in of_type(frames, ModelCall)] == [
         "react.decide",
         "react.observe",
@@ -116,7 +116,7 @@ async def test_kill_during_a_side_effect_is_reported_as_outcome_unknown_not_reru
     finished = await rt2.wait(run_id)
     assert finished.status == RunStatus.COMPLETED, finished.error
     assert done == ["buy milk"]  # not run again
-    [error] = of_type(store.read_frames(run_id), ToolErrorFrame)
+    [error] = [f for f in of_type(store.read_frames(run_id), ToolResultFrame) if not f.success]
     assert "whether it took effect is unknown" in error.error
     second.assert_consumed()
 

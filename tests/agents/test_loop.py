@@ -7,10 +7,10 @@ import enum
 from typing import Any
 
 from kforge.agents.loop import ReactLoop
-from kforge.agents.loop_config import LoopConfig
+from kforge.agents.loop.config import LoopConfig
 from kforge.engine.agent import ForgeAgent
-from kforge.engine.context import RunContext
 from kforge.engine.phases import PhaseGraph, PhaseTransition
+from kforge.engine.run_context import RunContext
 from kforge.frames import PhaseChanged
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import AgentRegistry, Runtime

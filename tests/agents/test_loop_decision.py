@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.agents.loop_decision import decision_schema, native_tools, parse_decision
+from kforge.agents.loop.decision import decision_schema, native_tools, parse_decision
 from kforge.errors import ModelOutputError
 from kforge.llm.types import ModelResponse, ToolCall, ToolSpec
 from tests.agents.helpers import lookup_capital

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.agents.loop_prompts import OBSERVATION_SCHEMA
+from kforge.agents.loop.prompts import ObservationReply
 from kforge.frames import (
     AgentAction,
     AgentResponse,
@@ -34,20 +34,19 @@ from kforge.frames import (
     Plan,
     Reflection,
     ToolCallFrame,
-    ToolErrorFrame,
     ToolResultFrame,
-    ToolStart,
 )
 from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
 from kforge.memory.episodic import EpisodicMemory
-from kforge.memory.reflexion import ERROR_TYPES, REFLECTION_SCHEMA
+from kforge.memory.reflexion import ERROR_TYPES, ReflectionReply
 from kforge.memory.trajectory import TrajectoryLog
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import tool
-from tests.agents.helpers import of_type, runtime
+from tests.agents.helpers import failures, of_type, runtime
 
 GOAL = "Find the capital of France and report it."
 COUNTRIES = ["France", "Japan", "Atlantis", "Lemuria"]  # the last two always fail
@@ -161,10 +160,10 @@ def play(scenario: Scenario) -> Outcome:
             if kind == "plan":
                 return {"thought": "Think about which country to check.", "action": "plan"}
             return {"thought": "I can answer.", "action": "respond", "answer": value}
-        if schema == OBSERVATION_SCHEMA:
+        if schema == schema_for(ObservationReply):
             achieved = verdicts.pop(0) if verdicts else False
             return {"observation": "The result was checked.", "goal_achieved": achieved}
-        if schema == REFLECTION_SCHEMA:
+        if schema == schema_for(ReflectionReply):
             reflections += 1
             kind = scenario.error_types[reflections % len(scenario.error_types)]
             return {
@@ -212,7 +211,7 @@ def test_property_1_bounded_execution(scenario: Scenario) -> None:
     assert out.status == RunStatus.COMPLETED
     assert len(of_type(out.frames, Plan)) <= scenario.max_steps
     assert out.result["iterations"] <= scenario.max_steps
-    failed_attempts = Counter(f.tool_name for f in of_type(out.frames, ToolErrorFrame))
+    failed_attempts = Counter(f.tool_name for f in failures(out.frames))
     assert all(n <= scenario.max_retries for n in failed_attempts.values())
     bad_decisions = [
         e
@@ -228,8 +227,7 @@ def test_property_1_bounded_execution(scenario: Scenario) -> None:
 def test_property_2_reasoning_before_action(scenario: Scenario) -> None:
     out = play(scenario)
     by_id = {f.id: f for f in out.frames}
-    for start in of_type(out.frames, ToolStart):
-        call = [c for c in of_type(out.frames, ToolCallFrame) if c.seq < start.seq][-1]
+    for call in of_type(out.frames, ToolCallFrame):
         plan = by_id[call.plan_frame_id or ""]
         assert isinstance(plan, Plan) and plan.seq < call.seq
         assert plan.next_action == AgentAction.TOOL_CALL and plan.reasoning.strip()
@@ -241,7 +239,7 @@ def test_property_3_observation_after_action(scenario: Scenario) -> None:
     out = play(scenario)
     observations = of_type(out.frames, Observation)
     for result in of_type(out.frames, ToolResultFrame):
-        assert any(o.tool_result_frame_id == result.id and o.seq > result.seq for o in observations)
+        assert any(o.call_id == result.call_id and o.seq > result.seq for o in observations)
 
 
 @PROPERTY
@@ -293,7 +291,7 @@ def test_property_13_trajectory_log_is_complete(scenario: Scenario) -> None:
 
 
 EXPECTED_PHASE = {
-    ToolStart: "executing",
+    ToolCallFrame: "executing",
     Observation: "analyzing",
     Reflection: "reflecting",
     AgentResponse: "synthesizing",

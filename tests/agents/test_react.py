@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kforge.agents.loop_prompts import OBSERVATION_SCHEMA
+from kforge.agents.loop.prompts import ObservationReply
 from kforge.agents.react import ReactAgent, trajectory_of
 from kforge.frames import (
     AgentAction,
@@ -21,20 +21,19 @@ from kforge.frames import (
     Plan,
     Reflection,
     ToolCallFrame,
-    ToolErrorFrame,
     ToolResultFrame,
-    ToolStart,
 )
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
-from kforge.memory.context import approximate_tokens
 from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
+from kforge.memory.window import approximate_tokens
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import tool
-from tests.agents.helpers import of_type, prompt_text, runtime
+from tests.agents.helpers import failures, of_type, prompt_text, runtime
 
 GOAL = "What is the capital of France?"
 
@@ -189,7 +188,7 @@ async def test_unknown_tool_and_invalid_arguments_are_failed_calls_not_crashes()
     run = await rt.run("react", {"goal": GOAL})
     assert run.status == RunStatus.COMPLETED
     frames = rt.frames(run.id)
-    errors = of_type(frames, ToolErrorFrame)
+    errors = failures(frames)
     assert "unknown tool 'teleport'" in errors[0].error
     assert "lookup_capital" in errors[0].error  # names the tools that exist
     assert "country" in errors[1].error
@@ -211,10 +210,9 @@ async def test_an_identical_failed_call_is_not_repeated_an_alternative_runs_inst
     rt = runtime(model)
     run = await rt.run("react", {"goal": GOAL})
     assert run.status == RunStatus.COMPLETED
-    starts = of_type(rt.frames(run.id), ToolStart)
-    assert [s.arguments for s in starts] == [{"country": "Frankreich"}, {"country": "France"}]
     calls = of_type(rt.frames(run.id), ToolCallFrame)
-    assert calls[1].tool_arguments == {"country": "France"}
+    assert [c.arguments for c in calls] == [{"country": "Frankreich"}, {"country": "France"}]
+    assert calls[1].reasoning  # the alternative's reason is on its call
     model.assert_consumed()
 
 
@@ -259,7 +257,7 @@ async def test_a_tool_that_keeps_failing_is_retired_after_max_retries() -> None:
     run = await rt.run("react", {"goal": "Capital of Atlantis?", "max_retries": 2})
     assert run.status == RunStatus.COMPLETED
     frames = rt.frames(run.id)
-    assert len(of_type(frames, ToolErrorFrame)) == 2  # never a third attempt
+    assert len(failures(frames)) == 2  # never a third attempt
     thoughts = " ".join(f.message for f in frames if f.type == "agent.thinking")
     assert "lookup_capital failed 2 times; it is no longer offered" in thoughts
     last_prompt = prompt_text(model.calls[-1].messages)
@@ -418,7 +416,7 @@ async def test_compaction_keeps_every_prompt_sent_under_eighty_percent_of_the_wi
         if messages[0].content == COMPACTION_PROMPT:
             assert info.settings is not None and info.settings.max_tokens is not None
             return "s" * (4 * info.settings.max_tokens)  # as long as it may be
-        if schema == OBSERVATION_SCHEMA:
+        if schema == schema_for(ObservationReply):
             return observed("Page read.", False)
         described = json.dumps(schema if schema else [t.to_dict() for t in info.tools])
         sent.append(

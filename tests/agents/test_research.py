@@ -12,20 +12,21 @@ import pytest
 
 from kforge.agents.research import ResearchAgent
 from kforge.agents.research.prompts import (
-    DECOMPOSE_SCHEMA,
-    DISCOVERY_SCHEMA,
-    EXPAND_SCHEMA,
-    GAPS_SCHEMA,
     INITIAL_PROMPTS,
-    NEW_CATEGORY_SCHEMA,
+    Breakdown,
+    CategoryQuestions,
+    Discovery,
+    Expansion,
+    Gaps,
 )
-from kforge.agents.router_answer import MODEL_ONLY_SYSTEM
+from kforge.agents.router.answer import MODEL_ONLY_SYSTEM
 from kforge.frames import PhaseChanged
 from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message
-from kforge.rag.grading import GRADE_SCHEMA
+from kforge.rag.grading import Grade
 from kforge.rag.ingest import ingest_folder
-from kforge.rag.rewrite import REWRITE_SCHEMA
+from kforge.rag.rewrite import Rewrite
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunRecord, RunStatus
 
@@ -105,13 +106,13 @@ class Script:
 
 
 SCHEMAS = {
-    "decompose": DECOMPOSE_SCHEMA,
-    "new_category": NEW_CATEGORY_SCHEMA,
-    "grade": GRADE_SCHEMA,
-    "rewrite": REWRITE_SCHEMA,
-    "discover": DISCOVERY_SCHEMA,
-    "gaps": GAPS_SCHEMA,
-    "expand": EXPAND_SCHEMA,
+    "decompose": schema_for(Breakdown),
+    "new_category": schema_for(CategoryQuestions),
+    "grade": schema_for(Grade),
+    "rewrite": schema_for(Rewrite),
+    "discover": schema_for(Discovery),
+    "gaps": schema_for(Gaps),
+    "expand": schema_for(Expansion),
 }
 
 

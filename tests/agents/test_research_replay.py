@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.agents.research.evidence import HITS_EVENT, gather_evidence
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.frames import DataEvent, Frame
 from kforge.llm.function import CallInfo, FunctionModel
@@ -132,7 +132,7 @@ def _thin_breakdown(messages: list[Message], info: CallInfo) -> Any:
 
 async def _decompose(corpus: Corpus, journal: list[Frame]) -> tuple[Any, list[Frame]]:
     from kforge.agents.research import ResearchAgent
-    from kforge.engine.context import Suspended
+    from kforge.engine.run_context import Suspended
 
     agent = ResearchAgent({"question": "How do agents work?", "corpus": "docs"})
     committed: list[Frame] = []

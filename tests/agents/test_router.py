@@ -6,20 +6,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kforge.agents.router_schema import GUARDRAIL_SCHEMA
+from kforge.agents.router.schema import GuardrailVerdict
 from kforge.frames import (
     AgentResponse,
     AgentStatus,
     DataEvent,
     ErrorFrame,
-    ToolStart,
+    ToolCallFrame,
 )
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus
-from kforge.rag.grading import GRADE_SCHEMA
+from kforge.rag.grading import Grade
 from kforge.rag.types import SourceDocument
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
@@ -121,7 +122,7 @@ async def test_questions_the_documents_know_nothing_of_are_refused_without_askin
         assert "Your documents say nothing about" in result["answer"]
         frames = rt.frames(run.id)
         assert steps(frames) == ["guardrail", "out_of_scope"]
-        assert not of_type(frames, ToolStart)
+        assert not of_type(frames, ToolCallFrame)
         [response] = of_type(frames, AgentResponse)
         assert response.goal_achieved is False
     model.assert_consumed()
@@ -245,7 +246,7 @@ async def test_web_search_runs_the_configured_tool() -> None:
     result = run.result or {}
     assert [c["file"] for c in result["citations"]] == ["https://example.org/rtdetr"]
     assert "web_search" in str(model.calls[1].output_schema)
-    [start, web] = of_type(rt.frames(run.id), ToolStart)
+    [start, web] = of_type(rt.frames(run.id), ToolCallFrame)
     assert start.tool_name == "retrieve_chunks" and web.tool_name == "search_web_for_info"
 
 
@@ -266,9 +267,9 @@ def reasoning_model(seen: list[str]) -> FunctionModel:
     def reply(messages: list[Message], info: CallInfo) -> Any:
         schema = info.output_schema
         prompt = messages[-1].content
-        if schema == GUARDRAIL_SCHEMA:
+        if schema == schema_for(GuardrailVerdict):
             return IN_SCOPE
-        if schema == GRADE_SCHEMA:
+        if schema == schema_for(Grade):
             return RELEVANT
         seen.append(prompt)
         first = re.search(r"^\[1\] \([^)]*\)\n(.*?)(?:[.;]|$)", prompt, flags=re.MULTILINE)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from kforge.engine.agent import ForgeAgent, StepOutcome
-from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseContext, PhaseGraph, PhaseTransition
+from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.types import Message
 from kforge.runtime.registry import AgentRegistry

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from kforge.agents.loop import ReactLoop
-from kforge.agents.loop_config import LoopConfig
-from kforge.agents.loop_state import LoopState
+from kforge.agents.loop.config import LoopConfig
+from kforge.agents.loop.state import LoopState
 from kforge.agents.react import ReactAgent
 from kforge.agents.research import ResearchAgent
 from kforge.agents.router import RouterAgent, RouterState

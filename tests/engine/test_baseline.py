@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.engine.runner import load_state
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.llm.scripted import ScriptedModel

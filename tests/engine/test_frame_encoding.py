@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent, ErrorFrame, ModelCall
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import Message

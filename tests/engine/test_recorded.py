@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.errors import ReplayDivergenceError, ValidationError
 from kforge.frames import DataEvent, Frame, Observation
 from kforge.llm.scripted import ScriptedModel

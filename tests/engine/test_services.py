@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.errors import ConfigurationError
 from kforge.llm.scripted import ScriptedModel

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from kforge.errors import ConfigurationError, ModelError
 from kforge.llm import get_model, parse_output, schema_for
 from kforge.llm.local import LocalModel
-from kforge.llm.local_runtime import bundled_model_path
+from kforge.llm.local.runtime import bundled_model_path
 from kforge.llm.structured import schema_errors
 from kforge.llm.types import Message, ModelSettings, ToolSpec
 

@@ -200,3 +200,74 @@ def test_retry_after_forms_and_backoff_bounds() -> None:
     for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (9, 5.0)]:
         delay = policy.backoff(attempt, rng)
         assert ceiling / 2 <= delay <= ceiling
+
+
+def test_decoder_bounds_reach_the_schema_but_not_the_reader() -> None:
+    from typing import Annotated
+
+    from kforge.llm.structured import decoder_bounds
+
+    class Note(BaseModel):
+        text: Annotated[str, decoder_bounds(max_length=5)]
+        tags: Annotated[list[str], decoder_bounds(min_items=1, max_items=2)]
+
+    schema = schema_for(Note)
+    assert schema["properties"]["text"] == {"maxLength": 5, "type": "string"}
+    assert schema["properties"]["tags"]["maxItems"] == 2
+    assert "title" not in schema
+    assert parse_output(Note, {"text": "longer than five", "tags": []}).text == "longer than five"
+    with pytest.raises(TypeError, match="decoder_bounds takes"):
+        decoder_bounds(maximum=3)
+
+
+def test_generated_schemas_with_defs_unions_and_consts_become_bounded_grammars() -> None:
+    from typing import Literal
+
+    class Leaf(BaseModel):
+        kind: Literal["leaf"]
+        label: str | None = None
+
+    class Tree(BaseModel):
+        leaves: list[Leaf] = Field(max_length=3)
+
+    schema = schema_for(Tree)
+    assert "$defs" in schema and "Leaf" in schema["$defs"]
+    assert "title" not in schema["$defs"]["Leaf"]
+    grammar = schema_to_gbnf(schema)
+    assert '"\\"leaf\\""' in grammar  # the const
+    assert '("," space leaves-item){0,2}' in grammar  # maxItems through the $ref
+    assert "null" in grammar  # the optional label
+
+
+def test_every_structured_reply_of_the_agents_has_a_grammar_llama_cpp_accepts() -> None:
+    from kforge.agents.loop.prompts import ObservationReply
+    from kforge.agents.research.prompts import (
+        Breakdown,
+        CategoryQuestions,
+        Discovery,
+        Expansion,
+        Gaps,
+    )
+    from kforge.agents.router.schema import GuardrailVerdict, router_reply
+    from kforge.llm.local import LocalModel
+    from kforge.memory.reflexion import ReflectionReply, alternative_reply
+    from kforge.rag.grading import Grade as GradeReply
+    from kforge.rag.rewrite import Rewrite
+
+    runtime = LocalModel().runtime
+    for reply in (
+        ObservationReply,
+        Breakdown,
+        CategoryQuestions,
+        Discovery,
+        Expansion,
+        Gaps,
+        GuardrailVerdict,
+        router_reply(("retrieve", "web_search")),
+        ReflectionReply,
+        alternative_reply(("search", "fetch")),
+        alternative_reply(()),
+        GradeReply,
+        Rewrite,
+    ):
+        runtime.check_grammar(schema_to_gbnf(schema_for(reply)))

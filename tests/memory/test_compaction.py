@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Compaction, Frame, ModelCall, UsageFrame
 from kforge.llm.scripted import ScriptedModel
@@ -21,7 +21,7 @@ from kforge.memory.compaction import (
     compact_if_needed,
     compact_in_run,
 )
-from kforge.memory.context import ContextWindow, EntryKind, GroundingSection, approximate_tokens
+from kforge.memory.window import ContextWindow, EntryKind, GroundingSection, approximate_tokens
 
 
 def filled_window(entries: int = 8, size: int = 400, max_tokens: int = 1000) -> ContextWindow:

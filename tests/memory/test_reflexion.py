@@ -14,16 +14,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Frame, ModelCall, Reflection, UsageFrame
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec
 from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
 from kforge.memory.reflexion import (
     ERROR_TYPES,
-    REFLECTION_SCHEMA,
+    ReflectionReply,
     classify_error,
     format_reflections,
     generate_reflection,
@@ -57,7 +58,7 @@ async def test_reflection_comes_from_the_model_as_structured_output() -> None:
         GOOD["suggested_fix"],
     )
     call = model.calls[0]
-    assert call.output_schema == REFLECTION_SCHEMA
+    assert call.output_schema == schema_for(ReflectionReply)
     request = call.messages[-1].content
     assert "Goal: compare panels" in request
     assert '"name": "search"' in request and "limit: must be <= 3" in request

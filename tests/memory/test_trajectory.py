@@ -28,11 +28,9 @@ from kforge.frames import (
     Reflection,
     StatusChanged,
     ToolCallFrame,
-    ToolErrorFrame,
     ToolResultFrame,
-    ToolStart,
-    ToolSuccess,
     UsageFrame,
+    frame_from_dict,
 )
 from kforge.llm.types import ModelResponse, Usage
 from kforge.memory.trajectory import TrajectoryLog
@@ -65,14 +63,13 @@ def test_a_run_with_a_failure_a_reflection_and_a_retry() -> None:
                 reasoning="search for it",
                 next_action=AgentAction.TOOL_CALL,
             ),
-            ToolCallFrame(tool_name="search", tool_arguments={"q": "panels", "limit": 9}),
-            ToolStart(tool_name="search", call_id="c1", arguments={"q": "panels", "limit": 9}),
-            ToolErrorFrame(tool_name="search", call_id="c1", error="limit must be <= 3"),
+            ToolCallFrame(tool_name="search", call_id="c1", arguments={"q": "panels", "limit": 9}),
             ToolResultFrame(
                 tool_name="search",
+                call_id="c1",
                 success=False,
-                result_text="",
-                error_message="limit must be <= 3",
+                summary="limit must be <= 3",
+                error="limit must be <= 3",
             ),
             Reflection(
                 reflection_id="r1",
@@ -83,10 +80,10 @@ def test_a_run_with_a_failure_a_reflection_and_a_retry() -> None:
             ),
             *usage(150, 30),
             Plan(goal="find panel efficiency", reasoning="retry with limit 3"),
-            ToolCallFrame(tool_name="search", tool_arguments={"q": "panels", "limit": 3}),
-            ToolStart(tool_name="search", call_id="c2", arguments={"q": "panels", "limit": 3}),
-            ToolSuccess(tool_name="search", call_id="c2", result_summary="3 results"),
-            ToolResultFrame(tool_name="search", success=True, result_text="21 % efficiency"),
+            ToolCallFrame(tool_name="search", call_id="c2", arguments={"q": "panels", "limit": 3}),
+            ToolResultFrame(
+                tool_name="search", call_id="c2", success=True, summary="21 % efficiency"
+            ),
             Observation(content="the result answers the goal", goal_achieved=True),
             AgentResponse(response_text="About 21 %.", tools_called=("search",)),
             StatusChanged(from_status="running", to_status="completed"),
@@ -120,15 +117,22 @@ def test_a_run_with_a_failure_a_reflection_and_a_retry() -> None:
     assert [e["seq"] for e in exported["entries"]] == [e.seq for e in log.entries]
 
 
-def test_tool_layer_frames_are_logged_when_the_agent_logs_no_call_of_its_own() -> None:
+def test_calls_written_in_the_old_vocabulary_are_logged_once_each() -> None:
+    old = [
+        {"type": "tool.start", "tool_name": "fetch", "call_id": "c1", "arguments": {"url": "x"}},
+        {
+            "type": "tool.success",
+            "tool_name": "fetch",
+            "call_id": "c1",
+            "result_summary": "200 OK",
+            "execution_time_ms": 12.5,
+        },
+        {"type": "tool.start", "tool_name": "fetch", "call_id": "c2", "arguments": {"url": "y"}},
+        {"type": "tool.error", "tool_name": "fetch", "call_id": "c2", "error": "404"},
+    ]
     frames = stamp(
         [
-            ToolStart(tool_name="fetch", call_id="c1", arguments={"url": "https://x.org"}),
-            ToolSuccess(
-                tool_name="fetch", call_id="c1", result_summary="200 OK", execution_time_ms=12.5
-            ),
-            ToolStart(tool_name="fetch", call_id="c2", arguments={"url": "https://y.org"}),
-            ToolErrorFrame(tool_name="fetch", call_id="c2", error="404"),
+            *(frame_from_dict(data) for data in old),
             LimitReached(limit="max_steps", value=2, maximum=2),
         ]
     )
@@ -185,14 +189,16 @@ logged_frames: list[st.SearchStrategy[Frame]] = [
     st.builds(
         ToolCallFrame,
         tool_name=tool_names,
-        tool_arguments=st.dictionaries(st.sampled_from("abc"), st.integers(), max_size=2),
+        call_id=short,
+        arguments=st.dictionaries(st.sampled_from("abc"), st.integers(), max_size=2),
     ),
     st.builds(
         ToolResultFrame,
         tool_name=tool_names,
+        call_id=short,
         success=st.booleans(),
-        result_text=short,
-        error_message=short,
+        summary=short,
+        error=short,
     ),
     st.builds(Observation, content=short, goal_achieved=st.booleans()),
     st.builds(
@@ -205,11 +211,6 @@ logged_frames: list[st.SearchStrategy[Frame]] = [
     ),
     st.builds(ErrorFrame, error_type=short, message=short),
     st.builds(AgentResponse, response_text=short),
-]
-tool_layer_frames: list[st.SearchStrategy[Frame]] = [
-    st.builds(ToolStart, tool_name=tool_names, call_id=short),
-    st.builds(ToolSuccess, tool_name=tool_names, call_id=short, result_summary=short),
-    st.builds(ToolErrorFrame, tool_name=tool_names, call_id=short, error=short),
 ]
 silent_frames: list[st.SearchStrategy[Frame]] = [
     st.builds(
@@ -234,15 +235,14 @@ ENTRY_TYPE = {
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.one_of(*logged_frames, *tool_layer_frames, *silent_frames), max_size=30),
+    st.lists(st.one_of(*logged_frames, *silent_frames), max_size=30),
     st.lists(st.integers(0, 5000), min_size=30, max_size=30),
 )
 def test_property_trajectory_log_is_complete(frames: list[Frame], gaps_ms: list[int]) -> None:
     """Every thought, tool call, tool result, observation, reflection and error
     frame of a run is in the log exactly once, in order, with its timestamp and a step number;
     step numbers start at 1, never decrease and never skip; every step has at most one tool call;
-    tokens and errors add up. Tool-layer frames are logged unless they belong to the agent's
-    open tool call of the same tool, which already stands for them."""
+    tokens and errors add up."""
     at = T0
     timed: list[Frame] = []
     for i, frame in enumerate(frames):
@@ -251,24 +251,12 @@ def test_property_trajectory_log_is_complete(frames: list[Frame], gaps_ms: list[
     log = TrajectoryLog.from_frames(timed)
     by_id = {f.id: f for f in timed}
 
-    expected_ids, open_call = [], None
-    for f in timed:
-        if isinstance(f, ToolCallFrame):
-            open_call = f.tool_name
-        elif isinstance(f, ToolResultFrame):
-            open_call = None
-        if type(f) in ENTRY_TYPE or (
-            isinstance(f, ToolStart | ToolSuccess | ToolErrorFrame) and f.tool_name != open_call
-        ):
-            expected_ids.append(f.id)
+    expected_ids = [f.id for f in timed if type(f) in ENTRY_TYPE]
     assert [e.frame_id for e in log.entries] == expected_ids
     for entry in log.entries:
         frame = by_id[entry.frame_id]
         assert entry.timestamp == frame.created_at and entry.seq == frame.seq
-        if type(frame) in ENTRY_TYPE:
-            assert entry.type == ENTRY_TYPE[type(frame)]
-        else:
-            assert isinstance(frame, ToolStart | ToolSuccess | ToolErrorFrame)
+        assert entry.type == ENTRY_TYPE[type(frame)]
     assert [e.seq for e in log.entries] == sorted(e.seq for e in log.entries)
     assert len({e.frame_id for e in log.entries}) == len(log.entries)
 

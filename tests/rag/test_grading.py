@@ -4,7 +4,8 @@ import pytest
 
 from kforge.errors import ModelOutputError, ModelUnavailableError, ScriptedModelError
 from kforge.llm.scripted import ScriptedModel
-from kforge.rag.grading import GRADE_SCHEMA, grade_results
+from kforge.llm.structured import schema_for
+from kforge.rag.grading import Grade, grade_results
 from tests.rag.helpers import FakeComplete, make_hit
 
 
@@ -22,7 +23,7 @@ async def test_each_hit_gets_one_grade_in_order() -> None:
     ]
     assert graded[0].reasoning == "on topic" and graded[0].graded
     first_call = model.calls[0]
-    assert first_call.output_schema == GRADE_SCHEMA
+    assert first_call.output_schema == schema_for(Grade)
     prompt = first_call.messages[-1].content
     assert "What is ReAct?" in prompt and "ReAct interleaves" in prompt and "doc.md" in prompt
 

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from kforge.errors import ModelUnavailableError
 from kforge.llm.scripted import ScriptedModel
+from kforge.llm.structured import schema_for
 from kforge.rag.grading import GradedResult
-from kforge.rag.rewrite import REWRITE_SCHEMA, fallback_rewrite, normalize_query, rewrite_query
+from kforge.rag.rewrite import Rewrite, fallback_rewrite, normalize_query, rewrite_query
 from tests.rag.helpers import FakeComplete, make_hit
 
 MISS = [GradedResult(make_hit(0), "not_relevant", 0.9, "about taxes, not agents")]
@@ -14,7 +15,7 @@ async def test_model_rewrite_is_used_when_new() -> None:
         new = await rewrite_query("how do react agents work", MISS, model.complete)
     assert new == "ReAct reasoning acting prompting"
     call = model.calls[0]
-    assert call.output_schema == REWRITE_SCHEMA
+    assert call.output_schema == schema_for(Rewrite)
     assert "about taxes, not agents" in call.messages[-1].content
 
 

@@ -10,7 +10,7 @@ import pytest
 from kforge.errors import ValidationError
 from kforge.mcp_server import run_agent_tool
 from kforge.runtime.answers import agent_args, run_to_answer
-from kforge.tools.context import ToolContext
+from kforge.tools.tool_context import ToolContext
 from tests.agents.test_research import DOCS, Script, make_runtime
 from tests.engine.sample_agents import make_registry
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.errors import StoreError
 from kforge.frames import Frame
 from kforge.llm.scripted import ScriptedModel

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.frames import Frame, ModelCall, TokenDelta
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import Message

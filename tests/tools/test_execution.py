@@ -7,16 +7,15 @@ from typing import Any
 
 import pytest
 
-from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.frames import (
     Frame,
     InteractionAnswered,
     InteractionRequested,
-    ToolErrorFrame,
-    ToolStart,
-    ToolSuccess,
+    ToolCallFrame,
+    ToolResultFrame,
 )
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import ToolCall
@@ -95,15 +94,15 @@ def frames_of(ctx: RunContext) -> list[Frame]:
     return ctx.take_pending()
 
 
-async def test_success_emits_start_and_success_with_result_json() -> None:
+async def test_success_emits_a_call_and_its_result_with_result_json() -> None:
     ctx = make_ctx()
     result = await execute_tool(ctx, lookup, {"key": "a"})
     assert not result.is_error and result.text == "value of a"
     start, success = frames_of(ctx)
-    assert isinstance(start, ToolStart) and start.arguments == {"key": "a"} and start.read_only
-    assert isinstance(success, ToolSuccess)
+    assert isinstance(start, ToolCallFrame) and start.arguments == {"key": "a"} and start.read_only
+    assert isinstance(success, ToolResultFrame) and success.success
     assert success.call_id == start.call_id
-    assert success.result_summary == "value of a"
+    assert success.summary == "value of a" and success.error == ""
     assert success.result["content"][0]["text"] == "value of a"
     assert success.execution_time_ms >= 0
 
@@ -115,7 +114,7 @@ async def test_invalid_arguments_become_an_error_naming_the_field() -> None:
     assert "argument 'key' must be a string (got 5)" in result.text
     assert calls == []
     _, error = frames_of(ctx)
-    assert isinstance(error, ToolErrorFrame) and "key" in error.error
+    assert isinstance(error, ToolResultFrame) and not error.success and "key" in error.error
 
 
 async def test_exception_in_tool_becomes_error_result() -> None:
@@ -127,7 +126,8 @@ async def test_exception_in_tool_becomes_error_result() -> None:
     ctx = make_ctx()
     result = await execute_tool(ctx, broken, {})
     assert result.is_error and "RuntimeError: disk on fire" in result.text
-    assert isinstance(frames_of(ctx)[-1], ToolErrorFrame)
+    last = frames_of(ctx)[-1]
+    assert isinstance(last, ToolResultFrame) and not last.success
 
 
 async def test_timeout_becomes_error_result() -> None:
@@ -162,7 +162,7 @@ async def test_non_read_only_tool_commits_its_start_before_running() -> None:
         return "ok"
 
     await execute_tool(ctx, side_effect, {})
-    assert seen_committed == [["tool.start"]]
+    assert seen_committed == [["tool.call"]]
 
 
 async def test_destructive_tool_suspends_for_approval_then_runs_when_approved() -> None:
@@ -185,8 +185,8 @@ async def test_destructive_tool_suspends_for_approval_then_runs_when_approved() 
     resumed.begin_step(1, journal)
     result = await execute_tool(resumed, delete_everything, {"scope": "tmp"}, reasoning="cleanup")
     assert result.text == "deleted tmp" and calls == ["tmp"]
-    assert [f.type for f in log.committed] == ["tool.start"]
-    assert [f.type for f in frames_of(resumed)] == ["tool.success"]
+    assert [f.type for f in log.committed] == ["tool.call"]
+    assert [f.type for f in frames_of(resumed)] == ["tool.result"]
 
 
 async def test_rejected_approval_is_an_error_result_with_the_reason() -> None:
@@ -223,7 +223,7 @@ async def test_replayed_step_returns_recorded_result_without_running_again() -> 
     ctx = make_ctx(log)
     await execute_tool(ctx, create_note, {"title": "t"})
     journal = [*log.committed, *frames_of(ctx)]
-    assert [f.type for f in journal] == ["tool.start", "tool.success"]
+    assert [f.type for f in journal] == ["tool.call", "tool.result"]
     assert calls == ["t"]
     resumed = make_ctx()
     resumed.begin_step(1, journal)
@@ -235,7 +235,7 @@ async def test_replayed_step_returns_recorded_result_without_running_again() -> 
 
 async def test_started_side_effect_without_result_is_not_rerun() -> None:
     ctx = make_ctx()
-    start = ctx.emit(ToolStart(tool_name="create_note", call_id="c1", arguments={"title": "t"}))
+    start = ctx.emit(ToolCallFrame(tool_name="create_note", call_id="c1", arguments={"title": "t"}))
     resumed = make_ctx()
     resumed.begin_step(1, [start])
     result = await execute_tool(resumed, create_note, {"title": "t"})
@@ -243,13 +243,13 @@ async def test_started_side_effect_without_result_is_not_rerun() -> None:
     assert result.is_error and result.error_kind == "outcome_unknown"
     assert "whether it took effect is unknown" in result.text
     (error,) = frames_of(resumed)
-    assert isinstance(error, ToolErrorFrame) and error.call_id == "c1"
+    assert isinstance(error, ToolResultFrame) and not error.success and error.call_id == "c1"
 
 
 async def test_started_read_only_tool_without_result_runs_again() -> None:
     ctx = make_ctx()
     start = ctx.emit(
-        ToolStart(tool_name="lookup", call_id="c1", arguments={"key": "k"}, read_only=True)
+        ToolCallFrame(tool_name="lookup", call_id="c1", arguments={"key": "k"}, read_only=True)
     )
     resumed = make_ctx()
     resumed.begin_step(1, [start])
@@ -265,7 +265,7 @@ async def test_read_only_results_are_cached() -> None:
     result = await execute_tool(second, lookup, {"key": "a"}, cache=cache)
     assert result.text == "value of a" and calls == ["a"]
     success = frames_of(second)[-1]
-    assert isinstance(success, ToolSuccess) and success.cached
+    assert isinstance(success, ToolResultFrame) and success.cached
     await execute_tool(make_ctx(), create_note, {"title": "n"}, cache=cache)
     await execute_tool(make_ctx(), create_note, {"title": "n"}, cache=cache)
     assert calls == ["a", "n", "n"]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kforge.engine.context import RunContext
 from kforge.engine.limits import RunLimits
-from kforge.frames import ToolSuccess
+from kforge.engine.run_context import RunContext
+from kforge.frames import ToolResultFrame
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import ToolCall
 from kforge.tools import ApprovalPolicy, ToolRegistry, execute_call
@@ -54,7 +54,7 @@ async def test_kforge_uses_tools_of_a_stdio_mcp_server() -> None:
             policy=ApprovalPolicy(auto_approve=True),
         )
         assert out.text == "erased n1"
-        assert isinstance(ctx.take_pending()[-1], ToolSuccess)
+        assert isinstance(ctx.take_pending()[-1], ToolResultFrame)
 
 
 def free_port() -> int:

@@ -11,14 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kforge.tools import (
-    ParsedToolCall,
-    ToolAnnotations,
-    ToolDefinition,
-    ToolExample,
-    parse_tool_call,
-    serialize_tool_call,
-)
+from kforge.tools import ToolAnnotations, ToolDefinition, ToolExample
 from kforge.tools.validation import ArgumentValidator, check_input_schema, check_tool_name
 
 names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
@@ -107,13 +100,6 @@ def test_tool_definition_round_trips_through_json(definition: ToolDefinition) ->
     parsed = ToolDefinition.from_json(text)
     assert parsed == definition
     assert parsed.to_json() == text
-
-
-@settings(max_examples=150)
-@given(tool_names, st.dictionaries(names, json_values, max_size=4), st.text(max_size=40))
-def test_tool_call_text_round_trips(name: str, arguments: dict[str, Any], why: str) -> None:
-    call = ParsedToolCall(name, arguments, why.strip())
-    assert parse_tool_call(serialize_tool_call(call)) == call
 
 
 def valid_value(schema: dict[str, Any]) -> st.SearchStrategy[Any]:

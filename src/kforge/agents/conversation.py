@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.errors import ValidationError
 
 __all__ = ["Turn", "format_history", "load_session_turns", "turns_from_args"]

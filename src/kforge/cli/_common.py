@@ -66,7 +66,7 @@ class UsageError(ForgeError):
     """A command line that cannot work as typed (exit code 2, like argparse's own errors)."""
 
 
-QUIET_TYPES = frozenset({"usage", "tool.start", "status.changed", "model.call"})
+QUIET_TYPES = frozenset({"usage", "status.changed", "model.call"})
 
 
 def command_hint(args: argparse.Namespace, command: str) -> str:

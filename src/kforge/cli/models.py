@@ -59,7 +59,7 @@ def _endpoint(spec: str) -> tuple[str, str]:
         return spec.partition(":")[0], f"({exc})"
     if settings.kind == "local":
         if model_id == "smollm2":
-            from kforge.llm.local_runtime import bundled_model_path
+            from kforge.llm.local.runtime import bundled_model_path
 
             try:
                 return provider, f"bundled {bundled_model_path().name}"

@@ -60,9 +60,7 @@ def register(subparsers: Any) -> None:
 
     p = sub.add_parser("explain", help="a run as a readable timeline, from its frames alone")
     p.add_argument("run_id", metavar="RUN", help=_RUN_HELP)
-    p.add_argument(
-        "-v", "--verbose", action="store_true", help="include usage and tool.start frames"
-    )
+    p.add_argument("-v", "--verbose", action="store_true", help="include usage frames")
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resume", help="continue a run at the step where it stopped")

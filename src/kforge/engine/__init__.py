@@ -4,7 +4,6 @@ agent registry and the step runner."""
 from __future__ import annotations
 
 from kforge.engine.agent import ForgeAgent, StepAgent, StepOutcome
-from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
 from kforge.engine.phases import (
     REENTRY_TEMPLATE,
@@ -16,6 +15,7 @@ from kforge.engine.phases import (
     evaluate_transitions,
 )
 from kforge.engine.registry import AgentRegistry, default_registry, register_agent
+from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 

@@ -11,7 +11,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from kforge.engine.context import RunContext
 from kforge.engine.phases import (
     REENTRY_TEMPLATE,
     Checkpoint,
@@ -21,6 +20,7 @@ from kforge.engine.phases import (
     TransitionRecord,
     evaluate_transitions,
 )
+from kforge.engine.run_context import RunContext
 from kforge.errors import LimitExceededError
 from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseCheckpoint
 

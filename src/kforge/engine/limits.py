@@ -1,4 +1,9 @@
-"""Run limits: every run is bounded by steps, phase visits, wall time, tokens and cost."""
+"""Run limits: every run is bounded by steps, phase visits, wall time, tokens and cost.
+
+Token and cost limits are enforced by ``kforge.memory.tokens.RunBudget``: a ``limit.warning``
+frame when a run crosses ``token_warning_threshold`` of one, and before the next model call a
+pause with a ``limit.reached`` frame once one is used up.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,12 @@ class RunLimits:
     """Seconds spent running (waiting for a person does not count)."""
     max_tokens: int | None = None
     """Model tokens, input plus output, across the run."""
+    max_session_tokens: int | None = None
+    """Model tokens across all runs of the run's session, this one included."""
+    max_cost_usd: float | None = None
+    """US dollars across the run, priced from the config file's ``[prices]``."""
+    token_warning_threshold: float = 0.8
+    """Fraction of a token or cost limit at which a ``limit.warning`` frame is emitted."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

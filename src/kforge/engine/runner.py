@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.agent import StepAgent
-from kforge.engine.context import RunContext, Suspended
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (
@@ -34,10 +34,12 @@ from kforge.frames import (
     LimitReached,
     StatusChanged,
     TokenDelta,
+    UsageFrame,
     frame_to_dict,
 )
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
+from kforge.memory.tokens import PriceTable, RunBudget
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
 from kforge.store.lease import Lease
 
@@ -49,6 +51,7 @@ __all__ = [
     "StepRunner",
     "load_state",
     "restore_point",
+    "session_usage",
 ]
 
 MODEL_UNAVAILABLE = "model_unavailable"
@@ -120,6 +123,18 @@ def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
     return point.state, point.step, point.seq
 
 
+def session_usage(store: Store, session_id: str, *, but: str = "") -> int:
+    """Tokens the runs of ``session_id`` (except ``but``) used, from their last usage frames."""
+    total = 0
+    for run in store.list_runs(session_id=session_id, limit=1_000_000):
+        if run.id == but:
+            continue
+        usage = [f for f in store.read_frames(run.id) if isinstance(f, UsageFrame)]
+        if usage:
+            total += usage[-1].run_input_tokens + usage[-1].run_output_tokens
+    return total
+
+
 class StepRunner:
     """Runs ``agent`` for ``run`` until it completes, fails, pauses or waits for a person."""
 
@@ -137,8 +152,11 @@ class StepRunner:
         question: InteractionRequested | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
         lease: Lease | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self.store = store
+        self.prices = prices or PriceTable()
+        """What model calls cost (the config file's ``[prices]``)."""
         self.run = run
         self.agent = agent
         self.model = model
@@ -291,6 +309,7 @@ class StepRunner:
         journal = [f for f in [*tail, *self.opening] if f.type not in JOURNAL_EXCLUDED]
         runtime_state = dict(full_state.get("runtime", {}))
         usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
+        cost = runtime_state.get("cost_usd")
         ctx = RunContext(
             run_id=run_id,
             agent_type=self.run.agent_type,
@@ -299,6 +318,8 @@ class StepRunner:
             next_seq=self.run.last_seq + 1 + len(self.opening),
             flush=lambda frames: self._commit(frames),
             usage=usage,
+            cost_usd=float(cost) if cost is not None else None,
+            budget=self._budget(),
             services=self.services,
             on_delta=self.on_delta,
         )
@@ -405,7 +426,11 @@ class StepRunner:
             step_no += 1
             live_state = {
                 "agent": self.agent.get_state(),
-                "runtime": {"elapsed_s": round(elapsed, 6), "usage": ctx.usage.to_dict()},
+                "runtime": {
+                    "elapsed_s": round(elapsed, 6),
+                    "usage": ctx.usage.to_dict(),
+                    **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
+                },
             }
             # The delta holds copies; applying it keeps the baseline free of references into the
             # agent, without copying the whole state every step.
@@ -452,6 +477,20 @@ class StepRunner:
             # the status change that paused the run (which the journal leaves out anyway).
             return [question]
         return self.store.read_frames(self.run.id, after_seq=step_seq)
+
+    def _budget(self) -> RunBudget:
+        limits = self.limits
+        session_tokens = 0
+        if limits.max_session_tokens is not None and self.run.session_id is not None:
+            session_tokens = session_usage(self.store, self.run.session_id, but=self.run.id)
+        return RunBudget(
+            max_tokens=limits.max_tokens,
+            max_session_tokens=limits.max_session_tokens,
+            max_cost_usd=limits.max_cost_usd,
+            warning_threshold=limits.token_warning_threshold,
+            session_tokens=session_tokens,
+            prices=self.prices,
+        )
 
     def _check_limits(self, step_no: int, elapsed: float) -> None:
         if step_no >= self.limits.max_steps:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from kforge.llm.config import AnswerStyle
@@ -16,7 +16,21 @@ from kforge.llm.types import (
     word_deltas,
 )
 
-__all__ = ["CompletionStreamer", "Model", "answer_style"]
+__all__ = ["CompleteFn", "CompletionStreamer", "Model", "answer_style"]
+
+
+class CompleteFn(Protocol):
+    """A model call shaped like ``Model.complete``: a model's own, or ``RunContext.complete``
+    (which journals it). Capabilities that call a model take one of these."""
+
+    def __call__(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+    ) -> Awaitable[ModelResponse]: ...
 
 
 @runtime_checkable

@@ -1,8 +1,10 @@
-"""Structured output: JSON Schemas from Python types, lenient JSON extraction, validation, repair.
+"""Structured output: JSON Schemas from Python types, and the one place a reply becomes a value.
 
-Providers use these to check (and, where the endpoint cannot constrain decoding, repair) output
-against a requested schema; agents use ``schema_for`` and ``parse_output`` to work with pydantic
-models, dataclasses or plain types instead of raw JSON values.
+A structured reply is a pydantic model (or any type pydantic can validate) passed as
+``output_type``: ``schema_for`` derives the JSON Schema the provider constrains decoding to,
+``parse_output`` turns a response into a validated value (``.parsed``, else the JSON in the text,
+else ``ModelOutputError``), and ``complete_structured`` does both around one model call.
+``RunContext.complete(..., output_type=...)`` is the same path for agents.
 """
 
 from __future__ import annotations
@@ -10,34 +12,98 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from kforge.errors import ModelOutputError
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 
 if TYPE_CHECKING:
-    from kforge.llm.base import Model
+    from kforge.llm.base import CompleteFn, Model
 
 __all__ = [
     "complete_structured",
+    "decoder_bounds",
     "extract_json",
     "json_instructions",
     "parse_output",
     "repair_message",
     "schema_errors",
     "schema_for",
+    "structured_value",
 ]
 
 T = TypeVar("T")
 
 
 def schema_for(output_type: Any) -> dict[str, Any]:
-    """The JSON Schema of ``output_type``: a schema dict as is, else pydantic's schema of the type."""
+    """The JSON Schema of ``output_type``: a schema dict as is, else pydantic's schema of the
+    type without the titles pydantic derives from names (noise in a prompt)."""
     if isinstance(output_type, dict):
         return output_type
+    return _schema_of(output_type)
+
+
+@lru_cache(maxsize=256)
+def _schema_of(output_type: Any) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class _NoTitles(GenerateJsonSchema):
+        def field_title_should_be_set(self, schema: Any) -> bool:
+            return False
+
+        def generate(self, schema: Any, mode: Any = "validation") -> Any:
+            generated = super().generate(schema, mode=mode)
+            return _untitled(generated)
+
+    schema: dict[str, Any] = TypeAdapter(output_type).json_schema(schema_generator=_NoTitles)
+    return schema
+
+
+@lru_cache(maxsize=256)
+def _adapter(output_type: Any) -> Any:
     from pydantic import TypeAdapter
 
-    return TypeAdapter(output_type).json_schema()
+    return TypeAdapter(output_type)
+
+
+def _untitled(schema: Any) -> Any:
+    """``schema`` without the ``title`` keywords of models (field titles are never set)."""
+    if isinstance(schema, dict):
+        return {k: _untitled_value(k, v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    return schema
+
+
+def _untitled_value(key: str, value: Any) -> Any:
+    if key in ("properties", "$defs") and isinstance(value, dict):
+        return {name: _untitled(sub) for name, sub in value.items()}
+    if key in ("enum", "const", "default", "examples"):
+        return value
+    return _untitled(value)
+
+
+def decoder_bounds(**bounds: int) -> Any:
+    """A pydantic ``Field`` whose bounds (``max_length``, ``min_items``, ...) go into the JSON
+    Schema for constrained decoding without being enforced when the reply is validated.
+
+    For replies whose reader was always lenient about length: a capable model that writes a
+    longer reason than the schema hints at is not an error.
+    """
+    from pydantic import Field
+
+    names = {
+        "min_length": "minLength",
+        "max_length": "maxLength",
+        "min_items": "minItems",
+        "max_items": "maxItems",
+    }
+    unknown = set(bounds) - set(names)
+    if unknown:
+        raise TypeError(f"decoder_bounds takes {', '.join(names)} (got {', '.join(unknown)})")
+    extra: dict[str, Any] = {names[k]: v for k, v in bounds.items()}
+    return Field(json_schema_extra=extra)
 
 
 def extract_json(text: str) -> Any:
@@ -114,62 +180,97 @@ def repair_message(problems: Sequence[str] | str) -> Message:
     )
 
 
+def structured_value(response: ModelResponse, what: str = "structured output") -> Any:
+    """The JSON value of a structured reply: ``parsed`` when the provider decoded it, else the
+    JSON in the text. Raises ``ModelOutputError`` naming ``what`` when there is none."""
+    if response.parsed is not None:
+        return response.parsed
+    try:
+        return extract_json(response.text)
+    except ValueError as exc:
+        raise ModelOutputError(f"{what} is not JSON: {exc}") from exc
+
+
 @overload
-def parse_output(output_type: type[T], value: ModelResponse | Any) -> T: ...
+def parse_output(output_type: type[T], value: ModelResponse | Any, what: str = ...) -> T: ...
 @overload
-def parse_output(output_type: Any, value: ModelResponse | Any) -> Any: ...
-def parse_output(output_type: Any, value: ModelResponse | Any) -> Any:
+def parse_output(output_type: Any, value: ModelResponse | Any, what: str = ...) -> Any: ...
+def parse_output(output_type: Any, value: ModelResponse | Any, what: str = "") -> Any:
     """Validate a structured response (or its ``parsed`` value) into ``output_type``.
 
-    Raises ``ModelOutputError`` naming the field and the rule that failed.
+    Raises ``ModelOutputError`` naming ``what`` was asked for, the field and the rule that failed.
     """
-    raw = value.parsed if isinstance(value, ModelResponse) else value
-    if isinstance(value, ModelResponse) and raw is None and value.text:
-        try:
-            raw = extract_json(value.text)
-        except ValueError as exc:
-            raise ModelOutputError(f"structured output expected: {exc}") from exc
+    prefix = f"{what}: " if what else ""
+    raw = (
+        structured_value(value, f"{prefix}structured output")
+        if isinstance(value, ModelResponse)
+        else value
+    )
     if isinstance(output_type, dict):
         problems = schema_errors(raw, output_type)
         if problems:
             raise ModelOutputError(
-                "structured output does not match the schema " + "; ".join(problems)
+                f"{prefix}structured output does not match the schema " + "; ".join(problems)
             )
         return raw
-    from pydantic import TypeAdapter
     from pydantic import ValidationError as PydanticValidationError
 
     try:
-        return TypeAdapter(output_type).validate_python(raw)
+        return _adapter(output_type).validate_python(raw)
     except PydanticValidationError as exc:
         details = "; ".join(
             f"{'/'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
             for err in exc.errors()[:5]
         )
         name = getattr(output_type, "__name__", str(output_type))
-        raise ModelOutputError(f"structured output is not a valid {name}: {details}") from exc
+        raise ModelOutputError(
+            f"{prefix}structured output is not a valid {name}: {details}"
+        ) from exc
 
 
+@overload
 async def complete_structured(
-    model: Model,
+    complete: Model | CompleteFn,
     messages: Sequence[Message],
-    output_type: type[T] | Any,
+    output_type: type[T],
     settings: ModelSettings | None = None,
     *,
     attempts: int = 2,
-) -> T:
-    """Ask ``model`` for output of ``output_type`` and return it validated.
+    what: str = "",
+) -> T: ...
+@overload
+async def complete_structured(
+    complete: Model | CompleteFn,
+    messages: Sequence[Message],
+    output_type: Any,
+    settings: ModelSettings | None = None,
+    *,
+    attempts: int = 2,
+    what: str = "",
+) -> Any: ...
+async def complete_structured(
+    complete: Model | CompleteFn,
+    messages: Sequence[Message],
+    output_type: Any,
+    settings: ModelSettings | None = None,
+    *,
+    attempts: int = 2,
+    what: str = "",
+) -> Any:
+    """Ask a model (or any ``CompleteFn``, such as a journaled one) for output of
+    ``output_type`` and return it validated.
 
     The provider enforces the JSON Schema; validation rules the schema cannot express
     (pydantic validators) get up to ``attempts`` tries in total, each told what was wrong.
     """
+    call: CompleteFn = complete.complete if hasattr(complete, "complete") else complete
     schema = schema_for(output_type)
     history = list(messages)
     last_error: ModelOutputError | None = None
     for _ in range(max(1, attempts)):
-        response = await model.complete(history, settings, output_schema=schema)
+        response = await call(history, settings, output_schema=schema)
         try:
-            return cast(T, parse_output(output_type, response))
+            return parse_output(output_type, response, what)
         except ModelOutputError as exc:
             last_error = exc
             history += [Message.assistant(response.text), repair_message(str(exc))]

@@ -11,11 +11,15 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from kforge.errors import ModelError, ScriptedModelError
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from kforge.errors import ModelError, ModelOutputError, ScriptedModelError
 from kforge.frames import Reflection, new_id
-from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec
+from kforge.llm.structured import complete_structured
+from kforge.llm.types import Message, ModelSettings, ToolCall, ToolSpec
 from kforge.memory.compaction import CompleteFn, RunHandle, journaled_complete
 from kforge.memory.episodic import EpisodicMemory, FailureKind, ReflectionRecord, call_key
 
@@ -23,10 +27,11 @@ __all__ = [
     "ALTERNATIVE_PROMPT",
     "ERROR_TYPES",
     "REFLECTION_PROMPT",
-    "REFLECTION_SCHEMA",
     "AlternativeAction",
+    "AlternativeReply",
     "ReflectionDraft",
-    "alternative_schema",
+    "ReflectionReply",
+    "alternative_reply",
     "classify_error",
     "format_reflections",
     "generate_reflection",
@@ -66,16 +71,41 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("empty_result", r"no results?|empty|nothing found|zero results"),
 )
 
-REFLECTION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "error_type": {"type": "string", "enum": list(ERROR_TYPES)},
-        "analysis": {"type": "string", "minLength": 1},
-        "suggested_fix": {"type": "string", "minLength": 1},
-    },
-    "required": ["error_type", "analysis", "suggested_fix"],
-    "additionalProperties": False,
-}
+
+class ReflectionReply(BaseModel):
+    """The model's reflection on a failure; ``error_type`` is mapped onto ``ERROR_TYPES``."""
+
+    model_config = ConfigDict(
+        str_strip_whitespace=True, json_schema_extra={"additionalProperties": False}
+    )
+
+    error_type: Annotated[str, Field(min_length=1, json_schema_extra={"enum": list(ERROR_TYPES)})]
+    analysis: str = Field(min_length=1)
+    suggested_fix: str = Field(min_length=1)
+
+
+class AlternativeReply(BaseModel):
+    """A different action: a ToolCall-like object; ``alternative_reply`` narrows its ``name``."""
+
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any]
+    reasoning: str
+
+
+@lru_cache(maxsize=32)
+def alternative_reply(names: tuple[str, ...]) -> type[AlternativeReply]:
+    """The ``AlternativeReply`` whose ``name`` is one of ``names`` (any name when empty)."""
+    if not names:
+        return AlternativeReply
+    return create_model(
+        "AlternativeReply",
+        __base__=AlternativeReply,
+        __doc__=AlternativeReply.__doc__,
+        name=(Literal[names], ...),  # type: ignore[arg-type]
+    )
+
 
 REFLECTION_PROMPT = """\
 You analyse why an AI agent's action failed so that it does better on the next attempt.
@@ -135,24 +165,23 @@ async def generate_reflection(
     """Ask the model why ``failed_action`` failed; fall back to rules when its answer is unusable."""
     request = _describe_failure(failed_action, error, kind, goal, previous)
     try:
-        response = await complete(
+        reply = await complete_structured(
+            complete,
             [Message.system(REFLECTION_PROMPT), Message.user(request)],
+            ReflectionReply,
             settings,
-            output_schema=REFLECTION_SCHEMA,
+            attempts=1,
+            what="reflection",
         )
     except ScriptedModelError:
         raise  # a mis-scripted test must fail, not be hidden by the fallback
+    except ModelOutputError:
+        return _fallback_reflection(failed_action, error, kind)
     except ModelError as exc:
         log.warning("reflection model call failed, using the rule-based reflection: %s", exc)
         return _fallback_reflection(failed_action, error, kind)
-    value = _structured(response)
-    fields = [
-        value.get(k) if isinstance(value, dict) else None for k in REFLECTION_SCHEMA["required"]
-    ]
-    if not all(isinstance(f, str) and f.strip() for f in fields):
-        return _fallback_reflection(failed_action, error, kind)
-    raw_type, analysis, fix = (str(f).strip() for f in fields)
-    error_type = re.sub(r"[^a-z0-9]+", "_", raw_type.lower()).strip("_")
+    analysis, fix = reply.analysis, reply.suggested_fix
+    error_type = re.sub(r"[^a-z0-9]+", "_", reply.error_type.lower()).strip("_")
     if error_type not in ERROR_TYPES:
         error_type = classify_error(error, kind)
     return ReflectionDraft(error_type, analysis, fix, from_model=True)
@@ -237,18 +266,6 @@ def format_reflections(records: Sequence[ReflectionRecord]) -> str:
 # -- alternatives -------------------------------------------------------------------------------
 
 
-def alternative_schema(tools: Sequence[ToolSpec] = ()) -> dict[str, Any]:
-    """The structured output asked for: a ToolCall-like object, its name one of ``tools``."""
-    name = {"type": "string", "enum": [t.name for t in tools]} if tools else {"type": "string"}
-    properties = {"name": name, "arguments": {"type": "object"}, "reasoning": {"type": "string"}}
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 async def suggest_alternative(
     complete: CompleteFn,
     failed_action: ToolCall,
@@ -279,40 +296,28 @@ async def suggest_alternative(
         )
     request = "\n".join(line for line in lines if line)
     try:
-        response = await complete(
+        reply = await complete_structured(
+            complete,
             [Message.system(ALTERNATIVE_PROMPT), Message.user(request)],
+            alternative_reply(tuple(t.name for t in tools)),
             settings,
-            output_schema=alternative_schema(tools),
+            attempts=1,
+            what="alternative action",
         )
     except ScriptedModelError:
         raise  # a mis-scripted test must fail, not be hidden by the fallback
+    except ModelOutputError:
+        return None
     except ModelError as exc:
         log.warning("alternative-action model call failed: %s", exc)
         return None
-    value = _structured(response)
-    if not isinstance(value, dict):
-        return None
-    name, arguments, reasoning = (value.get(k) for k in ("name", "arguments", "reasoning"))
-    if not isinstance(name, str) or not name or not isinstance(arguments, dict):
-        return None
-    call = ToolCall(name, arguments)
-    if tools and name not in {t.name for t in tools}:
-        return None
+    call = ToolCall(reply.name, reply.arguments)
     if call_key(call) in failed:
         return None
-    return AlternativeAction(call, reasoning if isinstance(reasoning, str) else "")
+    return AlternativeAction(call, reply.reasoning)
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def _structured(response: ModelResponse) -> Any:
-    if response.parsed is not None:
-        return response.parsed
-    try:
-        return json.loads(response.text)
-    except (json.JSONDecodeError, TypeError):
-        return None
 
 
 def _describe_failure(

@@ -1,12 +1,16 @@
-"""Token accounting: estimates before a call, usage per call, run and session,
-a budget with a warning threshold and a hard stop, optional cost, and a display format."""
+"""Token accounting: estimates before a call, prices, and the budget every run is held to.
+
+``RunBudget`` is the one budget: the runner builds it from the run's ``RunLimits`` (per run and
+per session tokens, cost) and the configured prices, and ``RunContext`` checks it before each
+model call (the hard stop that pauses the run) and after (the warning frame at the threshold).
+"""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from kforge.errors import ConfigurationError, LimitExceededError
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
@@ -14,25 +18,15 @@ from kforge.llm.types import Message, Usage
 
 __all__ = [
     "BudgetState",
-    "BudgetedOutcome",
-    "BudgetedStep",
-    "CallRecord",
     "Price",
     "PriceTable",
+    "RunBudget",
     "TokenBudget",
     "TokenCounter",
     "TokenEstimate",
-    "TokenTracker",
-    "TokenUsage",
     "estimate_tokens",
     "format_usage",
-    "is_budget_exceeded",
-    "is_warning_threshold",
-    "run_within_budget",
-    "track_usage",
 ]
-
-T = TypeVar("T")
 
 
 @runtime_checkable
@@ -73,7 +67,8 @@ class PriceTable:
                 prices[model] = Price(float(entry["input"]), float(entry["output"]))
             except (KeyError, TypeError, ValueError) as exc:
                 raise ConfigurationError(
-                    f"price of '{model}' needs numeric 'input' and 'output' (USD per million tokens)"
+                    f"[prices] entry '{model}' needs numeric 'input' and 'output' (USD per "
+                    "million tokens), e.g. { input = 0.15, output = 0.6 }"
                 ) from exc
         return cls(prices)
 
@@ -140,20 +135,22 @@ class BudgetState(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class TokenBudget:
-    limit: int | None = None
-    """Tokens (input plus output) allowed in total; None means unlimited."""
+    """One limit (tokens, or dollars) with the fraction of it at which a warning is due."""
+
+    limit: float | None = None
+    """Tokens (input plus output) or dollars allowed in total; None means unlimited."""
     warning_threshold: float = 0.8
     """Fraction of the limit at which a warning is due."""
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit <= 0:
-            raise ConfigurationError(f"token budget must be positive, got {self.limit}")
+            raise ConfigurationError(f"a token or cost limit must be positive, got {self.limit}")
         if not 0.0 < self.warning_threshold <= 1.0:
             raise ConfigurationError(
                 f"warning threshold is a fraction in (0, 1], got {self.warning_threshold}"
             )
 
-    def state(self, used: int) -> BudgetState:
+    def state(self, used: float) -> BudgetState:
         if self.limit is None:
             return BudgetState.OK
         if used >= self.limit:
@@ -163,59 +160,15 @@ class TokenBudget:
         return BudgetState.OK
 
 
-@dataclass(frozen=True, slots=True)
-class TokenUsage:
-    """Usage as shown to a user: session total, the current operation, and the budget."""
-
-    session_total: Usage = field(default_factory=lambda: Usage(0, 0, 0))
-    current_operation: Usage = field(default_factory=lambda: Usage(0, 0, 0))
-    budget: int | None = None
-    warning_threshold: float = 0.8
-
-
-def track_usage(usage: TokenUsage, actual: Usage) -> TokenUsage:
-    """``usage`` with ``actual`` added to the session and to the current operation."""
-    return TokenUsage(
-        usage.session_total + actual,
-        usage.current_operation + actual,
-        usage.budget,
-        usage.warning_threshold,
-    )
-
-
-def is_budget_exceeded(usage: TokenUsage) -> bool:
-    """True once the session has used the whole budget (nothing is left for another call)."""
-    state = TokenBudget(usage.budget, usage.warning_threshold).state(
-        usage.session_total.total_tokens
-    )
-    return state is BudgetState.EXCEEDED
-
-
-def is_warning_threshold(usage: TokenUsage) -> bool:
-    """True once the warning threshold of the budget is reached (and stays true past it)."""
-    state = TokenBudget(usage.budget, usage.warning_threshold).state(
-        usage.session_total.total_tokens
-    )
-    return state is not BudgetState.OK
-
-
-def format_usage(
-    usage: TokenUsage | Usage, *, cost: float | None = None, budget: int | None = None
-) -> str:
+def format_usage(usage: Usage, *, cost: float | None = None, budget: int | None = None) -> str:
     """E.g. ``1,234 in + 567 out = 1,801 tokens · 45% of 4,000 budget · $0.0012``."""
-    if isinstance(usage, TokenUsage):
-        budget = usage.budget if budget is None else budget
-        total = usage.session_total
-        threshold = usage.warning_threshold
-    else:
-        total, threshold = usage, 0.8
     parts = [
-        f"{total.input_tokens:,} in + {total.output_tokens:,} out = {total.total_tokens:,} tokens"
+        f"{usage.input_tokens:,} in + {usage.output_tokens:,} out = {usage.total_tokens:,} tokens"
     ]
     if budget is not None:
-        share = 100.0 * total.total_tokens / budget
+        share = 100.0 * usage.total_tokens / budget
         parts.append(f"{share:.0f}% of {budget:,} budget")
-        state = TokenBudget(budget, threshold).state(total.total_tokens)
+        state = TokenBudget(budget).state(usage.total_tokens)
         if state is BudgetState.EXCEEDED:
             parts.append("budget exhausted")
         elif state is BudgetState.WARNING:
@@ -226,166 +179,66 @@ def format_usage(
 
 
 @dataclass(frozen=True, slots=True)
-class CallRecord:
-    model: str
-    usage: Usage
-    run_id: str | None = None
-    purpose: str = ""
-    cost: float | None = None
+class RunBudget:
+    """A run's token and cost limits, held against what the run and its session used."""
 
+    max_tokens: int | None = None
+    max_session_tokens: int | None = None
+    max_cost_usd: float | None = None
+    warning_threshold: float = 0.8
+    session_tokens: int = 0
+    """Tokens the session's other runs had used when this stretch of the run began."""
+    prices: PriceTable = field(default_factory=PriceTable)
 
-class TokenTracker:
-    """Usage per call, per run and per session, held against a budget."""
+    def __post_init__(self) -> None:
+        for limit in (self.max_tokens, self.max_session_tokens, self.max_cost_usd):
+            TokenBudget(limit, self.warning_threshold)  # checks both
 
-    def __init__(
-        self, budget: TokenBudget | None = None, *, prices: PriceTable | None = None
-    ) -> None:
-        self.budget = budget or TokenBudget()
-        self.prices = prices or PriceTable()
-        self.calls: list[CallRecord] = []
-        self._session = Usage(0, 0, 0)
-        self._operation = Usage(0, 0, 0)
-        self._runs: dict[str, Usage] = {}
+    def _used(self, usage: Usage, cost: float | None) -> list[tuple[str, float, TokenBudget]]:
+        measures = [
+            ("max_tokens", usage.total_tokens, self.max_tokens),
+            (
+                "max_session_tokens",
+                self.session_tokens + usage.total_tokens,
+                self.max_session_tokens,
+            ),
+            ("max_cost_usd", cost or 0.0, self.max_cost_usd),
+        ]
+        return [
+            (name, used, TokenBudget(limit, self.warning_threshold))
+            for name, used, limit in measures
+            if limit is not None
+        ]
 
-    @property
-    def session(self) -> Usage:
-        return self._session
+    def check(self, usage: Usage, cost: float | None) -> None:
+        """The hard stop before a model call: ``LimitExceededError`` once a limit is used up."""
+        for name, used, budget in self._used(usage, cost):
+            if budget.state(used) is BudgetState.EXCEEDED:
+                assert budget.limit is not None
+                raise LimitExceededError(name, used, budget.limit)
 
-    @property
-    def used(self) -> int:
-        return self._session.total_tokens
+    def crossed(
+        self, before: Usage, cost_before: float | None, after: Usage, cost_after: float | None
+    ) -> list[tuple[str, float, float]]:
+        """The limits whose warning threshold the last call crossed: (name, used, limit)."""
+        was = {name: budget.state(used) for name, used, budget in self._used(before, cost_before)}
+        return [
+            (name, used, budget.limit)
+            for name, used, budget in self._used(after, cost_after)
+            if budget.limit is not None
+            and was[name] is BudgetState.OK
+            and budget.state(used) is not BudgetState.OK
+        ]
 
-    @property
-    def remaining(self) -> int | None:
-        return None if self.budget.limit is None else max(0, self.budget.limit - self.used)
-
-    @property
-    def state(self) -> BudgetState:
-        return self.budget.state(self.used)
-
-    @property
-    def cost(self) -> float | None:
-        """Total cost of the calls whose model has a price; None if none has."""
-        costs = [c.cost for c in self.calls if c.cost is not None]
-        return sum(costs) if costs else None
-
-    def run(self, run_id: str) -> Usage:
-        return self._runs.get(run_id, Usage(0, 0, 0))
-
-    def begin_operation(self) -> None:
-        """Start counting a new current operation (one user request)."""
-        self._operation = Usage(0, 0, 0)
-
-    def record(
-        self, usage: Usage, *, model: str = "", run_id: str | None = None, purpose: str = ""
-    ) -> BudgetState:
-        """Add one call's actual usage; returns the budget state afterwards."""
-        cost = self.prices.cost(model, usage) if model else None
-        self.calls.append(CallRecord(model, usage, run_id, purpose, cost))
-        self._session = self._session + usage
-        self._operation = self._operation + usage
-        if run_id is not None:
-            self._runs[run_id] = self.run(run_id) + usage
-        return self.state
-
-    def can_afford(self, estimate: TokenEstimate | int = 0) -> bool:
-        """Whether a call of ``estimate`` tokens fits in what is left of the budget."""
-        needed = estimate.total if isinstance(estimate, TokenEstimate) else estimate
-        remaining = self.remaining
-        return remaining is None or (remaining > 0 and needed <= remaining)
-
-    def check(self, estimate: TokenEstimate | int = 0) -> None:
-        """The hard stop: raise ``LimitExceededError`` when the call would not fit."""
-        if not self.can_afford(estimate):
-            needed = estimate.total if isinstance(estimate, TokenEstimate) else estimate
-            assert self.budget.limit is not None
-            raise LimitExceededError("tokens", self.used + needed, self.budget.limit)
-
-    def snapshot(self) -> TokenUsage:
-        return TokenUsage(
-            self._session, self._operation, self.budget.limit, self.budget.warning_threshold
-        )
-
-    def format(self) -> str:
-        return format_usage(self.snapshot(), cost=self.cost)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "budget": self.budget.limit,
-            "warning_threshold": self.budget.warning_threshold,
-            "session": self._session.to_dict(),
-            "runs": {k: v.to_dict() for k, v in self._runs.items()},
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class BudgetedStep(Generic[T]):
-    """What one step of a budgeted loop produced."""
-
-    result: T
-    usage: Usage
-    done: bool = False
-    score: float | None = None
-    """Higher is better; without scores the latest result counts as the best."""
-
-
-@dataclass(frozen=True, slots=True)
-class BudgetedOutcome(Generic[T]):
-    result: T | None
-    """The best result produced before stopping (None if no step completed)."""
-    stopped_by: Literal["done", "budget", "max_steps"]
-    steps: int
-    usage: Usage
-    warned: bool
-    """True if the warning threshold was reached on the way."""
-
-
-async def run_within_budget(
-    step: Callable[[int], Awaitable[BudgetedStep[T]]],
-    tracker: TokenTracker,
-    *,
-    max_steps: int,
-    estimate: Callable[[int], TokenEstimate | int] | None = None,
-) -> BudgetedOutcome[T]:
-    """Run ``step(0)``, ``step(1)``, ... until one is done, the budget is used up, or
-    ``max_steps`` ran; then return the best result so far: running out of budget is never a loss
-    of the work done.
-
-    Before each step the budget must have room for ``estimate(i)`` (when given); a step that
-    pushes usage past the budget is the last one.
-    """
-    best: BudgetedStep[T] | None = None
-    warned = False
-    steps = 0
-    start = tracker.session
-    stopped: Literal["done", "budget", "max_steps"] = "max_steps"
-    while steps < max_steps:
-        if not tracker.can_afford(estimate(steps) if estimate is not None else 0):
-            stopped = "budget"
-            break
-        outcome = await step(steps)
-        steps += 1
-        state = tracker.record(outcome.usage, purpose=f"step {steps}")
-        warned = warned or state is not BudgetState.OK
-        if best is None or _better(outcome, best):
-            best = outcome
-        if outcome.done:
-            best = outcome
-            stopped = "done"
-            break
-        if state is BudgetState.EXCEEDED:
-            stopped = "budget"
-            break
-    session = tracker.session
-    used = Usage(
-        session.input_tokens - start.input_tokens,
-        session.output_tokens - start.output_tokens,
-        session.requests - start.requests,
-    )
-    return BudgetedOutcome(best.result if best else None, stopped, steps, used, warned)
-
-
-def _better(new: BudgetedStep[Any], old: BudgetedStep[Any]) -> bool:
-    if new.score is None or old.score is None:
-        return True
-    return new.score >= old.score
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """What a call of ``model`` cost; None without a price, which a cost limit refuses."""
+        price = self.prices.lookup(model)
+        if price is None:
+            if self.max_cost_usd is not None:
+                raise ConfigurationError(
+                    f"no price for '{model}', so max_cost_usd cannot be enforced; add it to the "
+                    f'config file\'s [prices], e.g. "{model}" = {{ input = 0.15, output = 0.6 }} '
+                    "(USD per million tokens)"
+                )
+            return None
+        return price.cost(usage.input_tokens, usage.output_tokens)

@@ -26,10 +26,7 @@ from kforge.frames import (
     Reflection,
     StatusChanged,
     ToolCallFrame,
-    ToolErrorFrame,
     ToolResultFrame,
-    ToolStart,
-    ToolSuccess,
     UsageFrame,
     utc_now,
 )
@@ -100,9 +97,7 @@ class TrajectoryLog:
     """Entries with step numbers, built frame by frame (``add_frame``) or logged directly.
 
     Steps are derived from the order of entries: a thought after any action, or a second tool
-    call, starts a new step. Tool-layer frames (``tool.start``/``tool.success``/``tool.error``)
-    are folded into the agent's own ``agent.tool_call`` while one is open and logged as tool
-    calls and results otherwise, so each call appears once.
+    call, starts a new step. Each tool call is one ``tool.call`` and one ``tool.result`` frame.
     """
 
     def __init__(
@@ -121,7 +116,6 @@ class TrajectoryLog:
         self._step = 0
         self._step_acted = False
         self._step_called = False
-        self._open_call: str | None = None
         self._usage = [0, 0]
         self._model_call_usage = [0, 0]
         self._usage_seen = False
@@ -203,29 +197,14 @@ class TrajectoryLog:
             case AgentThinking():
                 return "thought", frame.message, {}
             case ToolCallFrame():
-                self._open_call = frame.tool_name
-                meta = {"tool_name": frame.tool_name, "arguments": frame.tool_arguments}
+                meta = {"tool_name": frame.tool_name, "arguments": frame.arguments}
                 if frame.reasoning:
                     meta["reasoning"] = frame.reasoning
-                return "tool_call", _call_text(frame.tool_name, frame.tool_arguments), meta
-            case ToolResultFrame():
-                self._open_call = None
-                ok = frame.success
-                text = frame.result_text if ok else frame.error_message or frame.result_text
-                return (
-                    "tool_result",
-                    text,
-                    _result_meta(frame.tool_name, ok, frame.execution_time_ms),
-                )
-            case ToolStart() if self._open_call != frame.tool_name:
-                meta = {"tool_name": frame.tool_name, "arguments": frame.arguments}
                 return "tool_call", _call_text(frame.tool_name, frame.arguments), meta
-            case ToolSuccess() if self._open_call != frame.tool_name:
-                meta = _result_meta(frame.tool_name, True, frame.execution_time_ms)
-                return "tool_result", frame.result_summary, meta
-            case ToolErrorFrame() if self._open_call != frame.tool_name:
-                meta = _result_meta(frame.tool_name, False, frame.execution_time_ms)
-                return "tool_result", frame.error, meta
+            case ToolResultFrame():
+                text = frame.summary if frame.success else frame.error or frame.summary
+                meta = _result_meta(frame.tool_name, frame.success, frame.execution_time_ms)
+                return "tool_result", text, meta
             case Observation():
                 return "observation", frame.content, {"goal_achieved": frame.goal_achieved}
             case Reflection():

@@ -14,14 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from kforge.llm.structured import complete_structured
 from kforge.llm.types import Message, ModelSettings
 from kforge.rag.analyze import analyze
-from kforge.rag.complete import CompleteFn, ask_structured, is_recoverable
+from kforge.rag.complete import CompleteFn, is_recoverable
 from kforge.rag.textcheck import key_terms
 from kforge.rag.types import SearchHit
 
 __all__ = [
-    "GRADE_SCHEMA",
+    "Grade",
     "GradedResult",
     "Relevance",
     "grade_all_lexically",
@@ -33,16 +36,17 @@ __all__ = [
 
 Relevance = Literal["relevant", "not_relevant"]
 
-GRADE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "relevance": {"type": "string", "enum": ["relevant", "not_relevant"]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "reasoning": {"type": "string", "maxLength": 200},
-    },
-    "required": ["relevance", "confidence", "reasoning"],
-    "additionalProperties": False,
-}
+
+class Grade(BaseModel):
+    """The model's verdict on one passage."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    relevance: Relevance
+    confidence: float = Field(ge=0, le=1)
+    """How sure the model is of its verdict."""
+    reasoning: str = Field(max_length=200)
+
 
 _SYSTEM = (
     "You check whether a passage retrieved from the user's documents helps answer a question. "
@@ -181,11 +185,12 @@ async def grade_result(
     last_error: BaseException | None = None
     for _ in range(max(1, attempts)):
         try:
-            value = await ask_structured(
+            grade = await complete_structured(
                 complete,
                 _prompt(query, hit, context),
-                GRADE_SCHEMA,
+                Grade,
                 settings or _SETTINGS,
+                attempts=1,
                 what="grading a search result",
             )
         except Exception as exc:
@@ -193,9 +198,8 @@ async def grade_result(
                 raise
             last_error = exc
             continue
-        confidence = min(1.0, max(0.0, float(value["confidence"])))
-        relevance: Relevance = "relevant" if value["relevance"] == "relevant" else "not_relevant"
-        return _settled(query, hit, relevance, confidence, str(value["reasoning"]).strip())
+        confidence = min(1.0, max(0.0, grade.confidence))
+        return _settled(query, hit, grade.relevance, confidence, grade.reasoning.strip())
     return GradedResult(
         hit, "not_relevant", 0.0, f"could not be graded: {last_error}", graded=False
     )

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from kforge.llm.structured import complete_structured
 from kforge.llm.types import Message, ModelSettings
 from kforge.rag.analyze import STOPWORDS, tokenize
-from kforge.rag.complete import CompleteFn, ask_structured, is_recoverable
+from kforge.rag.complete import CompleteFn, is_recoverable
 from kforge.rag.grading import GradedResult
 
-__all__ = ["REWRITE_SCHEMA", "fallback_rewrite", "normalize_query", "rewrite_query"]
+__all__ = ["Rewrite", "fallback_rewrite", "normalize_query", "rewrite_query"]
 
-REWRITE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 300}},
-    "required": ["query"],
-    "additionalProperties": False,
-}
+
+class Rewrite(BaseModel):
+    """The model's new search query."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=300)
+
 
 _SYSTEM = (
     "You improve search queries for a keyword search engine over the user's documents. The "
@@ -85,16 +89,17 @@ async def rewrite_query(
     """
     history = [original, *[t for t in tried if t != original]]
     try:
-        value = await ask_structured(
+        rewrite = await complete_structured(
             complete,
             _prompt(original, graded, history),
-            REWRITE_SCHEMA,
+            Rewrite,
             settings or _SETTINGS,
+            attempts=1,
             what="rewriting a search query",
         )
     except Exception as exc:
         if not is_recoverable(exc):
             raise
         return fallback_rewrite(original, history)
-    candidate = re.sub(r"\s+", " ", str(value["query"])).strip().strip('"')
+    candidate = re.sub(r"\s+", " ", rewrite.query).strip().strip('"')
     return candidate if _is_new(candidate, history) else fallback_rewrite(original, history)

@@ -33,6 +33,7 @@ from kforge.frames import (
 )
 from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
+from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
 from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.registry import AgentRegistry, default_registry
@@ -55,6 +56,7 @@ class Runtime:
         services: Services | Mapping[str, Any] | None = None,
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
+        prices: PriceTable | None = None,
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.sqlite import SQLiteStore
@@ -72,6 +74,8 @@ class Runtime:
         )
         """What every run's agent is given; each run adds its own ``agents`` and ``sessions``."""
         self.default_limits = limits or RunLimits()
+        self._prices = prices
+        """What model calls cost; read from the config file's ``[prices]`` when not given."""
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
         self._errors: dict[str, BaseException] = {}
@@ -316,6 +320,15 @@ class Runtime:
         failure = [f for f in tail if isinstance(f, ErrorFrame | StatusChanged)]
         return failure[0].seq - 1 if failure else run.last_seq
 
+    @property
+    def prices(self) -> PriceTable:
+        """What model calls cost: the ``prices`` given, else the config file's ``[prices]``."""
+        if self._prices is None:
+            from kforge.llm.config import load_config
+
+            self._prices = PriceTable.from_mapping(load_config().prices)
+        return self._prices
+
     def _launch(
         self,
         run: RunRecord,
@@ -342,6 +355,7 @@ class Runtime:
             question=question,
             on_delta=self.bus.publish_delta,
             lease=Lease(owner=self.owner, ttl_s=self.lease_ttl_s, takeover=takeover),
+            prices=self.prices,
         )
         loop = asyncio.get_running_loop()
         runner.opened = self._opened[run.id] = loop.create_future()

@@ -3,12 +3,67 @@
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from kforge.errors import StoreError
+from kforge.frames import upgrade_legacy_frame
+from kforge.jsoncodec import dumps, loads
 
-__all__ = ["MIGRATIONS", "apply_migrations", "schema_version"]
+__all__ = ["MIGRATIONS", "apply_migrations", "schema_version", "upgrade_tool_frames"]
 
-MIGRATIONS: tuple[tuple[int, str], ...] = (
+
+def upgrade_tool_frames(conn: sqlite3.Connection) -> None:
+    """Rewrite logs of the old tool-call vocabulary (four frames per call) as one
+    ``tool.call`` and one ``tool.result`` frame per call.
+
+    The execution wrapper's ``tool.start`` becomes the call frame and takes the reasoning,
+    iteration and plan of the agent's ``agent.tool_call`` before it; ``tool.success`` or
+    ``tool.error`` becomes the result frame; the agent's copies are deleted (their seqs are
+    left unused), and an observation points at its call by ``call_id``. A step re-executed
+    after this sees the frames today's code emits, so old runs still resume.
+    """
+    rows = conn.execute(
+        "SELECT run_id, seq, type, data FROM frames WHERE type IN ('tool.start', "
+        "'tool.success', 'tool.error', 'agent.tool_call', 'agent.tool_result', "
+        "'agent.observation') ORDER BY run_id, seq"
+    ).fetchall()
+    decisions: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    last_call: dict[tuple[str, str], str] = {}
+    judged_call: dict[str, str] = {}
+    for run_id, seq, kind, text in rows:
+        data = loads(text)
+        key = (run_id, str(data.get("tool_name", "")))
+        if kind in ("agent.tool_call", "agent.tool_result"):
+            if kind == "agent.tool_call":
+                decisions[key].append(data)
+            else:
+                judged_call[str(data.get("id"))] = last_call.get(key, "")
+            conn.execute("DELETE FROM frames WHERE run_id = ? AND seq = ?", (run_id, seq))
+            continue
+        if kind == "agent.observation":
+            if "tool_result_frame_id" not in data:
+                continue
+            data["call_id"] = judged_call.get(str(data.pop("tool_result_frame_id")), "")
+            upgraded = data
+        else:
+            upgraded = upgrade_legacy_frame({**data, "type": kind})
+            if kind == "tool.start":
+                if decisions[key]:
+                    decision = decisions[key].pop(0)
+                    for name in ("reasoning", "iteration", "plan_frame_id"):
+                        upgraded[name] = decision.get(name, upgraded[name])
+            else:
+                last_call[key] = str(upgraded["call_id"])
+        new_kind = str(upgraded.pop("type", kind))
+        conn.execute(
+            "UPDATE frames SET type = ?, data = ? WHERE run_id = ? AND seq = ?",
+            (new_kind, dumps(upgraded), run_id, seq),
+        )
+
+
+MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
     (
         1,
         """
@@ -78,6 +133,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ALTER TABLE snapshots ADD COLUMN checksum INTEGER;
         """,
     ),
+    (4, upgrade_tool_frames),
 )
 
 
@@ -101,9 +157,12 @@ def apply_migrations(conn: sqlite3.Connection) -> int:
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in sql.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            if callable(sql):
+                sql(conn)
+            else:
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
             conn.execute("INSERT INTO schema_version(version) VALUES (?)", (version,))
             conn.execute("COMMIT")
         except BaseException:

@@ -10,14 +10,7 @@ from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.approval import ApprovalPolicy
 from kforge.tools.base import DefinedTool, Tool, ToolHandler
 from kforge.tools.cache import ToolResultCache
-from kforge.tools.calls import (
-    ParsedToolCall,
-    parse_tool_call,
-    parse_tool_calls,
-    serialize_tool_call,
-)
 from kforge.tools.content import ContentBlock, ContentType
-from kforge.tools.context import ToolContext
 from kforge.tools.decorator import FunctionTool, tool
 from kforge.tools.definition import ToolDefinition, ToolExample
 from kforge.tools.execution import (
@@ -28,6 +21,7 @@ from kforge.tools.execution import (
 )
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 from kforge.tools.validation import ArgumentProblem, ArgumentValidator
 
 __all__ = [
@@ -38,7 +32,6 @@ __all__ = [
     "ContentType",
     "DefinedTool",
     "FunctionTool",
-    "ParsedToolCall",
     "Tool",
     "ToolAnnotations",
     "ToolContext",
@@ -51,9 +44,6 @@ __all__ = [
     "ToolRunContext",
     "execute_call",
     "execute_tool",
-    "parse_tool_call",
-    "parse_tool_calls",
     "run_tool",
-    "serialize_tool_call",
     "tool",
 ]

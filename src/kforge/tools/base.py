@@ -8,9 +8,9 @@ from typing import Any
 
 from kforge.llm.types import ToolSpec
 from kforge.tools.annotations import ToolAnnotations
-from kforge.tools.context import ToolContext
 from kforge.tools.definition import ToolDefinition, ToolExample
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 from kforge.tools.validation import ArgumentProblem, ArgumentValidator
 
 __all__ = ["DefinedTool", "Tool", "ToolHandler"]

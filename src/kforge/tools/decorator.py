@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, overload
 from kforge.errors import ToolArgumentsError, ToolDefinitionError
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
-from kforge.tools.context import ToolContext
 from kforge.tools.definition import ToolExample
 from kforge.tools.docstrings import parse_docstring
 from kforge.tools.result import ToolResult
 from kforge.tools.threads import run_blocking
+from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     import pydantic

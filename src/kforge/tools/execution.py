@@ -1,6 +1,6 @@
 """The execution wrapper: every tool call of a run goes through ``execute_tool``.
 
-It emits tool.start / tool.success / tool.error frames, validates arguments, asks for approval
+It records each call as one ``tool.call`` frame and one ``tool.result`` frame, validates arguments, asks for approval
 of destructive tools, applies a timeout, caches read-only results, and never lets a tool crash
 the run. It is durable: a re-executed step gets the recorded result instead of running the tool
 again, and a side-effecting tool whose start was recorded without a result is not re-run blindly.
@@ -14,15 +14,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from kforge.errors import ToolArgumentsError, ToolError
-from kforge.frames import Frame, ToolErrorFrame, ToolStart, ToolSuccess, new_id
+from kforge.frames import Frame, ToolCallFrame, ToolResultFrame, new_id
 from kforge.llm.base import Model
 from kforge.llm.types import ToolCall
 from kforge.tools.approval import ApprovalPolicy
 from kforge.tools.base import Tool
 from kforge.tools.cache import ToolResultCache
-from kforge.tools.context import ToolContext
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = [
     "APPROVAL_SERVICE",
@@ -61,7 +61,7 @@ class ToolServices(Protocol):
 
 
 class ToolRunContext(Protocol):
-    """What the wrapper needs from the run (``kforge.engine.context.RunContext`` provides it)."""
+    """What the wrapper needs from the run (``kforge.engine.run_context.RunContext`` provides it)."""
 
     run_id: str
     model: Model
@@ -93,12 +93,19 @@ async def execute_tool(
     arguments: dict[str, Any],
     *,
     reasoning: str = "",
+    iteration: int = 0,
+    plan_frame_id: str | None = None,
+    call_id: str | None = None,
     policy: ApprovalPolicy | None = None,
     cache: ToolResultCache | None = None,
     timeout_s: float | None = None,
 ) -> ToolResult:
     """Run ``tool`` once for the run behind ``ctx`` and return its result (never raises for
-    tool failures; ``Suspended`` propagates while the run waits for an approval)."""
+    tool failures; ``Suspended`` propagates while the run waits for an approval).
+
+    ``reasoning``, ``iteration`` and ``plan_frame_id`` say why the agent called it and go into
+    the call frame; ``call_id`` (default: a new id) pairs the call with its result frame.
+    """
     policy = policy or ctx.services.approval or ApprovalPolicy()
     if cache is None:
         cache = ctx.services.cache
@@ -111,7 +118,7 @@ async def execute_tool(
     else:
         broken = None
 
-    # Approval comes before tool.start, so that a recorded start always means "about to run".
+    # Approval comes before the call frame, so that a recorded call always means "about to run".
     rejection: str | None = None
     if not problems and broken is None and policy.needs_approval(tool):
         answer = await ctx.ask(
@@ -130,11 +137,14 @@ async def execute_tool(
             rejection = f"a person rejected the call to '{tool.name}'" + (f": {why}" if why else "")
 
     start = ctx.emit(
-        ToolStart(
+        ToolCallFrame(
             tool_name=tool.name,
-            call_id=new_id(),
+            call_id=call_id or new_id(),
             arguments=_as_dict(arguments),
+            reasoning=reasoning,
             read_only=safe,
+            iteration=iteration,
+            plan_frame_id=plan_frame_id,
         )
     )
     recorded = _replayed_result(ctx)
@@ -179,22 +189,35 @@ async def execute_call(
     call: ToolCall,
     *,
     reasoning: str = "",
+    iteration: int = 0,
+    plan_frame_id: str | None = None,
     policy: ApprovalPolicy | None = None,
     cache: ToolResultCache | None = None,
 ) -> ToolResult:
     """Resolve ``call`` by name in ``registry`` and execute it; an unknown name is an error
-    result naming the tools that exist."""
+    result naming the tools that exist. ``call.id`` (when set) pairs the frames."""
     tool = registry.get(call.name)
     if tool is not None:
         return await execute_tool(
-            ctx, tool, call.arguments, reasoning=reasoning, policy=policy, cache=cache
+            ctx,
+            tool,
+            call.arguments,
+            reasoning=reasoning,
+            iteration=iteration,
+            plan_frame_id=plan_frame_id,
+            call_id=call.id or None,
+            policy=policy,
+            cache=cache,
         )
     start = ctx.emit(
-        ToolStart(
+        ToolCallFrame(
             tool_name=call.name,
             call_id=call.id or new_id(),
             arguments=_as_dict(call.arguments),
+            reasoning=reasoning,
             read_only=True,
+            iteration=iteration,
+            plan_frame_id=plan_frame_id,
         )
     )
     recorded = _replayed_result(ctx)
@@ -243,48 +266,36 @@ async def run_tool(
 
 
 def _replayed_result(ctx: ToolRunContext) -> ToolResult | None:
-    done = ctx.replay_next(ToolSuccess, ToolErrorFrame)
-    if isinstance(done, ToolSuccess):
-        return (
-            ToolResult.from_dict(done.result)
-            if done.result
-            else ToolResult.success(done.result_summary)
-        )
-    if isinstance(done, ToolErrorFrame):
-        return ToolResult.from_dict(done.result) if done.result else ToolResult.error(done.error)
-    return None
+    done = ctx.replay_next(ToolResultFrame)
+    if done is None:
+        return None
+    if done.result:
+        return ToolResult.from_dict(done.result)
+    return ToolResult.success(done.summary) if done.success else ToolResult.error(done.error)
 
 
 def _finish(
     ctx: ToolRunContext,
-    start: ToolStart,
+    start: ToolCallFrame,
     result: ToolResult,
     started: float,
     *,
     cached: bool = False,
 ) -> ToolResult:
     elapsed_ms = round((time.perf_counter() - started) * 1000, 3) if started else 0.0
-    if result.is_error:
-        ctx.emit(
-            ToolErrorFrame(
-                tool_name=start.tool_name,
-                call_id=start.call_id,
-                error=result.summary(1000),
-                result=result.to_dict(),
-                execution_time_ms=elapsed_ms,
-            )
+    error = result.summary(1000) if result.is_error else ""
+    ctx.emit(
+        ToolResultFrame(
+            tool_name=start.tool_name,
+            call_id=start.call_id,
+            success=not result.is_error,
+            summary=error or result.summary(),
+            error=error,
+            result=result.to_dict(),
+            execution_time_ms=elapsed_ms,
+            cached=cached,
         )
-    else:
-        ctx.emit(
-            ToolSuccess(
-                tool_name=start.tool_name,
-                call_id=start.call_id,
-                result_summary=result.summary(),
-                result=result.to_dict(),
-                execution_time_ms=elapsed_ms,
-                cached=cached,
-            )
-        )
+    )
     return result
 
 

@@ -19,8 +19,8 @@ from kforge.extras import require_extra
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.content import ContentBlock
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     import mcp

@@ -4,6 +4,6 @@ with citations, synthesises insights and maps the frontier."""
 from __future__ import annotations
 
 from kforge.agents.research.agent import ResearchAgent
-from kforge.agents.research.context import ResearchPhase, ResearchPhaseContext
+from kforge.agents.research.question_tree import ResearchPhase, ResearchPhaseContext
 
 __all__ = ["ResearchAgent", "ResearchPhase", "ResearchPhaseContext"]

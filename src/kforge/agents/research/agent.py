@@ -9,26 +9,26 @@ one after ANSWER reviews coverage. One step answers one question or synthesises 
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, TypeVar
 
 from kforge.agents.research.arguments import ResearchArgs
-from kforge.agents.research.context import (
+from kforge.agents.research.evidence import gather_evidence, source_record
+from kforge.agents.research.prompts import (
+    DISCOVERY_PROMPT,
+    GAPS_PROMPT,
+    INITIAL_PROMPTS,
+    Breakdown,
+    CategoryQuestions,
+    Discovery,
+    Expansion,
+    Gaps,
+)
+from kforge.agents.research.question_tree import (
     ResearchPhase,
     ResearchPhaseContext,
     clean_question,
     is_question,
     topic_name,
-)
-from kforge.agents.research.evidence import gather_evidence, source_record
-from kforge.agents.research.prompts import (
-    DECOMPOSE_SCHEMA,
-    DISCOVERY_PROMPT,
-    DISCOVERY_SCHEMA,
-    EXPAND_SCHEMA,
-    GAPS_PROMPT,
-    GAPS_SCHEMA,
-    INITIAL_PROMPTS,
-    NEW_CATEGORY_SCHEMA,
 )
 from kforge.agents.research.report import render_report
 from kforge.agents.research.writing import (
@@ -38,12 +38,12 @@ from kforge.agents.research.writing import (
     usable_frontier_question,
     write_grounded,
 )
-from kforge.agents.router_answer import model_only_answer
+from kforge.agents.router.answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
-from kforge.engine.context import RunContext
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
-from kforge.errors import ValidationError
+from kforge.engine.run_context import RunContext
+from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -52,6 +52,8 @@ from kforge.rag.textcheck import LoopWatch
 from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
+
+_Reply = TypeVar("_Reply")
 
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
@@ -154,7 +156,8 @@ class ResearchAgent(ForgeAgent):
             for name in list(rc.discovered_categories):
                 category = rc.add_category(name)
                 ctx.emit(DataEvent(name="category.added", payload=dict(category)))
-                response = await ctx.complete(
+                proposed = await _decide(
+                    ctx,
                     [
                         Message.system(self.phase_prompt(P.DECOMPOSE)),
                         Message.user(
@@ -163,10 +166,10 @@ class ResearchAgent(ForgeAgent):
                         ),
                     ],
                     DECISION,
-                    output_schema=NEW_CATEGORY_SCHEMA,
-                    purpose="decompose.new_category",
+                    CategoryQuestions,
+                    "decompose.new_category",
                 )
-                for text in (response.parsed or {}).get("questions", []):
+                for text in proposed.questions if proposed else []:
                     self._add_question(ctx, category, text)
                 if not category["question_ids"]:
                     self._add_question(ctx, category, f"What about {name} for {self.question}")
@@ -179,19 +182,20 @@ class ResearchAgent(ForgeAgent):
         user = f"Research question: {self.question}"
         if trigger:
             user += f"\nThe previous breakdown was rejected because: {trigger}"
-        response = await ctx.complete(
+        breakdown = await _decide(
+            ctx,
             [Message.system(self.phase_prompt(P.DECOMPOSE)), Message.user(user)],
             DECISION,
-            output_schema=DECOMPOSE_SCHEMA,
-            purpose="decompose",
+            Breakdown,
+            "decompose",
         )
-        for item in (response.parsed or {}).get("categories", []):
-            name = topic_name(item.get("name", ""))
+        for item in breakdown.categories if breakdown else []:
+            name = topic_name(item.name)
             if not name:
                 continue
             category = rc.add_category(name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))
-            for text in item.get("questions", []):
+            for text in item.questions:
                 self._add_question(ctx, category, text)
         if not rc.questions:
             category = rc.add_category("Overview")
@@ -306,7 +310,8 @@ class ResearchAgent(ForgeAgent):
         )
         if self._may_backtrack("new_category_discovered"):
             categories = ", ".join(c["name"] for c in rc.categories)
-            decision = await ctx.complete(
+            discovery = await _decide(
+                ctx,
                 [
                     Message.system(DISCOVERY_PROMPT),
                     Message.user(
@@ -315,10 +320,10 @@ class ResearchAgent(ForgeAgent):
                     ),
                 ],
                 DECISION,
-                output_schema=DISCOVERY_SCHEMA,
-                purpose="answer.discover",
+                Discovery,
+                "answer.discover",
             )
-            new_category = topic_name((decision.parsed or {}).get("new_category", ""))
+            new_category = topic_name(discovery.new_category if discovery else "")
             if new_category and not rc.is_known_category(new_category):
                 rc.discovered_categories.append(new_category)
                 rc.backtracks["new_category_discovered"] = (
@@ -400,16 +405,17 @@ class ResearchAgent(ForgeAgent):
             or self._may_backtrack("synthesis_reveals_missing_category")
         ):
             return len(todo) == 1
-        gaps = await ctx.complete(
+        gaps = await _decide(
+            ctx,
             [Message.system(GAPS_PROMPT), Message.user(f"{material}\n\nInsight: {insight}")],
             DECISION,
-            output_schema=GAPS_SCHEMA,
-            purpose="rise_above.gaps",
+            Gaps,
+            "rise_above.gaps",
         )
-        parsed = gaps.parsed or {}
-        follow_up = str(parsed.get("follow_up_question", ""))
+        follow_up = gaps.follow_up_question if gaps else ""
         if (
-            parsed.get("needs_more_answers")
+            gaps
+            and gaps.needs_more_answers
             and follow_up.strip()
             and self._may_backtrack("synthesis_requires_more_answers")
         ):
@@ -423,7 +429,7 @@ class ResearchAgent(ForgeAgent):
                 )
                 rc.backward_trigger_detail = f"'{category['name']}' needs: {added['text']}"
                 return True
-        missing = topic_name(parsed.get("missing_category", ""))
+        missing = topic_name(gaps.missing_category if gaps else "")
         if (
             missing
             and self._may_backtrack("synthesis_reveals_missing_category")
@@ -442,25 +448,26 @@ class ResearchAgent(ForgeAgent):
         found = "\n".join(
             f"- {rc.category_name(k)}: {v[:200]}" for k, v in rc.category_insights.items()
         )
-        response = await ctx.complete(
+        expansion = await _decide(
+            ctx,
             [
                 Message.system(self.phase_prompt(P.EXPAND)),
                 Message.user(f"Research question: {self.question}\nFound:\n{found or '(little)'}"),
             ],
             WRITING,
-            output_schema=EXPAND_SCHEMA,
-            purpose="expand",
+            Expansion,
+            "expand",
         )
         seen = {q["text"].lower() for q in rc.questions}
         instructions = self.phase_prompt(P.EXPAND)
-        for item in (response.parsed or {}).get("questions", []):
-            text = clean_question(item.get("question", ""))
+        for item in expansion.questions if expansion else []:
+            text = clean_question(item.question)
             if not text or not is_question(text) or text.lower() in seen:
                 continue
             if not usable_frontier_question(text, instructions):
                 continue
             seen.add(text.lower())
-            why = " ".join(str(item.get("why", "")).split())
+            why = " ".join(item.why.split())
             if why and not usable_frontier_question(why + "?", instructions):
                 why = ""
             record = {"question": text, "why": why}
@@ -598,3 +605,19 @@ class ResearchAgent(ForgeAgent):
             f"answered {len(rc.answered_questions)} questions in {len(rc.categories)} "
             f"categories citing {len(rc.sources)} sources"
         )
+
+
+async def _decide(
+    ctx: RunContext,
+    messages: list[Message],
+    settings: ModelSettings,
+    reply: type[_Reply],
+    purpose: str,
+) -> _Reply | None:
+    """The model's structured decision, or None when its reply cannot be read: every decision
+    has a fallback (a question from the documents, no backtrack), so an unreadable one is not
+    an error."""
+    try:
+        return await ctx.complete(messages, settings, output_type=reply, purpose=purpose)
+    except ModelOutputError:
+        return None

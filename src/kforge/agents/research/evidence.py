@@ -9,7 +9,7 @@ from typing import Any
 
 from kforge.agents.research.arguments import ResearchArgs
 from kforge.engine.arguments import parse_arguments
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 from kforge.rag.types import Chunk

@@ -1,18 +1,25 @@
-"""The Research agent's phase prompts and the JSON Schemas its decisions are constrained to."""
+"""The Research agent's phase prompts and the structured replies its decisions are read as."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
+
+from pydantic import BaseModel
+
+from kforge.llm.structured import decoder_bounds
 
 __all__ = [
-    "DECOMPOSE_SCHEMA",
     "DISCOVERY_PROMPT",
-    "DISCOVERY_SCHEMA",
-    "EXPAND_SCHEMA",
     "GAPS_PROMPT",
-    "GAPS_SCHEMA",
     "INITIAL_PROMPTS",
-    "NEW_CATEGORY_SCHEMA",
+    "AdjacentQuestion",
+    "Breakdown",
+    "Category",
+    "CategoryQuestions",
+    "Discovery",
+    "Expansion",
+    "Gaps",
+    "ShortText",
 ]
 
 INITIAL_PROMPTS: dict[str, str] = {
@@ -38,40 +45,26 @@ INITIAL_PROMPTS: dict[str, str] = {
     ),
 }
 
-_short_text: dict[str, Any] = {"type": "string", "maxLength": 160}
+ShortText = Annotated[str, decoder_bounds(max_length=160)]
+"""A question or reason: bounded for the local decoder, never cut when a reply is read."""
 
-DECOMPOSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "categories": {
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 3,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "maxLength": 60},
-                    "questions": {
-                        "type": "array",
-                        "minItems": 1,
-                        "maxItems": 2,
-                        "items": _short_text,
-                    },
-                },
-                "required": ["name", "questions"],
-            },
-        }
-    },
-    "required": ["categories"],
-}
 
-NEW_CATEGORY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "questions": {"type": "array", "minItems": 1, "maxItems": 3, "items": _short_text}
-    },
-    "required": ["questions"],
-}
+class Category(BaseModel):
+    name: Annotated[str, decoder_bounds(max_length=60)]
+    questions: Annotated[list[ShortText], decoder_bounds(min_items=1, max_items=2)]
+
+
+class Breakdown(BaseModel):
+    """The research question broken into categories of questions."""
+
+    categories: Annotated[list[Category], decoder_bounds(min_items=1, max_items=3)]
+
+
+class CategoryQuestions(BaseModel):
+    """The questions of a category discovered later."""
+
+    questions: Annotated[list[ShortText], decoder_bounds(min_items=1, max_items=3)]
+
 
 DISCOVERY_PROMPT = (
     "You check research coverage. Given the categories so far and a new answer, name a topic "
@@ -79,11 +72,12 @@ DISCOVERY_PROMPT = (
     "empty string when the categories already cover it. Reply in JSON."
 )
 
-DISCOVERY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"new_category": {"type": "string", "maxLength": 40}},
-    "required": ["new_category"],
-}
+
+class Discovery(BaseModel):
+    """A topic an answer raised that no category covers; empty when there is none."""
+
+    new_category: Annotated[str, decoder_bounds(max_length=40)]
+
 
 GAPS_PROMPT = (
     "You check a research synthesis for gaps. Set needs_more_answers to true only if an "
@@ -92,31 +86,21 @@ GAPS_PROMPT = (
     "whole topic the research left out; otherwise use empty strings. Reply in JSON."
 )
 
-GAPS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "needs_more_answers": {"type": "boolean"},
-        "follow_up_question": {"type": "string", "maxLength": 160},
-        "missing_category": {"type": "string", "maxLength": 60},
-    },
-    "required": ["needs_more_answers", "follow_up_question", "missing_category"],
-}
 
-EXPAND_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "maxItems": 4,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "question": _short_text,
-                    "why": {"type": "string", "maxLength": 200},
-                },
-                "required": ["question", "why"],
-            },
-        }
-    },
-    "required": ["questions"],
-}
+class Gaps(BaseModel):
+    """What a category's synthesis still lacks."""
+
+    needs_more_answers: bool
+    follow_up_question: ShortText
+    missing_category: Annotated[str, decoder_bounds(max_length=60)]
+
+
+class AdjacentQuestion(BaseModel):
+    question: ShortText
+    why: Annotated[str, decoder_bounds(max_length=200)]
+
+
+class Expansion(BaseModel):
+    """Questions next to the research question, worth exploring next."""
+
+    questions: Annotated[list[AdjacentQuestion], decoder_bounds(max_items=4)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kforge.agents.research.context import ResearchPhaseContext
+from kforge.agents.research.question_tree import ResearchPhaseContext
 
 __all__ = ["render_report"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.rag.grounded import AnswerStyle, GroundedAnswer, write_answer

@@ -8,8 +8,8 @@ from kforge.llm.base import Model
 from kforge.llm.types import Message, ModelSettings
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = ["ExplainTextTool"]
 

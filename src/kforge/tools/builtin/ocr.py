@@ -13,8 +13,8 @@ from typing import Any
 
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = ["OcrTool"]
 

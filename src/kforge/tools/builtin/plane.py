@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from kforge.errors import ToolError
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     import httpx

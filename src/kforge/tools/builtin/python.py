@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.builtin.sandbox import SandboxLimits, SandboxOutcome, run_sandboxed
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = ["AGENTS_SERVICE", "AgentSpawner", "PythonTool"]
 

@@ -14,8 +14,8 @@ from kforge.rag.extract_html import extract_html
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.builtin.network import BlockedAddressError, FetchedPage, NetworkPolicy, fetch
-from kforge.tools.context import ToolContext
 from kforge.tools.result import ToolResult
+from kforge.tools.tool_context import ToolContext
 
 __all__ = ["FetchPageTool", "SummarizePageTool", "extractive_summary", "page_text"]
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from kforge.engine.services import Services
 from kforge.errors import (
-    LimitExceededError,
     ModelOutputError,
     ReplayDivergenceError,
     ValidationError,
@@ -25,6 +24,7 @@ from kforge.frames import (
     Frame,
     InteractionAnswered,
     InteractionRequested,
+    LimitWarning,
     ModelCall,
     TokenDelta,
     UsageFrame,
@@ -36,7 +36,9 @@ from kforge.frames import (
 from kforge.jsoncodec import dumps, loads, not_json
 from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
+from kforge.llm.structured import parse_output, schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
+from kforge.memory.tokens import RunBudget
 
 if TYPE_CHECKING:
     from kforge.engine.limits import RunLimits
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["RunContext", "Suspended"]
 
 F = TypeVar("F", bound=Frame)
+T = TypeVar("T")
 
 
 class Suspended(BaseException):
@@ -71,6 +74,8 @@ class RunContext:
         next_seq: int,
         flush: Callable[[list[Frame]], None],
         usage: Usage | None = None,
+        cost_usd: float | None = None,
+        budget: RunBudget | None = None,
         services: Services | Mapping[str, Any] | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
     ) -> None:
@@ -80,6 +85,10 @@ class RunContext:
         self.limits = limits
         self.usage = usage or Usage(0, 0, 0)
         """Tokens used by the whole run so far (all stretches)."""
+        self.cost_usd = cost_usd
+        """Dollars the run's calls cost so far; None while none of them had a price."""
+        self.budget = budget or RunBudget(max_tokens=limits.max_tokens)
+        """The token and cost limits each model call is checked against."""
         self.services: Services = Services.of(services)
         """Capabilities the runtime hands to agents: tools, corpora, memory, sessions, ..."""
         self.step = 0
@@ -226,6 +235,7 @@ class RunContext:
 
     # -- model ----------------------------------------------------------------------------
 
+    @overload
     async def complete(
         self,
         messages: Sequence[Message],
@@ -236,8 +246,37 @@ class RunContext:
         purpose: str = "",
         stream: bool = False,
         watch: Callable[[str], str | None] | None = None,
-    ) -> ModelResponse:
+    ) -> ModelResponse: ...
+
+    @overload
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        output_type: type[T],
+        purpose: str = "",
+    ) -> T: ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        output_type: type[T] | None = None,
+        purpose: str = "",
+        stream: bool = False,
+        watch: Callable[[str], str | None] | None = None,
+    ) -> ModelResponse | T:
         """Call the model once; the response is committed before this returns.
+
+        With ``output_type`` (a pydantic model, or any type pydantic validates) the model is
+        constrained to its JSON Schema and the validated value is returned; a reply that does
+        not fit raises ``ModelOutputError`` (the response is recorded all the same, so a
+        re-executed step fails alike). ``output_schema`` is the raw form, for schemas built at
+        run time from tool specs.
 
         With ``stream=True`` the text reaches live subscribers as it is generated (token
         deltas, never stored); the recorded response is the same either way. ``watch`` sees
@@ -245,14 +284,37 @@ class RunContext:
         to keep (e.g. ``kforge.rag.textcheck.loop_watch()`` stops a reply that starts to
         loop); the response then has that text and the finish reason ``stopped``.
         """
+        if output_type is not None:
+            response = await self._complete(
+                messages, settings, (), schema_for(output_type), purpose, False, None
+            )
+            return parse_output(output_type, response, purpose)
+        return await self._complete(
+            messages, settings, tools, output_schema, purpose, stream, watch
+        )
+
+    async def _complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None,
+        tools: Sequence[ToolSpec],
+        output_schema: dict[str, Any] | None,
+        purpose: str,
+        stream: bool,
+        watch: Callable[[str], str | None] | None,
+    ) -> ModelResponse:
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
-            self.replay_next(UsageFrame)
+            usage_frame = self.replay_next(UsageFrame)
             replayed = ModelResponse.from_dict(recorded.response)
             # the state restored at the step boundary does not count calls made inside the step
             self.usage = self.usage + replayed.usage
+            if usage_frame is not None and usage_frame.cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + usage_frame.cost_usd
+            while self.replay_next(LimitWarning) is not None:
+                pass
             return replayed
-        self.check_token_budget()
+        self.check_budget()
         started = time.perf_counter()
         if stream and self._on_delta is not None:
             response = await self._streamed(
@@ -263,11 +325,16 @@ class RunContext:
                 messages, settings, tools=tools, output_schema=output_schema
             )
         duration_ms = (time.perf_counter() - started) * 1000
+        model = response.model or self.model.name
+        before, cost_before = self.usage, self.cost_usd
+        cost = self.budget.cost(model, response.usage)
         self.usage = self.usage + response.usage
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
         self._refuse_unrecordable(response)
         self.emit(
             ModelCall(
-                model=response.model or self.model.name,
+                model=model,
                 response=response.to_dict(),
                 purpose=purpose,
                 duration_ms=round(duration_ms, 3),
@@ -275,13 +342,19 @@ class RunContext:
         )
         self.emit(
             UsageFrame(
-                model=response.model or self.model.name,
+                model=model,
                 input_tokens=response.usage.input_tokens,
                 output_tokens=response.usage.output_tokens,
                 run_input_tokens=self.usage.input_tokens,
                 run_output_tokens=self.usage.output_tokens,
+                cost_usd=None if cost is None else round(cost, 8),
+                run_cost_usd=None if self.cost_usd is None else round(self.cost_usd, 8),
             )
         )
+        for limit, used, maximum in self.budget.crossed(
+            before, cost_before, self.usage, self.cost_usd
+        ):
+            self.emit(LimitWarning(limit=limit, value=used, maximum=maximum))
         self.flush()
         return response
 
@@ -346,10 +419,12 @@ class RunContext:
                 "ask for a finite number, or for the value as a string"
             )
 
-    def check_token_budget(self) -> None:
-        limit = self.limits.max_tokens
-        if limit is not None and self.usage.total_tokens >= limit:
-            raise LimitExceededError("max_tokens", self.usage.total_tokens, limit)
+    def check_budget(self) -> None:
+        """The hard stop: ``LimitExceededError`` (which pauses the run) once a token or cost
+        limit is used up."""
+        if self.budget.max_cost_usd is not None:
+            self.budget.cost(self.model.name, Usage(0, 0, 0))  # no price: refused before a call
+        self.budget.check(self.usage, self.cost_usd)
 
     # -- people ---------------------------------------------------------------------------
 

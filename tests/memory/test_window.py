@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kforge.errors import ConfigurationError, ValidationError
-from kforge.memory.context import (
+from kforge.memory.window import (
     ContextEntry,
     ContextWindow,
     GroundingSection,

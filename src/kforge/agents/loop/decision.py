@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentAction
-from kforge.llm.structured import extract_json
+from kforge.llm.structured import structured_value
 from kforge.llm.types import ModelResponse, ToolCall, ToolSpec
 
 __all__ = [
@@ -123,12 +123,7 @@ def parse_decision(
     structured JSON decision."""
     if response.tool_calls or (native and response.parsed is None):
         return _from_native(response, allow_ask=allow_ask)
-    value: Any = response.parsed
-    if value is None:
-        try:
-            value = extract_json(response.text)
-        except ValueError as exc:
-            raise ModelOutputError(f"the decision is not JSON: {exc}") from exc
+    value = structured_value(response, "the decision")
     if not isinstance(value, dict):
         raise ModelOutputError(
             f"the decision must be a JSON object with 'thought' and 'action' (got {type(value).__name__})"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
-from kforge.agents.loop_prompts import call_text
-from kforge.agents.loop_state import LoopState
-from kforge.engine.context import RunContext
+from kforge.agents.loop.prompts import call_text
+from kforge.agents.loop.state import LoopState
+from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, ErrorFrame, Frame
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
 from kforge.memory.compaction import journaled_complete
@@ -33,12 +33,13 @@ __all__ = [
     "MEMORY_STORE_SERVICE",
     "LocalDocuments",
     "MeteredRun",
-    "ReflexionSteps",
+    "Reflexion",
     "lessons_for",
     "memory_for",
 ]
 
 F = TypeVar("F", bound=Frame)
+T = TypeVar("T")
 
 MEMORY_STORE_SERVICE = "memory_store"
 """Former ``ctx.services`` key of the document store that keeps episodic memory: now
@@ -135,6 +136,7 @@ class MeteredRun:
         self.ctx = ctx
         self.usage = Usage(0, 0, 0)
 
+    @overload
     async def complete(
         self,
         messages: Sequence[Message],
@@ -143,19 +145,55 @@ class MeteredRun:
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
         purpose: str = "",
-    ) -> ModelResponse:
-        response = await self.ctx.complete(
-            messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
-        )
-        self.usage = self.usage + response.usage
-        return response
+    ) -> ModelResponse: ...
+
+    @overload
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        output_type: type[T],
+        purpose: str = "",
+    ) -> T: ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        settings: ModelSettings | None = None,
+        *,
+        tools: Sequence[ToolSpec] = (),
+        output_schema: dict[str, Any] | None = None,
+        output_type: type[T] | None = None,
+        purpose: str = "",
+    ) -> ModelResponse | T:
+        before = self.ctx.usage
+        try:
+            if output_type is not None:
+                return await self.ctx.complete(
+                    messages, settings, output_type=output_type, purpose=purpose
+                )
+            return await self.ctx.complete(
+                messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
+            )
+        finally:
+            after = self.ctx.usage
+            self.usage = self.usage + Usage(
+                after.input_tokens - before.input_tokens,
+                after.output_tokens - before.output_tokens,
+                after.requests - before.requests,
+            )
 
     def emit(self, frame: F) -> F:
         return self.ctx.emit(frame)
 
 
-class ReflexionSteps(LoopState):
-    """The loop's reaction to failures; ``ReactLoop`` builds on it."""
+class Reflexion:
+    """The loop's reaction to failures: reflect on them, replace a call that already failed,
+    and stop offering a tool that keeps failing. Works on the loop's ``state``."""
+
+    def __init__(self, state: LoopState) -> None:
+        self.state = state
 
     async def reflect(
         self,
@@ -171,22 +209,28 @@ class ReflexionSteps(LoopState):
     ) -> ReflectionRecord:
         """Count the failure of action ``key``, store a reflection on it and, when its error
         type was seen before and a decision is left, ask for an alternative to show in it."""
-        self.emit_status(ctx, "reflecting", run.usage, tool=call.name if kind == "tool" else None)
-        self.count_failure(key)
-        self.failed_calls.append(call_key(call))
-        record = await reflect_in_run(run, memory, call, error, kind=kind, goal=self.goal)
+        self.state.emit_status(
+            ctx, "reflecting", run.usage, tool=call.name if kind == "tool" else None
+        )
+        self.state.count_failure(key)
+        self.state.failed_calls.append(call_key(call))
+        record = await reflect_in_run(run, memory, call, error, kind=kind, goal=self.state.goal)
         # Memory already holds the record: make its frame durable too, so that a resumed step
         # replays it (same id, document replaced) instead of storing the lesson twice.
         ctx.flush()
-        self.reflection_ids.append(record.id)
-        self.context_window(ctx).add(
+        self.state.reflection_ids.append(record.id)
+        self.state.context_window(ctx).add(
             "assistant",
             f"Reflection ({record.error_type}): {record.analysis} Fix: {record.suggested_fix}",
         )
-        if record.repeated and kind == "tool" and self.iteration < self.config.max_steps:
+        if (
+            record.repeated
+            and kind == "tool"
+            and self.state.iteration < self.state.config.max_steps
+        ):
             proposal = await self._alternative(ctx, run, memory, call, error, offered)
             if proposal is not None:
-                self.suggestion = {**proposal[0].to_dict(), "reasoning": proposal[1]}
+                self.state.suggestion = {**proposal[0].to_dict(), "reasoning": proposal[1]}
                 ctx.emit(
                     AgentThinking(
                         message=f"Repeated {record.error_type} error: suggesting "
@@ -209,7 +253,7 @@ class ReflexionSteps(LoopState):
         """A different call in place of ``call``, which already failed in this run: the
         suggestion made after the last failure, else one asked for now. None (and a counted
         failure) when there is none: the same failure is never repeated."""
-        failed = set(self.failed_calls)
+        failed = set(self.state.failed_calls)
         if (
             suggested is not None
             and call_key(suggested) not in failed
@@ -227,20 +271,20 @@ class ReflexionSteps(LoopState):
                     f"trying {call_text(replacement[0])} instead"
                 )
             )
-            self.context_window(ctx).record_decision(
+            self.state.context_window(ctx).record_decision(
                 f"Replaced the failed call {call_text(call)[:120]} "
                 f"by {call_text(replacement[0])[:120]}"
             )
             return replacement
-        self.errors += 1
-        failures = self.count_failure(call.name)
+        self.state.errors += 1
+        failures = self.state.count_failure(call.name)
         message = (
             f"{call_text(call)} already failed in this run and no different action was found, "
-            f"so it was not run again (failure {failures} of {self.config.max_retries} for "
+            f"so it was not run again (failure {failures} of {self.state.config.max_retries} for "
             f"{call.name})"
         )
         ctx.emit(ErrorFrame(error_type="repeated_failed_call", message=message, recoverable=True))
-        self.context_window(ctx).add("user", message)
+        self.state.context_window(ctx).add("user", message)
         self.retire_if_exhausted(ctx, call.name)
         return None
 
@@ -263,10 +307,13 @@ class ReflexionSteps(LoopState):
                 error,
                 memory=memory,
                 tools=offered.specs(),
-                goal=self.goal,
+                goal=self.state.goal,
             )
             payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
-            if alternative is not None and call_key(alternative.call) not in self.failed_calls:
+            if (
+                alternative is not None
+                and call_key(alternative.call) not in self.state.failed_calls
+            ):
                 payload["alternative"] = {
                     **alternative.call.to_dict(),
                     "reasoning": alternative.reasoning or "a different action",
@@ -281,21 +328,24 @@ class ReflexionSteps(LoopState):
     def retire_if_exhausted(self, ctx: RunContext, tool: str) -> None:
         """Stop offering ``tool`` once it has failed ``max_retries`` times: a call that keeps failing
         is never retried without bound."""
-        if self.failures.get(tool, 0) >= self.config.max_retries and tool not in self.retired:
-            self.retired.append(tool)
+        if (
+            self.state.failures.get(tool, 0) >= self.state.config.max_retries
+            and tool not in self.state.retired
+        ):
+            self.state.retired.append(tool)
             ctx.emit(
                 AgentThinking(
-                    message=f"{tool} failed {self.failures[tool]} times; "
+                    message=f"{tool} failed {self.state.failures[tool]} times; "
                     "it is no longer offered in this run"
                 )
             )
-            self.context_window(ctx).record_decision(
+            self.state.context_window(ctx).record_decision(
                 f"Stopped using {tool} after repeated failures"
             )
 
     def last_error(self, call: ToolCall) -> str:
         prefix = f"{call.name} failed"
         return next(
-            (o for o in reversed(self.observations) if o.startswith(prefix)),
+            (o for o in reversed(self.state.observations) if o.startswith(prefix)),
             f"{call_text(call)} failed earlier in this run",
         )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kforge.engine.agent import StepOutcome
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.frames import ModelCall
 from kforge.llm.function import CallInfo, FunctionModel

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from kforge.errors import ToolDefinitionError
 from kforge.tools import ToolDefinition
-from kforge.tools.bfcl import (
+from kforge.tools.normalize import normalize_schema
+from kforge.tools.validation import ArgumentValidator
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bfcl import (
     CATEGORIES,
     concrete_arguments,
     corrupt,
     definition_from_bfcl,
     evaluate_category,
 )
-from kforge.tools.normalize import normalize_schema
-from kforge.tools.validation import ArgumentValidator
 
 BFCL = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "bfcl"
 needs_data = pytest.mark.skipif(
@@ -135,7 +138,7 @@ def test_bfcl_category(category: str) -> None:
 
 @needs_data
 def test_bfcl_definitions_round_trip_through_json() -> None:
-    from kforge.tools.bfcl import read_jsonl
+    from bfcl import read_jsonl
 
     for category in CATEGORIES:
         for entry in read_jsonl(BFCL / f"BFCL_v4_{category}.json"):

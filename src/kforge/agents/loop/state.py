@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
 
-from kforge.agents.loop_config import DEFAULT_CONTEXT_TOKENS, LoopConfig
+from kforge.agents.loop.config import DEFAULT_CONTEXT_TOKENS, LoopConfig
 from kforge.engine.arguments import codec, load_state, state_to_dict
-from kforge.engine.context import RunContext
+from kforge.engine.run_context import RunContext
 from kforge.frames import AgentStatus
 from kforge.llm.types import Usage
-from kforge.memory.context import ContextWindow, GroundingSection
 from kforge.memory.trajectory import TrajectoryMetrics
+from kforge.memory.window import ContextWindow, GroundingSection
 
 __all__ = ["LoopState"]
 

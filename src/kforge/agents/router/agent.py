@@ -19,6 +19,7 @@ model's provider says).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
@@ -31,10 +32,10 @@ from kforge.agents.conversation import (
     turns_from_args,
 )
 from kforge.agents.react import service_tools
-from kforge.agents.router_answer import FALLBACK_NOTE, model_only_answer
-from kforge.agents.router_guardrail import judge_scope, polite_refusal
-from kforge.agents.router_schema import ROUTER_SYSTEM, RouterDecision, router_schema
-from kforge.agents.router_tools import (
+from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer
+from kforge.agents.router.guardrail import judge_scope, polite_refusal
+from kforge.agents.router.schema import ROUTER_SYSTEM, RouterDecision, router_reply
+from kforge.agents.router.tools import (
     MAX_K,
     RETRIEVE,
     WEB_SEARCH,
@@ -43,8 +44,8 @@ from kforge.agents.router_tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.context import RunContext
 from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
     AgentAction,
@@ -55,8 +56,6 @@ from kforge.frames import (
     ErrorFrame,
     Observation,
     Plan,
-    ToolCallFrame,
-    ToolResultFrame,
 )
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -168,16 +167,9 @@ class RouterAgent:
     # -- the graph ----------------------------------------------------------------------------
 
     async def step(self, ctx: RunContext) -> StepOutcome:
-        if self.state.node == "guardrail":
-            await self._guardrail(ctx)
-        elif self.state.node == "router":
-            await self._route(ctx)
-        elif self.state.node == "executor":
-            await self._execute(ctx)
-        elif self.state.node == "grading":
-            await self._grade(ctx)
-        elif self.state.node == "generate":
-            await self._generate(ctx)
+        node = _NODES.get(self.state.node)
+        if node is not None:
+            await node(self, ctx)
         if self.state.node != "done":
             return StepOutcome()
         if self.state.out_of_scope:
@@ -257,13 +249,13 @@ class RouterAgent:
             self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
-            response = await ctx.complete(
+            reply = await ctx.complete(
                 self._router_messages(),
                 _DECIDE,
-                output_schema=router_schema(self.actions),
+                output_type=router_reply(tuple(self.actions)),
                 purpose="routing",
             )
-            decision = RouterDecision.from_response(response, self.actions)
+            decision = RouterDecision.from_reply(reply)
         except ModelOutputError as exc:
             self.state.router_failures += 1
             ctx.emit(
@@ -306,25 +298,16 @@ class RouterAgent:
 
     def _search(self, ctx: RunContext, action: str, query: str, reasoning: str) -> None:
         plan = self._plan(ctx, reasoning, action)
-        tool = self._tool(ctx, action)
+        self._tool(ctx, action)  # a missing tool fails the decision, not a later step
         arguments: dict[str, Any] = {"query": query}
         if action == RETRIEVE:
             arguments["k"] = self.k
-        call = ctx.emit(
-            ToolCallFrame(
-                tool_name=tool.name,
-                tool_arguments=arguments,
-                reasoning=reasoning,
-                iteration=self.state.iteration + 1,
-                plan_frame_id=plan.id,
-            )
-        )
         self.state.pending = {
             "action": action,
             "query": query,
             "arguments": arguments,
             "reasoning": reasoning,
-            "call_frame_id": call.id,
+            "plan_frame_id": plan.id,
         }
         self.state.node = "executor"
 
@@ -368,18 +351,20 @@ class RouterAgent:
         tool = self._tool(ctx, pending["action"])
         self._status(ctx, "executing", tool.name)
         self._status(ctx, "tool_start", tool.name)
-        result = await execute_tool(ctx, tool, pending["arguments"], reasoning=pending["reasoning"])
-        error = result.text.removeprefix("Error: ") if result.is_error else ""
-        result_frame = ctx.emit(
-            ToolResultFrame(
-                tool_name=tool.name,
-                success=not result.is_error,
-                result_text=result.summary(2000),
-                structured_result=result.structured_content,
-                error_message=error[:2000],
-                tool_call_frame_id=pending["call_frame_id"],
-            )
+        # the plan (committed with the decision) names the call, so it is the same id
+        # whichever step or process executes it
+        plan_id = pending.get("plan_frame_id") or pending.get("call_frame_id") or ""
+        call_id = f"call-{plan_id}"
+        result = await execute_tool(
+            ctx,
+            tool,
+            pending["arguments"],
+            reasoning=pending["reasoning"],
+            iteration=self.state.iteration + 1,
+            plan_frame_id=plan_id or None,
+            call_id=call_id,
         )
+        error = result.text.removeprefix("Error: ") if result.is_error else ""
         self._status(ctx, "tool_end", tool.name)
         ctx.flush()
         self.state.iteration += 1
@@ -398,7 +383,7 @@ class RouterAgent:
                 content=content,
                 goal_achieved=False,
                 iteration=self.state.iteration,
-                tool_result_frame_id=result_frame.id,
+                call_id=call_id,
             )
         )
         self.state.node = self._after_tool_round()
@@ -567,6 +552,16 @@ class RouterAgent:
         self._configure(dict(state.get("args", self.args)))
         self.state = load_state(RouterState(), state)
         self.turns = turns_from_args(state.get("turns"))
+
+
+_NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
+    "guardrail": RouterAgent._guardrail,
+    "router": RouterAgent._route,
+    "executor": RouterAgent._execute,
+    "grading": RouterAgent._grade,
+    "generate": RouterAgent._generate,
+}
+"""The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
 
 
 def register(registry: AgentRegistry = default_registry) -> None:

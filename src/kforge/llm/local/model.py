@@ -19,8 +19,8 @@ from kforge.errors import ConfigurationError, ModelOutputError, ModelUnavailable
 from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle
 from kforge.llm.grammar import schema_to_gbnf
-from kforge.llm.local_decode import SamplingParams
-from kforge.llm.local_runtime import (
+from kforge.llm.local.decode import SamplingParams
+from kforge.llm.local.runtime import (
     Generation,
     GenerationCancelled,
     LocalRuntime,

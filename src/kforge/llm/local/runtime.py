@@ -19,7 +19,7 @@ from typing import Any
 
 from kforge.errors import ConfigurationError, ModelError
 from kforge.extras import require_extra
-from kforge.llm.local_decode import GenerationCancelled, SamplingParams, decode
+from kforge.llm.local.decode import GenerationCancelled, SamplingParams, decode
 
 __all__ = [
     "Generation",

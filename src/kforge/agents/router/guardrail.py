@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
-from kforge.agents.router_schema import GUARDRAIL_SCHEMA, GUARDRAIL_SYSTEM, GuardrailVerdict
-from kforge.engine.context import RunContext
+from kforge.agents.router.schema import GUARDRAIL_SYSTEM, GuardrailVerdict
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, ErrorFrame
 from kforge.llm.types import Message, ModelSettings
@@ -86,20 +86,20 @@ async def judge_scope(
     evidence = await scope_evidence(ctx, corpus, question)
     if evidence.nothing and documents_only and len(corpus):
         return GuardrailVerdict(
-            False, "Your documents say nothing about " + ", ".join(_words(question)) + "."
+            in_scope=False,
+            reason="Your documents say nothing about " + ", ".join(_words(question)) + ".",
         )
     if evidence.clear_match or not ask_model:
-        return GuardrailVerdict(True, "the documents have passages on it")
+        return GuardrailVerdict(in_scope=True, reason="the documents have passages on it")
     topics = sorted({s.title for s in corpus.sources() if s.title})[:_TOPICS]
     described = scope + (f" (documents: {'; '.join(topics)})" if topics else "")
     history = format_history(turns)
     user = (f"{history}\n\n" if history else "") + f"Latest message: {question}"
     messages = [Message.system(GUARDRAIL_SYSTEM.format(scope=described)), Message.user(user)]
     try:
-        response = await ctx.complete(
-            messages, _SETTINGS, output_schema=GUARDRAIL_SCHEMA, purpose="guardrail"
+        verdict = await ctx.complete(
+            messages, _SETTINGS, output_type=GuardrailVerdict, purpose="guardrail"
         )
-        verdict = GuardrailVerdict.from_response(response)
     except ModelOutputError as exc:
         ctx.emit(
             ErrorFrame(
@@ -109,7 +109,7 @@ async def judge_scope(
                 "treated as in scope",
             )
         )
-        return GuardrailVerdict(True, "the verdict could not be read")
+        return GuardrailVerdict(in_scope=True, reason="the verdict could not be read")
     if not verdict.in_scope and evidence.matched:
         ctx.emit(
             AgentThinking(
@@ -117,7 +117,7 @@ async def judge_scope(
                 "the documents have passages matching it; continuing"
             )
         )
-        return GuardrailVerdict(True, verdict.reason)
+        return GuardrailVerdict(in_scope=True, reason=verdict.reason)
     return verdict
 
 

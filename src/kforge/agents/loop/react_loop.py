@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kforge.agents.loop_config import LoopConfig
-from kforge.agents.loop_decision import Decision, decision_schema, native_tools, parse_decision
-from kforge.agents.loop_prompts import (
-    OBSERVATION_SCHEMA,
+from kforge.agents.loop.config import LoopConfig
+from kforge.agents.loop.decision import Decision, decision_schema, native_tools, parse_decision
+from kforge.agents.loop.prompts import (
     SYNTHESIZE_SYSTEM,
+    ObservationReply,
     call_text,
     decision_request,
     merge_messages,
@@ -27,8 +27,9 @@ from kforge.agents.loop_prompts import (
     react_system,
     synthesis_request,
 )
-from kforge.agents.loop_reflexion import MeteredRun, ReflexionSteps, lessons_for, memory_for
-from kforge.engine.context import RunContext
+from kforge.agents.loop.reflexion import MeteredRun, Reflexion, lessons_for, memory_for
+from kforge.agents.loop.state import LoopState
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import (
     AgentAction,
@@ -39,14 +40,11 @@ from kforge.frames import (
     ModelCall,
     Observation,
     Plan,
-    ToolCallFrame,
-    ToolResultFrame,
 )
-from kforge.llm.structured import extract_json
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
 from kforge.memory.compaction import CompactionError, compact_in_run
-from kforge.memory.context import ContextWindow
 from kforge.memory.episodic import EpisodicMemory, call_key
+from kforge.memory.window import ContextWindow
 from kforge.tools.execution import execute_call
 from kforge.tools.registry import ToolRegistry
 
@@ -65,7 +63,7 @@ _STOP_NOTES = {
 }
 
 
-class ReactLoop(ReflexionSteps):
+class ReactLoop(LoopState):
     """One goal pursued in at most ``config.max_steps`` decisions.
 
     ``check`` (optional) judges a final answer; a failed check is reflected on and retried like
@@ -90,6 +88,11 @@ class ReactLoop(ReflexionSteps):
             preferences=dict(preferences or {}),
         )
         self.check = check
+
+    @property
+    def reflexion(self) -> Reflexion:
+        """What the loop does about failures, working on this loop's state."""
+        return Reflexion(self)
 
     @classmethod
     def restore(cls, data: dict[str, Any], *, check: AnswerCheck | None = None) -> ReactLoop:
@@ -240,7 +243,7 @@ class ReactLoop(ReflexionSteps):
         else:
             call = decision.to_call()
             if call_key(call) in self.failed_calls:
-                replacement = await self.replace_failed_call(
+                replacement = await self.reflexion.replace_failed_call(
                     ctx, run, memory, call, offered, suggested
                 )
                 if replacement is None:
@@ -264,7 +267,7 @@ class ReactLoop(ReflexionSteps):
         ctx.emit(Observation(content=content, goal_achieved=False, iteration=self.iteration))
         self._observed(ctx, content)
         failed = ToolCall(_RESPOND, {"answer": answer[:300]})
-        await self.reflect(
+        await self.reflexion.reflect(
             ctx, run, memory, failed, content, kind="check", key=_RESPOND, offered=ToolRegistry()
         )
         if self.failures.get(_RESPOND, 0) >= self.config.max_retries:
@@ -283,30 +286,19 @@ class ReactLoop(ReflexionSteps):
     ) -> None:
         window = self.context_window(ctx)
         window.add("assistant", f"Thought: {reasoning}\nAction: {call_text(call)}")
-        call_frame = ctx.emit(
-            ToolCallFrame(
-                tool_name=call.name,
-                tool_arguments=dict(call.arguments),
-                reasoning=reasoning,
-                iteration=self.iteration,
-                plan_frame_id=plan_id,
-            )
-        )
+        # a structured decision has no call id: the plan's (recorded, so the same when the
+        # step is re-executed) names the call
+        call_id = call.id or f"call-{plan_id}"
         self.emit_status(ctx, "executing", run.usage, tool=call.name)
-        started = time.perf_counter()
-        result = await execute_call(ctx, offered, call, reasoning=reasoning)
-        error = result.text.removeprefix("Error: ") if result.is_error else ""
-        result_frame = ctx.emit(
-            ToolResultFrame(
-                tool_name=call.name,
-                success=not result.is_error,
-                result_text=result.summary(2000),
-                structured_result=result.structured_content,
-                error_message=error[:2000],
-                execution_time_ms=round((time.perf_counter() - started) * 1000, 3),
-                tool_call_frame_id=call_frame.id,
-            )
+        result = await execute_call(
+            ctx,
+            offered,
+            ToolCall(call.name, dict(call.arguments), call_id),
+            reasoning=reasoning,
+            iteration=self.iteration,
+            plan_frame_id=plan_id,
         )
+        error = result.text.removeprefix("Error: ") if result.is_error else ""
         ctx.flush()  # the result is durable before anything else happens in this step
         self.tools_called.append(call.name)
         window.add("tool", result.text[:_HISTORY_CHARS], name=call.name)
@@ -321,12 +313,12 @@ class ReactLoop(ReflexionSteps):
                 content=content,
                 goal_achieved=achieved,
                 iteration=self.iteration,
-                tool_result_frame_id=result_frame.id,
+                call_id=call_id,
             )
         )
         self._observed(ctx, content)
         if result.is_error:
-            await self.reflect(
+            await self.reflexion.reflect(
                 ctx, run, memory, call, error, kind="tool", key=call.name, offered=offered
             )
             return
@@ -340,22 +332,13 @@ class ReactLoop(ReflexionSteps):
         """The model's judgement of a successful result against the goal."""
         messages = observation_messages(self.goal, call, result_text)
         settings = ModelSettings(temperature=0.0, max_tokens=200)
-        value: Any = None
-        problem = "it is not an object with 'observation' and 'goal_achieved'"
         try:
-            response = await run.complete(
-                messages, settings, output_schema=OBSERVATION_SCHEMA, purpose="react.observe"
+            judged = await run.complete(
+                messages, settings, output_type=ObservationReply, purpose="react.observe"
             )
-            value = response.parsed if response.parsed is not None else extract_json(response.text)
-        except (ModelOutputError, ValueError) as exc:
+            return judged.observation, judged.goal_achieved
+        except ModelOutputError as exc:
             problem = str(exc)
-        if (
-            isinstance(value, dict)
-            and isinstance(value.get("observation"), str)
-            and value["observation"].strip()
-            and isinstance(value.get("goal_achieved"), bool)
-        ):
-            return value["observation"].strip(), value["goal_achieved"]
         ctx.emit(
             ErrorFrame(
                 error_type="invalid_observation",

@@ -1,0 +1,18 @@
+"""The router agent: a guardrail, a typed routing decision, tool rounds, graded passages, and
+one answering pipeline.
+
+``agent`` holds the agent and its state machine; ``schema`` its typed replies and prompts,
+``guardrail`` the scope check, ``tools`` the search tools, ``answer`` the model-only answer.
+"""
+
+from __future__ import annotations
+
+from kforge.agents.router.agent import (
+    DEFAULT_SCOPE,
+    RouterAgent,
+    RouterArgs,
+    RouterState,
+    register,
+)
+
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]

@@ -1,0 +1,11 @@
+"""The bundled local model: a GGUF file run by llama-cpp-python with grammar-constrained
+decoding.
+
+``model`` is the ``Model``; ``runtime`` loads and shares the weights; ``decode`` samples tokens.
+"""
+
+from __future__ import annotations
+
+from kforge.llm.local.model import BUNDLED_MODEL, LocalModel
+
+__all__ = ["BUNDLED_MODEL", "LocalModel"]
