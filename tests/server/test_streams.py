@@ -1,0 +1,77 @@
+"""SSE streams of live runs: reconnecting with Last-Event-ID loses and repeats nothing, and a
+client that stops reading never holds a run back."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import httpx
+
+from tests.server.agents import GATES
+from tests.server.helpers import LiveServer, iter_events
+
+
+def test_reconnecting_at_20_random_points_of_a_live_run_gets_every_frame_once(
+    server: LiveServer,
+) -> None:
+    steps, per_step = 60, 3
+    gate = GATES["reconnect"] = threading.Semaphore(1)
+    rng = random.Random(16)
+    with server.client() as client:
+        run = client.post(
+            "/runs",
+            json={
+                "agent": "test.paced",
+                "args": {"steps": steps, "per_step": per_step, "gate": "reconnect"},
+            },
+        ).json()
+        total = 1 + steps * per_step + 2  # created, ticks, running/completed status changes
+        cuts = sorted(rng.sample(range(2, total - 10), 20))
+        seqs: list[int] = []
+        ended = False
+        connections = 0
+        while not ended:
+            headers = {"Last-Event-ID": str(seqs[-1])} if seqs else {}
+            connections += 1
+            with client.stream("GET", f"/runs/{run['id']}/stream", headers=headers) as response:
+                assert response.status_code == 200
+                for event in iter_events(response):
+                    if event.event == "end":
+                        ended = True
+                        break
+                    assert event.id is not None
+                    seqs.append(int(event.id))
+                    data = event.json()
+                    if data["type"] == "data.tick" and data["payload"]["i"] == per_step - 1:
+                        gate.release()  # the next step may run
+                    if cuts and len(seqs) >= cuts[0]:
+                        cuts.pop(0)
+                        gate.release()  # and one more runs while nobody listens
+                        break
+        gate.release(steps)  # nothing left waiting on the gate
+        assert connections == 21
+        assert seqs == list(range(1, len(seqs) + 1))
+        final = client.get(f"/runs/{run['id']}").json()
+        assert final["status"] == "completed" and final["last_seq"] == seqs[-1]
+
+
+def test_a_client_that_stops_reading_does_not_hold_the_run_back(server: LiveServer) -> None:
+    with server.client() as client, httpx.Client(base_url=server.url, timeout=60) as stalled:
+        gate = GATES["stall"] = threading.Semaphore(0)
+        run = client.post(
+            "/runs",
+            json={
+                "agent": "test.paced",
+                "args": {"steps": 40, "per_step": 50, "pad": 2000, "gate": "stall"},
+            },
+        ).json()
+        with stalled.stream("GET", f"/runs/{run['id']}/stream") as response:
+            held = iter_events(response)  # kept: closing the iterator would close the stream
+            assert next(held).id == "1"  # connected, then never reads again
+            gate.release(40)
+            with client.stream("GET", f"/runs/{run['id']}/stream") as reader:
+                events = list(iter_events(reader))
+            assert events[-1].event == "end" and events[-1].json()["status"] == "completed"
+            assert [int(e.id or 0) for e in events[:-1]] == list(range(1, len(events)))
+            assert not response.is_closed
