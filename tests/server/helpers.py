@@ -6,15 +6,17 @@ import asyncio
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
 
 from kforge.runtime import Runtime
 from kforge.server import ServerSettings, create_app
+
+T = TypeVar("T")
 
 
 class LiveServer:
@@ -38,10 +40,12 @@ class LiveServer:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, name="kforge-test-server", daemon=True)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._loop_ready = threading.Event()
 
     def _run(self) -> None:
         async def main() -> None:
             self.loop = asyncio.get_running_loop()
+            self._loop_ready.set()
             await self.server.serve(sockets=[self.sock])
 
         asyncio.run(main())
@@ -54,6 +58,12 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(timeout=30)
         self.sock.close()
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the server's event loop (where its runtime's runs execute)."""
+        self._loop_ready.wait()
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def client(self, **kwargs: Any) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=60, **kwargs)

@@ -160,13 +160,9 @@ def test_agent_tree_routes_over_runs_and_child_runs(server: LiveServer) -> None:
         ).json()
         # a child run as a tree agent's fork makes it: same runtime call, parent_id set
         runtime = server.app.state.kforge.runtime
-        assert server.loop is not None
-        import asyncio
-
-        grandchild_id = asyncio.run_coroutine_threadsafe(
-            runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=parent["id"]),
-            server.loop,
-        ).result()
+        grandchild_id = server.call(
+            runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=parent["id"])
+        )
         follow(client, grandchild_id, until="interaction.requested")
         tree = client.get("/agent/tree", params={"root": parent["id"]}).json()
         assert tree["roots"] == [parent["id"]]

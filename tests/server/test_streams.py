@@ -75,3 +75,51 @@ def test_a_client_that_stops_reading_does_not_hold_the_run_back(server: LiveServ
             assert events[-1].event == "end" and events[-1].json()["status"] == "completed"
             assert [int(e.id or 0) for e in events[:-1]] == list(range(1, len(events)))
             assert not response.is_closed
+
+
+def test_a_tree_stream_merges_a_run_and_its_children_and_resumes_each(
+    server: LiveServer,
+) -> None:
+    gate = GATES["tree"] = threading.Semaphore(0)
+    runtime = server.app.state.kforge.runtime
+
+    def start(parent_id: str | None) -> str:
+        args = {"steps": 4, "per_step": 2, "gate": "tree"}
+        return server.call(runtime.start("test.paced", args, parent_id=parent_id))
+
+    root = start(None)
+    children = [start(root), start(root)]
+    received: dict[str, list[int]] = {}
+    cursor = ""
+    ended = False
+    cut_after = 5
+    with server.client() as client:
+        gate.release(2)
+        while not ended:
+            headers = {"Last-Event-ID": cursor} if cursor else {}
+            with client.stream(
+                "GET", "/agent/stream", params={"root": root}, headers=headers
+            ) as response:
+                assert response.status_code == 200
+                for count, event in enumerate(iter_events(response), start=1):
+                    if event.event == "end":
+                        ended = True
+                        assert event.json()["runs"] == 3
+                        break
+                    frame = event.json()
+                    received.setdefault(frame["run_id"], []).append(frame["seq"])
+                    cursor = event.id or ""
+                    gate.release()
+                    if count == cut_after:
+                        break
+            cut_after += 3
+        gate.release(20)
+        for run_id in received:
+            assert client.get(f"/runs/{run_id}").json()["last_seq"] == received[run_id][-1]
+    assert set(received) == {root, *children}
+    for run_id, seqs in received.items():
+        assert seqs == list(range(1, len(seqs) + 1)), run_id
+    bad = httpx.get(
+        f"{server.url}/agent/stream", params={"root": root}, headers={"Last-Event-ID": "nonsense"}
+    )
+    assert bad.status_code == 400

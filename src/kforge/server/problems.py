@@ -15,7 +15,13 @@ from kforge.errors import (
     ValidationError,
 )
 
-__all__ = ["Problem", "problem_for_error", "problem_response"]
+__all__ = [
+    "Problem",
+    "handle_forge_error",
+    "handle_problem",
+    "problem_for_error",
+    "problem_response",
+]
 
 PROBLEM_JSON = "application/problem+json"
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
+from sse_starlette import EventSourceResponse
 
 from kforge.server.interventions import delete_run, descendants, record_intervention
 from kforge.server.schemas import InterveneBody, frame_json, run_json
 from kforge.server.state import ServerState, server_state
+from kforge.server.tree_stream import tree_event_stream
 from kforge.store.base import RunRecord
 
 __all__ = ["router"]
@@ -64,6 +66,24 @@ async def agent_tree(
     else:
         roots = [r for r in runtime.store.list_runs(limit=limit * 4) if r.parent_id is None][:limit]
     return {"agents": _tree(state, roots), "roots": [r.id for r in roots]}
+
+
+@router.get(
+    "/agent/stream",
+    summary="The frames of a run and every run below it, merged, as Server-Sent Events",
+    description="Each event's data is a frame (with its run_id); its id is a cursor of the "
+    "last seq received per run, so reconnecting with Last-Event-ID resumes every run of the "
+    "tree. Ends with an 'end' event once every run of the tree has ended.",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def agent_stream(
+    request: Request,
+    state: State,
+    root: Annotated[str, Query(max_length=200, description="The tree's top run")],
+    deltas: bool = False,
+) -> EventSourceResponse:
+    return tree_event_stream(state, request, root, deltas=deltas)
 
 
 @router.get("/agent/{agent_id}", summary="One agent: its record, subagents and frames")
