@@ -54,6 +54,7 @@ def test_every_route_and_stream_checks_the_token(guarded: LiveServer) -> None:
             ("GET", "/agent/tree"),
             ("GET", "/openapi.json"),
             ("GET", "/corpora"),
+            ("POST", "/mcp"),
         ]:
             missing = client.request(method, path, json={"agent": "test.paced"})
             assert missing.status_code == 401, path

@@ -14,11 +14,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 
 from kforge.errors import ForgeError
 from kforge.llm.base import Model
 from kforge.runtime.runtime import Runtime
+from kforge.server.mcp_http import MCPEndpoint
 from kforge.server.problems import (
     Problem,
     handle_forge_error,
@@ -48,10 +50,15 @@ def create_app(
 
     settings = settings or ServerSettings()
     settings.check()
+    mcp = MCPEndpoint(runtime, settings) if settings.mcp else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        if mcp is not None:
+            async with mcp.lifespan():
+                yield
+        else:
+            yield
         if close_runtime:
             await runtime.aclose()
 
@@ -86,6 +93,8 @@ def create_app(
         async def home() -> Response:
             return RedirectResponse("/ui/")
 
+    if mcp is not None:
+        app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

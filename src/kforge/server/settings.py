@@ -42,6 +42,8 @@ class ServerSettings:
     """Concurrent SSE streams one client address may hold."""
     ui: bool = True
     """Serve the web UI at ``/ui/``."""
+    mcp: bool = True
+    """Serve kforge's MCP server (a ``run_agent`` tool) at ``/mcp`` over streamable HTTP."""
 
     def check(self) -> None:
         """Refuse settings that would expose the runs to the network without a token."""
