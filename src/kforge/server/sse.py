@@ -45,7 +45,7 @@ def run_event_stream(
     client = request.client.host if request.client else "?"
     state.streams.check_client(client)
 
-    async def events() -> AsyncIterator[ServerSentEvent]:
+    async def events() -> AsyncIterator[ServerSentEvent | bytes]:
         with state.streams.counted(client):
             yield ServerSentEvent(retry=1000, comment="kforge run stream")
             async for item in state.streams.events(run_id, after_seq=after_seq, deltas=deltas):
@@ -54,7 +54,7 @@ def run_event_stream(
                         _dumps({"text": item.text, "purpose": item.purpose}), event=item.type
                     )
                 else:
-                    yield _frame_event(item)
+                    yield state.streams.encoded(item, _frame_event)
             run = state.runtime.get_run(run_id)
             yield ServerSentEvent(
                 _dumps({"run_id": run_id, "status": run.status.value, "last_seq": run.last_seq}),
@@ -69,5 +69,6 @@ def run_event_stream(
     )
 
 
-def _frame_event(frame: Frame) -> ServerSentEvent:
-    return ServerSentEvent(_dumps(frame_to_dict(frame)), event=frame.type, id=str(frame.seq))
+def _frame_event(frame: Frame) -> bytes:
+    event = ServerSentEvent(_dumps(frame_to_dict(frame)), event=frame.type, id=str(frame.seq))
+    return event.encode()

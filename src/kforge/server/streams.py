@@ -5,8 +5,8 @@ vanished client never holds a run back and never misses or repeats a frame."""
 from __future__ import annotations
 
 import asyncio
-from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterator
+from collections import Counter, OrderedDict, deque
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 
 from kforge.frames import Frame, StatusChanged, TokenDelta
@@ -18,6 +18,7 @@ __all__ = ["RunStreams"]
 
 _TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
 _PAGE = 500
+_ENCODED_KEPT = 4096
 
 
 class _Mailbox:
@@ -73,6 +74,7 @@ class RunStreams:
         self.buffer = buffer
         self.per_client = per_client
         self._pumps: dict[str, _Pump] = {}
+        self._encoded: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
         self._clients: Counter[str] = Counter()
 
     @property
@@ -98,6 +100,16 @@ class RunStreams:
             self._clients[client] -= 1
             if self._clients[client] <= 0:
                 del self._clients[client]
+
+    def encoded(self, frame: Frame, encode: Callable[[Frame], bytes]) -> bytes:
+        """``encode(frame)``, computed once for all the clients of a run (recent frames kept)."""
+        key = (frame.run_id, frame.seq, frame.id)
+        data = self._encoded.get(key)
+        if data is None:
+            data = self._encoded[key] = encode(frame)
+            if len(self._encoded) > _ENCODED_KEPT:
+                self._encoded.popitem(last=False)
+        return data
 
     def _join(self, run_id: str) -> _Mailbox:
         pump = self._pumps.get(run_id)
