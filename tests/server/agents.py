@@ -9,6 +9,7 @@ from typing import Any
 from kforge.engine.agent import StepOutcome
 from kforge.engine.context import RunContext
 from kforge.frames import DataEvent
+from kforge.llm.types import Message
 
 GATES: dict[str, threading.Semaphore] = {}
 """Permits per gate name; a run started with ``{"gate": NAME}`` takes one before each step."""
@@ -37,6 +38,8 @@ class PacedAgent:
         gate = GATES.get(str(self.args.get("gate", "")))
         if gate is not None:
             await asyncio.to_thread(gate.acquire)
+        if self.args.get("say"):
+            await ctx.complete([Message.user(str(self.args["say"]))], stream=True, purpose="say")
         for i in range(self.per_step):
             payload = {"step": self.done, "i": i, "pad": "x" * int(self.args.get("pad", 0))}
             ctx.emit(DataEvent(name="tick", payload=payload))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from tests.server.agents import GATES
 from tests.server.helpers import Event, LiveServer, iter_events
 
 
@@ -214,3 +216,20 @@ def test_corpora_are_listed_searched_and_ingested_only_from_allowed_folders(
         assert sneaky.status_code == 403
         bad_name = client.post("/corpora/..%2Fx/ingest", json={"path": str(allowed)})
         assert bad_name.status_code in (404, 422)
+
+
+def test_cancelling_an_executing_run_stops_it(server: LiveServer) -> None:
+    gate = GATES["cancel"] = threading.Semaphore(0)
+    with server.client() as client:
+        run = start(client, "test.paced", steps=3, gate="cancel")
+        with client.stream("GET", f"/runs/{run['id']}/stream") as response:
+            for event in iter_events(response):
+                if event.event == "status.changed" and event.json()["to_status"] == "running":
+                    break
+        cancelled = client.post(f"/runs/{run['id']}/cancel", json={"reason": "too slow"})
+        gate.release(3)  # frees the worker thread the step was waiting in
+        assert cancelled.status_code == 200, cancelled.text
+        assert cancelled.json()["status"] == "cancelled"
+        events = follow(client, run["id"])
+        assert events[-1].json()["status"] == "cancelled"
+        assert not [e for e in events if e.event == "data.tick"]

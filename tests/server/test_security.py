@@ -221,3 +221,16 @@ def test_cors_is_closed_unless_an_origin_is_configured(server: LiveServer, tmp_p
         assert ok.headers["access-control-allow-origin"] == "https://app.example"
         no = client.options("/runs", headers=preflight)
         assert "access-control-allow-origin" not in no.headers
+
+
+def test_model_listing_shows_no_credentials(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KFORGE_MODEL", "openai:gpt-4o-mini")
+    monkeypatch.setenv("KFORGE_BASE_URL", "http://alice:s3cret@llm.internal:8000/v1")
+    monkeypatch.setenv("KFORGE_API_KEY", "sk-do-not-leak")
+    with server.client() as client:
+        response = client.get("/models")
+    assert response.status_code == 200
+    assert "openai:gpt-4o-mini" in response.text and "llm.internal:8000" in response.text
+    assert "s3cret" not in response.text and "sk-do-not-leak" not in response.text

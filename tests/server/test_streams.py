@@ -123,3 +123,23 @@ def test_a_tree_stream_merges_a_run_and_its_children_and_resumes_each(
         f"{server.url}/agent/stream", params={"root": root}, headers={"Last-Event-ID": "nonsense"}
     )
     assert bad.status_code == 400
+
+
+def test_model_text_streams_as_token_events_to_clients_that_ask(server: LiveServer) -> None:
+    gate = GATES["say"] = threading.Semaphore(0)
+    with server.client() as client:
+        body = {"agent": "test.paced", "args": {"steps": 1, "say": "hello", "gate": "say"}}
+        run = client.post("/runs", json=body).json()
+        url = f"/runs/{run['id']}/stream"
+        with client.stream("GET", url, params={"deltas": "true"}) as response:
+            events = iter_events(response)
+            assert next(events).id == "1"  # listening before the model is called
+            gate.release()
+            seen = list(events)
+        tokens = [e for e in seen if e.event == "agent.token"]
+        assert len(tokens) > 1 and all(e.id is None for e in tokens)
+        assert tokens[0].json()["purpose"] == "say"
+        call = next(i for i, e in enumerate(seen) if e.event == "model.call")
+        assert seen.index(tokens[-1]) < call  # streamed while generated, before the record
+        with client.stream("GET", url) as plain:  # without deltas=true: frames only
+            assert not [e for e in iter_events(plain) if e.event == "agent.token"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -46,7 +47,13 @@ async def models(
         rows = [await check_model(s, timeout=timeout, default=s == default) for s in specs]
     else:
         rows = [ModelStatus(s, *_endpoint(s), s == default, "not checked") for s in specs]
-    return {"server_model": state.model_spec, "models": [asdict(r) for r in rows]}
+    return {"server_model": state.model_spec, "models": [_public(asdict(r)) for r in rows]}
+
+
+def _public(row: dict[str, Any]) -> dict[str, Any]:
+    """No credentials in responses: drop any user:password@ from an endpoint URL."""
+    row["endpoint"] = re.sub(r"//[^/@\s]*@", "//", str(row.get("endpoint", "")))
+    return row
 
 
 @router.get("/corpora", tags=["corpora"], summary="Document corpora kept in the store")
