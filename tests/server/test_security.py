@@ -214,13 +214,16 @@ def test_cors_is_closed_unless_an_origin_is_configured(server: LiveServer, tmp_p
     with server.client() as client:
         response = client.options("/runs", headers=preflight)
         assert "access-control-allow-origin" not in response.headers
-    settings = ServerSettings(cors_origins=("https://app.example",))
+    settings = ServerSettings(host="0.0.0.0", token=TOKEN, cors_origins=("https://app.example",))
     other = LiveServer(make_runtime(tmp_path / "b"), settings, model="test")
     with other, other.client() as client:
         ok = client.options("/runs", headers={**preflight, "Origin": "https://app.example"})
         assert ok.headers["access-control-allow-origin"] == "https://app.example"
         no = client.options("/runs", headers=preflight)
         assert "access-control-allow-origin" not in no.headers
+        good = {"Origin": "https://app.example", "Authorization": f"Bearer {TOKEN}"}
+        assert client.get("/health", headers=good).headers["access-control-allow-origin"]
+        assert client.get("/health", headers={"Origin": "https://app.example"}).status_code == 401
 
 
 def test_model_listing_shows_no_credentials(
@@ -234,3 +237,18 @@ def test_model_listing_shows_no_credentials(
     assert response.status_code == 200
     assert "openai:gpt-4o-mini" in response.text and "llm.internal:8000" in response.text
     assert "s3cret" not in response.text and "sk-do-not-leak" not in response.text
+
+
+def test_a_web_page_elsewhere_can_neither_rebind_nor_change_anything(server: LiveServer) -> None:
+    with server.client() as client:
+        before = run_count(client)
+        rebound = client.get("/runs", headers={"Host": f"attacker.example:{server.port}"})
+        assert rebound.status_code == 403 and rebound.json()["code"] == "host-not-allowed"
+        body = {"agent": "test.paced", "args": {"steps": 1}}
+        foreign = client.post("/runs", json=body, headers={"Origin": "https://evil.example"})
+        assert foreign.status_code == 403 and foreign.json()["code"] == "origin-not-allowed"
+        assert "--cors-origin" in foreign.json()["detail"]
+        assert run_count(client) == before
+        own = client.post("/runs", json=body, headers={"Origin": server.url})
+        assert own.status_code == 201  # the server's own page, e.g. the web UI
+        assert client.get("/health", headers={"Host": f"localhost:{server.port}"}).is_success

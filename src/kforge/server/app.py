@@ -27,8 +27,8 @@ from kforge.server.problems import (
     handle_problem,
     problem_response,
 )
-from kforge.server.security import BodyLimitMiddleware, TokenMiddleware
-from kforge.server.settings import ServerSettings
+from kforge.server.security import BodyLimitMiddleware, BrowserGuardMiddleware, TokenMiddleware
+from kforge.server.settings import ServerSettings, is_loopback
 from kforge.server.state import ServerState
 from kforge.server.streams import RunStreams
 
@@ -103,6 +103,11 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
+    app.add_middleware(
+        BrowserGuardMiddleware,
+        loopback=is_loopback(settings.host),
+        origins=settings.cors_origins,
+    )
     if settings.token:
         app.add_middleware(TokenMiddleware, token=settings.token)
     return app

@@ -8,7 +8,7 @@ from typing import Any
 
 from kforge.server.problems import problem_response
 
-__all__ = ["BodyLimitMiddleware", "TokenMiddleware"]
+__all__ = ["BodyLimitMiddleware", "BrowserGuardMiddleware", "TokenMiddleware"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -59,6 +59,8 @@ class TokenMiddleware:
 
     @staticmethod
     def _public(scope: Scope) -> bool:
+        if scope.get("method") == "OPTIONS" and _header(scope, b"access-control-request-method"):
+            return True  # a CORS preflight never carries credentials; it changes nothing
         path = str(scope.get("path", ""))
         return scope.get("method") in ("GET", "HEAD") and (
             path in ("/", "/ui") or path.startswith(PUBLIC_PREFIXES)
@@ -115,3 +117,67 @@ class BodyLimitMiddleware:
             instance=scope.get("path"),
         )
         await response(scope, receive, send)
+
+
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+def _host_name(host: str) -> str:
+    if host.startswith("["):
+        return host.split("]", 1)[0] + "]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class BrowserGuardMiddleware:
+    """What a web page elsewhere could make a browser do to this server, refused.
+
+    On loopback (no token needed) the ``Host`` must be a loopback name, so a page cannot reach
+    the server through a rebound DNS name; and a request that changes something from a page of
+    another origin than the server's own (or one ``--cors-origin`` allows) is refused, so no
+    page can start, answer, cancel or delete runs through a visitor's browser.
+    """
+
+    def __init__(self, app: ASGIApp, *, loopback: bool, origins: tuple[str, ...]) -> None:
+        self.app = app
+        self.loopback = loopback
+        self.origins = frozenset(o.rstrip("/") for o in origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = _header(scope, b"host") or ""
+        if self.loopback and not _is_loopback_host(_host_name(host)):
+            response = problem_response(
+                403,
+                "host-not-allowed",
+                f"this server listens on loopback and answers only to 127.0.0.1 or localhost "
+                f"(got Host {host[:80]!r}); to serve other names, listen on another address "
+                "with --token",
+                instance=scope.get("path"),
+            )
+            await response(scope, receive, send)
+            return
+        origin = (_header(scope, b"origin") or "").rstrip("/")
+        changes = scope.get("method") not in ("GET", "HEAD", "OPTIONS")
+        if changes and origin and origin not in self.origins and not _same_origin(origin, host):
+            response = problem_response(
+                403,
+                "origin-not-allowed",
+                f"a page at {origin[:100]} may not change anything here; allow it with "
+                "--cors-origin ORIGIN if it should",
+                instance=scope.get("path"),
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _is_loopback_host(name: str) -> bool:
+    from kforge.server.settings import is_loopback
+
+    return name in _LOOPBACK_NAMES or is_loopback(name)
+
+
+def _same_origin(origin: str, host: str) -> bool:
+    return origin in (f"http://{host}", f"https://{host}")
