@@ -93,6 +93,8 @@ def test_start_watch_approve_and_read_the_report(
     expect(page.locator("#run-status")).to_have_text("awaiting_user")
     expect(page.locator("#checkpoint-prompt")).not_to_be_empty()
     expect(page.locator("#tree-editor fieldset")).to_have_count(2)
+    timeline = page.locator("#timeline li .type")
+    expect(timeline.filter(has_text="interaction.requested")).to_have_count(1)
     before = page.locator("#timeline li").count()
     assert before > 5
     expect(page.locator("#phases li.current")).to_have_text("decompose")
@@ -102,6 +104,7 @@ def test_start_watch_approve_and_read_the_report(
     page.keyboard.press("Enter")
     expect(page.locator("#run-status")).to_have_text("completed")
     expect(checkpoint).to_be_hidden()
+    expect(timeline.filter(has_text="complete")).to_have_count(1)
     assert page.locator("#timeline li").count() > before  # the timeline grew live
     seqs = [
         int(s)
@@ -128,6 +131,8 @@ def test_modify_the_question_tree_at_the_checkpoint(ui_server: LiveServer, page:
     page.locator("#cat-questions-1").fill("How do checkpoints let a person steer a run?")
     page.get_by_role("button", name="Modify", exact=True).click()
     # the edited tree comes back to the checkpoint to be approved
+    asked = page.locator("#timeline li .type").filter(has_text="interaction.requested")
+    expect(asked).to_have_count(2)
     expect(page.locator("#cat-name-1")).to_have_value("Oversight")
     page.get_by_role("button", name="Approve", exact=True).click()
     expect(page.locator("#run-status")).to_have_text("completed")
@@ -153,3 +158,30 @@ def test_delete_a_child_agent_from_the_tree_and_see_api_errors(
     page.goto(f"{ui_server.url}/ui/#/runs/does-not-exist")
     expect(page.get_by_role("alert")).to_contain_text("404")
     expect(page.get_by_role("alert")).to_contain_text("does-not-exist")
+
+
+def test_a_server_with_a_token_asks_for_it_once(tmp_path: Path) -> None:
+    expect = playwright_api.expect
+    token = "ui-test-token-0123456789"
+    registry = AgentRegistry()
+    registry.register(PacedAgent.agent_type, PacedAgent)
+    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model="test", registry=registry)
+    settings = ServerSettings(host="0.0.0.0", token=token)
+    with (
+        LiveServer(runtime, settings, model="test") as live,
+        playwright_api.sync_playwright() as p,
+    ):
+        run_id = live.call(runtime.start("test.paced", {"steps": 1}))
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(f"{live.url}/ui/#/runs/{run_id}")
+            expect(page.get_by_role("alert")).to_contain_text("401")
+            page.get_by_label("This server needs its API token").fill(token)
+            page.keyboard.press("Enter")
+            expect(page.locator("#token-form")).to_be_hidden()
+            expect(page.locator("#run-status")).to_have_text("completed")
+            expect(page.locator("#runs a")).to_have_count(1)
+            expect(page.get_by_role("alert")).to_be_hidden()
+        finally:
+            browser.close()

@@ -315,7 +315,11 @@ async function answer(runId, pending, option) {
   else body = { action: option };
   body.interaction_id = pending.interaction_id;
   const run = await guarded(() => api("POST", `/runs/${runId}/answer`, body));
-  if (run) { $("checkpoint").hidden = true; $("checkpoint").dataset.interaction = ""; $("timeline").focus(); }
+  const box = $("checkpoint");
+  // a newer question may already be showing (the stream can beat this response): keep it
+  if (run && box.dataset.interaction === pending.interaction_id) {
+    box.hidden = true; box.dataset.interaction = ""; $("timeline").focus();
+  }
 }
 
 // -- report and tree ------------------------------------------------------------------------
