@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from pathlib import Path
 
 import httpx
 
@@ -143,3 +144,39 @@ def test_model_text_streams_as_token_events_to_clients_that_ask(server: LiveServ
         assert seen.index(tokens[-1]) < call  # streamed while generated, before the record
         with client.stream("GET", url) as plain:  # without deltas=true: frames only
             assert not [e for e in iter_events(plain) if e.event == "agent.token"]
+
+
+def test_frames_committed_by_another_process_reach_the_stream(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from kforge.runtime import AgentRegistry, Runtime
+    from kforge.store.sqlite import SQLiteStore
+    from tests.server.agents import PacedAgent
+
+    with server.client() as client:
+        run = client.post(
+            "/runs", json={"agent": "test.paced", "args": {"steps": 2, "ask_at": 1}}
+        ).json()
+        with client.stream("GET", f"/runs/{run['id']}/stream") as response:
+            events = iter_events(response)
+            for event in events:
+                if event.event == "interaction.requested":
+                    break
+
+            async def answer_elsewhere() -> None:
+                # another runtime on the same database, as a worker or the CLI would be
+                registry = AgentRegistry()
+                registry.register(PacedAgent.agent_type, PacedAgent)
+                other = Runtime(SQLiteStore(tmp_path / "k.db"), model="test", registry=registry)
+                await other.resume(run["id"], "approve")
+                await other.wait(run["id"])
+                other.store.close()
+
+            asyncio.run(answer_elsewhere())
+            rest = list(events)
+        names = [e.event for e in rest]
+        assert names[0] == "status.changed"  # to awaiting_user, committed with the question
+        assert "interaction.answered" in names and names.count("data.tick") == 2
+        assert rest[-1].event == "end" and rest[-1].json()["status"] == "completed"

@@ -74,7 +74,10 @@ def create_app(
         runtime=runtime,
         settings=settings,
         streams=RunStreams(
-            runtime, buffer=settings.stream_buffer, per_client=settings.max_streams_per_client
+            runtime,
+            buffer=settings.stream_buffer,
+            per_client=settings.max_streams_per_client,
+            poll_s=settings.stream_poll_s,
         ),
         model_spec=_model_spec(model),
     )

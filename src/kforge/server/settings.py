@@ -38,6 +38,8 @@ class ServerSettings:
     stream_send_timeout_s: float = 30.0
     """An SSE client that does not take an event for this long is disconnected (it can resume)."""
     stream_ping_s: float = 15.0
+    stream_poll_s: float = 2.0
+    """How often a quiet stream looks in the store for frames another process committed."""
     max_streams_per_client: int = 32
     """Concurrent SSE streams one client address may hold."""
     ui: bool = True

@@ -69,8 +69,11 @@ class _Pump:
 class RunStreams:
     """Frames of a run after a seq, then live ones, until the run ends."""
 
-    def __init__(self, runtime: Runtime, *, buffer: int, per_client: int) -> None:
+    def __init__(
+        self, runtime: Runtime, *, buffer: int, per_client: int, poll_s: float = 2.0
+    ) -> None:
         self.runtime = runtime
+        self.poll_s = poll_s
         self.buffer = buffer
         self.per_client = per_client
         self._pumps: dict[str, _Pump] = {}
@@ -152,7 +155,13 @@ class RunStreams:
                     if run.status in TERMINAL_STATUSES or run.status == RunStatus.DELETED:
                         return
                     from_store = False
-                items, from_store = await mailbox.take()
+                try:
+                    items, from_store = await asyncio.wait_for(mailbox.take(), self.poll_s)
+                except TimeoutError:
+                    # Quiet: another process (a worker, the CLI) may be running the run, and
+                    # its frames reach only the store.
+                    from_store = True
+                    continue
                 for item in items:
                     if item is None:
                         from_store = True  # a stretch ended: look at the run's status

@@ -19,6 +19,7 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body) {
+  const sent = token();
   const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
   if (body !== undefined) init.body = JSON.stringify(body);
   let response;
@@ -29,7 +30,10 @@ async function api(method, path, body) {
   }
   const text = await response.text();
   const data = text ? JSON.parse(text) : {};
-  if (response.status === 401) $("token-form").hidden = false;
+  if (response.status === 401) {
+    if (token() !== sent) return api(method, path, body);  // a token came meanwhile
+    $("token-form").hidden = false;
+  }
   if (!response.ok) throw new ApiError(data);
   return data;
 }
@@ -63,6 +67,7 @@ class FrameStream {
         const h = headers({ Accept: "text/event-stream" });
         if (this.lastId) h["Last-Event-ID"] = this.lastId;
         const response = await fetch(this.path, { headers: h, signal: this.controller.signal });
+        if (this.closed) return;
         if (!response.ok) {
           const problem = await response.json().catch(() => ({}));
           if (response.status === 401) $("token-form").hidden = false;
