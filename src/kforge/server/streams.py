@@ -38,8 +38,14 @@ class _Mailbox:
         self.items.append(item)
         self.ready.set()
 
-    async def take(self) -> tuple[list[Frame | TokenDelta | None], bool]:
-        await self.ready.wait()
+    async def take(self, timeout: float) -> tuple[list[Frame | TokenDelta | None], bool] | None:
+        """What arrived (and whether some was dropped), or None after ``timeout`` s of quiet."""
+        if not self.ready.is_set():
+            try:
+                async with asyncio.timeout(timeout):
+                    await self.ready.wait()
+            except TimeoutError:
+                return None
         self.ready.clear()
         items, overflowed = list(self.items), self.overflowed
         self.items.clear()
@@ -155,13 +161,13 @@ class RunStreams:
                     if run.status in TERMINAL_STATUSES or run.status == RunStatus.DELETED:
                         return
                     from_store = False
-                try:
-                    items, from_store = await asyncio.wait_for(mailbox.take(), self.poll_s)
-                except TimeoutError:
+                taken = await mailbox.take(self.poll_s)
+                if taken is None:
                     # Quiet: another process (a worker, the CLI) may be running the run, and
                     # its frames reach only the store.
                     from_store = True
                     continue
+                items, from_store = taken
                 for item in items:
                     if item is None:
                         from_store = True  # a stretch ended: look at the run's status
