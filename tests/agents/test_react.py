@@ -1,5 +1,5 @@
 """The react agent end to end with the scripted model: Reflexion across runs, bad model output,
-repeated failures, asking the user, native tool calls, limits and seed 002's ADR-004 tests."""
+repeated failures, asking the user, native tool calls, limits and the tool-call contract's tests."""
 
 from __future__ import annotations
 
@@ -333,7 +333,7 @@ async def test_time_limit_wraps_up_with_a_partial_answer() -> None:
     assert control.timeout_reached and not control.should_continue
 
 
-# -- seed 002's ADR-004 tests --------------------------------------------------------------
+# -- the tool-call contract --------------------------------------------------------------------
 
 
 async def test_agent_loop_is_explainable_from_frames() -> None:

@@ -1,4 +1,4 @@
-"""The router agent (seed 003): guardrail → router ⇄ executor → grading → generation, with
+"""The router agent: guardrail → router ⇄ executor → grading → generation, with
 multi-turn conversations whose follow-ups are routed using the earlier turns."""
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ TERMINAL_STATUSES = frozenset(
 
 @dataclass(slots=True)
 class RunRecord:
-    """One row of the runs table (seed 003's agent_executions)."""
+    """One row of the runs table: one agent execution."""
 
     id: str
     agent_type: str

@@ -1,0 +1,39 @@
+"""Run the server with uvicorn: open the store and runtime, serve until interrupted."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kforge.server.settings import ServerSettings
+
+__all__ = ["serve"]
+
+
+def serve(
+    settings: ServerSettings,
+    *,
+    db: str | os.PathLike[str] | None = None,
+    model: str | None = None,
+    log_level: str = "info",
+) -> None:
+    """Serve a runtime over the SQLite store at ``db`` until interrupted."""
+    import uvicorn
+
+    import kforge.agents  # noqa: F401  (registers the built-in agents)
+    from kforge.runtime.runtime import Runtime
+    from kforge.server.app import create_app
+    from kforge.store.sqlite import SQLiteStore
+
+    settings.check()
+    runtime = Runtime(SQLiteStore(db), model=model)
+    app = create_app(runtime, settings, model=model, close_runtime=True)
+    config: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": log_level,
+        "proxy_headers": False,
+        "server_header": False,
+        "timeout_graceful_shutdown": 5,
+    }
+    uvicorn.run(app, **config)

@@ -1,0 +1,145 @@
+"""Request bodies (validated by pydantic at the edge) and the JSON shapes of runs and frames."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.store.base import RunRecord
+
+__all__ = [
+    "AnswerBody",
+    "CancelBody",
+    "ForkBody",
+    "IngestBody",
+    "InterveneBody",
+    "LimitsBody",
+    "SearchBody",
+    "StartRunBody",
+    "delta_json",
+    "frame_json",
+    "run_json",
+]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_max_length=100_000)
+
+
+class LimitsBody(_Body):
+    max_steps: int | None = Field(default=None, ge=1, le=100_000)
+    max_phase_visits: int | None = Field(default=None, ge=1, le=1000)
+    max_wall_time_s: float | None = Field(default=None, gt=0, le=7 * 24 * 3600)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
+class StartRunBody(_Body):
+    agent: str = Field(min_length=1, max_length=100, description="A registered agent type.")
+    args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The agent's arguments, e.g. {'question': ..., 'corpus': 'samples'}.",
+    )
+    limits: LimitsBody | None = None
+    session_id: str | None = Field(default=None, max_length=200)
+
+
+class AnswerBody(_Body):
+    """Approve, modify or reject a checkpoint, or answer a question with free text."""
+
+    action: Literal["approve", "modify", "reject"] | None = None
+    modifications: dict[str, Any] | None = Field(
+        default=None,
+        description="With action 'modify': e.g. {'categories': [{'name', 'questions': [...]}]}.",
+    )
+    reason: str | None = Field(default=None, max_length=4000, description="With 'reject'.")
+    text: str | None = Field(default=None, max_length=20_000, description="A free-text answer.")
+    interaction_id: str | None = Field(
+        default=None, description="The interaction answered; refused if it is no longer pending."
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> AnswerBody:
+        if (self.action is None) == (self.text is None):
+            raise ValueError(
+                "give either 'action' (approve, modify or reject) or 'text' (a free answer)"
+            )
+        if self.action == "modify" and not self.modifications:
+            raise ValueError("action 'modify' needs 'modifications', the changes to apply")
+        if self.action != "modify" and self.modifications is not None:
+            raise ValueError("'modifications' goes only with action 'modify'")
+        if self.text is not None and not self.text.strip():
+            raise ValueError("'text' is empty; write the answer")
+        return self
+
+    def to_answer(self) -> Any:
+        if self.text is not None:
+            return self.text
+        answer: dict[str, Any] = {"action": self.action}
+        if self.modifications is not None:
+            answer["modifications"] = self.modifications
+        if self.reason:
+            answer["reason"] = self.reason
+        return answer
+
+
+class ForkBody(_Body):
+    at_seq: int | None = Field(default=None, ge=1, description="Last frame seq to keep.")
+
+
+class CancelBody(_Body):
+    reason: str = Field(default="cancelled through the API", max_length=1000)
+
+
+class InterveneBody(_Body):
+    """Seed 004's user intervention on one agent of a tree."""
+
+    action: Literal["delete", "modify", "comment"]
+    content: str = Field(default="", max_length=20_000)
+
+
+class SearchBody(_Body):
+    query: str = Field(min_length=1, max_length=2000)
+    k: int = Field(default=5, ge=1, le=50)
+
+
+class IngestBody(_Body):
+    path: str = Field(min_length=1, max_length=4096, description="A folder on the server.")
+
+
+def run_json(run: RunRecord) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "agent": run.agent_type,
+        "status": run.status.value,
+        "created_at": run.created_at.isoformat(),
+        "updated_at": run.updated_at.isoformat(),
+        "args": run.input.get("args", {}),
+        "limits": run.input.get("limits", {}),
+        "model": run.input.get("model"),
+        "session_id": run.session_id,
+        "parent_id": run.parent_id,
+        "steps": run.iteration,
+        "max_steps": run.max_iterations,
+        "last_seq": run.last_seq,
+        "pause_reason": run.pause_reason,
+        "pending_interaction": run.pending_interaction,
+        "result": run.result,
+        "error": run.error,
+        "forked_from": run.forked_from,
+        "forked_at_seq": run.forked_at_seq,
+    }
+
+
+def frame_json(frame: Frame) -> dict[str, Any]:
+    return frame_to_dict(frame)
+
+
+def delta_json(delta: TokenDelta) -> dict[str, Any]:
+    return {
+        "type": delta.type,
+        "run_id": delta.run_id,
+        "text": delta.text,
+        "purpose": delta.purpose,
+    }

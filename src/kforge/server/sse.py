@@ -1,0 +1,74 @@
+"""Frames as Server-Sent Events: the event id is the frame's seq, the event name its type."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+
+from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.server.problems import Problem
+from kforge.server.state import ServerState
+
+__all__ = ["last_event_seq", "run_event_stream"]
+
+
+def last_event_seq(request: Request, after_seq: int) -> int:
+    """Where to resume: the ``Last-Event-ID`` header (a reconnecting client) over ``after_seq``."""
+    header = request.headers.get("last-event-id")
+    if header is None or not header.strip():
+        return after_seq
+    try:
+        seq = int(header)
+    except ValueError:
+        raise Problem(
+            400,
+            "invalid-last-event-id",
+            f"Last-Event-ID must be the seq of the last frame received, an integer (got "
+            f"{header[:40]!r})",
+        ) from None
+    if seq < 0:
+        raise Problem(400, "invalid-last-event-id", "Last-Event-ID must not be negative")
+    return seq
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def run_event_stream(
+    state: ServerState, request: Request, run_id: str, after_seq: int, *, deltas: bool
+) -> EventSourceResponse:
+    client = request.client.host if request.client else "?"
+    state.streams.check_client(client)
+
+    async def events() -> AsyncIterator[ServerSentEvent | bytes]:
+        with state.streams.counted(client):
+            yield ServerSentEvent(retry=1000, comment="kforge run stream")
+            async for item in state.streams.events(run_id, after_seq=after_seq, deltas=deltas):
+                if isinstance(item, TokenDelta):
+                    yield ServerSentEvent(
+                        _dumps({"text": item.text, "purpose": item.purpose}), event=item.type
+                    )
+                else:
+                    yield state.streams.encoded(item, _frame_event)
+            run = state.runtime.get_run(run_id)
+            yield ServerSentEvent(
+                _dumps({"run_id": run_id, "status": run.status.value, "last_seq": run.last_seq}),
+                event="end",
+            )
+
+    return EventSourceResponse(
+        events(),
+        ping=state.settings.stream_ping_s,
+        send_timeout=state.settings.stream_send_timeout_s,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _frame_event(frame: Frame) -> bytes:
+    event = ServerSentEvent(_dumps(frame_to_dict(frame)), event=frame.type, id=str(frame.seq))
+    return event.encode()

@@ -1,0 +1,117 @@
+"""One SSE stream for a run and every run below it: the merge of their frame streams.
+
+The event id is a cursor naming the last seq received of each run (``RUN:SEQ,RUN:SEQ``), so
+``Last-Event-ID`` resumes every run of the tree where it stopped, nothing lost or repeated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+
+from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.server.interventions import descendants
+from kforge.server.problems import Problem
+from kforge.server.state import ServerState
+
+__all__ = ["parse_cursor", "tree_event_stream"]
+
+MAX_RUNS = 200
+_DISCOVER_S = 1.0
+"""How often a quiet tree is checked for new child runs (a parent may fork while it commits
+nothing, e.g. inside one tool call that forks and waits)."""
+_PAIR = re.compile(r"^[A-Za-z0-9_.-]{1,200}:\d{1,12}$")
+
+
+def parse_cursor(text: str | None) -> dict[str, int]:
+    if text is None or not text.strip():
+        return {}
+    pairs = text.strip().split(",")
+    if len(pairs) > MAX_RUNS or not all(_PAIR.match(p) for p in pairs):
+        raise Problem(
+            400,
+            "invalid-last-event-id",
+            "Last-Event-ID of a tree stream must be the id of the last event received "
+            "(RUN:SEQ pairs separated by commas)",
+        )
+    return {run: int(seq) for run, _, seq in (p.rpartition(":") for p in pairs)}
+
+
+def _cursor(seen: dict[str, int]) -> str:
+    return ",".join(f"{run}:{seq}" for run, seq in seen.items() if seq > 0)
+
+
+def tree_event_stream(
+    state: ServerState, request: Request, root: str, *, deltas: bool
+) -> EventSourceResponse:
+    runtime = state.runtime
+    runtime.get_run(root)
+    seen = parse_cursor(request.headers.get("last-event-id"))
+    client = request.client.host if request.client else "?"
+    state.streams.check_client(client)
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        # bounded: a slow client makes the pumps wait, their mailboxes overflow, and they catch
+        # up from the store instead of piling frames up here
+        merged: asyncio.Queue[tuple[str, Frame | TokenDelta | None]] = asyncio.Queue(100)
+        tasks: dict[str, asyncio.Task[None]] = {}
+
+        async def pump(run_id: str) -> None:
+            try:
+                async for item in state.streams.events(
+                    run_id, after_seq=seen.get(run_id, 0), deltas=deltas
+                ):
+                    await merged.put((run_id, item))
+            finally:
+                await merged.put((run_id, None))
+
+        def discover() -> None:
+            for run in [runtime.get_run(root), *descendants(runtime, root, limit=MAX_RUNS)]:
+                if run.id not in tasks and len(tasks) < MAX_RUNS:
+                    tasks[run.id] = asyncio.get_running_loop().create_task(pump(run.id))
+
+        with state.streams.counted(client):
+            yield ServerSentEvent(retry=1000, comment="kforge tree stream")
+            discover()
+            ended: set[str] = set()
+            try:
+                while len(ended) < len(tasks):
+                    try:
+                        run_id, item = await asyncio.wait_for(merged.get(), _DISCOVER_S)
+                    except TimeoutError:
+                        discover()
+                        continue
+                    if item is None:
+                        ended.add(run_id)
+                        discover()
+                    elif isinstance(item, TokenDelta):
+                        data = {"run_id": run_id, "text": item.text, "purpose": item.purpose}
+                        yield ServerSentEvent(_dumps(data), event=item.type)
+                    else:
+                        seen[run_id] = item.seq
+                        if item.type in ("status.changed", "intervention"):
+                            discover()
+                        yield ServerSentEvent(
+                            _dumps(frame_to_dict(item)), event=item.type, id=_cursor(seen)
+                        )
+            finally:
+                for task in tasks.values():
+                    task.cancel()
+            yield ServerSentEvent(_dumps({"root": root, "runs": len(tasks)}), event="end")
+
+    return EventSourceResponse(
+        events(),
+        ping=state.settings.stream_ping_s,
+        send_timeout=state.settings.stream_send_timeout_s,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,85 @@
+"""``kforge serve`` as a real process: it indexes the samples, checks its token, runs agents,
+and stops cleanly on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+
+from tests.server.helpers import iter_events
+
+TOKEN = "cli-test-token-0123456789"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
+    port = free_port()
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env.pop("KFORGE_TOKEN", None)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from kforge.cli import main; sys.exit(main())",
+            "--db",
+            str(tmp_path / "k.db"),
+            "serve",
+            "--port",
+            str(port),
+            "--model",
+            "test",
+            "--token",
+            TOKEN,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        for line in proc.stderr:  # uvicorn says when it accepts requests
+            if "Application startup complete" in line:
+                break
+        else:
+            raise AssertionError(f"kforge serve did not start (exit {proc.wait()})")
+        # keep reading its log so a full pipe never blocks the server
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
+        assert f"kforge serving on http://127.0.0.1:{port}" in proc.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        assert httpx.get(f"{url}/health").status_code == 401
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        with httpx.Client(base_url=url, headers=auth, timeout=60) as client:
+            assert client.get("/health").json()["status"] == "ok"
+            assert [c["name"] for c in client.get("/corpora").json()["corpora"]] == ["samples"]
+            run = client.post(
+                "/runs",
+                json={
+                    "agent": "router",
+                    "args": {
+                        "question": "What is retrieval-augmented generation?",
+                        "corpus": "samples",
+                    },
+                },
+            )
+            assert run.status_code == 201, run.text
+            with client.stream("GET", f"/runs/{run.json()['id']}/stream") as response:
+                events = list(iter_events(response))
+            assert events[-1].event == "end" and events[-1].json()["status"] == "completed"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    assert code == 0

@@ -1,0 +1,187 @@
+"""The web UI in Debian's Chromium, headless, driven by Playwright: start a research run from
+the form, watch its timeline live, approve its checkpoint, read the report; delete a child
+agent of a tree; see an API error. Screenshots go to KFORGE_SCREENSHOTS or a tmp folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kforge.agents.research import ResearchAgent
+from kforge.llm.function import FunctionModel
+from kforge.rag.ingest import ingest_folder
+from kforge.runtime import AgentRegistry, Runtime
+from kforge.server import ServerSettings
+from kforge.store.sqlite import SQLiteStore
+from tests.agents.test_research import DOCS, Script
+from tests.server.agents import PacedAgent
+from tests.server.helpers import LiveServer
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
+)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install -y chromium)"
+)
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("KFORGE_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def ui_server(tmp_path: Path) -> Iterator[LiveServer]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text)
+    registry = AgentRegistry()
+    registry.register("research", ResearchAgent)
+    registry.register(PacedAgent.agent_type, PacedAgent)
+    model = FunctionModel(Script())
+    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model=model, registry=registry)
+    ingest_folder(runtime.services.corpus("docs"), docs)
+    with LiveServer(runtime, ServerSettings(), model=model) as live:
+        yield live
+
+
+@pytest.fixture
+def page(ui_server: LiveServer) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def test_start_watch_approve_and_read_the_report(
+    ui_server: LiveServer, page: Any, shots: Path
+) -> None:
+    expect = playwright_api.expect
+    page.goto(f"{ui_server.url}/ui/")
+    expect(page.locator("#start-corpus option")).to_have_text(["docs"])
+    expect(page.get_by_role("alert")).to_be_hidden()
+    expect(page.locator("#token-form")).to_be_hidden()
+    page.get_by_label("Agent", exact=True).select_option("research")
+    page.get_by_label("Question").fill("How do agents reason, act and remember?")
+    page.get_by_role("button", name="Start").press("Enter")  # keyboard, not a click
+
+    checkpoint = page.locator("#checkpoint")
+    expect(checkpoint).to_be_visible()
+    expect(page.locator("#run-status")).to_have_text("awaiting_user")
+    expect(page.locator("#checkpoint-prompt")).not_to_be_empty()
+    expect(page.locator("#tree-editor fieldset")).to_have_count(2)
+    timeline = page.locator("#timeline li .type")
+    expect(timeline.filter(has_text="interaction.requested")).to_have_count(1)
+    before = page.locator("#timeline li").count()
+    assert before > 5
+    expect(page.locator("#phases li.current")).to_have_text("decompose")
+    page.screenshot(path=str(shots / "run-checkpoint.png"), full_page=True)
+
+    page.get_by_role("button", name="Approve", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#run-status")).to_have_text("completed")
+    expect(checkpoint).to_be_hidden()
+    expect(timeline.filter(has_text="complete")).to_have_count(1)
+    assert page.locator("#timeline li").count() > before  # the timeline grew live
+    seqs = [
+        int(s)
+        for s in page.locator("#timeline li").evaluate_all(
+            "items => items.map(li => li.dataset.seq)"
+        )
+    ]
+    assert seqs == list(range(1, len(seqs) + 1))
+    report = page.locator("#report")
+    expect(report.locator("h1, h2").first).to_be_visible()
+    expect(report).to_contain_text("ReAct")
+    page.screenshot(path=str(shots / "run-report.png"), full_page=True)
+    assert (shots / "run-report.png").stat().st_size > 10_000
+
+
+def test_modify_the_question_tree_at_the_checkpoint(ui_server: LiveServer, page: Any) -> None:
+    expect = playwright_api.expect
+    page.goto(f"{ui_server.url}/ui/")
+    page.get_by_label("Question").fill("How do agents remember?")
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator("#tree-editor fieldset")).to_have_count(2)
+    page.locator("#cat-questions-0").fill("What is episodic memory for agents?")
+    page.locator("#cat-name-1").fill("Oversight")
+    page.locator("#cat-questions-1").fill("How do checkpoints let a person steer a run?")
+    page.get_by_role("button", name="Modify", exact=True).click()
+    # the edited tree comes back to the checkpoint to be approved
+    asked = page.locator("#timeline li .type").filter(has_text="interaction.requested")
+    expect(asked).to_have_count(2)
+    expect(page.locator("#cat-name-1")).to_have_value("Oversight")
+    page.get_by_role("button", name="Approve", exact=True).click()
+    expect(page.locator("#run-status")).to_have_text("completed")
+    expect(page.locator("#report")).to_contain_text("Oversight")
+
+
+def test_delete_a_child_agent_from_the_tree_and_see_api_errors(
+    ui_server: LiveServer, page: Any, shots: Path
+) -> None:
+    expect = playwright_api.expect
+    runtime = ui_server.app.state.kforge.runtime
+    parent = ui_server.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}))
+    child = ui_server.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=parent))
+    page.goto(f"{ui_server.url}/ui/#/runs/{parent}")
+    node = page.locator(f'li[data-agent="{child}"] .badge').first
+    expect(node).to_have_text("awaiting_user")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Delete agent {child[:8]}").click()
+    expect(node).to_have_text("deleted")
+    expect(page.locator(f'li[data-agent="{parent}"] .badge').first).to_have_text("awaiting_user")
+    page.screenshot(path=str(shots / "agent-tree.png"), full_page=True)
+
+    page.goto(f"{ui_server.url}/ui/#/runs/does-not-exist")
+    expect(page.get_by_role("alert")).to_contain_text("404")
+    expect(page.get_by_role("alert")).to_contain_text("does-not-exist")
+
+
+def test_a_server_with_a_token_asks_for_it_once(tmp_path: Path) -> None:
+    expect = playwright_api.expect
+    token = "ui-test-token-0123456789"
+    registry = AgentRegistry()
+    registry.register(PacedAgent.agent_type, PacedAgent)
+    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model="test", registry=registry)
+    settings = ServerSettings(host="0.0.0.0", token=token)
+    with (
+        LiveServer(runtime, settings, model="test") as live,
+        playwright_api.sync_playwright() as p,
+    ):
+        run_id = live.call(runtime.start("test.paced", {"steps": 1}))
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(f"{live.url}/ui/#/runs/{run_id}")
+            expect(page.get_by_role("alert")).to_contain_text("401")
+            page.get_by_label("This server needs its API token").fill(token)
+            page.keyboard.press("Enter")
+            expect(page.locator("#token-form")).to_be_hidden()
+            expect(page.locator("#run-status")).to_have_text("completed")
+            expect(page.locator("#runs a")).to_have_count(1)
+            expect(page.get_by_role("alert")).to_be_hidden()
+        finally:
+            browser.close()
