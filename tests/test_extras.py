@@ -29,6 +29,11 @@ CASES = {
         ["torch"],
         "from kforge.rag.dense import MiniLMEmbedder\nMiniLMEmbedder()",
     ),
+    "server": (
+        ["fastapi"],
+        "from kforge.cli import build_parser\nargs = build_parser().parse_args(['serve'])\n"
+        "args.func(args)",
+    ),
     "pdf": (
         ["pypdf"],
         "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",

