@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from kforge.errors import ModelError, ScriptedModelError
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -39,6 +39,7 @@ __all__ = [
     "GroundedAnswer",
     "WriteFn",
     "check_generated",
+    "first_passing_reply",
     "number_segments",
     "write_answer",
 ]
@@ -193,6 +194,36 @@ def _supporting(sentence: str, cited: Sequence[int], passages: Sequence[Chunk]) 
     return best
 
 
+Checked = TypeVar("Checked")
+
+
+async def first_passing_reply(
+    write: WriteFn,
+    prompt: list[Message],
+    check: Callable[[str], tuple[Checked, str]],
+    *,
+    paths: tuple[str, str],
+    settings: tuple[ModelSettings, ModelSettings] = (_FIRST, _RETRY),
+) -> tuple[str, Checked | None, list[str]]:
+    """Ask the model; when ``check`` names a problem with the reply, ask once more with
+    settings that discourage repetition. Returns the path of the reply that passed (with what
+    ``check`` made of it) or ("", None), and the problems met on the way."""
+    problems: list[str] = []
+    for path, attempt in zip(paths, settings, strict=True):
+        try:
+            response = await write(prompt, attempt)
+        except ScriptedModelError:
+            raise
+        except ModelError as exc:
+            problems.append(f"the model failed ({exc})")
+            break
+        value, problem = check(response.text)
+        if not problem:
+            return path, value, problems
+        problems.append(problem)
+    return "", None, problems
+
+
 async def write_answer(
     question: str,
     passages: Sequence[Chunk],
@@ -220,23 +251,20 @@ async def write_answer(
             question, passages, history=history, instructions=instructions, system=system
         )
         fixed = [prompt[0].content, "Passages:", "Question:"]
-        problems = []
-        for path, settings in (("generative", _FIRST), ("generative_retry", _RETRY)):
-            try:
-                response = await write(prompt, settings)
-            except ScriptedModelError:
-                raise
-            except ModelError as exc:
-                problems.append(f"the model failed ({exc})")
-                break
-            check = check_generated(response.text, passages, instructions=fixed)
-            if not check.problem:
-                text, citations, order = number_segments(check.segments, passages)
-                why = "the reply passed the checks" + (f" after: {problems[0]}" if problems else "")
-                return GroundedAnswer(
-                    text, tuple(citations), path, why, check.dropped, tuple(order), check.segments
-                )
-            problems.append(check.problem)
+
+        def checked(text: str) -> tuple[_Check, str]:
+            check = check_generated(text, passages, instructions=fixed)
+            return check, check.problem
+
+        path, check, problems = await first_passing_reply(
+            write, prompt, checked, paths=("generative", "generative_retry")
+        )
+        if check is not None:
+            text, citations, order = number_segments(check.segments, passages)
+            why = "the reply passed the checks" + (f" after: {problems[0]}" if problems else "")
+            return GroundedAnswer(
+                text, tuple(citations), path, why, check.dropped, tuple(order), check.segments
+            )
         reason = "the generated reply failed the checks: " + "; then ".join(problems)
     segments = compose_extractive(question, passages, max_sentences=max_sentences, exclude=exclude)
     text, citations, order = number_segments(segments, passages)

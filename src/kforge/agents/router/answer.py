@@ -9,9 +9,8 @@ documents have nothing on the question.
 
 from __future__ import annotations
 
-from kforge.errors import ModelError, ScriptedModelError
 from kforge.llm.types import Message, ModelSettings
-from kforge.rag.grounded import GroundedAnswer, WriteFn
+from kforge.rag.grounded import GroundedAnswer, WriteFn, first_passing_reply
 from kforge.rag.textcheck import cut_loop, echoed_phrase, split_sentences
 
 __all__ = ["FALLBACK_NOTE", "MODEL_ONLY_SYSTEM", "model_only_answer"]
@@ -39,25 +38,26 @@ async def model_only_answer(
     parts = [history] if history else []
     parts.append(f"Question: {question}")
     prompt = [Message.system(MODEL_ONLY_SYSTEM), Message.user("\n\n".join(parts))]
-    problems = []
-    for path, settings in (("model_only", _SETTINGS), ("model_only_retry", _RETRY)):
-        try:
-            response = await write(prompt, settings)
-        except ScriptedModelError:
-            raise
-        except ModelError as exc:
-            problems.append(f"the model failed ({exc})")
-            break
-        text, looped = cut_loop(response.text)
+
+    def checked(reply: str) -> tuple[str, str]:
+        text, looped = cut_loop(reply)
         echo = echoed_phrase(text, [MODEL_ONLY_SYSTEM, "Question:"])
         sentences = split_sentences(text.translate(_MARKER_FREE))
         if echo:
-            problems.append(f"the reply repeats its instructions ('{echo}')")
-        elif not sentences:
-            problems.append("the reply loops" if looped else "the reply is empty")
-        else:
-            reason = "no relevant passages; the model answered alone"
-            return GroundedAnswer(" ".join(sentences), (), path, reason)
+            return "", f"the reply repeats its instructions ('{echo}')"
+        if not sentences:
+            return "", "the reply loops" if looped else "the reply is empty"
+        return " ".join(sentences), ""
+
+    path, answer, problems = await first_passing_reply(
+        write,
+        prompt,
+        checked,
+        paths=("model_only", "model_only_retry"),
+        settings=(_SETTINGS, _RETRY),
+    )
+    if answer is not None:
+        return GroundedAnswer(answer, (), path, "no relevant passages; the model answered alone")
     return GroundedAnswer(
         "", (), "none", "the model's own answer failed the checks: " + "; then ".join(problems)
     )
