@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from kforge.llm.scripted import ScriptedModel
 from kforge.rag.agentic import RAGConfig, RAGResult
-from kforge.rag.answer import answer_from_result, answer_question, apply_citations
+from kforge.rag.answer import answer_from_result, answer_question
 from kforge.rag.grading import GradedResult
 from kforge.rag.types import SearchHit
 from tests.rag.helpers import make_hit
@@ -17,17 +17,26 @@ def _search(hits: list[SearchHit]):  # type: ignore[no-untyped-def]
 
 async def test_answer_cites_only_relevant_passages_and_drops_bad_markers() -> None:
     hits = [make_hit(0, "ReAct mixes thoughts and actions.", file="react.md"), make_hit(1)]
-    with ScriptedModel([REL, NOT, "ReAct interleaves reasoning with actions [1][2][7]."]) as model:
+    with ScriptedModel([REL, NOT, "ReAct mixes thoughts and actions [1][2][7]."]) as model:
         answer = await answer_question(
             "What is ReAct?", _search(hits), model.complete, config=RAGConfig(k=2)
         )
-    assert answer.text == "ReAct interleaves reasoning with actions [1]."
+    assert answer.text == "ReAct mixes thoughts and actions [1]."
     assert [(c.number, c.chunk_id, c.file) for c in answer.citations] == [(1, "c0", "react.md")]
     assert not answer.fallback_used and answer.disclaimer is None
     prompt = model.calls[-1].messages[-1].content
-    assert "[1] react.md" in prompt and "passage 1" not in prompt
+    assert "[1] (Doc)\nReAct mixes thoughts and actions." in prompt and "passage 1" not in prompt
     markdown = answer.to_markdown()
     assert "Sources:" in markdown and "[1] react.md § Doc > Part 0" in markdown
+
+
+async def test_an_answer_its_passages_do_not_support_is_replaced_by_their_sentences() -> None:
+    hits = [make_hit(0, "ReAct mixes thoughts and actions in one loop.", file="react.md")]
+    invented = "ReAct controls the amount of dopamine in the brain [1]."
+    with ScriptedModel([REL, invented, invented]) as model:
+        answer = await answer_question("What is ReAct?", _search(hits), model.complete)
+    assert answer.text == "ReAct mixes thoughts and actions in one loop [1]."
+    assert [c.file for c in answer.citations] == ["react.md"]
 
 
 async def test_fallback_answer_is_model_only_with_a_disclaimer() -> None:
@@ -56,14 +65,6 @@ async def test_unverified_passages_are_used_but_not_cited() -> None:
         answer = await answer_from_result("q", result, model.complete)
     assert answer.citations == () and not answer.fallback_used
     assert "Unverified passages:" in answer.to_markdown()
-
-
-def test_apply_citations_without_markers_cites_every_source() -> None:
-    chunks = [make_hit(0).chunk, make_hit(1).chunk]
-    text, citations = apply_citations("Plain answer.", chunks)
-    assert text == "Plain answer." and [c.number for c in citations] == [1, 2]
-    text, citations = apply_citations("A [2, 9] and B [1,2].", chunks)
-    assert text == "A [2] and B [1, 2]." and [c.chunk_id for c in citations] == ["c0", "c1"]
 
 
 def test_graded_result_round_trips() -> None:

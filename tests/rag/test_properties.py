@@ -114,17 +114,16 @@ def test_citations_are_only_relevant_sources(grades: list[str], markers: list[in
         replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
         replies.append({"query": "rewritten again"})
         replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
-    replies.append("Answer " + " ".join(f"[{m}]" for m in markers))
+    reply = "Answer " + " ".join(f"[{m}]" for m in markers)
+    replies += [reply, reply]  # a reply that fails the checks is asked for once more
     answer = _run(
         answer_question(
             "q", lambda query, k: hits[:k], FakeComplete(replies), config=RAGConfig(k=len(grades))
         )
     )
     assert {c.chunk_id for c in answer.citations} <= relevant_ids
-    for citation in answer.citations:
-        assert f"[{citation.number}]" in answer.text or not any(
-            f"[{n}]" in answer.text for n in range(1, 10)
-        )
+    for citation in answer.citations:  # every listed source is cited in the text
+        assert f"[{citation.number}]" in answer.text
 
 
 @settings(max_examples=100, deadline=None)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from kforge.llm.types import Message, ModelSettings
+from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.rag.agentic import (
     RAGConfig,
     RAGResult,
@@ -21,9 +21,11 @@ from kforge.rag.agentic import (
     fallback_disclaimer,
 )
 from kforge.rag.complete import CompleteFn
+from kforge.rag.grounded import AnswerStyle, write_answer
+from kforge.rag.textcheck import cut_loop
 from kforge.rag.types import Chunk, Citation
 
-__all__ = ["RAGAnswer", "answer_from_result", "answer_question", "apply_citations"]
+__all__ = ["RAGAnswer", "answer_from_result", "answer_question"]
 
 _GROUNDED_SYSTEM = (
     "Answer the question using only the numbered sources. Put the source number in square "
@@ -79,28 +81,6 @@ def _tidy(text: str) -> str:
     return re.sub(r"[ \t]+([.,;:!?])", r"\1", text).strip()
 
 
-def apply_citations(text: str, sources: Sequence[Chunk]) -> tuple[str, list[Citation]]:
-    """Keep the ``[n]`` markers that name one of ``sources`` and drop the rest.
-
-    Returns the cleaned text and the citations it uses, numbered as in the text. If the text
-    uses no marker, every source counts as cited, since the answer was written from them.
-    """
-    used: list[int] = []
-
-    def keep(match: re.Match[str]) -> str:
-        numbers = [int(n) for n in re.split(r"\s*,\s*", match.group(1))]
-        valid = [n for n in numbers if 1 <= n <= len(sources)]
-        for n in valid:
-            if n not in used:
-                used.append(n)
-        return "[" + ", ".join(map(str, valid)) + "]" if valid else ""
-
-    cleaned = _tidy(_MARKER.sub(keep, text))
-    if not used:
-        used = list(range(1, len(sources) + 1))
-    return cleaned, [Citation.from_chunk(n, sources[n - 1]) for n in sorted(used)]
-
-
 def _numbered(chunks: Sequence[Chunk]) -> str:
     blocks = []
     for i, chunk in enumerate(chunks, 1):
@@ -117,8 +97,12 @@ async def answer_from_result(
     instructions: str = "",
     max_sources: int = 5,
     settings: ModelSettings | None = None,
+    style: AnswerStyle = "generative",
 ) -> RAGAnswer:
-    """Write the answer for an agentic-search result (one model call)."""
+    """Write the answer for an agentic-search result: from relevant passages through
+    ``kforge.rag.grounded.write_answer`` (checked generation, or the passages' own sentences
+    with ``style="extractive"``); from unverified passages or none, the model's text with its
+    loop cut and no citation."""
     settings = settings or _SETTINGS
     extra = f"\n\n{instructions}" if instructions else ""
     relevant = [g.hit.chunk for g in result.relevant_results[:max_sources]]
@@ -129,18 +113,26 @@ async def answer_from_result(
             Message.system(_GROUNDED_SYSTEM + extra),
             Message.user(f"Sources:\n\n{_numbered(sources)}\n\nQuestion: {question}"),
         ]
-        response = await complete(messages, settings)
         if relevant:
-            text, citations = apply_citations(response.text, relevant)
-            return RAGAnswer(question, text, tuple(citations), False, result.disclaimer, result)
-        text = _tidy(_MARKER.sub("", response.text))
+            # the one answering path: checked generation, else the passages' own sentences
+            async def write(prompt: list[Message], s: ModelSettings) -> ModelResponse:
+                return await complete(prompt, replace(s, max_tokens=settings.max_tokens))
+
+            written = await write_answer(
+                question, relevant, write, style=style, system=_GROUNDED_SYSTEM + extra
+            )
+            return RAGAnswer(
+                question, written.text, written.citations, False, result.disclaimer, result
+            )
+        response = await complete(messages, settings)
+        text = _tidy(_MARKER.sub("", cut_loop(response.text)[0]))
         return RAGAnswer(question, text, (), False, result.disclaimer, result)
     messages = [
         Message.system(_MODEL_ONLY_SYSTEM + extra),
         Message.user(f"Question: {question}"),
     ]
     response = await complete(messages, settings)
-    text = _tidy(_MARKER.sub("", response.text))
+    text = _tidy(_MARKER.sub("", cut_loop(response.text)[0]))
     disclaimer = result.disclaimer or fallback_disclaimer(result.query_history)
     return RAGAnswer(question, text, (), True, disclaimer, result)
 
