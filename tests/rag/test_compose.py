@@ -94,3 +94,39 @@ def test_a_namesake_is_not_a_hop_and_a_restated_fact_is_not_a_copy() -> None:
     )
     assert [s.source for s in segments if s.source != 0] == [2]
     assert "based in San Francisco" in " ".join(s.text for s in segments)
+
+
+def test_of_several_named_passages_the_hop_goes_to_the_one_the_question_describes() -> None:
+    actor = chunk(
+        0,
+        "Tom Reed is an Irish actor. He played a baker in Flour Power, and a lighthouse keeper "
+        "in Salt Wind.",
+        "Tom Reed",
+    )
+    first_film = chunk(
+        1, "Flour Power is a 2015 comedy film about a village bakery contest.", "Flour Power"
+    )
+    second_film = chunk(
+        2,
+        "Salt Wind is a 2016 drama film directed by Mara Quill, set on a remote lighthouse.",
+        "Salt Wind",
+    )
+    segments = compose_extractive(
+        "Tom Reed played a lighthouse keeper in a drama directed by whom?",
+        [actor, first_film, second_film],
+    )
+    assert {s.source for s in segments} == {0, 2}
+    assert "directed by Mara Quill" in " ".join(s.text for s in segments)
+
+
+def test_a_further_sentence_must_answer_something_its_passage_has_not() -> None:
+    sentences = [
+        "Harbour Lines is a monthly sailing magazine published in Norway.",
+        "The magazine is printed in Bergen by a family firm.",
+        "The magazine was founded in 1961 by a sailor.",
+    ]
+    magazine = chunk(0, " ".join(sentences), "Harbour Lines")
+    question = "When was the sailing magazine Harbour Lines founded?"
+    texts = [s.text for s in compose_extractive(question, [magazine])]
+    assert sentences[2] in texts
+    assert sentences[1] not in texts  # holds no question term the others leave open

@@ -3,9 +3,11 @@
 No model writes anything, so nothing can loop, echo or be invented: every sentence of the answer
 is a sentence of the passage it cites. Sentences are ranked against the question's key terms
 (idf-weighted over the candidate sentences), with a lead for better-ranked passages and for
-sections whose heading matches; near-duplicates are skipped. Multi-hop questions are followed
-by mention: a passage whose title the chosen sentences (or the question) name is brought
-forward, since it describes something the answer refers to.
+sections whose heading matches; near-duplicates are skipped, and so is a further sentence of
+a passage that answers no part of the question its passage's chosen sentences leave open.
+Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
+question) names is brought forward, since it describes something the answer refers to; of
+several, the one holding most of the question's terms that the leading passage lacks.
 """
 
 from __future__ import annotations
@@ -117,9 +119,11 @@ def compose_extractive(
 
     ``passages`` are in relevance order (best first). The answer draws on at most two
     passages: the one holding the best sentence, and a second one that the question or the
-    first passage names (a multi-hop bridge) or, failing that, the one holding the next best
+    first passage names (a multi-hop bridge: of several, the one that holds most of the
+    question's terms the first lacks) or, failing that, the one holding the next best
     sentence. From each it takes the best sentence and the passage's lead sentence, which
-    says what the rest of the passage is about. Sentences in ``exclude`` (already said
+    says what the rest of the passage is about; further sentences only where they hold a
+    question term their passage's chosen sentences do not. Sentences in ``exclude`` (already said
     elsewhere, e.g. earlier in a report) are not used. Returns no segment only when no passage
     has a usable sentence.
     """
@@ -177,7 +181,15 @@ def compose_extractive(
         if i != top.source and _core_title(passages[i].title).lower() != own_name
     ]
     if linked:
-        sources.append(linked[0])
+        # of the passages it could hop to, the one that holds most of what the question asks
+        # and the leading passage lacks (the actress the question describes, not her film)
+        lacking = set(query) - _passage_terms(passages[top.source])
+        sources.append(
+            max(
+                dict.fromkeys(linked),
+                key=lambda i: sum(idf(t) for t in lacking & _passage_terms(passages[i])),
+            )
+        )
     else:
         runner_up = next((c for c in ranked if c.source != top.source), None)
         if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
@@ -207,7 +219,10 @@ def compose_extractive(
         if len(chosen) >= max_sentences:
             break
         if c.source in sources and scores[id(c)] >= _KEEP_RATIO * best_score > 0:
-            take(c)
+            # a further sentence must answer part of the question its passage has not yet
+            said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
+            if any(t in c.terms and t not in said_here for t in query):
+                take(c)
     chosen = chosen[:max_sentences]
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source) for c in chosen]
@@ -222,6 +237,10 @@ _ANAPHOR = re.compile(
 def _refers_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
     return _ANAPHOR.match(sentence) is not None
+
+
+def _passage_terms(chunk: Chunk) -> set[str]:
+    return set(analyze(f"{chunk.title} {chunk.text}"))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
