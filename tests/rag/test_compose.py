@@ -130,3 +130,36 @@ def test_a_further_sentence_must_answer_something_its_passage_has_not() -> None:
     texts = [s.text for s in compose_extractive(question, [magazine])]
     assert sentences[2] in texts
     assert sentences[1] not in texts  # holds no question term the others leave open
+
+
+ARCHITECT = chunk(
+    0,
+    "Ada Stone was a Welsh architect. She trained in Cardiff. She designed Millbrook, a "
+    "garden village for mill workers.",
+    "Ada Stone",
+)
+VILLAGE = chunk(
+    1,
+    "Millbrook is a planned garden village in Gwent, built in 1921 for the workers of the "
+    "Millbrook paper mill.",
+    "Millbrook",
+)
+
+
+def test_each_hop_gives_its_best_sentence_before_any_introduction() -> None:
+    question = "Ada Stone designed which garden village built in 1921?"
+    two = compose_extractive(question, [ARCHITECT, VILLAGE], max_sentences=2)
+    assert [s.source for s in two] == [0, 1]  # not the architect's lead at the village's cost
+    assert two[0].text == "She designed Millbrook, a garden village for mill workers."
+    three = compose_extractive(question, [ARCHITECT, VILLAGE], max_sentences=3)
+    assert "Ada Stone was a Welsh architect." in [s.text for s in three]  # room for "She"
+
+
+def test_a_title_named_only_inside_a_longer_title_is_no_hop() -> None:
+    said = "Operation Blue Harbor was a 1944 naval raid led by Captain Ines Varga."
+    raid = chunk(0, said, "Operation Blue Harbor")
+    novel = chunk(1, "Blue Harbor is a novel by Tom Ash, set in a fishing town.", "Blue Harbor")
+    segments = compose_extractive(
+        "Which captain led the naval raid Operation Blue Harbor in 1944?", [raid, novel]
+    )
+    assert [s.source for s in segments] == [0]

@@ -3,8 +3,9 @@
 No model writes anything, so nothing can loop, echo or be invented: every sentence of the answer
 is a sentence of the passage it cites. Sentences are ranked against the question's key terms
 (idf-weighted over the candidate sentences), with a lead for better-ranked passages and for
-sections whose heading matches; near-duplicates are skipped, and so is a further sentence of
-a passage that answers no part of the question its passage's chosen sentences leave open.
+sections whose heading matches. Each passage's best sentence comes first; a further sentence
+must answer part of the question that its passage's chosen sentences leave open (near-duplicates
+are skipped), and a lead sentence that only introduces its passage comes last, room permitting.
 Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
 question) names is brought forward, since it describes something the answer refers to; of
 several, the one holding most of the question's terms that the leading passage lacks.
@@ -99,13 +100,33 @@ def _core_title(title: str) -> str:
     return " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
 
 
+def _title_spans(text: str, title: str) -> list[tuple[int, int]]:
+    title = _core_title(title)
+    if len(title) < 3:
+        return []
+    pattern = rf"(?<!\w){re.escape(title)}(?!\w)"
+    return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+
+
 def mentions_title(text: str, title: str) -> bool:
     """True when ``text`` names the document titled ``title`` (without a trailing
     disambiguation such as "(1945 film)")."""
-    title = _core_title(title)
-    if len(title) < 3:
-        return False
-    return re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE) is not None
+    return bool(_title_spans(text, title))
+
+
+def _named(text: str, passages: Sequence[Chunk]) -> list[int]:
+    """The passages whose title ``text`` names, other than as part of a longer title it names
+    ("Cold Comfort" inside "Operation Cold Comfort" names only the operation)."""
+    spans = {i: _title_spans(text, p.title) for i, p in enumerate(passages)}
+    longer = [span for found in spans.values() for span in found]
+    return [
+        i
+        for i, found in spans.items()
+        if any(
+            not any(a <= start and end <= b and (a, b) != (start, end) for a, b in longer)
+            for start, end in found
+        )
+    ]
 
 
 def compose_extractive(
@@ -121,10 +142,12 @@ def compose_extractive(
     passages: the one holding the best sentence, and a second one that the question or the
     first passage names (a multi-hop bridge: of several, the one that holds most of the
     question's terms the first lacks) or, failing that, the one holding the next best
-    sentence. From each it takes the best sentence and the passage's lead sentence, which
-    says what the rest of the passage is about; further sentences only where they hold a
-    question term their passage's chosen sentences do not. Sentences in ``exclude`` (already said
-    elsewhere, e.g. earlier in a report) are not used. Returns no segment only when no passage
+    sentence. It takes each passage's best sentence first, then further sentences that score
+    close to the best and hold a question term their passage's chosen sentences do not, and,
+    while there is room, the lead sentence (which says what the passage is about) of a
+    passage whose best sentence opens by referring back ("He designed ...") or that the answer
+    hops to. Sentences in ``exclude`` (already said elsewhere, e.g. earlier in a report) are
+    not used. Returns no segment only when no passage
     has a usable sentence.
     """
     said = {" ".join(s.split()) for s in exclude}
@@ -151,7 +174,7 @@ def compose_extractive(
         len(set(analyze(f"{p.title} {p.heading}")) & set(query)) / max(1, len(query))
         for p in passages
     ]
-    named = [i for i, p in enumerate(passages) if mentions_title(question, p.title)]
+    named = _named(question, passages)
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -174,10 +197,7 @@ def compose_extractive(
     own_name = _core_title(passages[top.source].title).lower()
     linked = [
         i
-        for i in [
-            i for i, p in enumerate(passages) if mentions_title(passages[top.source].text, p.title)
-        ]
-        + named
+        for i in _named(passages[top.source].text, passages) + named
         if i != top.source and _core_title(passages[i].title).lower() != own_name
     ]
     if linked:
@@ -205,16 +225,9 @@ def compose_extractive(
         ):
             chosen.append(c)
 
-    for source in sources:  # each source's best sentence, and what it needs to be understood
-        own = [c for c in ranked if c.source == source]
-        lead = next((c for c in own if c.position == 0), None)
-        if (
-            lead is not None
-            and own[0] is not lead
-            and (_refers_back(own[0].text) or (source != top.source and source in linked))
-        ):
-            take(lead)
-        take(own[0])
+    owns = {source: [c for c in ranked if c.source == source] for source in sources}
+    for source in sources:  # each source's best sentence
+        take(owns[source][0])
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
@@ -223,6 +236,12 @@ def compose_extractive(
             said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
             if any(t in c.terms and t not in said_here for t in query):
                 take(c)
+    for source in sources:  # and, room permitting, what makes a sentence understood
+        own = owns[source]
+        lead = next((c for c in own if c.position == 0), None)
+        needed = _refers_back(own[0].text) or (source != top.source and source in linked)
+        if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
+            take(lead)
     chosen = chosen[:max_sentences]
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source) for c in chosen]
