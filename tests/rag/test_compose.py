@@ -163,3 +163,18 @@ def test_a_title_named_only_inside_a_longer_title_is_no_hop() -> None:
         "Which captain led the naval raid Operation Blue Harbor in 1944?", [raid, novel]
     )
     assert [s.source for s in segments] == [0]
+
+
+def test_the_hop_goes_to_the_title_named_beside_the_question_words() -> None:
+    actor = chunk(
+        0,
+        "Tom Reed is an Irish actor. He played Dylan in Flour Power, and Tyler in Salt Wind.",
+        "Tom Reed",
+    )
+    films = [
+        chunk(1, "Flour Power is a 2015 comedy film directed by Ann Lee.", "Flour Power"),
+        chunk(2, "Salt Wind is a 2016 drama film directed by Mara Quill.", "Salt Wind"),
+    ]
+    question = "In which director's film was Tom Reed cast as Tyler?"
+    segments = compose_extractive(question, [actor, *films])
+    assert {s.source for s in segments} == {0, 2}

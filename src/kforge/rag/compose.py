@@ -8,7 +8,8 @@ must answer part of the question that its passage's chosen sentences leave open 
 are skipped), and a lead sentence that only introduces its passage comes last, room permitting.
 Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
 question) names is brought forward, since it describes something the answer refers to; of
-several, the one holding most of the question's terms that the leading passage lacks.
+several, the one holding most of the question's terms that the leading passage lacks, and
+named beside the question's words ("... and Tyler in The Visit" for a question about Tyler).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ _COPY = 0.8
 """A sentence of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
 """Stop adding sentences scoring under this share of the best sentence's score."""
+_BESIDE = 0.5
+"""Weight of the question's words beside a mention, against those the named passage holds."""
+_CLAUSE_MARKS = ",;."
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,15 +205,18 @@ def compose_extractive(
         if i != top.source and _core_title(passages[i].title).lower() != own_name
     ]
     if linked:
-        # of the passages it could hop to, the one that holds most of what the question asks
-        # and the leading passage lacks (the actress the question describes, not her film)
-        lacking = set(query) - _passage_terms(passages[top.source])
-        sources.append(
-            max(
-                dict.fromkeys(linked),
-                key=lambda i: sum(idf(t) for t in lacking & _passage_terms(passages[i])),
-            )
-        )
+        anchor = passages[top.source]
+        lacking = set(query) - _passage_terms(anchor)
+
+        def hop_value(i: int) -> float:
+            """What the question asks that the leading passage lacks and passage ``i`` holds
+            (the actress the question describes, not her film), and the question's words
+            beside the leading passage's mention of it."""
+            held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
+            mentions = _beside(anchor.text, passages[i].title, query)
+            return held + _BESIDE * max((sum(map(idf, m)) for m in mentions), default=0.0)
+
+        sources.append(max(dict.fromkeys(linked), key=hop_value))
     else:
         runner_up = next((c for c in ranked if c.source != top.source), None)
         if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
@@ -256,6 +263,20 @@ _ANAPHOR = re.compile(
 def _refers_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
     return _ANAPHOR.match(sentence) is not None
+
+
+def _beside(text: str, title: str, query: Collection[str]) -> list[set[str]]:
+    """For each mention of ``title`` in ``text``, the ``query`` terms in its clause (other than
+    the title's own words): in "Dylan in Paper Planes, and Tyler in The Visit", only "Tyler"
+    stands beside "The Visit"."""
+    own = set(analyze(title))
+    found = []
+    for start, end in _title_spans(text, title):
+        left = max(text.rfind(mark, 0, start) for mark in _CLAUSE_MARKS) + 1
+        ends = [i for i in (text.find(mark, end) for mark in _CLAUSE_MARKS) if i >= 0]
+        clause = text[left : min(ends, default=len(text))]
+        found.append((set(analyze(clause)) - own) & set(query))
+    return found
 
 
 def _passage_terms(chunk: Chunk) -> set[str]:
