@@ -3,6 +3,9 @@ the agent asked for, with switches that make each backward trigger fire once."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,14 @@ from kforge.llm.types import Message
 from kforge.rag.grading import Grade as RelevanceGrade
 from kforge.rag.rewrite import Rewrite
 
-__all__ = ["DOCS", "BuildScript", "UnderstandScript", "schema_name", "write_docs"]
+__all__ = [
+    "DOCS",
+    "BuildScript",
+    "UnderstandScript",
+    "check_in_clean_shell",
+    "schema_name",
+    "write_docs",
+]
 
 DOCS = {
     "checkpoints.md": "# Checkpoints\n\nA blocking checkpoint pauses the run until a person "
@@ -55,6 +65,21 @@ def write_docs(folder: Path) -> Path:
     for name, text in DOCS.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
+
+
+def check_in_clean_shell(folder: Path, command: str) -> subprocess.CompletedProcess[str]:
+    """An artifact's check command ("python check_x.py"), run from its folder with this Python
+    and a bare environment, as a person would run it in a new shell."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder)}
+    return subprocess.run(
+        [sys.executable, *command.split()[1:]],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def schema_name(info: CallInfo) -> str:

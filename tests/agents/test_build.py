@@ -5,7 +5,6 @@ events; the small-model path; and the artifact passing its own check from a clea
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ from kforge.llm.scripted import ScriptedModel
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunRecord, RunStatus
-from tests.agents.knowledge_scripts import BuildScript, write_docs
+from tests.agents.knowledge_scripts import BuildScript, check_in_clean_shell, write_docs
 
 GOAL = "a CSV summary tool"
 
@@ -61,15 +60,6 @@ def backward(rt: Runtime, run_id: str) -> list[tuple[str | None, str, str | None
     ]
 
 
-def check_from_a_clean_shell(folder: Path, command: str) -> subprocess.CompletedProcess[str]:
-    """The artifact's own check command, run from its folder with a bare environment."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder)}
-    argv = [sys.executable, *command.split()[1:]]  # "python check_x.py" with this Python
-    return subprocess.run(
-        argv, cwd=folder, env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-
-
 async def test_the_model_writes_the_code_and_the_artifact_passes_its_own_check(
     docs: Path, tmp_path: Path
 ) -> None:
@@ -97,7 +87,7 @@ async def test_the_model_writes_the_code_and_the_artifact_passes_its_own_check(
     assert "Print one line per column." in log  # the model's constraint
     readme = (out / "README.md").read_text()
     assert "A command-line tool that prints a summary of each column" in readme
-    checked = check_from_a_clean_shell(out, result["check_command"])
+    checked = check_in_clean_shell(out, result["check_command"])
     assert checked.returncode == 0, checked.stderr
     assert "all checks passed" in checked.stdout
     ran = subprocess.run(
@@ -278,7 +268,7 @@ async def test_the_small_model_path_uses_the_known_good_shape(docs: Path, tmp_pa
     assert result["program"] == "Duplicate file finder" and result["complete"]
     assert {r["origin"] for p, r in result["files"].items() if p != "BUILD_LOG.md"} == {"template"}
     assert "draws charts" not in (tmp_path / "README.md").read_text()
-    checked = check_from_a_clean_shell(tmp_path, result["check_command"])
+    checked = check_in_clean_shell(tmp_path, result["check_command"])
     assert checked.returncode == 0, checked.stderr
     model.assert_consumed()
 
@@ -302,7 +292,7 @@ def test_every_shape_passes_its_own_checks(tmp_path: Path) -> None:
                         files="",
                     )
                 workspace.write(path, text)
-        checked = check_from_a_clean_shell(folder, shape.check)
+        checked = check_in_clean_shell(folder, shape.check)
         assert checked.returncode == 0, (name, checked.stderr)
     assert choose_shape("count the words of my notes")[0].name == "word_frequency"
     assert choose_shape("a web server")[1] == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.store import RunStatus, SQLiteStore
-from tests.agents.knowledge_scripts import write_docs
+from tests.agents.knowledge_scripts import check_in_clean_shell, write_docs
 
 WORKER = Path(__file__).with_name("knowledge_worker.py")
 
@@ -86,12 +86,5 @@ def test_build_killed_in_the_middle_of_making_resumes_exactly(tmp_path: Path) ->
     assert writes.count("write csv_summary.py") == 2  # the broken module, then the good one
     assert writes.count("write sample.csv") == 1 and writes.count("write BUILD_LOG.md") == 1
     assert result["complete"]
-    checked = subprocess.run(
-        [sys.executable, "check_csv_summary.py"],
-        cwd=root / "out",
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    checked = check_in_clean_shell(root / "out", "python check_csv_summary.py")
     assert checked.returncode == 0, checked.stderr

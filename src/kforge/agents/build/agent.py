@@ -288,16 +288,20 @@ class BuildAgent(ForgeAgent):
             system=self.initial_prompt(P.GROUNDING),
             max_sentences=2,
         )
-        on_topic = bool(cited.text) and set(key_terms(name)) <= set(key_terms(cited.text))
-        if on_topic:
-            for record in cited.new_sources:
+        # a sentence explains the concept only if it names all of it ("counting" in one
+        # sentence and "dictionary" in another explain nothing)
+        terms = set(key_terms(name))
+        kept = [g for g in cited.segments if terms <= set(key_terms(g["text"]))]
+        used = list(dict.fromkeys(g["source_id"] for g in kept))
+        for record in cited.new_sources:
+            if record["id"] in used:
                 self.rc.sources.append(record)
                 ctx.emit(DataEvent(name="source.found", payload=dict(record)))
         concept = {
             "name": name,
-            "explanation": cited.text if on_topic else " ".join(explanation.split()),
-            "source_ids": cited.source_ids if on_topic else [],
-            "origin": "documents" if on_topic else "template",
+            "explanation": " ".join(g["text"] for g in kept) or " ".join(explanation.split()),
+            "source_ids": used,
+            "origin": "documents" if kept else "template",
         }
         self.rc.concepts.append(concept)
         ctx.emit(DataEvent(name="concept.added", payload=dict(concept)))
