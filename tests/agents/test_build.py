@@ -104,7 +104,7 @@ async def test_the_model_writes_the_code_and_the_artifact_passes_its_own_check(
 async def test_a_failing_check_is_reflected_on_and_retried(docs: Path, tmp_path: Path) -> None:
     script = BuildScript(broken_once=True)
     rt = make_runtime(docs, FunctionModel(script))
-    run = await run_to_end(rt, tmp_path)
+    run = await run_to_end(rt, tmp_path / "out")
     assert run.status == RunStatus.COMPLETED, run.error
     core = next(s for s in (run.result or {})["plan"] if s["id"] == "core")
     assert [(c["attempt"], c["ok"], c["origin"]) for c in core["checks"]] == [
@@ -132,7 +132,7 @@ async def test_checks_that_keep_failing_fall_back_to_the_known_good_shape(
         return reply
 
     rt = make_runtime(docs, FunctionModel(broken))
-    run = await run_to_end(rt, tmp_path, max_retries=1)
+    run = await run_to_end(rt, tmp_path / "out", max_retries=1)
     assert run.status == RunStatus.COMPLETED, run.error
     result = run.result or {}
     core = next(s for s in result["plan"] if s["id"] == "core")
@@ -142,7 +142,7 @@ async def test_checks_that_keep_failing_fall_back_to_the_known_good_shape(
         (True, "fallback"),
     ]
     assert result["complete"]
-    assert (tmp_path / "csv_summary.py").read_text() == load_shape("csv_summary").template(
+    assert (tmp_path / "out" / "csv_summary.py").read_text() == load_shape("csv_summary").template(
         "csv_summary.py"
     )
     fixes = [f.suggested_fix for f in rt.frames(run.id) if isinstance(f, Reflection)]
@@ -165,7 +165,7 @@ async def test_a_conceptual_gap_goes_back_to_grounding(
         prompts.append((run.pending_interaction or {}).get("prompt", ""))
         return "approve"
 
-    run = await run_to_end(rt, tmp_path, answer)
+    run = await run_to_end(rt, tmp_path / "out", answer)
     assert run.status == RunStatus.COMPLETED, run.error
     assert backward(rt, run.id) == [("making", "grounding", "conceptual_gap_discovered")]
     result = run.result or {}
@@ -216,7 +216,7 @@ async def test_the_plan_checkpoint_blocks_and_takes_modify_and_reject(
 
 async def test_state_round_trips_in_the_middle_of_making(docs: Path, tmp_path: Path) -> None:
     rt = make_runtime(docs, FunctionModel(BuildScript()))
-    run = await rt.run("build", {"goal": GOAL, "workspace": str(tmp_path), "corpus": "docs"})
+    run = await rt.run("build", {"goal": GOAL, "workspace": str(tmp_path / "w"), "corpus": "docs"})
     await rt.resume(run.id, "approve")
     run = await rt.wait(run.id)
     state = load_state(rt.store, run.id)[0]["agent"]
@@ -224,7 +224,7 @@ async def test_state_round_trips_in_the_middle_of_making(docs: Path, tmp_path: P
     restored = BuildAgent({"goal": "other", "workspace": "elsewhere"})
     restored.restore_state(loads(dumps(state)))
     assert restored.get_state() == state
-    assert restored.goal == GOAL and restored.workspace.root == tmp_path.resolve()
+    assert restored.goal == GOAL and restored.workspace.root == (tmp_path / "w").resolve()
     assert restored.rc.files.keys() == {
         "sample.csv",
         "csv_summary.py",
@@ -236,7 +236,7 @@ async def test_state_round_trips_in_the_middle_of_making(docs: Path, tmp_path: P
 
 async def test_events_at_each_stage(docs: Path, tmp_path: Path) -> None:
     rt = make_runtime(docs, FunctionModel(BuildScript()))
-    run = await run_to_end(rt, tmp_path)
+    run = await run_to_end(rt, tmp_path / "out")
     frames = rt.frames(run.id)
     names = [f.name for f in frames if isinstance(f, DataEvent)]
     stages = [
@@ -262,13 +262,14 @@ async def test_the_small_model_path_uses_the_known_good_shape(docs: Path, tmp_pa
     model = ScriptedModel(["A CSV summary tool that also draws charts and sends email reports."])
     model.answer_style = "extractive"  # type: ignore[attr-defined]
     rt = make_runtime(docs, model)
-    run = await run_to_end(rt, tmp_path, goal="a script that deduplicates my photo folder")
+    out = tmp_path / "out"
+    run = await run_to_end(rt, out, goal="a script that deduplicates my photo folder")
     assert run.status == RunStatus.COMPLETED, run.error
     result = run.result or {}
     assert result["program"] == "Duplicate file finder" and result["complete"]
     assert {r["origin"] for p, r in result["files"].items() if p != "BUILD_LOG.md"} == {"template"}
-    assert "draws charts" not in (tmp_path / "README.md").read_text()
-    checked = check_in_clean_shell(tmp_path, result["check_command"])
+    assert "draws charts" not in (out / "README.md").read_text()
+    checked = check_in_clean_shell(out, result["check_command"])
     assert checked.returncode == 0, checked.stderr
     model.assert_consumed()
 
@@ -316,3 +317,14 @@ def test_a_goal_and_a_workspace_are_required() -> None:
         BuildAgent({"goal": " ", "workspace": "w"})
     with pytest.raises(ValidationError, match="'workspace'"):
         BuildAgent({"goal": "g"})
+
+
+async def test_a_workspace_with_files_in_it_is_refused(docs: Path, tmp_path: Path) -> None:
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "mine.txt").write_text("keep me")
+    rt = make_runtime(docs, FunctionModel(BuildScript()))
+    run = await run_to_end(rt, busy)
+    assert run.status == RunStatus.FAILED
+    assert "is not an empty folder" in (run.error or "")
+    assert [p.name for p in busy.iterdir()] == ["mine.txt"]

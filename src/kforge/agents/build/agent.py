@@ -184,6 +184,8 @@ class BuildAgent(ForgeAgent):
         if rc.gap:
             await self._ground_gap(ctx)
             return True
+        if not self.is_reentry(P.GROUNDING):
+            await self._claim_workspace(ctx)
         style = self._style(ctx)
         reply: Grounding | None = None
         if style == "generative":
@@ -251,6 +253,24 @@ class BuildAgent(ForgeAgent):
             )
         )
         return True
+
+    async def _claim_workspace(self, ctx: RunContext) -> None:
+        """The workspace must be new or empty when the run starts: the agent never writes over
+        files it did not make."""
+
+        def claim() -> dict[str, Any]:
+            root = self.workspace.root
+            if root.exists() and (not root.is_dir() or any(root.iterdir())):
+                return {"path": str(root), "empty": False}
+            root.mkdir(parents=True, exist_ok=True)
+            return {"path": str(root), "empty": True}
+
+        claimed = await ctx.recorded("build.workspace", claim)
+        if not claimed.get("empty"):
+            raise ValidationError(
+                f"the workspace {claimed.get('path')} is not an empty folder; build in a new "
+                "or empty one"
+            )
 
     async def _summarize(self, ctx: RunContext, reply: Grounding | None) -> None:
         rc = self.rc
