@@ -133,3 +133,22 @@ def test_understand_and_build_complete_on_the_default_model(tmp_path: Path) -> N
     assert built.returncode == 0, built.stderr
     checked = check_in_clean_shell(tmp_path / "tool", "python check_csv_summary.py")
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_waiting_question_shows_its_explanation_and_sources_as_text() -> None:
+    from kforge.cli.pending import render_review
+
+    lines = render_review(
+        {
+            "objective": "What is a checkpoint?",
+            "explanation": "A checkpoint pauses the run [1]. " * 6,
+            "sources": ["[1] checkpoints.md (§ Checkpoints)"],
+            "knowledge": {"known": ["Approval"], "unknown": []},
+        }
+    )
+    assert lines[0] == "objective  What is a checkpoint?"
+    assert lines[1].startswith("explanation A checkpoint pauses the run [1].")
+    wrapped = lines[1].split("\n")
+    assert len(wrapped) > 1 and all(w.startswith(" " * 12) and w[12] != " " for w in wrapped[1:])
+    assert "  - [1] checkpoints.md (§ Checkpoints)" in lines
+    assert "  known           Approval" in lines and "  unknown         -" in lines

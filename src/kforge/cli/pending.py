@@ -33,7 +33,8 @@ def render_review(payload: dict[str, Any]) -> list[str]:
     rest = {k: v for k, v in payload.items() if k not in _HIDDEN | {"question", "categories"}}
     for key, value in rest.items():
         if isinstance(value, str):
-            lines.append(f"{key:<10} " + "\n           ".join(_wrapped(value)))
+            indent = "\n" + " " * (max(10, len(key)) + 1)
+            lines.append(f"{key:<10} " + indent.join(_wrapped(value)))
             continue
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             lines.append(f"{key:<10} " + ("" if value else "(none)"))

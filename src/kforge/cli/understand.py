@@ -57,9 +57,11 @@ class AnswerFile:
         if options:
             if self.lines and (self.lines[0] in options or self.lines[0].startswith("{")):
                 answer = parse_answer(self.lines.popleft())
+                source = f"from {self.path.name}"
             else:
                 answer = {"action": "approve"}
-            print(f"  ? {prompt}\n  > {_shown(answer)} (from {self.path.name})", file=sys.stderr)
+                source = f"approved: no checkpoint answer next in {self.path.name}"
+            print(f"  ? {prompt}\n  > {_shown(answer)} ({source})", file=sys.stderr)
             return answer
         if not self.lines:
             return None

@@ -116,7 +116,8 @@ async def run_sandboxed(
     """
     limits = limits or SandboxLimits()
     prefix = await asyncio.to_thread(_isolation_prefix) if limits.isolate else ()
-    isolation = ["process", "rlimits", "wall-time", "clean-env", "tempdir", "audit-policy"]
+    folder_kind = "workdir" if workdir is not None else "tempdir"
+    isolation = ["process", "rlimits", "wall-time", "clean-env", folder_kind, "audit-policy"]
     if prefix:
         isolation += ["net-namespace", "pid-namespace", "mount-namespace"]
         isolation += ["no-capabilities"] if any("setpriv" in p for p in prefix) else []
