@@ -281,6 +281,7 @@ async def test_the_small_model_path_reads_the_documents_and_grades_by_their_word
     result = run.result or {}
     concepts = [o["concept"] for o in result["objectives"]]
     assert "Checkpoints" in concepts  # from the titles of the documents the topic finds
+    assert "_Checkpoints — from `checkpoints.md`" in result["report"]
     first = result["objectives"][0]
     assert first["explanation"] and all(s["source_id"] for s in first["explanation"])
     assert first["check_question"].startswith("In your own words: what")

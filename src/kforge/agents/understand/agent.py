@@ -255,15 +255,23 @@ class UnderstandAgent(ForgeAgent):
             self._add_question(ctx, text, "concept", concept)
 
     async def _concepts_from_titles(self, ctx: RunContext) -> list[str]:
+        return list(await self._documents_by_title(ctx))
+
+    async def _documents_by_title(self, ctx: RunContext) -> dict[str, str]:
+        """The titles of the documents the topic finds, best first, each with its file."""
+
         def titles() -> dict[str, Any]:
             found: list[str] = []
+            files: list[str] = []
             for hit in ctx.corpus(self.params.corpus).search(self.topic, 6):
                 title = topic_name(hit.chunk.title)
                 if title and title not in found:
                     found.append(title)
-            return {"titles": found}
+                    files.append(hit.chunk.file)
+            return {"titles": found, "files": files}
 
-        return list((await ctx.recorded(TITLES_EVENT, titles)).get("titles", []))
+        recorded = await ctx.recorded(TITLES_EVENT, titles)
+        return dict(zip(recorded.get("titles", []), recorded.get("files", []), strict=False))
 
     def _follow_up_questions(self, ctx: RunContext) -> None:
         """Re-entry: ask only about what sent us back."""
@@ -379,11 +387,14 @@ class UnderstandAgent(ForgeAgent):
                 for c in [*rc.knowledge.get("unknown", []), *rc.knowledge.get("partial", [])]
                 if c.lower() not in known
             ]
-            concepts += [c for c in await self._concepts_from_titles(ctx) if c not in concepts]
+            documents = await self._documents_by_title(ctx)
+            concepts += [c for c in documents if c not in concepts]
             for concept in [c for c in concepts if c.lower() not in known]:
                 if len(rc.objectives) >= self.params.max_objectives:
                     break
-                self._add_objective(ctx, concept, question_from_title(concept), [], "")
+                added = self._add_objective(ctx, concept, question_from_title(concept), [], "")
+                if added is not None and concept in documents:
+                    added["document"] = documents[concept]  # the document it is drawn from
         rc.objectives = rc.objectives[: self.params.max_objectives]
         rc.diagnosed = True
         ctx.emit(AgentSpeaking(text=f"{len(rc.objectives)} learning objectives for {self.topic}."))
@@ -432,6 +443,8 @@ class UnderstandAgent(ForgeAgent):
             )
             if added is not None:
                 added["remedial_for"] = failed["id"]
+                if failed.get("document"):
+                    added["document"] = failed["document"]
             failed["status"] = "pending"  # asked again after the remedial objective
         rc.failed = []
 

@@ -34,7 +34,8 @@ def render_record(topic: str, rc: UnderstandPhaseContext) -> str:
         out.append("")
         status = _STATUS.get(objective["status"], objective["status"])
         remedial = " (review)" if objective.get("remedial_for") else ""
-        out += [f"_{objective['concept']}{remedial} — {status}_", ""]
+        document = f" — from `{objective['document']}`" if objective.get("document") else ""
+        out += [f"_{objective['concept']}{remedial}{document} — {status}_", ""]
         text = []
         for segment in objective["explanation"]:
             sentence = segment["text"].rstrip()
