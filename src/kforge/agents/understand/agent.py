@@ -445,7 +445,7 @@ class UnderstandAgent(ForgeAgent):
                 added["remedial_for"] = failed["id"]
                 if failed.get("document"):
                     added["document"] = failed["document"]
-            failed["status"] = "pending"  # asked again after the remedial objective
+            failed["status"] = "reviewing"  # the review's check decides it: not asked twice
         rc.failed = []
 
     def _add_objective(
@@ -604,6 +604,9 @@ class UnderstandAgent(ForgeAgent):
                 feedback = " ".join(reply.feedback.split()) or feedback
                 missing = topic_name(reply.missing_prerequisite)
         objective["feedback"] = feedback
+        reviewed = rc.objective(objective["remedial_for"]) if objective["remedial_for"] else None
+        if reviewed is not None and reviewed["status"] == "reviewing":
+            reviewed["status"] = "passed" if understood else "open"
         known = {c.lower() for c in rc.knowledge.get("known", [])}
         if understood:
             objective["status"] = "passed"

@@ -10,7 +10,8 @@ __all__ = ["render_record"]
 _STATUS = {
     "passed": "understood",
     "open": "not yet understood",
-    "failed": "check failed; reviewing",
+    "failed": "check failed",
+    "reviewing": "check failed; being reviewed",
     "gap": "waiting for a prerequisite",
     "pending": "not taught yet",
     "explained": "explained; check not answered yet",
