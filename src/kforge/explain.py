@@ -195,7 +195,7 @@ def _work_tally(frames: Sequence[Frame]) -> list[str]:
         understood = sum(1 for f in graded if f.payload.get("understood"))
         lines.append(
             f"  learning: {len(objectives)} objectives | checks understood: {understood} of "
-            f"{len(graded)} | questions asked: "
+            f"{len(graded)} | calibration questions: "
             f"{sum(1 for f in data if f.name == 'calibration.question')}"
         )
     written = [f for f in data if f.name == "build.file.written"]
