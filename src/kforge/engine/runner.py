@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
@@ -42,6 +42,9 @@ from kforge.llm.types import Usage
 from kforge.memory.tokens import PriceTable, RunBudget
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
 from kforge.store.lease import Lease
+
+if TYPE_CHECKING:
+    from kforge.telemetry import Telemetry
 
 __all__ = [
     "JOURNAL_EXCLUDED",
@@ -153,8 +156,11 @@ class StepRunner:
         on_delta: Callable[[TokenDelta], None] | None = None,
         lease: Lease | None = None,
         prices: PriceTable | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.store = store
+        self.telemetry = telemetry
+        """Spans and metrics of this stretch (None: off, and nothing is measured)."""
         self.prices = prices or PriceTable()
         """What model calls cost (the config file's ``[prices]``)."""
         self.run = run
@@ -205,6 +211,8 @@ class StepRunner:
             self._set_opened(None)
         if frames and self.on_commit is not None:
             self.on_commit(self.run.id, frames)
+        if self.telemetry is not None:
+            self.telemetry.committed(self.run.id, frames, step_done="step" in kwargs)
 
     def _set_opened(self, error: BaseException | None) -> None:
         if self.opened is None or self.opened.done():
@@ -265,8 +273,13 @@ class StepRunner:
             loop.create_task(self._heartbeat(self.lease)) if self.lease is not None else None
         )
         ended: BaseException | None = None
+        telemetry = self.telemetry
+        if telemetry is not None:
+            telemetry.stretch_started(self.run.id, self.run.agent_type, self.run.parent_id)
+        status: RunStatus | None = None
         try:
-            return await self._stretch()
+            status = await self._stretch()
+            return status
         except asyncio.CancelledError:
             if self._lost is not None:
                 raise self._lost from None
@@ -282,6 +295,10 @@ class StepRunner:
         finally:
             if heartbeat is not None:
                 heartbeat.cancel()
+            if telemetry is not None:
+                telemetry.stretch_ended(
+                    self.run.id, status.value if status is not None else "interrupted", ended
+                )
             self._set_opened(
                 self._lost
                 or ended
@@ -355,6 +372,8 @@ class StepRunner:
             try:
                 self._check_limits(step_no, elapsed)
                 ctx.begin_step(step_no + 1, journal)
+                if self.telemetry is not None:
+                    self.telemetry.step_started(self.run.id, step_no + 1)
                 journal = []
                 outcome = await self.agent.step(ctx)
             except Suspended as suspended:

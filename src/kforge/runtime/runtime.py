@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
@@ -41,6 +41,9 @@ from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
+if TYPE_CHECKING:
+    from kforge.telemetry import Telemetry
+
 __all__ = ["Runtime", "normalize_answer"]
 
 
@@ -57,6 +60,7 @@ class Runtime:
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.sqlite import SQLiteStore
@@ -79,6 +83,17 @@ class Runtime:
 
             prices = PriceTable.from_mapping(load_config().prices)
         self.prices: PriceTable = prices
+        self._own_telemetry = False
+        if telemetry is None and os.environ.get("KFORGE_TELEMETRY"):
+            from kforge.telemetry import Telemetry
+
+            telemetry = Telemetry.from_env()
+            self._own_telemetry = telemetry is not None
+        self.telemetry = telemetry
+        """OpenTelemetry spans and metrics of the runs executed here (None: off); given, or
+        from ``KFORGE_TELEMETRY``."""
+        if telemetry is not None:
+            telemetry.watch_queue(lambda: len(self._tasks))
         """What model calls cost; read from the config file's ``[prices]`` when not given (here,
         not when a run starts or resumes, so a bad file is reported at once)."""
         self.bus = EventBus()
@@ -352,6 +367,7 @@ class Runtime:
             on_delta=self.bus.publish_delta,
             lease=Lease(owner=self.owner, ttl_s=self.lease_ttl_s, takeover=takeover),
             prices=self.prices,
+            telemetry=self.telemetry,
         )
         loop = asyncio.get_running_loop()
         runner.opened = self._opened[run.id] = loop.create_future()
@@ -462,6 +478,8 @@ class Runtime:
         """Cancel runs still executing in this process and close the store."""
         for run_id in list(self._tasks):
             await self.cancel(run_id, reason="runtime closed")
+        if self._own_telemetry and self.telemetry is not None:
+            self.telemetry.shutdown()  # flush what the exporters still hold
         self.store.close()
 
 
