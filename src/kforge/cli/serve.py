@@ -87,9 +87,9 @@ def _index_samples(args: argparse.Namespace) -> None:
     from kforge.rag.corpus import Corpus
     from kforge.rag.ingest import ingest_folder
     from kforge.rag.samples import SAMPLE_CORPUS, sample_corpus_path
-    from kforge.store.sqlite import SQLiteStore
+    from kforge.store.open import open_store
 
-    store = SQLiteStore(args.db)
+    store = open_store(args.db)
     try:
         ingest_folder(Corpus.open(store, SAMPLE_CORPUS), sample_corpus_path())
     finally:

@@ -59,9 +59,9 @@ class Runtime:
         prices: PriceTable | None = None,
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
-            from kforge.store.sqlite import SQLiteStore
+            from kforge.store.open import open_store
 
-            store = SQLiteStore(store)
+            store = open_store(store)
         self.store: Store = store
         self._model = model
         self._models: dict[str, Model] = {}

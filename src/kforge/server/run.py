@@ -17,16 +17,17 @@ def serve(
     model: str | None = None,
     log_level: str = "info",
 ) -> None:
-    """Serve a runtime over the SQLite store at ``db`` until interrupted."""
+    """Serve a runtime over the store ``db`` names (a SQLite file or a PostgreSQL URL) until
+    interrupted."""
     import uvicorn
 
     import kforge.agents  # noqa: F401  (registers the built-in agents)
     from kforge.runtime.runtime import Runtime
     from kforge.server.app import create_app
-    from kforge.store.sqlite import SQLiteStore
+    from kforge.store.open import open_store
 
     settings.check()
-    runtime = Runtime(SQLiteStore(db), model=model)
+    runtime = Runtime(open_store(db), model=model)
     app = create_app(runtime, settings, model=model, close_runtime=True)
     config: dict[str, Any] = {
         "host": settings.host,
