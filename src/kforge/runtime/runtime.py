@@ -38,10 +38,21 @@ from kforge.runtime.bus import EventBus
 from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
+from kforge.store.base import (
+    TERMINAL_STATUSES,
+    CommitListening,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    Store,
+)
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
 __all__ = ["Runtime", "normalize_answer"]
+
+_POLL_S = 1.0
+"""How often a subscriber to a run executing in another process looks in the store when no
+notice came (a store without notices, or one missed while its connection was down)."""
 
 
 class Runtime:
@@ -76,7 +87,7 @@ class Runtime:
         self.default_limits = limits or RunLimits()
         self._prices = prices
         """What model calls cost; read from the config file's ``[prices]`` when not given."""
-        self.bus = EventBus()
+        self.bus = EventBus(listen=store.listen if isinstance(store, CommitListening) else None)
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
         self._errors: dict[str, BaseException] = {}
         """The error each run's last stretch here ended with, until it is resumed again."""
@@ -424,7 +435,11 @@ class Runtime:
     ) -> AsyncIterator[Frame | TokenDelta]:
         """Frames after ``after_seq``, then live ones. Ends when the run stops executing, or with
         ``follow=True`` only when it reaches a terminal status. With ``deltas=True`` it also
-        yields model text streamed while it listens (``TokenDelta``, never stored)."""
+        yields model text streamed while it listens (``TokenDelta``, never stored).
+
+        A run executing in another process (its lease is live there) counts as executing: its
+        frames come from the store as that process commits them, announced by the store where
+        it can (PostgreSQL), else found by looking every ``poll_s`` seconds."""
         queue = self.bus.subscribe(run_id)
         last = after_seq
         try:
@@ -449,11 +464,25 @@ class Runtime:
                         last = frame.seq
                         yield frame
                     continue
-                if run.status in TERMINAL_STATUSES or (not follow and run_id not in self._tasks):
+                here = run_id in self._tasks
+                if run.status in TERMINAL_STATUSES or (
+                    not follow and not here and not self._executing_elsewhere(run)
+                ):
                     return
-                woke.append(await queue.get())
+                if here:
+                    woke.append(await queue.get())
+                    continue
+                try:
+                    async with asyncio.timeout(_POLL_S):
+                        woke.append(await queue.get())
+                except TimeoutError:
+                    pass
         finally:
             self.bus.unsubscribe(run_id, queue)
+
+    def _executing_elsewhere(self, run: RunRecord) -> bool:
+        """Whether another process executes ``run`` now, or will as soon as a worker is free."""
+        return run.is_live()
 
     def get_run(self, run_id: str) -> RunRecord:
         return self.store.get_run(run_id)
@@ -466,6 +495,7 @@ class Runtime:
         """Cancel runs still executing in this process and close the store."""
         for run_id in list(self._tasks):
             await self.cancel(run_id, reason="runtime closed")
+        self.bus.close()
         self.store.close()
 
 

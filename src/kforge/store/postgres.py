@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -25,7 +25,7 @@ from kforge.frames import Frame, frame_body_json, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease, lease_is_live
-from kforge.store.postgres_schema import FRAMES_CHANNEL, apply_migrations
+from kforge.store.postgres_schema import apply_migrations
 from kforge.store.records import (
     JSON_RUN_FIELDS,
     RUN_COLUMNS,
@@ -110,10 +110,15 @@ class PostgresStore:
     def __repr__(self) -> str:
         return f"PostgresStore({redact_url(self.url)!r})"
 
-    @property
-    def channel(self) -> str:
-        """The LISTEN/NOTIFY channel on which every commit announces ``RUN_ID LAST_SEQ``."""
-        return FRAMES_CHANNEL
+    def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
+        """Call ``on_notice(run_id, last_seq)`` (from a thread) for every commit any process
+        makes, from now until the returned function is called; ``(None, 0)`` after a lost
+        connection came back (look again at everything)."""
+        from kforge.store.postgres_events import CommitNotices
+
+        notices = CommitNotices(self.url, on_notice)
+        notices.start()
+        return notices.stop
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
