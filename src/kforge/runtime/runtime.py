@@ -2,6 +2,8 @@
 
 Runs execute as asyncio tasks in this process (the local executor); many run concurrently. A run
 waiting for a person holds no task: ``resume`` starts a new stretch, here or in another process.
+With ``executor="dbos"`` (a PostgreSQL store) each stretch is queued for ``kforge worker``
+processes instead (see ``runtime/distributed.py``).
 """
 
 from __future__ import annotations
@@ -12,14 +14,19 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
-from kforge.errors import InvalidRunStateError, RunLeasedError, ValidationError
+from kforge.errors import (
+    ConfigurationError,
+    InvalidRunStateError,
+    RunLeasedError,
+    ValidationError,
+)
 from kforge.frames import (
     ErrorFrame,
     Frame,
@@ -48,6 +55,9 @@ from kforge.store.base import (
 )
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
+if TYPE_CHECKING:
+    from kforge.runtime.distributed import StretchQueue
+
 __all__ = ["Runtime", "normalize_answer"]
 
 _POLL_S = 1.0
@@ -68,6 +78,7 @@ class Runtime:
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
+        executor: Literal["local", "dbos"] = "local",
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.open import open_store
@@ -96,6 +107,20 @@ class Runtime:
         self.owner = new_owner()
         """Who this runtime is in the leases of the runs it executes."""
         self.lease_ttl_s = lease_ttl_s
+        self.stretches: StretchQueue | None = None
+        """Where stretches go with the dbos executor (None: they execute here)."""
+        if executor == "dbos":
+            from kforge.runtime.distributed import StretchQueue
+            from kforge.store.postgres import PostgresStore
+
+            if not isinstance(store, PostgresStore):
+                raise ConfigurationError(
+                    "the dbos executor needs the PostgreSQL store: "
+                    "Runtime(store='postgresql://...', executor='dbos')"
+                )
+            self.stretches = StretchQueue(store.url)
+        elif executor != "local":
+            raise ConfigurationError(f"executor must be 'local' or 'dbos' (got {executor!r})")
 
     # -- models ---------------------------------------------------------------------------
 
@@ -148,7 +173,10 @@ class Runtime:
         self.store.create_run(run, [created])
         self._commit_initial_state(run.id, agent, seq=1)
         self.bus.publish(run.id, [created])
-        self._launch(run, agent)
+        if self.stretches is not None:
+            self.stretches.enqueue(run.id, 1)
+        else:
+            self._launch(run, agent)
         return run.id
 
     def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
@@ -168,32 +196,82 @@ class Runtime:
         Refused at once (RunLeasedError) while another live process executes the run. With
         ``durable=True`` it returns only once the answer and the run's claim are committed,
         raising the error if another writer got there first (see also :meth:`opened`).
+
+        With the dbos executor the answer (and the run's new status, ``pending``) commit here,
+        and the stretch that continues the run is queued for a worker.
         """
+        if self.stretches is not None:
+            return self._queue_resume(run_id, answer, limits)
+        return await self._resume_here(run_id, answer, limits=limits, durable=durable)
+
+    async def execute_stretch(self, run_id: str) -> RunStatus:
+        """Execute the run's next stretch here, if it is queued or was interrupted (what a
+        worker does with a queued stretch); waits out the lease of a writer that may be gone."""
+        while True:
+            run = self.store.get_run(run_id)
+            if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+                return run.status  # cancelled, answered elsewhere, or already done
+            try:
+                await self._resume_here(run_id, None, durable=True)
+            except RunLeasedError as exc:
+                await asyncio.sleep(min(max(exc.expires_at - time.time(), 0.05), 5.0))
+                continue
+            return (await self.wait(run_id)).status
+
+    def _queue_resume(self, run_id: str, answer: Any, limits: RunLimits | None) -> str:
+        assert self.stretches is not None
+        run = self.store.get_run(run_id)
+        self._check_lease(run)  # refused while a worker executes it
+        self._refuse_terminal(run)
+        frames: list[Frame] = []
+        fields: dict[str, Any] = {"status": RunStatus.PENDING, "pause_reason": None}
+        if run.status == RunStatus.AWAITING_USER:
+            frames.append(_answered(run, answer)[1])
+            fields["pending_interaction"] = None
+        elif answer is not None:
+            raise InvalidRunStateError(
+                f"run '{run_id}' is {run.status.value}, not waiting for an answer"
+            )
+        if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+            frames.append(
+                StatusChanged(
+                    run_id=run_id,
+                    seq=run.last_seq + 1 + len(frames),
+                    from_status=run.status.value,
+                    to_status="pending",
+                    reason="queued for a worker",
+                )
+            )
+        if limits is not None:
+            fields.update(input={**run.input, "limits": limits.to_dict()})
+            fields.update(max_iterations=limits.max_steps)
+        # a second answer to the same question conflicts here: the log moved on
+        self.store.commit(run_id, frames, run_fields=fields)
+        self.bus.publish(run_id, frames)
+        self.stretches.enqueue(run_id, run.last_seq + len(frames))
+        return run_id
+
+    def _refuse_terminal(self, run: RunRecord) -> None:
+        if run.status in TERMINAL_STATUSES:
+            raise InvalidRunStateError(
+                f"run '{run.id}' is {run.status.value}; only awaiting_user, paused, pending or "
+                "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
+            )
+
+    async def _resume_here(
+        self, run_id: str, answer: Any, *, limits: RunLimits | None = None, durable: bool = False
+    ) -> str:
         if run_id in self._tasks:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
         run = self.store.get_run(run_id)
         takeover = self._check_lease(run)
         opening: list[Frame] = []
         request: InteractionRequested | None = None
-        if run.status in TERMINAL_STATUSES:
-            raise InvalidRunStateError(
-                f"run '{run_id}' is {run.status.value}; only awaiting_user, paused, pending or "
-                "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
-            )
+        self._refuse_terminal(run)
         if run.status == RunStatus.AWAITING_USER:
-            pending = frame_from_dict(run.pending_interaction or {})
-            assert isinstance(pending, InteractionRequested)
-            request = pending
-            value = normalize_answer(request, answer)
+            request, answered = _answered(run, answer)
             # committed by the runner with its "running" status, in its first commit
-            opening.append(
-                InteractionAnswered(
-                    run_id=run_id,
-                    seq=run.last_seq + 1,
-                    interaction_id=request.interaction_id,
-                    answer=value,
-                )
-            )
+            opening.append(answered)
         elif answer is not None:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}, not waiting for an answer"
@@ -393,8 +471,13 @@ class Runtime:
         """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user).
 
         A stretch that ended with an error instead of a status it could record (another writer
-        took the run, the store failed) raises that error, however late this is called.
+        took the run, the store failed) raises that error, however late this is called. A run
+        executing elsewhere (a worker) is waited for until it pauses or ends there.
         """
+        if run_id not in self._tasks and self.stretches is not None:
+            async for _ in self.subscribe(run_id, after_seq=self.store.get_run(run_id).last_seq):
+                pass
+            return self.store.get_run(run_id)
         task = self._tasks.get(run_id)
         if task is not None:
             try:
@@ -482,6 +565,8 @@ class Runtime:
 
     def _executing_elsewhere(self, run: RunRecord) -> bool:
         """Whether another process executes ``run`` now, or will as soon as a worker is free."""
+        if self.stretches is not None and run.status in (RunStatus.PENDING, RunStatus.RUNNING):
+            return True
         return run.is_live()
 
     def get_run(self, run_id: str) -> RunRecord:
@@ -496,6 +581,8 @@ class Runtime:
         for run_id in list(self._tasks):
             await self.cancel(run_id, reason="runtime closed")
         self.bus.close()
+        if self.stretches is not None:
+            self.stretches.close()
         self.store.close()
 
 
@@ -522,3 +609,14 @@ def _to_dict(frame: Frame) -> dict[str, Any]:
     from kforge.frames import frame_to_dict
 
     return frame_to_dict(frame)
+
+
+def _answered(run: RunRecord, answer: Any) -> tuple[InteractionRequested, InteractionAnswered]:
+    """The question ``run`` waits on and the frame recording ``answer`` to it (checked)."""
+    request = frame_from_dict(run.pending_interaction or {})
+    assert isinstance(request, InteractionRequested)
+    value = normalize_answer(request, answer)
+    answered = InteractionAnswered(
+        run_id=run.id, seq=run.last_seq + 1, interaction_id=request.interaction_id, answer=value
+    )
+    return request, answered

@@ -1,0 +1,114 @@
+"""Runs spread over ``kforge worker`` processes (the dbos executor on PostgreSQL): every run
+completes exactly once even when a worker is killed mid-run, and a run waiting for a person
+holds no worker until its answer queues the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kforge.frames import StatusChanged, ToolResultFrame
+from kforge.runtime import Runtime
+from kforge.store import RunStatus
+
+pytest.importorskip("dbos", reason="the dbos extra is not installed")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_worker(
+    url: str, effects: Path, concurrency: int = 4
+) -> tuple[subprocess.Popen[str], str]:
+    """A ``kforge worker`` process and its owner id, once it takes work."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+        "KFORGE_TEST_EFFECTS": str(effects),
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kforge",
+            "--db",
+            url,
+            "worker",
+            "--concurrency",
+            str(concurrency),
+            "--import",
+            "tests.runtime.effect_agent",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(timeout=30)
+        raise AssertionError(f"worker did not start: {proc.stderr.read() if proc.stderr else ''}")
+    return proc, line.split()[2].rstrip(":")
+
+
+def stop_workers(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def test_fifty_runs_over_three_workers_survive_a_killed_worker(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    import tests.runtime.effect_agent  # noqa: F401  (registers test.effects here too)
+
+    effects = tmp_path / "effects.txt"
+    effects.touch()
+    rt = Runtime(postgres_url, model="test", executor="dbos")
+    started = [start_worker(postgres_url, effects) for _ in range(3)]
+    procs = [p for p, _ in started]
+    victim, victim_owner = started[0]
+    try:
+        ids = [await rt.start("test.effects", {"steps": 6, "pause_s": 0.05}) for _ in range(50)]
+        # Kill the first worker once it holds a run past its first step, with its lease live.
+        async with asyncio.timeout(120):
+            while not any(
+                r.lease_owner == victim_owner and r.iteration >= 1
+                for r in rt.store.list_runs(status=RunStatus.RUNNING, limit=100)
+            ):
+                await asyncio.sleep(0.01)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=30)
+        async with asyncio.timeout(300):
+            runs = [await rt.wait(run_id) for run_id in ids]
+    finally:
+        stop_workers(procs)
+    assert [r.status for r in runs] == [RunStatus.COMPLETED] * 50
+    lines = effects.read_text().split("\n")[:-1]
+    counts = Counter(lines)
+    assert [line for line, n in counts.items() if n > 1] == []  # no effect happened twice
+    taken_over = 0
+    for run in runs:
+        frames = rt.frames(run.id)
+        assert [f.seq for f in frames] == list(range(1, run.last_seq + 1))  # gap-free log
+        results = [f for f in frames if isinstance(f, ToolResultFrame)]
+        assert len(results) == 6
+        for step, result in enumerate(results, start=1):
+            if result.success:  # it acted once; an unknown outcome was not re-run
+                assert counts[f"{run.id} {step}"] == 1
+        stretches = [f for f in frames if isinstance(f, StatusChanged) and f.to_status == "running"]
+        taken_over += len(stretches) > 1
+    assert taken_over >= 1  # the killed worker's runs went on elsewhere
+    await rt.aclose()
