@@ -39,10 +39,16 @@ class EffectAgent:
         args = args or {}
         self.steps = int(args.get("steps", 5))
         self.pause_s = float(args.get("pause_s", 0.0))
+        self.ask_at = int(args.get("ask_at", 0))
+        """The step that first asks a person whether to go on (0: none)."""
         self.done: list[str] = []
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         number = len(self.done) + 1
+        if number == self.ask_at:
+            answer = await ctx.ask("Go on?", kind="approval", options=("approve", "reject"))
+            if answer.get("action") != "approve":
+                return StepOutcome(True, {"steps": list(self.done), "stopped": True}, "stopped")
         result = await execute_tool(ctx, record_effect, {"run_id": ctx.run_id, "step": number})
         self.done.append("error" if result.is_error else "ok")
         await asyncio.sleep(self.pause_s)  # a step that takes a while, so kills land mid-run
@@ -51,10 +57,16 @@ class EffectAgent:
         return StepOutcome()
 
     def get_state(self) -> dict[str, Any]:
-        return {"steps": self.steps, "pause_s": self.pause_s, "done": list(self.done)}
+        return {
+            "steps": self.steps,
+            "pause_s": self.pause_s,
+            "ask_at": self.ask_at,
+            "done": list(self.done),
+        }
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self.steps, self.pause_s = int(state["steps"]), float(state["pause_s"])
+        self.ask_at = int(state["ask_at"])
         self.done = list(state["done"])
 
     def partial_result(self) -> dict[str, Any]:

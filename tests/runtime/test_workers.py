@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kforge.errors import ValidationError
 from kforge.frames import StatusChanged, ToolResultFrame
 from kforge.runtime import Runtime
 from kforge.store import RunStatus
@@ -111,4 +112,35 @@ async def test_fifty_runs_over_three_workers_survive_a_killed_worker(
         stretches = [f for f in frames if isinstance(f, StatusChanged) and f.to_status == "running"]
         taken_over += len(stretches) > 1
     assert taken_over >= 1  # the killed worker's runs went on elsewhere
+    await rt.aclose()
+
+
+async def test_a_waiting_run_holds_no_worker_and_its_answer_queues_the_rest(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    import tests.runtime.effect_agent  # noqa: F401
+
+    effects = tmp_path / "effects.txt"
+    effects.touch()
+    rt = Runtime(postgres_url, model="test", executor="dbos")
+    proc, _ = start_worker(postgres_url, effects, concurrency=1)
+    try:
+        asking = await rt.start("test.effects", {"steps": 3, "ask_at": 2})
+        run = await rt.wait(asking)
+        assert run.status == RunStatus.AWAITING_USER and not run.is_live()
+        # The only slot of the only worker is free: another run goes through meanwhile.
+        other = await rt.run("test.effects", {"steps": 2})
+        assert other.status == RunStatus.COMPLETED
+        with pytest.raises(ValidationError):  # refused here, before anything is queued
+            await rt.resume(asking, {"action": "maybe"})
+        assert rt.get_run(asking).status == RunStatus.AWAITING_USER
+        await rt.resume(asking, {"action": "approve"})
+        run = await rt.wait(asking)
+    finally:
+        stop_workers([proc])
+    assert run.status == RunStatus.COMPLETED and run.result == {"steps": ["ok", "ok", "ok"]}
+    frames = rt.frames(asking)
+    assert [f.seq for f in frames] == list(range(1, run.last_seq + 1))
+    mine = [line for line in effects.read_text().splitlines() if line.startswith(asking)]
+    assert mine == [f"{asking} {step}" for step in (1, 2, 3)]  # each step acted once
     await rt.aclose()
