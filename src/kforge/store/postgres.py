@@ -59,7 +59,7 @@ def _reason(exc: BaseException) -> str:
 
 
 _COMMIT = (
-    "SELECT * FROM kforge_commit(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
+    "SELECT * FROM kforge_commit(%s, %b, %b, %b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
     "%s, %s, %s, %s, %s, %s)"
 )
 
@@ -72,6 +72,12 @@ def _field_value(key: str, value: Any) -> Any:
     return value
 
 
+def _warm(conn: Any) -> None:
+    """Have a new pooled connection compile the step function (a no-op call), so that the
+    first step committed through it does not pay for that."""
+    conn.execute(_COMMIT, (None, [], [], [], *[None] * 8, "{}", None, None, None, None, False, 0))
+
+
 class PostgresStore:
     """Runs, frames, step deltas, snapshots and documents in a PostgreSQL database.
 
@@ -82,7 +88,7 @@ class PostgresStore:
     def __init__(self, url: str, *, pool_size: int = 10, connect_timeout_s: float = 10.0):
         require_extra("postgres", "the PostgreSQL store")
         import psycopg
-        from psycopg_pool import ConnectionPool
+        from psycopg_pool import ConnectionPool, PoolTimeout
 
         self.url = url
         self._psycopg = psycopg
@@ -103,9 +109,18 @@ class PostgresStore:
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={"autocommit": True, "prepare_threshold": 2},
+            configure=_warm,
             open=True,
             name="kforge",
         )
+        try:
+            self._pool.wait(timeout=connect_timeout_s)  # the first commit finds one ready
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise StoreError(
+                f"PostgreSQL database {shown} gave no connection within {connect_timeout_s:g} s; "
+                "check that the server is up and accepts more connections"
+            ) from exc
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact_url(self.url)!r})"
