@@ -144,3 +144,41 @@ async def test_a_waiting_run_holds_no_worker_and_its_answer_queues_the_rest(
     mine = [line for line in effects.read_text().splitlines() if line.startswith(asking)]
     assert mine == [f"{asking} {step}" for step in (1, 2, 3)]  # each step acted once
     await rt.aclose()
+
+
+def test_the_dbos_executor_needs_a_postgres_store(tmp_path: Path) -> None:
+    from kforge.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="needs the PostgreSQL store"):
+        Runtime(tmp_path / "k.db", executor="dbos")
+    with pytest.raises(ConfigurationError, match="executor must be 'local' or 'dbos'"):
+        Runtime(tmp_path / "k.db", executor="celery")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--db", "k.db", "worker"], "kforge worker needs a PostgreSQL database"),
+        (
+            ["--db", "postgresql://u@127.0.0.1:1/x", "worker", "--concurrency", "0"],
+            "--concurrency must be at least 1",
+        ),
+        (
+            ["--db", "postgresql://u@127.0.0.1:1/x", "worker", "--import", "no_such_module_x"],
+            "--import no_such_module_x",
+        ),
+    ],
+)
+def test_worker_refuses_what_cannot_work(argv: list[str], message: str, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("KFORGE_DB", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "kforge", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
