@@ -173,4 +173,6 @@ class WorkerLeases:
         self.store.delete_docs(WORKERS, [owner])
 
     def release(self) -> None:
-        self.forget(self.owner)
+        """Stopping: let the lease lapse now, so that a live worker recovers whatever this one
+        leaves unfinished (each run's own lease keeps it from running twice meanwhile)."""
+        self.store.put_docs(WORKERS, {self.owner: {"expires": 0.0}})

@@ -216,7 +216,10 @@ class Runtime:
             except RunLeasedError as exc:
                 await asyncio.sleep(min(max(exc.expires_at - time.time(), 0.05), 5.0))
                 continue
-            return (await self.wait(run_id)).status
+            task = self._tasks.get(run_id)
+            if task is not None:
+                await asyncio.wait([task])  # its error, if any, is the run's to record
+            return self.store.get_run(run_id).status
 
     def _queue_resume(self, run_id: str, answer: Any, limits: RunLimits | None) -> str:
         assert self.stretches is not None
