@@ -81,12 +81,14 @@ def main() -> None:
     k = params["k"]
     run_loop(next(urls), 3)  # warm-up: lazy imports, caches
     per_step = run_loop(next(urls), k) * 1e6 / k
-    bytes_url = next(urls)
+    bytes_url, half_url = next(urls), next(urls)
     run_loop(bytes_url, k)
+    run_loop(half_url, k // 2)
     samples = [resume_once(next(urls), params["resume_k"]) for _ in range(params["resume_samples"])]
     result = {
         "us_per_step": per_step,
         "bytes_url": bytes_url,
+        "half_url": half_url,
         "resume_ms": statistics.median(w for w, _ in samples) * 1e3,
         "resume_cold_ms": statistics.median(c for _, c in samples) * 1e3,
         "versions": {

@@ -190,12 +190,14 @@ async def kforge_resume(url: str, k: int) -> tuple[float, float]:
 async def kforge_side(dbs: Databases, k: int, resume_k: int, samples: int) -> dict[str, Any]:
     await kforge_loop(dbs.fresh(), 3)  # warm-up: lazy imports, caches
     per_step = await kforge_loop(dbs.fresh(), k) * 1e6 / k
-    bytes_url = dbs.fresh()
+    bytes_url, half_url = dbs.fresh(), dbs.fresh()
     await kforge_loop(bytes_url, k)
+    await kforge_loop(half_url, k // 2)
     resumes = [await kforge_resume(dbs.fresh(), resume_k) for _ in range(samples)]
     return {
         "us_per_step": per_step,
         "bytes": table_bytes(bytes_url),
+        "bytes_per_step": (table_bytes(bytes_url) - table_bytes(half_url)) / (k - k // 2),
         "resume_ms": statistics.median(w for w, _ in resumes) * 1e3,
         "resume_cold_ms": statistics.median(c for _, c in resumes) * 1e3,
     }
@@ -295,7 +297,7 @@ def langgraph_side(
     python: Path, dbs: Databases, k: int, resume_k: int, samples: int
 ) -> dict[str, Any]:
     params = {
-        "urls": [dbs.fresh() for _ in range(3 + samples)],
+        "urls": [dbs.fresh() for _ in range(4 + samples)],
         "k": k,
         "resume_k": resume_k,
         "resume_samples": samples,
@@ -307,6 +309,8 @@ def langgraph_side(
         raise RuntimeError(f"the LangGraph side failed:\n{done.stderr[-4000:]}")
     result: dict[str, Any] = json.loads(done.stdout)
     result["bytes"] = table_bytes(result.pop("bytes_url"))
+    half = table_bytes(result.pop("half_url"))
+    result["bytes_per_step"] = (result["bytes"] - half) / (k - k // 2)
     return result
 
 
@@ -372,29 +376,21 @@ def print_table(out: dict[str, Any], workers_counts: list[int]) -> None:
     rows = [
         ("µs per step", "us_per_step", "{:.0f}"),
         ("database bytes", "bytes", "{:,}"),
+        ("bytes per step (K/2 to K)", "bytes_per_step", "{:,.0f}"),
         ("resume latency ms (warm)", "resume_ms", "{:.2f}"),
         ("resume latency ms (cold)", "resume_cold_ms", "{:.2f}"),
         ("µs per step, async commit", "us_per_step_async_commit", "{:.0f}"),
         ("resume ms, async commit", "resume_ms_async_commit", "{:.2f}"),
     ]
+    limits = {kkey: limit for kkey, _, limit in TARGETS.values()}
     print(f"{'metric':<28}{'kforge+PG':>14}{'LangGraph+PG':>16}{'ratio':>9}{'target':>9}")
     for label, key, fmt in rows:
-        kfv = fmt.format(out[f"kforge_{key}"])
-        lgv = fmt.format(out[f"langgraph_{key}"]) if lg else "-"
-        target = next((t for t, (k, _, _) in TARGETS.items() if k == f"kforge_{key}"), None)
-        if target is None and key.endswith("_async_commit"):
-            base = key.removesuffix("_async_commit")
-            named = next((t for t, (k, _, _) in TARGETS.items() if k == f"kforge_{base}"), None)
-            if lg and named:
-                print(
-                    f"{label:<28}{fmt.format(out[f'kforge_{key}']):>14}"
-                    f"{fmt.format(out[f'langgraph_{key}']):>16}"
-                    f"{out[f'ratio_{named}_async_commit']:>9.3f}"
-                )
-                continue
-        ratio = f"{out[f'ratio_{target}']:.3f}" if lg and target else ""
-        limit = f"≤{TARGETS[target][2]:.2f}" if target else ""
-        print(f"{label:<28}{kfv:>14}{lgv:>16}{ratio:>9}{limit:>9}")
+        kfv, lgv = out[f"kforge_{key}"], out.get(f"langgraph_{key}")
+        ratio = f"{kfv / lgv:.3f}" if lg and lgv else ""
+        limit = limits.get(f"kforge_{key}")
+        target = f"≤{limit:.2f}" if limit is not None else ""
+        shown = fmt.format(lgv) if lgv is not None else "-"
+        print(f"{label:<28}{fmt.format(kfv):>14}{shown:>16}{ratio:>9}{target:>9}")
     print()
     print(f"{'workers':<10}{'runs/s':>10}{'p95 ms':>10}{'median ms':>11}")
     for count in workers_counts:
