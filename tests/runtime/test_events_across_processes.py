@@ -95,3 +95,34 @@ async def test_a_commit_by_another_writer_wakes_only_that_runs_subscribers(
     assert [type(other.get_nowait()).__name__] == ["AgentThinking"] and other.empty()
     elsewhere.close()
     await rt.aclose()
+
+
+async def test_a_listener_whose_connection_is_cut_reconnects_and_wakes_everyone(
+    postgres_url: str,
+) -> None:
+    import psycopg
+
+    from kforge.frames import AgentThinking, utc_now
+    from kforge.store import RunRecord
+    from kforge.store.postgres import PostgresStore
+
+    elsewhere = PostgresStore(postgres_url)
+    now = utc_now()
+    elsewhere.create_run(RunRecord("watched", "t", RunStatus.PENDING, now, now, {}))
+    rt = Runtime(postgres_url, model="test", registry=make_registry())
+    watched = rt.bus.subscribe("watched")
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        cut = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+        ).fetchall()
+    assert cut == [(True,)]
+    # Back again, it wakes every subscriber (commits may have been missed meanwhile) ...
+    async with asyncio.timeout(30):
+        assert await watched.get() is None
+    # ... and hears later commits as before.
+    elsewhere.commit("watched", [AgentThinking(run_id="watched", seq=1, message="hi")])
+    async with asyncio.timeout(30):
+        assert await watched.get() is None
+    elsewhere.close()
+    await rt.aclose()
