@@ -41,8 +41,7 @@ from kforge.llm.scripted import ScriptedModel  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
 from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
-from kforge.store.base import RunStatus, Snapshot, StepRecord  # noqa: E402
-from kforge.store.lease import Lease  # noqa: E402
+from kforge.store.base import RunStatus  # noqa: E402
 from kforge.store.postgres import PostgresStore  # noqa: E402
 from runtime_vs_langgraph import (  # noqa: E402
     AGENT_TYPE,
@@ -51,6 +50,7 @@ from runtime_vs_langgraph import (  # noqa: E402
     _check_completed,
     _limits,
     script,
+    step_timing,
 )
 
 SIDE = HERE / "_langgraph_postgres_side.py"
@@ -129,26 +129,7 @@ def table_bytes(url: str) -> int:
     return int(row[0]) if row else 0
 
 
-class StepTimingStore(PostgresStore):
-    """Notes when the first step record has been committed."""
-
-    step_committed_at: float | None = None
-
-    def commit(
-        self,
-        run_id: str,
-        frames: Sequence[Any],
-        *,
-        step: StepRecord | None = None,
-        snapshot: Snapshot | None = None,
-        run_fields: dict[str, Any] | None = None,
-        lease: Lease | None = None,
-    ) -> None:
-        super().commit(
-            run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields, lease=lease
-        )
-        if step is not None and self.step_committed_at is None:
-            self.step_committed_at = time.perf_counter()
+StepTimingStore = step_timing(PostgresStore)
 
 
 async def kforge_loop(url: str, k: int) -> float:
