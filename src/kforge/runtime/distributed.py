@@ -14,13 +14,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kforge.errors import ConfigurationError
 from kforge.extras import require_extra
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, lease_is_live
 
 if TYPE_CHECKING:
+    from kforge.llm.base import Model
+    from kforge.runtime.registry import AgentRegistry
     from kforge.runtime.runtime import Runtime
 
 __all__ = ["APP_NAME", "QUEUE_NAME", "WORKFLOW_NAME", "StretchQueue", "run_worker"]
@@ -75,8 +77,8 @@ def run_worker(
     url: str,
     *,
     concurrency: int = 4,
-    model: Any = None,
-    registry: Any = None,
+    model: Model | str | None = None,
+    registry: AgentRegistry | None = None,
     stop: threading.Event | None = None,
     on_ready: Callable[[str], None] | None = None,
     poll_s: float = 0.1,
