@@ -27,35 +27,38 @@ ROOT = Path(__file__).resolve().parents[2]
 def start_worker(
     url: str, effects: Path, concurrency: int = 4
 ) -> tuple[subprocess.Popen[str], str]:
-    """A ``kforge worker`` process and its owner id, once it takes work."""
+    """A ``kforge worker`` process and its owner id, once it takes work (its log beside
+    ``effects``, so that a chatty worker never blocks on a full pipe)."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
         "KFORGE_TEST_EFFECTS": str(effects),
     }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kforge",
-            "--db",
-            url,
-            "worker",
-            "--concurrency",
-            str(concurrency),
-            "--import",
-            "tests.runtime.effect_agent",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    log = effects.with_name(f"worker-{len(list(effects.parent.glob('worker-*.log')))}.log")
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kforge",
+                "--db",
+                url,
+                "worker",
+                "--concurrency",
+                str(concurrency),
+                "--import",
+                "tests.runtime.effect_agent",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=env,
+        )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line:
         proc.wait(timeout=30)
-        raise AssertionError(f"worker did not start: {proc.stderr.read() if proc.stderr else ''}")
+        raise AssertionError(f"worker did not start: {log.read_text()}")
     return proc, line.split()[2].rstrip(":")
 
 
