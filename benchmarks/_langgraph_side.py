@@ -25,7 +25,12 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.channels import DeltaChannel
-from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+)
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.message import add_messages
@@ -65,7 +70,7 @@ def scripted_reply(done: int, k: int) -> AIMessage:
 
 
 def build_graph(
-    k: int, pause_at: int | None, saver: SqliteSaver, schema: type = MessagesState
+    k: int, pause_at: int | None, saver: BaseCheckpointSaver[Any], schema: type = MessagesState
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     def agent(state: Any) -> dict[str, list[AnyMessage]]:  # Any: no input schema to infer
         last = state["messages"][-1]
@@ -87,38 +92,43 @@ def build_graph(
     return builder.compile(checkpointer=saver)
 
 
-class StepTimingSaver(SqliteSaver):
-    """Notes when the first checkpoint holding a tool result has been committed."""
+def timing_saver(base: type[Any]) -> type[Any]:
+    """``base`` (a checkpoint saver) noting when the first checkpoint holding a tool result has
+    been committed, in ``step_committed_at``."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        super().__init__(conn)
-        self._tool_written = False
-        self.step_committed_at: float | None = None
+    class StepTimingSaver(base):  # type: ignore[misc,valid-type]
+        _tool_written = False
+        step_committed_at: float | None = None
 
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        super().put_writes(config, writes, task_id, task_path)
-        for channel, value in writes:
-            values = value if isinstance(value, list) else [value]
-            if channel == "messages" and any(isinstance(v, ToolMessage) for v in values):
-                self._tool_written = True
+        def put_writes(
+            self,
+            config: RunnableConfig,
+            writes: Sequence[tuple[str, Any]],
+            task_id: str,
+            task_path: str = "",
+        ) -> None:
+            super().put_writes(config, writes, task_id, task_path)
+            for channel, value in writes:
+                values = value if isinstance(value, list) else [value]
+                if channel == "messages" and any(isinstance(v, ToolMessage) for v in values):
+                    self._tool_written = True
 
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        saved = super().put(config, checkpoint, metadata, new_versions)
-        if self._tool_written and self.step_committed_at is None:
-            self.step_committed_at = time.perf_counter()
-        return saved
+        def put(
+            self,
+            config: RunnableConfig,
+            checkpoint: Checkpoint,
+            metadata: CheckpointMetadata,
+            new_versions: ChannelVersions,
+        ) -> RunnableConfig:
+            saved: RunnableConfig = super().put(config, checkpoint, metadata, new_versions)
+            if self._tool_written and self.step_committed_at is None:
+                self.step_committed_at = time.perf_counter()
+            return saved
+
+    return StepTimingSaver
+
+
+StepTimingSaver = timing_saver(SqliteSaver)
 
 
 def connect(path: Path, synchronous: str) -> sqlite3.Connection:

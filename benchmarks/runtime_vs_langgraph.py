@@ -105,26 +105,33 @@ class AddLoopAgent:
         return {"tool_calls": self.tool_calls}
 
 
-class StepTimingStore(SQLiteStore):
-    """Notes when the first step record has been committed."""
+def step_timing(base: type[Any]) -> type[Any]:
+    """``base`` (a store class) noting when the first step record has been committed, in
+    ``step_committed_at``."""
 
-    step_committed_at: float | None = None
+    class StepTimingStore(base):  # type: ignore[misc,valid-type]
+        step_committed_at: float | None = None
 
-    def commit(
-        self,
-        run_id: str,
-        frames: Sequence[Any],
-        *,
-        step: StepRecord | None = None,
-        snapshot: Snapshot | None = None,
-        run_fields: dict[str, Any] | None = None,
-        lease: Lease | None = None,
-    ) -> None:
-        super().commit(
-            run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields, lease=lease
-        )
-        if step is not None and self.step_committed_at is None:
-            self.step_committed_at = time.perf_counter()
+        def commit(
+            self,
+            run_id: str,
+            frames: Sequence[Any],
+            *,
+            step: StepRecord | None = None,
+            snapshot: Snapshot | None = None,
+            run_fields: dict[str, Any] | None = None,
+            lease: Lease | None = None,
+        ) -> None:
+            super().commit(
+                run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields, lease=lease
+            )
+            if step is not None and self.step_committed_at is None:
+                self.step_committed_at = time.perf_counter()
+
+    return StepTimingStore
+
+
+StepTimingStore = step_timing(SQLiteStore)
 
 
 def script(k: int) -> list[ScriptedReply]:

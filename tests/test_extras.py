@@ -34,6 +34,16 @@ CASES = {
         "from kforge.cli import build_parser\nargs = build_parser().parse_args(['serve'])\n"
         "args.func(args)",
     ),
+    "postgres": (
+        ["psycopg"],
+        "from kforge.store.open import open_store\nopen_store('postgresql://u@127.0.0.1:1/x')",
+    ),
+    "dbos": (
+        ["dbos"],
+        "from kforge.cli import build_parser\n"
+        "args = build_parser().parse_args(['--db', 'postgresql://u@127.0.0.1:1/x', 'worker'])\n"
+        "args.func(args)",
+    ),
     "pdf": (
         ["pypdf"],
         "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",

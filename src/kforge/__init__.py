@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "ModelResponse": "kforge.llm.types",
     "ModelSettings": "kforge.llm.types",
     "PhaseContext": "kforge.engine.phases",
+    "PostgresStore": "kforge.store.postgres",
     "PhaseGraph": "kforge.engine.phases",
     "PhaseTransition": "kforge.engine.phases",
     "RunContext": "kforge.engine.run_context",

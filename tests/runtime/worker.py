@@ -1,6 +1,6 @@
 """A separate process that starts or resumes a run, for the crash-and-resume tests.
 
-usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON
+usage: worker.py DB start AGENT_TYPE ARGS_JSON REPLIES_JSON   (DB: a SQLite file or a PostgreSQL URL)
        worker.py DB resume RUN_ID REPLIES_JSON [ANSWER_JSON]
 Prints the run id, then the status the stretch ended with; on stderr, ``model call N`` as each
 model call begins (so every earlier step is committed). WORKER_DELAY (seconds) slows each model
@@ -27,7 +27,7 @@ from kforge.errors import ForgeError
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.runtime import Runtime
-from kforge.store import SQLiteStore
+from kforge.store.open import open_store
 from tests.engine.sample_agents import make_registry
 
 
@@ -51,7 +51,7 @@ async def main(argv: list[str]) -> None:
     db, mode = argv[0], argv[1]
     replies = json.loads(argv[4] if mode == "start" else argv[3])
     model = SlowScripted(replies)
-    rt = Runtime(SQLiteStore(db), model=model, registry=make_registry())
+    rt = Runtime(open_store(db), model=model, registry=make_registry())
     if mode == "start":
         run_id = await rt.start(argv[2], json.loads(argv[3]))
     else:

@@ -21,9 +21,17 @@ from kforge.store.lease import Lease
 from kforge.store.migrations import MIGRATIONS, schema_version
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "k.db")
+    s: Store
+    if request.param == "memory":
+        s = MemoryStore()
+    elif request.param == "sqlite":
+        s = SQLiteStore(tmp_path / "k.db")
+    else:
+        from kforge.store.postgres import PostgresStore
+
+        s = PostgresStore(request.getfixturevalue("postgres_url"))
     yield s
     s.close()
 

@@ -33,7 +33,10 @@ exit codes:
   130  interrupted (Ctrl-C)
   141  the output pipe was closed early (e.g. | head), as git does"""
 
-_DB_HELP = "SQLite database file (default: KFORGE_DB or kforge.db in the user data directory)"
+_DB_HELP = (
+    "SQLite database file, or a PostgreSQL URL (postgresql://user@host:port/db) (default: "
+    "KFORGE_DB, else kforge.db in the user data directory)"
+)
 
 
 def _version() -> str:
@@ -53,7 +56,9 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                sub.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=_DB_HELP)
+                sub.add_argument(
+                    "--db", metavar="PATH|URL", default=argparse.SUPPRESS, help=_DB_HELP
+                )
                 _add_global_options(sub)
 
 
@@ -64,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--db", metavar="PATH", help=_DB_HELP)
+    parser.add_argument("--db", metavar="PATH|URL", help=_DB_HELP)
     parser.add_argument(
         "--model",
         dest="global_model",

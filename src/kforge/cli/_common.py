@@ -121,9 +121,10 @@ def find_run(store: Store, ref: str) -> RunRecord:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    from kforge.store.sqlite import SQLiteStore
+    """The store ``--db`` names: a SQLite file, or a ``postgresql://`` URL."""
+    from kforge.store.open import open_store as open_named
 
-    return SQLiteStore(getattr(args, "db", None))
+    return open_named(getattr(args, "db", None))
 
 
 _OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()

@@ -80,7 +80,7 @@ def progress_printer(stream: Any, *, quiet: bool = False) -> Any:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
-    from kforge.store.sqlite import SQLiteStore
+    from kforge.store.open import open_store
 
     try:
         options = ChunkingOptions(max_chars=args.max_chars)
@@ -92,7 +92,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         from kforge.rag.dense import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
-    store = SQLiteStore(getattr(args, "db", None))
+    store = open_store(getattr(args, "db", None))
     try:
         name = args.corpus or folder_corpus_name(store, folder)
         corpus = Corpus.open(store, name, embedder=embedder)

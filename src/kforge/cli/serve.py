@@ -49,6 +49,13 @@ def register(subparsers: Any) -> None:
         metavar="BYTES",
         help="largest request body accepted (default 1000000)",
     )
+    p.add_argument(
+        "--executor",
+        choices=["local", "dbos"],
+        default=os.environ.get("KFORGE_EXECUTOR") or "local",
+        help="where runs execute: in this server (local, the default), or queued for `kforge "
+        "worker` processes (dbos; needs --db postgresql://...) (default: KFORGE_EXECUTOR)",
+    )
     p.add_argument("--no-samples", action="store_true", help="do not index the sample documents")
     p.add_argument(
         "--log-level",
@@ -78,7 +85,13 @@ def run(args: argparse.Namespace) -> int:
         _index_samples(args)
     where = f"http://{args.host}:{args.port}"
     print(f"kforge serving on {where}  (UI {where}/ui/, API {where}/openapi.json)", flush=True)
-    serve(settings, db=args.db, model=args.model, log_level=args.log_level)
+    serve(
+        settings,
+        db=args.db,
+        model=args.model,
+        log_level=args.log_level,
+        executor=args.executor,
+    )
     return 0
 
 
@@ -87,9 +100,9 @@ def _index_samples(args: argparse.Namespace) -> None:
     from kforge.rag.corpus import Corpus
     from kforge.rag.ingest import ingest_folder
     from kforge.rag.samples import SAMPLE_CORPUS, sample_corpus_path
-    from kforge.store.sqlite import SQLiteStore
+    from kforge.store.open import open_store
 
-    store = SQLiteStore(args.db)
+    store = open_store(args.db)
     try:
         ingest_folder(Corpus.open(store, SAMPLE_CORPUS), sample_corpus_path())
     finally:

@@ -2,6 +2,8 @@
 
 Runs execute as asyncio tasks in this process (the local executor); many run concurrently. A run
 waiting for a person holds no task: ``resume`` starts a new stretch, here or in another process.
+With ``executor="dbos"`` (a PostgreSQL store) each stretch is queued for ``kforge worker``
+processes instead (see ``runtime/distributed.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
-from kforge.errors import InvalidRunStateError, RunLeasedError, ValidationError
+from kforge.errors import (
+    ConfigurationError,
+    InvalidRunStateError,
+    RunLeasedError,
+    ValidationError,
+)
 from kforge.frames import (
     ErrorFrame,
     Frame,
@@ -38,13 +45,25 @@ from kforge.runtime.bus import EventBus
 from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, StepRecord, Store
+from kforge.store.base import (
+    TERMINAL_STATUSES,
+    CommitListening,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    Store,
+)
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
 if TYPE_CHECKING:
+    from kforge.runtime.distributed import StretchQueue
     from kforge.telemetry import Telemetry
 
 __all__ = ["Runtime", "normalize_answer"]
+
+_POLL_S = 1.0
+"""How often a subscriber to a run executing in another process looks in the store when no
+notice came (a store without notices, or one missed while its connection was down)."""
 
 
 class Runtime:
@@ -61,11 +80,12 @@ class Runtime:
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
         telemetry: Telemetry | None = None,
+        executor: Literal["local", "dbos"] = "local",
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
-            from kforge.store.sqlite import SQLiteStore
+            from kforge.store.open import open_store
 
-            store = SQLiteStore(store)
+            store = open_store(store)
         self.store: Store = store
         self._model = model
         self._models: dict[str, Model] = {}
@@ -96,7 +116,7 @@ class Runtime:
             telemetry.watch_queue(lambda: len(self._tasks))
         """What model calls cost; read from the config file's ``[prices]`` when not given (here,
         not when a run starts or resumes, so a bad file is reported at once)."""
-        self.bus = EventBus()
+        self.bus = EventBus(listen=store.listen if isinstance(store, CommitListening) else None)
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
         self._errors: dict[str, BaseException] = {}
         """The error each run's last stretch here ended with, until it is resumed again."""
@@ -105,6 +125,20 @@ class Runtime:
         self.owner = new_owner()
         """Who this runtime is in the leases of the runs it executes."""
         self.lease_ttl_s = lease_ttl_s
+        self.stretches: StretchQueue | None = None
+        """Where stretches go with the dbos executor (None: they execute here)."""
+        if executor == "dbos":
+            from kforge.runtime.distributed import StretchQueue
+            from kforge.store.postgres import PostgresStore
+
+            if not isinstance(store, PostgresStore):
+                raise ConfigurationError(
+                    "the dbos executor needs the PostgreSQL store: "
+                    "Runtime(store='postgresql://...', executor='dbos')"
+                )
+            self.stretches = StretchQueue(store.url)
+        elif executor != "local":
+            raise ConfigurationError(f"executor must be 'local' or 'dbos' (got {executor!r})")
 
     # -- models ---------------------------------------------------------------------------
 
@@ -157,7 +191,10 @@ class Runtime:
         self.store.create_run(run, [created])
         self._commit_initial_state(run.id, agent, seq=1)
         self.bus.publish(run.id, [created])
-        self._launch(run, agent)
+        if self.stretches is not None:
+            self.stretches.enqueue(run.id, 1)
+        else:
+            self._launch(run, agent)
         return run.id
 
     def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
@@ -177,32 +214,85 @@ class Runtime:
         Refused at once (RunLeasedError) while another live process executes the run. With
         ``durable=True`` it returns only once the answer and the run's claim are committed,
         raising the error if another writer got there first (see also :meth:`opened`).
+
+        With the dbos executor the answer (and the run's new status, ``pending``) commit here,
+        and the stretch that continues the run is queued for a worker.
         """
+        if self.stretches is not None:
+            return self._queue_resume(run_id, answer, limits)
+        return await self._resume_here(run_id, answer, limits=limits, durable=durable)
+
+    async def execute_stretch(self, run_id: str) -> RunStatus:
+        """Execute the run's next stretch here, if it is queued or was interrupted (what a
+        worker does with a queued stretch); waits out the lease of a writer that may be gone."""
+        while True:
+            run = self.store.get_run(run_id)
+            if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+                return run.status  # cancelled, answered elsewhere, or already done
+            try:
+                await self._resume_here(run_id, None, durable=True)
+            except RunLeasedError as exc:
+                await asyncio.sleep(min(max(exc.expires_at - time.time(), 0.05), 5.0))
+                continue
+            task = self._tasks.get(run_id)
+            if task is not None:
+                await asyncio.wait([task])  # its error, if any, is the run's to record
+            return self.store.get_run(run_id).status
+
+    def _queue_resume(self, run_id: str, answer: Any, limits: RunLimits | None) -> str:
+        assert self.stretches is not None
+        run = self.store.get_run(run_id)
+        self._check_lease(run)  # refused while a worker executes it
+        self._refuse_terminal(run)
+        frames: list[Frame] = []
+        fields: dict[str, Any] = {"status": RunStatus.PENDING, "pause_reason": None}
+        if run.status == RunStatus.AWAITING_USER:
+            frames.append(_answered(run, answer)[1])
+            fields["pending_interaction"] = None
+        elif answer is not None:
+            raise InvalidRunStateError(
+                f"run '{run_id}' is {run.status.value}, not waiting for an answer"
+            )
+        if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+            frames.append(
+                StatusChanged(
+                    run_id=run_id,
+                    seq=run.last_seq + 1 + len(frames),
+                    from_status=run.status.value,
+                    to_status="pending",
+                    reason="queued for a worker",
+                )
+            )
+        if limits is not None:
+            fields.update(input={**run.input, "limits": limits.to_dict()})
+            fields.update(max_iterations=limits.max_steps)
+        # a second answer to the same question conflicts here: the log moved on
+        self.store.commit(run_id, frames, run_fields=fields)
+        self.bus.publish(run_id, frames)
+        self.stretches.enqueue(run_id, run.last_seq + len(frames))
+        return run_id
+
+    def _refuse_terminal(self, run: RunRecord) -> None:
+        if run.status in TERMINAL_STATUSES:
+            raise InvalidRunStateError(
+                f"run '{run.id}' is {run.status.value}; only awaiting_user, paused, pending or "
+                "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
+            )
+
+    async def _resume_here(
+        self, run_id: str, answer: Any, *, limits: RunLimits | None = None, durable: bool = False
+    ) -> str:
         if run_id in self._tasks:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
         run = self.store.get_run(run_id)
         takeover = self._check_lease(run)
         opening: list[Frame] = []
         request: InteractionRequested | None = None
-        if run.status in TERMINAL_STATUSES:
-            raise InvalidRunStateError(
-                f"run '{run_id}' is {run.status.value}; only awaiting_user, paused, pending or "
-                "interrupted running runs can be resumed (fork it to continue from an earlier seq)"
-            )
+        self._refuse_terminal(run)
         if run.status == RunStatus.AWAITING_USER:
-            pending = frame_from_dict(run.pending_interaction or {})
-            assert isinstance(pending, InteractionRequested)
-            request = pending
-            value = normalize_answer(request, answer)
+            request, answered = _answered(run, answer)
             # committed by the runner with its "running" status, in its first commit
-            opening.append(
-                InteractionAnswered(
-                    run_id=run_id,
-                    seq=run.last_seq + 1,
-                    interaction_id=request.interaction_id,
-                    answer=value,
-                )
-            )
+            opening.append(answered)
         elif answer is not None:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}, not waiting for an answer"
@@ -394,8 +484,13 @@ class Runtime:
         """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user).
 
         A stretch that ended with an error instead of a status it could record (another writer
-        took the run, the store failed) raises that error, however late this is called.
+        took the run, the store failed) raises that error, however late this is called. A run
+        executing elsewhere (a worker) is waited for until it pauses or ends there.
         """
+        if run_id not in self._tasks and self.stretches is not None:
+            async for _ in self.subscribe(run_id, after_seq=self.store.get_run(run_id).last_seq):
+                pass
+            return self.store.get_run(run_id)
         task = self._tasks.get(run_id)
         if task is not None:
             try:
@@ -436,7 +531,11 @@ class Runtime:
     ) -> AsyncIterator[Frame | TokenDelta]:
         """Frames after ``after_seq``, then live ones. Ends when the run stops executing, or with
         ``follow=True`` only when it reaches a terminal status. With ``deltas=True`` it also
-        yields model text streamed while it listens (``TokenDelta``, never stored)."""
+        yields model text streamed while it listens (``TokenDelta``, never stored).
+
+        A run executing in another process (its lease is live there) counts as executing: its
+        frames come from the store as that process commits them, announced by the store where
+        it can (PostgreSQL), else found by looking every ``poll_s`` seconds."""
         queue = self.bus.subscribe(run_id)
         last = after_seq
         try:
@@ -461,11 +560,27 @@ class Runtime:
                         last = frame.seq
                         yield frame
                     continue
-                if run.status in TERMINAL_STATUSES or (not follow and run_id not in self._tasks):
+                here = run_id in self._tasks
+                if run.status in TERMINAL_STATUSES or (
+                    not follow and not here and not self._executing_elsewhere(run)
+                ):
                     return
-                woke.append(await queue.get())
+                if here:
+                    woke.append(await queue.get())
+                    continue
+                try:
+                    async with asyncio.timeout(_POLL_S):
+                        woke.append(await queue.get())
+                except TimeoutError:
+                    pass
         finally:
             self.bus.unsubscribe(run_id, queue)
+
+    def _executing_elsewhere(self, run: RunRecord) -> bool:
+        """Whether another process executes ``run`` now, or will as soon as a worker is free."""
+        if self.stretches is not None and run.status in (RunStatus.PENDING, RunStatus.RUNNING):
+            return True
+        return run.is_live()
 
     def get_run(self, run_id: str) -> RunRecord:
         return self.store.get_run(run_id)
@@ -480,6 +595,9 @@ class Runtime:
             await self.cancel(run_id, reason="runtime closed")
         if self._own_telemetry and self.telemetry is not None:
             self.telemetry.shutdown()  # flush what the exporters still hold
+        self.bus.close()
+        if self.stretches is not None:
+            self.stretches.close()
         self.store.close()
 
 
@@ -506,3 +624,14 @@ def _to_dict(frame: Frame) -> dict[str, Any]:
     from kforge.frames import frame_to_dict
 
     return frame_to_dict(frame)
+
+
+def _answered(run: RunRecord, answer: Any) -> tuple[InteractionRequested, InteractionAnswered]:
+    """The question ``run`` waits on and the frame recording ``answer`` to it (checked)."""
+    request = frame_from_dict(run.pending_interaction or {})
+    assert isinstance(request, InteractionRequested)
+    value = normalize_answer(request, answer)
+    answered = InteractionAnswered(
+        run_id=run.id, seq=run.last_seq + 1, interaction_id=request.interaction_id, answer=value
+    )
+    return request, answered

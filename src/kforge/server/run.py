@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from kforge.server.settings import ServerSettings
 
@@ -16,17 +16,20 @@ def serve(
     db: str | os.PathLike[str] | None = None,
     model: str | None = None,
     log_level: str = "info",
+    executor: Literal["local", "dbos"] = "local",
 ) -> None:
-    """Serve a runtime over the SQLite store at ``db`` until interrupted."""
+    """Serve a runtime over the store ``db`` names (a SQLite file or a PostgreSQL URL) until
+    interrupted. With ``executor="dbos"`` (a PostgreSQL URL) runs are queued for
+    ``kforge worker`` processes instead of executing in the server."""
     import uvicorn
 
     import kforge.agents  # noqa: F401  (registers the built-in agents)
     from kforge.runtime.runtime import Runtime
     from kforge.server.app import create_app
-    from kforge.store.sqlite import SQLiteStore
+    from kforge.store.open import open_store
 
     settings.check()
-    runtime = Runtime(SQLiteStore(db), model=model)
+    runtime = Runtime(open_store(db), model=model, executor=executor)
     app = create_app(runtime, settings, model=model, close_runtime=True)
     config: dict[str, Any] = {
         "host": settings.host,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from kforge.frames import Frame
 from kforge.store.lease import Lease, lease_is_live
@@ -14,6 +14,7 @@ from kforge.store.lease import Lease, lease_is_live
 __all__ = [
     "TERMINAL_STATUSES",
     "UPDATABLE_RUN_FIELDS",
+    "CommitListening",
     "RunRecord",
     "RunStatus",
     "Snapshot",
@@ -187,3 +188,13 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class CommitListening(Protocol):
+    """A store shared by processes that tells each of them about every commit (PostgreSQL)."""
+
+    def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
+        """Call ``on_notice(run_id, last_seq)`` for each commit (``(None, 0)``: anything may
+        have changed) until the returned function is called."""
+        ...

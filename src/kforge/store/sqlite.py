@@ -6,10 +6,8 @@ import os
 import sqlite3
 import threading
 import time
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,20 +19,24 @@ from kforge.errors import (
     StoreError,
     WriteConflictError,
 )
-from kforge.frames import Frame, frame_body_json, frame_from_dict, utc_now
+from kforge.frames import Frame, frame_body_json, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease, lease_is_live
 from kforge.store.migrations import apply_migrations
+from kforge.store.records import (
+    JSON_RUN_FIELDS,
+    RUN_COLUMNS,
+    checksum,
+    decode_frames,
+    decode_snapshot,
+    decode_steps,
+    run_filter,
+    run_from_row,
+    run_row,
+)
 
 __all__ = ["SQLiteStore", "default_db_path"]
-
-_RUN_COLUMNS = (
-    "id, agent_type, status, created_at, updated_at, input, session_id, parent_id, iteration, "
-    "max_iterations, pause_reason, pending_interaction, result, error, forked_from, "
-    "forked_at_seq, last_seq, lease_owner, lease_expires_at, heartbeat_at"
-)
-_JSON_FIELDS = frozenset({"input", "pending_interaction", "result"})
 
 
 def default_db_path() -> Path:
@@ -47,92 +49,11 @@ def default_db_path() -> Path:
     return Path(user_data_dir("kforge", appauthor=False)) / "kforge.db"
 
 
-def _decode_frame(run_id: str, seq: int, type_name: str, text: str) -> Frame:
-    data = loads(text)
-    data["run_id"], data["seq"], data["type"] = run_id, seq, type_name
-    return frame_from_dict(data)
-
-
 def _recovery(path: Path) -> str:
     return (
         f"copy out what is readable with `sqlite3 {path} .recover > recovered.sql` (or "
         "`kforge runs export RUN_ID` for one run), then restore a backup or start a new "
         "database with --db"
-    )
-
-
-def checksum(text: str) -> int:
-    """CRC-32 of the UTF-8 text: what a stored delta or snapshot must still hash to."""
-    return zlib.crc32(text.encode("utf-8"))
-
-
-def _verified(run_id: str, what: str, data: bytes, crc: int | None) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateCorruptionError(f"run '{run_id}': {what} is not UTF-8 ({exc})") from exc
-    if crc is not None and zlib.crc32(data) != crc:
-        raise StateCorruptionError(f"run '{run_id}': {what} does not match its checksum")
-    return text
-
-
-def _run_or_damaged(row: sqlite3.Row) -> RunRecord:
-    try:
-        return _row_to_run(row)
-    except (ValueError, TypeError) as exc:
-        raise StateCorruptionError(
-            f"run '{row[0]}': its record is damaged ({exc}); `kforge runs export {row[0]}` "
-            "saves its frames"
-        ) from exc
-
-
-_STATUS = {status.value: status for status in RunStatus}
-
-
-def _row_to_run(row: sqlite3.Row) -> RunRecord:
-    (
-        run_id,
-        agent_type,
-        status,
-        created_at,
-        updated_at,
-        input_,
-        session_id,
-        parent_id,
-        iteration,
-        max_iterations,
-        pause_reason,
-        pending,
-        result,
-        error,
-        forked_from,
-        forked_at_seq,
-        last_seq,
-        lease_owner,
-        lease_expires_at,
-        heartbeat_at,
-    ) = row  # the order of _RUN_COLUMNS, which is RunRecord's
-    return RunRecord(
-        run_id,
-        agent_type,
-        _STATUS.get(status) or RunStatus(status),
-        datetime.fromisoformat(created_at),
-        datetime.fromisoformat(updated_at),
-        loads(input_),
-        session_id,
-        parent_id,
-        iteration,
-        max_iterations,
-        pause_reason,
-        loads(pending) if pending else None,
-        loads(result) if result else None,
-        error,
-        forked_from,
-        forked_at_seq,
-        last_seq,
-        lease_owner,
-        lease_expires_at,
-        heartbeat_at,
     )
 
 
@@ -207,30 +128,9 @@ class SQLiteStore:
         with self._tx() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) "
+                    f"INSERT INTO runs ({RUN_COLUMNS}) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        run.id,
-                        run.agent_type,
-                        run.status.value,
-                        run.created_at.isoformat(),
-                        run.updated_at.isoformat(),
-                        dumps(run.input),
-                        run.session_id,
-                        run.parent_id,
-                        run.iteration,
-                        run.max_iterations,
-                        run.pause_reason,
-                        dumps(run.pending_interaction) if run.pending_interaction else None,
-                        dumps(run.result) if run.result is not None else None,
-                        run.error,
-                        run.forked_from,
-                        run.forked_at_seq,
-                        0,
-                        None,
-                        None,
-                        None,
-                    ),
+                    run_row(run, text_times=True),
                 )
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"run '{run.id}' already exists") from exc
@@ -242,11 +142,11 @@ class SQLiteStore:
     def get_run(self, run_id: str) -> RunRecord:
         with self._read():
             row = self._conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)
+                f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
-        return _run_or_damaged(row)
+        return run_from_row(row)
 
     def list_runs(
         self,
@@ -256,23 +156,14 @@ class SQLiteStore:
         session_id: str | None = None,
         limit: int = 100,
     ) -> list[RunRecord]:
-        clauses, params = [], []
-        for column, value in (
-            ("status", status.value if status else None),
-            ("parent_id", parent_id),
-            ("session_id", session_id),
-        ):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = run_filter("?", status, parent_id, session_id)
         with self._read():
             rows = self._conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs {where} "
+                f"SELECT {RUN_COLUMNS} FROM runs {where} "
                 "ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
-        return [_run_or_damaged(r) for r in rows]
+        return [run_from_row(r) for r in rows]
 
     # -- the step transaction -------------------------------------------------------------
 
@@ -365,7 +256,7 @@ class SQLiteStore:
         for key, value in fields.items():
             if isinstance(value, RunStatus):
                 value = value.value
-            elif key in _JSON_FIELDS and value is not None:
+            elif key in JSON_RUN_FIELDS and value is not None:
                 value = dumps(value)
             sets.append(f"{key} = ?")
             params.append(value)
@@ -417,17 +308,7 @@ class SQLiteStore:
                 "ORDER BY seq LIMIT ?",
                 (run_id, after_seq, -1 if limit is None else limit),
             ).fetchall()
-        frames = []
-        for seq, type_name, data in rows:
-            try:
-                frames.append(_decode_frame(run_id, seq, type_name, data.decode("utf-8")))
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                raise StateCorruptionError(
-                    f"run '{run_id}': frame seq {seq} is damaged ({exc}); `kforge runs export "
-                    f"{run_id}` saves the readable frames, `kforge runs fork {run_id} --at "
-                    f"{seq - 1}` continues from before it"
-                ) from exc
-        return frames
+        return decode_frames(run_id, rows)
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
@@ -438,16 +319,7 @@ class SQLiteStore:
                 "WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
                 (run_id, after_step, -1 if limit is None else limit),
             ).fetchall()
-        steps = []
-        for step, seq, data, crc in rows:
-            text = _verified(run_id, f"step {step}'s delta", data, crc)
-            try:
-                steps.append(StepRecord(step, seq, loads(text)))
-            except (ValueError, TypeError) as exc:
-                raise StateCorruptionError(
-                    f"run '{run_id}': step {step}'s delta is unreadable: {exc}"
-                ) from exc
-        return steps
+        return decode_steps(run_id, rows)
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._read():
@@ -455,16 +327,7 @@ class SQLiteStore:
                 "SELECT step, seq, CAST(state AS BLOB), checksum FROM snapshots WHERE run_id = ?",
                 (run_id,),
             ).fetchone()
-        if row is None:
-            return None
-        text = _verified(run_id, "snapshot", row[2], row[3])
-        try:
-            state = loads(text)
-        except (ValueError, TypeError) as exc:
-            raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
-        if not isinstance(state, dict):
-            raise StateCorruptionError(f"run '{run_id}': snapshot is not an object")
-        return Snapshot(row[0], row[1], state, text)
+        return decode_snapshot(run_id, row)
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
         source = self.get_run(source_id)

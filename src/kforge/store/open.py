@@ -1,0 +1,31 @@
+"""Open the store a ``--db`` value, ``KFORGE_DB`` or ``Runtime(store=...)`` names: a
+``postgresql://`` URL opens the PostgreSQL store, anything else is a SQLite file."""
+
+from __future__ import annotations
+
+import os
+
+from kforge.store.base import Store
+
+__all__ = ["open_store", "store_target"]
+
+
+def store_target(target: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:
+    """``target``, else ``KFORGE_DB`` when that names a PostgreSQL database (a SQLite path in
+    ``KFORGE_DB`` is read by the SQLite store itself)."""
+    from kforge.store.postgres import is_postgres_url
+
+    if target is None and is_postgres_url(os.environ.get("KFORGE_DB", "")):
+        return os.environ["KFORGE_DB"]
+    return target
+
+
+def open_store(target: str | os.PathLike[str] | None = None) -> Store:
+    from kforge.store.postgres import PostgresStore, is_postgres_url
+
+    target = store_target(target)
+    if is_postgres_url(target):
+        return PostgresStore(str(target))
+    from kforge.store.sqlite import SQLiteStore
+
+    return SQLiteStore(target)

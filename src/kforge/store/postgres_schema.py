@@ -1,0 +1,196 @@
+"""Versioned schema migrations for the PostgreSQL store, applied in order when a store opens.
+
+The step transaction is one server-side function, ``kforge_commit``, so a step costs one round
+trip: it checks the log position and the lease, appends the frames, the step delta and the
+snapshot, updates the run, and notifies listeners of the run's new last seq.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kforge.errors import StoreError
+
+__all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "apply_migrations"]
+
+FRAMES_CHANNEL = "kforge_frames"
+"""The LISTEN/NOTIFY channel; each notice's payload is ``RUN_ID SEQ`` (the run's last seq)."""
+
+_COMMIT_FUNCTION = (
+    """
+CREATE OR REPLACE FUNCTION kforge_commit(
+    p_run text, p_seqs integer[], p_types text[], p_data text[],
+    p_step integer, p_step_seq integer, p_delta text, p_delta_crc bigint,
+    p_snap_step integer, p_snap_seq integer, p_state text, p_state_crc bigint,
+    p_fields jsonb, p_updated timestamptz,
+    p_owner text, p_takeover text, p_ttl double precision, p_release boolean,
+    p_now double precision
+) RETURNS TABLE (outcome text, last integer, holder text, expires double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n integer := coalesce(array_length(p_seqs, 1), 0);
+    has_fields boolean := p_fields <> '{}'::jsonb;
+BEGIN
+    UPDATE runs SET
+        status = CASE WHEN p_fields ? 'status' THEN p_fields->>'status' ELSE status END,
+        iteration = CASE WHEN p_fields ? 'iteration'
+            THEN (p_fields->>'iteration')::integer ELSE iteration END,
+        max_iterations = CASE WHEN p_fields ? 'max_iterations'
+            THEN (p_fields->>'max_iterations')::integer ELSE max_iterations END,
+        pause_reason = CASE WHEN p_fields ? 'pause_reason'
+            THEN p_fields->>'pause_reason' ELSE pause_reason END,
+        pending_interaction = CASE WHEN p_fields ? 'pending_interaction'
+            THEN p_fields->>'pending_interaction' ELSE pending_interaction END,
+        result = CASE WHEN p_fields ? 'result' THEN p_fields->>'result' ELSE result END,
+        error = CASE WHEN p_fields ? 'error' THEN p_fields->>'error' ELSE error END,
+        input = CASE WHEN p_fields ? 'input' THEN p_fields->>'input' ELSE input END,
+        updated_at = CASE WHEN has_fields THEN p_updated ELSE updated_at END,
+        last_seq = CASE WHEN n > 0 THEN p_seqs[n] ELSE last_seq END,
+        lease_owner = CASE WHEN p_owner IS NULL THEN lease_owner
+            WHEN p_release THEN NULL ELSE p_owner END,
+        lease_expires_at = CASE WHEN p_owner IS NULL THEN lease_expires_at
+            WHEN p_release THEN NULL ELSE p_now + p_ttl END,
+        heartbeat_at = CASE WHEN p_owner IS NULL THEN heartbeat_at ELSE p_now END
+    WHERE id = p_run
+        AND (n = 0 OR last_seq = p_seqs[1] - 1)
+        AND (p_owner IS NULL OR lease_owner IS NULL
+             OR lease_owner IN (p_owner, coalesce(p_takeover, p_owner))
+             OR lease_expires_at < p_now)
+    RETURNING runs.last_seq INTO last;
+    IF NOT FOUND THEN
+        SELECT runs.last_seq, runs.lease_owner, runs.lease_expires_at
+            INTO last, holder, expires FROM runs WHERE id = p_run;
+        outcome := CASE WHEN NOT FOUND THEN 'missing'
+            WHEN n > 0 AND last <> p_seqs[1] - 1 THEN 'seq' ELSE 'leased' END;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF n > 0 THEN
+        INSERT INTO frames(run_id, seq, type, data)
+            SELECT p_run, s, t, d FROM unnest(p_seqs, p_types, p_data) AS u(s, t, d);
+    END IF;
+    IF p_step IS NOT NULL THEN
+        INSERT INTO steps(run_id, step, seq, delta, checksum)
+            VALUES (p_run, p_step, p_step_seq, p_delta, p_delta_crc)
+            ON CONFLICT (run_id, step) DO UPDATE
+            SET seq = EXCLUDED.seq, delta = EXCLUDED.delta, checksum = EXCLUDED.checksum;
+    END IF;
+    IF p_snap_step IS NOT NULL THEN
+        INSERT INTO snapshots(run_id, step, seq, state, checksum)
+            VALUES (p_run, p_snap_step, p_snap_seq, p_state, p_state_crc)
+            ON CONFLICT (run_id) DO UPDATE
+            SET step = EXCLUDED.step, seq = EXCLUDED.seq, state = EXCLUDED.state,
+                checksum = EXCLUDED.checksum;
+    END IF;
+    IF n > 0 OR has_fields THEN
+        PERFORM pg_notify('"""
+    + FRAMES_CHANNEL
+    + """', p_run || ' ' || last);
+    END IF;
+    outcome := 'ok';
+    RETURN NEXT;
+END;
+$$
+"""
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            """
+            CREATE TABLE runs (
+                id text PRIMARY KEY,
+                ord bigserial NOT NULL,
+                agent_type text NOT NULL,
+                status text NOT NULL,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                input text NOT NULL,
+                session_id text,
+                parent_id text,
+                iteration integer NOT NULL DEFAULT 0,
+                max_iterations integer NOT NULL DEFAULT 0,
+                pause_reason text,
+                pending_interaction text,
+                result text,
+                error text,
+                forked_from text,
+                forked_at_seq integer,
+                last_seq integer NOT NULL DEFAULT 0,
+                lease_owner text,
+                lease_expires_at double precision,
+                heartbeat_at double precision
+            )
+            """,
+            "CREATE INDEX runs_status ON runs(status)",
+            "CREATE INDEX runs_parent ON runs(parent_id)",
+            "CREATE INDEX runs_session ON runs(session_id)",
+            "CREATE INDEX runs_created ON runs(created_at DESC, ord DESC)",
+            """
+            CREATE TABLE frames (
+                run_id text NOT NULL,
+                seq integer NOT NULL,
+                type text NOT NULL,
+                data text NOT NULL,
+                PRIMARY KEY (run_id, seq)
+            )
+            """,
+            """
+            CREATE TABLE steps (
+                run_id text NOT NULL,
+                step integer NOT NULL,
+                seq integer NOT NULL,
+                delta text NOT NULL,
+                checksum bigint,
+                PRIMARY KEY (run_id, step)
+            )
+            """,
+            """
+            CREATE TABLE snapshots (
+                run_id text PRIMARY KEY,
+                step integer NOT NULL,
+                seq integer NOT NULL,
+                state text NOT NULL,
+                checksum bigint
+            )
+            """,
+            """
+            CREATE TABLE docs (
+                namespace text NOT NULL,
+                key text NOT NULL,
+                value text NOT NULL,
+                updated_at text NOT NULL,
+                PRIMARY KEY (namespace, key)
+            )
+            """,
+            _COMMIT_FUNCTION,
+        ),
+    ),
+)
+
+_LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database
+
+
+def apply_migrations(conn: Any) -> int:
+    """Bring the schema up to date on a ``psycopg.Connection`` in autocommit mode; returns the
+    version now in force. Processes opening the same database at once migrate it once."""
+    latest = MIGRATIONS[-1][0]
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        conn.execute("CREATE TABLE IF NOT EXISTS kforge_schema_version (version integer NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM kforge_schema_version").fetchone()
+        current = int(row[0] or 0)
+        if current > latest:
+            raise StoreError(
+                f"database schema version {current} is newer than this kforge knows ({latest}); "
+                "upgrade kforge or use another database"
+            )
+        for version, statements in MIGRATIONS:
+            if version <= current:
+                continue
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute("INSERT INTO kforge_schema_version(version) VALUES (%s)", (version,))
+            current = version
+    return current

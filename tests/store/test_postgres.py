@@ -1,0 +1,89 @@
+"""What only the PostgreSQL store does: migrate once under concurrent opens, refuse a newer
+schema, name an unreachable server without its password, notify listeners of each commit."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from kforge.errors import StoreError
+from kforge.frames import AgentThinking, utc_now
+from kforge.store import RunRecord, RunStatus, StepRecord
+from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+from kforge.store.open import open_store  # noqa: E402
+from kforge.store.postgres import PostgresStore, redact_url  # noqa: E402
+
+
+def new_run(run_id: str) -> RunRecord:
+    now = utc_now()
+    return RunRecord(run_id, "t", RunStatus.PENDING, now, now, {"args": {}})
+
+
+def test_processes_opening_one_database_at_once_migrate_it_once(postgres_url: str) -> None:
+    errors: list[BaseException] = []
+    stores: list[PostgresStore] = []
+
+    def open_one() -> None:
+        try:
+            stores.append(PostgresStore(postgres_url, pool_size=1))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with psycopg.connect(postgres_url) as conn:
+        versions = conn.execute("SELECT version FROM kforge_schema_version").fetchall()
+    assert versions == [(MIGRATIONS[-1][0],)]
+    for s in stores:
+        s.close()
+
+
+def test_a_newer_schema_is_refused(postgres_url: str) -> None:
+    PostgresStore(postgres_url).close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO kforge_schema_version VALUES (999)")
+    with pytest.raises(StoreError, match="newer than this kforge knows"):
+        PostgresStore(postgres_url)
+
+
+def test_an_unreachable_server_is_named_without_its_password() -> None:
+    url = "postgresql://kf:s3cret@127.0.0.1:1/kforge"
+    with pytest.raises(StoreError, match="cannot open PostgreSQL database") as info:
+        open_store(url)
+    assert "s3cret" not in str(info.value) and "kf:***@127.0.0.1:1" in str(info.value)
+    assert "scripts/postgres start" in str(info.value)
+    assert redact_url("postgresql://u@h/d") == "postgresql://u@h/d"
+
+
+def test_a_url_opens_the_postgres_store(postgres_url: str) -> None:
+    store = open_store(postgres_url)
+    assert isinstance(store, PostgresStore) and "PostgresStore" in repr(store)
+    store.close()
+
+
+def test_each_commit_notifies_the_run_and_its_last_seq(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    with psycopg.connect(postgres_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {FRAMES_CHANNEL}")
+        store.create_run(new_run("r1"))
+        store.commit(
+            "r1",
+            [
+                AgentThinking(run_id="r1", seq=1, message="a"),
+                AgentThinking(run_id="r1", seq=2, message="b"),
+            ],
+            step=StepRecord(1, 2, []),
+        )
+        store.commit("r1", [], snapshot=None, run_fields={"status": RunStatus.RUNNING})
+        store.commit("r1", [], step=StepRecord(2, 2, []))  # no frames, no fields: no notice
+        got = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
+    assert got == ["r1 2", "r1 2"]
+    store.close()
