@@ -4,17 +4,21 @@ interventions while they run, and a failure at each step of a subagent."""
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kforge import Runtime
+from kforge import Runtime, Services
 from kforge.agents.tree import STEPS, TreeAgent
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError, ValidationError
 from kforge.store.base import RunRecord, RunStatus
+from kforge.tools.approval import ApprovalPolicy
 from tests.agents.tree_model import Gates, TreeScript, barrier_gate, phases
 
 PARTY = "Plan my birthday party"
@@ -334,3 +338,69 @@ async def test_the_stream_yields_agent_states_and_text_for_the_whole_tree(tmp_pa
     texts = [c["textDelta"] for c in chunks if c["type"] == "text-delta" and c["agentId"] == root]
     assert texts and texts[-1].startswith(f"Answer about {PARTY}.")
     await rt.aclose()
+
+
+async def test_an_intervention_sent_to_a_process_that_is_then_killed_applies_after_resume(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "tree.db"
+    worker = Path(__file__).with_name("tree_worker.py")
+    proc = subprocess.Popen(
+        [sys.executable, str(worker), str(db), PARTY, FOOD, VENUE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        root = proc.stdout.readline().strip()
+        line = await asyncio.to_thread(proc.stderr.readline)
+        assert line.strip() == "blocked", line + proc.stderr.read()
+        picnic = "Plan a picnic instead"
+        other = Runtime(db, model=TreeScript().model())
+        assert other.get_run(root).is_live()
+        outcome = await other.intervene(root, user_comment="modify", user_content=picnic)
+        assert outcome["applied"] == "next_step"  # the other process executes it
+        other.store.close()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    rt = runtime(tmp_path, TreeScript(subquestions={PARTY: [FOOD, VENUE]}))
+    await rt.resume(root)
+    run = await rt.wait(root)
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert result["answer"].startswith(f"Answer about {picnic}.")
+    assert result["metadata"]["modifications"] == [picnic]
+    # the subagents the killed process left behind were resumed and collected
+    assert [c["status"] for c in result["subagents"]] == ["completed", "completed"]
+    assert [f.content for f in rt.frames(root) if f.type == "intervention"] == [picnic]
+    assert rt.interventions.take(root) == []  # taken from the inbox once recorded
+    await rt.aclose()
+
+
+async def test_python_in_the_main_execution_forks_and_waits_for_tree_subagents(
+    tmp_path: Path,
+) -> None:
+    code = f'h = fork("{VENUE}")\nprint(wait(h))'
+    script = TreeScript(code={PARTY: code})
+    rt = runtime(tmp_path, script, services=Services(approval=ApprovalPolicy.of(allow=["python"])))
+    root = await rt.start("tree", {"prompt": PARTY, "tools": ["python"]})
+    chunks = [chunk async for chunk in rt.stream(root)]
+    run = rt.get_run(root)
+    assert run.status == RunStatus.COMPLETED, run.error
+    (child,) = rt.store.list_runs(parent_id=root)
+    assert child.agent_type == "tree" and child.input["args"]["depth"] == 1
+    assert rt.get_run(child.id).status == RunStatus.COMPLETED
+    assert f"Tool said: Answer about {VENUE}." in (run.result or {})["answer"]
+    calls = [c for c in chunks if c["type"] == "tool-call"]
+    assert calls and calls[0]["toolName"] == "python" and calls[0]["agentId"] == root
+    assert any(c["type"] == "agent-state" and c["agentId"] == child.id for c in chunks)
+
+
+async def test_fork_past_the_depth_limit_is_refused(tmp_path: Path) -> None:
+    agent = TreeAgent({"prompt": PARTY, "depth": 1, "max_depth": 1})
+    with pytest.raises(ValidationError, match="depth limit"):
+        agent.child_run(VENUE)
+    assert TreeAgent({"prompt": PARTY, "max_depth": 2}).child_run(VENUE)[1]["depth"] == 1

@@ -16,8 +16,11 @@ Gate = Callable[[], Awaitable[None]]
 
 
 def request_of(messages: list[Message]) -> str:
-    found = re.search(r"Request: (.*)", messages[-1].content)
-    return found.group(1).strip() if found else messages[-1].content
+    for message in messages:
+        found = re.search(r"Request: (.*)", message.content)
+        if found:
+            return found.group(1).strip()
+    return messages[-1].content
 
 
 class TreeScript:
@@ -77,7 +80,7 @@ class TreeScript:
         gate = self.gates.get(request)
         if gate is not None:
             await gate()
-        notes = re.findall(r"Note from the user: (.*)", messages[-1].content)
+        notes = re.findall(r"Note from the user: (.*)", messages[1].content)
         tool_output = [m.content for m in messages if m.role == "tool"]
         extra = "".join(f" Noted: {n}." for n in notes)
         extra += "".join(f" Tool said: {t.strip()}." for t in tool_output)
