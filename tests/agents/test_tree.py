@@ -218,13 +218,8 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
     gates.release(FOOD)
     gates.release(VENUE)
     run = await rt.wait(root)
-    assert run.status == RunStatus.COMPLETED, run.error
-    result = run.result or {}
-    assert result["answer"].startswith(f"Answer about {picnic}.")
-    assert result["metadata"]["modifications"] == [picnic]
-    assert [c["status"] for c in result["subagents"]] == ["completed", "completed"]
+    assert_replanned(rt, run, picnic)
     frames = rt.frames(root)
-    assert [f.content for f in frames if f.type == "intervention"] == [picnic]
     assert any(f.type == "agent.thinking" and "Re-planning" in f.message for f in frames)
     assert phases(frames)[-3:] == ["execute", "check", "summary"]
     assert rt.agent_tree(root)[root]["userContent"] == picnic
@@ -283,6 +278,17 @@ async def test_a_child_question_without_a_handler_parks_child_and_parent(tmp_pat
     result = rt.get_run(root).result or {}
     assert {c["status"] for c in result["subagents"]} == {"completed"}
     await rt.aclose()
+
+
+def assert_replanned(rt: Runtime, run: RunRecord, instructions: str) -> None:
+    """The run completed on ``instructions`` (a modify), with both subagents' answers."""
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert result["answer"].startswith(f"Answer about {instructions}.")
+    assert result["metadata"]["modifications"] == [instructions]
+    assert [c["status"] for c in result["subagents"]] == ["completed", "completed"]
+    frames = rt.frames(run.id)
+    assert [f.content for f in frames if f.type == "intervention"] == [instructions]
 
 
 class FaultyTree(TreeAgent):
@@ -368,14 +374,8 @@ async def test_an_intervention_sent_to_a_process_that_is_then_killed_applies_aft
     assert proc.returncode == -signal.SIGKILL
     rt = runtime(tmp_path, TreeScript(subquestions={PARTY: [FOOD, VENUE]}))
     await rt.resume(root)
-    run = await rt.wait(root)
-    assert run.status == RunStatus.COMPLETED, run.error
-    result = run.result or {}
-    assert result["answer"].startswith(f"Answer about {picnic}.")
-    assert result["metadata"]["modifications"] == [picnic]
-    # the subagents the killed process left behind were resumed and collected
-    assert [c["status"] for c in result["subagents"]] == ["completed", "completed"]
-    assert [f.content for f in rt.frames(root) if f.type == "intervention"] == [picnic]
+    # the subagents the killed process left behind are resumed and collected
+    assert_replanned(rt, await rt.wait(root), picnic)
     assert rt.interventions.take(root) == []  # taken from the inbox once recorded
     await rt.aclose()
 
