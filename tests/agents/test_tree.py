@@ -74,6 +74,7 @@ async def test_the_six_steps_in_order_with_questions_answered_by_the_handler(
     assert [a.answer["text"] for a in answered] == ["The one on Saturday", "About twenty"]
     # a second round asked nothing more, so the questions stopped there
     assert [c for c in script.calls if c == ("questions", PARTY)] == [("questions", PARTY)] * 2
+    assert ("resolve", PARTY) not in script.calls  # nothing uncertain: no final question
     tree = rt.agent_tree(run.id)
     assert next(iter(tree)) == run.id and len(tree) == 3
     assert tree[run.id]["subagents"] == [c["id"] for c in result["subagents"]]
@@ -110,16 +111,22 @@ async def test_a_clarification_parks_the_agent_until_it_is_answered(tmp_path: Pa
 async def test_a_declined_question_ends_the_questions_and_the_agent_completes(
     tmp_path: Path,
 ) -> None:
-    script = TreeScript(missing={PARTY: ["What is the budget?", "What is the date?"]})
+    script = TreeScript(
+        missing={PARTY: ["What is the budget?", "What is the date?"]}, resolve=(PARTY,)
+    )
     rt = runtime(tmp_path, script)
-    handler, asked = await answering([None])
+    handler, asked = await answering([None, "Yes, book it"])
     rt.set_query_user_handler(handler)
     run = await rt.run("tree", {"prompt": PARTY, "max_subquestions": 0})
     assert run.status == RunStatus.COMPLETED, run.error
-    assert [p for _, p in asked] == ["What is the budget?"]  # no second round after a decline
+    # no second round after a decline; the uncertainty it left brings one final question
+    assert [p for _, p in asked] == ["What is the budget?", "Should I book the venue anyway?"]
     result = run.result or {}
     assert result["metadata"]["declined"] == ["What is the budget?"]
     assert "Not answered by you: What is the budget?" in result["answer"]
+    assert result["answer"].endswith(
+        "Your note: Yes, book it\n\nNot answered by you: What is the budget?"
+    )
     answered = [f for f in rt.frames(run.id) if f.type == "interaction.answered"]
     assert answered[0].answer == {"declined": True}
     await rt.aclose()

@@ -160,11 +160,9 @@ class TreeAgent:
 
     async def _clarify(self, ctx: RunContext) -> None:
         decision = await self._decide(ctx, CLARIFY_PROMPT, Clarity, "tree.clarify")
-        if decision.ambiguous:
-            question = clean_question(decision.question) or (
-                f"Your request could mean several things; what exactly do you need: "
-                f"{self.state.prompt[:120]}?"
-            )
+        # a question that only restates the request resolves nothing: small models write them
+        question = self._usable(decision.question) if decision.ambiguous else ""
+        if question:
             await self._ask(ctx, question, "clarify")
         self._goto(ctx, "questions", "clarified")
 
@@ -173,7 +171,7 @@ class TreeAgent:
         if state.rounds < self.params.max_question_rounds and not state.questions_done:
             decision = await self._decide(ctx, MISSING_PROMPT, MissingInfo, "tree.questions")
             state.rounds += 1
-            question = clean_question(decision.question) if decision.missing else ""
+            question = self._usable(decision.question) if decision.missing else ""
             if not question or await self._ask(ctx, question, "questions") is None:
                 state.questions_done = True
             if not state.questions_done and state.rounds < self.params.max_question_rounds:
@@ -236,12 +234,9 @@ class TreeAgent:
             decision = await self._decide(
                 ctx, RESOLVE_PROMPT, Resolution, "tree.resolve", extra=f"Uncertainties:\n{listed}"
             )
-            if decision.ask:
-                question = clean_question(decision.question) or (
-                    "Some parts remain uncertain (" + "; ".join(doubts)[:200] + "). "
-                    "Anything to add before I finish?"
-                )
-                state.note = await self._ask(ctx, question, "summary") or ""
+            question = self._usable(decision.question) if decision.ask else ""
+            if question:
+                state.note = await self._ask(ctx, question, "summary", final=True) or ""
         state.resolved = True
         result = self._result(partial=False)
         ctx.emit(AgentSpeaking(text=result["answer"]))
@@ -277,8 +272,18 @@ class TreeAgent:
         messages = [Message.system(system), Message.user(user)]
         return await ctx.complete(messages, DECISION, output_type=output_type, purpose=purpose)
 
-    async def _ask(self, ctx: RunContext, question: str, step: str) -> str | None:
-        """Ask the user; their answer, or None when they declined."""
+    def _usable(self, text: str) -> str:
+        """``text`` as a question worth asking, or "" (not a question, or the request again)."""
+        question = clean_question(text)
+        if question.lower().rstrip("?") == self.state.prompt.lower().rstrip("?"):
+            return ""
+        return question
+
+    async def _ask(
+        self, ctx: RunContext, question: str, step: str, *, final: bool = False
+    ) -> str | None:
+        """Ask the user; their answer, or None when they declined (remembered as an
+        uncertainty unless it is the ``final`` question)."""
         answer = await ctx.ask(
             question,
             kind="question",
@@ -286,16 +291,17 @@ class TreeAgent:
         )
         text = str(answer.get("text") or "").strip()
         if answer.get("declined") or not text:
-            self.state.declined.append(question)
+            if not final:
+                self.state.declined.append(question)
             return None
         self.state.clarifications.append({"question": question, "answer": text})
         return text
 
     def _pick_subquestions(self, proposed: list[str]) -> list[str]:
-        seen = {self.state.prompt.strip().lower().rstrip("?")}
+        seen: set[str] = set()
         chosen: list[str] = []
         for text in proposed:
-            question = clean_question(text)
+            question = self._usable(text)
             key = question.lower().rstrip("?")
             if question and key not in seen:
                 seen.add(key)
