@@ -144,15 +144,17 @@ class Runtime:
             max_iterations=limits.max_steps,
         )
         created = StatusChanged(run_id=run.id, seq=1, from_status=None, to_status="pending")
-        self.store.create_run(run, [created])
-        self._commit_initial_state(run.id, agent, seq=1)
+        self.store.create_run(run, [created], step=self._initial_step(agent, seq=1))
         self.bus.publish(run.id, [created])
         self._launch(run, agent)
         return run.id
 
-    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+    def _initial_step(self, agent: StepAgent, *, seq: int) -> StepRecord:
         initial = {"agent": agent.get_state(), "runtime": {"elapsed_s": 0.0}}
-        self.store.commit(run_id, [], step=StepRecord(0, seq, diff_state({}, initial)))
+        return StepRecord(0, seq, diff_state({}, initial))
+
+    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+        self.store.commit(run_id, [], step=self._initial_step(agent, seq=seq))
 
     async def resume(
         self,
@@ -383,7 +385,9 @@ class Runtime:
             if not task.cancelled() and task.exception() is not None:
                 self._errors[run.id] = task.exception()  # type: ignore[assignment]
             self.bus.idle(run.id)
-            if run.parent_id is not None and not task.cancelled() and task.exception() is None:
+            parent = run.parent_id
+            ended = not task.cancelled() and task.exception() is None
+            if ended and parent is not None and parent not in self._tasks:
                 self.child_ended(run.id)
 
         task.add_done_callback(_done)

@@ -66,6 +66,8 @@ class ChildAgents:
         self._runtime = runtime
         self._parent_id = parent_id
         self._plan = plan or (lambda prompt: (agent_type, {"goal": prompt}))
+        self._session: list[str | None] = []
+        """The parent's session (read once), which its children share."""
 
     async def fork(self, prompt: str) -> str:
         if not prompt.strip():
@@ -108,8 +110,6 @@ class ChildAgents:
         while True:
             if runtime.is_active(handle):
                 run = await runtime.wait(handle)
-                continue
-            run = runtime.get_run(handle)
             waiting = run.status == RunStatus.AWAITING_USER or (
                 run.status == RunStatus.PAUSED and run.pause_reason == SUBAGENTS_REASON
             )
@@ -122,6 +122,7 @@ class ChildAgents:
                     f"child run {handle} executes in another process; wait for it there"
                 )
             await runtime.resume(handle)
+            run = runtime.get_run(handle)
 
     async def wait(self, handle: str) -> str:
         run = await self.settle(handle)
