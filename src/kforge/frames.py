@@ -511,11 +511,27 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
 
 
 _BODY_NAMES: dict[type[Frame], tuple[str, ...]] = {}
+_ENCODED: dict[int, tuple[Frame, str]] = {}
+"""Bodies encoded once and not yet asked for again, by ``id``: a frame is encoded when it is
+emitted (so an unstorable one fails the step that made it), and its commit takes the body out.
+Each entry holds its frame, so an id is not reused while it is here."""
+_ENCODED_KEEP = 256
 
 
 def frame_body_json(frame: Frame) -> str:
     """The frame's fields except ``run_id`` and ``seq`` as JSON: what a store keeps beside
     those two columns and the type. ``TypeError`` if a field holds something JSON cannot."""
+    known = _ENCODED.pop(id(frame), None)
+    if known is not None and known[0] is frame:
+        return known[1]
+    text = _encode_body(frame)
+    if len(_ENCODED) >= _ENCODED_KEEP:
+        _ENCODED.clear()
+    _ENCODED[id(frame)] = (frame, text)
+    return text
+
+
+def _encode_body(frame: Frame) -> str:
     cls = type(frame)
     names = _BODY_NAMES.get(cls)
     if names is None:

@@ -53,6 +53,13 @@ def not_json(value: Any) -> tuple[str, str] | None:
     UTF-8 can encode, booleans, null, integers and finite floats. NaN and the infinities are
     refused, since they would read back as null.
     """
+    try:
+        # the common case, checked in C: it encodes, and reads back equal (NaN and the
+        # infinities read back as null, tuples as lists: those take the walk below)
+        if orjson.loads(orjson.dumps(value)) == value:
+            return None
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+        pass
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, item = stack.pop()

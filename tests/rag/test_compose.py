@@ -94,3 +94,87 @@ def test_a_namesake_is_not_a_hop_and_a_restated_fact_is_not_a_copy() -> None:
     )
     assert [s.source for s in segments if s.source != 0] == [2]
     assert "based in San Francisco" in " ".join(s.text for s in segments)
+
+
+def test_of_several_named_passages_the_hop_goes_to_the_one_the_question_describes() -> None:
+    actor = chunk(
+        0,
+        "Tom Reed is an Irish actor. He played a baker in Flour Power, and a lighthouse keeper "
+        "in Salt Wind.",
+        "Tom Reed",
+    )
+    first_film = chunk(
+        1, "Flour Power is a 2015 comedy film about a village bakery contest.", "Flour Power"
+    )
+    second_film = chunk(
+        2,
+        "Salt Wind is a 2016 drama film directed by Mara Quill, set on a remote lighthouse.",
+        "Salt Wind",
+    )
+    segments = compose_extractive(
+        "Tom Reed played a lighthouse keeper in a drama directed by whom?",
+        [actor, first_film, second_film],
+    )
+    assert {s.source for s in segments} == {0, 2}
+    assert "directed by Mara Quill" in " ".join(s.text for s in segments)
+
+
+def test_a_further_sentence_must_answer_something_its_passage_has_not() -> None:
+    sentences = [
+        "Harbour Lines is a monthly sailing magazine published in Norway.",
+        "The magazine is printed in Bergen by a family firm.",
+        "The magazine was founded in 1961 by a sailor.",
+    ]
+    magazine = chunk(0, " ".join(sentences), "Harbour Lines")
+    question = "When was the sailing magazine Harbour Lines founded?"
+    texts = [s.text for s in compose_extractive(question, [magazine])]
+    assert sentences[2] in texts
+    assert sentences[1] not in texts  # holds no question term the others leave open
+
+
+ARCHITECT = chunk(
+    0,
+    "Ada Stone was a Welsh architect. She trained in Cardiff. She designed Millbrook, a "
+    "garden village for mill workers.",
+    "Ada Stone",
+)
+VILLAGE = chunk(
+    1,
+    "Millbrook is a planned garden village in Gwent, built in 1921 for the workers of the "
+    "Millbrook paper mill.",
+    "Millbrook",
+)
+
+
+def test_each_hop_gives_its_best_sentence_before_any_introduction() -> None:
+    question = "Ada Stone designed which garden village built in 1921?"
+    two = compose_extractive(question, [ARCHITECT, VILLAGE], max_sentences=2)
+    assert [s.source for s in two] == [0, 1]  # not the architect's lead at the village's cost
+    assert two[0].text == "She designed Millbrook, a garden village for mill workers."
+    three = compose_extractive(question, [ARCHITECT, VILLAGE], max_sentences=3)
+    assert "Ada Stone was a Welsh architect." in [s.text for s in three]  # room for "She"
+
+
+def test_a_title_named_only_inside_a_longer_title_is_no_hop() -> None:
+    said = "Operation Blue Harbor was a 1944 naval raid led by Captain Ines Varga."
+    raid = chunk(0, said, "Operation Blue Harbor")
+    novel = chunk(1, "Blue Harbor is a novel by Tom Ash, set in a fishing town.", "Blue Harbor")
+    segments = compose_extractive(
+        "Which captain led the naval raid Operation Blue Harbor in 1944?", [raid, novel]
+    )
+    assert [s.source for s in segments] == [0]
+
+
+def test_the_hop_goes_to_the_title_named_beside_the_question_words() -> None:
+    actor = chunk(
+        0,
+        "Tom Reed is an Irish actor. He played Dylan in Flour Power, and Tyler in Salt Wind.",
+        "Tom Reed",
+    )
+    films = [
+        chunk(1, "Flour Power is a 2015 comedy film directed by Ann Lee.", "Flour Power"),
+        chunk(2, "Salt Wind is a 2016 drama film directed by Mara Quill.", "Salt Wind"),
+    ]
+    question = "In which director's film was Tom Reed cast as Tyler?"
+    segments = compose_extractive(question, [actor, *films])
+    assert {s.source for s in segments} == {0, 2}

@@ -417,6 +417,8 @@ class RunContext:
     def _refuse_unrecordable(self, response: ModelResponse) -> None:
         """A re-executed step must see the reply the first execution saw, so a reply holding
         what the record cannot keep as it is (NaN, infinities) is refused before it is used."""
+        if not_json([[c.arguments for c in response.tool_calls], response.parsed]) is None:
+            return
         problems: list[tuple[str, str]] = []
         for call in response.tool_calls:
             for name, value in call.arguments.items():

@@ -79,8 +79,16 @@ class Services:
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Anything else an application's own agents and tools need, by name."""
 
+    _view: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+        view: dict[str, Any] = dict(self.extra)
+        for key, name in _KEYS.items():
+            value = getattr(self, name)
+            if value is not None and value != ():
+                view[key] = value
+        object.__setattr__(self, "_view", MappingProxyType(view))
 
     @classmethod
     def from_mapping(cls, services: Mapping[str, Any]) -> Services:
@@ -144,12 +152,7 @@ class Services:
     def as_mapping(self) -> Mapping[str, Any]:
         """A read-only view by the former string keys (``agents``, ``tool_cache``, ...) and
         the ``extra`` names: what a tool sees as ``ToolContext.services``."""
-        view: dict[str, Any] = dict(self.extra)
-        for key, name in _KEYS.items():
-            value = getattr(self, name)
-            if value is not None and value != ():
-                view[key] = value
-        return MappingProxyType(view)
+        return self._view
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated: ``services["corpora"]`` reads as ``services.corpora``."""

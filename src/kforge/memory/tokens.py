@@ -49,6 +49,9 @@ class Price:
         ) / 1e6
 
 
+_FREE = Price(0.0, 0.0)
+
+
 class PriceTable:
     """Prices by model name; ``provider:*`` entries cover every model of a provider.
 
@@ -57,6 +60,7 @@ class PriceTable:
 
     def __init__(self, prices: Mapping[str, Price] | None = None) -> None:
         self._prices = dict(prices or {})
+        self._resolved: dict[str, Price | None] = {}
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Mapping[str, float]]) -> PriceTable:
@@ -73,14 +77,18 @@ class PriceTable:
         return cls(prices)
 
     def lookup(self, model: str) -> Price | None:
-        if model in self._prices:
-            return self._prices[model]
-        provider = model.split(":", 1)[0]
-        if f"{provider}:*" in self._prices:
-            return self._prices[f"{provider}:*"]
-        if provider in ("local", "test", "function"):
-            return Price(0.0, 0.0)
-        return None
+        try:
+            return self._resolved[model]  # once per model: every model call asks
+        except KeyError:
+            pass
+        price = self._prices.get(model)
+        if price is None:
+            provider = model.split(":", 1)[0]
+            price = self._prices.get(f"{provider}:*")
+            if price is None and provider in ("local", "test", "function"):
+                price = _FREE
+        self._resolved[model] = price
+        return price
 
     def cost(self, model: str, usage: Usage) -> float | None:
         price = self.lookup(model)
@@ -195,6 +203,12 @@ class RunBudget:
             TokenBudget(limit, self.warning_threshold)  # checks both
 
     def _used(self, usage: Usage, cost: float | None) -> list[tuple[str, float, TokenBudget]]:
+        if (
+            self.max_tokens is None
+            and self.max_session_tokens is None
+            and self.max_cost_usd is None
+        ):
+            return []  # every model call asks: no limits, nothing to measure
         measures = [
             ("max_tokens", usage.total_tokens, self.max_tokens),
             (

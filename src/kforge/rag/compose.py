@@ -3,9 +3,13 @@
 No model writes anything, so nothing can loop, echo or be invented: every sentence of the answer
 is a sentence of the passage it cites. Sentences are ranked against the question's key terms
 (idf-weighted over the candidate sentences), with a lead for better-ranked passages and for
-sections whose heading matches; near-duplicates are skipped. Multi-hop questions are followed
-by mention: a passage whose title the chosen sentences (or the question) name is brought
-forward, since it describes something the answer refers to.
+sections whose heading matches. Each passage's best sentence comes first; a further sentence
+must answer part of the question that its passage's chosen sentences leave open (near-duplicates
+are skipped), and a lead sentence that only introduces its passage comes last, room permitting.
+Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
+question) names is brought forward, since it describes something the answer refers to; of
+several, the one holding most of the question's terms that the leading passage lacks, and
+named beside the question's words ("... and Tyler in The Visit" for a question about Tyler).
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ _COPY = 0.8
 """A sentence of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
 """Stop adding sentences scoring under this share of the best sentence's score."""
+_BESIDE = 0.5
+"""Weight of the question's words beside a mention, against those the named passage holds."""
+_CLAUSE_MARKS = ",;."
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +104,33 @@ def _core_title(title: str) -> str:
     return " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
 
 
+def _title_spans(text: str, title: str) -> list[tuple[int, int]]:
+    title = _core_title(title)
+    if len(title) < 3:
+        return []
+    pattern = rf"(?<!\w){re.escape(title)}(?!\w)"
+    return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+
+
 def mentions_title(text: str, title: str) -> bool:
     """True when ``text`` names the document titled ``title`` (without a trailing
     disambiguation such as "(1945 film)")."""
-    title = _core_title(title)
-    if len(title) < 3:
-        return False
-    return re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE) is not None
+    return bool(_title_spans(text, title))
+
+
+def _named(text: str, passages: Sequence[Chunk]) -> list[int]:
+    """The passages whose title ``text`` names, other than as part of a longer title it names
+    ("Cold Comfort" inside "Operation Cold Comfort" names only the operation)."""
+    spans = {i: _title_spans(text, p.title) for i, p in enumerate(passages)}
+    longer = [span for found in spans.values() for span in found]
+    return [
+        i
+        for i, found in spans.items()
+        if any(
+            not any(a <= start and end <= b and (a, b) != (start, end) for a, b in longer)
+            for start, end in found
+        )
+    ]
 
 
 def compose_extractive(
@@ -117,10 +144,14 @@ def compose_extractive(
 
     ``passages`` are in relevance order (best first). The answer draws on at most two
     passages: the one holding the best sentence, and a second one that the question or the
-    first passage names (a multi-hop bridge) or, failing that, the one holding the next best
-    sentence. From each it takes the best sentence and the passage's lead sentence, which
-    says what the rest of the passage is about. Sentences in ``exclude`` (already said
-    elsewhere, e.g. earlier in a report) are not used. Returns no segment only when no passage
+    first passage names (a multi-hop bridge: of several, the one that holds most of the
+    question's terms the first lacks) or, failing that, the one holding the next best
+    sentence. It takes each passage's best sentence first, then further sentences that score
+    close to the best and hold a question term their passage's chosen sentences do not, and,
+    while there is room, the lead sentence (which says what the passage is about) of a
+    passage whose best sentence opens by referring back ("He designed ...") or that the answer
+    hops to. Sentences in ``exclude`` (already said elsewhere, e.g. earlier in a report) are
+    not used. Returns no segment only when no passage
     has a usable sentence.
     """
     said = {" ".join(s.split()) for s in exclude}
@@ -147,7 +178,7 @@ def compose_extractive(
         len(set(analyze(f"{p.title} {p.heading}")) & set(query)) / max(1, len(query))
         for p in passages
     ]
-    named = [i for i, p in enumerate(passages) if mentions_title(question, p.title)]
+    named = _named(question, passages)
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -170,14 +201,22 @@ def compose_extractive(
     own_name = _core_title(passages[top.source].title).lower()
     linked = [
         i
-        for i in [
-            i for i, p in enumerate(passages) if mentions_title(passages[top.source].text, p.title)
-        ]
-        + named
+        for i in _named(passages[top.source].text, passages) + named
         if i != top.source and _core_title(passages[i].title).lower() != own_name
     ]
     if linked:
-        sources.append(linked[0])
+        anchor = passages[top.source]
+        lacking = set(query) - _passage_terms(anchor)
+
+        def hop_value(i: int) -> float:
+            """What the question asks that the leading passage lacks and passage ``i`` holds
+            (the actress the question describes, not her film), and the question's words
+            beside the leading passage's mention of it."""
+            held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
+            mentions = _beside(anchor.text, passages[i].title, query)
+            return held + _BESIDE * max((sum(map(idf, m)) for m in mentions), default=0.0)
+
+        sources.append(max(dict.fromkeys(linked), key=hop_value))
     else:
         runner_up = next((c for c in ranked if c.source != top.source), None)
         if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
@@ -193,21 +232,23 @@ def compose_extractive(
         ):
             chosen.append(c)
 
-    for source in sources:  # each source's best sentence, and what it needs to be understood
-        own = [c for c in ranked if c.source == source]
-        lead = next((c for c in own if c.position == 0), None)
-        if (
-            lead is not None
-            and own[0] is not lead
-            and (_refers_back(own[0].text) or (source != top.source and source in linked))
-        ):
-            take(lead)
-        take(own[0])
+    owns = {source: [c for c in ranked if c.source == source] for source in sources}
+    for source in sources:  # each source's best sentence
+        take(owns[source][0])
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
         if c.source in sources and scores[id(c)] >= _KEEP_RATIO * best_score > 0:
-            take(c)
+            # a further sentence must answer part of the question its passage has not yet
+            said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
+            if any(t in c.terms and t not in said_here for t in query):
+                take(c)
+    for source in sources:  # and, room permitting, what makes a sentence understood
+        own = owns[source]
+        lead = next((c for c in own if c.position == 0), None)
+        needed = _refers_back(own[0].text) or (source != top.source and source in linked)
+        if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
+            take(lead)
     chosen = chosen[:max_sentences]
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source) for c in chosen]
@@ -222,6 +263,24 @@ _ANAPHOR = re.compile(
 def _refers_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
     return _ANAPHOR.match(sentence) is not None
+
+
+def _beside(text: str, title: str, query: Collection[str]) -> list[set[str]]:
+    """For each mention of ``title`` in ``text``, the ``query`` terms in its clause (other than
+    the title's own words): in "Dylan in Paper Planes, and Tyler in The Visit", only "Tyler"
+    stands beside "The Visit"."""
+    own = set(analyze(title))
+    found = []
+    for start, end in _title_spans(text, title):
+        left = max(text.rfind(mark, 0, start) for mark in _CLAUSE_MARKS) + 1
+        ends = [i for i in (text.find(mark, end) for mark in _CLAUSE_MARKS) if i >= 0]
+        clause = text[left : min(ends, default=len(text))]
+        found.append((set(analyze(clause)) - own) & set(query))
+    return found
+
+
+def _passage_terms(chunk: Chunk) -> set[str]:
+    return set(analyze(f"{chunk.title} {chunk.text}"))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

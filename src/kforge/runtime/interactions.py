@@ -3,11 +3,12 @@ anything is recorded: an answer that would fail the run later is refused at the 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from kforge.errors import ValidationError
 from kforge.frames import InteractionRequested
-from kforge.jsoncodec import dumps
+from kforge.jsoncodec import dumps, loads
 
 __all__ = ["answer_schema", "normalize_answer"]
 
@@ -81,12 +82,16 @@ def _check_modifications(request: InteractionRequested, modifications: Any) -> N
         )
 
 
-def _check_schema(answer: dict[str, Any], schema: dict[str, Any]) -> None:
+@lru_cache(maxsize=64)
+def _validator(schema_json: str) -> Any:
+    """One validator per schema: building one costs more than checking an answer with it."""
     import jsonschema
 
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(answer), key=lambda e: list(e.path)
-    )
+    return jsonschema.Draft202012Validator(loads(schema_json))
+
+
+def _check_schema(answer: dict[str, Any], schema: dict[str, Any]) -> None:
+    errors = sorted(_validator(dumps(schema)).iter_errors(answer), key=lambda e: list(e.path))
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.path) or "the answer"

@@ -80,8 +80,13 @@ class Runtime:
         )
         """What every run's agent is given; each run adds its own ``agents`` and ``sessions``."""
         self.default_limits = limits or RunLimits()
-        self._prices = prices
-        """What model calls cost; read from the config file's ``[prices]`` when not given."""
+        if prices is None:
+            from kforge.llm.config import load_config
+
+            prices = PriceTable.from_mapping(load_config().prices)
+        self.prices: PriceTable = prices
+        """What model calls cost; read from the config file's ``[prices]`` when not given (here,
+        not when a run starts or resumes, so a bad file is reported at once)."""
         self.bus = EventBus()
         self._tasks: dict[str, asyncio.Task[RunStatus]] = {}
         self._errors: dict[str, BaseException] = {}
@@ -331,15 +336,6 @@ class Runtime:
         tail = self.store.read_frames(run.id, after_seq=max(0, run.last_seq - 2))
         failure = [f for f in tail if isinstance(f, ErrorFrame | StatusChanged)]
         return failure[0].seq - 1 if failure else run.last_seq
-
-    @property
-    def prices(self) -> PriceTable:
-        """What model calls cost: the ``prices`` given, else the config file's ``[prices]``."""
-        if self._prices is None:
-            from kforge.llm.config import load_config
-
-            self._prices = PriceTable.from_mapping(load_config().prices)
-        return self._prices
 
     def _launch(
         self,

@@ -167,15 +167,22 @@ class SQLiteStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._read():
-            self._conn.execute("BEGIN IMMEDIATE")
+        """A write transaction (one context manager, not two: it runs twice per step)."""
+        conn = self._conn
+        with self._lock:
             try:
-                yield self._conn
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.IntegrityError:
                 raise
-            self._conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(self._damaged(exc)) from exc
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
