@@ -133,6 +133,9 @@ def test_tree_and_intervene_commands(tmp_path: Path) -> None:
         assert "is completed: it has finished, so it takes no intervention" in refused
         bad = kforge_proc(endpoint, db, "intervene", root)
         assert bad.wait(60) == 2
+        empty = kforge_proc(endpoint, db, "intervene", root, "--modify", " ")
+        _, said = empty.communicate(timeout=60)
+        assert empty.returncode == 1 and "--modify needs text" in said
     store = SQLiteStore(db)
     assert store.get_run(venue).status == RunStatus.DELETED
     store.close()

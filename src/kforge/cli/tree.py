@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from kforge.cli._common import EXIT_OK, find_run, open_store
+from kforge.errors import ValidationError
 from kforge.runtime.runtime import Runtime
 
 __all__ = ["register", "tree_lines"]
@@ -77,6 +78,9 @@ def cmd_intervene(args: argparse.Namespace) -> int:
     store = open_store(args)
     run = find_run(store, args.agent)
     runtime = Runtime(store)
+    for flag, text in (("--modify", args.modify), ("--comment", args.comment)):
+        if text is not None and not text.strip():
+            raise ValidationError(f"{flag} needs text: the agent's new instructions or a note")
     if args.delete:
         kwargs = {"user_comment": "delete"}
     elif args.modify is not None:
