@@ -56,10 +56,11 @@ def describe_frame(frame: Frame) -> tuple[str, str]:
                 return "phase", f"BACK {arrow} because {frame.reason}{detail}"
             return "phase", f"{arrow} on {frame.reason}"
         case fr.PhaseCheckpoint():
-            wait = "waits for approval" if frame.requires_approval else "informational"
+            wait = "waits for approval" if frame.requires_approval else "does not wait"
+            shown = _checkpoint_summary(frame.payload) if not frame.requires_approval else ""
             return (
                 "checkpoint",
-                f"after {frame.phase} [{frame.kind.value}, {wait}]: {frame.message}",
+                f"after {frame.phase} [{frame.kind.value}, {wait}]: {frame.message}{shown}",
             )
         case fr.InteractionRequested():
             opts = f" [{'/'.join(frame.options)}]" if frame.options else ""
@@ -174,4 +175,38 @@ def explain_run(
             + ", ".join(f"{p} x{c}" for p, c in paths.items())
             + f") | citations in them: {cited} | unsupported sentences dropped: {dropped}"
         )
+    lines += _work_tally(frames)
     return "\n".join(lines)
+
+
+def _checkpoint_summary(payload: dict[str, Any]) -> str:
+    """What an informational checkpoint shows, e.g. an objective and how its check went."""
+    parts = [f"{k} {_short(payload[k], 60)}" for k in ("objective", "status") if payload.get(k)]
+    return f" — {'; '.join(parts)}" if parts else ""
+
+
+def _work_tally(frames: Sequence[Frame]) -> list[str]:
+    """Lines for what Understand and Build runs did: objectives and checks, files and checks."""
+    data = [f for f in frames if isinstance(f, fr.DataEvent)]
+    lines = []
+    graded = [f for f in data if f.name == "check.graded"]
+    objectives = {str(f.payload.get("id")) for f in data if f.name == "objective.added"}
+    if objectives or graded:
+        understood = sum(1 for f in graded if f.payload.get("understood"))
+        lines.append(
+            f"  learning: {len(objectives)} objectives | checks understood: {understood} of "
+            f"{len(graded)} | calibration questions: "
+            f"{sum(1 for f in data if f.name == 'calibration.question')}"
+        )
+    written = [f for f in data if f.name == "build.file.written"]
+    checks = [f for f in data if f.name in ("check.passed", "check.failed")]
+    if written or checks:
+        passed = sum(1 for f in checks if f.name == "check.passed")
+        origins = Counter(str(f.payload.get("origin", "?")) for f in checks)
+        lines.append(
+            f"  build: {len({f.payload.get('path') for f in written})} files | checks passed: "
+            f"{passed} of {len(checks)} ("
+            + ", ".join(f"{o} x{c}" for o, c in origins.items())
+            + f") | reflections: {sum(1 for f in frames if isinstance(f, fr.Reflection))}"
+        )
+    return lines

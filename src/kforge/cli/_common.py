@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -360,9 +360,12 @@ async def drive_run(
     interactive: bool | None = None,
     verbose: bool = False,
     after_seq: int = 0,
+    answers: Callable[[RunRecord], Any] | None = None,
 ) -> RunRecord:
     """Print the run's frames live; answer checkpoints (approve with ``auto_approve``, or at the
-    terminal when interactive) until it ends or waits with nobody to answer."""
+    terminal when interactive) until it ends or waits with nobody to answer. ``answers``, when
+    given, is asked first: it returns the answer to the pending interaction, or None to leave
+    it to the other ways."""
     interactive = sys.stdin.isatty() if interactive is None else interactive
     last = after_seq
     status = RunStatusLine.for_terminal(out)
@@ -381,9 +384,12 @@ async def drive_run(
             return run
         pending = run.pending_interaction or {}
         options = pending.get("options") or []
-        if auto_approve and "approve" in options:
+        answer: Any = answers(run) if answers is not None else None
+        if answer is not None:
+            pass
+        elif auto_approve and "approve" in options:
             print("  (approved automatically: --yes)", file=out, flush=True)
-            answer: Any = {"action": "approve"}
+            answer = {"action": "approve"}
         elif interactive:
             answer = ask_at_terminal(run, out)
             if answer is None:
@@ -423,11 +429,14 @@ def report_outcome(
     (stdout); returns the exit code: 0 done, 1 failed, 3 waiting for a person, 4 paused."""
     ns = args if args is not None else argparse.Namespace()
     if run.status == RunStatus.AWAITING_USER:
-        prompt = (run.pending_interaction or {}).get("prompt", "")
+        pending = run.pending_interaction or {}
+        prompt = pending.get("prompt", "")
+        options = list(pending.get("options") or [])
+        reply = options[0] if options else "'YOUR ANSWER'"
         print(
             f"\nrun {run.id} is waiting: {prompt}\n"
             f"see the question with: {command_hint(ns, f'runs show {run.id}')}\n"
-            f"answer with: {command_hint(ns, f'runs resume {run.id} --answer approve')}",
+            f"answer with: {command_hint(ns, f'runs resume {run.id} --answer {reply}')}",
             file=sys.stderr,
         )
         return EXIT_WAITING

@@ -32,11 +32,31 @@ def render_review(payload: dict[str, Any]) -> list[str]:
                 lines.append(f"     - {text}")
     rest = {k: v for k, v in payload.items() if k not in _HIDDEN | {"question", "categories"}}
     for key, value in rest.items():
+        if isinstance(value, str):
+            indent = "\n" + " " * (max(10, len(key)) + 1)
+            lines.append(f"{key:<10} " + indent.join(_wrapped(value)))
+            continue
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            lines.append(f"{key:<10} " + ("" if value else "(none)"))
+            lines += [f"  - {v}" for v in value]
+            continue
+        if key == "knowledge" and isinstance(value, dict):
+            lines.append("knowledge")
+            for level, items in value.items():
+                shown = ", ".join(map(str, items)) if isinstance(items, list) else str(items)
+                lines.append(f"  {level:<15} {shown or '-'}")
+            continue
         text = json.dumps(value, ensure_ascii=False, indent=2)
         if len(text) > 2000:
             text = text[:2000] + " …"
         lines.append(f"{key:<10} " + text.replace("\n", "\n           "))
     return lines
+
+
+def _wrapped(text: str, width: int = 88) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(" ".join(text.split()), width) or [""]
 
 
 def render_pending(run: RunRecord, hint: Callable[[str], str]) -> str:

@@ -18,10 +18,12 @@ __all__ = ["BUILTIN_AGENTS", "AgentFactory", "AgentRegistry", "default_registry"
 AgentFactory = Callable[[dict[str, Any]], StepAgent]
 
 BUILTIN_AGENTS: Mapping[str, str] = {
+    "build": "kforge.agents.build.agent:BuildAgent",
     "react": "kforge.agents.react:ReactAgent",
     "research": "kforge.agents.research.agent:ResearchAgent",
     "router": "kforge.agents.router:RouterAgent",
     "tree": "kforge.agents.tree:TreeAgent",
+    "understand": "kforge.agents.understand.agent:UnderstandAgent",
 }
 """Agent type → ``"module:Class"`` of the agents every process knows without registering."""
 

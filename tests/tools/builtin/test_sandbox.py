@@ -112,3 +112,20 @@ async def test_the_kernel_confines_reads_by_itself(tmp_path: Path, database: Pat
         f"REFUSED {database}",
         "WROTE",
     ]
+
+
+async def test_a_workspace_is_the_working_folder_and_is_kept(tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "data.txt").write_text("41")
+    tool = PythonTool(LIMITS, workspace=str(workspace))
+    result = await tool.execute(
+        {"code": "n = int(open('data.txt').read()) + 1\nopen('out.txt', 'w').write(str(n))\nn"}
+    )
+    assert not result.is_error, result.text
+    assert (workspace / "out.txt").read_text() == "42"  # the folder stays after the run
+    escape = await tool.execute({"code": f"open({str(tmp_path / 'x.txt')!r}, 'w')"})
+    assert escape.is_error and not (tmp_path / "x.txt").exists()
+    assert "workspace" in tool.description
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        await run_sandboxed("1", LIMITS, workdir=tmp_path / "missing")

@@ -9,8 +9,9 @@ one after ANSWER reviews coverage. One step answers one question or synthesises 
 from __future__ import annotations
 
 import enum
-from typing import Any, TypeVar
+from typing import Any
 
+from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.arguments import ResearchArgs
 from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.prompts import (
@@ -43,7 +44,7 @@ from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
 from kforge.engine.run_context import RunContext
-from kforge.errors import ModelOutputError, ValidationError
+from kforge.errors import ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -52,8 +53,6 @@ from kforge.rag.textcheck import LoopWatch
 from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
-
-_Reply = TypeVar("_Reply")
 
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
@@ -605,19 +604,3 @@ class ResearchAgent(ForgeAgent):
             f"answered {len(rc.answered_questions)} questions in {len(rc.categories)} "
             f"categories citing {len(rc.sources)} sources"
         )
-
-
-async def _decide(
-    ctx: RunContext,
-    messages: list[Message],
-    settings: ModelSettings,
-    reply: type[_Reply],
-    purpose: str,
-) -> _Reply | None:
-    """The model's structured decision, or None when its reply cannot be read: every decision
-    has a fallback (a question from the documents, no backtrack), so an unreadable one is not
-    an error."""
-    try:
-        return await ctx.complete(messages, settings, output_type=reply, purpose=purpose)
-    except ModelOutputError:
-        return None

@@ -34,8 +34,12 @@ class AgentSpawner(Protocol):
 class PythonTool(Tool):
     """Runs code in a separate limited process; needs approval by default (destructive)."""
 
-    def __init__(self, limits: SandboxLimits | None = None) -> None:
+    def __init__(
+        self, limits: SandboxLimits | None = None, *, workspace: str | None = None
+    ) -> None:
         self.limits = limits or SandboxLimits()
+        self.workspace = workspace
+        """A folder the code runs in and may change (kept); None: a new temporary one each run."""
         # The sandbox enforces its own wall time (excluding fork/wait); this outer bound only
         # guards against a child agent that never finishes.
         self.timeout_s = max(self.limits.wall_s * 4, 3600.0)
@@ -46,11 +50,16 @@ class PythonTool(Tool):
 
     @property
     def description(self) -> str:
+        where = (
+            "its working folder (the workspace, kept between runs)"
+            if self.workspace
+            else "its own temporary working directory"
+        )
         return (
             "Run Python code in an isolated sandbox and return its output. The value of the "
             "last expression is returned; print() output is captured. No network, no new "
-            "processes; it can read and write files only in its own temporary working "
-            "directory (plus read Python's standard library and installed packages), nothing "
+            f"processes; it can read and write files only in {where} "
+            "(plus read Python's standard library and installed packages), nothing "
             "else of the machine or the user; limited CPU "
             f"({self.limits.cpu_s} s), memory ({self.limits.memory_mb} MB) and time "
             f"({self.limits.wall_s:g} s). fork(prompt) starts a child agent and returns a "
@@ -95,7 +104,9 @@ class PythonTool(Tool):
                 return await agents.wait(str(args.get("handle", "")))
             raise RuntimeError(f"unknown request '{op}'")
 
-        outcome = await run_sandboxed(str(arguments["code"]), self.limits, rpc)
+        outcome = await run_sandboxed(
+            str(arguments["code"]), self.limits, rpc, workdir=self.workspace
+        )
         return _result(outcome)
 
 

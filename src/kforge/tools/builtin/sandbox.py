@@ -102,19 +102,35 @@ def _environment(workdir: str) -> dict[str, str]:
 
 
 async def run_sandboxed(
-    code: str, limits: SandboxLimits | None = None, rpc: RpcHandler | None = None
+    code: str,
+    limits: SandboxLimits | None = None,
+    rpc: RpcHandler | None = None,
+    *,
+    workdir: str | os.PathLike[str] | None = None,
 ) -> SandboxOutcome:
-    """Run ``code`` in a fresh sandboxed process and report what happened."""
+    """Run ``code`` in a fresh sandboxed process and report what happened.
+
+    ``workdir`` (an existing folder) is where the code runs and the only place it may read or
+    write besides Python's own files; it is kept afterwards. Without it the code gets a new
+    temporary folder that is deleted when it ends.
+    """
     limits = limits or SandboxLimits()
     prefix = await asyncio.to_thread(_isolation_prefix) if limits.isolate else ()
-    isolation = ["process", "rlimits", "wall-time", "clean-env", "tempdir", "audit-policy"]
+    folder_kind = "workdir" if workdir is not None else "tempdir"
+    isolation = ["process", "rlimits", "wall-time", "clean-env", folder_kind, "audit-policy"]
     if prefix:
         isolation += ["net-namespace", "pid-namespace", "mount-namespace"]
         isolation += ["no-capabilities"] if any("setpriv" in p for p in prefix) else []
-    workdir = tempfile.mkdtemp(prefix="kforge-python-")
+    keep = workdir is not None
+    if workdir is not None:
+        folder = os.path.realpath(workdir)
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"sandbox working folder {folder} does not exist")
+    else:
+        folder = tempfile.mkdtemp(prefix="kforge-python-")
     read_fd, write_fd = os.pipe()
     config = {
-        "workdir": workdir,
+        "workdir": folder,
         "control_fd": write_fd,
         "cpu_s": limits.cpu_s,
         "memory_bytes": limits.memory_mb * _MB,
@@ -131,8 +147,8 @@ async def run_sandboxed(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             pass_fds=(write_fd,),
-            cwd=workdir,
-            env=_environment(workdir),
+            cwd=folder,
+            env=_environment(folder),
             start_new_session=True,
         )
         os.close(write_fd)
@@ -140,7 +156,7 @@ async def run_sandboxed(
         run = _Run(proc, limits, rpc, read_fd)
         read_fd = -1
         outcome = await run.finish(code)
-        files = tuple(sorted(os.listdir(workdir)))[:100]
+        files = tuple(sorted(os.listdir(folder)))[:100]
         isolation += list((run.done or {}).get("isolation") or [])
         return _with(outcome, files=files, isolation=tuple(isolation))
     finally:
@@ -151,7 +167,8 @@ async def run_sandboxed(
             _kill(proc)
             with contextlib.suppress(ProcessLookupError):
                 await proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:

@@ -1,0 +1,769 @@
+"""The Understand agent, a phase graph: CALIBRATE → DIAGNOSE → TEACH (one objective per pass)
+→ COMPLETE.
+
+CALIBRATE asks the learner a few questions and builds a knowledge state, which the learner
+confirms at a blocking checkpoint. DIAGNOSE derives learning objectives, prerequisites first,
+from the documents. TEACH explains one objective from the documents (cited, through the checked
+grounded path), asks a check question and grades the answer; an informational checkpoint shows
+each objective's summary. Backward: DIAGNOSE → CALIBRATE when the answers contradict the
+knowledge state (``calibration_was_inaccurate``); TEACH → CALIBRATE when an answer shows a
+missing prerequisite (``fundamental_prerequisite_gap``); TEACH → DIAGNOSE when a check fails
+(``check_question_failed``), which adds a remedial objective before the check is asked again.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from kforge.agents.cited import cited_text
+from kforge.agents.decisions import decide
+from kforge.agents.research.question_tree import clean_question, slug, topic_name
+from kforge.agents.research.writing import question_from_title, usable_frontier_question
+from kforge.agents.understand.arguments import UnderstandArgs
+from kforge.agents.understand.context import UnderstandPhase, UnderstandPhaseContext
+from kforge.agents.understand.learner import assess_answers, grade_answer, is_unsure
+from kforge.agents.understand.prompts import (
+    ASSESS_PROMPT,
+    CHECK_PROMPT,
+    GRADE_PROMPT,
+    REMEDIAL_PROMPT,
+    Assessment,
+    Calibration,
+    CheckQuestion,
+    Diagnosis,
+    Grade,
+    Remedial,
+)
+from kforge.agents.understand.record import render_record
+from kforge.engine.agent import ForgeAgent
+from kforge.engine.arguments import parse_arguments
+from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
+from kforge.engine.run_context import RunContext
+from kforge.errors import ValidationError
+from kforge.frames import AgentSpeaking, CheckpointKind, DataEvent
+from kforge.llm.base import answer_style
+from kforge.llm.types import Message, ModelSettings
+from kforge.prompts import phase_prompt as library_prompt
+from kforge.rag.grounded import AnswerStyle
+
+__all__ = ["UnderstandAgent"]
+
+P = UnderstandPhase
+DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+TITLES_EVENT = "understand.titles"
+"""Records the document titles concepts were taken from, so a re-executed step sees the same."""
+LEVELS = ("known", "partial", "unknown")
+
+
+class UnderstandAgent(ForgeAgent):
+    agent_type = "understand"
+    context_class = UnderstandPhaseContext
+    graph = PhaseGraph(
+        UnderstandPhase,
+        [
+            PhaseTransition(P.CALIBRATE, P.DIAGNOSE, "knowledge_state_confirmed"),
+            PhaseTransition(
+                P.DIAGNOSE, P.CALIBRATE, "calibration_was_inaccurate", is_backward=True
+            ),
+            PhaseTransition(P.DIAGNOSE, P.TEACH, "objectives_ready"),
+            PhaseTransition(P.DIAGNOSE, P.COMPLETE, "nothing_to_teach"),
+            PhaseTransition(
+                P.TEACH, P.CALIBRATE, "fundamental_prerequisite_gap", is_backward=True, priority=1
+            ),
+            PhaseTransition(P.TEACH, P.DIAGNOSE, "check_question_failed", is_backward=True),
+            PhaseTransition(P.TEACH, P.COMPLETE, "objectives_complete"),
+        ],
+        initial=P.CALIBRATE,
+        complete=P.COMPLETE,
+        checkpoints=[
+            Checkpoint(
+                P.CALIBRATE, CheckpointKind.BLOCKING, "Is this what you know about the topic?"
+            ),
+            Checkpoint(P.TEACH, CheckpointKind.INFORMATIONAL, "Objective summary"),
+        ],
+    )
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        super().__init__(args)
+        self._configure()
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        super().restore_state(state)
+        self._configure()  # the run's own arguments, whatever the agent was built with
+
+    def _configure(self) -> None:
+        self.params = parse_arguments(UnderstandArgs, self.args, agent=self.agent_type)
+        self.topic = " ".join(self.params.topic.split())
+        if not self.topic:
+            raise ValidationError("the understand agent needs a non-empty 'topic'")
+        self.search = {
+            "question": self.topic,
+            "corpus": self.params.corpus,
+            "k": self.params.k,
+            "max_rewrites": self.params.max_rewrites,
+            "passages_per_answer": self.params.passages_per_answer,
+        }
+
+    @property
+    def rc(self) -> UnderstandPhaseContext:
+        assert isinstance(self.phase_context, UnderstandPhaseContext)
+        return self.phase_context
+
+    def _style(self, ctx: RunContext) -> AnswerStyle:
+        return self.params.answer or answer_style(ctx.model)
+
+    # -- prompts ---------------------------------------------------------------------------
+
+    def phase_prompt(self, phase: enum.Enum) -> str:
+        visits = self.phase_context.phase_visits.get(phase.value, 0)
+        return library_prompt(
+            "understand",
+            phase.value,
+            visit_count=visits - 1,
+            backward_trigger=self.phase_context.backward_trigger or "",
+            backward_trigger_detail=self.phase_context.backward_trigger_detail or "",
+            existing_work_summary=self.phase_work_summary(phase),
+            **self._prompt_values(phase),
+        )
+
+    def initial_prompt(self, phase: enum.Enum) -> str:
+        return library_prompt("understand", phase.value, **self._prompt_values(phase))
+
+    def _prompt_values(self, phase: enum.Enum) -> dict[str, Any]:
+        rc = self.rc
+        if phase == P.CALIBRATE:
+            return {"topic": self.topic, "background": self.params.background}
+        if phase == P.DIAGNOSE:
+            return {
+                "topic": self.topic,
+                "knowledge_state": rc.knowledge or {"known": [], "unknown": []},
+                "answers": [
+                    f"{q['text']} — {q['answer']}" for q in rc.questions if q.get("answer")
+                ],
+            }
+        current = rc.objective(rc.current) or {}
+        return {
+            "objective": current.get("text") or self.topic,
+            "level": self._level(str(current.get("concept", ""))),
+            "misconceptions": [current["misconception"]] if current.get("misconception") else [],
+        }
+
+    def phase_work_summary(self, phase: enum.Enum) -> str:
+        rc = self.rc
+        if phase == P.CALIBRATE:
+            state = rc.knowledge or {}
+            lines = [f"- {level}: {', '.join(state.get(level, [])) or '-'}" for level in LEVELS]
+            return "\n".join([*lines, f"- questions answered: {len(rc.questions)}"])
+        return (
+            "\n".join(f"- {o['text']} ({o['status']})" for o in rc.objectives)
+            or "(no objectives yet)"
+        )
+
+    def _level(self, concept: str) -> str:
+        for level in LEVELS:
+            if concept and concept in (self.rc.knowledge or {}).get(level, []):
+                return level
+        return "new to the topic" if not self.rc.knowledge.get("known") else "some background"
+
+    # -- phases ----------------------------------------------------------------------------
+
+    async def execute_phase(self, phase: enum.Enum, ctx: RunContext) -> bool:
+        if phase == P.CALIBRATE:
+            return await self._calibrate(ctx)
+        if phase == P.DIAGNOSE:
+            return await self._diagnose(ctx)
+        if phase == P.TEACH:
+            return await self._teach(ctx)
+        return True
+
+    # CALIBRATE: prepare questions for this visit, ask one per step, then assess
+
+    async def _calibrate(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        visit = rc.phase_visits.get(P.CALIBRATE.value, 1)
+        if rc.backward_trigger == "user_modification" and self.is_reentry(P.CALIBRATE):
+            rc.calibrated = True
+            return True  # the learner corrected the state; show it again at the checkpoint
+        if rc.prepared_visit != visit:
+            rc.prepared_visit = visit
+            rc.calibrated = False
+            if visit == 1:
+                await self._first_questions(ctx)
+            else:
+                self._follow_up_questions(ctx)
+        pending = rc.unanswered()
+        if pending:
+            question = pending[0]
+            answer = await ctx.ask(
+                question["text"],
+                kind="question",
+                payload={"topic": self.topic, "purpose": question["purpose"]},
+            )
+            question["answer"] = " ".join(str(answer.get("text", "")).split())
+            ctx.emit(
+                DataEvent(
+                    name="calibration.answered",
+                    payload={"question": question["text"], "purpose": question["purpose"]},
+                )
+            )
+            if len(pending) > 1:
+                return False
+        await self._assess(ctx)
+        rc.calibrated = True
+        return True
+
+    async def _first_questions(self, ctx: RunContext) -> None:
+        rc = self.rc
+        reply: Calibration | None = None
+        if self._style(ctx) == "generative":  # a small model names no usable concept
+            reply = await decide(
+                ctx,
+                [
+                    Message.system(self.phase_prompt(P.CALIBRATE)),
+                    Message.user(f"Topic: {self.topic}"),
+                ],
+                DECISION,
+                Calibration,
+                "calibrate",
+            )
+        concepts = [n for n in (topic_name(c.name) for c in (reply.concepts if reply else [])) if n]
+        if len(concepts) < 2:
+            concepts += [c for c in await self._concepts_from_titles(ctx) if c not in concepts]
+        concepts = concepts[:2]
+        self._add_question(ctx, f"What do you already know about {self.topic}?", "background")
+        if self.params.background:
+            rc.questions[-1]["answer"] = self.params.background
+        self._add_question(
+            ctx, f"What do you want to be able to do once you understand {self.topic}?", "goal"
+        )
+        proposed = [
+            q
+            for q in (clean_question(t) for t in (reply.check_questions if reply else []))
+            if q and usable_frontier_question(q, self.initial_prompt(P.CALIBRATE))
+        ]
+        for concept in concepts:
+            mentions = [q for q in proposed if concept.lower() in q.lower()]
+            text = (
+                mentions[0]
+                if mentions
+                else (
+                    f"In a sentence or two, what do you understand by {concept.lower()}? "
+                    "(Say 'not sure' if you don't know.)"
+                )
+            )
+            self._add_question(ctx, text, "concept", concept)
+
+    async def _concepts_from_titles(self, ctx: RunContext) -> list[str]:
+        return list(await self._documents_by_title(ctx))
+
+    async def _documents_by_title(self, ctx: RunContext) -> dict[str, str]:
+        """The titles of the documents the topic finds, best first, each with its file."""
+
+        def titles() -> dict[str, Any]:
+            found: list[str] = []
+            files: list[str] = []
+            for hit in ctx.corpus(self.params.corpus).search(self.topic, 6):
+                title = topic_name(hit.chunk.title)
+                if title and title not in found:
+                    found.append(title)
+                    files.append(hit.chunk.file)
+            return {"titles": found, "files": files}
+
+        recorded = await ctx.recorded(TITLES_EVENT, titles)
+        return dict(zip(recorded.get("titles", []), recorded.get("files", []), strict=False))
+
+    def _follow_up_questions(self, ctx: RunContext) -> None:
+        """Re-entry: ask only about what sent us back."""
+        rc = self.rc
+        for gap in rc.gaps:
+            self._add_question(
+                ctx,
+                f"Before we go on: what do you know about {gap.lower()}? "
+                "(A sentence, or 'not sure'.)",
+                "concept",
+                gap,
+            )
+        if rc.recalibrate:
+            self._add_question(
+                ctx,
+                f"I may have misjudged what you know ({rc.recalibrate}). Which parts of "
+                f"{self.topic} are you comfortable with, and which are new to you?",
+                "follow_up",
+            )
+            rc.recalibrate = ""
+        trigger = rc.backward_trigger or ""
+        if not rc.unanswered() and trigger not in ("", "user_modification"):
+            # rejected at the checkpoint: the reason is the learner's own correction
+            self._add_question(ctx, "What did the knowledge state get wrong?", "follow_up")
+            rc.questions[-1]["answer"] = trigger
+
+    def _add_question(self, ctx: RunContext, text: str, purpose: str, concept: str = "") -> None:
+        record = {
+            "id": slug(text, {q["id"] for q in self.rc.questions}, "k-"),
+            "text": text,
+            "purpose": purpose,
+            "concept": concept,
+            "answer": None,
+        }
+        self.rc.questions.append(record)
+        ctx.emit(
+            DataEvent(
+                name="calibration.question",
+                payload={k: record[k] for k in ("id", "text", "purpose")},
+            )
+        )
+
+    async def _assess(self, ctx: RunContext) -> None:
+        rc = self.rc
+        concepts = list(
+            dict.fromkeys(
+                [q["concept"] for q in rc.questions if q.get("concept")]
+                + [c for level in LEVELS for c in rc.knowledge.get(level, [])]
+            )
+        )
+        state = assess_answers(concepts, rc.questions, rc.knowledge)
+        if self._style(ctx) == "generative":
+            answers = "\n".join(f"Q: {q['text']}\nA: {q['answer']}" for q in rc.questions)
+            reply = await decide(
+                ctx,
+                [
+                    Message.system(ASSESS_PROMPT),
+                    Message.user(
+                        f"Topic: {self.topic}\nConcepts: {', '.join(concepts)}\n\n{answers}"
+                    ),
+                ],
+                DECISION,
+                Assessment,
+                "calibrate.assess",
+            )
+            if reply is not None:
+                state = _merge_assessment(state, reply)
+        rc.knowledge = state
+        ctx.emit(DataEvent(name="knowledge.assessed", payload=dict(state)))
+
+    # DIAGNOSE: objectives on the first visit; on re-entry only what sent us back
+
+    async def _diagnose(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        if rc.objectives and (rc.gaps or rc.failed):
+            await self._diagnose_again(ctx)
+            return True
+        reply: Diagnosis | None = None
+        if self._style(ctx) == "generative":  # a small model's objectives echo its input
+            reply = await decide(
+                ctx,
+                [
+                    Message.system(self.phase_prompt(P.DIAGNOSE)),
+                    Message.user(f"Topic: {self.topic}"),
+                ],
+                DECISION,
+                Diagnosis,
+                "diagnose",
+            )
+        if (
+            reply is not None
+            and not reply.calibration_accurate
+            and reply.calibration_issue.strip()
+            and self._may_backtrack("calibration_was_inaccurate")
+            and not rc.objectives
+        ):
+            issue = " ".join(reply.calibration_issue.split())
+            rc.recalibrate = issue
+            self._count("calibration_was_inaccurate", issue)
+            return True
+        if rc.objectives:
+            return True  # back after recalibrating with objectives in place: nothing to redo
+        known = {c.lower() for c in rc.knowledge.get("known", [])}
+        for item in reply.objectives if reply else []:
+            concept = topic_name(item.concept)
+            text = " ".join(item.objective.split())
+            if concept and concept.lower() not in known and len(text.split()) >= 3:
+                prerequisites = [p for p in (topic_name(x) for x in item.prerequisites) if p]
+                self._add_objective(ctx, concept, text, prerequisites, item.misconception)
+        if not rc.objectives:
+            concepts = [
+                c
+                for c in [*rc.knowledge.get("unknown", []), *rc.knowledge.get("partial", [])]
+                if c.lower() not in known
+            ]
+            documents = await self._documents_by_title(ctx)
+            concepts += [c for c in documents if c not in concepts]
+            for concept in [c for c in concepts if c.lower() not in known]:
+                if len(rc.objectives) >= self.params.max_objectives:
+                    break
+                added = self._add_objective(ctx, concept, question_from_title(concept), [], "")
+                if added is not None and concept in documents:
+                    added["document"] = documents[concept]  # the document it is drawn from
+        rc.objectives = rc.objectives[: self.params.max_objectives]
+        rc.diagnosed = True
+        ctx.emit(AgentSpeaking(text=f"{len(rc.objectives)} learning objectives for {self.topic}."))
+        return True
+
+    async def _diagnose_again(self, ctx: RunContext) -> None:
+        rc = self.rc
+        for gap in rc.gaps:
+            before = rc.objective(rc.current)
+            added = self._add_objective(ctx, gap, question_from_title(gap), [], "", before=before)
+            if before is not None and added is not None:
+                before["prerequisites"].append(gap)
+                if before["status"] == "gap":
+                    before["status"] = "pending"
+        rc.gaps = []
+        for objective_id in rc.failed:
+            failed = rc.objective(objective_id)
+            if failed is None:
+                continue
+            text = f"Review: {failed['question']}"
+            if self._style(ctx) == "generative":
+                reply = await decide(
+                    ctx,
+                    [
+                        Message.system(self.phase_prompt(P.DIAGNOSE)),
+                        Message.user(
+                            f"{REMEDIAL_PROMPT}\nObjective: {failed['text']}\n"
+                            f"Check question: {failed['check_question']}\n"
+                            f"Learner's answer: {failed['answer']}\nFeedback: {failed['feedback']}"
+                        ),
+                    ],
+                    DECISION,
+                    Remedial,
+                    "diagnose.remedial",
+                )
+                if reply is not None and len(reply.objective.split()) >= 3:
+                    text = " ".join(reply.objective.split())
+            added = self._add_objective(
+                ctx,
+                failed["concept"],
+                text,
+                [],
+                failed.get("feedback", ""),
+                before=failed,
+                question=failed["question"],
+            )
+            if added is not None:
+                added["remedial_for"] = failed["id"]
+                if failed.get("document"):
+                    added["document"] = failed["document"]
+            failed["status"] = "reviewing"  # the review's check decides it: not asked twice
+        rc.failed = []
+
+    def _add_objective(
+        self,
+        ctx: RunContext,
+        concept: str,
+        text: str,
+        prerequisites: list[str],
+        misconception: str,
+        *,
+        before: dict[str, Any] | None = None,
+        question: str = "",
+    ) -> dict[str, Any] | None:
+        """``question`` (default: ``text``) is what the check question asks about."""
+        rc = self.rc
+        if not text or any(o["text"].lower() == text.lower() for o in rc.objectives):
+            return None
+        record: dict[str, Any] = {
+            "id": slug(concept, {o["id"] for o in rc.objectives}, "o-"),
+            "concept": concept,
+            "text": text,
+            "prerequisites": prerequisites,
+            "misconception": " ".join(str(misconception).split()),
+            "question": question or text,
+            "status": "pending",
+            "attempts": 0,
+            "explanation": [],
+            "source_ids": [],
+            "check_question": "",
+            "answer": None,
+            "feedback": "",
+            "remedial_for": "",
+        }
+        index = rc.objectives.index(before) if before in rc.objectives else len(rc.objectives)
+        rc.objectives.insert(index, record)
+        ctx.emit(
+            DataEvent(
+                name="objective.added",
+                payload={k: record[k] for k in ("id", "concept", "text", "prerequisites")},
+            )
+        )
+        return record
+
+    # TEACH: explain (one step), then ask and grade (the next)
+
+    async def _teach(self, ctx: RunContext) -> bool:
+        rc = self.rc
+        todo = rc.to_teach()
+        if not todo:
+            return True
+        objective = todo[0]
+        rc.current = objective["id"]
+        if objective["status"] == "pending":
+            await self._explain(ctx, objective)
+            return False
+        answer = await ctx.ask(
+            objective["check_question"],
+            kind="question",
+            payload={
+                "topic": self.topic,
+                "objective": objective["text"],
+                "explanation": self._explanation_text(objective),
+                "sources": [
+                    f"[{n}] {s['file']} ({s['location']})"
+                    for n, s in self._numbered(objective["source_ids"])
+                ],
+            },
+        )
+        objective["answer"] = " ".join(str(answer.get("text", "")).split())
+        await self._grade(ctx, objective)
+        rc.last_graded = objective["id"]
+        return True
+
+    async def _explain(self, ctx: RunContext, objective: dict[str, Any]) -> None:
+        rc = self.rc
+        said = {s["text"] for o in rc.objectives for s in o["explanation"]}
+        cited = await cited_text(
+            ctx,
+            objective["text"],
+            self.search,
+            rc.sources,
+            style=self._style(ctx),
+            purpose="teach",
+            system=self.phase_prompt(P.TEACH),
+            exclude=said,
+        )
+        for record in cited.new_sources:
+            rc.sources.append(record)
+            ctx.emit(DataEvent(name="source.found", payload=dict(record)))
+        objective["attempts"] += 1
+        if cited.segments:
+            objective["explanation"] = cited.segments
+            objective["source_ids"] = cited.source_ids
+        elif not objective["explanation"]:
+            objective["explanation"] = [
+                {
+                    "text": f"The documents do not explain {objective['concept'].lower()}; "
+                    "look for a source on it before going on.",
+                    "source_id": "",
+                }
+            ]
+        question = f"In your own words: {_lower_first(objective['question'])}"
+        if not question.endswith("?"):
+            question = question.rstrip(".") + "?"
+        if self._style(ctx) == "generative" and cited.segments:
+            reply = await decide(
+                ctx,
+                [
+                    Message.system(CHECK_PROMPT),
+                    Message.user(f"Objective: {objective['text']}\nExplanation: {cited.text}"),
+                ],
+                DECISION,
+                CheckQuestion,
+                "teach.check_question",
+            )
+            proposed = clean_question(reply.question) if reply else ""
+            if proposed and usable_frontier_question(proposed, CHECK_PROMPT):
+                question = proposed
+        objective["check_question"] = question
+        objective["status"] = "explained"
+        ctx.emit(
+            DataEvent(
+                name="objective.explained",
+                payload={
+                    "id": objective["id"],
+                    "sources": objective["source_ids"],
+                    "path": cited.path,
+                    "check_question": question,
+                },
+            )
+        )
+
+    async def _grade(self, ctx: RunContext, objective: dict[str, Any]) -> None:
+        rc = self.rc
+        explanation = " ".join(s["text"] for s in objective["explanation"])
+        understood, feedback = grade_answer(
+            objective["answer"], explanation, objective["check_question"]
+        )
+        missing = ""
+        if self._style(ctx) == "generative" and not is_unsure(objective["answer"]):
+            reply = await decide(
+                ctx,
+                [
+                    Message.system(GRADE_PROMPT),
+                    Message.user(
+                        f"Explanation: {explanation}\nCheck question: "
+                        f"{objective['check_question']}\nLearner's answer: {objective['answer']}"
+                    ),
+                ],
+                DECISION,
+                Grade,
+                "teach.grade",
+            )
+            if reply is not None:
+                understood = reply.understood
+                feedback = " ".join(reply.feedback.split()) or feedback
+                missing = topic_name(reply.missing_prerequisite)
+        objective["feedback"] = feedback
+        reviewed = rc.objective(objective["remedial_for"]) if objective["remedial_for"] else None
+        if reviewed is not None and reviewed["status"] == "reviewing":
+            reviewed["status"] = "passed" if understood else "open"
+        known = {c.lower() for c in rc.knowledge.get("known", [])}
+        if understood:
+            objective["status"] = "passed"
+        elif (
+            missing
+            and missing.lower() not in known
+            and missing.lower() != objective["concept"].lower()
+            and self._may_backtrack("fundamental_prerequisite_gap")
+        ):
+            objective["status"] = "gap"
+            rc.gaps.append(missing)
+            self._count(
+                "fundamental_prerequisite_gap",
+                f"the answer to '{objective['check_question']}' shows '{missing}' is missing",
+            )
+        elif self._may_backtrack("check_question_failed") and not objective["remedial_for"]:
+            objective["status"] = "failed"
+            rc.failed.append(objective["id"])
+            self._count(
+                "check_question_failed", f"the check of '{objective['text']}' was not passed"
+            )
+        else:
+            objective["status"] = "open"  # not understood yet; left for the learner to revisit
+        ctx.emit(
+            DataEvent(
+                name="check.graded",
+                payload={
+                    "id": objective["id"],
+                    "understood": understood,
+                    "status": objective["status"],
+                    "feedback": feedback,
+                },
+            )
+        )
+
+    def _count(self, trigger: str, detail: str) -> None:
+        self.rc.backtracks[trigger] = self.rc.backtracks.get(trigger, 0) + 1
+        self.rc.backward_trigger_detail = detail
+
+    def _may_backtrack(self, trigger: str) -> bool:
+        return self.rc.backtracks.get(trigger, 0) < self.params.max_backtracks
+
+    def _numbered(self, source_ids: list[str]) -> list[tuple[int, dict[str, Any]]]:
+        order = {s["id"]: n for n, s in enumerate(self.rc.sources, 1)}
+        return [(order[i], s) for i in source_ids for s in self.rc.sources if s["id"] == i]
+
+    def _explanation_text(self, objective: dict[str, Any]) -> str:
+        order = {s["id"]: n for n, s in enumerate(self.rc.sources, 1)}
+        parts = []
+        for segment in objective["explanation"]:
+            text = segment["text"].rstrip()
+            mark = f" [{order[segment['source_id']]}]" if segment["source_id"] in order else ""
+            end = text[-1] if text and text[-1] in ".!?" else ""
+            parts.append(f"{text[: len(text) - len(end)]}{mark}{end}")
+        return " ".join(parts)
+
+    # -- transitions and checkpoints -------------------------------------------------------
+
+    def evaluate_condition(self, transition: PhaseTransition) -> bool:
+        rc = self.rc
+        match transition.condition:
+            case "knowledge_state_confirmed":
+                return rc.calibrated
+            case "calibration_was_inaccurate":
+                return bool(rc.recalibrate)
+            case "objectives_ready":
+                return bool(rc.to_teach())
+            case "nothing_to_teach":
+                return rc.diagnosed and not rc.to_teach()
+            case "fundamental_prerequisite_gap":
+                return bool(rc.gaps)
+            case "check_question_failed":
+                return bool(rc.failed)
+            case "objectives_complete":
+                return not rc.to_teach()
+        return False
+
+    def checkpoint_payload(self, checkpoint: Checkpoint) -> dict[str, Any]:
+        rc = self.rc
+        if checkpoint.after == P.CALIBRATE:
+            return {"topic": self.topic, "knowledge": dict(rc.knowledge)}
+        objective = rc.objective(rc.last_graded) or {}
+        return {
+            "objective": objective.get("text", ""),
+            "status": objective.get("status", ""),
+            "feedback": objective.get("feedback", ""),
+            "remaining": len(rc.to_teach()),
+        }
+
+    def modify_keys(self, phase: enum.Enum) -> dict[str, str]:
+        if phase != P.CALIBRATE:
+            return {}
+        return {
+            "known": 'concepts you know well: ["...", ...]',
+            "partial": 'concepts you partly know: ["...", ...]',
+            "unknown": 'concepts that are new to you: ["...", ...]',
+            "misconceptions": 'replace the misconceptions: ["...", ...]',
+            "goal": "what you want to be able to do",
+        }
+
+    def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
+        if phase != P.CALIBRATE:
+            return
+        state = self.rc.knowledge
+        for level in LEVELS:
+            for name in modifications.get(level) or []:
+                name = " ".join(str(name).split())
+                for other in LEVELS:
+                    state.setdefault(other, [])
+                    if name in state[other]:
+                        state[other].remove(name)
+                if name:
+                    state[level].append(name)
+        if "misconceptions" in modifications:
+            state["misconceptions"] = [str(m) for m in modifications["misconceptions"] or []]
+        if str(modifications.get("goal") or "").strip():
+            state["goal"] = " ".join(str(modifications["goal"]).split())
+
+    # -- results ---------------------------------------------------------------------------
+
+    def get_mode_data(self) -> dict[str, Any]:
+        return {"topic": self.topic}
+
+    def result(self) -> dict[str, Any]:
+        rc = self.rc
+        return {
+            "topic": self.topic,
+            "report": render_record(self.topic, rc),
+            "knowledge": rc.knowledge,
+            "objectives": rc.objectives,
+            "questions": rc.questions,
+            "sources": rc.sources,
+        }
+
+    def summary(self) -> str:
+        rc = self.rc
+        passed = sum(1 for o in rc.objectives if o["status"] == "passed")
+        return f"{passed} of {len(rc.objectives)} learning objectives understood"
+
+
+def _merge_assessment(state: dict[str, Any], reply: Assessment) -> dict[str, Any]:
+    """The model's assessment where it names usable concepts; the answers' reading elsewhere."""
+    merged = {level: list(state.get(level, [])) for level in LEVELS}
+    for level in LEVELS:
+        for name in (n for n in (topic_name(x) for x in getattr(reply, level)) if n):
+            for other in LEVELS:
+                if name in merged[other]:
+                    merged[other].remove(name)
+            merged[level].append(name)
+    misconceptions = [" ".join(m.split()) for m in reply.misconceptions if len(m.split()) >= 2]
+    goal = " ".join(reply.goal.split())
+    return {
+        **merged,
+        "misconceptions": misconceptions or list(state.get("misconceptions", [])),
+        "goal": goal if len(goal.split()) >= 3 else state.get("goal", ""),
+    }
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

@@ -1,0 +1,106 @@
+"""The Understand agent's structured replies, and the prompts of its smaller decisions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel
+
+from kforge.llm.structured import decoder_bounds
+
+__all__ = [
+    "ASSESS_PROMPT",
+    "CHECK_PROMPT",
+    "GRADE_PROMPT",
+    "REMEDIAL_PROMPT",
+    "Assessment",
+    "Calibration",
+    "CheckQuestion",
+    "ConceptLevel",
+    "Diagnosis",
+    "Grade",
+    "Objective",
+    "Remedial",
+]
+
+Name = Annotated[str, decoder_bounds(max_length=60)]
+Short = Annotated[str, decoder_bounds(max_length=200)]
+
+
+class ConceptLevel(BaseModel):
+    name: Name
+    level: Literal["known", "partial", "unknown"]
+
+
+class Calibration(BaseModel):
+    """Prerequisite concepts with the learner's likely level, and questions to confirm it."""
+
+    concepts: Annotated[list[ConceptLevel], decoder_bounds(max_items=3)]
+    check_questions: Annotated[list[Short], decoder_bounds(max_items=2)]
+
+
+ASSESS_PROMPT = (
+    "You assess a learner. From their answers, sort the concepts into known, partial and "
+    "unknown, list any misconceptions their answers show (short phrases), and state their goal "
+    "in one sentence. Reply in JSON."
+)
+
+
+class Assessment(BaseModel):
+    """The learner's knowledge state as their answers show it."""
+
+    known: Annotated[list[Name], decoder_bounds(max_items=5)]
+    partial: Annotated[list[Name], decoder_bounds(max_items=5)]
+    unknown: Annotated[list[Name], decoder_bounds(max_items=5)]
+    misconceptions: Annotated[list[Short], decoder_bounds(max_items=3)]
+    goal: Short
+
+
+class Objective(BaseModel):
+    concept: Name
+    objective: Short
+    prerequisites: Annotated[list[Name], decoder_bounds(max_items=3)]
+    misconception: Short
+
+
+class Diagnosis(BaseModel):
+    """Learning objectives, prerequisites first; and whether the knowledge state held up."""
+
+    objectives: Annotated[list[Objective], decoder_bounds(max_items=3)]
+    calibration_accurate: bool
+    calibration_issue: Short
+
+
+REMEDIAL_PROMPT = (
+    "A learner failed the check question of a learning objective. Write one simpler learning "
+    "objective that addresses what their answer got wrong, in one sentence. Reply in JSON."
+)
+
+
+class Remedial(BaseModel):
+    objective: Short
+
+
+CHECK_PROMPT = (
+    "Write one short question that checks whether the learner understood the explanation. "
+    "The answer must be in the explanation. Reply in JSON."
+)
+
+
+class CheckQuestion(BaseModel):
+    question: Short
+
+
+GRADE_PROMPT = (
+    "Grade the learner's answer to the check question against the explanation. Set understood "
+    "to true if the answer is correct in substance. In feedback, say in one sentence what was "
+    "right or missing. If the answer shows the learner lacks a more basic concept the "
+    "explanation depends on, name it in missing_prerequisite; otherwise use an empty string. "
+    "Reply in JSON."
+)
+
+
+class Grade(BaseModel):
+    understood: bool
+    feedback: Short
+    missing_prerequisite: Name
