@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     "ReactAgent": "kforge.agents.react",
     "ResearchAgent": "kforge.agents.research.agent",
     "RouterAgent": "kforge.agents.router",
+    "TreeAgent": "kforge.agents.tree",
+    "QueryUserHandler": "kforge.runtime.runtime",
     "UnderstandAgent": "kforge.agents.understand.agent",
     "Corpus": "kforge.rag.corpus",
     "ingest_folder": "kforge.rag.ingest",

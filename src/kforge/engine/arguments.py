@@ -113,14 +113,20 @@ def _saved(f: Field[Any]) -> bool:
     return not f.name.startswith("_")
 
 
+_SAVED: dict[type[Any], tuple[tuple[str, Callable[[Any], Any] | None], ...]] = {}
+
+
 def state_to_dict(state: Any) -> dict[str, Any]:
     """The JSON form of the dataclass ``state``: one entry per field."""
+    saved = _SAVED.get(type(state))
+    if saved is None:  # worked out once per class: agents save their state every step
+        saved = _SAVED[type(state)] = tuple(
+            (f.name, f.metadata.get("dump")) for f in fields(state) if _saved(f)
+        )
     out: dict[str, Any] = {}
-    for f in fields(state):
-        if _saved(f):
-            value = getattr(state, f.name)
-            dump = f.metadata.get("dump")
-            out[f.name] = dump(value) if dump is not None and value is not None else _copy(value)
+    for name, dump in saved:
+        value = getattr(state, name)
+        out[name] = dump(value) if dump is not None and value is not None else _copy(value)
     return out
 
 

@@ -22,6 +22,7 @@ BUILTIN_AGENTS: Mapping[str, str] = {
     "react": "kforge.agents.react:ReactAgent",
     "research": "kforge.agents.research.agent:ResearchAgent",
     "router": "kforge.agents.router:RouterAgent",
+    "tree": "kforge.agents.tree:TreeAgent",
     "understand": "kforge.agents.understand.agent:UnderstandAgent",
 }
 """Agent type → ``"module:Class"`` of the agents every process knows without registering."""

@@ -44,7 +44,10 @@ if TYPE_CHECKING:
     from kforge.engine.limits import RunLimits
     from kforge.rag.corpus import Corpus
 
-__all__ = ["RunContext", "Suspended"]
+__all__ = ["SUBAGENTS_REASON", "Answerer", "Parked", "RunContext", "Suspended"]
+
+SUBAGENTS_REASON = "subagents"
+"""The pause reason of a run parked until its child runs (waiting for a person) end."""
 
 F = TypeVar("F", bound=Frame)
 T = TypeVar("T")
@@ -59,6 +62,19 @@ class Suspended(BaseException):
     def __init__(self, request: InteractionRequested) -> None:
         super().__init__(request.prompt)
         self.request = request
+
+
+class Parked(BaseException):
+    """Raised inside a step when the run must wait for other runs (its subagents): the run is
+    paused with ``reason`` and holds no worker; whoever finishes those runs resumes it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+Answerer = Callable[[str, InteractionRequested], Awaitable[dict[str, Any] | None]]
+"""Answers a question inline: ``(run_id, request) -> answer``; None leaves the run to park."""
 
 
 class RunContext:
@@ -78,6 +94,7 @@ class RunContext:
         budget: RunBudget | None = None,
         services: Services | Mapping[str, Any] | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
+        answerer: Answerer | None = None,
     ) -> None:
         self.run_id = run_id
         self.agent_type = agent_type
@@ -95,6 +112,7 @@ class RunContext:
         self._next_seq = next_seq
         self._flush = flush
         self._on_delta = on_delta
+        self._answerer = answerer
         self._pending: list[Frame] = []
         self._journal: list[Frame] = []
         self._cursor = 0
@@ -442,7 +460,9 @@ class RunContext:
 
         The first time, this records the request and suspends the run (status
         ``awaiting_user``); the runtime's ``resume(run_id, answer)`` re-executes the step and
-        this call then returns the recorded answer.
+        this call then returns the recorded answer. A question (``kind="question"``) goes to
+        the runtime's query-user handler first, when one is set: its answer is recorded the
+        same way and the step goes on without pausing.
         """
         request = self.replay_next(InteractionRequested)
         if request is None:
@@ -455,8 +475,15 @@ class RunContext:
                     payload=dict(payload or {}),
                 )
             )
-            raise Suspended(request)
-        answer = self.replay_next(InteractionAnswered)
-        if answer is None:
-            raise Suspended(request)
-        return dict(answer.answer)
+        else:
+            answer = self.replay_next(InteractionAnswered)
+            if answer is not None:
+                return dict(answer.answer)
+        if self._answerer is not None and kind == "question":
+            self.flush()  # the question is on record (and visible) while the handler decides
+            inline = await self._answerer(self.run_id, request)
+            if inline is not None:
+                self.emit(InteractionAnswered(interaction_id=request.interaction_id, answer=inline))
+                self.flush()
+                return dict(inline)
+        raise Suspended(request)

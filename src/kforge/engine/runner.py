@@ -12,11 +12,11 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
-from kforge.engine.run_context import RunContext, Suspended
+from kforge.engine.run_context import Answerer, Parked, RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (
@@ -31,6 +31,7 @@ from kforge.frames import (
     ErrorFrame,
     Frame,
     InteractionRequested,
+    Intervention,
     LimitReached,
     StatusChanged,
     TokenDelta,
@@ -50,6 +51,7 @@ __all__ = [
     "JOURNAL_EXCLUDED",
     "MODEL_UNAVAILABLE",
     "SNAPSHOT_EVERY",
+    "InterventionSource",
     "RestorePoint",
     "StepRunner",
     "load_state",
@@ -65,6 +67,22 @@ SNAPSHOT_EVERY = 64
 
 JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "intervention"})
 """Frame types the runner writes itself; never replayed into agent code."""
+
+
+class InterventionSource(Protocol):
+    """Where interventions on executing runs wait for the run's next step boundary."""
+
+    def take(self, run_id: str) -> list[Intervention]:
+        """What waits for ``run_id``, oldest first; it stays until ``done``."""
+        ...
+
+    def done(self, run_id: str, ids: list[str]) -> None:
+        """Forget interventions now recorded in the run's log."""
+        ...
+
+
+_DELIVERED_KEPT = 64
+"""Ids of the latest inbox interventions a run's state remembers, so none applies twice."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +175,19 @@ class StepRunner:
         lease: Lease | None = None,
         prices: PriceTable | None = None,
         telemetry: Telemetry | None = None,
+        interventions: InterventionSource | None = None,
+        answerer: Answerer | None = None,
     ) -> None:
         self.store = store
         self.telemetry = telemetry
         """Spans and metrics of this stretch (None: off, and nothing is measured)."""
+        self.interventions = interventions
+        """Interventions left for this run while it executes, taken at each step boundary."""
+        self.answerer = answerer
+        """Answers questions inline (the query-user handler), else they park the run."""
+        self._delivered: list[str] = []
+        self._unacked: list[str] = []
+        self._tail_interventions: list[Intervention] = []
         self.prices = prices or PriceTable()
         """What model calls cost (the config file's ``[prices]``)."""
         self.run = run
@@ -204,6 +231,12 @@ class StepRunner:
             self._lost = exc
             self._set_opened(exc)
             raise
+        if self._unacked and self.interventions is not None:
+            committed = {f.id for f in frames}
+            acked = [i for i in self._unacked if i in committed]
+            if acked:
+                self._unacked = [i for i in self._unacked if i not in committed]
+                self.interventions.done(self.run.id, acked)
         # any other failure of the opening is retried by the step's next commit; the stretch's
         # end reports it to whoever waits for the opening if none succeeds
         if opening is not None:
@@ -324,7 +357,9 @@ class StepRunner:
         except _DAMAGE as exc:
             return self._fail_corrupt(exc)
         journal = [f for f in [*tail, *self.opening] if f.type not in JOURNAL_EXCLUDED]
+        self._tail_interventions = [f for f in tail if isinstance(f, Intervention)]
         runtime_state = dict(full_state.get("runtime", {}))
+        self._delivered = list(runtime_state.get("interventions", []))
         usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
         cost = runtime_state.get("cost_usd")
         ctx = RunContext(
@@ -339,6 +374,7 @@ class StepRunner:
             budget=self._budget(),
             services=self.services,
             on_delta=self.on_delta,
+            answerer=self.answerer,
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
@@ -369,6 +405,8 @@ class StepRunner:
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
         while True:
             started = time.monotonic()
+            if not journal and self._take_interventions(ctx):
+                return self._end_deleted(ctx, step_no, step_seq, baseline)
             try:
                 self._check_limits(step_no, elapsed)
                 ctx.begin_step(step_no + 1, journal)
@@ -395,6 +433,11 @@ class StepRunner:
                     },
                 )
                 return RunStatus.AWAITING_USER
+            except Parked as parked:
+                ctx.end_replay()
+                return self._pause(
+                    ctx, parked.reason, Snapshot(step_no, step_seq, baseline.trusted())
+                )
             except LimitExceededError as exc:
                 return self._pause_on_limit(ctx, exc, step_no, step_seq, baseline.trusted())
             except asyncio.CancelledError:
@@ -449,6 +492,7 @@ class StepRunner:
                     "elapsed_s": round(elapsed, 6),
                     "usage": ctx.usage.to_dict(),
                     **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
+                    **({"interventions": self._delivered} if self._delivered else {}),
                 },
             }
             # The delta holds copies; applying it keeps the baseline free of references into the
@@ -483,6 +527,47 @@ class StepRunner:
                 baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
+
+    def _take_interventions(self, ctx: RunContext) -> bool:
+        """Apply the interventions waiting for this run (those recorded in its log while it
+        waited, then those left in the inbox while it executed); True when one deletes it."""
+        found = list(self._tail_interventions)
+        self._tail_interventions = []
+        if self.interventions is not None:
+            for item in self.interventions.take(self.run.id):
+                if item.id in self._delivered:
+                    self.interventions.done(self.run.id, [item.id])
+                    continue
+                found.append(ctx.emit(item))
+                self._unacked.append(item.id)
+                self._delivered = [*self._delivered, item.id][-_DELIVERED_KEPT:]
+        apply = getattr(self.agent, "intervene", None)
+        for item in found:
+            if item.action == "delete":
+                return True
+            if apply is not None:
+                apply(ctx, item.action, item.content)
+        return False
+
+    def _end_deleted(
+        self, ctx: RunContext, step_no: int, step_seq: int, baseline: Baseline
+    ) -> RunStatus:
+        """A person deleted the run: it ends here, between steps, with its partial result."""
+        ctx.end_replay()
+        ctx.emit(
+            StatusChanged(from_status="running", to_status="deleted", reason="deleted by user")
+        )
+        self._commit(
+            ctx.take_pending(),
+            final=True,
+            snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
+            run_fields={
+                "status": RunStatus.DELETED,
+                "result": {**self.agent.partial_result(), "deleted": True},
+                "pending_interaction": None,
+            },
+        )
+        return RunStatus.DELETED
 
     def _tail(self, step_seq: int) -> list[Frame]:
         """The frames after the last committed step: what the unfinished step recorded."""

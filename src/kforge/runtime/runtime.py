@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
+from kforge.engine.run_context import SUBAGENTS_REASON
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
@@ -43,8 +44,10 @@ from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
 from kforge.runtime.interactions import normalize_answer
+from kforge.runtime.interventions import InterventionInbox, intervene, parse_intervention
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
+from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
 from kforge.store.base import (
     TERMINAL_STATUSES,
     CommitListening,
@@ -59,7 +62,10 @@ if TYPE_CHECKING:
     from kforge.runtime.distributed import StretchQueue
     from kforge.telemetry import Telemetry
 
-__all__ = ["Runtime", "normalize_answer"]
+__all__ = ["QueryUserHandler", "Runtime", "normalize_answer"]
+
+QueryUserHandler = Callable[[str, str], Awaitable[str | None]]
+"""``async (agent_id, prompt) -> answer``: None declines the question."""
 
 _POLL_S = 1.0
 """How often a subscriber to a run executing in another process looks in the store when no
@@ -139,6 +145,10 @@ class Runtime:
             self.stretches = StretchQueue(store.url)
         elif executor != "local":
             raise ConfigurationError(f"executor must be 'local' or 'dbos' (got {executor!r})")
+        self.interventions = InterventionInbox(store)
+        """Interventions waiting for executing runs' next step boundaries (in the store)."""
+        self._query_user: QueryUserHandler | None = None
+        self._waking: set[asyncio.Task[None]] = set()
 
     # -- models ---------------------------------------------------------------------------
 
@@ -188,8 +198,7 @@ class Runtime:
             max_iterations=limits.max_steps,
         )
         created = StatusChanged(run_id=run.id, seq=1, from_status=None, to_status="pending")
-        self.store.create_run(run, [created])
-        self._commit_initial_state(run.id, agent, seq=1)
+        self.store.create_run(run, [created], step=self._initial_step(agent, seq=1))
         self.bus.publish(run.id, [created])
         if self.stretches is not None:
             self.stretches.enqueue(run.id, 1)
@@ -197,9 +206,12 @@ class Runtime:
             self._launch(run, agent)
         return run.id
 
-    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+    def _initial_step(self, agent: StepAgent, *, seq: int) -> StepRecord:
         initial = {"agent": agent.get_state(), "runtime": {"elapsed_s": 0.0}}
-        self.store.commit(run_id, [], step=StepRecord(0, seq, diff_state({}, initial)))
+        return StepRecord(0, seq, diff_state({}, initial))
+
+    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+        self.store.commit(run_id, [], step=self._initial_step(agent, seq=seq))
 
     async def resume(
         self,
@@ -448,7 +460,8 @@ class Runtime:
             limits=limits,
             services=replace(
                 self.services,
-                agents=self.services.agents or ChildAgents(self, run.id),
+                agents=self.services.agents
+                or ChildAgents(self, run.id, plan=getattr(agent, "child_run", None)),
                 sessions=self.services.sessions or RunSession(self.store, run.id, run.session_id),
             ),
             on_commit=self.bus.publish,
@@ -458,6 +471,8 @@ class Runtime:
             lease=Lease(owner=self.owner, ttl_s=self.lease_ttl_s, takeover=takeover),
             prices=self.prices,
             telemetry=self.telemetry,
+            interventions=self.interventions,
+            answerer=self._answer_inline if self._query_user is not None else None,
         )
         loop = asyncio.get_running_loop()
         runner.opened = self._opened[run.id] = loop.create_future()
@@ -472,8 +487,99 @@ class Runtime:
             if not task.cancelled() and task.exception() is not None:
                 self._errors[run.id] = task.exception()  # type: ignore[assignment]
             self.bus.idle(run.id)
+            parent = run.parent_id
+            ended = not task.cancelled() and task.exception() is None
+            if ended and parent is not None and parent not in self._tasks:
+                self.child_ended(run.id)
 
         task.add_done_callback(_done)
+
+    # -- the agent tree -------------------------------------------------------------------
+
+    def set_query_user_handler(self, handler: QueryUserHandler | None) -> None:
+        """Answer agents' questions with ``handler(agent_id, prompt)`` as they ask them (a
+        None answer declines); without one, a question parks its run as ``awaiting_user``
+        until ``resume(run_id, answer)``. Either way the answer is recorded in the run."""
+        self._query_user = handler
+
+    async def _answer_inline(
+        self, run_id: str, request: InteractionRequested
+    ) -> dict[str, Any] | None:
+        handler = self._query_user
+        if handler is None:
+            return None
+        try:
+            reply = await handler(run_id, request.prompt)
+        except Exception:
+            return None  # the question stays open: the run parks and can be answered later
+        if reply is None or not str(reply).strip():
+            return {"declined": True}
+        return {"text": str(reply)}
+
+    async def intervene(
+        self,
+        agent_id: str,
+        *,
+        user_comment: str | None = None,
+        user_content: str | None = None,
+        status: str | None = None,
+    ) -> dict[str, Any]:
+        """Steer one agent of a tree: ``user_comment="delete"`` stops it and its subagents
+        at their next step boundary; ``"modify"`` with ``user_content`` makes it re-plan
+        from its current step with those instructions; any other text is a comment it sees
+        at its next step. A waiting or queued agent takes it when it next runs; a finished
+        one refuses it (InvalidRunStateError)."""
+        action, content = parse_intervention(user_comment, user_content, status)
+        return await intervene(self, agent_id, action, content)
+
+    def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
+        """The tree under ``root_id`` as a map by agent id (no message history)."""
+        return agent_tree(self.store, self.interventions, root_id)
+
+    def get_agent(self, agent_id: str) -> dict[str, Any]:
+        """One agent with its history: its tree entry plus its frames and its state."""
+        from kforge.frames import frame_to_dict
+
+        node = agent_node(self.store, self.interventions, self.store.get_run(agent_id))
+        point_state: dict[str, Any] = {}
+        try:
+            point_state = load_state(self.store, agent_id)[0].get("agent", {})
+        except Exception:
+            point_state = {}
+        frames = self.store.read_frames(agent_id)
+        return {**node, "state": point_state, "history": [frame_to_dict(f) for f in frames]}
+
+    def stream(self, root_id: str, *, follow: bool = True) -> AsyncIterator[TreeChunk]:
+        """The whole tree's chunks, live: ``text-delta``, ``agent-state``, ``tool-call`` and
+        ``tool-result``, from the frames of ``root_id`` and every run below it. Ends once
+        every run of the tree has ended (with ``follow=False``, once none executes here)."""
+        return stream_tree(self, root_id, follow=follow)
+
+    def child_ended(self, run_id: str) -> None:
+        """A child run ended or parked: a parent paused for its subagents continues here."""
+        try:
+            run = self.store.get_run(run_id)
+            if run.parent_id is None or run.status not in TERMINAL_STATUSES:
+                return
+            parent = self.store.get_run(run.parent_id)
+        except Exception:
+            return
+        if (
+            parent.status != RunStatus.PAUSED
+            or parent.pause_reason != SUBAGENTS_REASON
+            or parent.id in self._tasks
+        ):
+            return
+
+        async def wake() -> None:
+            try:
+                await self.resume(parent.id)
+            except (InvalidRunStateError, RunLeasedError):
+                pass  # another process or stretch took it
+
+        task = asyncio.get_running_loop().create_task(wake())
+        self._waking.add(task)
+        task.add_done_callback(self._waking.discard)
 
     # -- observing ------------------------------------------------------------------------
 

@@ -4,17 +4,25 @@ each a narrow view of the store or the runtime, never the thing itself."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from kforge.errors import ValidationError
-from kforge.store.base import RunStatus, Store
+from kforge.engine.run_context import SUBAGENTS_REASON
+from kforge.errors import InvalidRunStateError, RunNotFoundError, ValidationError
+from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
     from kforge.runtime.runtime import Runtime
 
-__all__ = ["ChildAgents", "Corpora", "Documents", "RunSession", "session_turns"]
+__all__ = [
+    "ChildAgents",
+    "ChildPlan",
+    "Corpora",
+    "Documents",
+    "RunSession",
+    "session_turns",
+]
 
 
 class Corpora:
@@ -38,31 +46,86 @@ class Corpora:
         self._open.pop(name, None)
 
 
+ChildPlan = Callable[[str], tuple[str, dict[str, Any]]]
+"""What a ``fork(prompt)`` starts: ``prompt -> (agent type, arguments)``."""
+
+
 class ChildAgents:
     """``fork(prompt)`` / ``wait(handle)`` for agent code and the python tool: each fork is a
-    child run (its own durable record, ``parent_id`` set) of ``agent_type``."""
+    child run (its own durable record, ``parent_id`` set); ``plan`` says of which agent type
+    and with which arguments (default: a ``react`` agent with the prompt as its goal)."""
 
-    def __init__(self, runtime: Runtime, parent_id: str, *, agent_type: str = "react") -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        parent_id: str,
+        *,
+        agent_type: str = "react",
+        plan: ChildPlan | None = None,
+    ) -> None:
         self._runtime = runtime
         self._parent_id = parent_id
-        self._agent_type = agent_type
+        self._plan = plan or (lambda prompt: (agent_type, {"goal": prompt}))
+        self._session: list[str | None] = []
+        """The parent's session (read once), which its children share."""
 
     async def fork(self, prompt: str) -> str:
         if not prompt.strip():
             raise ValidationError("fork(prompt): the prompt is empty")
+        agent_type, args = self._plan(prompt)
+        return await self.start(agent_type, args)
+
+    async def start(
+        self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
+    ) -> str:
+        """Start a child run; with ``run_id``, one that already exists is left as it is (a
+        re-executed step starts each of its children once)."""
+        if run_id is not None:
+            try:
+                existing = self._runtime.get_run(run_id)
+            except RunNotFoundError:
+                pass
+            else:
+                self._check_child(existing)
+                return run_id
         parent = self._runtime.get_run(self._parent_id)
         return await self._runtime.start(
-            self._agent_type,
-            {"goal": prompt},
+            agent_type,
+            args,
             parent_id=self._parent_id,
             session_id=parent.session_id,
+            run_id=run_id,
         )
 
-    async def wait(self, handle: str) -> str:
-        run = self._runtime.get_run(handle)
+    def _check_child(self, run: RunRecord) -> None:
         if run.parent_id != self._parent_id:
-            raise ValidationError(f"wait({handle!r}): not a run forked by this run")
-        run = await self._runtime.wait(handle)
+            raise ValidationError(f"wait({run.id!r}): not a run forked by this run")
+
+    async def settle(self, handle: str) -> RunRecord:
+        """The child once it has ended or waits for a person (or for its own children): a
+        child no process executes any more (after a restart) is resumed here first."""
+        runtime = self._runtime
+        run = runtime.get_run(handle)
+        self._check_child(run)
+        while True:
+            if runtime.is_active(handle):
+                run = await runtime.wait(handle)
+            waiting = run.status == RunStatus.AWAITING_USER or (
+                run.status == RunStatus.PAUSED and run.pause_reason == SUBAGENTS_REASON
+            )
+            if run.status in TERMINAL_STATUSES or waiting:
+                return run
+            if run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:"):
+                return run
+            if run.is_live():
+                raise InvalidRunStateError(
+                    f"child run {handle} executes in another process; wait for it there"
+                )
+            await runtime.resume(handle)
+            run = runtime.get_run(handle)
+
+    async def wait(self, handle: str) -> str:
+        run = await self.settle(handle)
         if run.status != RunStatus.COMPLETED:
             detail = (
                 run.error or run.pause_reason or (run.pending_interaction or {}).get("prompt", "")

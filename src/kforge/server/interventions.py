@@ -1,28 +1,23 @@
-"""Deleting runs and recording people's interventions on them, over the runtime.
+"""``DELETE /runs/{id}``: stop a run and its child runs now and mark them deleted.
 
-The runtime has no delete or intervention call yet; these are the thinnest versions: a run that
-is executing in this process is cancelled first, then its record is changed in one commit.
+Unlike the agent tree's delete intervention (``Runtime.intervene``), which lets an executing
+agent finish its step, this cancels a run executing here at once.
 """
 
 from __future__ import annotations
 
 from kforge.errors import InvalidRunStateError
 from kforge.frames import Frame, Intervention, StatusChanged
+from kforge.runtime.interventions import descendants as tree_descendants
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 
-__all__ = ["delete_run", "descendants", "record_intervention"]
+__all__ = ["delete_run", "descendants"]
 
 
 def descendants(runtime: Runtime, run_id: str, *, limit: int = 1000) -> list[RunRecord]:
     """Every run below ``run_id`` (children, their children, ...), breadth first."""
-    found: list[RunRecord] = []
-    frontier = [run_id]
-    while frontier and len(found) < limit:
-        children = runtime.store.list_runs(parent_id=frontier.pop(0), limit=limit)
-        found.extend(children)
-        frontier.extend(c.id for c in children)
-    return found[:limit]
+    return tree_descendants(runtime.store, run_id, limit=limit)
 
 
 async def delete_run(
@@ -58,17 +53,3 @@ async def _delete_one(runtime: Runtime, run_id: str, reason: str) -> None:
     )
     runtime.bus.publish(run_id, frames)
     runtime.bus.idle(run_id)
-
-
-def record_intervention(runtime: Runtime, run_id: str, action: str, content: str) -> Frame:
-    """A ``modify`` or ``comment`` recorded on a run that is not executing right now."""
-    if runtime.is_active(run_id):
-        raise InvalidRunStateError(
-            f"run '{run_id}' is executing; a {action} can be recorded once it pauses, waits for "
-            "an answer or ends (or delete it to stop it now)"
-        )
-    run = runtime.get_run(run_id)
-    frame = Intervention(run_id=run_id, seq=run.last_seq + 1, action=action, content=content)
-    runtime.store.commit(run_id, [frame])
-    runtime.bus.publish(run_id, [frame])
-    return frame

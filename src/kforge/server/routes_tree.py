@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from sse_starlette import EventSourceResponse
 
-from kforge.server.interventions import delete_run, descendants, record_intervention
-from kforge.server.schemas import InterveneBody, frame_json, run_json
+from kforge.server.problems import Problem
+from kforge.server.schemas import InterveneBody, run_json
 from kforge.server.state import ServerState, server_state
 from kforge.server.tree_stream import tree_event_stream
 from kforge.store.base import RunRecord
@@ -19,39 +19,11 @@ router = APIRouter(tags=["agent tree"])
 State = Annotated[ServerState, Depends(server_state)]
 
 
-def _user_content(run: RunRecord) -> str:
-    args = run.input.get("args", {})
-    for key in ("goal", "question", "prompt", "task"):
-        if isinstance(args.get(key), str):
-            return str(args[key])
-    return ""
-
-
-def _node(run: RunRecord, children: list[str]) -> dict[str, Any]:
-    return {
-        "agentId": run.id,
-        "parentId": run.parent_id,
-        "agent": run.agent_type,
-        "status": run.status.value,
-        "userContent": _user_content(run),
-        "subagents": children,
-        "steps": run.iteration,
-        "last_seq": run.last_seq,
-        "pending_interaction": run.pending_interaction,
-        "created_at": run.created_at.isoformat(),
-        "updated_at": run.updated_at.isoformat(),
-    }
-
-
 def _tree(state: ServerState, roots: list[RunRecord]) -> dict[str, dict[str, Any]]:
-    runs = {r.id: r for r in roots}
+    agents: dict[str, dict[str, Any]] = {}
     for root in roots:
-        runs.update({r.id: r for r in descendants(state.runtime, root.id)})
-    children: dict[str, list[str]] = {i: [] for i in runs}
-    for run in sorted(runs.values(), key=lambda r: r.created_at):
-        if run.parent_id in children:
-            children[run.parent_id].append(run.id)
-    return {i: _node(run, children[i]) for i, run in runs.items()}
+        agents.update(state.runtime.agent_tree(root.id))
+    return agents
 
 
 @router.get("/agent/tree", summary="Agents (runs) with their subagents, as a flat map by id")
@@ -86,25 +58,30 @@ async def agent_stream(
     return tree_event_stream(state, request, root, deltas=deltas)
 
 
-@router.get("/agent/{agent_id}", summary="One agent: its record, subagents and frames")
+@router.get("/agent/{agent_id}", summary="One agent: its record, subagents, state and frames")
 async def agent(
     agent_id: str, state: State, frames: Annotated[int, Query(ge=0, le=5000)] = 500
 ) -> dict[str, Any]:
     runtime = state.runtime
     run = runtime.get_run(agent_id)
-    children = [c.id for c in runtime.store.list_runs(parent_id=agent_id, limit=1000)]
-    return {
-        **_node(run, children),
-        "run": run_json(run),
-        "frames": [frame_json(f) for f in runtime.store.read_frames(agent_id, limit=frames)],
-    }
+    node = runtime.get_agent(agent_id)
+    history = node.pop("history")
+    return {**node, "run": run_json(run), "frames": history[:frames]}
 
 
 @router.post("/agent/{agent_id}/intervene", summary="Delete, modify or comment on an agent")
 async def intervene(agent_id: str, body: InterveneBody, state: State) -> dict[str, Any]:
+    """Seed 004's intervention: ``delete`` stops the agent and its subagents at their next
+    step, ``modify`` gives it new instructions, ``comment`` an annotation it reads next."""
     runtime = state.runtime
-    if body.action == "delete":
-        run = await delete_run(runtime, agent_id, reason=body.content or "deleted by user")
-        return {"success": True, "agent": _node(run, [])}
-    frame = record_intervention(runtime, agent_id, body.action, body.content)
-    return {"success": True, "seq": frame.seq, "agent": _node(runtime.get_run(agent_id), [])}
+    content = body.content or ""
+    if body.action == "comment":
+        if not content.strip():
+            raise Problem(422, "invalid-intervention", "a comment needs 'content', its text")
+        outcome = await runtime.intervene(agent_id, user_comment=content)
+    elif body.action == "modify":
+        outcome = await runtime.intervene(agent_id, user_comment="modify", user_content=content)
+    else:
+        outcome = await runtime.intervene(agent_id, user_comment="delete", user_content=content)
+    node = runtime.agent_tree(agent_id)[agent_id]
+    return {"success": True, **outcome, "agent": node}

@@ -113,7 +113,11 @@ class Snapshot:
 class Store(Protocol):
     """Durable record of runs. Every write method is one transaction."""
 
-    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None: ...
+    def create_run(
+        self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
+    ) -> None:
+        """Create ``run`` with its first frames and its initial state (``step``), at once."""
+        ...
 
     def get_run(self, run_id: str) -> RunRecord:
         """Raises RunNotFoundError."""

@@ -35,7 +35,9 @@ class MemoryStore:
         self._docs: dict[str, dict[str, str]] = {}
         self._lock = threading.RLock()
 
-    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None:
+    def create_run(
+        self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
+    ) -> None:
         with self._lock:
             if run.id in self._runs:
                 raise StoreError(f"run '{run.id}' already exists")
@@ -46,6 +48,8 @@ class MemoryStore:
             self._steps[run.id] = []
             if frames:
                 self._append(run.id, frames)
+            if step is not None:
+                self._put_step(run.id, step)
             run.last_seq = stored.last_seq
 
     def get_run(self, run_id: str) -> RunRecord:
@@ -74,6 +78,11 @@ class MemoryStore:
             ordered = list(reversed(runs))
             ordered.sort(key=lambda r: r.created_at, reverse=True)
             return [copy.deepcopy(r) for r in ordered[:limit]]
+
+    def _put_step(self, run_id: str, step: StepRecord) -> None:
+        steps = [s for s in self._steps[run_id] if s.step != step.step]
+        steps.append(StepRecord(step.step, step.seq, loads(dumps(step.delta))))
+        self._steps[run_id] = steps
 
     def commit(
         self,
@@ -108,9 +117,7 @@ class MemoryStore:
             if frames:
                 self._append(run_id, frames)
             if step is not None:
-                steps = [s for s in self._steps[run_id] if s.step != step.step]
-                steps.append(StepRecord(step.step, step.seq, loads(dumps(step.delta))))
-                self._steps[run_id] = steps
+                self._put_step(run_id, step)
             if snapshot is not None:
                 self._snapshots[run_id] = dumps(
                     {"step": snapshot.step, "seq": snapshot.seq, "state": snapshot.state}

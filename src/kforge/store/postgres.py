@@ -152,7 +152,9 @@ class PostgresStore:
 
     # -- runs -----------------------------------------------------------------------------
 
-    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None:
+    def create_run(
+        self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
+    ) -> None:
         psycopg = self._psycopg
         with self._conn() as conn, conn.transaction():
             try:
@@ -162,8 +164,8 @@ class PostgresStore:
                 )
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreError(f"run '{run.id}' already exists") from exc
-            if frames:
-                self._commit_on(conn, run.id, frames, None, None, None, None)
+            if frames or step is not None:
+                self._commit_on(conn, run.id, frames, step, None, None, None)
         run.last_seq = frames[-1].seq if frames else 0
 
     def get_run(self, run_id: str) -> RunRecord:

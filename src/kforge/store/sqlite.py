@@ -124,7 +124,9 @@ class SQLiteStore:
 
     # -- runs -----------------------------------------------------------------------------
 
-    def create_run(self, run: RunRecord, frames: Sequence[Frame] = ()) -> None:
+    def create_run(
+        self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
+    ) -> None:
         with self._tx() as conn:
             try:
                 conn.execute(
@@ -137,6 +139,8 @@ class SQLiteStore:
             if frames:
                 self._insert_frames(conn, run.id, frames)
                 self._update_run(conn, run.id, {}, frames)
+            if step is not None:
+                self._insert_step(conn, run.id, step)
         run.last_seq = frames[-1].seq if frames else 0
 
     def get_run(self, run_id: str) -> RunRecord:
@@ -181,12 +185,7 @@ class SQLiteStore:
             if frames:
                 self._insert_frames(conn, run_id, frames)
             if step is not None:
-                delta = dumps(step.delta)
-                conn.execute(
-                    "INSERT OR REPLACE INTO steps(run_id, step, seq, delta, checksum) "
-                    "VALUES (?,?,?,?,?)",
-                    (run_id, step.step, step.seq, delta, checksum(delta)),
-                )
+                self._insert_step(conn, run_id, step)
             if snapshot is not None:
                 state = dumps(snapshot.state)
                 conn.execute(
@@ -196,6 +195,13 @@ class SQLiteStore:
                 )
             if frames or run_fields or lease is not None:
                 self._update_run(conn, run_id, run_fields or {}, frames, lease)
+
+    def _insert_step(self, conn: sqlite3.Connection, run_id: str, step: StepRecord) -> None:
+        delta = dumps(step.delta)
+        conn.execute(
+            "INSERT OR REPLACE INTO steps(run_id, step, seq, delta, checksum) VALUES (?,?,?,?,?)",
+            (run_id, step.step, step.seq, delta, checksum(delta)),
+        )
 
     def renew_lease(self, run_id: str, lease: Lease) -> bool:
         now = time.time()

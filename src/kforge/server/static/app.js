@@ -370,17 +370,18 @@ async function renderTree(rootId) {
   if (!data) return;
   const node = (id) => {
     const a = data.agents[id];
-    const ended = ["completed", "failed", "cancelled", "deleted"].includes(a.status);
+    // agent states of the tree (docs/architecture.md): a finished agent takes no intervention
+    const ended = ["completed", "error", "deleted"].includes(a.status);
     const item = el("li", { "data-agent": id },
       el("div", { class: "node" },
         el("a", { href: `#/runs/${id}` }, `${a.agent} ${id.slice(0, 8)}`),
         el("span", { class: `badge ${a.status}` }, a.status),
         el("span", { class: "muted" }, (a.userContent || "").slice(0, 80)),
-        el("button", { type: "button", class: "danger", disabled: a.status === "deleted" ? "" : null,
+        el("button", { type: "button", class: "danger", disabled: ended ? "" : null,
           "aria-label": `Delete agent ${id.slice(0, 8)}`, onclick: () => intervene(id, "delete") }, "Delete"),
         el("button", { type: "button", class: "secondary", disabled: ended ? "" : null,
           "aria-label": `Modify agent ${id.slice(0, 8)}`, onclick: () => intervene(id, "modify") }, "Modify"),
-        el("button", { type: "button", class: "secondary",
+        el("button", { type: "button", class: "secondary", disabled: ended ? "" : null,
           "aria-label": `Comment on agent ${id.slice(0, 8)}`, onclick: () => intervene(id, "comment") }, "Comment")));
     if (a.subagents.length) item.append(el("ul", {}, ...a.subagents.map(node)));
     return item;

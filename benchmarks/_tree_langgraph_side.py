@@ -1,0 +1,187 @@
+"""The LangGraph half of ``tree.py``: runs in LangGraph's own virtual environment.
+
+Reads ``{"n", "max_depth", "fanout"}`` as JSON on stdin and prints one measurement as JSON on
+stdout. The workload mirrors the kforge side: an agent is six nodes (clarify, questions,
+subquestions, execute, check, summary) with the same scripted decisions; its subquestions fan
+out with ``Send`` to child agents (the same graph one level down, run inside the ``child`` node
+so that it checkpoints in the parent's ``SqliteSaver``), which run beside the agent's own
+execute; ``check`` waits for all of them. N trees run at once on threads of one process, each
+checkpointed after every superstep (``durability="sync"``) to one SQLite file.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import resource
+import sqlite3
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send
+
+__all__ = ["main"]
+
+SUBQUESTION = "Subquestion {n} of {prompt}?"
+
+
+class Agent(TypedDict, total=False):
+    prompt: str
+    depth: int
+    subquestions: list[str]
+    answer: str
+    results: Annotated[list[str], operator.add]
+
+
+class Steps:
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+def decide(kind: str, prompt: str, depth: int, max_depth: int, fanout: int) -> Any:
+    """The scripted model's replies, as on the kforge side."""
+    if kind == "clarify":
+        return {"ambiguous": False, "question": ""}
+    if kind == "questions":
+        return {"missing": False, "question": ""}
+    if kind == "subquestions":
+        if depth >= max_depth:
+            return {"subquestions": []}
+        stem = prompt.rstrip("?")
+        return {"subquestions": [SUBQUESTION.format(n=i + 1, prompt=stem) for i in range(fanout)]}
+    return f"Answer about {prompt}."
+
+
+def rss_kb() -> int:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * resource.getpagesize() // 1024
+
+
+def build(depth: int, max_depth: int, fanout: int, steps: Steps, saver: SqliteSaver | None) -> Any:
+    graph = StateGraph(Agent)
+
+    def clarify(state: Agent) -> dict[str, Any]:
+        steps.add()
+        decide("clarify", state["prompt"], depth, max_depth, fanout)
+        return {}
+
+    def questions(state: Agent) -> dict[str, Any]:
+        steps.add()
+        decide("questions", state["prompt"], depth, max_depth, fanout)
+        return {}
+
+    def subquestions(state: Agent) -> dict[str, Any]:
+        steps.add()
+        found = decide("subquestions", state["prompt"], depth, max_depth, fanout)
+        return {"subquestions": found["subquestions"]}
+
+    def execute(state: Agent) -> dict[str, Any]:
+        steps.add()
+        return {"answer": decide("answer", state["prompt"], depth, max_depth, fanout)}
+
+    def check(state: Agent) -> dict[str, Any]:
+        steps.add()
+        return {}
+
+    def summary(state: Agent) -> dict[str, Any]:
+        steps.add()
+        parts = [state.get("answer", ""), *state.get("results", [])]
+        return {"answer": "\n".join(parts)}
+
+    for name, node in (
+        ("clarify", clarify),
+        ("questions", questions),
+        ("subquestions", subquestions),
+        ("execute", execute),
+        ("check", check),
+        ("summary", summary),
+    ):
+        graph.add_node(name, node)
+    graph.add_edge(START, "clarify")
+    graph.add_edge("clarify", "questions")
+    graph.add_edge("questions", "subquestions")
+    if depth < max_depth:
+        below: CompiledStateGraph[Any, Any, Any, Any] = build(
+            depth + 1, max_depth, fanout, steps, None
+        )
+
+        def child(task: dict[str, Any]) -> dict[str, Any]:
+            out = below.invoke({"prompt": task["prompt"], "depth": depth + 1, "results": []})
+            return {"results": [out["answer"]]}
+
+        def fan_out(state: Agent) -> list[Send]:
+            sends = [Send("child", {"prompt": q}) for q in state.get("subquestions", [])]
+            return [*sends, Send("execute", state)]
+
+        graph.add_node("child", child)
+        graph.add_conditional_edges("subquestions", fan_out, ["child", "execute"])
+        graph.add_edge(["child", "execute"], "check")
+    else:
+        graph.add_edge("subquestions", "execute")
+        graph.add_edge("execute", "check")
+    graph.add_edge("check", "summary")
+    graph.add_edge("summary", END)
+    return graph.compile(checkpointer=saver)
+
+
+def run_trees(path: Path, n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    saver = SqliteSaver(conn)
+    saver.setup()
+    steps = Steps()
+    graph = build(0, max_depth, fanout, steps, saver)
+
+    def one(i: int) -> str:
+        config = {"configurable": {"thread_id": f"tree-{i}"}}
+        out = graph.invoke(
+            {"prompt": f"Request number {i}", "depth": 0, "results": []},
+            config,
+            durability="sync",
+        )
+        return str(out["answer"])
+
+    started, cpu = time.perf_counter(), time.process_time()
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        answers = list(pool.map(one, range(n)))
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    conn.close()
+    return {"wall_s": wall, "cpu_s": cpu, "steps": steps.count, "answers": len(answers)}
+
+
+def main() -> None:
+    params = json.loads(sys.stdin.read())
+    n, max_depth, fanout = int(params["n"]), int(params["max_depth"]), int(params["fanout"])
+    with tempfile.TemporaryDirectory() as tmp:
+        run_trees(Path(tmp) / "warmup.db", 1, max_depth, fanout)
+        baseline = rss_kb()
+        measured = run_trees(Path(tmp) / "trees.db", n, max_depth, fanout)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    measured.update(
+        side="langgraph",
+        version=version("langgraph"),
+        n=n,
+        baseline_rss_kb=baseline,
+        peak_rss_kb=peak,
+    )
+    print(json.dumps(measured))
+
+
+if __name__ == "__main__":
+    main()

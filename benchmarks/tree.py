@@ -1,0 +1,236 @@
+"""Agent trees at once: kforge's tree agent vs the same workload in LangGraph 1.2 + SqliteSaver.
+
+Each tree is 1 root x 4 children x 4 grandchildren (21 agents), every agent the six steps of
+the tree agent with a scripted model (no clarification, no questions, 4 subquestions above the
+depth limit). N trees run at once in one process, N = 1, 10, 50 by default, each side in a
+fresh process: wall time, agent steps per second, peak memory and memory per agent. LangGraph
+is never a kforge dependency: its half runs in ``_tree_langgraph_side.py`` under the virtual
+environment ``runtime_vs_langgraph.py`` sets up beside this script.
+
+    python benchmarks/tree.py --json tree.json
+    python benchmarks/tree.py --ns 1,10 --skip-langgraph
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+LANGGRAPH_SIDE = HERE / "_tree_langgraph_side.py"
+TARGET = 4.0
+"""kforge's steps per second at the largest N, as a multiple of LangGraph's."""
+SUBQUESTION = "Subquestion {n} of {prompt}?"
+
+
+def rss_kb() -> int:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * resource.getpagesize() // 1024
+
+
+class ScriptedTreeModel:
+    """Replies as the LangGraph side's ``decide``, chosen by the decision asked; like that
+    side's scripted functions it neither estimates tokens nor checks its own replies (the
+    agent validates structured replies against their schema as it always does)."""
+
+    name = "bench:scripted"
+
+    def __init__(self, fanout: int) -> None:
+        from kforge.agents.tree import decisions
+
+        self.fanout = fanout
+        self.replies: dict[str, dict[str, Any]] = {
+            decisions.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
+            decisions.MISSING_PROMPT: {"missing": False, "question": ""},
+            decisions.RESOLVE_PROMPT: {"ask": False, "question": ""},
+        }
+
+    async def complete(self, messages: Any, settings: Any = None, **kwargs: Any) -> Any:
+        from kforge.llm.types import ModelResponse, Usage
+
+        system, user = messages[0].content, messages[-1].content
+        prompt = user.partition("Request: ")[2].partition("\n")[0].strip()
+        parsed = self.replies.get(system)
+        if parsed is None and system.startswith("Split the user's request"):
+            stem = prompt.rstrip("?")
+            parsed = {
+                "subquestions": [
+                    SUBQUESTION.format(n=i + 1, prompt=stem) for i in range(self.fanout)
+                ]
+            }
+        usage = Usage(input_tokens=len(user) // 4, output_tokens=8)
+        if parsed is not None:
+            return ModelResponse(text=json.dumps(parsed), parsed=parsed, usage=usage)
+        return ModelResponse(text=f"Answer about {prompt}.", usage=usage)
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("the benchmark's model does not stream")
+
+
+async def run_trees(path: Path, n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+    from kforge.engine.limits import RunLimits
+    from kforge.runtime.runtime import Runtime
+    from kforge.store.base import RunStatus
+
+    rt = Runtime(path, model=ScriptedTreeModel(fanout), limits=RunLimits(max_steps=50))
+    args = {"max_depth": max_depth, "max_subquestions": fanout}
+    started, cpu = time.perf_counter(), time.process_time()
+    roots = await asyncio.gather(
+        *(rt.run("tree", {"prompt": f"Request number {i}", **args}) for i in range(n))
+    )
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    agents = [run for root in roots for run in [root, *_below(rt, root.id)]]
+    bad = [r.id for r in agents if r.status != RunStatus.COMPLETED]
+    if bad:
+        raise RuntimeError(f"{len(bad)} agent(s) did not complete, e.g. {bad[0]}")
+    steps = sum(r.iteration for r in agents)
+    await rt.aclose()
+    return {"wall_s": wall, "cpu_s": cpu, "steps": steps, "agents": len(agents)}
+
+
+def _below(rt: Any, run_id: str) -> list[Any]:
+    from kforge.runtime.interventions import descendants
+
+    return descendants(rt.store, run_id)
+
+
+def kforge_side(n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+    import kforge
+
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(run_trees(Path(tmp) / "warmup.db", 1, max_depth, fanout))
+        baseline = rss_kb()
+        measured = asyncio.run(run_trees(Path(tmp) / "trees.db", n, max_depth, fanout))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        **measured,
+        "side": "kforge",
+        "version": kforge.__version__,
+        "n": n,
+        "baseline_rss_kb": baseline,
+        "peak_rss_kb": peak,
+    }
+
+
+def in_subprocess(command: list[str], params: dict[str, Any]) -> dict[str, Any]:
+    done = subprocess.run(command, input=json.dumps(params), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[-1]} failed:\n{done.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def summarize(side: dict[str, Any], agents_per_tree: int) -> dict[str, Any]:
+    n = side["n"]
+    agents = n * agents_per_tree
+    grown_kb = max(0, side["peak_rss_kb"] - side["baseline_rss_kb"])
+    return {
+        "n": n,
+        "agents": agents,
+        "steps": side["steps"],
+        "wall_s": round(side["wall_s"], 4),
+        "cpu_s": round(side["cpu_s"], 4),
+        "steps_per_s": round(side["steps"] / side["wall_s"], 1),
+        "steps_per_cpu_s": round(side["steps"] / side["cpu_s"], 1),
+        "peak_rss_mb": round(side["peak_rss_kb"] / 1024, 1),
+        "kb_per_agent": round(grown_kb / agents, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ns", default="1,10,50", help="trees at once (default 1,10,50)")
+    parser.add_argument("--fanout", type=int, default=4, help="subagents per agent (default 4)")
+    parser.add_argument("--depth", type=int, default=2, help="levels below the root (default 2)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds per N, the sides alternating; each side's fastest round is kept (default 3)",
+    )
+    parser.add_argument("--skip-langgraph", action="store_true", help="measure kforge only")
+    parser.add_argument("--langgraph-venv", metavar="DIR", help="LangGraph's virtual environment")
+    parser.add_argument("--side", choices=("kforge",), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.side == "kforge":
+        params = json.loads(sys.stdin.read())
+        print(json.dumps(kforge_side(params["n"], params["max_depth"], params["fanout"])))
+        return 0
+    ns = [int(x) for x in args.ns.split(",") if x.strip()]
+    agents_per_tree = sum(args.fanout**level for level in range(args.depth + 1))
+    langgraph_python: Path | None = None
+    if not args.skip_langgraph:
+        sys.path.insert(0, str(HERE))
+        from runtime_vs_langgraph import LANGGRAPH_VENV, ensure_langgraph_env
+
+        venv = Path(args.langgraph_venv) if args.langgraph_venv else LANGGRAPH_VENV
+        langgraph_python = ensure_langgraph_env(venv)
+    rows: list[dict[str, Any]] = []
+    for n in ns:
+        params = {"n": n, "max_depth": args.depth, "fanout": args.fanout}
+        sides = {"kforge": [sys.executable, str(Path(__file__).resolve()), "--side", "kforge"]}
+        if langgraph_python is not None:
+            sides["langgraph"] = [str(langgraph_python), str(LANGGRAPH_SIDE)]
+        rounds: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+        for _ in range(max(1, args.repeat)):
+            for side, command in sides.items():
+                rounds[side].append(in_subprocess(command, params))
+        row: dict[str, Any] = {"n": n}
+        for side, measured in rounds.items():
+            best = min(measured, key=lambda m: m["wall_s"])
+            row[side] = summarize(best, agents_per_tree)
+            row[side]["rounds_wall_s"] = [round(m["wall_s"], 4) for m in measured]
+        if "langgraph" in row:
+            row["langgraph_version"] = rounds["langgraph"][0]["version"]
+            kf, lg = row["kforge"], row["langgraph"]
+            row["speedup"] = round(kf["steps_per_s"] / lg["steps_per_s"], 2)
+            row["cpu_speedup"] = round(kf["steps_per_cpu_s"] / lg["steps_per_cpu_s"], 2)
+        rows.append(row)
+    print_table(rows)
+    largest = rows[-1]
+    result = {
+        "tree": {"agents_per_tree": agents_per_tree, "fanout": args.fanout, "depth": args.depth},
+        "rows": rows,
+        "target": {
+            "kforge_steps_per_s_vs_langgraph_at_largest_n": TARGET,
+            "measured": largest.get("speedup"),
+            "met": None if "speedup" not in largest else largest["speedup"] >= TARGET,
+        },
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    head = f"{'N':>4} {'side':<10} {'agents':>7} {'steps':>7} {'wall s':>8} {'steps/s':>9}"
+    print(head + f" {'steps/cpu-s':>11} {'peak MB':>8} {'KB/agent':>9} {'speedup':>8}")
+    for row in rows:
+        for side in ("kforge", "langgraph"):
+            m = row.get(side)
+            if m is None:
+                continue
+            speed = f"{row['speedup']:>7}x" if side == "kforge" and "speedup" in row else ""
+            print(
+                f"{row['n']:>4} {side:<10} {m['agents']:>7} {m['steps']:>7} {m['wall_s']:>8.3f} "
+                f"{m['steps_per_s']:>9.1f} {m['steps_per_cpu_s']:>11.1f} {m['peak_rss_mb']:>8.1f} "
+                f"{m['kb_per_agent']:>9.1f} "
+                f"{speed:>8}"
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

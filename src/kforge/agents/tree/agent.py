@@ -1,0 +1,469 @@
+"""The ``tree`` agent: the six-step assistant whose subquestions are subagents (child runs).
+
+Steps, one or more durable runner steps each: 1 ``clarify`` (a blocking question when the
+request is ambiguous), 2 ``questions`` (at most 3 rounds of blocking questions; a declined one
+ends them), 3 ``subquestions`` (0-4 child tree runs started in parallel, within the depth
+limit), 4 ``execute`` (retrieval when a corpus is given, tools such as the sandboxed ``python``
+with ``fork``/``wait``), 5 ``check`` (the intervention check, and the subagents' results),
+6 ``summary`` (main answer plus each subagent's result, one last question only if
+uncertainties remain). Interventions reach the agent between steps (``intervene``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from kforge.agents.research.evidence import gather_evidence
+from kforge.agents.research.question_tree import clean_question
+from kforge.agents.research.writing import write_grounded
+from kforge.agents.tree.arguments import TreeArgs
+from kforge.agents.tree.decisions import (
+    CLARIFY_PROMPT,
+    EXECUTE_PROMPT,
+    MISSING_PROMPT,
+    RESOLVE_PROMPT,
+    SUBQUESTIONS_PROMPT,
+    Clarity,
+    MissingInfo,
+    Resolution,
+    Subquestions,
+)
+from kforge.agents.tree.summary import compose_summary, uncertainties
+from kforge.engine.agent import StepOutcome
+from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
+from kforge.engine.run_context import SUBAGENTS_REASON, Parked, RunContext
+from kforge.errors import ConfigurationError, ValidationError
+from kforge.frames import AgentSpeaking, AgentThinking, DataEvent, PhaseChanged, new_id
+from kforge.llm.base import answer_style
+from kforge.llm.types import Message, ModelSettings, ToolCall
+from kforge.rag.compose import Segment
+from kforge.rag.grounded import GENERATE_SYSTEM, number_segments
+from kforge.rag.textcheck import cut_loop
+from kforge.store.base import RunRecord, RunStatus
+
+__all__ = ["STEPS", "TreeAgent", "TreeSpawner", "TreeState"]
+
+STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
+DECISION = ModelSettings(temperature=0.0, max_tokens=200)
+EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
+_CONTINUE = StepOutcome()
+_Reply = TypeVar("_Reply")
+
+
+@runtime_checkable
+class TreeSpawner(Protocol):
+    """What the tree agent needs of ``ctx.services.agents``: child runs it can name and wait for
+    (``kforge.runtime.services.ChildAgents``)."""
+
+    async def start(
+        self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
+    ) -> str: ...
+
+    async def settle(self, handle: str) -> RunRecord: ...
+
+
+@dataclass(kw_only=True)
+class TreeState:
+    """Everything the agent has decided and found; saved after every step."""
+
+    stage: str = "clarify"
+    prompt: str = ""
+    """The instructions in force (a ``modify`` replaces them)."""
+    clarifications: list[dict[str, str]] = field(default_factory=list)
+    """Questions asked and the user's answers: ``{"question", "answer"}``."""
+    declined: list[str] = field(default_factory=list)
+    """Questions the user declined to answer."""
+    rounds: int = 0
+    questions_done: bool = False
+    subagents: list[dict[str, Any]] = field(default_factory=list)
+    """``{"id", "prompt"}`` per child, then its ``status`` and ``answer`` once known."""
+    main: dict[str, Any] = field(default_factory=dict)
+    """The main execution's answer: ``{"text", "citations", "path"}``."""
+    retrieved: bool = False
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The tool conversation of the main execution."""
+    tool_rounds: int = 0
+    comments: list[str] = field(default_factory=list)
+    modifications: list[str] = field(default_factory=list)
+    resolved: bool = False
+    note: str = ""
+    """The user's answer to the final question."""
+
+
+class TreeAgent:
+    agent_type = "tree"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.args: dict[str, Any] = dict(args or {})
+        self.params = parse_arguments(TreeArgs, self.args, agent=self.agent_type)
+        if not self.params.prompt.strip():
+            raise ValidationError("the tree agent needs a non-empty 'prompt'")
+        self.state = TreeState(prompt=self.params.prompt.strip())
+        if not self.params.clarify:
+            self.state.stage = "questions"
+
+    # -- the runner's interface ------------------------------------------------------------
+
+    def get_state(self) -> dict[str, Any]:
+        return state_to_dict(self.state)
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.state = load_state(TreeState(prompt=self.params.prompt.strip()), state)
+
+    def partial_result(self) -> dict[str, Any]:
+        return self._result(partial=True)
+
+    def child_run(self, prompt: str) -> tuple[str, dict[str, Any]]:
+        """What ``fork(prompt)`` from this agent's code starts: a tree agent one level down."""
+        if self.params.depth >= self.params.max_depth:
+            raise ValidationError(
+                f"fork(): this agent is at depth {self.params.depth}, the tree's depth limit "
+                f"({self.params.max_depth}); do the work here instead"
+            )
+        return self.agent_type, self._child_args(prompt)
+
+    def intervene(self, ctx: RunContext, action: str, content: str) -> None:
+        """A person's modify or comment, taken between steps."""
+        state = self.state
+        if action == "comment":
+            state.comments.append(content)
+            ctx.emit(AgentThinking(message=f"User comment: {content[:200]}"))
+            return
+        if action != "modify":
+            return
+        state.prompt = content
+        state.modifications.append(content)
+        ctx.emit(AgentThinking(message=f"Re-planning from {state.stage} with new instructions"))
+        if state.stage in ("execute", "check", "summary"):
+            state.main, state.retrieved, state.messages, state.tool_rounds = {}, False, [], 0
+            state.resolved = False
+            self._goto(ctx, "execute", "modified by user")
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        stage = self.state.stage
+        if stage == "clarify":
+            await self._clarify(ctx)
+        elif stage == "questions":
+            await self._questions(ctx)
+        elif stage == "subquestions":
+            await self._subquestions(ctx)
+        elif stage == "execute":
+            await self._execute(ctx)
+        elif stage == "check":
+            await self._check(ctx)
+        else:
+            return await self._summary(ctx)
+        return _CONTINUE
+
+    # -- the six steps ---------------------------------------------------------------------
+
+    async def _clarify(self, ctx: RunContext) -> None:
+        decision = await self._decide(ctx, CLARIFY_PROMPT, Clarity, "tree.clarify")
+        # a question that only restates the request resolves nothing: small models write them
+        question = self._usable(decision.question) if decision.ambiguous else ""
+        if question:
+            await self._ask(ctx, question, "clarify")
+        self._goto(ctx, "questions", "clarified")
+
+    async def _questions(self, ctx: RunContext) -> None:
+        state = self.state
+        if state.rounds < self.params.max_question_rounds and not state.questions_done:
+            decision = await self._decide(ctx, MISSING_PROMPT, MissingInfo, "tree.questions")
+            state.rounds += 1
+            question = self._usable(decision.question) if decision.missing else ""
+            if not question or await self._ask(ctx, question, "questions") is None:
+                state.questions_done = True
+            if not state.questions_done and state.rounds < self.params.max_question_rounds:
+                return
+        self._goto(ctx, "subquestions", "nothing more to ask")
+
+    async def _subquestions(self, ctx: RunContext) -> None:
+        params = self.params
+        if params.depth < params.max_depth and params.max_subquestions > 0:
+            prompt = SUBQUESTIONS_PROMPT.format(limit=params.max_subquestions)
+            decision = await self._decide(ctx, prompt, Subquestions, "tree.subquestions")
+            chosen = self._pick_subquestions(decision.subquestions)
+            if chosen:
+                await self._spawn(ctx, chosen)
+        self._goto(ctx, "execute", f"{len(self.state.subagents)} subagent(s) running")
+
+    async def _execute(self, ctx: RunContext) -> None:
+        state = self.state
+        if self.params.corpus and not state.retrieved:
+            await self._retrieve(ctx)
+            state.retrieved = True
+            if self._tools_offered(ctx):
+                return
+        elif self._tools_offered(ctx):
+            if not await self._tool_round(ctx):
+                return
+        elif not state.main:
+            state.main = await self._model_answer(ctx)
+        self._goto(ctx, "check", "main execution done")
+
+    async def _check(self, ctx: RunContext) -> None:
+        """The intervention check: what people said is applied between steps (``intervene``);
+        here the agent records what it works with and collects its subagents' results."""
+        state = self.state
+        ctx.emit(
+            DataEvent(
+                name="tree.intervention_check",
+                payload={"comments": state.comments, "modified": bool(state.modifications)},
+            )
+        )
+        if state.subagents:
+            spawner = self._spawner(ctx)
+
+            async def settle() -> dict[str, Any]:
+                runs = [await spawner.settle(child["id"]) for child in state.subagents]
+                if any(not _ended(run) for run in runs):
+                    raise Parked(SUBAGENTS_REASON)
+                return {"results": [_child_result(run) for run in runs]}
+
+            recorded = await ctx.recorded("tree.subagents.results", settle)
+            by_id = {r["id"]: r for r in recorded["results"]}
+            state.subagents = [{**c, **by_id.get(c["id"], {})} for c in state.subagents]
+        self._goto(ctx, "summary", "subagents collected")
+
+    async def _summary(self, ctx: RunContext) -> StepOutcome:
+        state = self.state
+        doubts = uncertainties(state)
+        if doubts and not state.resolved:
+            listed = "\n".join(f"- {d}" for d in doubts)
+            decision = await self._decide(
+                ctx, RESOLVE_PROMPT, Resolution, "tree.resolve", extra=f"Uncertainties:\n{listed}"
+            )
+            question = self._usable(decision.question) if decision.ask else ""
+            if question:
+                state.note = await self._ask(ctx, question, "summary", final=True) or ""
+        state.resolved = True
+        result = self._result(partial=False)
+        ctx.emit(AgentSpeaking(text=result["answer"]))
+        ended = sum(1 for c in state.subagents if c.get("status") != "completed")
+        summary = f"answered with {len(state.subagents)} subagent(s)" + (
+            f", {ended} of them without an answer" if ended else ""
+        )
+        return StepOutcome(True, result, summary)
+
+    # -- parts -----------------------------------------------------------------------------
+
+    def _goto(self, ctx: RunContext, stage: str, reason: str) -> None:
+        ctx.emit(PhaseChanged(from_phase=self.state.stage, to_phase=stage, reason=reason))
+        self.state.stage = stage
+
+    def _request(self) -> str:
+        state = self.state
+        parts = [f"Request: {state.prompt}"]
+        parts += [f"Q: {c['question']}\nA: {c['answer']}" for c in state.clarifications]
+        parts += [f"Note from the user: {c}" for c in state.comments]
+        return "\n\n".join(parts)
+
+    async def _decide(
+        self,
+        ctx: RunContext,
+        system: str,
+        output_type: type[_Reply],
+        purpose: str,
+        *,
+        extra: str = "",
+    ) -> _Reply:
+        user = self._request() + (f"\n\n{extra}" if extra else "")
+        messages = [Message.system(system), Message.user(user)]
+        return await ctx.complete(messages, DECISION, output_type=output_type, purpose=purpose)
+
+    def _usable(self, text: str) -> str:
+        """``text`` as a question worth asking, or "" (not a question, or the request again)."""
+        question = clean_question(text)
+        if question.lower().rstrip("?") == self.state.prompt.lower().rstrip("?"):
+            return ""
+        return question
+
+    async def _ask(
+        self, ctx: RunContext, question: str, step: str, *, final: bool = False
+    ) -> str | None:
+        """Ask the user; their answer, or None when they declined (remembered as an
+        uncertainty unless it is the ``final`` question)."""
+        answer = await ctx.ask(
+            question,
+            kind="question",
+            payload={"step": step, "decline": 'answer {"declined": true} or an empty text'},
+        )
+        text = str(answer.get("text") or "").strip()
+        if answer.get("declined") or not text:
+            if not final:
+                self.state.declined.append(question)
+            return None
+        self.state.clarifications.append({"question": question, "answer": text})
+        return text
+
+    def _pick_subquestions(self, proposed: list[str]) -> list[str]:
+        seen: set[str] = set()
+        chosen: list[str] = []
+        for text in proposed:
+            question = self._usable(text)
+            key = question.lower().rstrip("?")
+            if question and key not in seen:
+                seen.add(key)
+                chosen.append(question)
+        return chosen[: self.params.max_subquestions]
+
+    def _child_args(self, prompt: str) -> dict[str, Any]:
+        params = self.params
+        args: dict[str, Any] = {
+            "prompt": prompt,
+            "depth": params.depth + 1,
+            "max_depth": params.max_depth,
+            "max_subquestions": params.max_subquestions,
+            "max_question_rounds": params.max_question_rounds,
+            "max_tool_rounds": params.max_tool_rounds,
+            "clarify": params.clarify,
+            "k": params.k,
+        }
+        for name in ("corpus", "tools", "answer"):
+            value = getattr(params, name)
+            if value is not None:
+                args[name] = value
+        return args
+
+    def _spawner(self, ctx: RunContext) -> TreeSpawner:
+        spawner = ctx.services.agents
+        if not isinstance(spawner, TreeSpawner):
+            raise ConfigurationError(
+                "the tree agent starts its subagents as child runs: run it with kforge.Runtime "
+                "(Services.agents must offer start and settle)"
+            )
+        return spawner
+
+    async def _spawn(self, ctx: RunContext, prompts: list[str]) -> None:
+        """Start one child run per subquestion. Their ids are recorded before any starts, so a
+        step re-executed after a crash starts each child once."""
+        spawner = self._spawner(ctx)
+        planned = await ctx.recorded(
+            "tree.subagents.planned",
+            lambda: {"subagents": [{"id": new_id(), "prompt": p} for p in prompts]},
+        )
+        ctx.flush()
+        for child in planned["subagents"]:
+            await spawner.start(
+                self.agent_type, self._child_args(child["prompt"]), run_id=child["id"]
+            )
+        self.state.subagents = [dict(c) for c in planned["subagents"]]
+        ctx.emit(DataEvent(name="tree.subagents", payload={"subagents": self.state.subagents}))
+
+    def _tools_offered(self, ctx: RunContext) -> bool:
+        return bool(self.params.tools) and answer_style(ctx.model) == "generative"
+
+    async def _retrieve(self, ctx: RunContext) -> None:
+        question = self.state.prompt
+        args = {"question": question, "corpus": self.params.corpus, "k": self.params.k}
+        style = self.params.answer or answer_style(ctx.model)
+        evidence = await gather_evidence(ctx, question, args, lexical=style == "extractive")
+        chunks = [p.as_chunk() for p in evidence.passages]
+        written = await write_grounded(
+            ctx,
+            question,
+            chunks,
+            style=style,
+            purpose="tree.answer",
+            settings=EXECUTION,
+            system=GENERATE_SYSTEM,
+        )
+        segments = [Segment(s["text"], s["source"]) for s in written.segments]
+        text, citations, _ = number_segments(segments, chunks)
+        self.state.main = {
+            "text": text or evidence.disclaimer or "The documents say nothing about this.",
+            "citations": [c.to_dict() for c in citations],
+            "path": written.path,
+        }
+
+    async def _tool_round(self, ctx: RunContext) -> bool:
+        """One model call with the tools; True once the model answered without a tool."""
+        from kforge.agents.react import resolve_tools
+        from kforge.tools.execution import execute_call
+
+        state = self.state
+        tools = resolve_tools(ctx.services, self.params.tools)
+        if not state.messages:
+            found = state.main.get("text", "")
+            context = f"\n\nFrom the documents: {found}" if found else ""
+            state.messages = [
+                Message.system(EXECUTE_PROMPT).to_dict(),
+                Message.user(self._request() + context).to_dict(),
+            ]
+        messages = [Message.from_dict(m) for m in state.messages]
+        last = state.tool_rounds >= self.params.max_tool_rounds
+        response = await ctx.complete(
+            messages, EXECUTION, tools=() if last else tools.specs(), purpose="tree.execute"
+        )
+        if not response.tool_calls or last:
+            text, _ = cut_loop(response.text)
+            state.main = {
+                **state.main,
+                "text": text.strip() or state.main.get("text", ""),
+                "path": "tools",
+            }
+            return True
+        state.messages.append(Message.assistant(response.text, response.tool_calls).to_dict())
+        for call in response.tool_calls:
+            call_id = call.id or new_id()
+            result = await execute_call(ctx, tools, ToolCall(call.name, call.arguments, call_id))
+            ctx.flush()
+            state.messages.append(Message.tool(result.text[:4000], call_id, call.name).to_dict())
+        state.tool_rounds += 1
+        return False
+
+    async def _model_answer(self, ctx: RunContext) -> dict[str, Any]:
+        from kforge.agents.router.answer import model_only_answer
+
+        async def write(messages: list[Message], settings: ModelSettings) -> Any:
+            return await ctx.complete(messages, settings, purpose="tree.answer")
+
+        style = self.params.answer or answer_style(ctx.model)
+        answer = await model_only_answer(self._request(), write if style == "generative" else None)
+        text = answer.text or "No documents were given and this model does not answer alone."
+        return {"text": text, "citations": [], "path": answer.path}
+
+    def _result(self, *, partial: bool) -> dict[str, Any]:
+        state = self.state
+        text = compose_summary(state)
+        failed = [c for c in state.subagents if c.get("status") not in (None, "completed")]
+        return {
+            "answer": text,
+            "main_answer": state.main.get("text", ""),
+            "citations": list(state.main.get("citations", [])),
+            "subagents": [dict(c) for c in state.subagents],
+            "metadata": {
+                "depth": self.params.depth,
+                "step": state.stage,
+                "clarifications": list(state.clarifications),
+                "declined": list(state.declined),
+                "comments": list(state.comments),
+                "modifications": list(state.modifications),
+                "answer_path": state.main.get("path", ""),
+                "partial": partial or bool(failed),
+                "note": state.note,
+            },
+        }
+
+
+def _ended(run: RunRecord) -> bool:
+    return run.status in (
+        RunStatus.COMPLETED,
+        RunStatus.FAILED,
+        RunStatus.CANCELLED,
+        RunStatus.DELETED,
+    ) or (run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:"))
+
+
+def _child_result(run: RunRecord) -> dict[str, Any]:
+    result = run.result or {}
+    answer = result.get("answer")
+    return {
+        "id": run.id,
+        "status": run.status.value,
+        "answer": answer if isinstance(answer, str) else "",
+        "main_answer": str(result.get("main_answer") or ""),
+        "sources": sorted({str(c.get("file", "")) for c in result.get("citations") or []}),
+        "error": run.error or "",
+    }

@@ -1,0 +1,158 @@
+"""People's interventions on agents: delete, modify, comment (the agent tree's steering).
+
+An intervention on a run that no process executes is committed to its log at once (a delete
+also ends it). One on a run that is executing, here or in another process, waits in the
+store's inbox for that run; the runner takes it at the run's next step boundary and records
+it there, so it is a frame of the run either way, survives a restart and replays.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
+from kforge.frames import Frame, Intervention, StatusChanged, new_id, stamped, utc_now
+from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+
+if TYPE_CHECKING:
+    from kforge.runtime.runtime import Runtime
+
+__all__ = [
+    "ACTIONS",
+    "InterventionInbox",
+    "descendants",
+    "intervene",
+    "parse_intervention",
+]
+
+ACTIONS = ("delete", "modify", "comment")
+_STATUSES = ("running", "modified", "deleted")
+_NAMESPACE = "interventions/"
+
+
+class InterventionInbox:
+    """Interventions for executing runs, kept in the store so any process can leave one."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def put(self, run_id: str, item: Intervention) -> None:
+        value = {"action": item.action, "content": item.content, "at": utc_now().isoformat()}
+        self._store.put_docs(_NAMESPACE + run_id, {item.id: value})
+
+    def take(self, run_id: str) -> list[Intervention]:
+        """What waits for ``run_id``, oldest first, as frames to record (left in the inbox
+        until ``done``)."""
+        docs = self._store.get_docs(_NAMESPACE + run_id)
+        ordered = sorted(docs.items(), key=lambda kv: (str(kv[1].get("at", "")), kv[0]))
+        return [
+            Intervention(
+                id=key,
+                action=str(v.get("action", "")),
+                content=str(v.get("content", "")),
+                target_run_id=run_id,
+            )
+            for key, v in ordered
+        ]
+
+    def done(self, run_id: str, ids: list[str]) -> None:
+        if ids:
+            self._store.delete_docs(_NAMESPACE + run_id, ids)
+
+
+def parse_intervention(
+    user_comment: str | None, user_content: str | None, status: str | None
+) -> tuple[str, str]:
+    """Seed-style arguments as (action, content): ``user_comment`` is ``delete``, ``modify``
+    (``user_content`` holds the new instructions) or any other text, a comment; ``status``
+    ``deleted`` or ``modified`` says the same as the comment would."""
+    comment = (user_comment or "").strip()
+    content = (user_content or "").strip()
+    if status is not None and status not in _STATUSES:
+        raise ValidationError(
+            f"intervention status must be one of {', '.join(_STATUSES)} (got {status!r}); "
+            "the other states are the agent's own"
+        )
+    if comment == "delete" or status == "deleted":
+        return "delete", content
+    if comment == "modify" or status == "modified":
+        if not content:
+            raise ValidationError(
+                "a modify intervention needs user_content: the agent's new instructions"
+            )
+        return "modify", content
+    if comment and comment != "unchanged":
+        return "comment", comment
+    if content:
+        return "modify", content
+    raise ValidationError(
+        "an intervention needs user_comment ('delete', 'modify' with user_content, or the "
+        "text of a comment)"
+    )
+
+
+def descendants(store: Store, run_id: str, *, limit: int = 10_000) -> list[RunRecord]:
+    """Every run below ``run_id`` (children, their children, ...), breadth first."""
+    found: list[RunRecord] = []
+    frontier = [run_id]
+    while frontier and len(found) < limit:
+        children = store.list_runs(parent_id=frontier.pop(0), limit=limit)
+        found.extend(sorted(children, key=lambda r: r.created_at))
+        frontier.extend(c.id for c in children)
+    return found[:limit]
+
+
+async def intervene(runtime: Runtime, run_id: str, action: str, content: str) -> dict[str, Any]:
+    """Apply one intervention to ``run_id`` (a delete to its whole subtree); returns what
+    happened: ``{"agent_id", "action", "applied": "now" | "next_step", "intervention_id"}``."""
+    if action not in ACTIONS:
+        raise ValidationError(
+            f"intervention action must be one of {', '.join(ACTIONS)} (got {action!r})"
+        )
+    run = runtime.store.get_run(run_id)
+    if run.status in TERMINAL_STATUSES:
+        raise InvalidRunStateError(
+            f"agent '{run_id}' is {run.status.value}: it has finished, so it takes no "
+            "intervention (interventions apply to running, waiting or queued agents)"
+        )
+    if action == "delete":
+        for child in reversed(descendants(runtime.store, run_id)):
+            if child.status not in TERMINAL_STATUSES:
+                await _deliver(runtime, child, "delete", f"parent {run_id} deleted")
+    return await _deliver(runtime, run, action, content)
+
+
+async def _deliver(runtime: Runtime, run: RunRecord, action: str, content: str) -> dict[str, Any]:
+    item = Intervention(id=new_id(), action=action, content=content, target_run_id=run.id)
+    result = {"agent_id": run.id, "action": action, "intervention_id": item.id}
+    if not (runtime.is_active(run.id) or run.is_live()):
+        try:
+            _record_now(runtime, run, item)
+            return {**result, "applied": "now"}
+        except WriteConflictError:
+            pass  # it started meanwhile: its next step boundary takes it
+    runtime.interventions.put(run.id, item)
+    return {**result, "applied": "next_step"}
+
+
+def _record_now(runtime: Runtime, run: RunRecord, item: Intervention) -> None:
+    """Commit the intervention to a run nobody executes; a delete also ends the run."""
+    frames: list[Frame] = [stamped(item, run.id, run.last_seq + 1)]
+    fields: dict[str, Any] = {}
+    if item.action == "delete":
+        reason = item.content or "deleted by user"
+        frames.append(
+            StatusChanged(
+                run_id=run.id,
+                seq=run.last_seq + 2,
+                from_status=run.status.value,
+                to_status=RunStatus.DELETED.value,
+                reason=reason,
+            )
+        )
+        fields = {"status": RunStatus.DELETED, "pending_interaction": None}
+    runtime.store.commit(run.id, frames, run_fields=fields or None)
+    runtime.bus.publish(run.id, frames)
+    if item.action == "delete":
+        runtime.bus.idle(run.id)
+        runtime.child_ended(run.id)

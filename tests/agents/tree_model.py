@@ -1,0 +1,123 @@
+"""A scripted model for the tree agent's tests: replies chosen by the decision asked (the system
+prompt) and the request the agent works on, with gates that hold a call until a test lets go."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kforge.agents.tree import decisions
+from kforge.llm.function import CallInfo, FunctionModel, FunctionReply
+from kforge.llm.types import Message, ToolCall
+
+Gate = Callable[[], Awaitable[None]]
+
+
+def request_of(messages: list[Message]) -> str:
+    for message in messages:
+        found = re.search(r"Request: (.*)", message.content)
+        if found:
+            return found.group(1).strip()
+    return messages[-1].content
+
+
+class TreeScript:
+    """``ambiguous``: requests whose clarification check says ambiguous; ``missing``: per
+    request, the questions asked round after round; ``subquestions``: per request; ``resolve``:
+    requests whose summary asks one last question; ``gates``: per request, awaited before its
+    answer is written; ``code``: per request, Python the main execution runs first."""
+
+    def __init__(
+        self,
+        *,
+        ambiguous: tuple[str, ...] = (),
+        missing: dict[str, list[str]] | None = None,
+        subquestions: dict[str, list[str]] | None = None,
+        resolve: tuple[str, ...] = (),
+        gates: dict[str, Gate] | None = None,
+        code: dict[str, str] | None = None,
+    ) -> None:
+        self.ambiguous = ambiguous
+        self.missing = {k: list(v) for k, v in (missing or {}).items()}
+        self.subquestions = subquestions or {}
+        self.resolve = resolve
+        self.gates = gates or {}
+        self.code = code or {}
+        self.calls: list[tuple[str, str]] = []
+        """(decision, request) per call, in order."""
+        self.seen: list[str] = []
+        """The user message of every answer call."""
+
+    def model(self) -> FunctionModel:
+        return FunctionModel(self, name="function:tree-script")
+
+    async def __call__(self, messages: list[Message], info: CallInfo) -> FunctionReply:
+        system = messages[0].content
+        request = request_of(messages)
+        if system == decisions.CLARIFY_PROMPT:
+            self.calls.append(("clarify", request))
+            hit = request in self.ambiguous
+            return {"ambiguous": hit, "question": "Which party do you mean exactly?" if hit else ""}
+        if system == decisions.MISSING_PROMPT:
+            self.calls.append(("questions", request))
+            left = self.missing.get(request) or []
+            if left:
+                return {"missing": True, "question": left.pop(0)}
+            return {"missing": False, "question": ""}
+        if system.startswith("Split the user's request"):
+            self.calls.append(("subquestions", request))
+            return {"subquestions": list(self.subquestions.get(request, []))}
+        if system == decisions.RESOLVE_PROMPT:
+            self.calls.append(("resolve", request))
+            hit = request in self.resolve
+            return {"ask": hit, "question": "Should I book the venue anyway?" if hit else ""}
+        self.calls.append(("answer", request))
+        self.seen.append(messages[-1].content)
+        if request in self.code and info.tools and messages[-1].role == "user":
+            return ToolCall("python", {"code": self.code[request]}, "call-1")
+        gate = self.gates.get(request)
+        if gate is not None:
+            await gate()
+        notes = re.findall(r"Note from the user: (.*)", messages[1].content)
+        tool_output = [m.content for m in messages if m.role == "tool"]
+        extra = "".join(f" Noted: {n}." for n in notes)
+        extra += "".join(f" Tool said: {t.strip()}." for t in tool_output)
+        return f"Answer about {request}.{extra}"
+
+
+class Gates:
+    """Per-request gates: ``entered(r)`` is set when the call arrives, the call goes on once
+    ``release(r)`` is called."""
+
+    def __init__(self) -> None:
+        self._entered: dict[str, asyncio.Event] = {}
+        self._open: dict[str, asyncio.Event] = {}
+
+    def gate(self, request: str) -> Gate:
+        self._entered.setdefault(request, asyncio.Event())
+        self._open.setdefault(request, asyncio.Event())
+
+        async def wait() -> None:
+            self._entered[request].set()
+            await self._open[request].wait()
+
+        return wait
+
+    async def entered(self, request: str) -> None:
+        await asyncio.wait_for(self._entered[request].wait(), 60)
+
+    def release(self, request: str) -> None:
+        self._open[request].set()
+
+
+def barrier_gate(barrier: asyncio.Barrier) -> Gate:
+    async def wait() -> None:
+        await asyncio.wait_for(barrier.wait(), 60)
+
+    return wait
+
+
+def phases(frames: list[Any]) -> list[str]:
+    return [f.to_phase for f in frames if f.type == "phase.changed"]

@@ -1,0 +1,56 @@
+"""benchmarks/tree.py runs the kforge side end to end and reports what it says it measures.
+
+No timing assertions: only that every agent of every tree ran its six steps and that the
+numbers are derived the right way round.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "tree.py"
+
+
+def test_kforge_side_runs_the_trees_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "tree.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--skip-langgraph",
+            "--ns",
+            "1,2",
+            "--repeat",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "steps/s" in done.stdout and "kforge" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["tree"] == {"agents_per_tree": 21, "fanout": 4, "depth": 2}
+    for row, n in zip(result["rows"], (1, 2), strict=True):
+        kforge = row["kforge"]
+        assert kforge["n"] == n and kforge["agents"] == 21 * n
+        assert kforge["steps"] == 6 * 21 * n  # six steps per agent, all completed
+        # steps per second of the rounded wall time, within that rounding
+        derived = kforge["steps"] / kforge["wall_s"]
+        assert abs(kforge["steps_per_s"] - derived) <= 0.01 * derived
+        assert kforge["peak_rss_mb"] > 0 and kforge["kb_per_agent"] >= 0
+        assert "langgraph" not in row
+    assert result["target"]["met"] is None  # nothing to compare with
+
+
+def test_the_two_sides_share_the_workload() -> None:
+    side = (SCRIPT.parent / "_tree_langgraph_side.py").read_text()
+    assert "Send(" in side and "SqliteSaver" in side and 'durability="sync"' in side
+    bench = SCRIPT.read_text()
+    assert 'SUBQUESTION = "Subquestion {n} of {prompt}?"' in bench
+    assert 'SUBQUESTION = "Subquestion {n} of {prompt}?"' in side
