@@ -85,3 +85,10 @@ def test_every_json_value_is_kept_as_it_is(value: Any) -> None:
 )
 def test_not_json_names_where_and_what(value: Any, found: tuple[str, str]) -> None:
     assert not_json(value) == found
+
+
+def test_integers_beyond_64_bits_read_back_exact_not_as_floats() -> None:
+    for value in (-(2**63) - 1, 2**64, -(2**100), [1, {"n": 2**70}]):
+        assert loads(dumps(value)) == value
+        assert loads(dumps(value).encode()) == value
+    assert loads('{"id": "1234567890123456789012"}') == {"id": "1234567890123456789012"}

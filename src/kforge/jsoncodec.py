@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
@@ -37,8 +38,18 @@ def dumps(value: Any) -> str:
     return text
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+
+
 def loads(text: str | bytes) -> Any:
-    """The value of JSON ``text``; ``json.JSONDecodeError`` (a ``ValueError``) if it is not JSON."""
+    """The value of JSON ``text``; ``json.JSONDecodeError`` (a ``ValueError``) if it is not JSON.
+
+    orjson reads integers beyond 64 bits as floats, silently; text with a run of 19 digits (the
+    only place such an integer can be) is read by the stdlib, which keeps them exact."""
+    pattern = _LONG_NUMBER_BYTES if isinstance(text, bytes | bytearray) else _LONG_NUMBER
+    if pattern.search(text) is not None:  # type: ignore[arg-type]
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:

@@ -8,6 +8,7 @@ it there, so it is a frame of the run either way, survives a restart and replays
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
@@ -30,17 +31,38 @@ _STATUSES = ("running", "modified", "deleted")
 _NAMESPACE = "interventions/"
 
 
+POLL_S = 0.25
+"""How often an executing run looks for interventions other processes left: a person's
+intervention waits at most this long beyond the run's next step boundary."""
+
+
 class InterventionInbox:
     """Interventions for executing runs, kept in the store so any process can leave one."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, poll_s: float = POLL_S) -> None:
         self._store = store
+        self._poll_s = poll_s
+        self._read_at: dict[str, float] = {}
+        self._left_here: set[str] = set()
 
     def put(self, run_id: str, item: Intervention) -> None:
         value = {"action": item.action, "content": item.content, "at": utc_now().isoformat()}
         self._store.put_docs(_NAMESPACE + run_id, {item.id: value})
+        self._left_here.add(run_id)
 
     def take(self, run_id: str) -> list[Intervention]:
+        """What waits for ``run_id``, for the run itself at a step boundary: as :meth:`pending`,
+        except that the store (where other processes leave theirs) is read at most every
+        ``poll_s`` per run, not at every step of every run; one left through this inbox is seen
+        at once."""
+        now = time.monotonic()
+        if run_id not in self._left_here and now - self._read_at.get(run_id, -1e9) < self._poll_s:
+            return []
+        self._read_at[run_id] = now
+        self._left_here.discard(run_id)
+        return self.pending(run_id)
+
+    def pending(self, run_id: str) -> list[Intervention]:
         """What waits for ``run_id``, oldest first, as frames to record (left in the inbox
         until ``done``)."""
         docs = self._store.get_docs(_NAMESPACE + run_id)

@@ -95,7 +95,7 @@ def agent_node(
     if frames is None:
         frames = store.read_frames(run.id)
     interventions = [f for f in frames if isinstance(f, Intervention)]
-    pending = inbox.take(run.id) if run.status not in TERMINAL_STATUSES else []
+    pending = inbox.pending(run.id) if run.status not in TERMINAL_STATUSES else []
     latest = (interventions + pending)[-1:] or None
     comment = _comment(latest[0]) if latest else "unchanged"
     usage = next((f for f in reversed(frames) if isinstance(f, UsageFrame)), None)
