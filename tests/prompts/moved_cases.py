@@ -72,6 +72,10 @@ def _loop() -> dict[str, Case]:
             "Compare BM25 and dense retrieval", [SEARCH, FETCH], 6, ["fetch_url 404: use search"]
         ),
         "react/no-tools": lambda: p.react_system("Plan a trip", [], 3, []),
+        "retry/invalid": lambda: p.retry_request(
+            "the decision must be a JSON object with 'thought' and 'action' (got [])"
+        ),
+        "retry/retired": lambda: p.retry_request("'x' failed 3 times"),
     }
 
 
@@ -161,6 +165,35 @@ def _constant(where: str) -> str:
     return str(getattr(importlib.import_module(module), name))
 
 
+def _compaction_request(entries: int, limit: int) -> list[list[str]]:
+    import asyncio
+
+    from kforge.llm.types import ModelResponse
+    from kforge.memory.compaction import _model_summary
+    from kforge.memory.window import ContextWindow
+
+    window = ContextWindow.create("answer the user's question about solar panels", 4000)
+    window.record_decision("use the 2024 datasheet")
+    window.set_preference("units", "metric")
+    for i in range(entries):
+        window.add("user" if i % 2 else "tool", f"entry {i}: " + "watt " * 20, name="search")
+    seen: list[Message] = []
+
+    async def complete(messages: list[Message], settings: Any) -> ModelResponse:
+        seen.extend(messages)
+        return ModelResponse(text="Short summary.")
+
+    asyncio.run(_model_summary(window, window.history[:-1], complete, limit, None))
+    return _messages(seen)
+
+
+def _memory() -> dict[str, Case]:
+    return {
+        "compaction-request/few": lambda: _compaction_request(3, 120),
+        "compaction-request/many": lambda: _compaction_request(9, 1),
+    }
+
+
 def _tree() -> dict[str, Case]:
     from kforge.agents.tree import decisions as d
 
@@ -244,6 +277,7 @@ def _all() -> dict[str, Case]:
         ("router", _router),
         ("rag", _rag),
         ("tree", _tree),
+        ("memory", _memory),
         ("tools", _tools),
         ("engine", _engine),
         ("llm", _llm),

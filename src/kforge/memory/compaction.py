@@ -208,10 +208,11 @@ async def _model_summary(
     settings: ModelSettings | None,
 ) -> str:
     words = max(1, limit * 3 // 4)
-    request = (
-        f"{window.grounding.render()}\n\n<entries>\n"
-        + "\n".join(e.render() for e in older)
-        + f"\n</entries>\n\nSummarise the entries in at most {words} words."
+    request = prompt_text(
+        "COMPACTION_REQUEST",
+        grounding=window.grounding.render(),
+        entries="\n".join(e.render() for e in older),
+        words=words,
     )
     chosen = settings or ModelSettings(temperature=0.0)
     if chosen.max_tokens is None:

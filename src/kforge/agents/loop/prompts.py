@@ -21,6 +21,7 @@ __all__ = [
     "merge_messages",
     "observation_messages",
     "react_system",
+    "retry_request",
     "synthesis_request",
 ]
 
@@ -130,6 +131,11 @@ def observation_messages(goal: str, call: ToolCall, result_text: str) -> list[Me
     shown = result_text if len(result_text) <= _RESULT_CHARS else result_text[:_RESULT_CHARS] + " …"
     request = prompt_text("LOOP_OBSERVE_REQUEST", goal=goal, call=call_text(call), result=shown)
     return [Message.system(OBSERVE_SYSTEM), Message.user(request)]
+
+
+def retry_request(problem: str) -> str:
+    """The user turn after a decision that could not be used, saying why."""
+    return prompt_text("LOOP_RETRY_REQUEST", problem=problem)
 
 
 def synthesis_request(goal: str, stop_reason: str) -> str:

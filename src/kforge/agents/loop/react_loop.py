@@ -25,6 +25,7 @@ from kforge.agents.loop.prompts import (
     merge_messages,
     observation_messages,
     react_system,
+    retry_request,
     synthesis_request,
 )
 from kforge.agents.loop.reflexion import MeteredRun, Reflexion, lessons_for, memory_for
@@ -211,9 +212,7 @@ class ReactLoop:
                 f"({problem}); attempt {failures} of {cfg.max_retries}",
             )
         )
-        self.state.context_window(ctx).add(
-            "user", f"Your last reply could not be used: {problem}. Reply with one valid action."
-        )
+        self.state.context_window(ctx).add("user", retry_request(problem))
         if failures >= cfg.max_retries:
             self._control(ctx)
             await self._synthesize(ctx, run, achieved=False, reason="max_retries")
