@@ -59,12 +59,13 @@ def test_null_means_the_default_and_unknown_arguments_are_ignored() -> None:
 
 def test_loop_state_saves_every_field_once_and_restores_it() -> None:
     loop = ReactLoop("g", LoopConfig(max_steps=4), user_id="ann", preferences={"units": "si"})
-    loop.iteration, loop.failures, loop.tokens = 2, {"search": 1}, [10, 20]
-    loop.suggestion = {"name": "search", "arguments": {}}
+    state = loop.state
+    state.iteration, state.failures, state.tokens = 2, {"search": 1}, [10, 20]
+    state.suggestion = {"name": "search", "arguments": {}}
     saved = loop.to_dict()
     assert set(saved) == {f.name for f in fields(LoopState) if not f.name.startswith("_")}
     restored = ReactLoop.restore(saved)
-    assert restored.to_dict() == saved and restored.config == LoopConfig(max_steps=4)
+    assert restored.to_dict() == saved and restored.state.config == LoopConfig(max_steps=4)
 
 
 def test_router_state_restores_from_an_older_save_by_field_name() -> None:

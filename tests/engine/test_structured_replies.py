@@ -7,13 +7,13 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import Frame, ModelCall
 from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
 from kforge.llm.types import Message, ModelResponse
+from tests.step_context import step_context
 
 
 class Verdict(BaseModel):
@@ -24,16 +24,7 @@ class Verdict(BaseModel):
 def context(
     model: ScriptedModel, log: list[Frame], journal: list[Frame] | None = None
 ) -> RunContext:
-    ctx = RunContext(
-        run_id="r",
-        agent_type="test",
-        model=model,
-        limits=RunLimits(),
-        next_seq=1,
-        flush=log.extend,
-    )
-    ctx.begin_step(1, journal or [])
-    return ctx
+    return step_context(model, log, agent_type="test", journal=journal or [])
 
 
 async def test_the_reply_is_validated_into_the_type_and_the_model_is_held_to_its_schema() -> None:

@@ -9,8 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.engine.limits import RunLimits
-from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Compaction, Frame, ModelCall, UsageFrame
 from kforge.llm.scripted import ScriptedModel
@@ -22,6 +20,7 @@ from kforge.memory.compaction import (
     compact_in_run,
 )
 from kforge.memory.window import ContextWindow, EntryKind, GroundingSection, approximate_tokens
+from tests.step_context import step_context
 
 
 def filled_window(entries: int = 8, size: int = 400, max_tokens: int = 1000) -> ContextWindow:
@@ -156,14 +155,7 @@ async def test_compact_if_needed_waits_for_eighty_percent() -> None:
 async def test_compact_in_run_journals_the_model_call_and_emits_the_frame() -> None:
     committed: list[Frame] = []
     model = ScriptedModel(["Short summary."])
-    ctx = RunContext(
-        run_id="run-1",
-        agent_type="test",
-        model=model,
-        limits=RunLimits(),
-        next_seq=1,
-        flush=committed.extend,
-    )
+    ctx = step_context(model, committed, agent_type="test")
     window = filled_window()
     result = await compact_in_run(ctx, window)
     frames = committed + ctx.take_pending()

@@ -14,8 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kforge.engine.limits import RunLimits
-from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Frame, ModelCall, Reflection, UsageFrame
 from kforge.llm.scripted import ScriptedModel
@@ -33,6 +31,7 @@ from kforge.memory.reflexion import (
     suggest_alternative,
 )
 from kforge.store import MemoryStore, SQLiteStore
+from tests.step_context import step_context
 
 SEARCH = ToolCall("search", {"query": "solar panel efficiency", "limit": 5})
 GOOD = {
@@ -156,15 +155,7 @@ async def test_reflect_in_run_emits_the_frame_and_a_resumed_step_does_not_duplic
     memory = EpisodicMemory(store, agent_type="react", user_id="ana")
     committed: list[Frame] = []
     model = ScriptedModel([GOOD])
-    ctx = RunContext(
-        run_id="run-1",
-        agent_type="react",
-        model=model,
-        limits=RunLimits(),
-        next_seq=1,
-        flush=committed.extend,
-    )
-    ctx.begin_step(1)
+    ctx = step_context(model, committed)
     record = await reflect_in_run(ctx, memory, SEARCH, "limit too high", goal="compare")
     frames = committed + ctx.take_pending()
     assert [type(f) for f in frames] == [ModelCall, UsageFrame, Reflection]

@@ -23,7 +23,7 @@ from kforge.prompts import (
     template_names,
     validate_template,
 )
-from kforge.prompts.template import is_opener
+from kforge.prompts.template import PLAIN_NAME, is_opener
 
 IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 XML_NAME = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.-]{0,10}", fullmatch=True)
@@ -89,8 +89,29 @@ def templates(draw: Any) -> PromptTemplate:
     return template
 
 
+@st.composite
+def plain_templates(draw: Any) -> PromptTemplate:
+    """A template whose body is plain text: any lines, blank ones and look-alike headings
+    included, as long as the first non-blank line opens no section."""
+    names = draw(st.lists(IDENT, max_size=3, unique=True))
+    lines = draw(
+        st.lists(st.one_of(LINE, st.sampled_from(["", "## Heading", "<tag>", "---"])), max_size=6)
+    )
+    lines.extend(f"{{{{{n}}}}} and more" for n in names)
+    first = next((line for line in lines if line.strip()), None)
+    if first is None or is_opener(first):
+        lines.insert(0, "Plain words.")
+    template = PromptTemplate(
+        name=draw(st.from_regex(r"[A-Z][A-Z_]{0,12}", fullmatch=True)),
+        sections=(PromptSection(PLAIN_NAME, "\n".join(lines), "plain"),),
+        placeholders=tuple(PlaceholderDef(n, "string", draw(st.booleans())) for n in names),
+    )
+    assert validate_template(template).valid, validate_template(template).errors
+    return template
+
+
 @settings(max_examples=200)
-@given(templates())
+@given(st.one_of(templates(), plain_templates()))
 def test_prompt_template_round_trip(template: PromptTemplate) -> None:
     """For any valid prompt template, serializing it to a string and parsing it back produces
     an equivalent template."""
@@ -132,8 +153,8 @@ def test_parse_errors_name_the_line() -> None:
         parse_template("name: X\n")
     with pytest.raises(ValidationError, match="line 5: section <a> is never closed"):
         parse_template("---\nname: X\n---\n\n<a>\ntext\n")
-    with pytest.raises(ValidationError, match="line 5: text outside any section"):
-        parse_template("---\nname: X\n---\n\nstray words\n")
+    with pytest.raises(ValidationError, match="line 9: text outside any section"):
+        parse_template("---\nname: X\n---\n\n<a>\ntext\n</a>\n\nstray words\n")
     with pytest.raises(ValidationError, match="line 4: a placeholder is"):
         parse_template("---\nname: X\nplaceholders:\n  q: number\n---\n")
     with pytest.raises(ValidationError, match="not closed with '---'"):
@@ -181,10 +202,13 @@ def test_render_checks_placeholders_and_drops_empty_optional_sections() -> None:
 
 
 def test_markdown_sections_render_as_headings() -> None:
-    text = render_template(TEMPLATES["RESULT_GRADING"], query="q", result="r")
-    assert text.endswith('"reasoning": one sentence}.')
-    assert "\n## Output format\n" in text
-    assert "<context>" not in text
+    template = parse_template(
+        "---\nname: G\nplaceholders:\n  query: string\n  context: string, optional\n---\n\n"
+        "<task>\nGrade {{query}}.\n</task>\n\n<context optional>\n{{context}}\n</context>\n\n"
+        "## Output format\nReply with JSON.\n"
+    )
+    text = render_template(template, query="q")
+    assert text == "<task>\nGrade q.\n</task>\n\n## Output format\nReply with JSON."
 
 
 def test_load_template_by_path_and_unknown_name(tmp_path: Path) -> None:
@@ -197,15 +221,44 @@ def test_load_template_by_path_and_unknown_name(tmp_path: Path) -> None:
 
 
 def test_phase_prompts_differ_on_reentry() -> None:
-    first = phase_prompt("research", "decompose", topic="solar power")
+    first = phase_prompt("build", "grounding", project="solar power", shapes=["cli"])
     again = phase_prompt(
-        "research",
-        "decompose",
+        "build",
+        "grounding",
         visit_count=1,
         backward_trigger="synthesis_reveals_missing_category",
         existing_work_summary="4 categories, 14 questions",
     )
     assert "solar power" in first and "returning" not in first
-    assert "You are returning to the DECOMPOSE phase." in again
+    assert "You are returning to the GROUNDING phase." in again
     assert "synthesis_reveals_missing_category" in again
     assert "4 categories, 14 questions" in again
+
+
+def test_a_plain_body_renders_exactly_as_written() -> None:
+    text = (
+        "---\nname: P\nplaceholders:\n  who: string\n  note: string, optional\n---\n\n"
+        "Hello {{who}},\n\n## not a heading here\n<b>kept</b>{{note}}\n\n"
+    )
+    template = parse_template(text)
+    assert [s.delimiter for s in template.sections] == ["plain"]
+    assert serialize_template(template) == text
+    assert render_template(template, who="Ada") == (
+        "Hello Ada,\n\n## not a heading here\n<b>kept</b>\n"
+    )
+    assert render_template(template, who="{{note}}", note="{x}").startswith("Hello {{note}},")
+
+
+def test_a_plain_body_is_the_only_section_and_opens_none() -> None:
+    mixed = PromptTemplate(
+        "M", (PromptSection(PLAIN_NAME, "text", "plain"), PromptSection("a", "x", "xml"))
+    )
+    assert "a plain body is the template's only section" in "; ".join(
+        validate_template(mixed).errors
+    )
+    opener = PromptTemplate("O", (PromptSection(PLAIN_NAME, "\n<a>\nx", "plain"),))
+    assert "must not begin with a section opener" in "; ".join(validate_template(opener).errors)
+    empty = PromptTemplate("E", (PromptSection(PLAIN_NAME, " ", "plain"),))
+    assert "a plain body needs text" in "; ".join(validate_template(empty).errors)
+    with pytest.raises(ValidationError, match="cannot serialize an invalid template"):
+        serialize_template(opener)

@@ -132,13 +132,13 @@ class ReactAgent:
         finished = await self.loop.step(ctx, self._tools)
         if not finished:
             return StepOutcome()
-        loop = self.loop
+        state = self.loop.state
         summary = (
-            f"answered in {loop.iteration} step(s)"
-            if loop.goal_achieved
-            else f"stopped ({loop.stop_reason or 'goal not reached'}) after {loop.iteration} step(s)"
+            f"answered in {state.iteration} step(s)"
+            if state.goal_achieved
+            else f"stopped ({state.stop_reason or 'goal not reached'}) after {state.iteration} step(s)"
         )
-        return StepOutcome(True, loop.result(), summary)
+        return StepOutcome(True, self.loop.result(), summary)
 
     def get_state(self) -> dict[str, Any]:
         return {"args": self.args, "loop": self.loop.to_dict()}

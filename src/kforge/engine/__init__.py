@@ -6,7 +6,6 @@ from __future__ import annotations
 from kforge.engine.agent import ForgeAgent, StepAgent, StepOutcome
 from kforge.engine.limits import RunLimits
 from kforge.engine.phases import (
-    REENTRY_TEMPLATE,
     Checkpoint,
     PhaseContext,
     PhaseGraph,
@@ -20,7 +19,6 @@ from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 
 __all__ = [
-    "REENTRY_TEMPLATE",
     "AgentRegistry",
     "Checkpoint",
     "ForgeAgent",

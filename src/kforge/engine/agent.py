@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from kforge.engine.phases import (
-    REENTRY_TEMPLATE,
     Checkpoint,
     PhaseContext,
     PhaseGraph,
@@ -23,6 +22,7 @@ from kforge.engine.phases import (
 from kforge.engine.run_context import RunContext
 from kforge.errors import LimitExceededError
 from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseCheckpoint
+from kforge.prompts import prompt_text
 
 __all__ = ["ForgeAgent", "StepAgent", "StepOutcome"]
 
@@ -137,7 +137,8 @@ class ForgeAgent(ABC):
         visits = self.phase_context.phase_visits.get(phase.value, 0)
         if visits <= 1:
             return self.initial_prompt(phase)
-        return REENTRY_TEMPLATE.format(
+        return prompt_text(
+            "PHASE_RETURN",
             phase=phase.value,
             backward_trigger=self.phase_context.backward_trigger or "(none recorded)",
             backward_trigger_detail=self.phase_context.backward_trigger_detail or "(none)",

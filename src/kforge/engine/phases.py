@@ -12,7 +12,6 @@ from kforge.errors import GraphDefinitionError
 from kforge.frames import CheckpointKind, utc_now
 
 __all__ = [
-    "REENTRY_TEMPLATE",
     "Checkpoint",
     "PhaseContext",
     "PhaseGraph",
@@ -20,18 +19,6 @@ __all__ = [
     "TransitionRecord",
     "evaluate_transitions",
 ]
-
-REENTRY_TEMPLATE = """You are returning to the {phase} phase.
-
-**Why we're back:** {backward_trigger}
-**Detail:** {backward_trigger_detail}
-
-**Work already completed:**
-{existing_work_summary}
-
-**Your task now:**
-Address the reason for returning. Do NOT redo work already completed.
-Only add/modify what's needed to address: {backward_trigger}"""
 
 
 @dataclass(frozen=True, slots=True)

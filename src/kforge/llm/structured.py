@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from kforge.errors import ModelOutputError
 from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.prompts import prompt_text
 
 if TYPE_CHECKING:
     from kforge.llm.base import CompleteFn, Model
@@ -165,19 +166,13 @@ def schema_errors(value: Any, schema: dict[str, Any], *, limit: int = 5) -> list
 
 def json_instructions(schema: dict[str, Any]) -> str:
     """What to tell a model that cannot be constrained to a schema."""
-    return (
-        "Reply with only a JSON value, no prose and no code fences, that matches this JSON "
-        f"Schema:\n{json.dumps(schema, separators=(',', ':'))}"
-    )
+    return prompt_text("JSON_INSTRUCTIONS", schema=json.dumps(schema, separators=(",", ":")))
 
 
 def repair_message(problems: Sequence[str] | str) -> Message:
     """The user turn that asks a model to fix a reply that broke the schema."""
     text = problems if isinstance(problems, str) else "; ".join(problems)
-    return Message.user(
-        f"Your reply was not valid: {text}. Reply again with only the corrected JSON value "
-        "that matches the schema."
-    )
+    return Message.user(prompt_text("REPAIR_REQUEST", problems=text))
 
 
 def structured_value(response: ModelResponse, what: str = "structured output") -> Any:

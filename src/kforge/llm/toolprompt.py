@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kforge.llm.types import Message, ToolCall, ToolSpec
+from kforge.prompts import prompt_text
 
 __all__ = [
     "ANSWER_MAX_CHARS",
@@ -27,7 +28,7 @@ ANSWER_MAX_CHARS = 4000
 
 def tool_instructions(tools: Sequence[ToolSpec]) -> str:
     """A system-prompt block that lists the tools and the decision format."""
-    lines = ["You can call these tools:"]
+    lines = []
     for tool in tools:
         params = json.dumps(tool.input_schema.get("properties", {}), separators=(",", ":"))
         required = tool.input_schema.get("required", [])
@@ -35,12 +36,7 @@ def tool_instructions(tools: Sequence[ToolSpec]) -> str:
         lines.append(
             f"  arguments: {params}" + (f" required: {', '.join(required)}" if required else "")
         )
-    lines.append(
-        "Reply with exactly one JSON object and nothing else. To call a tool: "
-        '{"tool": "<tool name>", "arguments": {...}}. To answer without a tool: '
-        '{"answer": "<your answer>"}.'
-    )
-    return "\n".join(lines)
+    return prompt_text("TOOL_INSTRUCTIONS", tools="\n".join(lines))
 
 
 def decision_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from kforge.prompts.library import TEMPLATES, load_template, phase_prompt, template_names
+from kforge.prompts.library import (
+    TEMPLATES,
+    load_template,
+    phase_prompt,
+    prompt_text,
+    template_names,
+)
 from kforge.prompts.render import format_value, render_template
 from kforge.prompts.syntax import parse_template, serialize_template
 from kforge.prompts.template import (
@@ -23,6 +29,7 @@ __all__ = [
     "load_template",
     "parse_template",
     "phase_prompt",
+    "prompt_text",
     "render_template",
     "serialize_template",
     "template_names",

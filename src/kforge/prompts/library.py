@@ -13,7 +13,7 @@ from kforge.prompts.render import render_template
 from kforge.prompts.syntax import parse_template
 from kforge.prompts.template import PromptTemplate, validate_template
 
-__all__ = ["TEMPLATES", "load_template", "phase_prompt", "template_names"]
+__all__ = ["TEMPLATES", "load_template", "phase_prompt", "prompt_text", "template_names"]
 
 _SUFFIX = ".prompt"
 
@@ -87,6 +87,11 @@ class _Library(Mapping[str, PromptTemplate]):
 
 TEMPLATES: Mapping[str, PromptTemplate] = _Library()
 """Every built-in template: ``TEMPLATES["RESULT_GRADING"]``."""
+
+
+def prompt_text(name: str, **values: Any) -> str:
+    """The built-in template ``name`` rendered with ``values``: the text a model is sent."""
+    return render_template(load_template(name), values)
 
 
 def phase_prompt(

@@ -57,6 +57,8 @@ def _empty(value: Any) -> bool:
 
 def _render_section(section: PromptSection, values: Mapping[str, Any]) -> str:
     body = PLACEHOLDER_RE.sub(lambda m: format_value(values.get(m.group(1))), section.content)
+    if section.delimiter == "plain":
+        return body
     if section.delimiter == "xml":
         return f"<{section.name}>\n{body}\n</{section.name}>"
     return f"## {section.name}\n{body}"

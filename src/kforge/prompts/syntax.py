@@ -18,6 +18,10 @@
 A section is ``<name>`` ... ``</name>`` (``<name optional>`` when optional) or a ``## Name``
 heading (``## Name (optional)``) running to the next section. Sections are separated by one
 blank line.
+
+A body whose first non-blank line opens no section is plain text: everything after the blank
+line that follows the front matter, up to the file's final newline, rendered exactly as written
+(blank lines, ``## `` lines and tags inside it included).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from kforge.errors import ValidationError
 from kforge.prompts.template import (
     IDENTIFIER_RE,
     MARKDOWN_OPENER_RE,
+    PLAIN_NAME,
     XML_OPENER_RE,
     PlaceholderDef,
     PlaceholderType,
@@ -53,6 +58,8 @@ def serialize_template(template: PromptTemplate) -> str:
         for p in template.placeholders:
             lines.append(f"  {p.name}: {p.type}" + ("" if p.required else ", optional"))
     lines.append("---")
+    if template.sections[0].delimiter == "plain":
+        return "\n".join([*lines, "", template.sections[0].content]) + "\n"
     for section in template.sections:
         lines.append("")
         if section.delimiter == "xml":
@@ -129,6 +136,11 @@ def parse_template(text: str, *, source: str = "template") -> PromptTemplate:
         lines.pop()
     fields, placeholders, index = _front_matter(lines, source)
     sections: list[PromptSection] = []
+    first = next((line for line in lines[index:] if line.strip()), None)
+    if first is not None and not is_opener(first):
+        start = index + 1 if lines[index] == "" else index
+        sections.append(PromptSection(PLAIN_NAME, "\n".join(lines[start:]), "plain"))
+        index = len(lines)
     while index < len(lines):
         line = lines[index]
         if not line.strip():

@@ -8,6 +8,7 @@ from typing import Literal
 
 __all__ = [
     "PLACEHOLDER_RE",
+    "PLAIN_NAME",
     "PlaceholderDef",
     "PlaceholderType",
     "PromptSection",
@@ -18,7 +19,7 @@ __all__ = [
 ]
 
 PlaceholderType = Literal["string", "array", "object"]
-Delimiter = Literal["xml", "markdown"]
+Delimiter = Literal["xml", "markdown", "plain"]
 
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 """``{{name}}`` (spaces inside the braces allowed)."""
@@ -26,6 +27,8 @@ XML_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 XML_OPENER_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_.-]*)( optional)?>")
 MARKDOWN_OPENER_RE = re.compile(r"## (\S.*?)( \(optional\))?")
 IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PLAIN_NAME = "body"
+"""The name of the one section of a plain template."""
 
 
 def is_opener(line: str) -> bool:
@@ -45,7 +48,8 @@ class PromptSection:
     name: str
     content: str
     delimiter: Delimiter = "xml"
-    """``xml``: ``<name>...</name>``; ``markdown``: a ``## name`` heading."""
+    """``xml``: ``<name>...</name>``; ``markdown``: a ``## name`` heading; ``plain``: the whole
+    body of a template without sections, rendered exactly as written."""
     required: bool = True
     """An optional section is left out of the rendered prompt when its placeholders are empty."""
 
@@ -91,7 +95,26 @@ def _single_line(value: str) -> bool:
     return value == value.strip() and "\n" not in value and "\r" not in value
 
 
+def _plain_errors(section: PromptSection, where: str) -> list[str]:
+    errors: list[str] = []
+    if section.name != PLAIN_NAME or not section.required:
+        errors.append(f"{where}: a plain body is the required section named '{PLAIN_NAME}'")
+    if not section.content.strip():
+        errors.append(f"{where}: a plain body needs text")
+    if "\r" in section.content:
+        errors.append(f"{where}: content must use \\n line endings")
+    first = next((line for line in section.content.split("\n") if line.strip()), "")
+    if is_opener(first):
+        errors.append(
+            f"{where}: a plain body must not begin with a section opener ({first!r}); "
+            "write the template as sections instead"
+        )
+    return errors
+
+
 def _section_errors(section: PromptSection, where: str) -> list[str]:
+    if section.delimiter == "plain":
+        return _plain_errors(section, where)
     errors: list[str] = []
     if section.delimiter == "xml" and not XML_NAME_RE.fullmatch(section.name):
         errors.append(
@@ -132,6 +155,12 @@ def validate_template(template: PromptTemplate) -> ValidationResult:
         errors.append("template description must be one trimmed line")
     if not template.sections:
         errors.append(f"template '{template.name}' has no sections")
+    plain = [s for s in template.sections if s.delimiter == "plain"]
+    if plain and len(template.sections) > 1:
+        errors.append(
+            f"template '{template.name}': a plain body is the template's only section "
+            f"(it has {len(template.sections)})"
+        )
     seen: set[str] = set()
     for index, section in enumerate(template.sections, 1):
         where = f"template '{template.name}' section {index} ('{section.name}')"

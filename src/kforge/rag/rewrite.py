@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kforge.llm.structured import complete_structured
 from kforge.llm.types import Message, ModelSettings
+from kforge.prompts import prompt_text
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.complete import CompleteFn, is_recoverable
 from kforge.rag.grading import GradedResult
@@ -24,12 +25,7 @@ class Rewrite(BaseModel):
     query: str = Field(min_length=1, max_length=300)
 
 
-_SYSTEM = (
-    "You improve search queries for a keyword search engine over the user's documents. The "
-    "last query found mostly irrelevant passages. Write one new query that keeps the user's "
-    "intent but uses different words: synonyms, the specific technical terms a document would "
-    "use, or a narrower or broader phrasing. Reply with the query only."
-)
+_SYSTEM = prompt_text("QUERY_REWRITE")
 _SETTINGS = ModelSettings(temperature=0.0, max_tokens=80)
 _BROADENERS = ("overview", "explained", "background", "examples", "definition")
 

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel
 
 from kforge.llm.structured import decoder_bounds
+from kforge.prompts import prompt_text
 from kforge.rag.textcheck import cut_loop, echoed_phrase, is_degenerate, key_terms, support
 
 __all__ = [
@@ -19,10 +20,7 @@ __all__ = [
     "usable_summary",
 ]
 
-SUMMARY_SYSTEM = (
-    "Describe in one short sentence what the program does for its user. Do not repeat these "
-    "instructions."
-)
+SUMMARY_SYSTEM = prompt_text("BUILD_SUMMARY")
 
 
 class ConceptNote(BaseModel):

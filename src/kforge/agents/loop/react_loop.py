@@ -25,6 +25,7 @@ from kforge.agents.loop.prompts import (
     merge_messages,
     observation_messages,
     react_system,
+    retry_request,
     synthesis_request,
 )
 from kforge.agents.loop.reflexion import MeteredRun, Reflexion, lessons_for, memory_for
@@ -63,10 +64,11 @@ _STOP_NOTES = {
 }
 
 
-class ReactLoop(LoopState):
+class ReactLoop:
     """One goal pursued in at most ``config.max_steps`` decisions.
 
-    ``check`` (optional) judges a final answer; a failed check is reflected on and retried like
+    The loop holds what it keeps between steps in ``state`` (a ``LoopState``), the one thing
+    saved and restored. ``check`` (optional) judges a final answer; a failed check is reflected on and retried like
     a failed tool call. It is code, not state: pass it again to ``restore``.
     """
 
@@ -80,54 +82,71 @@ class ReactLoop(LoopState):
         preferences: dict[str, str] | None = None,
         check: AnswerCheck | None = None,
     ) -> None:
-        super().__init__(
+        self.state = LoopState(
             goal,
             config or LoopConfig(),
             memory_scope=memory_scope,
             user_id=user_id,
             preferences=dict(preferences or {}),
         )
+        """Everything the loop keeps between steps; ``to_dict`` saves it."""
         self.check = check
 
     @property
     def reflexion(self) -> Reflexion:
         """What the loop does about failures, working on this loop's state."""
-        return Reflexion(self)
+        return Reflexion(self.state)
 
     @classmethod
     def restore(cls, data: dict[str, Any], *, check: AnswerCheck | None = None) -> ReactLoop:
-        """The loop saved by ``to_dict``, with its answer ``check``."""
-        loop = cls.from_dict(data)
-        loop.check = check
+        """The loop saved by ``to_dict`` (by this or any earlier version), with its ``check``."""
+        loop = cls.__new__(cls)
+        loop.state, loop.check = LoopState.from_dict(data), check
         return loop
+
+    def to_dict(self) -> dict[str, Any]:
+        """The loop's state as JSON values; ``restore`` reads it back."""
+        return self.state.to_dict()
+
+    def result(self) -> dict[str, Any]:
+        """The answer, whether the goal was reached, why the loop stopped, and its metrics."""
+        return self.state.result()
+
+    @property
+    def finished(self) -> bool:
+        return self.state.finished
+
+    @property
+    def answer(self) -> str:
+        return self.state.answer
 
     # -- the step ---------------------------------------------------------------------------
 
     async def step(self, ctx: RunContext, tools: ToolRegistry) -> bool:
         """One iteration with ``tools`` offered; returns True once the loop has its answer."""
-        if self.finished:
+        if self.state.finished:
             return True
         started = time.monotonic()
         run = MeteredRun(ctx)
         try:
             await self._step(ctx, run, tools)
         finally:
-            self.tokens[0] += run.usage.input_tokens
-            self.tokens[1] += run.usage.output_tokens
-        self.elapsed_s += time.monotonic() - started
-        return self.finished
+            self.state.tokens[0] += run.usage.input_tokens
+            self.state.tokens[1] += run.usage.output_tokens
+        self.state.elapsed_s += time.monotonic() - started
+        return self.state.finished
 
     async def _step(self, ctx: RunContext, run: MeteredRun, tools: ToolRegistry) -> None:
-        cfg = self.config
-        if self.elapsed_s >= cfg.max_time_s:
+        cfg = self.state.config
+        if self.state.elapsed_s >= cfg.max_time_s:
             self._control(ctx, timeout=True)
             await self._synthesize(ctx, run, achieved=False, reason="max_time")
             return
-        self.iteration += 1
-        self.context_window(ctx)
-        self.emit_status(ctx, "thinking", run.usage)
-        offered = ToolRegistry(t for t in tools if t.name not in self.retired)
-        memory = memory_for(ctx, scope=self.memory_scope, user_id=self.user_id)
+        self.state.iteration += 1
+        self.state.context_window(ctx)
+        self.state.emit_status(ctx, "thinking", run.usage)
+        offered = ToolRegistry(t for t in tools if t.name not in self.state.retired)
+        memory = memory_for(ctx, scope=self.state.memory_scope, user_id=self.state.user_id)
         try:
             response = await self._ask_for_decision(ctx, run, offered, memory)
             decision = parse_decision(
@@ -137,7 +156,7 @@ class ReactLoop(LoopState):
             await self._unusable(ctx, run, "invalid_decision", str(exc))
         else:
             await self._act(ctx, run, decision, offered, memory)
-        if not self.finished and self.iteration >= cfg.max_steps:
+        if not self.state.finished and self.state.iteration >= cfg.max_steps:
             self._control(ctx, max_steps=True)
             await self._synthesize(ctx, run, achieved=False, reason="max_steps")
 
@@ -146,24 +165,27 @@ class ReactLoop(LoopState):
     async def _ask_for_decision(
         self, ctx: RunContext, run: MeteredRun, offered: ToolRegistry, memory: EpisodicMemory
     ) -> ModelResponse:
-        cfg = self.config
+        cfg = self.state.config
         specs = offered.specs()
-        recent = [ToolCall.from_dict(json.loads(k)) for k in self.failed_calls[-3:]]
+        recent = [ToolCall.from_dict(json.loads(k)) for k in self.state.failed_calls[-3:]]
         structured = cfg.decision_mode == "structured"
-        suggestion = ToolCall.from_dict(self.suggestion) if self.suggestion else None
+        suggestion = ToolCall.from_dict(self.state.suggestion) if self.state.suggestion else None
         if suggestion is not None and suggestion.name not in offered:
             suggestion = None  # its tool was retired since
         request = decision_request(
-            step=self.iteration,
+            step=self.state.iteration,
             max_steps=cfg.max_steps,
             suggestion=suggestion,
-            suggestion_reason=str((self.suggestion or {}).get("reasoning", "")),
-            retired=self.retired,
+            suggestion_reason=str((self.state.suggestion or {}).get("reasoning", "")),
+            retired=self.state.retired,
             structured=structured,
             allow_ask=cfg.allow_ask,
         )
         system = react_system(
-            self.goal, specs, cfg.max_steps, lessons_for(memory, specs, recent, goal=self.goal)
+            self.state.goal,
+            specs,
+            cfg.max_steps,
+            lessons_for(memory, specs, recent, goal=self.state.goal),
         )
         settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         if structured:
@@ -179,20 +201,18 @@ class ReactLoop(LoopState):
 
     async def _unusable(self, ctx: RunContext, run: MeteredRun, kind: str, problem: str) -> None:
         """A decision that cannot be carried out: an error frame and a bounded retry."""
-        cfg = self.config
-        self.errors += 1
-        failures = self.count_failure(_DECISION)
+        cfg = self.state.config
+        self.state.errors += 1
+        failures = self.state.count_failure(_DECISION)
         ctx.emit(
             ErrorFrame(
                 error_type=kind,
                 recoverable=failures < cfg.max_retries,
-                message=f"step {self.iteration}: the model's decision could not be used "
+                message=f"step {self.state.iteration}: the model's decision could not be used "
                 f"({problem}); attempt {failures} of {cfg.max_retries}",
             )
         )
-        self.context_window(ctx).add(
-            "user", f"Your last reply could not be used: {problem}. Reply with one valid action."
-        )
+        self.state.context_window(ctx).add("user", retry_request(problem))
         if failures >= cfg.max_retries:
             self._control(ctx)
             await self._synthesize(ctx, run, achieved=False, reason="max_retries")
@@ -207,20 +227,20 @@ class ReactLoop(LoopState):
         offered: ToolRegistry,
         memory: EpisodicMemory,
     ) -> None:
-        suggested = ToolCall.from_dict(self.suggestion) if self.suggestion else None
-        self.suggestion = None  # shown to this decision; a new failure makes a new one
+        suggested = ToolCall.from_dict(self.state.suggestion) if self.state.suggestion else None
+        self.state.suggestion = None  # shown to this decision; a new failure makes a new one
         reasoning = decision.thought or _implicit_reasoning(decision)
         plan = ctx.emit(
             Plan(
-                goal=self.goal,
+                goal=self.state.goal,
                 reasoning=reasoning,
-                observations=tuple(self.observations[-3:]),
+                observations=tuple(self.state.observations[-3:]),
                 next_action=decision.action,
-                iteration=self.iteration,
-                max_iterations=self.config.max_steps,
+                iteration=self.state.iteration,
+                max_iterations=self.state.config.max_steps,
             )
         )
-        window = self.context_window(ctx)
+        window = self.state.context_window(ctx)
         if decision.kind == "plan":
             window.add("assistant", f"Thought: {reasoning}")
         elif decision.kind == "ask_user":
@@ -232,17 +252,17 @@ class ReactLoop(LoopState):
             window.add("user", f"The user answered: {text}")
         elif decision.kind == "respond":
             await self._respond(ctx, run, decision, memory)
-        elif decision.tool in self.retired:
+        elif decision.tool in self.state.retired:
             await self._unusable(
                 ctx,
                 run,
                 "retired_tool",
-                f"'{decision.tool}' failed {self.config.max_retries} times in this run and is no "
+                f"'{decision.tool}' failed {self.state.config.max_retries} times in this run and is no "
                 "longer offered; choose another action",
             )
         else:
             call = decision.to_call()
-            if call_key(call) in self.failed_calls:
+            if call_key(call) in self.state.failed_calls:
                 replacement = await self.reflexion.replace_failed_call(
                     ctx, run, memory, call, offered, suggested
                 )
@@ -259,18 +279,18 @@ class ReactLoop(LoopState):
         if problem is None and self.check is not None:
             problem = self.check(answer)
         if problem is None:
-            self.emit_status(ctx, "synthesizing", run.usage)
+            self.state.emit_status(ctx, "synthesizing", run.usage)
             self._finish(ctx, answer, achieved=True, reason="")
             return
-        self.emit_status(ctx, "analyzing", run.usage)
+        self.state.emit_status(ctx, "analyzing", run.usage)
         content = f"The proposed answer failed its check: {problem}"
-        ctx.emit(Observation(content=content, goal_achieved=False, iteration=self.iteration))
+        ctx.emit(Observation(content=content, goal_achieved=False, iteration=self.state.iteration))
         self._observed(ctx, content)
         failed = ToolCall(_RESPOND, {"answer": answer[:300]})
         await self.reflexion.reflect(
             ctx, run, memory, failed, content, kind="check", key=_RESPOND, offered=ToolRegistry()
         )
-        if self.failures.get(_RESPOND, 0) >= self.config.max_retries:
+        if self.state.failures.get(_RESPOND, 0) >= self.state.config.max_retries:
             self._control(ctx)
             await self._synthesize(ctx, run, achieved=False, reason="max_retries")
 
@@ -284,27 +304,27 @@ class ReactLoop(LoopState):
         offered: ToolRegistry,
         memory: EpisodicMemory,
     ) -> None:
-        window = self.context_window(ctx)
+        window = self.state.context_window(ctx)
         window.add("assistant", f"Thought: {reasoning}\nAction: {call_text(call)}")
         # a structured decision has no call id: the plan's (recorded, so the same when the
         # step is re-executed) names the call
         call_id = call.id or f"call-{plan_id}"
-        self.emit_status(ctx, "executing", run.usage, tool=call.name)
+        self.state.emit_status(ctx, "executing", run.usage, tool=call.name)
         result = await execute_call(
             ctx,
             offered,
             ToolCall(call.name, dict(call.arguments), call_id),
             reasoning=reasoning,
-            iteration=self.iteration,
+            iteration=self.state.iteration,
             plan_frame_id=plan_id,
         )
         error = result.text.removeprefix("Error: ") if result.is_error else ""
         ctx.flush()  # the result is durable before anything else happens in this step
-        self.tools_called.append(call.name)
+        self.state.tools_called.append(call.name)
         window.add("tool", result.text[:_HISTORY_CHARS], name=call.name)
-        self.emit_status(ctx, "analyzing", run.usage, tool=call.name)
+        self.state.emit_status(ctx, "analyzing", run.usage, tool=call.name)
         if result.is_error:
-            self.errors += 1
+            self.state.errors += 1
             content, achieved = f"{call.name} failed: {error[:500]}", False
         else:
             content, achieved = await self._observe(ctx, run, call, result.text)
@@ -312,7 +332,7 @@ class ReactLoop(LoopState):
             Observation(
                 content=content,
                 goal_achieved=achieved,
-                iteration=self.iteration,
+                iteration=self.state.iteration,
                 call_id=call_id,
             )
         )
@@ -330,7 +350,7 @@ class ReactLoop(LoopState):
         self, ctx: RunContext, run: MeteredRun, call: ToolCall, result_text: str
     ) -> tuple[str, bool]:
         """The model's judgement of a successful result against the goal."""
-        messages = observation_messages(self.goal, call, result_text)
+        messages = observation_messages(self.state.goal, call, result_text)
         settings = ModelSettings(temperature=0.0, max_tokens=200)
         try:
             judged = await run.complete(
@@ -355,12 +375,12 @@ class ReactLoop(LoopState):
         self, ctx: RunContext, run: MeteredRun, *, achieved: bool, reason: str
     ) -> None:
         """Write the final answer from what was found (a best partial one when stopped early)."""
-        self.emit_status(ctx, "synthesizing", run.usage)
-        cfg = self.config
+        self.state.emit_status(ctx, "synthesizing", run.usage)
+        cfg = self.state.config
         note = _STOP_NOTES.get(reason, reason).format(
             max_steps=cfg.max_steps, max_time_s=cfg.max_time_s, max_retries=cfg.max_retries
         )
-        request = synthesis_request(self.goal, "" if achieved else note)
+        request = synthesis_request(self.state.goal, "" if achieved else note)
         messages = await self._prompt(ctx, run, SYNTHESIZE_SYSTEM, request)
         settings = ModelSettings(temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         try:
@@ -369,7 +389,7 @@ class ReactLoop(LoopState):
         except ModelOutputError:
             answer = ""
         if not answer:
-            found = "; ".join(self.observations[-3:])
+            found = "; ".join(self.state.observations[-3:])
             answer = (
                 f"No final answer could be written. What was found: {found}"
                 if found
@@ -378,15 +398,16 @@ class ReactLoop(LoopState):
         self._finish(ctx, answer, achieved=achieved, reason=reason)
 
     def _finish(self, ctx: RunContext, answer: str, *, achieved: bool, reason: str) -> None:
-        self.answer, self.goal_achieved, self.stop_reason = answer, achieved, reason
-        self.finished = True
+        state = self.state
+        state.answer, state.goal_achieved, state.stop_reason = answer, achieved, reason
+        state.finished = True
         ctx.emit(
             AgentResponse(
                 response_text=answer,
                 goal_achieved=achieved,
-                iterations_used=self.iteration,
-                tools_called=tuple(self.tools_called),
-                reasoning_trace=" → ".join(o[:120] for o in self.observations),
+                iterations_used=state.iteration,
+                tools_called=tuple(state.tools_called),
+                reasoning_trace=" → ".join(o[:120] for o in state.observations),
             )
         )
 
@@ -395,7 +416,7 @@ class ReactLoop(LoopState):
             AgentControl(
                 action=AgentAction.RESPOND,
                 should_continue=False,
-                iteration=self.iteration,
+                iteration=self.state.iteration,
                 max_iterations_reached=max_steps,
                 timeout_reached=timeout,
             )
@@ -407,7 +428,7 @@ class ReactLoop(LoopState):
         """The messages of a model call over the context: the context is compacted first when
         what is sent (system prompt, context, request, and the tools or schema ``described``) is
         past 80 % of the model's window. Never the grounding; the compaction is a frame."""
-        window = self.context_window(ctx)
+        window = self.state.context_window(ctx)
         messages = merge_messages([*window.to_messages(system), Message.user(request)])
         sent = sum(window.count_tokens(m.content) for m in messages)
         if described is not None:
@@ -426,12 +447,12 @@ class ReactLoop(LoopState):
         except CompactionError as exc:
             ctx.emit(ErrorFrame(error_type="CompactionError", message=str(exc), recoverable=True))
             return messages
-        self.window = result.context
-        return merge_messages([*self.window.to_messages(system), Message.user(request)])
+        self.state.window = result.context
+        return merge_messages([*self.state.window.to_messages(system), Message.user(request)])
 
     def _observed(self, ctx: RunContext, content: str) -> None:
-        self.observations.append(content)
-        self.context_window(ctx).add("observation", content)
+        self.state.observations.append(content)
+        self.state.context_window(ctx).add("observation", content)
 
 
 def _compaction_due(ctx: RunContext, window: ContextWindow, overhead: int) -> bool:

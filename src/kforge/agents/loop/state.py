@@ -7,7 +7,7 @@ or a crash, in this process or another.
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from kforge.agents.loop.config import DEFAULT_CONTEXT_TOKENS, LoopConfig
 from kforge.engine.arguments import codec, load_state, state_to_dict
@@ -18,8 +18,6 @@ from kforge.memory.trajectory import TrajectoryMetrics
 from kforge.memory.window import ContextWindow, GroundingSection
 
 __all__ = ["LoopState"]
-
-S = TypeVar("S", bound="LoopState")
 
 
 @dataclass(eq=False)
@@ -132,6 +130,5 @@ class LoopState:
         return state_to_dict(self)
 
     @classmethod
-    def from_dict(cls: type[S], data: dict[str, Any]) -> S:
-        state = cls(str(data["goal"]))
-        return load_state(state, data)
+    def from_dict(cls, data: dict[str, Any]) -> LoopState:
+        return load_state(cls(str(data["goal"])), data)

@@ -23,6 +23,7 @@ from kforge.agents.research.prompts import (
     Discovery,
     Expansion,
     Gaps,
+    new_category_request,
 )
 from kforge.agents.research.question_tree import (
     ResearchPhase,
@@ -159,10 +160,7 @@ class ResearchAgent(ForgeAgent):
                     ctx,
                     [
                         Message.system(self.phase_prompt(P.DECOMPOSE)),
-                        Message.user(
-                            f"Research question: {self.question}\nNew category: {name}\n"
-                            "Write 1 to 3 questions for this category."
-                        ),
+                        Message.user(new_category_request(self.question, name)),
                     ],
                     DECISION,
                     CategoryQuestions,

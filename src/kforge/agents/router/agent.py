@@ -34,7 +34,7 @@ from kforge.agents.conversation import (
 from kforge.agents.react import service_tools
 from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer
 from kforge.agents.router.guardrail import judge_scope, polite_refusal
-from kforge.agents.router.schema import ROUTER_SYSTEM, RouterDecision, router_reply
+from kforge.agents.router.schema import RouterDecision, router_reply, router_system
 from kforge.agents.router.tools import (
     MAX_K,
     RETRIEVE,
@@ -325,7 +325,7 @@ class RouterAgent:
         parts.append(f"Tool rounds left: {self.max_iterations - self.state.iteration}.")
         parts.append('Reply as {"reasoning": "...", "action": "...", "query": "..."}.')
         return [
-            Message.system(ROUTER_SYSTEM.format(actions=actions)),
+            Message.system(router_system(actions)),
             Message.user("\n".join(parts)),
         ]
 

@@ -10,6 +10,7 @@ documents have nothing on the question.
 from __future__ import annotations
 
 from kforge.llm.types import Message, ModelSettings
+from kforge.prompts import prompt_text
 from kforge.rag.grounded import GroundedAnswer, WriteFn, first_passing_reply
 from kforge.rag.textcheck import cut_loop, echoed_phrase, split_sentences
 
@@ -19,10 +20,7 @@ FALLBACK_NOTE = (
     "Note: no relevant passages were found in the documents, so this answer comes from the "
     "model's general knowledge and may be wrong."
 )
-MODEL_ONLY_SYSTEM = (
-    "Answer the question from your general knowledge in two or three sentences. No documents "
-    "are available, so cite no sources."
-)
+MODEL_ONLY_SYSTEM = prompt_text("ROUTER_MODEL_ONLY")
 _SETTINGS = ModelSettings(temperature=0.2, max_tokens=200)
 _RETRY = ModelSettings(temperature=0.5, max_tokens=200, repetition_penalty=1.3)
 _MARKER_FREE = str.maketrans("", "", "[]")

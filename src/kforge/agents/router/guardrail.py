@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
-from kforge.agents.router.schema import GUARDRAIL_SYSTEM, GuardrailVerdict
+from kforge.agents.router.schema import GuardrailVerdict, guardrail_system
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, ErrorFrame
@@ -95,7 +95,7 @@ async def judge_scope(
     described = scope + (f" (documents: {'; '.join(topics)})" if topics else "")
     history = format_history(turns)
     user = (f"{history}\n\n" if history else "") + f"Latest message: {question}"
-    messages = [Message.system(GUARDRAIL_SYSTEM.format(scope=described)), Message.user(user)]
+    messages = [Message.system(guardrail_system(described)), Message.user(user)]
     try:
         verdict = await ctx.complete(
             messages, _SETTINGS, output_type=GuardrailVerdict, purpose="guardrail"

@@ -23,11 +23,11 @@ from kforge.agents.tree.decisions import (
     EXECUTE_PROMPT,
     MISSING_PROMPT,
     RESOLVE_PROMPT,
-    SUBQUESTIONS_PROMPT,
     Clarity,
     MissingInfo,
     Resolution,
     Subquestions,
+    subquestions_prompt,
 )
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.engine.agent import StepOutcome
@@ -181,7 +181,7 @@ class TreeAgent:
     async def _subquestions(self, ctx: RunContext) -> None:
         params = self.params
         if params.depth < params.max_depth and params.max_subquestions > 0:
-            prompt = SUBQUESTIONS_PROMPT.format(limit=params.max_subquestions)
+            prompt = subquestions_prompt(params.max_subquestions)
             decision = await self._decide(ctx, prompt, Subquestions, "tree.subquestions")
             chosen = self._pick_subquestions(decision.subquestions)
             if chosen:

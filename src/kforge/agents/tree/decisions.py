@@ -7,45 +7,31 @@ from typing import Annotated
 from pydantic import BaseModel
 
 from kforge.llm.structured import decoder_bounds
+from kforge.prompts import prompt_text
 
 __all__ = [
     "CLARIFY_PROMPT",
     "EXECUTE_PROMPT",
     "MISSING_PROMPT",
     "RESOLVE_PROMPT",
-    "SUBQUESTIONS_PROMPT",
     "Clarity",
     "MissingInfo",
     "Resolution",
     "Subquestions",
+    "subquestions_prompt",
 ]
 
 ShortText = Annotated[str, decoder_bounds(max_length=160)]
 
-CLARIFY_PROMPT = (
-    "You check requests before work starts. Decide whether the user's request is too "
-    "ambiguous to act on (it could mean very different things). Only then write one short "
-    "question that would resolve it. Reply in JSON."
-)
-MISSING_PROMPT = (
-    "You check requests before work starts. Decide whether information that only the user "
-    "has is missing and critical (the work would be wrong without it). Only then write one "
-    "short question asking for it. Reply in JSON."
-)
-SUBQUESTIONS_PROMPT = (
-    "Split the user's request into at most {limit} independent subquestions that can be "
-    "explored separately and help answer it. Write none if the request is simple. Reply in "
-    "JSON."
-)
-EXECUTE_PROMPT = (
-    "You are an assistant. Do the user's request. Use a tool when it helps; when you are "
-    "done, reply with the answer in a few sentences."
-)
-RESOLVE_PROMPT = (
-    "You review an answer before it is given to the user. Given the uncertainties listed, "
-    "decide whether one more question to the user would resolve them, and write that "
-    "question. Reply in JSON."
-)
+CLARIFY_PROMPT = prompt_text("TREE_CLARIFY")
+MISSING_PROMPT = prompt_text("TREE_MISSING")
+EXECUTE_PROMPT = prompt_text("TREE_EXECUTE")
+RESOLVE_PROMPT = prompt_text("TREE_RESOLVE")
+
+
+def subquestions_prompt(limit: int) -> str:
+    """The system prompt asking for at most ``limit`` subquestions."""
+    return prompt_text("TREE_SUBQUESTIONS", limit=limit)
 
 
 class Clarity(BaseModel):

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel
 
 from kforge.llm.structured import decoder_bounds
+from kforge.prompts import prompt_text
 
 __all__ = [
     "ASSESS_PROMPT",
@@ -39,11 +40,7 @@ class Calibration(BaseModel):
     check_questions: Annotated[list[Short], decoder_bounds(max_items=2)]
 
 
-ASSESS_PROMPT = (
-    "You assess a learner. From their answers, sort the concepts into known, partial and "
-    "unknown, list any misconceptions their answers show (short phrases), and state their goal "
-    "in one sentence. Reply in JSON."
-)
+ASSESS_PROMPT = prompt_text("UNDERSTAND_ASSESS")
 
 
 class Assessment(BaseModel):
@@ -71,33 +68,21 @@ class Diagnosis(BaseModel):
     calibration_issue: Short
 
 
-REMEDIAL_PROMPT = (
-    "A learner failed the check question of a learning objective. Write one simpler learning "
-    "objective that addresses what their answer got wrong, in one sentence. Reply in JSON."
-)
+REMEDIAL_PROMPT = prompt_text("UNDERSTAND_REMEDIAL")
 
 
 class Remedial(BaseModel):
     objective: Short
 
 
-CHECK_PROMPT = (
-    "Write one short question that checks whether the learner understood the explanation. "
-    "The answer must be in the explanation. Reply in JSON."
-)
+CHECK_PROMPT = prompt_text("UNDERSTAND_CHECK")
 
 
 class CheckQuestion(BaseModel):
     question: Short
 
 
-GRADE_PROMPT = (
-    "Grade the learner's answer to the check question against the explanation. Set understood "
-    "to true if the answer is correct in substance. In feedback, say in one sentence what was "
-    "right or missing. If the answer shows the learner lacks a more basic concept the "
-    "explanation depends on, name it in missing_prerequisite; otherwise use an empty string. "
-    "Reply in JSON."
-)
+GRADE_PROMPT = prompt_text("UNDERSTAND_GRADE")
 
 
 class Grade(BaseModel):
