@@ -56,6 +56,15 @@ def register(subparsers: Any) -> None:
         help="where runs execute: in this server (local, the default), or queued for `kforge "
         "worker` processes (dbos; needs --db postgresql://...) (default: KFORGE_EXECUTOR)",
     )
+    p.add_argument(
+        "--mcp-extension",
+        action="append",
+        default=[],
+        metavar="MODULE[:FUNCTION]",
+        help="add an application's tools, resources and prompts to /mcp: FUNCTION (default "
+        "register_mcp) of the importable MODULE is called with the server's MCPCatalog; "
+        "repeatable",
+    )
     p.add_argument("--no-samples", action="store_true", help="do not index the sample documents")
     p.add_argument(
         "--log-level",
@@ -81,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         ingest_roots=tuple(Path(d) for d in args.allow_ingest),
     )
     settings.check()
+    catalog = _mcp_catalog(args.mcp_extension)
     if not args.no_samples:
         _index_samples(args)
     where = f"http://{args.host}:{args.port}"
@@ -91,8 +101,21 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         log_level=args.log_level,
         executor=args.executor,
+        mcp_catalog=catalog,
     )
     return 0
+
+
+def _mcp_catalog(specs: list[str]) -> Any:
+    """The catalog the ``--mcp-extension`` functions fill, or None when there are none."""
+    if not specs:
+        return None
+    from kforge.mcp_catalog import MCPCatalog, load_mcp_extension
+
+    catalog = MCPCatalog()
+    for spec in specs:
+        load_mcp_extension(spec)(catalog)
+    return catalog
 
 
 def _index_samples(args: argparse.Namespace) -> None:

@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from kforge.errors import ForgeError
 from kforge.llm.base import Model
+from kforge.mcp_catalog import MCPCatalog
 from kforge.runtime.runtime import Runtime
 from kforge.server.mcp_http import MCPEndpoint
 from kforge.server.problems import (
@@ -44,13 +45,15 @@ def create_app(
     *,
     model: Model | str | None = None,
     close_runtime: bool = False,
+    mcp_catalog: MCPCatalog | None = None,
 ) -> FastAPI:
-    """An app serving ``runtime``; with ``close_runtime`` its shutdown closes the runtime."""
+    """An app serving ``runtime``; with ``close_runtime`` its shutdown closes the runtime.
+    ``mcp_catalog`` adds tools, resources and prompts to the MCP server at ``/mcp``."""
     from kforge.server import routes_info, routes_runs, routes_tree
 
     settings = settings or ServerSettings()
     settings.check()
-    mcp = MCPEndpoint(runtime, settings) if settings.mcp else None
+    mcp = MCPEndpoint(runtime, settings, catalog=mcp_catalog) if settings.mcp else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from kforge.mcp_catalog import MCPCatalog
 from kforge.runtime.runtime import Runtime
 from kforge.server.settings import ServerSettings, is_loopback
 
@@ -14,9 +15,17 @@ _AGENTS = ("router", "research", "react")
 
 
 class MCPEndpoint:
-    """An ASGI app: MCP sessions whose ``run_agent`` tool runs agents on this server's runtime."""
+    """An ASGI app: MCP sessions whose ``run_agent`` tool runs agents on this server's runtime,
+    beside what ``catalog`` adds (tools, resources, prompts)."""
 
-    def __init__(self, runtime: Runtime, settings: ServerSettings, *, corpus: str = "samples"):
+    def __init__(
+        self,
+        runtime: Runtime,
+        settings: ServerSettings,
+        *,
+        corpus: str = "samples",
+        catalog: MCPCatalog | None = None,
+    ):
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
 
@@ -28,7 +37,7 @@ class MCPEndpoint:
         async def runner(agent_type: str, prompt: str) -> str:
             return await run_to_answer(runtime, agent_type, prompt, corpus=corpus)
 
-        server = build_mcp_server([], run_agent=run_agent_tool(runner, agents))
+        server = build_mcp_server([], run_agent=run_agent_tool(runner, agents), catalog=catalog)
         local = is_loopback(settings.host)
         # On loopback, refuse requests a web page could make through DNS rebinding; elsewhere
         # the token guards every request.

@@ -1,4 +1,4 @@
-"""Content blocks of a tool result: text, image and resource (MCP-aligned)."""
+"""Content blocks of a tool result: text, image, audio and resource (MCP-aligned)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,19 @@ __all__ = ["ContentBlock", "ContentType"]
 class ContentType(enum.Enum):
     TEXT = "text"
     IMAGE = "image"
+    AUDIO = "audio"
     RESOURCE = "resource"
 
 
 @dataclass(frozen=True, slots=True)
 class ContentBlock:
-    """One piece of a tool result. Images carry raw bytes; JSON carries them as base64."""
+    """One piece of a tool result. Images and audio carry raw bytes; JSON carries them as base64."""
 
     type: ContentType
     text: str | None = None
     """The text of a text block, or the text of a resource when it has one."""
     data: bytes | None = None
-    """Raw bytes of an image, or of a binary resource."""
+    """Raw bytes of an image or audio clip, or of a binary resource."""
     mime_type: str | None = None
     uri: str | None = None
     """Where a resource lives."""
@@ -36,6 +37,10 @@ class ContentBlock:
     @classmethod
     def image(cls, data: bytes, mime_type: str) -> ContentBlock:
         return cls(type=ContentType.IMAGE, data=data, mime_type=mime_type)
+
+    @classmethod
+    def audio(cls, data: bytes, mime_type: str) -> ContentBlock:
+        return cls(type=ContentType.AUDIO, data=data, mime_type=mime_type)
 
     @classmethod
     def resource(
@@ -52,9 +57,9 @@ class ContentBlock:
         """A textual rendering, for prompts and summaries."""
         if self.type is ContentType.TEXT:
             return self.text or ""
-        if self.type is ContentType.IMAGE:
+        if self.type in (ContentType.IMAGE, ContentType.AUDIO):
             size = len(self.data or b"")
-            return f"[image {self.mime_type or 'unknown type'}, {size} bytes]"
+            return f"[{self.type.value} {self.mime_type or 'unknown type'}, {size} bytes]"
         if self.text is not None:
             return self.text
         return f"[resource {self.uri or ''}]"

@@ -216,9 +216,7 @@ def _block(item: Any) -> ContentBlock:
     if kind == "image":
         return ContentBlock.image(base64.b64decode(item.data), item.mime_type)
     if kind == "audio":
-        return ContentBlock.resource(
-            "audio:", data=base64.b64decode(item.data), mime_type=item.mime_type
-        )
+        return ContentBlock.audio(base64.b64decode(item.data), item.mime_type)
     if kind == "resource":
         res = item.resource
         blob = getattr(res, "blob", None)
