@@ -116,6 +116,13 @@ async def error(arguments: dict[str, Any], mcp: MCPClientChannel) -> ToolResult:
     raise RuntimeError("This tool intentionally returns an error for testing")
 
 
+async def reconnection(arguments: dict[str, Any], mcp: MCPClientChannel) -> ToolResult:
+    released = await mcp.release_stream()
+    await asyncio.sleep(0.1)
+    how = "after the client reconnected" if released else "on the stream it called on"
+    return ToolResult.success(f"Reconnection test completed: the result arrived {how}.")
+
+
 async def sampling(arguments: dict[str, Any], mcp: MCPClientChannel) -> ToolResult:
     text = await mcp.sample(arguments["prompt"], max_tokens=100)
     return ToolResult.success(f"LLM response: {text}")
@@ -305,6 +312,11 @@ def register_mcp(catalog: MCPCatalog) -> None:
             with_progress,
         ),
         _tool("test_error_handling", "Tests error response handling", error),
+        _tool(
+            "test_reconnection",
+            "Closes the SSE stream mid-call; the result arrives after the client reconnects",
+            reconnection,
+        ),
         _tool(
             "test_sampling",
             "Tests server-initiated sampling (LLM completion request)",

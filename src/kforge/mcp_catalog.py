@@ -230,6 +230,17 @@ class MCPClientChannel:
         """Report progress; nothing is sent when the client did not ask for progress."""
         await self._ctx.session.report_progress(progress, total, message)
 
+    async def release_stream(self) -> bool:
+        """Close the HTTP stream this call's messages ride, so a long call holds no connection
+        open; the client reconnects with ``Last-Event-ID`` and gets everything sent after.
+        False (nothing closed) when the client cannot resume: stdio, or a protocol revision
+        before 2025-11-25."""
+        close = self._ctx.close_sse_stream
+        if close is None:
+            return False
+        await close()
+        return True
+
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> ElicitAnswer:
         """Ask the person a question through the client, with a form described by ``schema``
         (a flat JSON Schema object of strings, numbers, booleans and enums)."""

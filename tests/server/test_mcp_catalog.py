@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp
 import mcp.types as types
 import pytest
@@ -19,11 +20,12 @@ import pytest
 from kforge import mcp_catalog
 from kforge.errors import ConfigurationError
 from kforge.mcp_catalog import MCPCatalog, MCPPromptMessage, MCPResource
+from kforge.server.mcp_http import SessionEvents
 from kforge.tools.content import ContentBlock
 from kforge.tools.decorator import tool
 from kforge.tools.tool_context import ToolContext
 from tests.server.conftest import make_runtime
-from tests.server.helpers import LiveServer
+from tests.server.helpers import LiveServer, iter_events
 
 NOTES = {"alpha": "first note", "beta": "second note"}
 
@@ -56,6 +58,14 @@ async def title_for(note: str, context: ToolContext) -> str:
 
 
 @tool
+async def reindex(context: ToolContext) -> str:
+    """A long job that lets go of the client's connection while it works."""
+    released = await context.services["mcp"].release_stream()
+    await asyncio.sleep(0.05)
+    return f"reindexed (stream released: {released})"
+
+
+@tool
 async def broken(context: ToolContext) -> str:
     """Always fails."""
     raise RuntimeError("the notes index is locked")
@@ -81,7 +91,7 @@ async def summarize(arguments: Mapping[str, str]) -> Sequence[MCPPromptMessage]:
 
 def notes_catalog() -> MCPCatalog:
     catalog = MCPCatalog()
-    for t in (count_words, confirm_delete, title_for, broken):
+    for t in (count_words, confirm_delete, title_for, reindex, broken):
         catalog.add_tool(t)
     catalog.add_resource(MCPResource("notes://{name}", "note", read_note, mime_type="text/plain"))
     catalog.add_resource(MCPResource("notes://logo", "logo", read_logo, mime_type="image/png"))
@@ -288,3 +298,72 @@ def test_an_extension_that_cannot_be_loaded_is_a_clear_error(tmp_path: Path) -> 
     assert result.returncode != 0
     assert "MCP extension 'no_such_module:add': cannot import no_such_module" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_released_stream_resumes_with_last_event_id(
+    notes_server: tuple[LiveServer, MCPCatalog],
+) -> None:
+    server, _ = notes_server
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        opened = http.post(
+            "/mcp",
+            headers=headers,
+            json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        )
+        headers |= {
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        http.post(
+            "/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "reindex", "arguments": {}},
+        }
+        with http.stream("POST", "/mcp", headers=headers, json=call) as response:
+            first = list(iter_events(response))  # the server closes it before the result
+        assert [(e.data, e.id is not None) for e in first] == [("", True)]  # the priming event
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert "retry: 1000" in http.post("/mcp", headers=headers, json=ping).text
+        resume = {**headers, "last-event-id": first[0].id or ""}
+        with http.stream("GET", "/mcp", headers=resume) as resumed:
+            reply = next(e.json() for e in iter_events(resumed) if e.data)
+    assert reply["id"] == 1
+    assert reply["result"]["content"][0]["text"] == "reindexed (stream released: True)"
+
+
+async def test_session_events_replay_one_stream_after_an_id_within_their_bound() -> None:
+    events = SessionEvents(limit=4)
+    ids = [await events.store_event(stream, message) for stream, message in
+           [("1", None), ("1", "a"), ("2", "x"), ("1", "b"), ("1", "c")]]  # fmt: skip
+    sent: list[tuple[Any, str | None]] = []
+
+    async def send(event: Any) -> None:
+        sent.append((event.message, event.event_id))
+
+    assert await events.replay_events_after(ids[1], send) == "1"
+    assert sent == [("b", ids[3]), ("c", ids[4])]
+    assert await events.replay_events_after(ids[0], send) is None  # dropped past the bound
+    assert await events.replay_events_after("nonsense", send) is None
+
+
+def test_the_official_client_resumes_a_released_stream(
+    notes_server: tuple[LiveServer, MCPCatalog],
+) -> None:
+    server, _ = notes_server
+
+    async def session() -> Any:
+        async with mcp.Client(f"{server.url}/mcp", mode="legacy") as client:
+            return await client.call_tool("reindex", {})
+
+    result = asyncio.run(session())
+    assert result.content[0].text == "reindexed (stream released: True)"

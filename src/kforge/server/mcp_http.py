@@ -1,17 +1,63 @@
-"""kforge's MCP server over streamable HTTP at ``/mcp``, behind the same token as the API."""
+"""kforge's MCP server over streamable HTTP at ``/mcp``, behind the same token as the API.
+
+Streams are resumable: each POST's SSE stream starts with a priming event (an id, empty data,
+and a ``retry`` hint), every message it carries is kept for its session, and a client that lost
+the connection (or whose stream a long tool released) reconnects with ``Last-Event-ID`` and gets
+the rest of that stream.
+"""
 
 from __future__ import annotations
 
+from collections import deque
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kforge.mcp_catalog import MCPCatalog
 from kforge.runtime.runtime import Runtime
 from kforge.server.settings import ServerSettings, is_loopback
 
-__all__ = ["MCPEndpoint"]
+if TYPE_CHECKING:
+    from mcp.server.streamable_http import EventCallback
+
+__all__ = ["MCPEndpoint", "SessionEvents"]
 
 _AGENTS = ("router", "research", "react")
+RETRY_MS = 1000
+"""How long a client waits before it reconnects to a stream the server closed."""
+EVENTS_PER_SESSION = 1000
+"""Messages one MCP session keeps for replay; a client further behind cannot resume."""
+
+
+class SessionEvents:
+    """The messages of one MCP session's streams, kept so a client can resume a stream.
+
+    One per session: the SDK names a stream by the id of the request it answers, and every
+    session numbers its requests from the start, so one store for all sessions would replay
+    another session's messages.
+    """
+
+    def __init__(self, limit: int = EVENTS_PER_SESSION) -> None:
+        self._events: deque[tuple[int, str, Any]] = deque(maxlen=limit)
+        self._next = 0
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        self._next += 1
+        self._events.append((self._next, stream_id, message))
+        return str(self._next)
+
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
+        from mcp.server.streamable_http import EventMessage
+
+        after = int(last_event_id) if last_event_id.isdigit() else -1
+        stream = next((sid for seq, sid, _ in self._events if seq == after), None)
+        if stream is None:
+            return None
+        for seq, sid, message in list(self._events):
+            if seq > after and sid == stream and message is not None:
+                await send_callback(EventMessage(message, str(seq)))
+        return stream
 
 
 class MCPEndpoint:
@@ -51,8 +97,23 @@ class MCPEndpoint:
                 *settings.cors_origins,
             ],
         )
-        self.manager = StreamableHTTPSessionManager(
-            server, security_settings=security, max_request_body_size=settings.max_body_bytes
+
+        class PerSessionEvents(StreamableHTTPSessionManager):
+            """Hands each new session's transport a store of its own."""
+
+            @property
+            def event_store(self) -> Any:
+                return SessionEvents()
+
+            @event_store.setter
+            def event_store(self, value: Any) -> None:
+                pass
+
+        self.manager = PerSessionEvents(
+            server,
+            security_settings=security,
+            max_request_body_size=settings.max_body_bytes,
+            retry_interval=RETRY_MS,
         )
 
     def lifespan(self) -> AbstractAsyncContextManager[None]:
