@@ -32,6 +32,7 @@ __all__ = [
     "MCPPromptArgument",
     "MCPPromptMessage",
     "MCPResource",
+    "catalog_from_extensions",
     "load_mcp_extension",
 ]
 
@@ -306,3 +307,11 @@ def load_mcp_extension(spec: str) -> Callable[[MCPCatalog], Any]:
             f"MCP extension '{spec}': {module_name} has no function {attribute}(catalog)"
         )
     return function  # type: ignore[no-any-return]
+
+
+def catalog_from_extensions(specs: Sequence[str]) -> MCPCatalog:
+    """A catalog filled by each extension ``specs`` names (see :func:`load_mcp_extension`)."""
+    catalog = MCPCatalog()
+    for spec in specs:
+        load_mcp_extension(spec)(catalog)
+    return catalog

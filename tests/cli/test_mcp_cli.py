@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 import kforge
 
 
@@ -58,3 +60,34 @@ async def test_mcp_searches_a_folder_explains_with_the_model_and_returns_checkpo
         )
         assert bad.is_error
         assert "allowed: categories, add_questions, remove_questions" in bad.content[0].text  # type: ignore[union-attr]
+
+
+async def test_mcp_over_stdio_serves_an_applications_resources_and_prompts(
+    tmp_path: Path,
+) -> None:
+    import mcp
+
+    (tmp_path / "notes_ext.py").write_text(
+        "from kforge.mcp_catalog import MCPPrompt, MCPPromptMessage, MCPResource\n"
+        "from kforge.tools.content import ContentBlock\n"
+        "async def read(uri, values):\n"
+        "    return 'note ' + values['name']\n"
+        "async def render(arguments):\n"
+        "    return [MCPPromptMessage('user', ContentBlock.of_text('Shorten ' + arguments['text']))]\n"
+        "def add(catalog):\n"
+        "    catalog.add_resource(MCPResource('notes://{name}', 'note', read))\n"
+        "    catalog.add_prompt(MCPPrompt('shorten', render))\n"
+    )
+    src = str(Path(kforge.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(tmp_path)])}
+    params = mcp.StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kforge", "mcp", "--db", str(tmp_path / "k.db"), "--model", "test",
+              "--agents", "none", "--no-python", "--mcp-extension", "notes_ext:add"],
+        env=env,
+    )  # fmt: skip
+    async with mcp.Client(params, mode="legacy") as client:
+        read = await client.read_resource("notes://alpha")
+        assert read.contents[0].text == "note alpha"  # type: ignore[union-attr]
+        with pytest.raises(mcp.MCPError, match="unknown prompt 'nope'; prompts: shorten"):
+            await client.get_prompt("nope")

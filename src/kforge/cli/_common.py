@@ -476,3 +476,15 @@ def add_document_options(p: argparse.ArgumentParser) -> None:
         "'generative' lets the model write (every sentence checked against its sources); "
         "default: what the model's provider says (extractive for the bundled small model)",
     )
+
+
+def add_mcp_extension_option(parser: argparse.ArgumentParser, where: str) -> None:
+    parser.add_argument(
+        "--mcp-extension",
+        action="append",
+        default=[],
+        metavar="MODULE[:FUNCTION]",
+        help=f"add an application's tools, resources and prompts to {where}: FUNCTION (default "
+        "register_mcp) of the importable MODULE is called with the server's MCPCatalog; "
+        "repeatable",
+    )

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kforge.cli._common import add_model_options
+from kforge.cli._common import add_mcp_extension_option, add_model_options
 
 __all__ = ["register"]
 
@@ -64,6 +64,7 @@ def register(subparsers: Any) -> None:
         help="approve agents' checkpoints without asking (default: run_agent returns each "
         "checkpoint to the client as a question, answered with the answer_run tool)",
     )
+    add_mcp_extension_option(parser, "the server")
     parser.set_defaults(func=run)
 
 
@@ -73,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
     from kforge.cli._common import command_hint, find_run, open_runtime
     from kforge.cli.corpora import choose_corpus
     from kforge.errors import ConfigurationError
+    from kforge.mcp_catalog import catalog_from_extensions
     from kforge.mcp_server import answer_run_tool, build_mcp_server, run_agent_tool, serve_stdio
     from kforge.rag.tool import retrieve_chunks_tool
     from kforge.runtime.answers import answer_and_continue, run_to_answer
     from kforge.tools.builtin import DUCKDUCKGO_HTML, NetworkPolicy, default_tools
 
+    catalog = catalog_from_extensions(args.mcp_extension)
     runtime = open_runtime(args, own_model=True)
     model = runtime.model_for(runtime._model_spec())
     agents = [a.strip() for a in args.agents.split(",") if a.strip() and a.strip() != "none"]
@@ -120,6 +123,6 @@ def run(args: argparse.Namespace) -> int:
         run_agent = run_agent_tool(runner, agents)
         tools.append(answer_run_tool(answerer))
     print(f"kforge mcp: serving over stdio; documents from corpus '{corpus}'", file=sys.stderr)
-    server = build_mcp_server(tools, run_agent=run_agent)
+    server = build_mcp_server(tools, run_agent=run_agent, catalog=catalog)
     anyio.run(serve_stdio, server)
     return 0

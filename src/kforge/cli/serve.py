@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kforge.cli._common import add_mcp_extension_option
+
 __all__ = ["register", "run"]
 
 
@@ -56,15 +58,7 @@ def register(subparsers: Any) -> None:
         help="where runs execute: in this server (local, the default), or queued for `kforge "
         "worker` processes (dbos; needs --db postgresql://...) (default: KFORGE_EXECUTOR)",
     )
-    p.add_argument(
-        "--mcp-extension",
-        action="append",
-        default=[],
-        metavar="MODULE[:FUNCTION]",
-        help="add an application's tools, resources and prompts to /mcp: FUNCTION (default "
-        "register_mcp) of the importable MODULE is called with the server's MCPCatalog; "
-        "repeatable",
-    )
+    add_mcp_extension_option(p, "/mcp")
     p.add_argument("--no-samples", action="store_true", help="do not index the sample documents")
     p.add_argument(
         "--log-level",
@@ -90,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
         ingest_roots=tuple(Path(d) for d in args.allow_ingest),
     )
     settings.check()
-    catalog = _mcp_catalog(args.mcp_extension)
+    catalog = None
+    if args.mcp_extension:
+        from kforge.mcp_catalog import catalog_from_extensions
+
+        catalog = catalog_from_extensions(args.mcp_extension)
     if not args.no_samples:
         _index_samples(args)
     where = f"http://{args.host}:{args.port}"
@@ -104,18 +102,6 @@ def run(args: argparse.Namespace) -> int:
         mcp_catalog=catalog,
     )
     return 0
-
-
-def _mcp_catalog(specs: list[str]) -> Any:
-    """The catalog the ``--mcp-extension`` functions fill, or None when there are none."""
-    if not specs:
-        return None
-    from kforge.mcp_catalog import MCPCatalog, load_mcp_extension
-
-    catalog = MCPCatalog()
-    for spec in specs:
-        load_mcp_extension(spec)(catalog)
-    return catalog
 
 
 def _index_samples(args: argparse.Namespace) -> None:
