@@ -64,13 +64,18 @@ class FrameStream {
   async loop() {
     while (!this.closed) {
       try {
+        const sent = token();
         const h = headers({ Accept: "text/event-stream" });
         if (this.lastId) h["Last-Event-ID"] = this.lastId;
         const response = await fetch(this.path, { headers: h, signal: this.controller.signal });
         if (this.closed) return;
         if (!response.ok) {
           const problem = await response.json().catch(() => ({}));
-          if (response.status === 401) $("token-form").hidden = false;
+          if (this.closed) return;  // closed while the body was read: nobody waits for it
+          if (response.status === 401) {
+            if (token() !== sent) continue;  // a token came meanwhile: ask again with it
+            $("token-form").hidden = false;
+          }
           throw new ApiError(problem);
         }
         this.onState("live");
