@@ -1,4 +1,4 @@
-"""Seed 001's properties of the ReAct loop, for any sequence of model decisions and tool outcomes.
+"""The ReAct loop's properties, for any sequence of model decisions and tool outcomes.
 
 A ``FunctionModel`` plays the model: hypothesis draws what it decides at each step (a tool call
 that succeeds or fails, a plan, an answer, an empty answer, malformed output), how it judges

@@ -1,4 +1,4 @@
-"""Seed 000's six testing requirements for a phase-graph agent with a backward transition and a
+"""The six testing requirements of a phase-graph agent with a backward transition and a
 blocking checkpoint."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The agent tree read from runs and their child runs: snapshots of it and its live stream.
 
-An agent is a run; its subagents are its child runs. Each agent's state (seed 004's
+An agent is a run; its subagents are its child runs. Each agent's state (the tree's
 ``running``, ``completed``, ``deleted``, ``modified``, ``error``, ``awaiting_user``) is derived
 from its run status and its frames, the same way in the snapshot and in the stream.
 """
@@ -58,7 +58,7 @@ def user_content(run: RunRecord) -> str:
 
 
 def agent_state(run: RunRecord, *, comment: str = "unchanged", asking: bool = False) -> str:
-    """Seed 004's state of the agent behind ``run``: see the table in the documentation."""
+    """The tree state of the agent behind ``run``: see the table in the documentation."""
     status = run.status
     if status == RunStatus.COMPLETED:
         return "completed"

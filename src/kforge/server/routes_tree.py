@@ -1,4 +1,4 @@
-"""Seed 004's agent tree over runs and their child runs: the tree, one agent, interventions."""
+"""The agent tree over runs and their child runs: the tree, one agent, interventions."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ async def agent(
 
 @router.post("/agent/{agent_id}/intervene", summary="Delete, modify or comment on an agent")
 async def intervene(agent_id: str, body: InterveneBody, state: State) -> dict[str, Any]:
-    """Seed 004's intervention: ``delete`` stops the agent and its subagents at their next
+    """An intervention: ``delete`` stops the agent and its subagents at their next
     step, ``modify`` gives it new instructions, ``comment`` an annotation it reads next."""
     runtime = state.runtime
     content = body.content or ""

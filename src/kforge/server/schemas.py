@@ -93,7 +93,7 @@ class CancelBody(_Body):
 
 
 class InterveneBody(_Body):
-    """Seed 004's user intervention on one agent of a tree."""
+    """A person's intervention on one agent of a tree."""
 
     action: Literal["delete", "modify", "comment"]
     content: str = Field(default="", max_length=20_000)
