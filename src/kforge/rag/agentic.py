@@ -145,7 +145,7 @@ async def _search(
             if inspect.isawaitable(found):
                 found = await found
             return list(found)[:k], ""
-        except Exception as exc:  # a failing search backend is worked around, per the seed
+        except Exception as exc:  # a failing search backend is worked around, not fatal
             error = f"{type(exc).__name__}: {exc}"
     return [], error
 

@@ -85,7 +85,7 @@ class InterventionInbox:
 def parse_intervention(
     user_comment: str | None, user_content: str | None, status: str | None
 ) -> tuple[str, str]:
-    """Seed-style arguments as (action, content): ``user_comment`` is ``delete``, ``modify``
+    """The tree API's arguments as (action, content): ``user_comment`` is ``delete``, ``modify``
     (``user_content`` holds the new instructions) or any other text, a comment; ``status``
     ``deleted`` or ``modified`` says the same as the comment would."""
     comment = (user_comment or "").strip()
