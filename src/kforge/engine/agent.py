@@ -22,6 +22,7 @@ from kforge.engine.phases import (
 from kforge.engine.run_context import RunContext
 from kforge.errors import LimitExceededError
 from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseCheckpoint
+from kforge.prompts import phase_prompt as library_phase_prompt
 from kforge.prompts import prompt_text
 
 __all__ = ["ForgeAgent", "StepAgent", "StepOutcome"]
@@ -143,6 +144,21 @@ class ForgeAgent(ABC):
             backward_trigger=self.phase_context.backward_trigger or "(none recorded)",
             backward_trigger_detail=self.phase_context.backward_trigger_detail or "(none)",
             existing_work_summary=self.phase_work_summary(phase),
+        )
+
+    def family_prompt(self, family: str, phase: enum.Enum, **values: Any) -> str:
+        """The prompt library's ``FAMILY_PHASE`` template for ``phase``: its initial variant on a
+        first visit, its re-entry variant (visit count, backward trigger and its detail, the
+        work done so far) on a later one, filled with ``values``."""
+        visits = self.phase_context.phase_visits.get(phase.value, 0)
+        return library_phase_prompt(
+            family,
+            phase.value,
+            visit_count=visits - 1,
+            backward_trigger=self.phase_context.backward_trigger or "",
+            backward_trigger_detail=self.phase_context.backward_trigger_detail or "",
+            existing_work_summary=self.phase_work_summary(phase),
+            **values,
         )
 
     def is_reentry(self, phase: enum.Enum) -> bool:

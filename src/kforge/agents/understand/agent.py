@@ -116,16 +116,7 @@ class UnderstandAgent(ForgeAgent):
     # -- prompts ---------------------------------------------------------------------------
 
     def phase_prompt(self, phase: enum.Enum) -> str:
-        visits = self.phase_context.phase_visits.get(phase.value, 0)
-        return library_prompt(
-            "understand",
-            phase.value,
-            visit_count=visits - 1,
-            backward_trigger=self.phase_context.backward_trigger or "",
-            backward_trigger_detail=self.phase_context.backward_trigger_detail or "",
-            existing_work_summary=self.phase_work_summary(phase),
-            **self._prompt_values(phase),
-        )
+        return self.family_prompt("understand", phase, **self._prompt_values(phase))
 
     def initial_prompt(self, phase: enum.Enum) -> str:
         return library_prompt("understand", phase.value, **self._prompt_values(phase))
