@@ -41,6 +41,29 @@ def test_answers_that_would_fail_the_run_later_are_refused(answer: Any, message:
         normalize_answer(CHECKPOINT, answer)
 
 
+def test_the_fields_check_says_what_the_answer_schema_says() -> None:
+    """Without an asker's schema the rules are checked by hand: same verdicts, same words."""
+    import itertools
+
+    from kforge.runtime.interactions import _check_fields, _check_schema
+
+    def verdict(check: Any, *args: Any) -> str | None:
+        try:
+            check(*args)
+        except ValidationError as exc:
+            return str(exc)
+        return None
+
+    values = ["s", 3, None, [1], {"a": 1}, True, 1.5]
+    for combo in itertools.product(values, repeat=4):
+        answer = {"action": "modify"}
+        for name, value in zip(("text", "comment", "modifications", "reason"), combo, strict=True):
+            if value is not None:
+                answer[name] = value
+        expected = verdict(_check_schema, answer, answer_schema(CHECKPOINT))
+        assert verdict(_check_fields, answer) == expected, answer
+
+
 def test_good_answers_pass_and_a_requested_schema_is_applied() -> None:
     assert normalize_answer(CHECKPOINT, "approve") == {"action": "approve"}
     ok = {"action": "modify", "modifications": {"items": ["x"]}}

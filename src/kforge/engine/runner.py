@@ -211,6 +211,8 @@ class StepRunner:
         """Done once the opening (the answer, the "running" status, the lease) is durable, or
         with the error that kept it from being so."""
         self._lost: WriteConflictError | None = None
+        self._renew_after = 0.0
+        """When a step commit next carries the lease (a third of its time to live after the last)."""
         """Set when another writer holds the run: from then on this stretch writes nothing."""
         self._task: asyncio.Task[Any] | None = None
         self.interrupted: str | None = None
@@ -223,8 +225,13 @@ class StepRunner:
         if opening is not None:
             kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
         lease = self.lease
-        if lease is not None and final:
-            lease = Lease(owner=lease.owner, takeover=lease.takeover, release=True)
+        if lease is not None:
+            if final:
+                lease = Lease(owner=lease.owner, takeover=lease.takeover, release=True)
+            elif frames and opening is None and time.monotonic() < self._renew_after:
+                # the log position already refuses a second writer's frames, and the heartbeat
+                # keeps the lease: renewing it with every step would rewrite it for nothing
+                lease = None
         try:
             self.store.commit(self.run.id, frames, lease=lease, **kwargs)
         except WriteConflictError as exc:
@@ -239,6 +246,8 @@ class StepRunner:
                 self.interventions.done(self.run.id, acked)
         # any other failure of the opening is retried by the step's next commit; the stretch's
         # end reports it to whoever waits for the opening if none succeeds
+        if lease is not None:
+            self._renew_after = time.monotonic() + lease.ttl_s / 3
         if opening is not None:
             self._opening_fields = None
             self._set_opened(None)

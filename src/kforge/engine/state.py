@@ -2,6 +2,10 @@
 
 A delta is a list of operations on a JSON object: ``["s", path, value]`` sets, ``["d", path]``
 deletes, ``["a", path, items]`` appends to a list.
+
+Unchanged parts are found with Python's equality, so values it calls equal (``1``, ``1.0`` and
+``True``) are one value to a delta: replacing one by another in place is not a change, in a list
+as in an object. Every new or replaced value is recorded exactly as it is.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ __all__ = ["Baseline", "apply_delta", "copy_value", "diff_state", "rebuild_state
 
 Path = list[str | int]
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
 
 def copy_value(value: Any) -> Any:
     """A deep copy of a JSON-like value: dicts, lists, strings, numbers, booleans, None.
@@ -25,10 +31,30 @@ def copy_value(value: Any) -> Any:
     ``marshal`` copies those in C, several times faster than ``copy.deepcopy``; anything it
     cannot take (an agent's own objects, dict subclasses) falls back to ``copy.deepcopy``.
     """
+    if type(value) in _LEAVES:
+        return value  # immutable: nothing to copy
     try:
         return marshal.loads(marshal.dumps(value))
     except ValueError:
         return copy.deepcopy(value)
+
+
+def fresh_containers(value: Any) -> Any:
+    """A copy of a JSON-like value's dicts and lists that shares its strings and numbers.
+
+    Those cannot change, and sharing them lets the next comparison with the live state find
+    most of its leaves identical instead of comparing their contents. Used for what a step
+    appends (a few items each step, compared again at every step after); a value that is set
+    whole is copied by :func:`copy_value`, faster for large values.
+    """
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return {key: fresh_containers(item) for key, item in value.items()}
+    if kind is list:
+        return [fresh_containers(item) for item in value]
+    return copy_value(value)
 
 
 def diff_state(old: Any, new: Any) -> list[list[Any]]:
@@ -51,10 +77,8 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
                 ops.append(["s", [*path, key], copy_value(value)])
         return
     if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        head = new[: len(old)]
-        # equality in C first; the type check keeps 1, 1.0 and True apart as JSON does
-        if old == head and list(map(type, old)) == list(map(type, head)):
-            ops.append(["a", path, copy_value(new[len(old) :])])
+        if old == new[: len(old)]:  # one comparison in C, however long the history
+            ops.append(["a", path, fresh_containers(new[len(old) :])])
             return
         if len(new) == len(old):
             for index, (a, b) in enumerate(zip(old, new, strict=True)):
@@ -63,15 +87,23 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
     ops.append(["s", path, copy_value(new)])
 
 
-def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, Any]:
-    """Apply ``delta`` to ``state`` in place and return it."""
+def apply_delta(
+    state: dict[str, Any], delta: Iterable[list[Any]], *, take: bool = False
+) -> dict[str, Any]:
+    """Apply ``delta`` to ``state`` in place and return it.
+
+    The values set or appended are copies, unless ``take`` says the delta is the caller's to
+    give away (decoded from a record, or made by :func:`diff_state`, which already copies): its
+    values then become part of ``state`` as they are.
+    """
+    own = _same if take else copy_value
     root: Any = state
     for op in delta:
         kind, path = op[0], op[1]
         if not path:
             if kind != "s" or not isinstance(op[2], dict):
                 raise StateCorruptionError(f"invalid root operation {op!r:.120}")
-            root = copy_value(op[2])
+            root = own(op[2])
             continue
         parent = root
         for key in path[:-1]:
@@ -79,13 +111,13 @@ def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, 
         last = path[-1]
         if kind == "s":
             if isinstance(parent, list) and last == len(parent):
-                parent.append(copy_value(op[2]))
+                parent.append(own(op[2]))
             else:
-                parent[last] = copy_value(op[2])
+                parent[last] = own(op[2])
         elif kind == "d":
             del parent[last]
         elif kind == "a":
-            parent[last].extend(copy_value(op[2]))
+            parent[last].extend(own(op[2]))
         else:
             raise StateCorruptionError(f"unknown delta operation {kind!r}")
     if root is not state:
@@ -94,14 +126,20 @@ def apply_delta(state: dict[str, Any], delta: Iterable[list[Any]]) -> dict[str, 
     return state
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 def rebuild_state(
     base: dict[str, Any], deltas: Iterable[Iterable[list[Any]]], *, copy_base: bool = True
 ) -> dict[str, Any]:
-    """Apply step deltas in order to ``base`` (to a copy of it unless ``copy_base`` is False)."""
+    """Apply step deltas in order to ``base`` (to a copy of it unless ``copy_base`` is False).
+
+    With ``copy_base`` False the deltas' values are taken too: pass deltas nobody else holds."""
     state = copy_value(base) if copy_base else base
     try:
         for delta in deltas:
-            apply_delta(state, delta)
+            apply_delta(state, delta, take=not copy_base)
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise StateCorruptionError(f"a step delta does not apply: {exc!r}") from exc
     return state
@@ -144,10 +182,11 @@ class Baseline:
         return self.state
 
     def advance(self, delta: Iterable[list[Any]]) -> dict[str, Any]:
-        """Apply a step's delta; call it after :meth:`trusted` with no agent code in between."""
+        """Apply a step's delta (from :func:`diff_state`, whose values become the baseline's);
+        call it after :meth:`trusted` with no agent code in between."""
         if self._text is not None:
             # trusted() found the state still encodes to the text: decoding it again gives a
             # private copy, faster than copying the objects (which orjson made key by key)
             self.state = loads(self._text)
             self._text = None
-        return apply_delta(self.state, delta)
+        return apply_delta(self.state, delta, take=True)

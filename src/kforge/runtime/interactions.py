@@ -58,7 +58,10 @@ def normalize_answer(request: InteractionRequested, answer: Any) -> dict[str, An
         dumps(answer)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"an answer must be JSON ({exc})") from None
-    _check_schema(answer, answer_schema(request))
+    if isinstance(request.payload.get("answer_schema"), dict):
+        _check_schema(answer, answer_schema(request))
+    else:
+        _check_fields(answer)  # the same rules as the schema, without building its errors
     if action == "modify":
         _check_modifications(request, answer.get("modifications"))
     return dict(answer)
@@ -80,6 +83,20 @@ def _check_modifications(request: InteractionRequested, modifications: Any) -> N
             f"'modifications' has unknown key(s) {', '.join(unknown)}; allowed: "
             + ", ".join(allowed)
         )
+
+
+def _check_fields(answer: dict[str, Any]) -> None:
+    """The rules of :func:`answer_schema` without an asker's schema (``action`` is checked
+    before): the first broken one in the order of the field names, as the schema reports."""
+    for name in sorted(answer):
+        value = answer[name]
+        if name in _TEXT_FIELDS and not isinstance(value, str):
+            raise ValidationError(f"answer '{name}' must be of type string (got {value!r:.80})")
+        if name == "modifications" and not isinstance(value, dict):
+            raise ValidationError(
+                f"answer 'modifications' must be of type object (got {value!r:.80}); a change "
+                'is answered as {"action": "modify", "modifications": {...}}'
+            )
 
 
 @lru_cache(maxsize=64)

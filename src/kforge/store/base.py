@@ -161,7 +161,10 @@ class Store(Protocol):
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
-    ) -> list[StepRecord]: ...
+    ) -> list[StepRecord]:
+        """Step records after ``after_step``, oldest first: new objects the caller may keep and
+        change (a resume builds the agent's state out of them)."""
+        ...
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         """The newest snapshot, or None; raises StateCorruptionError if it cannot be read."""

@@ -57,6 +57,24 @@ def _recovery(path: Path) -> str:
     )
 
 
+def _update_statement(fields: tuple[str, ...], frames: bool, lease: bool) -> str:
+    """The UPDATE of a run's ``fields`` (and ``updated_at``), its log position when frames are
+    added (matching only while the log ends just before them) and its lease (matching only
+    while no other live writer holds the run)."""
+    unknown = set(fields) - UPDATABLE_RUN_FIELDS
+    if unknown:
+        raise StoreError(f"cannot update run fields {sorted(unknown)}")
+    sets = [f"{name} = ?" for name in ("updated_at", *fields)] if fields else []
+    where = ["id = ?"]
+    if frames:
+        sets.append("last_seq = ?")
+        where.append("last_seq = ?")
+    if lease:
+        sets.append("lease_owner = ?, lease_expires_at = ?, heartbeat_at = ?")
+        where.append("(lease_owner IS NULL OR lease_owner IN (?, ?) OR lease_expires_at < ?)")
+    return f"UPDATE runs SET {', '.join(sets)} WHERE {' AND '.join(where)}"
+
+
 class SQLiteStore:
     """Runs, frames, step deltas, snapshots and documents in one SQLite file.
 
@@ -85,6 +103,8 @@ class SQLiteStore:
                 + _recovery(self.path)
             ) from exc
         self._lock = threading.RLock()
+        self._update_sql: dict[tuple[tuple[str, ...], bool, bool], str] = {}
+        """The run UPDATE statements by the fields they set, made once each."""
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -251,40 +271,33 @@ class SQLiteStore:
         """One UPDATE for the run's fields, its log position and its lease. With frames it only
         matches while the log still ends just before them, with a lease only while no other
         live writer holds the run (so a concurrent writer is caught either way)."""
-        unknown = set(fields) - UPDATABLE_RUN_FIELDS
-        if unknown:
-            raise StoreError(f"cannot update run fields {sorted(unknown)}")
-        sets: list[str] = []
+        key = (tuple(fields), bool(frames), lease is not None)
+        sql = self._update_sql.get(key)
+        if sql is None:
+            sql = self._update_sql[key] = _update_statement(*key)
         params: list[Any] = []
         if fields:
-            sets.append("updated_at = ?")
             params.append(utc_now().isoformat())
-        for key, value in fields.items():
-            if isinstance(value, RunStatus):
-                value = value.value
-            elif key in JSON_RUN_FIELDS and value is not None:
-                value = dumps(value)
-            sets.append(f"{key} = ?")
-            params.append(value)
-        where = ["id = ?"]
-        conditions: list[Any] = [run_id]
+            for name, value in fields.items():
+                if isinstance(value, RunStatus):
+                    value = value.value
+                elif name in JSON_RUN_FIELDS and value is not None:
+                    value = dumps(value)
+                params.append(value)
         if frames:
-            sets.append("last_seq = ?")
             params.append(frames[-1].seq)
-            where.append("last_seq = ?")
-            conditions.append(frames[0].seq - 1)
         if lease is not None:
             now = time.time()
-            sets.append("lease_owner = ?, lease_expires_at = ?, heartbeat_at = ?")
             if lease.release:
                 params += [None, None, now]
             else:
                 params += [lease.owner, now + lease.ttl_s, now]
-            where.append("(lease_owner IS NULL OR lease_owner IN (?, ?) OR lease_expires_at < ?)")
-            conditions += [lease.owner, lease.takeover or lease.owner, now]
-        cur = conn.execute(
-            f"UPDATE runs SET {', '.join(sets)} WHERE {' AND '.join(where)}", [*params, *conditions]
-        )
+        params.append(run_id)
+        if frames:
+            params.append(frames[0].seq - 1)
+        if lease is not None:
+            params += [lease.owner, lease.takeover or lease.owner, now]
+        cur = conn.execute(sql, params)
         if cur.rowcount == 1:
             return
         if lease is not None:
