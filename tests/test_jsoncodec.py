@@ -92,3 +92,12 @@ def test_integers_beyond_64_bits_read_back_exact_not_as_floats() -> None:
         assert loads(dumps(value)) == value
         assert loads(dumps(value).encode()) == value
     assert loads('{"id": "1234567890123456789012"}') == {"id": "1234567890123456789012"}
+
+
+def test_a_long_integer_is_found_wherever_it_starts() -> None:
+    """The scan reads every ninth byte first: a 19-digit integer at any offset still counts."""
+    for pad in range(20):
+        for value in (2**64, -(2**63) - 1, 10**19):
+            text = '{"' + "k" * pad + '": ' + str(value) + "}"
+            assert loads(text) == {"k" * pad: value}, (pad, value)
+            assert type(loads(text.encode())["k" * pad]) is int

@@ -47,9 +47,11 @@ def loads(text: str | bytes) -> Any:
 
     orjson reads integers beyond 64 bits as floats, silently; text with a run of 19 digits (the
     only place such an integer can be) is read by the stdlib, which keeps them exact. The run is
-    found with one ``bytes.translate`` (about 1 µs per KB, ten times faster than a regex)."""
+    found with ``bytes.translate`` (ten times faster than a regex), on every ninth byte first."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
-    if _LONG_RUN in data.translate(_DIGITS):
+    # Any run of 19 digits holds two consecutive multiples of 9, so every ninth byte finds
+    # each one as two digits in a row, in a ninth of the time; only then is all of it read.
+    if b"11" in data[::9].translate(_DIGITS) and _LONG_RUN in data.translate(_DIGITS):
         return json.loads(text)
     try:
         return orjson.loads(data)

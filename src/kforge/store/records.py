@@ -82,9 +82,9 @@ def decode_steps(
     """Rows of (step, seq, delta JSON, checksum) as step records."""
     steps = []
     for step, seq, data, crc in rows:
-        text = verified(run_id, f"step {step}'s delta", data, crc)
+        verified(run_id, f"step {step}'s delta", data, crc)
         try:
-            steps.append(StepRecord(step, seq, loads(text)))
+            steps.append(StepRecord(step, seq, loads(data)))
         except (ValueError, TypeError) as exc:
             raise StateCorruptionError(
                 f"run '{run_id}': step {step}'s delta is unreadable: {exc}"
@@ -100,7 +100,7 @@ def decode_snapshot(
         return None
     text = verified(run_id, "snapshot", row[2], row[3])
     try:
-        state = loads(text)
+        state = loads(row[2])  # the bytes as read, if they are bytes: no second encoding
     except (ValueError, TypeError) as exc:
         raise StateCorruptionError(f"run '{run_id}': snapshot unreadable: {exc}") from exc
     if not isinstance(state, dict):
