@@ -510,7 +510,8 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
     return data
 
 
-_BODY_NAMES: dict[type[Frame], tuple[str, ...]] = {}
+_BODY_FIELDS: dict[type[Frame], tuple[tuple[str, ...], tuple[tuple[str, Any], ...]]] = {}
+"""Each frame class's stored fields: those without a plain default, and those with theirs."""
 _ENCODED: dict[int, tuple[Frame, str]] = {}
 """Bodies encoded once and not yet asked for again, by ``id``: a frame is encoded when it is
 emitted (so an unstorable one fails the step that made it), and its commit takes the body out.
@@ -533,10 +534,20 @@ def frame_body_json(frame: Frame) -> str:
 
 def _encode_body(frame: Frame) -> str:
     cls = type(frame)
-    names = _BODY_NAMES.get(cls)
-    if names is None:
-        names = _BODY_NAMES[cls] = tuple(n for n in _names(cls) if n not in ("run_id", "seq"))
-    body = {name: getattr(frame, name) for name in names}
+    fields = _BODY_FIELDS.get(cls)
+    if fields is None:
+        stored = [f for f in dataclasses.fields(cls) if f.name not in ("run_id", "seq")]
+        fields = _BODY_FIELDS[cls] = (
+            tuple(f.name for f in stored if type(f.default) not in _PLAIN),
+            tuple((f.name, f.default) for f in stored if type(f.default) in _PLAIN),
+        )
+    always, optional = fields
+    body = {name: getattr(frame, name) for name in always}
+    # a field at its plain default (None, "", 0, False) is left out: reading fills it back in
+    for name, default in optional:
+        value = getattr(frame, name)
+        if value is not default and (type(value) is not type(default) or value != default):
+            body[name] = value
     try:
         # orjson writes enums, datetimes and tuples exactly as _encode converts them
         return orjson.dumps(body, option=orjson.OPT_PASSTHROUGH_DATACLASS).decode()
