@@ -54,13 +54,14 @@ def test_kforge_side_runs_and_writes_json(postgres_url: str, tmp_path: Path) -> 
     for key in (
         "kforge_us_per_step",
         "kforge_bytes",
-        "kforge_bytes_per_step",
         "kforge_resume_ms",
         "kforge_us_per_step_async_commit",
         "kforge_workers1_runs_per_s",
         "kforge_workers1_p95_latency_ms",
     ):
         assert data[key] > 0, key
+    # six steps may all fit in pages the first three already took
+    assert data["kforge_bytes_per_step"] >= 0
     assert data["settings"]["k"] == 6 and data["targets"] == {}
 
 

@@ -1,5 +1,6 @@
 """What only the PostgreSQL store does: migrate once under concurrent opens, refuse a newer
-schema, name an unreachable server without its password, notify listeners of each commit."""
+schema, name an unreachable server without its password, notify listeners of each commit, keep
+frames and deltas packed and still read those stored as text before."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_processes_opening_one_database_at_once_migrate_it_once(postgres_url: st
     assert errors == []
     with psycopg.connect(postgres_url) as conn:
         versions = conn.execute("SELECT version FROM kforge_schema_version").fetchall()
-    assert versions == [(MIGRATIONS[-1][0],)]
+    assert sorted(versions) == [(version,) for version, _ in MIGRATIONS]
     for s in stores:
         s.close()
 
@@ -87,3 +88,50 @@ def test_each_commit_notifies_the_run_and_its_last_seq(postgres_url: str) -> Non
         got = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
     assert got == ["r1 2", "r1 2"]
     store.close()
+
+
+def test_records_stored_as_text_before_packing_read_back_after_the_upgrade(
+    postgres_url: str,
+) -> None:
+    from kforge.jsoncodec import dumps
+    from kforge.store.records import checksum
+
+    frame = AgentThinking(message="stored as text", run_id="old", seq=1)
+    delta = [["s", ["agent"], {"note": "a delta stored as text"}]]
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE kforge_schema_version (version integer NOT NULL)")
+        for statement in MIGRATIONS[0][1]:
+            conn.execute(statement)
+        conn.execute("INSERT INTO kforge_schema_version VALUES (1)")
+        now = utc_now()
+        conn.execute(
+            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input, last_seq) "
+            "VALUES ('old', 't', 'paused', %s, %s, '{}', 1)",
+            (now, now),
+        )
+        body = dumps(
+            {"id": frame.id, "created_at": frame.created_at.isoformat(), "message": frame.message}
+        )
+        conn.execute("INSERT INTO frames VALUES ('old', 1, %s, %s)", (frame.type, body))
+        text = dumps(delta)
+        conn.execute("INSERT INTO steps VALUES ('old', 1, 1, %s, %s)", (text, checksum(text)))
+    store = PostgresStore(postgres_url)
+    try:
+        assert store.read_frames("old") == [frame]
+        assert [s.delta for s in store.read_steps("old", after_step=0)] == [delta]
+        # new records are packed, and both kinds read back together
+        store.commit(
+            "old",
+            [AgentThinking(message="packed " * 40, run_id="old", seq=2)],
+            step=StepRecord(2, 2, [["s", ["agent", "note"], "packed " * 40]]),
+        )
+        with psycopg.connect(postgres_url) as conn:
+            stored = conn.execute("SELECT data FROM frames WHERE seq = 2").fetchone()[0]
+        assert bytes(stored)[:1] == b"\x01"
+        assert [f.message for f in store.read_frames("old")] == [  # type: ignore[attr-defined]
+            "stored as text",
+            "packed " * 40,
+        ]
+        assert len(store.read_steps("old", after_step=0)) == 2
+    finally:
+        store.close()

@@ -102,18 +102,25 @@ _DAMAGE = (StateCorruptionError, KeyError, TypeError, ValueError, AttributeError
 
 
 def restore_point(
-    store: Store, run_id: str, *, last_step: int | None = None, use_snapshot: bool = True
+    store: Store,
+    run_id: str,
+    *,
+    last_step: int | None = None,
+    use_snapshot: bool = True,
+    snapshot: Snapshot | None = None,
 ) -> RestorePoint:
     """Rebuild a run's state from its latest snapshot and the step deltas after it.
 
     ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
     follow it and they are not read. Falls back from an unreadable snapshot (or with
-    ``use_snapshot=False``) to replaying every step delta.
+    ``use_snapshot=False``) to replaying every step delta. ``snapshot``: the latest snapshot,
+    if already read (with the run record that ``last_step`` comes from).
     """
     base: dict[str, Any] = {}
     step_no, seq = -1, 0
-    snapshot = None
-    if use_snapshot:
+    if not use_snapshot:
+        snapshot = None
+    elif snapshot is None:
         try:
             snapshot = store.latest_snapshot(run_id)
         except StateCorruptionError:
@@ -177,8 +184,11 @@ class StepRunner:
         telemetry: Telemetry | None = None,
         interventions: InterventionSource | None = None,
         answerer: Answerer | None = None,
+        snapshot: Snapshot | None = None,
     ) -> None:
         self.store = store
+        self._snapshot = snapshot
+        """The run's snapshot read with its record (a resume's first read), taken once."""
         self.telemetry = telemetry
         """Spans and metrics of this stretch (None: off, and nothing is measured)."""
         self.interventions = interventions
@@ -353,7 +363,10 @@ class StepRunner:
         run_id = self.run.id
         try:
             try:
-                point = restore_point(self.store, run_id, last_step=self.run.iteration)
+                known, self._snapshot = self._snapshot, None
+                point = restore_point(
+                    self.store, run_id, last_step=self.run.iteration, snapshot=known
+                )
                 self.agent.restore_state(point.state["agent"])
             except _DAMAGE:
                 # whatever is wrong with the snapshot, the step deltas may still rebuild it

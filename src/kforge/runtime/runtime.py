@@ -53,6 +53,7 @@ from kforge.store.base import (
     CommitListening,
     RunRecord,
     RunStatus,
+    Snapshot,
     StepRecord,
     Store,
 )
@@ -296,7 +297,7 @@ class Runtime:
     ) -> str:
         if run_id in self._tasks:
             raise InvalidRunStateError(f"run '{run_id}' is already running in this process")
-        run = self.store.get_run(run_id)
+        run, snapshot = self.store.get_run_with_snapshot(run_id)
         takeover = self._check_lease(run)
         opening: list[Frame] = []
         request: InteractionRequested | None = None
@@ -320,7 +321,7 @@ class Runtime:
         awaiting = run.status == RunStatus.AWAITING_USER
         if not awaiting and not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
-        self._launch(run, agent, opening, request, takeover=takeover)
+        self._launch(run, agent, opening, request, takeover=takeover, snapshot=snapshot)
         if durable:
             await self.opened(run_id)
         return run_id
@@ -450,7 +451,10 @@ class Runtime:
         question: InteractionRequested | None = None,
         *,
         takeover: str | None = None,
+        snapshot: Snapshot | None = None,
     ) -> None:
+        """``snapshot``: the run's snapshot as read with it, so the stretch need not read it
+        again (None: the stretch reads whatever the store has)."""
         limits = RunLimits.from_dict(run.input.get("limits"))
         runner = StepRunner(
             self.store,
@@ -473,6 +477,7 @@ class Runtime:
             telemetry=self.telemetry,
             interventions=self.interventions,
             answerer=self._answer_inline if self._query_user is not None else None,
+            snapshot=snapshot,
         )
         loop = asyncio.get_running_loop()
         runner.opened = self._opened[run.id] = loop.create_future()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
 from kforge.store.lease import Lease, lease_is_live
 
@@ -20,6 +21,7 @@ __all__ = [
     "Snapshot",
     "StepRecord",
     "Store",
+    "run_with_snapshot",
 ]
 
 
@@ -170,6 +172,13 @@ class Store(Protocol):
         """The newest snapshot, or None; raises StateCorruptionError if it cannot be read."""
         ...
 
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        """The run and its newest snapshot, read together (in one round trip where the store
+        has round trips): what a resume reads first. A snapshot that cannot be read comes back
+        as None, so that the resume rebuilds the state from the step deltas instead. Raises
+        RunNotFoundError."""
+        ...
+
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
         """Create ``new_run`` holding copies of the source's frames and steps up to ``upto_seq``."""
         ...
@@ -205,3 +214,13 @@ class CommitListening(Protocol):
         """Call ``on_notice(run_id, last_seq)`` for each commit (``(None, 0)``: anything may
         have changed) until the returned function is called."""
         ...
+
+
+def run_with_snapshot(store: Store, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+    """``store.get_run`` and ``store.latest_snapshot`` as ``Store.get_run_with_snapshot``
+    returns them, for stores where they are two reads (hold the store's lock around it)."""
+    run = store.get_run(run_id)
+    try:
+        return run, store.latest_snapshot(run_id)
+    except StateCorruptionError:
+        return run, None

@@ -18,7 +18,14 @@ from kforge.errors import (
 )
 from kforge.frames import Frame, frame_from_json, frame_to_json, utc_now
 from kforge.jsoncodec import dumps, loads
-from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.base import (
+    UPDATABLE_RUN_FIELDS,
+    RunRecord,
+    RunStatus,
+    Snapshot,
+    StepRecord,
+    run_with_snapshot,
+)
 from kforge.store.lease import Lease, owner_alive
 
 __all__ = ["MemoryStore"]
@@ -176,6 +183,10 @@ class MemoryStore:
             steps = sorted(self._steps.get(run_id, []), key=lambda s: s.step)
             chosen = [s for s in steps if s.step > after_step]
             return [copy.deepcopy(s) for s in chosen[:limit]]
+
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        with self._lock:  # one moment: no commit between the two reads
+            return run_with_snapshot(self, run_id)
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._lock:

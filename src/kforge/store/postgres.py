@@ -2,6 +2,8 @@
 
 Each step commits through the server-side function ``kforge_commit`` (see ``postgres_schema``),
 which also notifies listeners on the ``kforge_frames`` channel, so live events cross processes.
+Frame bodies and step deltas are stored packed (``kforge.store.packing``: deflate with a preset
+dictionary, about a third of their JSON); snapshots stay JSON text, which PostgreSQL compresses.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from kforge.errors import (
     WriteConflictError,
 )
 from kforge.extras import require_extra
-from kforge.frames import Frame, frame_body_json, utc_now
+from kforge.frames import Frame, frame_body_json, new_id, utc_now
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease, lease_is_live
+from kforge.store.packing import pack
 from kforge.store.postgres_schema import apply_migrations
 from kforge.store.records import (
     JSON_RUN_FIELDS,
@@ -64,6 +67,21 @@ _COMMIT = (
 )
 
 
+_READ_FRAMES = (
+    "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s"
+)
+_READ_STEPS = (
+    "SELECT step, seq, delta, checksum FROM steps "
+    "WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s"
+)
+_READ_DOCS = "SELECT key, value FROM docs WHERE namespace = %s ORDER BY key"
+_RUN_WITH_SNAPSHOT = (
+    f"SELECT {RUN_COLUMNS}, s.step, s.seq, s.state, s.checksum FROM runs "
+    "LEFT JOIN snapshots s ON s.run_id = runs.id WHERE runs.id = %s"
+)
+"""A run and its snapshot in one round trip (their column names do not overlap)."""
+
+
 def _field_value(key: str, value: Any) -> Any:
     if isinstance(value, RunStatus):
         return value.value
@@ -73,9 +91,29 @@ def _field_value(key: str, value: Any) -> Any:
 
 
 def _warm(conn: Any) -> None:
-    """Have a new pooled connection compile the step function (a no-op call), so that the
-    first step committed through it does not pay for that."""
-    conn.execute(_COMMIT, (None, [], [], [], *[None] * 8, "{}", None, None, None, None, False, 0))
+    """Have a new pooled connection plan every statement of the step function and of a
+    resume's reads, so that the first steps through it (those of a resumed run) do not pay for
+    that: a throwaway run gets frames, steps, a snapshot and a lease, all rolled back."""
+    run_id = f"kforge-warm-{new_id()}"
+    with conn.transaction(force_rollback=True):
+        conn.execute(
+            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
+            "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
+            (run_id,),
+        )
+        for seq in (1, 2):  # the statement is prepared by its second use
+            conn.execute(
+                _COMMIT,
+                (
+                    *(run_id, [seq], ["warm"], [b"{}"], seq, seq, b"[]", 0, seq, seq, "{}", 0),
+                    *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
+                ),
+            )
+        for _ in range(2):
+            conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchall()
+            conn.execute(_READ_FRAMES, (run_id, 0, None)).fetchall()
+            conn.execute(_READ_STEPS, (run_id, 0, None)).fetchall()
+            conn.execute(_READ_DOCS, (run_id,)).fetchall()
 
 
 class PostgresStore:
@@ -229,6 +267,7 @@ class PostgresStore:
                 if frame.seq != first + offset or frame.run_id != run_id:
                     self._discontinuity(conn, run_id, frame.seq, offset)
         delta = dumps(step.delta) if step is not None else None
+        packed_delta = pack(delta) if delta is not None else None
         state = dumps(snapshot.state) if snapshot is not None else None
         fields = {k: _field_value(k, v) for k, v in (run_fields or {}).items()}
         now = time.time()
@@ -239,10 +278,10 @@ class PostgresStore:
                     run_id,
                     [f.seq for f in frames],
                     [f.type for f in frames],
-                    [frame_body_json(f) for f in frames],
+                    [pack(frame_body_json(f)) for f in frames],
                     step.step if step is not None else None,
                     step.seq if step is not None else None,
-                    delta,
+                    packed_delta,
                     checksum(delta) if delta is not None else None,
                     snapshot.step if snapshot is not None else None,
                     snapshot.seq if snapshot is not None else None,
@@ -300,23 +339,28 @@ class PostgresStore:
         self, run_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[Frame]:
         with self._conn() as conn:
-            rows = conn.execute(
-                "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s "
-                "ORDER BY seq LIMIT %s",
-                (run_id, after_seq, limit),
-            ).fetchall()
+            rows = conn.execute(_READ_FRAMES, (run_id, after_seq, limit)).fetchall()
         return decode_frames(run_id, rows)
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
     ) -> list[StepRecord]:
         with self._conn() as conn:
-            rows = conn.execute(
-                "SELECT step, seq, delta, checksum FROM steps "
-                "WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s",
-                (run_id, after_step, limit),
-            ).fetchall()
+            rows = conn.execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
         return decode_steps(run_id, rows)
+
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        with self._conn() as conn:
+            row = conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        run = run_from_row(row[:-4])
+        if row[-4] is None:
+            return run, None
+        try:
+            return run, decode_snapshot(run_id, row[-4:])
+        except StateCorruptionError:
+            return run, None
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._conn() as conn:
@@ -386,9 +430,7 @@ class PostgresStore:
     ) -> dict[str, dict[str, Any]]:
         with self._conn() as conn:
             if keys is None:
-                rows = conn.execute(
-                    "SELECT key, value FROM docs WHERE namespace = %s ORDER BY key", (namespace,)
-                ).fetchall()
+                rows = conn.execute(_READ_DOCS, (namespace,)).fetchall()
             else:
                 rows = conn.execute(
                     "SELECT key, value FROM docs WHERE namespace = %s AND key = ANY(%s) "

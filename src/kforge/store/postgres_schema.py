@@ -19,8 +19,8 @@ FRAMES_CHANNEL = "kforge_frames"
 _COMMIT_FUNCTION = (
     """
 CREATE OR REPLACE FUNCTION kforge_commit(
-    p_run text, p_seqs integer[], p_types text[], p_data text[],
-    p_step integer, p_step_seq integer, p_delta text, p_delta_crc bigint,
+    p_run text, p_seqs integer[], p_types text[], p_data BODY[],
+    p_step integer, p_step_seq integer, p_delta BODY, p_delta_crc bigint,
     p_snap_step integer, p_snap_seq integer, p_state text, p_state_crc bigint,
     p_fields jsonb, p_updated timestamptz,
     p_owner text, p_takeover text, p_ttl double precision, p_release boolean,
@@ -164,7 +164,25 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 PRIMARY KEY (namespace, key)
             )
             """,
-            _COMMIT_FUNCTION,
+            _COMMIT_FUNCTION.replace("BODY", "text"),
+        ),
+    ),
+    (
+        2,
+        (
+            # frame bodies and step deltas as packed bytes (kforge.store.packing); the text
+            # already stored becomes its UTF-8 bytes, which read back as they are
+            "ALTER TABLE frames ALTER COLUMN data TYPE bytea USING convert_to(data, 'UTF8')",
+            "ALTER TABLE steps ALTER COLUMN delta TYPE bytea USING convert_to(delta, 'UTF8')",
+            # most runs have no parent and no session: those need no index entry
+            "DROP INDEX runs_parent",
+            "CREATE INDEX runs_parent ON runs(parent_id) WHERE parent_id IS NOT NULL",
+            "DROP INDEX runs_session",
+            "CREATE INDEX runs_session ON runs(session_id) WHERE session_id IS NOT NULL",
+            "DROP FUNCTION kforge_commit(text, integer[], text[], text[], integer, integer, "
+            "text, bigint, integer, integer, text, bigint, jsonb, timestamptz, text, text, "
+            "double precision, boolean, double precision)",
+            _COMMIT_FUNCTION.replace("BODY", "bytea"),
         ),
     ),
 )

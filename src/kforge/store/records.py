@@ -12,6 +12,7 @@ from kforge.errors import StateCorruptionError
 from kforge.frames import Frame, frame_from_dict
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.packing import unpack
 
 __all__ = [
     "JSON_RUN_FIELDS",
@@ -64,7 +65,7 @@ def decode_frames(run_id: str, rows: Sequence[tuple[int, str, bytes | str]]) -> 
     frames = []
     for seq, type_name, data in rows:
         try:
-            body = loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+            body = loads(unpack(data))
             body["run_id"], body["seq"], body["type"] = run_id, seq, type_name
             frames.append(frame_from_dict(body))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -81,7 +82,11 @@ def decode_steps(
 ) -> list[StepRecord]:
     """Rows of (step, seq, delta JSON, checksum) as step records."""
     steps = []
-    for step, seq, data, crc in rows:
+    for step, seq, stored, crc in rows:
+        try:
+            data = unpack(stored)
+        except ValueError as exc:
+            raise StateCorruptionError(f"run '{run_id}': step {step}'s delta {exc}") from exc
         verified(run_id, f"step {step}'s delta", data, crc)
         try:
             steps.append(StepRecord(step, seq, loads(data)))

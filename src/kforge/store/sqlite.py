@@ -21,7 +21,14 @@ from kforge.errors import (
 )
 from kforge.frames import Frame, frame_body_json, utc_now
 from kforge.jsoncodec import dumps, loads
-from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.base import (
+    UPDATABLE_RUN_FIELDS,
+    RunRecord,
+    RunStatus,
+    Snapshot,
+    StepRecord,
+    run_with_snapshot,
+)
 from kforge.store.lease import Lease, lease_is_live
 from kforge.store.migrations import apply_migrations
 from kforge.store.records import (
@@ -339,6 +346,10 @@ class SQLiteStore:
                 (run_id, after_step, -1 if limit is None else limit),
             ).fetchall()
         return decode_steps(run_id, rows)
+
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        with self._lock:  # one moment: no commit between the two reads
+            return run_with_snapshot(self, run_id)
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
         with self._read():
