@@ -1,5 +1,6 @@
 """An agent with a side effect per step, for the multi-worker tests: importing this module
-registers ``test.effects`` (``kforge worker --import tests.runtime.effect_agent``).
+registers ``test.effects`` (``kforge worker --import tests.runtime.effect_agent``), and
+``test.parent``, which starts one ``test.effects`` child and waits for it.
 
 Each step calls ``record_effect``, a tool that is neither read-only nor idempotent: it appends
 ``RUN_ID STEP`` to the file named by ``KFORGE_TEST_EFFECTS``. A re-executed step must never call
@@ -14,6 +15,7 @@ from typing import Any
 
 from kforge.engine.agent import StepOutcome
 from kforge.engine.registry import register_agent
+from kforge.frames import new_id
 from kforge.engine.run_context import RunContext
 from kforge.tools.decorator import tool
 from kforge.tools.execution import execute_tool
@@ -74,3 +76,34 @@ class EffectAgent:
 
 
 register_agent(EffectAgent.agent_type, EffectAgent, replace=True)
+
+
+class ParentAgent:
+    """One step: start a child (its id recorded first, so a re-executed step starts it once)
+    and wait for it, parked if the child runs elsewhere."""
+
+    agent_type = "test.parent"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.child_steps = int((args or {}).get("child_steps", 2))
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        agents: Any = ctx.services.agents
+        chosen = await ctx.recorded("test.child", lambda: {"id": new_id()})
+        child = await agents.start(
+            "test.effects", {"steps": self.child_steps}, run_id=chosen["id"]
+        )
+        run = await agents.settle(child, park=True)
+        return StepOutcome(True, {"child": child, "status": run.status.value}, "done")
+
+    def get_state(self) -> dict[str, Any]:
+        return {"child_steps": self.child_steps}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.child_steps = int(state["child_steps"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+register_agent(ParentAgent.agent_type, ParentAgent, replace=True)

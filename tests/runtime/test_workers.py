@@ -149,6 +149,40 @@ async def test_a_waiting_run_holds_no_worker_and_its_answer_queues_the_rest(
     await rt.aclose()
 
 
+async def test_a_parent_waits_for_its_child_without_holding_a_worker(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """One worker with one slot: a parent that held it while waiting would wait forever, since
+    its child could never run. Parked, it frees the slot; the child's end queues it again."""
+    import tests.runtime.effect_agent  # noqa: F401
+
+    effects = tmp_path / "effects.txt"
+    effects.touch()
+    rt = Runtime(postgres_url, model="test", executor="dbos")
+    proc, _ = start_worker(postgres_url, effects, concurrency=1)
+    try:
+        parent = await rt.start("test.parent", {"child_steps": 2})
+        async with asyncio.timeout(120):
+            while rt.get_run(parent).status not in (RunStatus.COMPLETED, RunStatus.FAILED):
+                await asyncio.sleep(0.05)
+    finally:
+        stop_workers([proc])
+    run = rt.get_run(parent)
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert run.result is not None and run.result["status"] == "completed"
+    child = rt.get_run(run.result["child"])
+    assert child.parent_id == parent and child.status == RunStatus.COMPLETED
+    statuses = [
+        (f.from_status, f.to_status, f.reason)
+        for f in rt.frames(parent)
+        if isinstance(f, StatusChanged)
+    ]
+    assert ("running", "paused", "subagents") in statuses  # it let go of the worker
+    mine = [line for line in effects.read_text().splitlines() if line.startswith(child.id)]
+    assert mine == [f"{child.id} 1", f"{child.id} 2"]  # the child started and acted once
+    await rt.aclose()
+
+
 def test_the_dbos_executor_needs_a_postgres_store(tmp_path: Path) -> None:
     from kforge.errors import ConfigurationError
 

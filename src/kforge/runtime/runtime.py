@@ -496,6 +496,8 @@ class Runtime:
             ended = not task.cancelled() and task.exception() is None
             if ended and parent is not None and parent not in self._tasks:
                 self.child_ended(run.id)
+            if ended and task.result() == RunStatus.PAUSED:
+                self._wake_if_children_ended(run.id)
 
         task.add_done_callback(_done)
 
@@ -559,6 +561,19 @@ class Runtime:
         ``tool-result``, from the frames of ``root_id`` and every run below it. Ends once
         every run of the tree has ended (with ``follow=False``, once none executes here)."""
         return stream_tree(self, root_id, follow=follow)
+
+    def _wake_if_children_ended(self, run_id: str) -> None:
+        """A run that just paused for its subagents, all of which ended before the pause was
+        recorded (their ends found it still running, so none resumed it), continues now."""
+        try:
+            run = self.store.get_run(run_id)
+            if run.status != RunStatus.PAUSED or run.pause_reason != SUBAGENTS_REASON:
+                return
+            children = self.store.list_runs(parent_id=run_id, limit=1000)
+        except Exception:
+            return
+        if children and all(c.status in TERMINAL_STATUSES for c in children):
+            self.child_ended(children[0].id)
 
     def child_ended(self, run_id: str) -> None:
         """A child run ended or parked: a parent paused for its subagents continues here."""

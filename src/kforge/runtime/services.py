@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from kforge.engine.run_context import SUBAGENTS_REASON
+from kforge.engine.run_context import SUBAGENTS_REASON, Parked
 from kforge.errors import InvalidRunStateError, RunNotFoundError, ValidationError
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
@@ -48,6 +48,13 @@ class Corpora:
 
 ChildPlan = Callable[[str], tuple[str, dict[str, Any]]]
 """What a ``fork(prompt)`` starts: ``prompt -> (agent type, arguments)``."""
+
+
+def _waits(run: RunRecord) -> bool:
+    """The run waits for a person, or for its own children."""
+    return run.status == RunStatus.AWAITING_USER or (
+        run.status == RunStatus.PAUSED and run.pause_reason == SUBAGENTS_REASON
+    )
 
 
 class ChildAgents:
@@ -101,19 +108,23 @@ class ChildAgents:
         if run.parent_id != self._parent_id:
             raise ValidationError(f"wait({run.id!r}): not a run forked by this run")
 
-    async def settle(self, handle: str) -> RunRecord:
+    async def settle(self, handle: str, *, park: bool = False) -> RunRecord:
         """The child once it has ended or waits for a person (or for its own children): a
-        child no process executes any more (after a restart) is resumed here first."""
+        child no process executes any more (after a restart) is resumed here first.
+
+        With ``park`` and stretches executed by workers, a child still at work is not waited
+        for: ``Parked`` pauses this run, holding no worker, and the child's end resumes it."""
         runtime = self._runtime
         run = runtime.get_run(handle)
         self._check_child(run)
+        if park and runtime.stretches is not None:
+            if run.status in TERMINAL_STATUSES or _waits(run):
+                return run
+            raise Parked(SUBAGENTS_REASON)
         while True:
             if runtime.is_active(handle):
                 run = await runtime.wait(handle)
-            waiting = run.status == RunStatus.AWAITING_USER or (
-                run.status == RunStatus.PAUSED and run.pause_reason == SUBAGENTS_REASON
-            )
-            if run.status in TERMINAL_STATUSES or waiting:
+            if run.status in TERMINAL_STATUSES or _waits(run):
                 return run
             if run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:"):
                 return run

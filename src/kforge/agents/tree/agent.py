@@ -60,7 +60,7 @@ class TreeSpawner(Protocol):
         self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
     ) -> str: ...
 
-    async def settle(self, handle: str) -> RunRecord: ...
+    async def settle(self, handle: str, *, park: bool = False) -> RunRecord: ...
 
 
 @dataclass(kw_only=True)
@@ -216,7 +216,7 @@ class TreeAgent:
             spawner = self._spawner(ctx)
 
             async def settle() -> dict[str, Any]:
-                runs = [await spawner.settle(child["id"]) for child in state.subagents]
+                runs = [await spawner.settle(child["id"], park=True) for child in state.subagents]
                 if any(not _ended(run) for run in runs):
                     raise Parked(SUBAGENTS_REASON)
                 return {"results": [_child_result(run) for run in runs]}
