@@ -15,8 +15,8 @@ from typing import Any
 
 from kforge.engine.agent import StepOutcome
 from kforge.engine.registry import register_agent
-from kforge.frames import new_id
 from kforge.engine.run_context import RunContext
+from kforge.frames import new_id
 from kforge.tools.decorator import tool
 from kforge.tools.execution import execute_tool
 
@@ -90,9 +90,7 @@ class ParentAgent:
     async def step(self, ctx: RunContext) -> StepOutcome:
         agents: Any = ctx.services.agents
         chosen = await ctx.recorded("test.child", lambda: {"id": new_id()})
-        child = await agents.start(
-            "test.effects", {"steps": self.child_steps}, run_id=chosen["id"]
-        )
+        child = await agents.start("test.effects", {"steps": self.child_steps}, run_id=chosen["id"])
         run = await agents.settle(child, park=True)
         return StepOutcome(True, {"child": child, "status": run.status.value}, "done")
 
