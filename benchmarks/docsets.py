@@ -1,0 +1,123 @@
+"""Real documentation sets for the benchmarks, taken from Debian's `*-doc` packages.
+
+Each set is a folder of one package's documentation as Debian ships it (the same files a user
+finds under /usr/share/doc). The packages are fetched with `apt-get download` (the Debian
+registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is installed.
+
+    python benchmarks/docsets.py                 # fetch every set, print where each is
+    python benchmarks/docsets.py nodejs git      # only these
+
+| set | package (version used) | licence | what the folder holds |
+| --- | --- | --- | --- |
+| nodejs | nodejs-doc 18.20.4 | MIT | the API reference as Markdown (api/*.md) |
+| git | git-doc 2.39.5 | GPL-2 | manual pages and guides as AsciiDoc (.txt) and HTML |
+| gettext | gettext-doc 0.21 | GFDL-1.2+ / GPL-3+ | the GNU gettext manual, Texinfo HTML |
+| python | python3.11-doc 3.11.2 | PSF-2.0 | the Python library reference, Sphinx HTML |
+| mkdocs | mkdocs-doc 1.4.2 | BSD-2-Clause | the MkDocs user guide, MkDocs HTML |
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DOCSETS", "Docset", "docset_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class Docset:
+    name: str
+    package: str
+    root: str
+    """Folder inside the package that holds the documentation."""
+    keep: tuple[str, ...]
+    """Glob patterns (relative to ``root``) of the files that make up the set."""
+    licence: str
+
+
+DOCSETS: dict[str, Docset] = {
+    d.name: d
+    for d in (
+        Docset("nodejs", "nodejs-doc", "usr/share/doc/nodejs/api", ("*.md.gz",), "MIT"),
+        Docset("git", "git-doc", "usr/share/doc/git-doc", ("*.txt", "*.html"), "GPL-2"),
+        Docset("gettext", "gettext-doc", "usr/share/doc/gettext", ("gettext_*.html",), "GFDL"),
+        Docset("python", "python3.11-doc", "usr/share/doc/python3.11/html/library", ("*.html",),
+               "PSF-2.0"),
+        Docset("mkdocs", "mkdocs-doc", "usr/share/doc/mkdocs/html", ("**/*.html",),
+               "BSD-2-Clause"),
+    )
+}
+
+
+def cache_root() -> Path:
+    base = os.environ.get("KFORGE_DOCSETS") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "kforge-docsets"
+    )
+    return Path(base)
+
+
+def docset_path(name: str, *, fetch: bool = True) -> Path:
+    """The folder of doc set ``name``, fetched and unpacked on first use."""
+    docset = DOCSETS[name]
+    target = cache_root() / name
+    if (target / ".complete").exists():
+        return target
+    if not fetch:
+        raise FileNotFoundError(f"doc set {name!r} is not fetched; run benchmarks/docsets.py {name}")
+    if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
+        raise RuntimeError(
+            f"doc set {name!r} comes from the Debian package {docset.package}: "
+            "this needs apt-get and dpkg-deb (a Debian or Ubuntu machine)"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            ["apt-get", "download", docset.package], cwd=tmp, check=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deb = next(Path(tmp).glob("*.deb"))
+        unpacked = Path(tmp) / "x"
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
+        version = deb.name.split("_")[1].replace("%3a", ":")
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        src = unpacked / docset.root
+        for pattern in docset.keep:
+            for path in sorted(src.glob(pattern)):
+                if not path.is_file():
+                    continue
+                rel = path.relative_to(src)
+                out = target / rel
+                out.parent.mkdir(parents=True, exist_ok=True)
+                if path.suffix == ".gz":
+                    out = out.with_suffix("")
+                    out.write_bytes(gzip.decompress(path.read_bytes()))
+                else:
+                    shutil.copyfile(path, out)
+        (target / ".complete").write_text(f"{docset.package} {version}\n")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help=f"sets: {', '.join(DOCSETS)} (default: all)")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in DOCSETS]
+    if unknown:
+        parser.error(f"unknown doc set {unknown[0]!r}; known: {', '.join(DOCSETS)}")
+    for name in args.names or DOCSETS:
+        path = docset_path(name)
+        files = sum(1 for p in path.rglob("*") if p.is_file() and p.name != ".complete")
+        print(f"{name:8} {(path / '.complete').read_text().strip():32} {files:5} files  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
