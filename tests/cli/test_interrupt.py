@@ -119,3 +119,42 @@ def test_ctrl_c_at_a_prompt_stops_the_command_at_once(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
         assert "Traceback" not in err
+
+
+def _run_id_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("run "):
+            return line.split()[1]
+    raise AssertionError(f"no run line (exit {proc.wait()})")
+
+
+@pytest.mark.parametrize("interrupt", [None, signal.SIGINT])
+def test_a_reader_that_goes_away_pauses_the_run_and_it_resumes(
+    tmp_path: Path, interrupt: int | None
+) -> None:
+    """`kforge research … 2>&1 | head` (the reader closes), or Ctrl-C that ends the reader too."""
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        run_id = _run_id_line(proc)
+        assert endpoint.holding.wait(60)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+        if interrupt is not None:
+            proc.send_signal(interrupt)
+        endpoint.release.set()
+        proc.wait(timeout=60)
+        store = SQLiteStore(db)
+        run = store.get_run(run_id)
+        store.close()
+        assert run.status == RunStatus.PAUSED, run.status
+        expected = "interrupted by SIGINT" if interrupt else "its output was closed (broken pipe)"
+        assert run.pause_reason == expected
+        resumed = kforge_proc(
+            endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
+        )
+        _out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"run {run_id} completed" in err

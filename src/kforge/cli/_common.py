@@ -154,16 +154,13 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
 
     def on_signal(signum: int) -> None:
         received.append(signum)
-        print(
-            "\nkforge: pausing the run (press Ctrl-C again to exit at once)",
-            file=sys.stderr,
-            flush=True,
-        )
+        again = "press Ctrl-C again" if signum == signal.SIGINT else "send the signal again"
+        _say(f"\nkforge: pausing the run ({again} to exit at once)")
         pausing.append(loop.create_task(pause()))
 
     def handler(signum: int, frame: Any) -> None:
         if received:
-            print("\nkforge: exiting now", file=sys.stderr, flush=True)
+            _say("\nkforge: exiting now")
             os._exit(128 + signum)
         if _reading_input:  # at a prompt no run executes: stop reading, and the command
             raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
@@ -179,6 +176,11 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
         except asyncio.CancelledError:
             if not received:
                 raise
+        except BrokenPipeError:
+            # the reader went away (`kforge research … | head`): pause, as for Ctrl-C
+            for runtime in list(_OPEN_RUNTIMES):
+                await runtime.interrupt("its output was closed (broken pipe)")
+            raise
         if not received:
             return result
         await pausing[0]
@@ -186,9 +188,17 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
         for signum, earlier in previous.items():
             signal.signal(signum, earlier)
     for run_id in paused:
-        hint = command_hint(args, f"runs resume {run_id}")
-        print(f"\nrun {run_id} paused; resume with: {hint}", file=sys.stderr, flush=True)
+        _say(f"\nrun {run_id} paused; resume with: {command_hint(args, f'runs resume {run_id}')}")
     raise SystemExit(128 + received[0])
+
+
+def _say(message: str) -> None:
+    """A line on stderr that is lost, not raised, when nobody reads stderr any more (Ctrl-C
+    with `2>&1 | tail` ends the reader too)."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def add_model_options(p: argparse.ArgumentParser, *, model_help: str | None = None) -> None:

@@ -716,9 +716,10 @@ class Runtime:
         return self.store.read_frames(run_id, after_seq=after_seq)
 
     async def aclose(self) -> None:
-        """Cancel runs still executing in this process and close the store."""
-        for run_id in list(self._tasks):
-            await self.cancel(run_id, reason="runtime closed")
+        """Pause runs still executing in this process (each resumes from its last committed
+        step, here or elsewhere) and close the store."""
+        if self._tasks:
+            await self.interrupt("the process that ran it closed its runtime")
         if self._own_telemetry and self.telemetry is not None:
             self.telemetry.shutdown()  # flush what the exporters still hold
         self.bus.close()
