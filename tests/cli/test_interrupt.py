@@ -158,3 +158,75 @@ def test_a_reader_that_goes_away_pauses_the_run_and_it_resumes(
         _out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err
         assert f"run {run_id} completed" in err
+
+
+def _paused_research(endpoint: SchemaEndpoint, db: Path, report: Path) -> str:
+    first = kforge_proc(
+        endpoint,
+        db.parent,
+        "--db",
+        str(db),
+        "research",
+        "What is retrieval-augmented generation?",
+        "--model",
+        "openai:fake",
+        "--yes",
+        "--max-steps",
+        "3",
+        "-o",
+        str(report),
+    )
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 4, err  # paused by the step limit, partial report written
+    assert f"partial report written to {report}" in out
+    return run_id_of(err)
+
+
+def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    chosen = tmp_path / "out" / "mine.md"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with SchemaEndpoint() as endpoint:
+        run_id = _paused_research(endpoint, db, chosen)
+        partial = chosen.read_text()
+        resumed = kforge_proc(
+            endpoint,
+            elsewhere,
+            "--db",
+            str(db),
+            "runs",
+            "resume",
+            run_id,
+            "--max-steps",
+            "500",
+            "--yes",
+        )
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"report written to {chosen}" in out
+        assert chosen.read_text() != partial
+        assert not (elsewhere / "reports").exists()
+
+        # resumed with -o elsewhere: the new file is written and the earlier one named
+        second = tmp_path / "second.md"
+        run_id = _paused_research(endpoint, db, second)
+        other = tmp_path / "other.md"
+        again = kforge_proc(
+            endpoint,
+            elsewhere,
+            "--db",
+            str(db),
+            "runs",
+            "resume",
+            run_id,
+            "--max-steps",
+            "500",
+            "--yes",
+            "-o",
+            str(other),
+        )
+        out, err = again.communicate(timeout=120)
+        assert again.returncode == 0, err
+        assert f"report written to {other}" in out
+        assert f"an earlier report of this run is in {second}" in err

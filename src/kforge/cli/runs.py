@@ -74,6 +74,12 @@ def register(subparsers: Any) -> None:
     add_model_options(p, model_help="model to continue with (default: the run's own)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="where to write the report (default: where the run's command wrote it, e.g. "
+        "research -o FILE, else reports/AGENT-RUN.md)",
+    )
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
@@ -188,6 +194,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     from kforge.engine.limits import RunLimits
 
+    if args.output:
+        check_writable(Path(args.output), make_parents=True)
     store = open_store(args)
     run = find_run(store, args.run_id)
     store.close()
@@ -219,7 +227,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
         )
 
     run = run_interruptible(go(), args)
-    return report_outcome(run, args)
+    kept = (run.input.get("annotations") or {}).get("report")
+    output = args.output or kept
+    if (
+        args.output
+        and kept
+        and Path(kept).exists()
+        and Path(kept).resolve() != Path(args.output).resolve()
+    ):
+        print(f"an earlier report of this run is in {kept}", file=sys.stderr)
+    return report_outcome(run, args, output=output)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:

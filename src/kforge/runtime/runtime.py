@@ -180,8 +180,11 @@ class Runtime:
         session_id: str | None = None,
         parent_id: str | None = None,
         run_id: str | None = None,
+        annotations: dict[str, str] | None = None,
     ) -> str:
-        """Create a run and start executing it; returns its id at once."""
+        """Create a run and start executing it; returns its id at once. ``annotations`` are
+        kept with the run for its caller (e.g. where the CLI writes its report) and never
+        read by the agent."""
         args = dict(args or {})
         _check_json_args(agent_type, args)
         agent = self.registry.create(agent_type, args)
@@ -193,7 +196,12 @@ class Runtime:
             status=RunStatus.PENDING,
             created_at=now,
             updated_at=now,
-            input={"args": args, "limits": limits.to_dict(), "model": self._model_spec()},
+            input={
+                "args": args,
+                "limits": limits.to_dict(),
+                "model": self._model_spec(),
+                **({"annotations": dict(annotations)} if annotations else {}),
+            },
             session_id=session_id,
             parent_id=parent_id,
             max_iterations=limits.max_steps,
