@@ -230,3 +230,28 @@ def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -
         assert again.returncode == 0, err
         assert f"report written to {other}" in out
         assert f"an earlier report of this run is in {second}" in err
+
+
+def test_runs_cancel_from_another_terminal_stops_a_live_run_at_its_next_step(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        run_id = _run_id_line(proc)
+        assert endpoint.holding.wait(60)  # mid-step, waiting on the model
+        cancel = kforge_proc(endpoint, tmp_path, "--db", str(db), "runs", "cancel", run_id)
+        out, err = cancel.communicate(timeout=60)
+        assert cancel.returncode == 0, err
+        assert out.startswith(f"cancel requested: run {run_id} executes in another process")
+        endpoint.release.set()
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1, err
+        assert f"run {run_id} cancelled" in err
+        store = SQLiteStore(db)
+        run = store.get_run(run_id)
+        frames = store.read_frames(run_id)
+        store.close()
+        assert run.status == RunStatus.CANCELLED
+        assert [f.to_status for f in frames if f.type == "status.changed"][-1] == "cancelled"
+        assert any(f.type == "intervention" and f.action == "cancel" for f in frames)

@@ -293,16 +293,31 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    async def go() -> str:
+    async def go() -> tuple[str, str]:
         rt = open_runtime(args)
         run = find_run(rt.store, args.run_id)
-        await rt.cancel(run.id)
-        return run.id
+        when = await rt.cancel(run.id)
+        if when == "next_step":  # another process executes it: wait a little for it to stop
+            for _ in range(_CANCEL_WAIT_POLLS):
+                if rt.get_run(run.id).status == RunStatus.CANCELLED:
+                    return run.id, "now"
+                await asyncio.sleep(_CANCEL_WAIT_POLL_S)
+        return run.id, when
 
-    run_id = asyncio.run(go())
+    run_id, when = asyncio.run(go())
     explain = command_hint(args, f"runs explain {run_id[:8]}")
+    if when == "next_step":
+        print(
+            f"cancel requested: run {run_id} executes in another process and stops at its "
+            f"next step; follow it with: {command_hint(args, f'runs show {run_id[:8]}')}"
+        )
+        return 0
     print(f"cancelled run {run_id}; its frames stay, see them with: {explain}")
     return 0
+
+
+_CANCEL_WAIT_POLLS = 20
+_CANCEL_WAIT_POLL_S = 0.25
 
 
 def _family(store: Store, run: RunRecord) -> list[RunRecord]:

@@ -33,6 +33,7 @@ from kforge.frames import (
     Frame,
     InteractionAnswered,
     InteractionRequested,
+    Intervention,
     StatusChanged,
     TokenDelta,
     frame_from_dict,
@@ -353,7 +354,10 @@ class Runtime:
             raise InvalidRunStateError(f"run '{run_id}' was not started or resumed here")
         await asyncio.shield(future)
 
-    async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
+    async def cancel(self, run_id: str, reason: str = "cancelled by user") -> str:
+        """End a run for good: at once (``"now"``) when it executes here or nowhere; a run
+        another live process executes gets a cancel request that it takes at its next step
+        boundary, as interventions are (``"next_step"``)."""
         task = self._tasks.get(run_id)
         if task is not None:
             task.cancel()
@@ -361,10 +365,17 @@ class Runtime:
                 await task
             except asyncio.CancelledError:
                 pass
-            return
+            return "now"
         run = self.store.get_run(run_id)
         if run.status in TERMINAL_STATUSES:
             raise InvalidRunStateError(f"run '{run_id}' is already {run.status.value}")
+        holder = run.lease_owner
+        if run.is_live() and holder is not None and holder != self.owner and owner_alive(holder):
+            request = Intervention(
+                id=new_id(), action="cancel", content=reason, target_run_id=run_id
+            )
+            self.interventions.put(run_id, request)
+            return "next_step"
         frame = StatusChanged(
             run_id=run_id,
             seq=run.last_seq + 1,
@@ -380,6 +391,7 @@ class Runtime:
         )
         self.bus.publish(run_id, [frame])
         self.bus.idle(run_id)
+        return "now"
 
     async def interrupt(self, reason: str = "interrupted") -> list[str]:
         """Pause every run executing here (status ``paused`` with ``reason``), each from its last
