@@ -119,6 +119,18 @@ def _apply_global_model(args: argparse.Namespace) -> None:
         args.model = spec
 
 
+def _chosen_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the (sub)command the command line chose, e.g. ``kforge runs list``'s."""
+    while True:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, actions[0].dest, None) if actions else None
+        if not actions or name not in actions[0].choices:
+            return parser
+        parser = actions[0].choices[name]
+
+
 _DAMAGED = re.compile(r"malformed|not a database|disk image|corrupt", re.IGNORECASE)
 
 
@@ -132,7 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # named by the command they were given to, with that command's usage
+        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     func = getattr(args, "func", None)
     if func is None:
         # A usage mistake, as for git; the help goes to stderr so stdout stays for results.

@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "EXIT_WAITING",
+    "NoDatabaseError",
     "UsageError",
     "add_document_options",
     "add_model_options",
@@ -120,11 +121,28 @@ def find_run(store: Store, ref: str) -> RunRecord:
     return store.get_run(ids[0])
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """The store ``--db`` names: a SQLite file, or a ``postgresql://`` URL."""
-    from kforge.store.open import open_store as open_named
+class NoDatabaseError(ForgeError):
+    """A command that only reads was pointed at a SQLite file that does not exist."""
 
-    return open_named(getattr(args, "db", None))
+
+def open_store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
+    """The store ``--db`` names: a SQLite file, or a ``postgresql://`` URL. A command that only
+    reads (``read_only``) creates no file or folder: a missing SQLite file is a
+    NoDatabaseError."""
+    from kforge.store.open import open_store as open_named
+    from kforge.store.open import store_target
+    from kforge.store.postgres import is_postgres_url
+    from kforge.store.sqlite import default_db_path
+
+    target = store_target(getattr(args, "db", None))
+    if read_only and not is_postgres_url(target):
+        path = Path(target) if target is not None else default_db_path()
+        if str(path) != ":memory:" and not path.exists():
+            raise NoDatabaseError(
+                f"no database at {path}: nothing has been recorded there yet; check --db "
+                "(or KFORGE_DB)"
+            )
+    return open_named(target)
 
 
 _OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()

@@ -60,7 +60,15 @@ def add_router_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="search rounds before answering (default 2)",
     )
-    p.add_argument("-k", type=int, default=5, metavar="N", help="passages per search (default 5)")
+    p.add_argument(
+        "-k",
+        "--top-k",
+        dest="k",
+        type=int,
+        default=5,
+        metavar="N",
+        help="passages per search (default 5)",
+    )
     p.add_argument(
         "--max-tokens",
         type=int,

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
+    NoDatabaseError,
+    UsageError,
     add_model_options,
     ask_at_terminal,
     check_writable,
@@ -128,8 +130,17 @@ def _age(run: RunRecord, now: datetime | None = None) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    if args.limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {args.limit})")
+    try:
+        store = open_store(args, read_only=True)
+    except NoDatabaseError:
+        print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
+        return 0
     runs = store.list_runs(status=RunStatus(args.status) if args.status else None, limit=args.limit)
+    if not runs and args.status and store.list_runs(limit=1):
+        print(f"no {args.status} runs; every run: {command_hint(args, 'runs list')}")
+        return 0
     if not runs:
         print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
         return 0
@@ -152,7 +163,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     print(f"run        {run.id}")
     print(f"agent      {run.agent_type}")
@@ -180,7 +191,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from kforge.explain import explain_run
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     frames = store.read_frames(run.id)
     header = [
@@ -274,7 +285,7 @@ def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]
 def cmd_export(args: argparse.Namespace) -> int:
     if args.output:
         check_writable(Path(args.output))
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     lines, damaged = _readable_frames(store, run)
     if damaged:

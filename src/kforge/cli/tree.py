@@ -64,7 +64,7 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run)
     tree = Runtime(store).agent_tree(run.id)
     if args.json:
