@@ -52,7 +52,8 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
         node = tree[agent]
         task = " ".join(str(node.get("userContent", "")).split())[:80]
         comment = node.get("userComment", "unchanged")
-        said = "" if comment == "unchanged" else f"  [{comment[:40]}]"
+        # a person's note is shown whole: it is what they told the agent
+        said = "" if comment == "unchanged" else f"  [{' '.join(str(comment).split())}]"
         lines.append(f"{'  ' * depth}{node['status']:<13} {agent[:8]}  {task}{said}")
         for child in node["subagents"]:
             if child in tree:
