@@ -25,6 +25,24 @@ Rules (also written into the JSON under ``rules``):
   cited paragraph with the highest overlap, the share of the answer sentence's content words
   found in it (ties: the larger share of the context sentence covered, then the earlier
   sentence); below 0.5 it maps to nothing. Precision, recall and F1 are HotpotQA's, per question.
+- **Key fact** (the doc-set question sets): a question's ``key_fact`` names required terms
+  (``all``: each term; ``any``: a list of groups, one alternative of each group) and, for a
+  quantity, a number with its unit (``number``: alternatives ``{"value", "units"}``). The answer
+  text is read with its ``[n]`` markers and Markdown backticks removed and whitespace collapsed.
+  A term matches where it stands as a whole (no letter, digit or ``_`` touching it, nor a hyphen
+  joined to one: ``--check`` is not in ``--check-format``); a term made of plain words (letters,
+  digits, spaces, hyphens, apostrophes; a capital only as a word's first letter) matches in any
+  case, any other term (an identifier: ``fs.link``, ``LANGUAGE``, ``\\r\\n``, ``macOS``) only
+  in its own case. A number matches as a whole number (``16,384`` is ``16384``) followed within
+  three words by one of its units (any case); with no units the number alone suffices. An
+  answer **states the key fact** when it is not a refusal and every part matches.
+- **Refusal**: the result says ``refused``, or its text starts with ``The documents do not
+  say`` (after markers and whitespace); a refusal states no fact.
+- **Short answer**: the result's ``short_answer`` when it has one, else the answer's first
+  paragraph (the text before its first blank line), markers removed.
+- **Quoted**: an answer sentence (as split above) is found in the chunks it cites when, with
+  markers removed and whitespace collapsed, it is a substring of one of them; a refusal's
+  sentences are not counted.
 """
 
 from __future__ import annotations
@@ -34,24 +52,33 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "ECHO_PHRASES",
     "REFUSAL",
+    "REFUSAL_OPENING",
     "AnswerSentence",
+    "KeyFact",
     "SentenceScore",
     "bm25_top_sentences",
     "content_words",
     "distinct_ngram_share",
     "echo_evidence",
+    "fact_text",
     "is_degenerate",
+    "is_refusal",
     "map_to_context",
     "marker_numbers",
+    "quoted_sentences",
     "score_sentences",
+    "short_answer",
     "split_sentences",
+    "states_key_fact",
     "strip_markers",
     "support_share",
     "supporting_fact_scores",
+    "term_occurs",
     "unknown_markers",
     "words",
 ]
@@ -351,3 +378,120 @@ def bm25_top_sentences(
 
     ranked = sorted(range(len(docs)), key=lambda i: (-score(docs[i]), i))
     return [keys[i] for i in ranked[:top]]
+
+
+# -- key facts -----------------------------------------------------------------------------
+
+REFUSAL_OPENING = "The documents do not say"
+_PLAIN_TERM = re.compile(r"[A-Za-z0-9' -]+")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,_]*(?:\.\d+)?(?![\w])")
+_UNIT_WINDOW = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeyFact:
+    """What any correct answer to a question must contain (see the module docstring)."""
+
+    all: tuple[str, ...] = ()
+    """Terms that must each occur."""
+    any: tuple[tuple[str, ...], ...] = ()
+    """Groups of alternatives: one alternative of each group must occur."""
+    number: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Alternatives (value, units): one must occur, the value followed by one of its units."""
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KeyFact:
+        unknown = set(data) - {"all", "any", "number"}
+        if unknown:
+            raise ValueError(f"key_fact: unknown part(s) {sorted(unknown)}; use all, any, number")
+        return cls(
+            all=tuple(str(t) for t in data.get("all") or ()),
+            any=tuple(tuple(str(t) for t in group) for group in data.get("any") or ()),
+            number=tuple(
+                (str(n["value"]), tuple(str(u) for u in n.get("units") or ()))
+                for n in data.get("number") or ()
+            ),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not (self.all or self.any or self.number)
+
+
+def fact_text(answer: str) -> str:
+    """The answer as the key-fact rule reads it: no markers, no backticks, one space."""
+    return " ".join(MARKER.sub(" ", answer).replace("`", "").split())
+
+
+def _is_plain(term: str) -> bool:
+    return bool(_PLAIN_TERM.fullmatch(term)) and not any(
+        ch.isupper() for word in term.split() for ch in word[1:]
+    )
+
+
+def term_occurs(term: str, text: str) -> bool:
+    """Whether ``term`` stands in ``text`` as a whole (case rule: the module docstring)."""
+    term = " ".join(term.split())
+    if not term:
+        return False
+    left = r"(?<![\w])(?<!\w-)" if re.match(r"\w", term[0]) else ""
+    right = r"(?![\w])(?!-\w)" if re.match(r"\w", term[-1]) else ""
+    flags = re.I if _is_plain(term) else 0
+    return re.search(left + re.escape(term) + right, text, flags) is not None
+
+
+def _number_occurs(value: str, units: Sequence[str], text: str) -> bool:
+    wanted = value.replace(",", "").replace("_", "")
+    for match in _NUMBER.finditer(text):
+        if match.group(0).replace(",", "").replace("_", "") != wanted:
+            continue
+        if not units:
+            return True
+        following = re.findall(r"[^\W\d]+|\d+", text[match.end() : match.end() + 80])
+        window = [w.lower() for w in following[:_UNIT_WINDOW]]
+        if any(u.lower() in window for u in units):
+            return True
+    return False
+
+
+def is_refusal(answer: str, refused: object = None) -> bool:
+    """A refusal (see the module docstring): ``refused`` true, or the refusal opening."""
+    if refused is True:
+        return True
+    return fact_text(answer).lower().startswith(REFUSAL_OPENING.lower())
+
+
+def states_key_fact(answer: str, fact: KeyFact, *, refused: object = None) -> bool:
+    """Whether ``answer`` states ``fact`` (never for a refusal or an empty fact)."""
+    if fact.empty or is_refusal(answer, refused):
+        return False
+    text = fact_text(answer)
+    if not all(term_occurs(t, text) for t in fact.all):
+        return False
+    if not all(any(term_occurs(t, text) for t in group) for group in fact.any):
+        return False
+    return not fact.number or any(_number_occurs(v, u, text) for v, u in fact.number)
+
+
+def short_answer(result: Mapping[str, object]) -> str:
+    """The result's short answer line (see the module docstring)."""
+    given = result.get("short_answer")
+    if isinstance(given, str) and given.strip():
+        return strip_markers(given)
+    answer = str(result.get("answer") or "").strip()
+    return strip_markers(re.split(r"\n\s*\n", answer, maxsplit=1)[0])
+
+
+def quoted_sentences(
+    answer: str, chunk_text_by_number: Mapping[int, str]
+) -> tuple[int, int, list[str]]:
+    """(sentences found in a chunk they cite, sentences counted, those not found)."""
+    chunks = {n: " ".join(t.split()) for n, t in chunk_text_by_number.items()}
+    found, missing = 0, []
+    for sentence in split_sentences(answer):
+        text = " ".join(sentence.text.split())
+        if any(text in chunks.get(n, "") for n in sentence.markers):
+            found += 1
+        else:
+            missing.append(text)
+    return found, found + len(missing), missing
