@@ -308,7 +308,7 @@ def score_docset_row(
         return {**row, "answer": cli.get("answer", ""), "refused": None, "stated_key_fact": False}
     result = inproc["result"]
     answer = str(result.get("answer", ""))
-    refused = is_refusal(answer, result.get("refused"))
+    refused = is_refusal(answer, result)
     short = "" if refused else short_answer(result)
     stated = None
     short_stated = None
@@ -316,10 +316,8 @@ def score_docset_row(
         fact = KeyFact.from_json(item["key_fact"])
         stated = states_key_fact(answer, fact, refused=refused)
         short_stated = states_key_fact(short, fact, refused=refused)
-    found, counted, not_found = (0, 0, []) if refused else quoted_sentences(answer, chunk_texts)
-    supported = sum(
-        s.status == "supported" for s in ([] if refused else score_sentences(answer, chunk_texts))
-    )
+    found, pieces, not_found = (0, 0, []) if refused else quoted_sentences(answer, chunk_texts)
+    scored = [s for s in ([] if refused else score_sentences(answer, chunk_texts)) if s.counted]
     citations = [c for c in result.get("citations") or [] if isinstance(c, dict)]
     row.update(
         answer=answer,
@@ -327,10 +325,11 @@ def score_docset_row(
         refused=refused,
         stated_key_fact=stated,
         short_answer_states_key_fact=short_stated,
-        sentences=counted,
-        sentences_quoted=found,
-        sentences_not_quoted=not_found,
-        sentences_supported=supported,
+        pieces=pieces,
+        pieces_quoted=found,
+        pieces_not_quoted=not_found,
+        sentences=len(scored),
+        sentences_supported=sum(s.status == "supported" for s in scored),
         cited_files=[Path(str(c.get("file", ""))).name for c in citations],
         expected_file=(item.get("source") or {}).get("file"),
         cli_same_answer=_flat(strip_markers(str(cli.get("answer", ""))))
@@ -351,8 +350,8 @@ def docset_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
     stated = sum(bool(r.get("stated_key_fact")) for r in answerable)
-    counted = sum(r.get("sentences", 0) for r in rows)
-    quoted = sum(r.get("sentences_quoted", 0) for r in rows)
+    pieces = sum(r.get("pieces", 0) for r in rows)
+    quoted = sum(r.get("pieces_quoted", 0) for r in rows)
     by_type: dict[str, list[int]] = {}
     for r in answerable:
         tally = by_type.setdefault(r["type"], [0, 0])
@@ -372,9 +371,10 @@ def docset_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "right_refusals": sum(r.get("refused") is True for r in unanswerable),
         "wrong_refusals": sum(r.get("refused") is True for r in answerable),
         "crashes": sum(bool(r["crashed"]) for r in rows),
-        "sentences": counted,
-        "sentences_quoted": quoted,
-        "quoted_share": _share(quoted, counted),
+        "pieces": pieces,
+        "pieces_quoted": quoted,
+        "quoted_share": _share(quoted, pieces),
+        "sentences": sum(r.get("sentences", 0) for r in rows),
         "sentences_supported": sum(r.get("sentences_supported", 0) for r in rows),
         "cli_same_answer": sum(bool(r.get("cli_same_answer")) for r in rows),
         "seconds_median": _median(cli_seconds),
@@ -408,10 +408,10 @@ def print_docset(name: str, section: Mapping[str, Any], label: str) -> None:
         ("crashes", t["crashes"], "0"),
         (
             "sentences found in a cited chunk",
-            f"{t['sentences_quoted']} / {t['sentences']} ({pct(t['quoted_share'])})",
+            f"{t['pieces_quoted']} / {t['pieces']} ({pct(t['quoted_share'])})",
             ">= 95%",
         ),
-        ("  ... supported (>= 70% words)", f"{t['sentences_supported']} / {t['sentences']}", ""),
+        ("  ... >= 70% of words in them", f"{t['sentences_supported']} / {t['sentences']}", ""),
         ("kforge ask process, median s", f"{t['seconds_median']} (max {t['seconds_max']})", "<= 1"),
         ("in-process run, median s", t["seconds_in_process_median"], ""),
         ("CLI printed the same answer", f"{t['cli_same_answer']} / {t['questions']}", ""),

@@ -6,7 +6,10 @@ published baseline and, on request, a BM25 sentence ranker (the floor)."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +21,7 @@ from answer_runs import (
     run_router,
     seconds_summary,
 )
-from answer_scoring import (
-    bm25_top_sentences,
-    map_to_context,
-    short_answer,
-    split_sentences,
-    supporting_fact_scores,
-)
+from answer_scoring import MAP_OVERLAP, content_words, short_answer, split_sentences
 from kforge import Runtime
 from kforge.rag import ChunkingOptions, SourceDocument
 from kforge.rag.metrics import exact_match, token_f1
@@ -33,13 +30,16 @@ __all__ = [
     "HOTPOT",
     "PUBLISHED",
     "bm25_floor",
+    "bm25_top_sentences",
     "gold_facts",
     "half_of",
     "hotpot_row",
+    "map_to_context",
     "paragraphs_of",
     "predicted_facts",
     "print_hotpot",
     "run_hotpot",
+    "supporting_fact_scores",
 ]
 
 HOTPOT = (
@@ -55,6 +55,72 @@ PUBLISHED = {
     "answer_f1": 58.3,
     "sp_f1": 66.7,
 }
+
+
+def map_to_context(sentence: str, context: Sequence[str]) -> int | None:
+    """Index of the context sentence ``sentence`` comes from, or None below the overlap bar."""
+    wanted = set(content_words(sentence))
+    if not wanted:
+        return None
+    best: tuple[float, float, int] | None = None
+    for index, candidate in enumerate(context):
+        have = set(content_words(candidate))
+        common = len(wanted & have)
+        key = (common / len(wanted), common / len(have) if have else 0.0, -index)
+        if best is None or key > best:
+            best = key
+    if best is None or best[0] < MAP_OVERLAP:
+        return None
+    return -best[2]
+
+
+def supporting_fact_scores(
+    predicted: set[tuple[str, int]], gold: set[tuple[str, int]]
+) -> dict[str, float]:
+    """HotpotQA's supporting-fact precision, recall, F1 and exact match for one question."""
+    tp = len(predicted & gold)
+    fp = len(predicted - gold)
+    fn = len(gold - predicted)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "em": float(fp + fn == 0)}
+
+
+def bm25_top_sentences(
+    question: str,
+    paragraphs: Sequence[tuple[str, Sequence[str]]],
+    top: int = 2,
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[str, int]]:
+    """The ``top`` (title, sentence index) pairs by BM25 of the question over "title + sentence"
+    (each sentence of each paragraph is a document; idf over this question's sentences)."""
+    keys = [(title, i) for title, sentences in paragraphs for i in range(len(sentences))]
+    docs = [
+        content_words(f"{title} {sentence}")
+        for title, sentences in paragraphs
+        for sentence in sentences
+    ]
+    if not docs:
+        return []
+    average = sum(map(len, docs)) / len(docs) or 1.0
+    df = Counter(term for doc in docs for term in set(doc))
+    query = content_words(question)
+
+    def score(doc: list[str]) -> float:
+        tf = Counter(doc)
+        total = 0.0
+        for term in query:
+            if tf[term]:
+                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                norm = tf[term] + k1 * (1 - b + b * len(doc) / average)
+                total += idf * tf[term] * (k1 + 1) / norm
+        return total
+
+    ranked = sorted(range(len(docs)), key=lambda i: (-score(docs[i]), i))
+    return [keys[i] for i in ranked[:top]]
 
 
 def half_of(items: list[dict[str, Any]], half: str) -> list[dict[str, Any]]:

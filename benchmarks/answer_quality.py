@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -56,8 +55,10 @@ from answer_runs import (
     chunk_texts,
     citation_list,
     fmt,
+    machine,
     print_metrics,
     progress,
+    prompt_texts,
     run_router,
     seconds_summary,
 )
@@ -91,42 +92,6 @@ TARGETS = {
     "seconds_median": 3.0,
 }
 """The targets of the issue that asked for this benchmark (median for the default model)."""
-_NAME_OF_PROMPT = re.compile(r"SYSTEM|PROMPT|INSTRUCTION|TEMPLATE|TASK|RULES|SHORT_ANSWER")
-
-
-def prompt_texts() -> list[str]:
-    """kforge's prompt text: template bodies and module-level prompt strings (any module that
-    imports; a name mentioning SYSTEM, PROMPT, INSTRUCTION, TEMPLATE, TASK or RULES)."""
-    import importlib
-    import pkgutil
-    from importlib import resources
-
-    import kforge
-
-    texts = []
-    try:
-        for entry in resources.files("kforge.prompts").joinpath("templates").iterdir():
-            if entry.name.endswith(".prompt"):
-                body = entry.read_text(encoding="utf-8").split("---", 2)[-1]
-                texts.append(re.sub(r"\{\{[^}]*\}\}|</?[a-z_]+[^>]*>", "\n", body))
-    except (ImportError, OSError) as exc:
-        progress(f"prompt templates not readable ({exc}); echo is checked on strings only")
-    for info in pkgutil.walk_packages(kforge.__path__, "kforge."):
-        if info.name.endswith("__main__"):
-            continue
-        try:
-            module = importlib.import_module(info.name)
-        except Exception:  # an optional extra is missing: its prompts cannot reach the model
-            continue
-        for name, value in vars(module).items():
-            if (
-                isinstance(value, str)
-                and name.isupper()
-                and _NAME_OF_PROMPT.search(name)
-                and len(words(value)) >= 8
-            ):
-                texts.append(value)
-    return list(dict.fromkeys(texts))
 
 
 # -- samples -------------------------------------------------------------------------------
@@ -150,9 +115,9 @@ def score_sample(
     answer = str(result.get("answer", ""))
     citations = citation_list(result)
     texts = chunk_texts(corpus, citations)
-    refused = is_refusal(answer, result.get("refused"))
+    refused = is_refusal(answer, result)
     fact = KeyFact.from_json(item["key_fact"]) if item.get("key_fact") else None
-    quoted, _, _ = (0, 0, []) if refused else quoted_sentences(answer, texts)
+    quoted, pieces, _ = (0, 0, []) if refused else quoted_sentences(answer, texts)
     sentences = score_sentences(answer, texts)
     counted = [s for s in sentences if s.counted]
     in_text = set(marker_numbers(answer))
@@ -189,7 +154,8 @@ def score_sample(
         ],
         "sentences_counted": len(counted),
         "sentences_supported": sum(s.status == "supported" for s in counted),
-        "sentences_quoted": quoted,
+        "pieces": pieces,
+        "pieces_quoted": quoted,
         "sentences_in_any_listed_chunk": sum(
             support_share(s.text, " ".join(texts.values())) >= SUPPORT_SHARE for s in counted
         ),
@@ -221,7 +187,8 @@ def sample_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "sentences_supported": supported,
         "sentences_in_any_listed_chunk": sum(r["sentences_in_any_listed_chunk"] for r in done),
         "supported_share": round(supported / counted, 4) if counted else None,
-        "sentences_quoted": sum(r.get("sentences_quoted", 0) for r in done),
+        "pieces": sum(r.get("pieces", 0) for r in done),
+        "pieces_quoted": sum(r.get("pieces_quoted", 0) for r in done),
         "with_key_fact": len(with_fact),
         "key_fact_stated": sum(bool(r.get("stated_key_fact")) for r in with_fact),
         "refused": sum(bool(r.get("refused")) for r in done),
@@ -322,7 +289,7 @@ def print_samples(totals: dict[str, Any], label: str) -> None:
             ">= 80%",
         ),
         ("refusals", t["refused"], "0"),
-        ("sentences found in a cited chunk", f"{t['sentences_quoted']} / {t['sentences']}", ""),
+        ("sentences found in a cited chunk", f"{t['pieces_quoted']} / {t['pieces']}", ">= 95%"),
         ("kforge ask process: exit != 0", t["cli_crashes"], "0"),
         ("kforge ask process, median s", fmt(t["cli_seconds_median"]), "<= 1"),
     ]
@@ -344,6 +311,7 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         "answer": opts.answer,
         "rules": " ".join(RULES.split()) if RULES else "",
         "targets": TARGETS,
+        "machine": machine(),
     }
     with tempfile.TemporaryDirectory(prefix="answer-quality-") as tmp:
         opts.workdir = Path(tmp)
@@ -487,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nHotpotQA: skipped: {hotpot['skipped']}")
     elif hotpot:
         print_hotpot(hotpot, label)
+    m = report["machine"]
+    print(f"\nmachine: {m['cpus']} CPUs, load average at start {m['load_average_at_start']}")
     if opts.json:
         opts.json.write_text(
             json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"

@@ -1,15 +1,17 @@
 """What the answer-quality benchmark's parts share: running the router as ``kforge ask`` does,
-reading the chunks an answer cites, and summarising seconds."""
+reading the chunks an answer cites, kforge's prompt text (for echo), seconds and the machine."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import statistics
 import sys
 import time
 from typing import Any
 
+from answer_scoring import words
 from kforge import Runtime
 from kforge.rag.metrics import percentile
 
@@ -18,8 +20,10 @@ __all__ = [
     "chunk_texts",
     "citation_list",
     "fmt",
+    "machine",
     "print_metrics",
     "progress",
+    "prompt_texts",
     "run_router",
     "seconds_summary",
 ]
@@ -103,3 +107,53 @@ def print_metrics(title: str, lines: list[tuple[str, Any, str]], width: int = 36
     print(f"{'metric':<{width}} {'value':<28} target")
     for metric, value, target in lines:
         print(f"{metric:<{width}} {value!s:<28} {target}")
+
+
+_NAME_OF_PROMPT = re.compile(r"SYSTEM|PROMPT|INSTRUCTION|TEMPLATE|TASK|RULES|SHORT_ANSWER")
+
+
+def prompt_texts() -> list[str]:
+    """kforge's prompt text: template bodies and module-level prompt strings (any module that
+    imports; a name mentioning SYSTEM, PROMPT, INSTRUCTION, TEMPLATE, TASK or RULES)."""
+    import importlib
+    import pkgutil
+    from importlib import resources
+
+    import kforge
+
+    texts = []
+    try:
+        for entry in resources.files("kforge.prompts").joinpath("templates").iterdir():
+            if entry.name.endswith(".prompt"):
+                body = entry.read_text(encoding="utf-8").split("---", 2)[-1]
+                texts.append(re.sub(r"\{\{[^}]*\}\}|</?[a-z_]+[^>]*>", "\n", body))
+    except (ImportError, OSError) as exc:
+        progress(f"prompt templates not readable ({exc}); echo is checked on strings only")
+    for info in pkgutil.walk_packages(kforge.__path__, "kforge."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # an optional extra is missing: its prompts cannot reach the model
+            continue
+        for name, value in vars(module).items():
+            if (
+                isinstance(value, str)
+                and name.isupper()
+                and _NAME_OF_PROMPT.search(name)
+                and len(words(value)) >= 8
+            ):
+                texts.append(value)
+    return list(dict.fromkeys(texts))
+
+
+def machine() -> dict[str, Any]:
+    """Where the figures come from: seconds depend on the cores and on what else runs."""
+    import os
+    import platform
+
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }

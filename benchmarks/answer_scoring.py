@@ -36,20 +36,20 @@ Rules (also written into the JSON under ``rules``):
   in its own case. A number matches as a whole number (``16,384`` is ``16384``) followed within
   three words by one of its units (any case); with no units the number alone suffices. An
   answer **states the key fact** when it is not a refusal and every part matches.
-- **Refusal**: the result says ``refused``, or its text starts with ``The documents do not
-  say`` (after markers and whitespace); a refusal states no fact.
+- **Refusal**: the result says ``refused`` (or ``out_of_scope``: the guardrail declined), or
+  its text starts with ``The documents do not say`` (after markers and whitespace); a refusal
+  states no fact.
 - **Short answer**: the result's ``short_answer`` when it has one, else the answer's first
   paragraph (the text before its first blank line), markers removed.
-- **Quoted**: an answer sentence (as split above) is found in the chunks it cites when, with
-  markers removed and whitespace collapsed, it is a substring of one of them; a refusal's
-  sentences are not counted.
+- **Quoted**: the answer is cut after each run of ``[n]`` markers; each piece (leading
+  punctuation and list bullets dropped) is found in the chunks it cites when, whitespace
+  collapsed and Markdown's ``**`` removed on both sides, it is a substring of a chunk its closing
+  markers name. A piece with no marker is not found; a refusal's pieces are not counted.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,14 +61,13 @@ __all__ = [
     "AnswerSentence",
     "KeyFact",
     "SentenceScore",
-    "bm25_top_sentences",
+    "cited_spans",
     "content_words",
     "distinct_ngram_share",
     "echo_evidence",
     "fact_text",
     "is_degenerate",
     "is_refusal",
-    "map_to_context",
     "marker_numbers",
     "quoted_sentences",
     "score_sentences",
@@ -77,7 +76,6 @@ __all__ = [
     "states_key_fact",
     "strip_markers",
     "support_share",
-    "supporting_fact_scores",
     "term_occurs",
     "unknown_markers",
     "words",
@@ -91,6 +89,7 @@ MAP_OVERLAP = 0.5
 
 MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _MARKERS_AFTER_STOP = re.compile(r"([.!?])((?:\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+)")
+_MARKER_RUN = re.compile(r"(?:\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -314,72 +313,6 @@ def score_sentences(answer: str, chunk_text_by_number: Mapping[int, str]) -> lis
     return scores
 
 
-def map_to_context(sentence: str, context: Sequence[str]) -> int | None:
-    """Index of the context sentence ``sentence`` comes from, or None below the overlap bar."""
-    wanted = set(content_words(sentence))
-    if not wanted:
-        return None
-    best: tuple[float, float, int] | None = None
-    for index, candidate in enumerate(context):
-        have = set(content_words(candidate))
-        common = len(wanted & have)
-        key = (common / len(wanted), common / len(have) if have else 0.0, -index)
-        if best is None or key > best:
-            best = key
-    if best is None or best[0] < MAP_OVERLAP:
-        return None
-    return -best[2]
-
-
-def supporting_fact_scores(
-    predicted: set[tuple[str, int]], gold: set[tuple[str, int]]
-) -> dict[str, float]:
-    """HotpotQA's supporting-fact precision, recall, F1 and exact match for one question."""
-    tp = len(predicted & gold)
-    fp = len(predicted - gold)
-    fn = len(gold - predicted)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "em": float(fp + fn == 0)}
-
-
-def bm25_top_sentences(
-    question: str,
-    paragraphs: Sequence[tuple[str, Sequence[str]]],
-    top: int = 2,
-    *,
-    k1: float = 1.2,
-    b: float = 0.75,
-) -> list[tuple[str, int]]:
-    """The ``top`` (title, sentence index) pairs by BM25 of the question over "title + sentence"
-    (each sentence of each paragraph is a document; idf over this question's sentences)."""
-    keys = [(title, i) for title, sentences in paragraphs for i in range(len(sentences))]
-    docs = [
-        content_words(f"{title} {sentence}")
-        for title, sentences in paragraphs
-        for sentence in sentences
-    ]
-    if not docs:
-        return []
-    average = sum(map(len, docs)) / len(docs) or 1.0
-    df = Counter(term for doc in docs for term in set(doc))
-    query = content_words(question)
-
-    def score(doc: list[str]) -> float:
-        tf = Counter(doc)
-        total = 0.0
-        for term in query:
-            if tf[term]:
-                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                norm = tf[term] + k1 * (1 - b + b * len(doc) / average)
-                total += idf * tf[term] * (k1 + 1) / norm
-        return total
-
-    ranked = sorted(range(len(docs)), key=lambda i: (-score(docs[i]), i))
-    return [keys[i] for i in ranked[:top]]
-
-
 # -- key facts -----------------------------------------------------------------------------
 
 REFUSAL_OPENING = "The documents do not say"
@@ -454,16 +387,17 @@ def _number_occurs(value: str, units: Sequence[str], text: str) -> bool:
     return False
 
 
-def is_refusal(answer: str, refused: object = None) -> bool:
-    """A refusal (see the module docstring): ``refused`` true, or the refusal opening."""
-    if refused is True:
+def is_refusal(answer: str, result: Mapping[str, Any] | None = None) -> bool:
+    """A refusal (see the module docstring): the result says ``refused`` or ``out_of_scope``,
+    or the text opens with the refusal opening."""
+    if result is not None and (result.get("refused") is True or result.get("out_of_scope") is True):
         return True
     return fact_text(answer).lower().startswith(REFUSAL_OPENING.lower())
 
 
-def states_key_fact(answer: str, fact: KeyFact, *, refused: object = None) -> bool:
+def states_key_fact(answer: str, fact: KeyFact, *, refused: bool = False) -> bool:
     """Whether ``answer`` states ``fact`` (never for a refusal or an empty fact)."""
-    if fact.empty or is_refusal(answer, refused):
+    if fact.empty or refused or is_refusal(answer):
         return False
     text = fact_text(answer)
     if not all(term_occurs(t, text) for t in fact.all):
@@ -482,15 +416,30 @@ def short_answer(result: Mapping[str, object]) -> str:
     return strip_markers(re.split(r"\n\s*\n", answer, maxsplit=1)[0])
 
 
+def cited_spans(answer: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The answer cut after each run of markers: (text, the numbers of the markers closing it);
+    text after the last marker has none. Pieces without a letter or digit are left out."""
+    spans, start = [], 0
+    for run in _MARKER_RUN.finditer(answer):
+        spans.append((answer[start : run.start()], tuple(marker_numbers(run.group(0)))))
+        start = run.end()
+    spans.append((answer[start:], ()))
+    cleaned = [(" ".join(t.split()).lstrip(".,;:)!? ").lstrip("-*• "), n) for t, n in spans]
+    return [(t, n) for t, n in cleaned if re.search(r"\w", t)]
+
+
+def _as_quoted(text: str) -> str:
+    return " ".join(text.replace("**", "").split())
+
+
 def quoted_sentences(
     answer: str, chunk_text_by_number: Mapping[int, str]
 ) -> tuple[int, int, list[str]]:
-    """(sentences found in a chunk they cite, sentences counted, those not found)."""
-    chunks = {n: " ".join(t.split()) for n, t in chunk_text_by_number.items()}
+    """(cited spans found in a chunk their markers name, spans counted, those not found)."""
+    chunks = {n: _as_quoted(t) for n, t in chunk_text_by_number.items()}
     found, missing = 0, []
-    for sentence in split_sentences(answer):
-        text = " ".join(sentence.text.split())
-        if any(text in chunks.get(n, "") for n in sentence.markers):
+    for text, numbers in cited_spans(answer):
+        if any(_as_quoted(text) in chunks.get(n, "") for n in numbers):
             found += 1
         else:
             missing.append(text)

@@ -32,6 +32,13 @@ def scoring() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
+def hotpot() -> ModuleType:
+    _load("answer_scoring")
+    _load("answer_runs")
+    return _load("answer_hotpot")
+
+
+@pytest.fixture(scope="module")
 def bench() -> ModuleType:
     return _load("answer_quality")
 
@@ -103,24 +110,24 @@ def test_markers_naming_nothing(scoring: ModuleType) -> None:
     assert scoring.unknown_markers("no markers", []) == []
 
 
-def test_answer_sentence_maps_to_the_context_sentence_it_came_from(scoring: ModuleType) -> None:
+def test_answer_sentence_maps_to_the_context_sentence_it_came_from(hotpot: ModuleType) -> None:
     context = ["Paris is the capital of France.", " It has about two million inhabitants."]
-    assert scoring.map_to_context("The capital of France is Paris", context) == 0
-    assert scoring.map_to_context("Paris has two million inhabitants", context) == 1
-    assert scoring.map_to_context("Berlin hosts the Bundestag", context) is None
-    assert scoring.map_to_context("the of and", context) is None
+    assert hotpot.map_to_context("The capital of France is Paris", context) == 0
+    assert hotpot.map_to_context("Paris has two million inhabitants", context) == 1
+    assert hotpot.map_to_context("Berlin hosts the Bundestag", context) is None
+    assert hotpot.map_to_context("the of and", context) is None
 
 
-def test_supporting_fact_scores_follow_hotpotqa(scoring: ModuleType) -> None:
+def test_supporting_fact_scores_follow_hotpotqa(hotpot: ModuleType) -> None:
     gold = {("A", 0), ("B", 1)}
-    assert scoring.supporting_fact_scores({("A", 0), ("C", 2)}, gold) == {
+    assert hotpot.supporting_fact_scores({("A", 0), ("C", 2)}, gold) == {
         "precision": 0.5,
         "recall": 0.5,
         "f1": 0.5,
         "em": 0.0,
     }
-    assert scoring.supporting_fact_scores(set(gold), gold)["em"] == 1.0
-    assert scoring.supporting_fact_scores(set(), gold)["f1"] == 0.0
+    assert hotpot.supporting_fact_scores(set(gold), gold)["em"] == 1.0
+    assert hotpot.supporting_fact_scores(set(), gold)["f1"] == 0.0
 
 
 def test_predicted_facts_come_only_from_cited_paragraphs(bench: ModuleType) -> None:
@@ -133,12 +140,12 @@ def test_predicted_facts_come_only_from_cited_paragraphs(bench: ModuleType) -> N
     assert bench.predicted_facts(answer, citations, paragraphs) == {("Paris", 0), ("Paris", 1)}
 
 
-def test_bm25_floor_picks_the_sentences_sharing_the_question_terms(scoring: ModuleType) -> None:
+def test_bm25_floor_picks_the_sentences_sharing_the_question_terms(hotpot: ModuleType) -> None:
     paragraphs = [
         ("Okapi", ["Okapi BM25 ranks documents.", " It was built in London."]),
         ("Vectors", ["Dense retrieval uses embeddings."]),
     ]
-    assert scoring.bm25_top_sentences("Where was Okapi built?", paragraphs, top=1) == [("Okapi", 1)]
+    assert hotpot.bm25_top_sentences("Where was Okapi built?", paragraphs, top=1) == [("Okapi", 1)]
 
 
 def test_harness_end_to_end_with_the_test_model(bench: ModuleType, tmp_path: Path) -> None:
@@ -271,6 +278,9 @@ def test_a_refusal_never_states_a_fact(scoring: ModuleType) -> None:
     assert scoring.states_key_fact(answer, link)
     assert not scoring.states_key_fact(answer, link, refused=True)
     assert not scoring.is_refusal("The documents say fs.link creates links [1].")
+    assert scoring.is_refusal("Sorry, that is off topic.", {"out_of_scope": True})
+    assert scoring.is_refusal("fs.link [1]", {"refused": True})
+    assert not scoring.is_refusal("fs.link [1]", {"refused": False, "out_of_scope": False})
     assert not scoring.states_key_fact("anything", scoring.KeyFact())  # an empty fact: never
 
 
@@ -311,15 +321,19 @@ def test_short_answer_is_the_given_line_or_the_first_paragraph(scoring: ModuleTy
     assert scoring.short_answer({"answer": "One paragraph only [2]."}) == "One paragraph only."
 
 
-def test_quoted_sentences_must_be_in_a_chunk_they_cite(scoring: ModuleType) -> None:
+def test_quoted_pieces_must_be_in_a_chunk_their_markers_name(scoring: ModuleType) -> None:
     chunks = {
         1: "Creates a new link from the\n existingPath to the newPath. See link(2).",
-        2: "Other.",
+        2: "Lines starting with #. hold **extracted** comments",
     }
-    answer = "Creates a new link from the existingPath to the newPath [1]. Creates a link [2]."
+    answer = (
+        "`fs.link` [1]\n\nCreates a new link from the existingPath to the newPath [1]. "
+        "Lines starting with #. hold extracted comments [2]. Creates a link [2]. Unmarked."
+    )
     found, counted, missing = scoring.quoted_sentences(answer, chunks)
-    assert (found, counted) == (1, 2)
-    assert missing == ["Creates a link."]
+    assert missing == ["`fs.link`", "Creates a link", "Unmarked."]
+    assert (found, counted) == (2, 5)
+    assert scoring.cited_spans("a [1][2]. b [3, 4].") == [("a", (1, 2)), ("b", (3, 4))]
 
 
 # -- the question sets -----------------------------------------------------------------------
