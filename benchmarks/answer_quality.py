@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -170,13 +171,17 @@ def score_sample(
     }
 
 
+def median_or_none(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(statistics.median(known), 3) if known else None
+
+
 def sample_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     done = [r for r in rows if r["status"] == "completed"]
     counted = sum(r["sentences_counted"] for r in done)
     supported = sum(r["sentences_supported"] for r in done)
     with_fact = [r for r in rows if r.get("key_fact")]
     cli = [r["cli"] for r in rows if r.get("cli")]
-    cli_seconds = sorted(c["seconds"] for c in cli if c.get("seconds") is not None)
     return {
         "questions": len(rows),
         "completed": len(done),
@@ -193,7 +198,8 @@ def sample_totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "key_fact_stated": sum(bool(r.get("stated_key_fact")) for r in with_fact),
         "refused": sum(bool(r.get("refused")) for r in done),
         "cli_crashes": sum(c.get("exit") != 0 for c in cli),
-        "cli_seconds_median": cli_seconds[len(cli_seconds) // 2] if cli_seconds else None,
+        "cli_seconds_median": median_or_none([c.get("seconds") for c in cli]),
+        "cli_cpu_seconds_median": median_or_none([c.get("cpu_seconds") for c in cli]),
         "expected_cited": sum(r["expected_cited"] for r in done),
         "expected_cited_in_text": sum(r["expected_cited_in_text"] for r in done),
         "markers_naming_nothing": sum(len(r["markers_naming_nothing"]) for r in done),
@@ -292,6 +298,7 @@ def print_samples(totals: dict[str, Any], label: str) -> None:
         ("sentences found in a cited chunk", f"{t['pieces_quoted']} / {t['pieces']}", ">= 95%"),
         ("kforge ask process: exit != 0", t["cli_crashes"], "0"),
         ("kforge ask process, median s", fmt(t["cli_seconds_median"]), "<= 1"),
+        ("  ... its CPU seconds, median", fmt(t["cli_cpu_seconds_median"]), ""),
     ]
     print_metrics(
         f"Answer quality on the sample documents: {t['questions']} questions, {label}", lines

@@ -28,7 +28,8 @@ Rules (also written into the JSON under ``rules``):
 - **Key fact** (the doc-set question sets): a question's ``key_fact`` names required terms
   (``all``: each term; ``any``: a list of groups, one alternative of each group) and, for a
   quantity, a number with its unit (``number``: alternatives ``{"value", "units"}``). The answer
-  text is read with its ``[n]`` markers and Markdown backticks removed and whitespace collapsed.
+  text is read with its ``[n]`` markers and Markdown backticks removed, Markdown link markup
+  (``[text][ref]``, ``[text](url)``) read as its text, and whitespace collapsed.
   A term matches where it stands as a whole (no letter, digit or ``_`` touching it, nor a hyphen
   joined to one: ``--check`` is not in ``--check-format``); a term made of plain words (letters,
   digits, spaces, hyphens, apostrophes; a capital only as a word's first letter) matches in any
@@ -319,6 +320,8 @@ REFUSAL_OPENING = "The documents do not say"
 _PLAIN_TERM = re.compile(r"[A-Za-z0-9' -]+")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,_]*(?:\.\d+)?(?![\w])")
 _UNIT_WINDOW = 3
+_LINK = re.compile(r"\[([^\]\n]+)\](?:\[[^\]\n]*\]|\([^)\s]*\))")
+"""Markdown link markup, ``[text][ref]`` or ``[text](url)``: read as its text."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -352,8 +355,9 @@ class KeyFact:
 
 
 def fact_text(answer: str) -> str:
-    """The answer as the key-fact rule reads it: no markers, no backticks, one space."""
-    return " ".join(MARKER.sub(" ", answer).replace("`", "").split())
+    """The answer as the key-fact rule reads it: no markers, backticks or link markup."""
+    text = _LINK.sub(r"\1", MARKER.sub(" ", answer).replace("`", ""))
+    return " ".join(text.split())
 
 
 def _is_plain(term: str) -> bool:

@@ -230,6 +230,12 @@ def test_a_correct_answer_states_the_key_fact_and_a_wrong_one_does_not(
     assert not scoring.states_key_fact(wrong, link)
     # a longer identifier is another name, not this one
     assert not scoring.states_key_fact("Use fs.linkSyncer() [1].", link)
+    linked = _fact(scoring, any=[["both the Readable and Writable"]])
+    marked_up = (
+        "Duplex streams implement both the [`Readable`][] and [`Writable`](#w) interfaces [1]."
+    )
+    assert scoring.states_key_fact(marked_up, linked)
+    assert not scoring.states_key_fact("Duplex streams are [Readable][] [1].", linked)
     both = _fact(scoring, all=["Readable", "Writable"])
     assert scoring.states_key_fact("Streams implementing both readable and writable [1].", both)
     assert not scoring.states_key_fact("Streams that implement the Readable interface [1].", both)
