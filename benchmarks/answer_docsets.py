@@ -264,15 +264,7 @@ async def run_docset(
             texts = chunk_texts(corpus, citation_list(outcome.get("result") or {}))
             row = score_docset_row(item, run, outcome, texts)
             rows.append(row)
-            verdict = (
-                "CRASHED"
-                if row["crashed"]
-                else "refused"
-                if row["refused"]
-                else ("key fact" if row["stated_key_fact"] else "no key fact")
-                if item["answerable"]
-                else "answered"
-            )
+            verdict = _verdict(row)
             progress(f"[{name} {n}/{len(items)}] {item['id']}: {verdict}")
     finally:
         await rt.aclose()
@@ -282,6 +274,16 @@ async def run_docset(
         else str(folder)
     )
     return {"docset": source, "ingest": cli["ingest"], "totals": docset_totals(rows), "rows": rows}
+
+
+def _verdict(row: Mapping[str, Any]) -> str:
+    if row["crashed"]:
+        return "CRASHED"
+    if row["refused"]:
+        return "refused"
+    if not row["answerable"]:
+        return "answered (should refuse)"
+    return "key fact" if row["stated_key_fact"] else "no key fact"
 
 
 def docset_path(name: str) -> Path:

@@ -25,7 +25,7 @@ Rules (also written into the JSON under ``rules``):
   cited paragraph with the highest overlap, the share of the answer sentence's content words
   found in it (ties: the larger share of the context sentence covered, then the earlier
   sentence); below 0.5 it maps to nothing. Precision, recall and F1 are HotpotQA's, per question.
-- **Key fact** (the doc-set question sets): a question's ``key_fact`` names required terms
+- **Key fact** (questions that carry one): a question's ``key_fact`` names required terms
   (``all``: each term; ``any``: a list of groups, one alternative of each group) and, for a
   quantity, a number with its unit (``number``: alternatives ``{"value", "units"}``). The answer
   text is read with its ``[n]`` markers and Markdown backticks removed, Markdown link markup
