@@ -256,7 +256,11 @@ async def run_hotpot(
 
 
 def print_hotpot(section: dict[str, Any], label: str) -> None:
-    print(f"\nHotpotQA distractor sample ({section.get('questions', 0)} questions), percent")
+    half = section.get("half", "all")
+    print(
+        f"\nHotpotQA distractor sample ({section.get('questions', 0)} questions, half: {half}), "
+        "percent; answer EM/F1 on the short answer line"
+    )
     print(f"{'system':<44} {'ans EM':>7} {'ans F1':>7} {'SP P':>6} {'SP R':>6} {'SP F1':>6}")
     rows = []
     if "answers" in section:
