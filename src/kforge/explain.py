@@ -147,6 +147,8 @@ def explain_run(
         category, text = describe_frame(frame)
         offset = (frame.created_at - start).total_seconds() if start else 0.0
         lines.append(f"  #{frame.seq:<4} +{offset:8.3f}s  {category:<10} {text}")
+        if verbose and isinstance(frame, fr.StatusChanged) and len(frame.reason) > 80:
+            lines.append(f"{'':25}{' '.join(frame.reason.split())}")  # shortened above
     counts = Counter(f.type for f in frames)
     phases = [f.to_phase for f in frames if isinstance(f, fr.PhaseChanged)]
     tokens_in = sum(f.input_tokens for f in frames if isinstance(f, fr.UsageFrame))

@@ -3,15 +3,17 @@ run resumes once the endpoint is back; a failed run forks by default from before
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import kforge
 from kforge.errors import ModelOutputError, ModelUnavailableError
-from kforge.frames import ModelCall
+from kforge.frames import DataEvent, Frame, ModelCall, frame_to_dict
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus, SQLiteStore
@@ -41,7 +43,7 @@ async def test_an_outage_pauses_the_run_and_it_resumes_without_asking_again() ->
     rt = Runtime(store, model=Failing(["1", "2"], fail_on=3, error=down), registry=make_registry())
     run = await rt.run("test.counter", {"target": 4})
     assert run.status == RunStatus.PAUSED and run.pause_reason == "model_unavailable"
-    assert run.error is None and run.lease_owner is None
+    assert run.error == str(down) and run.lease_owner is None  # the whole reason, to show
     last = rt.frames(run.id)[-1]
     assert "cannot reach test" in getattr(last, "reason", "")
     back = ScriptedModel(["3", "4"])  # strict: only the replies never recorded
@@ -49,6 +51,7 @@ async def test_an_outage_pauses_the_run_and_it_resumes_without_asking_again() ->
     await rt2.resume(run.id)
     done = await rt2.wait(run.id)
     assert done.status == RunStatus.COMPLETED and done.result == {"values": [1, 2, 3, 4]}
+    assert done.error is None  # the outage's reason went with the pause
     back.assert_consumed()
 
 
@@ -67,42 +70,139 @@ async def test_fork_of_a_failed_run_defaults_to_before_the_failure() -> None:
     assert done.result == {"values": [1, 2, 3]}
 
 
-def test_an_endpoint_down_then_back_pauses_and_resumes_to_completion(tmp_path: Path) -> None:
-    db = tmp_path / "k.db"
-    env = {
-        **os.environ,
-        "OPENAI_API_KEY": "test-key",
-        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-    }
+class Cli:
+    """``python -m kforge --db DB ...`` in a subprocess, against ``endpoint``."""
 
-    def kforge_cli(endpoint: SchemaEndpoint, *args: str) -> subprocess.CompletedProcess[str]:
+    def __init__(self, tmp_path: Path, endpoint: SchemaEndpoint) -> None:
+        self.db, self.cwd = tmp_path / "k.db", tmp_path
+        self.env = {
+            **os.environ,
+            "OPENAI_API_KEY": "test-key",
+            "KFORGE_BASE_URL": endpoint.base_url,
+            "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+        }
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "kforge", "--db", str(db), *args],
+            [sys.executable, "-m", "kforge", "--db", str(self.db), *args],
             capture_output=True,
             text=True,
-            env={**env, "KFORGE_BASE_URL": endpoint.base_url},
-            cwd=tmp_path,
+            env=self.env,
+            cwd=self.cwd,
             timeout=300,
         )
 
+    def frames(self, run_id: str) -> list[Frame]:
+        store = SQLiteStore(self.db)
+        try:
+            return list(store.read_frames(run_id))
+        finally:
+            store.close()
+
+
+def run_id_of(stderr: str) -> str:
+    return next(line.split()[1] for line in stderr.splitlines() if line.startswith("run "))
+
+
+def test_an_endpoint_down_then_back_pauses_and_resumes_to_completion(tmp_path: Path) -> None:
     with SchemaEndpoint() as endpoint:
+        kforge_cli = Cli(tmp_path, endpoint)
         endpoint.down = True
-        first = kforge_cli(endpoint, "research", "What is RAG?", "--model", "openai:fake", "--yes")
+        first = kforge_cli("research", "What is RAG?", "--model", "openai:fake", "--yes")
         assert first.returncode == 4, first.stderr  # paused, as by a limit
         assert endpoint.refused >= 4  # the retries ran out
-        run_id = next(
-            line.split()[1] for line in first.stderr.splitlines() if line.startswith("run ")
-        )
+        run_id = run_id_of(first.stderr)
         assert "paused (model_unavailable)" in first.stderr
-        store = SQLiteStore(db)
+        store = SQLiteStore(kforge_cli.db)
         assert store.get_run(run_id).status == RunStatus.PAUSED
         store.close()
 
         endpoint.down = False
-        resumed = kforge_cli(endpoint, "runs", "resume", run_id, "--yes")
+        resumed = kforge_cli("runs", "resume", run_id, "--yes")
         assert resumed.returncode == 0, resumed.stderr
         assert f"run {run_id} completed" in resumed.stderr
-        store = SQLiteStore(db)
-        calls = [f for f in store.read_frames(run_id) if isinstance(f, ModelCall)]
-        store.close()
+        calls = [f for f in kforge_cli.frames(run_id) if isinstance(f, ModelCall)]
         assert len(calls) == endpoint.answered  # every answered call recorded once
+
+
+def test_an_outage_while_grading_records_no_verdict_and_the_resumed_answer_uses_the_documents(
+    tmp_path: Path,
+) -> None:
+    # the second grading call is the last one answered: the endpoint is down from then on
+    with SchemaEndpoint(hold_at=2) as endpoint:
+        kforge_cli = Cli(tmp_path, endpoint)
+
+        def go_down() -> None:
+            endpoint.holding.wait(120)
+            endpoint.down = True
+            endpoint.release.set()
+
+        threading.Thread(target=go_down, daemon=True).start()
+        question = "What is retrieval-augmented generation?"
+        first = kforge_cli("ask", question, "--model", "openai:fake", "--retries", "0")
+        assert first.returncode == 4, first.stderr
+        run_id = run_id_of(first.stderr)
+        reason = f"cannot reach openai:fake at {endpoint.base_url}: it answered HTTP 503"
+        assert f"kforge: {reason} (endpoint down)" in first.stderr
+        assert "paused (model_unavailable)" in first.stderr
+        assert first.stdout == ""  # no answer was printed
+
+        frames = kforge_cli.frames(run_id)
+        calls = [f for f in frames if isinstance(f, ModelCall)]
+        assert [c.purpose for c in calls] == ["grading", "grading"]  # only what was answered
+        recorded = " ".join(json.dumps(frame_to_dict(f)) for f in frames[:-1])
+        assert "503" not in recorded and "could not be graded" not in recorded
+        assert not any(isinstance(f, DataEvent) and f.name == "answer.checked" for f in frames)
+        assert reason in frames[-1].reason  # type: ignore[attr-defined]
+
+        shown = kforge_cli("runs", "show", run_id)
+        assert f"error      {reason} (endpoint down); still failing after 1 attempt" in shown.stdout
+        explained = kforge_cli("runs", "explain", run_id, "-v")
+        assert f"model_unavailable: {reason} (endpoint down); still failing after 1 attempt" in (
+            explained.stdout
+        )
+
+        endpoint.down = False
+        resumed = kforge_cli("runs", "resume", run_id)
+        assert resumed.returncode == 0, resumed.stderr
+        frames = kforge_cli.frames(run_id)
+        grades = [f for f in frames if isinstance(f, ModelCall) and f.purpose == "grading"]
+        assert len(grades) == 5  # every passage graded by the model once, none by the outage
+        found = [f for f in frames if isinstance(f, DataEvent) and f.name == "source.found"]
+        assert found  # the answer stands on the documents
+        store = SQLiteStore(kforge_cli.db)
+        done = store.get_run(run_id)
+        store.close()
+        assert done.status == RunStatus.COMPLETED and done.error is None
+        assert done.result is not None and done.result["citations"]
+        assert "general knowledge" not in done.result["answer"]
+
+
+class HungEndpoint(SchemaEndpoint):
+    """Takes every request and never answers it (until the endpoint closes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hung = 0
+
+    def _reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.hung += 1
+        self.release.wait(120)
+        return 503, {"error": {"message": "closing"}}
+
+
+def test_a_hung_endpoint_is_noticed_at_the_first_call_and_the_pause_says_why(
+    tmp_path: Path,
+) -> None:
+    with HungEndpoint() as endpoint:
+        kforge_cli = Cli(tmp_path, endpoint)
+        question = "What is retrieval-augmented generation?"
+        args = ("--model", "openai:fake", "--timeout", "1", "--retries", "0")
+        first = kforge_cli("ask", question, *args)
+        assert first.returncode == 4, first.stderr
+        assert endpoint.hung == 1  # the first call that timed out ended the stretch
+        assert (
+            f"kforge: cannot reach openai:fake at {endpoint.base_url}: no answer within 1.0 s "
+            "(1 attempt); check the server or allow more time: kforge --timeout SECONDS"
+        ) in first.stderr

@@ -471,8 +471,9 @@ def report_outcome(
         return EXIT_WAITING
     saved = save_report(run, output)
     if run.status == RunStatus.PAUSED:
+        why = f"\nkforge: {run.error}" if run.error else ""  # e.g. the model could not be reached
         print(
-            f"\nrun {run.id} paused ({run.pause_reason}); continue with: "
+            f"{why}\nrun {run.id} paused ({run.pause_reason}); continue with: "
             f"{command_hint(ns, f'runs resume {run.id}')}",
             file=sys.stderr,
         )

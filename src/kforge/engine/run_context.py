@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from kforge.engine.services import Services
 from kforge.errors import (
     ModelOutputError,
+    ModelUnavailableError,
     ReplayDivergenceError,
     ValidationError,
 )
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from kforge.engine.limits import RunLimits
     from kforge.rag.corpus import Corpus
 
-__all__ = ["SUBAGENTS_REASON", "Answerer", "Parked", "RunContext", "Suspended"]
+__all__ = ["SUBAGENTS_REASON", "Answerer", "ModelOutage", "Parked", "RunContext", "Suspended"]
 
 SUBAGENTS_REASON = "subagents"
 """The pause reason of a run parked until its child runs (waiting for a person) end."""
@@ -71,6 +72,19 @@ class Parked(BaseException):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class ModelOutage(BaseException):
+    """Raised inside a step when the model cannot be reached (``ModelUnavailableError`` once its
+    retries are spent): the run pauses before anything from that call is recorded.
+
+    A BaseException so that no agent code catching ``Exception`` or ``ModelError`` (grading,
+    rewriting, a guardrail, a fallback) can record the outage as a verdict on the documents.
+    """
+
+    def __init__(self, error: ModelUnavailableError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 Answerer = Callable[[str, InteractionRequested], Awaitable[dict[str, Any] | None]]
@@ -334,14 +348,17 @@ class RunContext:
             return replayed
         self.check_budget()
         started = time.perf_counter()
-        if stream and self._on_delta is not None:
-            response = await self._streamed(
-                messages, settings, tools, output_schema, purpose, watch
-            )
-        else:
-            response = await self.model.complete(
-                messages, settings, tools=tools, output_schema=output_schema
-            )
+        try:
+            if stream and self._on_delta is not None:
+                response = await self._streamed(
+                    messages, settings, tools, output_schema, purpose, watch
+                )
+            else:
+                response = await self.model.complete(
+                    messages, settings, tools=tools, output_schema=output_schema
+                )
+        except ModelUnavailableError as exc:
+            raise ModelOutage(exc) from exc
         duration_ms = (time.perf_counter() - started) * 1000
         model = response.model or self.model.name
         before, cost_before = self.usage, self.cost_usd

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
-from kforge.engine.run_context import Answerer, Parked, RunContext, Suspended
+from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.engine.state import Baseline, diff_state, rebuild_state
 from kforge.errors import (
@@ -406,7 +406,11 @@ class StepRunner:
         # if the step gets there without waiting, else the moment it first waits, so its
         # commit overlaps that wait. Nothing that depends on the answer is ever durable
         # without it.
-        self._opening_fields = {"status": RunStatus.RUNNING, "pause_reason": None}
+        self._opening_fields = {
+            "status": RunStatus.RUNNING,
+            "pause_reason": None,
+            "error": None,
+        }
         if self.opening:
             self._opening_fields["pending_interaction"] = None
         opening = asyncio.get_running_loop().call_soon(self._commit_opening, ctx)
@@ -464,6 +468,11 @@ class StepRunner:
                 )
             except LimitExceededError as exc:
                 return self._pause_on_limit(ctx, exc, step_no, step_seq, baseline.trusted())
+            except ModelOutage as outage:
+                ctx.end_replay()
+                return self._pause_unavailable(
+                    ctx, outage.error, Snapshot(step_no, step_seq, baseline.trusted())
+                )
             except asyncio.CancelledError:
                 if self._lost is not None:
                     raise self._lost from None
@@ -485,16 +494,11 @@ class StepRunner:
                 if isinstance(exc, WriteConflictError):
                     raise
                 ctx.end_replay()
-                text = printable(str(exc))
-                if isinstance(exc, ModelUnavailableError):
-                    # an outage outlasting the retries: the run waits for the endpoint, and
-                    # the reason's detail rides on the status change, never replayed
-                    return self._pause(
-                        ctx,
-                        MODEL_UNAVAILABLE,
-                        Snapshot(step_no, step_seq, baseline.trusted()),
-                        detail=text,
+                if isinstance(exc, ModelUnavailableError):  # raised by other code than a call
+                    return self._pause_unavailable(
+                        ctx, exc, Snapshot(step_no, step_seq, baseline.trusted())
                     )
+                text = printable(str(exc))
                 ctx.emit(ErrorFrame(error_type=type(exc).__name__, message=text))
                 ctx.emit(
                     StatusChanged(from_status="running", to_status="failed", reason=text[:200])
@@ -663,17 +667,38 @@ class StepRunner:
         )
         return RunStatus.PAUSED
 
-    def _pause(
-        self, ctx: RunContext, reason: str, snapshot: Snapshot, *, detail: str = ""
-    ) -> RunStatus:
+    def _pause(self, ctx: RunContext, reason: str, snapshot: Snapshot) -> RunStatus:
         """Stop between durable points and leave the run paused, resumable from its last step."""
-        said = f"{reason}: {detail}"[:300] if detail else reason
-        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=said))
+        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=reason))
         self._commit(
             ctx.take_pending(),
             final=True,
             snapshot=snapshot,
             run_fields={"status": RunStatus.PAUSED, "pause_reason": reason},
+        )
+        return RunStatus.PAUSED
+
+    def _pause_unavailable(
+        self, ctx: RunContext, exc: ModelUnavailableError, snapshot: Snapshot
+    ) -> RunStatus:
+        """An outage outlasting the retries: the run waits for the endpoint. The whole reason
+        rides on the status change and the run's error (cleared when it runs again); the call
+        that failed left nothing in the record, so a resumed step asks it again."""
+        text = printable(str(exc))
+        ctx.emit(
+            StatusChanged(
+                from_status="running", to_status="paused", reason=f"{MODEL_UNAVAILABLE}: {text}"
+            )
+        )
+        self._commit(
+            ctx.take_pending(),
+            final=True,
+            snapshot=snapshot,
+            run_fields={
+                "status": RunStatus.PAUSED,
+                "pause_reason": MODEL_UNAVAILABLE,
+                "error": text,
+            },
         )
         return RunStatus.PAUSED
 

@@ -253,9 +253,9 @@ class OpenAICompatibleModel:
             return type(exc)(f"{exc} ({tries})")
         if isinstance(exc, openai.APITimeoutError):
             return ModelUnavailableError(
-                f"{where} did not answer within {params.get('timeout')} s ({tries}); check the "
-                "server or allow more time: kforge --timeout SECONDS, timeout_s in the config file, or "
-                "ModelSettings(timeout_s=...)"
+                f"cannot reach {where}: no answer within {params.get('timeout')} s ({tries}); "
+                "check the server or allow more time: kforge --timeout SECONDS, timeout_s in the "
+                "config file, or ModelSettings(timeout_s=...)"
             )
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
@@ -280,7 +280,9 @@ class OpenAICompatibleModel:
                 )
             if status in _RETRY_STATUSES or status >= 500:
                 reason = state.gave_up or f"still failing after {tries}"
-                return ModelUnavailableError(f"{where} answered HTTP {status} ({detail}); {reason}")
+                return ModelUnavailableError(
+                    f"cannot reach {where}: it answered HTTP {status} ({detail}); {reason}"
+                )
             return ModelError(f"{where} refused the request (HTTP {status}: {detail})")
         if isinstance(exc, ValueError):
             return ModelResponseError(

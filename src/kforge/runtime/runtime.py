@@ -267,7 +267,7 @@ class Runtime:
         self._check_lease(run)  # refused while a worker executes it
         self._refuse_terminal(run)
         frames: list[Frame] = []
-        fields: dict[str, Any] = {"status": RunStatus.PENDING, "pause_reason": None}
+        fields: dict[str, Any] = {"status": RunStatus.PENDING, "pause_reason": None, "error": None}
         if run.status == RunStatus.AWAITING_USER:
             frames.append(_answered(run, answer)[1])
             fields["pending_interaction"] = None
