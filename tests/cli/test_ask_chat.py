@@ -227,3 +227,30 @@ def test_ask_works_offline_with_the_local_model_on_the_sample_documents(
     assert run.status == RunStatus.COMPLETED and run.agent_type == "router"
     assert (run.result or {})["answer"].strip()
     store.close()
+
+
+def test_a_rejected_reply_on_a_terminal_is_labelled_before_what_replaces_it(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unsupported = "Bananas ripen in tropical markets every spring [1]."
+    model = ScriptedModel(
+        [
+            {"relevance": "relevant", "confidence": 0.9, "reasoning": "Defines ViT."},
+            unsupported,  # fails the checks
+            unsupported,  # and so does the retry: the answer quotes the documents
+        ]
+    )
+    use_model(monkeypatch, model)
+    out = Terminal()
+    monkeypatch.setattr("sys.stdout", out)
+    db = tmp_path / "k.db"
+    question = "What is a vision transformer?"
+    assert main(["--db", str(db), "ask", question, "--docs", str(docs), "-k", "1"]) == 0
+    text = out.getvalue()
+    retried = text.find("(the reply above is not supported by the documents; writing it again)")
+    quoted = text.find("(the reply above is not supported by the documents; quoting them instead)")
+    # each rejected reply streamed is followed by what happened to it, in order
+    assert text.find(unsupported) < retried < text.rfind(unsupported) < quoted, text
+    assert "Vision transformers (ViT) split an image into patches" in text[quoted:]
+    assert "Bananas" not in text[quoted:]
+    model.assert_consumed()

@@ -19,11 +19,21 @@ from kforge.cli._common import (
     run_interruptible,
 )
 from kforge.errors import ValidationError
-from kforge.frames import AgentStatus, ErrorFrame, Frame, LimitReached, Plan, TokenDelta
+from kforge.frames import (
+    AgentStatus,
+    ErrorFrame,
+    Frame,
+    LimitReached,
+    ModelCall,
+    Plan,
+    TokenDelta,
+)
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 
 __all__ = [
+    "QUOTED",
+    "RETRIED",
     "LiveAnswer",
     "add_router_options",
     "answer_turn",
@@ -135,14 +145,24 @@ def _progress(frame: Frame, out: TextIO, *, verbose: bool) -> None:
         print_frame(frame, out)
 
 
+RETRIED = "(the reply above is not supported by the documents; writing it again)"
+"""Said under a streamed reply that failed the checks when the model writes another."""
+QUOTED = "(the reply above is not supported by the documents; quoting them instead)"
+"""Said under the last streamed reply when the answer quotes the documents instead."""
+
+
 class LiveAnswer:
     """Writes the answer while the model generates it (for a terminal); ``print_answer`` then
-    completes it instead of printing it again."""
+    completes it instead of printing it again. A reply the checks rejected stays on screen,
+    so it is labelled as rejected before what replaces it."""
 
     def __init__(self, out: TextIO, prefix: str = "") -> None:
         self.out = out
         self.prefix = prefix
         self.text = ""
+        """The streamed text of the latest reply."""
+        self.ended = False
+        """The latest reply is complete (its model call is recorded)."""
 
     @classmethod
     def for_terminal(cls, out: TextIO, prefix: str = "") -> LiveAnswer | None:
@@ -152,10 +172,17 @@ class LiveAnswer:
     def write(self, delta: TokenDelta) -> None:
         if delta.purpose != "generation":
             return
+        if self.ended:  # the model writes again: the reply above failed the checks
+            print(f"\n{RETRIED}\n", file=self.out)
+            self.text, self.ended = "", False
         if not self.text:
             print(self.prefix, end="", file=self.out)
         self.text += delta.text
         print(delta.text, end="", file=self.out, flush=True)
+
+    def end_reply(self) -> None:
+        """The reply streamed so far is complete."""
+        self.ended = bool(self.text)
 
 
 async def answer_turn(
@@ -176,6 +203,8 @@ async def answer_turn(
             if live is not None:
                 live.write(item)
         else:
+            if live is not None and isinstance(item, ModelCall) and item.purpose == "generation":
+                live.end_reply()
             _progress(item, progress, verbose=verbose)
     return await rt.wait(run_id)
 
@@ -185,7 +214,9 @@ def print_answer(run: RunRecord, out: TextIO, live: LiveAnswer | None = None) ->
     answer = str(result.get("answer", "")).strip()
     if live is not None and live.text:
         print(file=out)  # ends the streamed text
-        if live.text.strip() != answer:  # e.g. markers that cite nothing were removed
+        if result.get("answer_path") == "extractive_fallback":
+            print(f"{QUOTED}\n\n{answer}", file=out)
+        elif live.text.strip() != answer:  # e.g. markers that cite nothing were removed
             print(f"\n{answer}", file=out)
     else:
         print(f"{live.prefix if live else ''}{answer}", file=out)
