@@ -4,19 +4,30 @@ cancellation, its own tokenizer, and one load per process."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
 
+import kforge
 from kforge.errors import ConfigurationError, ModelError
+from kforge.frames import Frame, frame_to_dict
 from kforge.llm import get_model, parse_output, schema_for
 from kforge.llm.local import LocalModel
 from kforge.llm.local.runtime import bundled_model_path
 from kforge.llm.structured import schema_errors
 from kforge.llm.types import Message, ModelSettings, ToolSpec
+from kforge.store import SQLiteStore
 
 pytestmark = pytest.mark.slow
+
+SRC = Path(kforge.__file__).resolve().parents[1]
 
 GRADE = {
     "type": "object",
@@ -264,3 +275,64 @@ def test_amx_is_read_from_the_cpu_flags_and_turns_extra_buffers_off(tmp_path: An
     with _model_params(extra_buffers=False):
         assert bindings.llama_model_default_params().use_extra_bufts is False
     assert bindings.llama_model_default_params().use_extra_bufts is True
+
+
+async def test_the_same_prompt_samples_the_same_reply_in_every_process(model: LocalModel) -> None:
+    # sampled, not greedy: the default seed makes it repeatable; another seed may differ
+    prompt = [Message.user("Write one short sentence about rivers.")]
+    warm = ModelSettings(temperature=0.9, max_tokens=24)
+    first = await model.complete(prompt, warm)
+    await model.complete([Message.user("Name a colour.")], warm)  # the cache holds another prompt
+    again = await model.complete(prompt, warm)
+    assert again.text == first.text
+    seeded = [await model.complete(prompt, replace(warm, seed=seed)) for seed in (1, 2, 3, 4)]
+    assert len({r.text for r in seeded}) > 1  # the seed, not greedy decoding, made it repeat
+
+
+MEMORY_DOC = """# Agent memory
+
+Agents keep three kinds of memory. Working memory holds the current task and the last few
+steps. Episodic memory records past runs, so an agent can recall what worked before.
+Semantic memory stores facts about the world, usually in a document index that the agent
+searches before it answers.
+"""
+
+
+def test_the_same_research_twice_gives_the_same_run(tmp_path: Path) -> None:
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "memory.md").write_text(MEMORY_DOC)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    runs: list[list[tuple[str, str]]] = []
+    for number, hash_seed in ((1, "1"), (2, "2")):  # set orders differ between the processes
+        db = tmp_path / f"k{number}.db"
+        done = subprocess.run(
+            [sys.executable, "-m", "kforge", "--db", str(db), "research",
+             "How do agents remember what they did?", "--docs", str(docs), "--yes",
+             "-o", str(tmp_path / f"r{number}.md"), "--model", "local:smollm2"],
+            capture_output=True, text=True, env={**env, "PYTHONHASHSEED": hash_seed},
+            cwd=tmp_path, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        store = SQLiteStore(db)
+        [run] = store.list_runs()
+        runs.append([(f.type, _content(f)) for f in store.read_frames(run.id)])
+        store.close()
+    assert [t for t, _ in runs[0]] == [t for t, _ in runs[1]]
+    sources = [[c for t, c in run if t == "data.source.found"] for run in runs]
+    assert sources[0] and sources[0] == sources[1]
+    assert runs[0] == runs[1]
+    assert (tmp_path / "r1.md").read_text() == (tmp_path / "r2.md").read_text()
+
+
+def _content(frame: Frame) -> str:
+    """A frame's JSON without what differs by design (ids, times, durations, token counts)."""
+    body = frame_to_dict(frame)
+    for key in ("id", "run_id", "created_at", "duration_ms", "interaction_id"):
+        body.pop(key, None)
+    if isinstance(body.get("response"), dict):
+        body["response"].pop("usage", None)
+    return json.dumps(body, sort_keys=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 import ctypes
 import math
-import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ class SamplingParams:
     top_p: float = 0.95
     top_k: int = 40
     min_p: float = 0.05
-    seed: int | None = None
+    seed: int = 0
+    """Seeds the sampler: the same prompt, parameters and seed give the same tokens."""
     stop: tuple[str, ...] = ()
     repeat_penalty: float = 1.0
     """Above 1.0, tokens among the last 64 are made less likely (breaks repetition loops)."""
@@ -60,7 +60,7 @@ def _chain(params: SamplingParams, n_vocab: int) -> Any:
         chain.add_top_p(params.top_p, 1)
         chain.add_min_p(params.min_p, 1)
         chain.add_temp(params.temperature)
-        chain.add_dist(params.seed if params.seed is not None else random.getrandbits(32))
+        chain.add_dist(params.seed & 0xFFFFFFFF)
     return chain
 
 

@@ -45,6 +45,9 @@ DEFAULT_TOP_P = 0.95
 DEFAULT_MAX_TOKENS = 1024
 RETRY_TEMPERATURE = 0.7
 RETRY_REPEAT_PENALTY = 1.15
+DEFAULT_SEED = 0
+"""The sampling seed when the settings name none: the same prompt and settings give the same
+reply in every process, so the same run can be made again."""
 
 
 class LocalModel:
@@ -174,7 +177,7 @@ class LocalModel:
     ) -> Generation:
         s = settings or ModelSettings()
         max_tokens = (s.max_tokens or DEFAULT_MAX_TOKENS) * (2**attempt)
-        seed = None if s.seed is None else s.seed + attempt
+        seed = (DEFAULT_SEED if s.seed is None else s.seed) + attempt
         temperature = DEFAULT_TEMPERATURE if s.temperature is None else s.temperature
         penalty = s.repetition_penalty or 1.0
         if attempt > 0:
