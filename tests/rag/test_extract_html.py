@@ -17,7 +17,7 @@ def test_visible_text_only_with_paragraph_breaks() -> None:
     assert doc.title == "Agent Notes"
     assert "secret" not in doc.text and "color" not in doc.text
     assert "Checkpoints let a run resume after a crash." in doc.text
-    assert "one\n\ntwo" in doc.text
+    assert "one\ntwo" in doc.text  # a list item per line
     assert "Resume from the last step & continue.\nNext line." in doc.text
     assert "code\n  indented" in doc.text
 

@@ -69,7 +69,7 @@ def index_folder(store: Store, corpus: Corpus, folder: Path, out: TextIO) -> Non
         if not corpus.sources():
             drop_corpus(store, corpus.name)
         raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf)"
+            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf)"
         )
 
 
