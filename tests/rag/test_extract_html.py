@@ -45,3 +45,42 @@ def test_unclosed_head_and_title_do_not_swallow_the_body() -> None:
 def test_page_chrome_is_left_out() -> None:
     doc = extract("x.html", PAGE.replace(b"<pre>", b"<footer>(c) 2024</footer><pre>"))
     assert "Menu" not in doc.text and "2024" not in doc.text
+
+
+def test_texinfo_navigation_lines_and_skip_links_are_dropped() -> None:
+    page = (
+        b'<body><a class="skip" href="#main">Skip to main content</a>'
+        b'<div class="header"><p>Next: <a href="t.html">Thread Safety</a>, Previous: '
+        b'<a href="c.html">The Closure API</a>, Up: <a href="u.html">Using libffi</a> '
+        b'[<a href="i.html">Index</a>]</p></div><h3>Closure Example</h3>'
+        b"<p>A trivial example that creates a new puts by binding fputs with stdout.</p>"
+        b"<pre>ffi_type *tm_type_elements[12];\nvoid **code;</pre>"
+        b"</body>"
+    )
+    doc = extract("closures.html", page)
+    assert "Thread Safety" not in doc.text and "Skip to" not in doc.text
+    assert "ffi_type *tm_type_elements[12];\nvoid **code;" in doc.text
+    assert doc.code and doc.text[doc.code[0][0] : doc.code[0][1]].startswith("ffi_type")
+
+
+def test_tables_are_rows_and_definition_lists_are_entries() -> None:
+    page = (
+        b"<h1>Limits</h1><table><tr><th>Limit</th><th>Default</th></tr>"
+        b"<tr><td>steps</td><td>5</td></tr><tr><td>retries</td><td>3</td></tr></table>"
+        b"<dl><dt><code>-q</code></dt><dt><code>--quiet</code></dt><dd><p>Print less.</p></dd>"
+        b"<dt>EOL</dt><dd>The end-of-line marker.</dd></dl>"
+        b"<ul><li><p>First item,</p><p>still first.</p></li><li>Second</li></ul>"
+    )
+    doc = extract("limits.html", page)
+    assert "Limit | Default\nsteps | 5\nretries | 3" in doc.text
+    assert "-q, --quiet: Print less.\nEOL: The end-of-line marker." in doc.text
+    assert "First item, still first.\nSecond" in doc.text
+
+
+def test_main_content_is_preferred_over_the_page_around_it() -> None:
+    page = (
+        b"<body><div class='sidebar'><p>Site menu text</p></div><div><p>Banner words</p></div>"
+        b"<main><h1>Guide</h1><p>The document itself.</p></main><p>Copyright line</p></body>"
+    )
+    doc = extract("m.html", page)
+    assert doc.text == "Guide\n\nThe document itself."

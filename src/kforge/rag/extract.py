@@ -81,6 +81,8 @@ class ExtractedDocument:
     body_start: int = 0
     """Offset where indexable content begins (after front matter)."""
     extra: dict[str, str] = field(default_factory=dict)
+    code: tuple[tuple[int, int], ...] = ()
+    """Start and end offsets of code blocks, which chunking splits only at line ends."""
 
 
 @dataclass(slots=True)
@@ -94,12 +96,16 @@ class TextBlock:
     level: int = 0
 
 
-def layout_blocks(blocks: list[TextBlock]) -> tuple[str, tuple[Section, ...]]:
-    """The text of ``blocks`` and its sections: a blank line between blocks, a single newline
-    between consecutive lines (so a list or a table is one paragraph of one-line units)."""
+def layout_blocks(
+    blocks: list[TextBlock],
+) -> tuple[str, tuple[Section, ...], tuple[tuple[int, int], ...]]:
+    """The text of ``blocks``, its sections and its code spans: a blank line between blocks,
+    a single newline between consecutive lines (so a list or a table is one paragraph of
+    one-line units)."""
     parts: list[str] = []
     length = 0
     sections: list[Section] = []
+    code: list[tuple[int, int]] = []
     stack: list[tuple[int, str]] = []
     previous = ""
     for block in blocks:
@@ -113,10 +119,12 @@ def layout_blocks(blocks: list[TextBlock]) -> tuple[str, tuple[Section, ...]]:
             stack.append((block.level, block.text))
             path = " > ".join(h for _, h in stack)
             sections.append(Section(length, length + len(block.text), block.level, path))
+        elif block.kind == "pre":
+            code.append((length, length + len(block.text)))
         parts.append(block.text)
         length += len(block.text)
         previous = block.kind
-    return "".join(parts), tuple(sections)
+    return "".join(parts), tuple(sections), tuple(code)
 
 
 def format_of(path: str | PurePath) -> str | None:

@@ -295,8 +295,8 @@ def extract_asciidoc(text: str, fallback_title: str) -> ExtractedDocument:
     """``text`` (AsciiDoc) rendered to plain text with its section headings."""
     renderer = _Renderer(text.splitlines())
     renderer.run()
-    rendered, sections = layout_blocks(renderer.blocks)
+    rendered, sections, code = layout_blocks(renderer.blocks)
     full = renderer.title or fallback_title
     title = clean_title(full) or full
     extra = {"full_title": full} if title != full else {}
-    return ExtractedDocument(rendered, title, "asciidoc", sections, extra=extra)
+    return ExtractedDocument(rendered, title, "asciidoc", sections, extra=extra, code=code)

@@ -416,9 +416,9 @@ def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
     renderer = _Renderer()
     renderer.render(main)
     renderer.flush()
-    text, sections = layout_blocks(renderer.blocks)
+    text, sections, code = layout_blocks(renderer.blocks)
     first_h1 = next((s.heading for s in sections if s.level == 1), "")
     full = builder.title or first_h1 or fallback_title
     title = clean_title(full) or full
     extra = {"full_title": full} if title != full else {}
-    return ExtractedDocument(text, title, "html", sections, extra=extra)
+    return ExtractedDocument(text, title, "html", sections, extra=extra, code=code)

@@ -111,11 +111,18 @@ def extract_markdown(text: str, fallback_title: str) -> ExtractedDocument:
     prev_start = -1
     prev_line = ""
     offset = body_start
+    code_spans: list[tuple[int, int]] = []
+    code_start = 0
     for line in text[body_start:].splitlines(keepends=True):
         start, offset = offset, offset + len(line)
         stripped = line.rstrip("\r\n")
+        was_open = fence is not None
         fence, code = _fence_step(fence, stripped)
         if code:
+            if not was_open:
+                code_start = start
+            elif fence is None:
+                code_spans.append((code_start, start + len(stripped)))
             prev_line = ""
             continue
         level, heading, heading_start = 0, "", start
@@ -143,10 +150,18 @@ def extract_markdown(text: str, fallback_title: str) -> ExtractedDocument:
         else:
             prev_line = stripped
         prev_start = start
+    if fence is not None:
+        code_spans.append((code_start, len(text.rstrip())))
     first_h1 = next((s.heading for s in sections if s.level == 1), "")
     full = first_h1 or (sections[0].heading.split(" > ")[0] if sections else fallback_title)
     title = clean_title(full) or full
     extra = {"full_title": full} if title != full else {}
     return ExtractedDocument(
-        text, title, "markdown", tuple(sections), body_start=body_start, extra=extra
+        text,
+        title,
+        "markdown",
+        tuple(sections),
+        body_start=body_start,
+        extra=extra,
+        code=tuple(code_spans),
     )

@@ -170,6 +170,7 @@ def build_source(
         chunking=options.key,
         analyzer=ANALYZER_VERSION,
         ingested_at=_now(),
+        extraction=EXTRACTION_VERSION,
         full_title=document.extra.get("full_title", ""),
     )
     prefix = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
