@@ -50,9 +50,58 @@ DEFAULT_DOCSETS = Path(os.environ.get("KFORGE_DOCSETS", Path.home() / ".cache" /
 DEFAULT_SETS = ("nodejs", "git", "gettext")
 
 _NAV_WORDS = frozenset(
-    "next previous prev up top contents index home search navigation this page show source "
-    "quick go table of modules skip to content main menu about help report a bug edit on "
-    "github theme « » | ? < > << >> [ ] ← → ^ back forward fastback fastforward".split()
+    [
+        "next",
+        "previous",
+        "prev",
+        "up",
+        "top",
+        "contents",
+        "index",
+        "home",
+        "search",
+        "navigation",
+        "this",
+        "page",
+        "show",
+        "source",
+        "quick",
+        "go",
+        "table",
+        "of",
+        "modules",
+        "skip",
+        "to",
+        "content",
+        "main",
+        "menu",
+        "about",
+        "help",
+        "report",
+        "a",
+        "bug",
+        "edit",
+        "on",
+        "github",
+        "theme",
+        "«",
+        "»",
+        "|",
+        "?",
+        "<",
+        ">",
+        "<<",
+        ">>",
+        "[",
+        "]",
+        "←",
+        "→",
+        "^",
+        "back",
+        "forward",
+        "fastback",
+        "fastforward",
+    ]
 )
 _FURNITURE = [
     re.compile(p)
