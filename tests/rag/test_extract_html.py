@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kforge.rag.extract import extract
 
 PAGE = b"""<!doctype html><html><head><title>Agent Notes</title>
@@ -84,3 +87,27 @@ def test_main_content_is_preferred_over_the_page_around_it() -> None:
     )
     doc = extract("m.html", page)
     assert doc.text == "Guide\n\nThe document itself."
+
+
+def test_several_articles_are_a_listing_and_all_of_them_are_kept() -> None:
+    page = b"<body><article><p>First post.</p></article><article><p>Second post.</p></article>"
+    assert extract("l.html", page).text == "First post.\n\nSecond post."
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<p>", "</p>", "<h2>", "</h2>", "<li>", "<ul>", "</ul>", "<pre>", "</pre>", "<td>"]
+            + ["<tr>", "<table>", "</table>", "<dl>", "<dt>", "<dd>", "<nav>", "</nav>", "<br>"]
+            + ["word", "two words", "&amp;", "  ", "\n", "**x", "[12]", "<main>", "</div>"]
+        ),
+        max_size=60,
+    )
+)
+def test_for_any_tag_soup_headings_point_at_their_text(parts: list[str]) -> None:
+    doc = extract("soup.html", "".join(parts).encode())
+    for section in doc.sections:
+        assert doc.text[section.start : section.body_start] == section.heading.split(" > ")[-1]
+    for start, end in doc.code:
+        assert 0 <= start < end <= len(doc.text)

@@ -243,22 +243,27 @@ def _plain(node: _Node) -> str:
     return " ".join(" ".join(b.text.split()) for b in sub.blocks)
 
 
-def _find_main(node: _Node) -> _Node | None:
-    """The page's main content: ``main``, ``article``, ``role=main`` or a Sphinx body."""
-    for child in node.children:
-        if isinstance(child, str) or _is_chrome(child):
+def _find_main(root: _Node) -> _Node | None:
+    """The page's main content: the first ``main`` or ``role=main`` element, else a Sphinx
+    ``div.body``, else the page's only ``article`` (several articles are a listing: no main)."""
+    found: dict[str, list[_Node]] = {"main": [], "body": [], "article": []}
+    pending: list[_Node | str] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str) or (node is not root and _is_chrome(node)):
             continue
-        classes = child.attrs.get("class", "").split()
-        if (
-            child.tag in ("main", "article")
-            or child.attrs.get("role") == "main"
-            or (child.tag == "div" and "body" in classes)
-        ):
-            return child
-        found = _find_main(child)
-        if found is not None:
-            return found
-    return None
+        if node.tag == "main" or node.attrs.get("role") == "main":
+            found["main"].append(node)
+        elif node.tag == "div" and "body" in node.attrs.get("class", "").split():
+            found["body"].append(node)
+        elif node.tag == "article":
+            found["article"].append(node)
+        pending.extend(reversed(node.children))
+    if found["main"]:
+        return found["main"][0]
+    if found["body"]:
+        return found["body"][0]
+    return found["article"][0] if len(found["article"]) == 1 else None
 
 
 class _Renderer:
