@@ -49,3 +49,22 @@ def test_bad_chunk_size_is_a_usage_error(
         ["--db", str(tmp_path / "k.db"), "ingest", str(_docs(tmp_path)), "--max-chars", "5"]
     )
     assert code == 2 and "at least 100" in capsys.readouterr().err
+
+
+def test_ingest_names_the_page_it_did_not_index_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = Path(__file__).parent / "data" / "docs"
+    docs = tmp_path / "manual"
+    docs.mkdir()
+    for name in ("git-init.txt", "git-init.html"):
+        (docs / name).write_bytes((fixtures / name).read_bytes())
+    assert main(["--db", str(tmp_path / "k.db"), "ingest", str(docs)]) == 0
+    out = capsys.readouterr().out
+    assert "1 added" in out and "1 duplicates" in out
+    assert "not indexed twice: git-init.html" in out
+    assert main(["--db", str(tmp_path / "k.db"), "ingest", str(docs), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["duplicates"] == [
+        {"path": "git-init.html", "reason": "the same document as git-init.txt"}
+    ]
