@@ -98,9 +98,13 @@ def test_several_articles_are_a_listing_and_all_of_them_are_kept() -> None:
 @given(
     st.lists(
         st.sampled_from(
-            "<p> </p> <h2> </h2> <li> <ul> </ul> <pre> </pre> <td> <tr> <table> </table> <dl> "
-            "<dt> <dd> <nav> </nav> <br> word &amp; **x [12] <main> </div>".split(" ")
-            + ["two words", "  ", "\n"]
+            [
+                *"<p> </p> <h2> </h2> <li> <ul> </ul> <pre> </pre> <td> <tr> <table> </table> "
+                "<dl> <dt> <dd> <nav> </nav> <br> word &amp; **x [12] <main> </div>".split(" "),
+                "two words",
+                "  ",
+                "\n",
+            ]
         ),
         max_size=60,
     )
