@@ -22,12 +22,12 @@ _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,}|={4,}|\*{4,}|_{4,})[ \t]*$
 _TABLE = re.compile(r"^[|!,]={3,}[ \t]*$")
 _DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif)::")
 _ATTRIBUTE_ENTRY = re.compile(r"^:!?[\w-]+!?:(?:[ \t].*)?$")
-_BLOCK_ATTRIBUTES = re.compile(r"^\[.*\][ \t]*$")
+_BLOCK_ATTRIBUTES = re.compile(r"^\[(?:\[[^\]]*\]|[A-Za-z#.\"'][^\]]*)?\][ \t]*$")
 _BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
 _CALLOUT_ITEM = re.compile(r"^<(\d+)>[ \t]+(.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:\*{1,5}|-|\.{1,5}|\d+\.|[a-z]\.)[ \t]+(.*)$")
 _TERM = re.compile(r"^[ \t]*(\S.*?)(?::{2,4}|;;)(?:[ \t]+(.*))?$")
-_CALLOUT_IN_CODE = re.compile(r"(?:[ \t]*(?://|#|;;?)?[ \t]*<\d+>)+[ \t]*$")
+_CALLOUT_IN_CODE = re.compile(r"(?:[ \t]+(?://|#|;;)[ \t]*<\d+>|[ \t]*<\d+>)+[ \t]*$")
 _ANCHOR = re.compile(r"\[\[[^\]\n]*\]\]|\[#[\w-]+\]")
 _LINKGIT = re.compile(r"linkgit:([\w.-]+)\[(\d+)\]")
 _LINK = re.compile(r"((?:https?|ftp|mailto|file):[^\s\[]*)\[([^\]]*)\]")
@@ -94,7 +94,19 @@ def looks_like_asciidoc(text: str) -> bool:
 
 
 def render_inline(text: str) -> str:
-    """Inline markup of one stretch of text rendered: links by their text, quotes dropped."""
+    """Inline markup of one stretch of text rendered: links by their text, quotes dropped.
+    What is inside backticks is code: it loses its backticks and nothing else."""
+    parts: list[str] = []
+    pos = 0
+    for code in _MONOSPACE.finditer(text):
+        parts.append(_render_prose(text[pos : code.start()]))
+        parts.append(_ATTRIBUTE_REFERENCE.sub(lambda m: _ATTRIBUTE_VALUES[m.group(1)], code[1]))
+        pos = code.end()
+    parts.append(_render_prose(text[pos:]))
+    return "".join(parts)
+
+
+def _render_prose(text: str) -> str:
     text = _INDEX_TERMS.sub("", text)
     text = _INDEX_TERM.sub(r"\1", text)
     text = _ANCHOR.sub("", text)
@@ -103,7 +115,6 @@ def render_inline(text: str) -> str:
     text = _LINK.sub(lambda m: m.group(2) or m.group(1), text)
     text = _XREF.sub(lambda m: m.group(2) or m.group(1), text)
     text = _QUOTED.sub(r'"\1"', text)
-    text = _MONOSPACE.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
     text = _STRONG.sub(r"\1", text)
     return _ATTRIBUTE_REFERENCE.sub(lambda m: _ATTRIBUTE_VALUES[m.group(1)], text)
@@ -181,7 +192,8 @@ class _Renderer:
                 continue
             if _ATTRIBUTE_ENTRY.match(line) and not self.paragraph:
                 continue
-            if _BLOCK_ATTRIBUTES.match(line) and not self.paragraph:
+            if _BLOCK_ATTRIBUTES.match(line):  # names the next block, so it ends this one
+                self.flush()
                 self.attributes(line)
                 continue
             delimiter = _DELIMITER.match(line)
@@ -246,7 +258,8 @@ class _Renderer:
         closing = opening.rstrip()
         body: list[str] = []
         while index < len(self.lines) and self.lines[index].rstrip() != closing:
-            body.append(self.lines[index].rstrip("\r\n"))
+            if not _DIRECTIVE.match(self.lines[index]):  # directives apply inside blocks too
+                body.append(self.lines[index].rstrip("\r\n"))
             index += 1
         index += 1
         char = closing[0]
