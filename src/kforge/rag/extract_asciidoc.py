@@ -36,6 +36,8 @@ _XREF = re.compile(r"<<([^,>]+)(?:,[ \t]*([^>]+))?>>")
 _EMPHASIS = re.compile(r"(?<![\w\\'`])'(\S(?:[^'\n]*?\S)?)'(?![\w'])")
 _STRONG = re.compile(r"(?<![\w\\*])\*(\S(?:[^*\n]*?\S)?)\*(?![\w*])")
 _QUOTED = re.compile(r"``(.+?)''")
+_OLD_QUOTED = re.compile(r"(?<![`\w])`([^`'\n]+)''")
+_OLD_SINGLE_QUOTED = re.compile(r"(?<![`\w])`([^`'\n]+)'(?![\w'])")
 _MONOSPACE = re.compile(r"(?<![\w\\])`([^`\n]+)`(?!\w)")
 _INDEX_TERMS = re.compile(r"\(\(\((?:[^)]|\)(?!\)\)))*\)\)\)")
 _INDEX_TERM = re.compile(r"\(\(([^()]+)\)\)")
@@ -59,11 +61,11 @@ _VERBATIM_STYLES = ("verse", "literal", "listing", "source")
 def looks_like_asciidoc(text: str) -> bool:
     """Whether a ``.txt`` file is AsciiDoc: at least two kinds of its markers in the first
     300 lines (an underlined title, ``term::`` entries, block attributes such as ``[verse]``,
-    directives, ``linkgit:``, ``----`` listing blocks, attribute entries, tables), or three
-    ``term::`` entries."""
+    directives, ``linkgit:``, ``----`` listing blocks, attribute entries, tables, ``+``
+    continuation lines), or two ``term::`` entries or three continuation lines."""
     lines = text.splitlines()[:300]
     kinds: set[str] = set()
-    terms = 0
+    terms = continuations = 0
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and first + 1 < len(lines):
         title, under = lines[first].strip(), lines[first + 1].strip()
@@ -81,16 +83,19 @@ def looks_like_asciidoc(text: str) -> bool:
             or line.startswith("[NOTE]")
         ):
             kinds.add("attribute")
-        elif re.match(r"^\S.*::$", line):
+        elif re.match(r"^\S.*(?:::|;;)(?:[ \t].*)?$", line):
             kinds.add("term")
             terms += 1
         elif re.match(r"^-{4,}$", line):
             kinds.add("listing")
         elif _ATTRIBUTE_ENTRY.match(line) and not line.startswith("::"):
             kinds.add("entry")
+        elif line == "+":
+            kinds.add("continuation")
+            continuations += 1
         if "linkgit:" in line:
             kinds.add("linkgit")
-    return len(kinds) >= 2 or terms >= 3
+    return len(kinds) >= 2 or terms >= 2 or continuations >= 3
 
 
 def render_inline(text: str) -> str:
@@ -98,6 +103,8 @@ def render_inline(text: str) -> str:
     What is inside backticks is code: it loses its backticks and nothing else."""
     parts: list[str] = []
     pos = 0
+    text = _QUOTED.sub(r'"\1"', _OLD_QUOTED.sub(r'"\1"', text))
+    text = _OLD_SINGLE_QUOTED.sub(r"\1", text)
     for code in _MONOSPACE.finditer(text):
         parts.append(_render_prose(text[pos : code.start()]))
         parts.append(_ATTRIBUTE_REFERENCE.sub(lambda m: _ATTRIBUTE_VALUES[m.group(1)], code[1]))
@@ -107,6 +114,7 @@ def render_inline(text: str) -> str:
 
 
 def _render_prose(text: str) -> str:
+    text = _ATTRIBUTE_REFERENCE.sub(lambda m: _ATTRIBUTE_VALUES[m.group(1)], text)
     text = _INDEX_TERMS.sub("", text)
     text = _INDEX_TERM.sub(r"\1", text)
     text = _ANCHOR.sub("", text)
@@ -114,10 +122,8 @@ def _render_prose(text: str) -> str:
     text = _BARE_LINK.sub(lambda m: m.group(2) or m.group(1), text)
     text = _LINK.sub(lambda m: m.group(2) or m.group(1), text)
     text = _XREF.sub(lambda m: m.group(2) or m.group(1), text)
-    text = _QUOTED.sub(r'"\1"', text)
     text = _EMPHASIS.sub(r"\1", text)
-    text = _STRONG.sub(r"\1", text)
-    return _ATTRIBUTE_REFERENCE.sub(lambda m: _ATTRIBUTE_VALUES[m.group(1)], text)
+    return _STRONG.sub(r"\1", text)
 
 
 class _Renderer:
