@@ -140,3 +140,13 @@ def test_for_any_tag_soup_headings_point_at_their_text(parts: list[str]) -> None
         assert doc.text[section.start : section.body_start] == section.heading.split(" > ")[-1]
     for start, end in doc.code:
         assert 0 <= start < end <= len(doc.text)
+
+
+def test_a_texinfo_page_is_titled_by_its_section_not_its_manual() -> None:
+    head = b'<head><title>%s</title><meta name="Generator" content="texi2html 1.78a"></head>'
+    body = b"<body><h1>Footnotes</h1><p>(1) A note.</p></body>"
+    titled = extract("fot.html", head % b"GNU gettext utilities: Footnotes" + body)
+    assert titled.title == "Footnotes"
+    untitled = extract("fot.html", head % b"GNU gettext utilities" + body)
+    assert untitled.title == "Footnotes"
+    assert untitled.extra["full_title"] == "GNU gettext utilities: Footnotes"

@@ -111,8 +111,9 @@ _AROUND_BREAK = re.compile(r" *\n *")
 # "Next: …, Previous: …, Up: …" lines; generators' "This document was generated …" notes.
 _BRACKET_BAR = re.compile(r"^(?:\s*\[[^\]]{0,40}\])+\s*$")
 _NEXT_PREV_UP = re.compile(r"^\s*(?:Next|Previous|Prev|Up):\s.*\b(?:Previous|Prev|Up|Next):")
+_SECTION_NUMBER = re.compile(r"^(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+")
 _CALLOUT = re.compile(r"^<\d+>$")
-_SKIP_LINK = re.compile(r"^\s*(?:skip to (?:main )?content|jump to navigation)\b", re.I)
+_SKIP_LINK = re.compile(r"^\s*(?:skip to (?:main )?content|jump to navigation|jump to:)", re.I)
 _GENERATED_BY = re.compile(r"^\s*This document was generated (?:by|on|using)\b.*\busing\b", re.S)
 
 
@@ -425,5 +426,11 @@ def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
     first_h1 = next((s.heading for s in sections if s.level == 1), "")
     full = builder.title or first_h1 or fallback_title
     title = clean_title(full) or full
+    if builder.generator.startswith("texi2html"):  # titled "Manual: N. Section" or "Manual"
+        _, colon, section = full.partition(": ")
+        if colon:
+            title = _SECTION_NUMBER.sub("", section) or title
+        elif sections and sections[0].heading != full:
+            title, full = sections[0].heading, f"{full}: {sections[0].heading}"
     extra = {"full_title": full} if title != full else {}
     return ExtractedDocument(text, title, "html", sections, extra=extra, code=code)
