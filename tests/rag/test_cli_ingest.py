@@ -68,3 +68,23 @@ def test_ingest_names_the_page_it_did_not_index_twice(
     assert report["duplicates"] == [
         {"path": "git-init.html", "reason": "the same document as git-init.txt"}
     ]
+
+
+def test_corpora_show_says_when_documents_need_extracting_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kforge.rag.records as records_module
+
+    docs, db = _docs(tmp_path), str(tmp_path / "k.db")
+    monkeypatch.setattr(records_module, "EXTRACTION_VERSION", "extract-v0")
+    assert main(["--db", db, "ingest", str(docs), "--corpus", "notes"]) == 0
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["--db", db, "corpora", "show", "notes"]) == 0
+    shown = capsys.readouterr().out
+    assert "older version of kforge" in shown
+    assert f"kforge ingest {docs.resolve()} --corpus notes" in shown
+    assert main(["--db", db, "ingest", str(docs), "--corpus", "notes"]) == 0
+    assert "1 updated" in capsys.readouterr().out
+    assert main(["--db", db, "corpora", "show", "notes"]) == 0
+    assert "older version" not in capsys.readouterr().out

@@ -193,12 +193,34 @@ def test_documents_extracted_by_an_older_version_are_extracted_again(
     monkeypatch.undo()
     with caplog.at_level("WARNING", logger="kforge.rag.corpus"):
         corpus = Corpus.open(store, "t")
-        Corpus.open(store, "t")
+        corpus.search("agent")
+        corpus.search("memory")
+        Corpus.open(store, "t").search("agent")
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1  # said once
     assert f"kforge ingest {docs.resolve()} --corpus t" in warnings[0]
-    assert "older version" in warnings[0]
+    assert "older version" in warnings[0] and warnings[0] == corpus.stale_warning()
     assert {s.file for s in corpus.stale_extraction()} >= {"guide.md", "notes.txt"}
     report = corpus.ingest(docs)
     assert "guide.md" in report.updated and not report.unchanged
     assert not Corpus.open(store, "t").stale_extraction()
+    assert Corpus.open(store, "t").stale_warning() == ""
+
+
+def test_an_ingest_before_the_first_search_upgrades_without_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import kforge.rag.records as records_module
+
+    store = MemoryStore()
+    docs = tmp_path / "fresh"
+    docs.mkdir()
+    (docs / "guide.md").write_text(GUIDE)
+    monkeypatch.setattr(records_module, "EXTRACTION_VERSION", "extract-v0")
+    Corpus.open(store, "u").ingest(docs)
+    monkeypatch.undo()
+    with caplog.at_level("WARNING", logger="kforge.rag.corpus"):
+        corpus = Corpus.open(store, "u")
+        assert corpus.ingest(docs).updated == ["guide.md"]
+        assert corpus.search("agent")
+    assert not caplog.records

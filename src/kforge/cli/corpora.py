@@ -133,7 +133,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"sources    {info.get('sources', 0)}")
     print(f"chunks     {info.get('chunks', 0)}")
     print(f"created    {info.get('created_at', '')}  updated {info.get('updated_at', '')}")
-    for source in Corpus.open(store, args.name).sources():
+    corpus = Corpus.open(store, args.name)
+    stale = corpus.stale_warning()
+    if stale:
+        print(f"warning    {stale}")
+    for source in corpus.sources():
         print(f"  {source.file}  ({source.format}, {source.chunks} chunks)  {source.title}")
     return 0
 

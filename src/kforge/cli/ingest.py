@@ -97,7 +97,7 @@ def run_ingest(args: argparse.Namespace) -> int:
     store = open_store(getattr(args, "db", None))
     try:
         name = args.corpus or folder_corpus_name(store, folder)
-        corpus = Corpus.open(store, name, embedder=embedder, warn_stale=False)
+        corpus = Corpus.open(store, name, embedder=embedder)
         report = corpus.ingest(folder, chunking=options, progress=progress_printer(sys.stderr))
         empty = report.chunks == 0
         if empty and not corpus.sources():

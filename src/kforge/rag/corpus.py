@@ -104,6 +104,7 @@ class Corpus:
         self._bm25 = BM25Index(bm25)
         self._dense = DenseIndex()
         self._meta: dict[str, Any] = {}
+        self._stale_checked = False
 
     @classmethod
     def open(
@@ -113,18 +114,15 @@ class Corpus:
         *,
         embedder: Embedder | None = None,
         bm25: BM25Params | None = None,
-        warn_stale: bool = True,
     ) -> Corpus:
         """Load the corpus ``name`` from ``store`` (empty if it does not exist yet).
 
-        When some of its files were extracted by an older kforge, a warning (once per corpus)
-        names the ``kforge ingest`` command that upgrades them; ``warn_stale=False`` is for
-        the ingest itself, which does.
+        When some of its files were extracted by an older kforge, its first search logs a
+        warning (once per corpus and process) naming the ``kforge ingest`` command that
+        upgrades them; an ingest before that search upgrades them silently.
         """
         corpus = cls(store, name, embedder=embedder, bm25=bm25)
         corpus._load()
-        if warn_stale:
-            corpus._warn_stale_extraction()
         return corpus
 
     # -- loading and writing --------------------------------------------------------------
@@ -151,21 +149,26 @@ class Corpus:
         }
         return [s for s in self.sources() if s.key in stale]
 
+    def stale_warning(self) -> str:
+        """What to tell a person about sources extracted by an older kforge ("" if none)."""
+        stale = self.stale_extraction()
+        if not stale:
+            return ""
+        folders = sorted({s.root for s in stale})
+        commands = "; ".join(f"kforge ingest {folder} --corpus {self.name}" for folder in folders)
+        return (
+            f"corpus '{self.name}': {len(stale)} of its documents were extracted by an older "
+            "version of kforge, so page navigation or markup may show in answers; to upgrade, "
+            f"run: {commands}"
+        )
+
     def _warn_stale_extraction(self) -> None:
         stale = self.stale_extraction()
         marker = (id(self.store), self.name)
         if not stale or marker in _warned_stale:
             return
         _warned_stale.add(marker)
-        folders = sorted({s.root for s in stale})
-        commands = "; ".join(f"kforge ingest {folder} --corpus {self.name}" for folder in folders)
-        _log.warning(
-            "corpus '%s': %d of its documents were extracted by an older version of kforge, "
-            "so page navigation or markup may show in answers; to upgrade, run: %s",
-            self.name,
-            len(stale),
-            commands,
-        )
+        _log.warning("%s", self.stale_warning())
 
     def _load_vectors(self) -> None:
         assert self.embedder is not None
@@ -395,6 +398,9 @@ class Corpus:
         """
         if k <= 0:
             return []
+        if not self._stale_checked:
+            self._stale_checked = True
+            self._warn_stale_extraction()
         if mode == "auto":
             mode = "hybrid" if self.has_dense else "lexical"
         if mode == "lexical":
