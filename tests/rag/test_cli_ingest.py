@@ -26,7 +26,7 @@ def test_ingest_prints_a_summary_and_persists(
     out = capsys.readouterr()
     assert "corpus 'notes'" in out.out and "1 added" in out.out and "1 skipped" in out.out
     assert "b.bin.pdf" in out.out and "broken PDF" in out.out
-    assert "ingest: 2/2 files" in out.err
+    assert out.err == ""  # off a terminal a small folder gets its summary line only
     store = SQLiteStore(db)
     try:
         assert Corpus.open(store, "notes").search("durable")[0].chunk.file == "a.md"
