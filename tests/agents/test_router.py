@@ -382,6 +382,7 @@ async def test_a_document_named_by_a_relevant_passage_is_the_second_hop() -> Non
         },
     )
     result = run.result or {}
-    assert [c["file"] for c in result["citations"]] == ["kiss", "temple"]
+    # numbered by first use: the short answer line may quote the second hop first
+    assert sorted(c["file"] for c in result["citations"]) == ["kiss", "temple"]
     assert "ambassador to Ghana" in result["answer"]
     assert result["answer_path"] == "extractive"

@@ -82,8 +82,8 @@ _WHEN = re.compile(
     re.IGNORECASE,
 )
 _WHERE = re.compile(
-    r"^(?:where\b|(?:in |from )?(?:what|which) (?:city|country|state|county|town|place|"
-    r"region|province|continent|location|island|area|street)\b)|\bheadquartered\b|\bbased\b",
+    r"^where\b|\b(?:what|which) (?:city|country|state|county|town|place|"
+    r"region|province|continent|location|island|area|street)\b|\bheadquartered\b|\bbased\b",
     re.IGNORECASE,
 )
 _WHO = re.compile(r"^(?:who|whom|whose)\b|\b(?:which|what) (?:person|man|woman)\b", re.I)
@@ -171,7 +171,7 @@ _WHICH_OF = re.compile(
     re.IGNORECASE,
 )
 _OR_START = re.compile(
-    r"^(?:is|are|was|were|does|did|do|has|have|can|could)\s+(?:the\s+)?(.+?)\s+or\s+"
+    r"^(?i:is|are|was|were|does|did|do|has|have|can|could)\s+(?:the\s+)?(.+?)\s+or\s+"
     r"(?:the\s+)?([A-Z][\w'\u2019.&-]*(?:\s+[A-Z0-9][\w'\u2019.&-]*)*)"
 )
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*\??$", re.IGNORECASE)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.compose import Segment
+from kforge.rag.compose import Segment, mentions_title
 from kforge.rag.question import DATE, NUMBER, Question, mentions, read_question, unit_terms
 from kforge.rag.types import Chunk
 
@@ -60,7 +60,7 @@ _NOT_UNITS = frozenset(
 )
 _PROPER = re.compile(
     r"(?:\"[^\"]{2,80}\"|\u201c[^\u201d]{2,80}\u201d|"
-    r"(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
+    r"(?:[A-Z][\w'\u2019.&-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
     r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
@@ -84,6 +84,11 @@ def short_answer(
     asked = read_question(question)
     kind = asked.kind
     found: ShortAnswer | None = None
+    if kind in ("who", "where", "thing", "when"):
+        # the answer is what the question does not name: in a bridge question, the passage
+        # the named one leads to
+        named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
+        units.sort(key=lambda s: (s.source in named, s.rank))
     if kind == "yesno":
         return _yes_no(asked, units, passages)
     if kind == "choice":
@@ -151,11 +156,13 @@ def _quantity(text: str, question: Question) -> str:
 
 
 def _date(text: str, question: Question) -> str:
-    wants_day = bool(re.search(r"\b(?:date|day|born|birthday|when)\b", question.text, re.I))
     found = [m.group(0) for m in DATE.finditer(text) if m.group(0) not in question.text]
     if not found:
         return ""
-    if wants_day:
+    if re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE):
+        years = [y for d in found for y in re.findall(r"\b(?:1\d{3}|20\d{2})\b", d)]
+        return years[0] if years else found[0]
+    if re.search(r"\b(?:date|day|born|birthday|when)\b", question.text, re.IGNORECASE):
         found.sort(key=lambda d: -len(d))
     return found[0]
 
@@ -285,11 +292,11 @@ def _name(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
             span = match.group(0).strip(" .,'\u2019\"\u201c\u201d")
             span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span) if match.start() == 0 else span
             words = span.split()
-            if not span or all(w.lower().strip(".,") in asked_text for w in words):
+            if not span or all(_bare(w) in asked_text for w in words) or DATE.search(span):
                 continue
             if len(words) == 1 and match.start() == 0 and words[0] in _SENTENCE_OPENERS:
                 continue
-            value = 1.0 / (1 + rank)
+            value = 1.0 / (1 + rank) + (0.5 if rank == 0 else 0.0)
             before = text[: match.start()]
             if question.kind == "where" and _PLACE_CUE.search(before):
                 value += 0.5
@@ -297,12 +304,19 @@ def _name(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
                 value += 0.3
             if noun and noun in span.lower():
                 value += 0.6
+            elif noun and noun in text[match.end() : match.end() + 25].lower():
+                value += 0.4  # "Love and Theft, a country band"
             near = unit_terms(text[max(0, match.start() - 60) : match.end() + 60])
             value += 0.1 * len(near & set(question.terms))
-            if any(w.lower() in asked_text for w in words):
+            if any(_bare(w) in asked_text for w in words):
                 value -= 0.3
             if best is None or value > best[0]:
                 best = (value, span, unit.source)
     if best is None:
         return None
     return ShortAnswer(best[1], best[1], best[2])
+
+
+def _bare(word: str) -> str:
+    """``word`` lower-cased without a possessive or punctuation around it."""
+    return re.sub(r"['\u2019]s$", "", word.lower().strip(".,;:()\"'"))
