@@ -21,6 +21,7 @@ __all__ = [
     "NUMBER",
     "Question",
     "QuestionKind",
+    "asked_noun",
     "holds_kind",
     "identifiers",
     "mentions",
@@ -68,13 +69,33 @@ _PROCEDURE = re.compile(
 )
 _DEFINITION = re.compile(
     r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
-    r"\b)|define\b|meaning of\b|explain what\b)",
+    r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
-    r"\b(?:difference|differences|differ|compare|comparison|versus|vs\.?|better than|"
-    r"rather than|instead of)\b",
+    r"^(?:what(?:'s| is| are) the (?:main )?differences? between|how (?:does|do|is|are) .+ "
+    r"(?:differ|compare)|compare\b)|\b(?:versus|vs\.?|better than)\b",
     re.IGNORECASE,
+)
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_NOT_NOUNS = _word_set(
+    "is are was were be been does do did has have had can could will would should shall may "
+    "might must kind type sort that which who whom whose in on at of for from to by with as "
+    "and or the a an its his her their it he she they this these those"
+)
+_PLACE_NOUNS = _word_set(
+    "city country state county town place region province continent location island area "
+    "street village district nation"
+)
+_TIME_NOUNS = _word_set("year date day month century decade time")
+_PERSON_NOUNS = _word_set(
+    "person man woman director actor actress singer writer author player president king "
+    "queen composer artist musician politician producer founder leader coach"
 )
 _WHEN = re.compile(
     r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|day|month|century|decade|time)\b)"
@@ -206,6 +227,7 @@ def read_question(text: str) -> Question:
     names = identifiers(question)
     options, choose = _options(question)
     kind: QuestionKind
+    noun = asked_noun(question)
     if choose:
         kind = "choice"
     elif _YESNO.match(question):
@@ -218,17 +240,40 @@ def read_question(text: str) -> Question:
         kind = "quantity"
     elif _PROCEDURE.search(question):
         kind = "procedure"
+    elif noun in _TIME_NOUNS:
+        kind = "when"
+    elif noun in _PLACE_NOUNS:
+        kind = "where"
+    elif noun in _PERSON_NOUNS:
+        kind = "who"
+    elif noun:
+        kind = "thing"  # "what brewery headquartered in ...": a brewery, not a place
     elif _WHEN.search(question):
         kind = "when"
     elif _WHERE.search(question):
         kind = "where"
     elif _WHO.search(question):
         kind = "who"
-    elif _DEFINITION.match(question):
+    elif _DEFINITION.search(question):
         kind = "definition"
     else:
         kind = "thing"
     return Question(question, kind, tuple(_terms(question)), tuple(names), options)
+
+
+def asked_noun(question: str) -> str:
+    """The noun of "what X" / "which X": the last of up to four words before a verb or
+    function word ("which famous director was" asks for a director), or "" when the
+    question has none ("what is ...")."""
+    match = re.search(r"\b(?:what|which)\s+([^?.,;:!]*)", question.lower())
+    if not match:
+        return ""
+    words: list[str] = []
+    for word in match.group(1).split():
+        if word in _NOT_NOUNS or len(words) == 4:
+            break
+        words.append(word)
+    return words[-1] if words and not words[-1].isdigit() else ""
 
 
 def mentions(text: str, name: str) -> bool:

@@ -10,11 +10,21 @@ quoted. Nothing is reworded, so the line is as exact as the sentences under it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from kforge.rag.analyze import tokenize
 from kforge.rag.compose import Segment, mentions_title
-from kforge.rag.question import DATE, NUMBER, Question, mentions, read_question, unit_terms
+from kforge.rag.question import (
+    DATE,
+    NUMBER,
+    Question,
+    asked_noun,
+    mentions,
+    read_question,
+    term_of,
+    unit_terms,
+)
 from kforge.rag.types import Chunk
 
 __all__ = ["ShortAnswer", "short_answer"]
@@ -55,21 +65,30 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _UNIT = re.compile(
     r"\s*(?:%|(?:[A-Za-z]+)(?:\s+(?:per|of)\s+[A-Za-z]+)?)",
 )
-_NOT_UNITS = frozenset(
-    "and or the a an to of in on is are was were be by for with that this it as at from".split()  # noqa: SIM905
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_NOT_UNITS = _word_set(
+    "and or the a an to of in on is are was were be by for with that this it as at from"
 )
 _PROPER = re.compile(
     r"(?:\"[^\"]{2,80}\"|\u201c[^\u201d]{2,80}\u201d|"
-    r"(?:[A-Z][\w'\u2019.&-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
+    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
     r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
+_NEAR = 6
+"""Words on either side of a name in which the question's words count as near it."""
 _NOT_A_STEP = re.compile(r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict')")
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
-_SENTENCE_OPENERS = frozenset("The A An It He She They This These In On At For As".split())  # noqa: SIM905
+_OPENERS = _word_set("The A An It He She They This These In On At For As")
+_VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
 
 
 def short_answer(
@@ -84,11 +103,7 @@ def short_answer(
     asked = read_question(question)
     kind = asked.kind
     found: ShortAnswer | None = None
-    if kind in ("who", "where", "thing", "when"):
-        # the answer is what the question does not name: in a bridge question, the passage
-        # the named one leads to
-        named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
-        units.sort(key=lambda s: (s.source in named, s.rank))
+    named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
     if kind == "yesno":
         return _yes_no(asked, units, passages)
     if kind == "choice":
@@ -96,13 +111,16 @@ def short_answer(
     elif kind == "quantity":
         found = _first(units, lambda s: _quantity(s, asked))
     elif kind == "when":
-        found = _first(units, lambda s: _date(s, asked))
+        # the answer is what the question does not name: in a bridge question, the passage
+        # the named one leads to
+        later = sorted(units, key=lambda s: (s.source in named, s.rank))
+        found = _first(later, lambda s: _date(s, asked))
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
-        found = _name(asked, units)
+        found = _name(asked, units, named)
     elif kind == "definition":
         found = _first(units[:1], lambda s: _defining(s, asked))
     return found or _clause_of(units[0])
@@ -209,27 +227,27 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
 
 
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """One of the two named items, as a supporting sentence writes it."""
+    """One of the two named items, as a supporting sentence writes it: by date when the
+    question asks which came first or later, else the one the best sentence names."""
+    found = {o: [(u, m) for u in units if (m := _mention(u.text, o))] for o in question.options}
     years = {}
-    for option in question.options:
-        mentioned = [u for u in units if _mention(u.text, option)]
-        dates = [int(y) for u in mentioned for y in re.findall(r"\b(1\d{3}|20\d{2})\b", u.text)]
+    for option, mentioned in found.items():
+        dates = [int(y) for u, _ in mentioned for y in re.findall(r"\b(1\d{3}|20\d{2})\b", u.text)]
         years[option] = min(dates) if dates else None
-    order = list(question.options)
-    if re.search(r"\b(?:first|earlier|older|oldest|before)\b", question.text, re.I):
-        if all(years[o] is not None for o in order):
-            order.sort(key=lambda o: years[o] or 0)
-    elif re.search(r"\b(?:later|younger|youngest|more recent|newer|after)\b", question.text, re.I):
-        if all(years[o] is not None for o in order):
-            order.sort(key=lambda o: -(years[o] or 0))
+    order = [o for o in question.options if found[o]]
+    dated = all(years[o] is not None for o in order)
+    if dated and re.search(r"\b(?:first|earlier|older|oldest|before)\b", question.text, re.I):
+        order.sort(key=lambda o: years[o] or 0)
+    elif dated and re.search(
+        r"\b(?:later|younger|youngest|more recent|newer)\b", question.text, re.I
+    ):
+        order.sort(key=lambda o: -(years[o] or 0))
     else:
-        order.sort(key=lambda o: -sum(bool(_mention(u.text, o)) for u in units[:1]))
-    for option in order:
-        for unit in units:
-            quote = _mention(unit.text, option)
-            if quote:
-                return ShortAnswer(quote, quote, unit.source)
-    return None
+        order.sort(key=lambda o: min(u.rank for u, _ in found[o]))
+    if not order:
+        return None
+    unit, quote = found[order[0]][0]
+    return ShortAnswer(quote, quote, unit.source)
 
 
 def _mention(text: str, option: str) -> str:
@@ -240,7 +258,8 @@ def _mention(text: str, option: str) -> str:
             run = " ".join(words[i : i + size])
             if len(run) < 3 or (size == 1 and run.lower() in _NOT_UNITS):
                 continue
-            match = re.search(rf"(?<!\w){re.escape(run)}(?!\w)", text, re.IGNORECASE)
+            flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
+            match = re.search(rf"(?<!\w){re.escape(run)}(?!\w)", text, flags)
             if match:
                 return match.group(0)
     return ""
@@ -266,7 +285,8 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
     None when a passage about one of them is missing."""
     about = []
     for option in question.options:
-        own = [p for p in passages if _mention(p.title, option) or _mention(p.text[:200], option)]
+        own = [p for p in passages if _mention(p.title, option)]  # its own page first
+        own += [p for p in passages if _mention(p.text[:200], option)]
         if not own:
             return None
         about.append(own[0].text)
@@ -278,38 +298,60 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
     return all(asked <= unit_terms(text) for text in about) if asked else None
 
 
-def _name(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """A name the supporting sentences hold that the question does not: the nearest to the
-    question's words, preferring what fits the kind (a place after "in", a noun the question
-    asks for such as "stadium")."""
-    asked_text = question.text.lower()
-    wanted = re.search(r"\b(?:what|which)\s+([a-z]+)", question.text, re.IGNORECASE)
-    noun = wanted.group(1).lower() if wanted else ""
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
+    between them) and quoted titles; a run joined by "and" also gives each side alone."""
+    found = []
+    for match in _PROPER.finditer(text):
+        start, end = match.span()
+        found.append((start, end))
+        piece = match.group(0)
+        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
+            if part.span() != (0, len(piece)):
+                found.append((start + part.start(), start + part.end()))
+    return found
+
+
+def _name(
+    question: Question, units: Sequence[Segment], named: Collection[int] = ()
+) -> ShortAnswer | None:
+    """A name the supporting sentences hold that the question does not: the one standing
+    nearest the question's words, preferring what fits the kind (a place after "in", a person
+    after "by", the noun the question asks for such as "stadium"), in a better sentence, and in
+    a passage the question does not itself name (``named``: the answer of a bridge question
+    lies in the passage the named one leads to)."""
+    asked = {_bare(w) for w in question.text.split()}
+    terms = set(question.terms)
+    noun = asked_noun(question.text)
     best: tuple[float, str, int] | None = None
-    for rank, unit in enumerate(units):
+    for unit in units:
         text = unit.text
-        for match in _PROPER.finditer(text):
-            span = match.group(0).strip(" .,'\u2019\"\u201c\u201d")
-            span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span) if match.start() == 0 else span
-            words = span.split()
-            if not span or all(_bare(w) in asked_text for w in words) or DATE.search(span):
+        for start, end in _spans(text):
+            span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
+            if start == 0:
+                span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)
+            words = [_bare(w) for w in span.split()]
+            if not span or DATE.search(span) or all(w in asked for w in words):
                 continue
-            if len(words) == 1 and match.start() == 0 and words[0] in _SENTENCE_OPENERS:
-                continue
-            value = 1.0 / (1 + rank) + (0.5 if rank == 0 else 0.0)
-            before = text[: match.start()]
+            if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
+                continue  # "Signed to Lyric Street ...": a capitalised word, not a name
+            before, after = text[:start], text[end:]
+            left = [term_of(t) for t in tokenize(before)[-_NEAR:]]
+            right = [term_of(t) for t in tokenize(after)[:_NEAR]]
+            value = 0.3 * len(terms & (set(left) | set(right)))
+            if terms & set(left[-3:]):
+                value += 0.5  # "covered by ... [Love and Theft]": the question's words lead in
+            value += 0.3 / (1 + unit.rank) + (0.0 if unit.source in named else 0.3)
             if question.kind == "where" and _PLACE_CUE.search(before):
                 value += 0.5
             if question.kind == "who" and (_PERSON_CUE.search(before) or len(words) >= 2):
                 value += 0.3
             if noun and noun in span.lower():
                 value += 0.6
-            elif noun and noun in text[match.end() : match.end() + 25].lower():
+            elif noun and noun in after[:40].lower():
                 value += 0.4  # "Love and Theft, a country band"
-            near = unit_terms(text[max(0, match.start() - 60) : match.end() + 60])
-            value += 0.1 * len(near & set(question.terms))
-            if any(_bare(w) in asked_text for w in words):
-                value -= 0.3
+            shared = [w for w in words if w in asked and w not in _NOT_UNITS and w != noun]
+            value -= 0.4 * len(shared) / len(words)
             if best is None or value > best[0]:
                 best = (value, span, unit.source)
     if best is None:
