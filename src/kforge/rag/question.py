@@ -116,7 +116,7 @@ _MONTH = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 DATE = re.compile(
-    rf"\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
+    rf"(?<![\d\u2013-])\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
 NUMBER = re.compile(
@@ -240,6 +240,10 @@ def read_question(text: str) -> Question:
         kind = "quantity"
     elif _PROCEDURE.search(question):
         kind = "procedure"
+    elif re.match(r"(?i)when\b", question):
+        kind = "when"
+    elif re.match(r"(?i)(?:where|who|whom|whose)\b", question):
+        kind = "where" if question[:5].lower() == "where" else "who"
     elif noun in _TIME_NOUNS:
         kind = "when"
     elif noun in _PLACE_NOUNS:

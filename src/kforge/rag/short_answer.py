@@ -83,6 +83,8 @@ _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
 _NEAR = 6
+_AGAIN = 0.2
+"""Lead of a name for each further supporting sentence that gives it."""
 """Words on either side of a name in which the question's words count as near it."""
 _NOT_A_STEP = re.compile(r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict')")
 _DECIDES = 0.6
@@ -113,8 +115,7 @@ def short_answer(
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
-        later = sorted(units, key=lambda s: (s.source in named, s.rank))
-        found = _first(later, lambda s: _date(s, asked))
+        found = _name(asked, units, named, dates=True)
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":
@@ -173,16 +174,18 @@ def _quantity(text: str, question: Question) -> str:
     return min(found)[2] if found else ""
 
 
-def _date(text: str, question: Question) -> str:
-    found = [m.group(0) for m in DATE.finditer(text) if m.group(0) not in question.text]
-    if not found:
-        return ""
-    if re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE):
-        years = [y for d in found for y in re.findall(r"\b(?:1\d{3}|20\d{2})\b", d)]
-        return years[0] if years else found[0]
-    if re.search(r"\b(?:date|day|born|birthday|when)\b", question.text, re.IGNORECASE):
-        found.sort(key=lambda d: -len(d))
-    return found[0]
+def _dates(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` gives a date the question does not: the year alone for "what year", the
+    fullest date otherwise."""
+    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
+    found = []
+    for match in DATE.finditer(text):
+        if match.group(0) in question.text:
+            continue
+        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
+        start = match.start() + year.start() if year else match.start()
+        found.append((start, start + len(year.group(0)) if year else match.end()))
+    return found
 
 
 def _reason(text: str) -> str:
@@ -285,7 +288,8 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
     None when a passage about one of them is missing."""
     about = []
     for option in question.options:
-        own = [p for p in passages if _mention(p.title, option)]  # its own page first
+        own = [p for p in passages if p.title.lower() == option.lower()]  # its own page first
+        own += [p for p in passages if _mention(p.title, option)]
         own += [p for p in passages if _mention(p.text[:200], option)]
         if not own:
             return None
@@ -313,25 +317,33 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 
 def _name(
-    question: Question, units: Sequence[Segment], named: Collection[int] = ()
+    question: Question,
+    units: Sequence[Segment],
+    named: Collection[int] = (),
+    *,
+    dates: bool = False,
 ) -> ShortAnswer | None:
-    """A name the supporting sentences hold that the question does not: the one standing
-    nearest the question's words, preferring what fits the kind (a place after "in", a person
-    after "by", the noun the question asks for such as "stadium"), in a better sentence, and in
-    a passage the question does not itself name (``named``: the answer of a bridge question
-    lies in the passage the named one leads to)."""
+    """A name (or with ``dates``, a date) the supporting sentences hold that the question does
+    not: the one standing nearest the question's words, preferring what fits the kind (a place
+    after "in", a person after "by", the noun the question asks for such as "stadium"), named
+    in more of the sentences, in a better sentence, and in a passage the question does not
+    itself name (``named``: the answer of a bridge question lies in the passage the named one
+    leads to)."""
     asked = {_bare(w) for w in question.text.split()}
-    terms = set(question.terms)
     noun = asked_noun(question.text)
-    best: tuple[float, str, int] | None = None
+    terms = set(question.terms) - {term_of(noun)}  # the kind asked for is no context
+    born = re.search(r"\b(?:born|birthday|birth)\b", question.text, re.IGNORECASE)
+    best: dict[str, tuple[float, str, int]] = {}
+    """For each name (lower-cased): its best score, as written there, and its passage."""
+    count: dict[str, int] = {}
     for unit in units:
         text = unit.text
-        for start, end in _spans(text):
+        for order, (start, end) in enumerate(_dates(text, question) if dates else _spans(text)):
             span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
             if start == 0:
                 span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)
             words = [_bare(w) for w in span.split()]
-            if not span or DATE.search(span) or all(w in asked for w in words):
+            if not span or all(w in asked for w in words) or (not dates and DATE.search(span)):
                 continue
             if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
                 continue  # "Signed to Lyric Street ...": a capitalised word, not a name
@@ -346,17 +358,26 @@ def _name(
                 value += 0.5
             if question.kind == "who" and (_PERSON_CUE.search(before) or len(words) >= 2):
                 value += 0.3
+            if dates and born and re.search(r"(?:\(|born)\s*$", before):
+                value += 1.0  # a life's first date, "(born 2 March 1972)", is its birth
+            elif dates and order == 0:
+                value += 0.3
             if noun and noun in span.lower():
-                value += 0.6
-            elif noun and noun in after[:40].lower():
-                value += 0.4  # "Love and Theft, a country band"
+                value += 1.2  # "Sam Boyd Stadium" for "what stadium"
+            elif noun and noun in [t.lower() for t in after.split()[:6]]:
+                value += 0.5  # "Love and Theft, a country band"
             shared = [w for w in words if w in asked and w not in _NOT_UNITS and w != noun]
             value -= 0.4 * len(shared) / len(words)
-            if best is None or value > best[0]:
-                best = (value, span, unit.source)
-    if best is None:
+            key = span.lower()
+            count[key] = count.get(key, 0) + 1
+            if key not in best or value > best[key][0]:
+                best[key] = (value, span, unit.source)
+    if not best:
         return None
-    return ShortAnswer(best[1], best[1], best[2])
+    # a name several supporting sentences give is more likely what they are about
+    key = max(best, key=lambda k: best[k][0] + _AGAIN * (count[k] - 1))
+    _, span, source = best[key]
+    return ShortAnswer(span, span, source)
 
 
 def _bare(word: str) -> str:
