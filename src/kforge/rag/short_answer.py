@@ -75,13 +75,19 @@ _NOT_UNITS = _word_set(
     "and or the a an to of in on is are was were be by for with that this it as at from"
 )
 _PROPER = re.compile(
-    r"(?:\"[^\"]{2,80}\"|\u201c[^\u201d]{2,80}\u201d|"
+    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
     r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
     r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
+_BIRTH = re.compile(r"(?:\(|\bborn)\s*(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?$")
+"""What stands before a birth date: "(", "born", then maybe the month and day of a year."""
+_DETAIL = re.compile(
+    r"\s(?=(?:owned|located|based|founded|published|released|developed|built|written|"
+    r"directed|produced|created|designed|operated|managed|headquartered|situated)\b)"
+)
 _NEAR = 6
 _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
@@ -106,6 +112,7 @@ def short_answer(
     kind = asked.kind
     found: ShortAnswer | None = None
     named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
+    titles = frozenset().union(*(unit_terms(passages[i].title) for i in named))
     if kind == "yesno":
         return _yes_no(asked, units, passages)
     if kind == "choice":
@@ -115,13 +122,13 @@ def short_answer(
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
-        found = _name(asked, units, named, dates=True)
+        found = _name(asked, units, named, dates=True, titles=titles)
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
-        found = _name(asked, units, named)
+        found = _name(asked, units, named, titles=titles)
     elif kind == "definition":
         found = _first(units[:1], lambda s: _defining(s, asked))
     return found or _clause_of(units[0])
@@ -203,7 +210,9 @@ def _defining(text: str, question: Question) -> str:
         return _clause(text, entry.start(2))
     copula = _COPULA.search(text)
     if copula and len(unit_terms(text[: copula.start()]) & set(question.terms)) > 0:
-        return _clause(text, copula.start(1))
+        clause = _clause(text, copula.start(1))
+        # "a shopping mall owned by ...": what it is, without who owns it
+        return _DETAIL.split(clause, maxsplit=1)[0] if len(clause.split()) > 4 else clause
     return ""
 
 
@@ -322,16 +331,18 @@ def _name(
     named: Collection[int] = (),
     *,
     dates: bool = False,
+    titles: frozenset[str] = frozenset(),
 ) -> ShortAnswer | None:
     """A name (or with ``dates``, a date) the supporting sentences hold that the question does
     not: the one standing nearest the question's words, preferring what fits the kind (a place
     after "in", a person after "by", the noun the question asks for such as "stadium"), named
     in more of the sentences, in a better sentence, and in a passage the question does not
     itself name (``named``: the answer of a bridge question lies in the passage the named one
-    leads to)."""
+    leads to). The words of those passages' ``titles`` name the bridge, not what is asked of
+    it, so they count for no name's context."""
     asked = {_bare(w) for w in question.text.split()}
     noun = asked_noun(question.text)
-    terms = set(question.terms) - {term_of(noun)}  # the kind asked for is no context
+    terms = set(question.terms) - {term_of(noun)} - titles  # the kind asked for is no context
     born = re.search(r"\b(?:born|birthday|birth)\b", question.text, re.IGNORECASE)
     best: dict[str, tuple[float, str, int]] = {}
     """For each name (lower-cased): its best score, as written there, and its passage."""
@@ -358,7 +369,7 @@ def _name(
                 value += 0.5
             if question.kind == "who" and (_PERSON_CUE.search(before) or len(words) >= 2):
                 value += 0.3
-            if dates and born and re.search(r"(?:\(|born)\s*$", before):
+            if dates and born and _BIRTH.search(before):
                 value += 1.0  # a life's first date, "(born 2 March 1972)", is its birth
             elif dates and order == 0:
                 value += 0.3
