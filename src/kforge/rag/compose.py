@@ -209,6 +209,7 @@ def compose_extractive(
         first is not None
         and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
         and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
+        and heading_match[0] >= heading_match[top.source] - _NAMED_HEADING / 2
     ):
         top = first  # the retriever's best passage leads when it answers nearly as well
     owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}
@@ -237,8 +238,9 @@ def compose_extractive(
 
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
-        call = next((c for c in owns[source] if c.kind == "signature"), None) or next(
-            (c for c in owns[source] if c.kind == "code"), None
+        asked_here = [c for c in owns[source] if c.terms & set(query)]
+        call = next((c for c in asked_here if c.kind == "signature"), None) or next(
+            (c for c in asked_here if c.kind == "code"), None
         )
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant

@@ -135,7 +135,8 @@ _PROCEDURAL = re.compile(
     re.IGNORECASE,
 )
 _DEFINING = re.compile(
-    r"\b(?:is|are|was|were|refers to|means|denotes|represents|describes|contains|"
+    r"\b(?:is|are|was|were|refers to|means|denotes|represents|describes|contains|returns|"
+    r"holds|gives|yields|"
     r"is called|are called|known as|stands for|defined as)\b|^[^:]{1,60}::? ",
     re.IGNORECASE,
 )

@@ -62,9 +62,8 @@ _COPULA = re.compile(
 )
 _CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
-_UNIT = re.compile(
-    r"\s*(?:%|(?:[A-Za-z]+)(?:\s+(?:per|of)\s+[A-Za-z]+)?)",
-)
+_UNIT = re.compile(r"`?\s*(%|[A-Za-z]+)(?:\s+(?:per|of)\s+[A-Za-z]+)?")
+"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -118,7 +117,7 @@ def short_answer(
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
-        found = _first(units, lambda s: _quantity(s, asked))
+        found = _quantity(asked, units)
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
@@ -162,23 +161,39 @@ def _clause_of(unit: Segment) -> ShortAnswer:
     return ShortAnswer(quote, quote, unit.source)
 
 
-def _quantity(text: str, question: Question) -> str:
-    default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
-    if default and "default" in question.terms:
-        return _trim(default.group(1))
-    asked = question.text.lower()
-    found: list[tuple[int, int, str]] = []
-    for order, match in enumerate(NUMBER.finditer(text)):
-        if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
-            continue  # the question's own number, or a reference such as [12]
-        unit = _UNIT.match(text, match.end())
-        end, value = match.end(), 0
-        if unit and unit.group(0).strip().split()[0].lower() not in _NOT_UNITS:
-            end, value = unit.end(), 1
-            if unit_terms(unit.group(0)) & set(question.terms):
-                value = 2  # the unit the question asks in: "how many bytes" -> "64 bytes"
-        found.append((-value, order, _trim(text[match.start() : end])))
-    return min(found)[2] if found else ""
+def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The number with its unit: best in the unit the question asks in ("how many bytes"),
+    near the question's words, in a better sentence; for "default", what follows
+    ``Default:``."""
+    asked = set(re.findall(r"\d[\d,.]*|[a-z]+", question.text.lower()))
+    terms = set(question.terms)
+    best: tuple[float, str, int] | None = None
+    for unit in units:
+        text = unit.text
+        found = []
+        default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
+        if default and "default" in terms:
+            found.append((default.start(1), default.end(1), 1.0))
+        for match in NUMBER.finditer(text):
+            if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
+                continue  # the question's own number, or a reference such as [12]
+            quantity = _UNIT.match(text, match.end())
+            end, value = match.end(), 0.0
+            start = match.start()
+            if quantity and quantity.group(1).lower() not in _NOT_UNITS:
+                end, value = quantity.end(), 0.5
+                if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
+                    start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
+                if unit_terms(quantity.group(0)) & terms:
+                    value = 1.5  # the unit the question asks in: "how many bytes" -> "64 bytes"
+            found.append((start, end, value))
+        for start, end, value in found:
+            near = unit_terms(text[max(0, start - 60) : end + 60]) & terms
+            value += 0.2 * len(near) + 0.3 / (1 + unit.rank)
+            quote = _trim(text[start:end])
+            if quote and (best is None or value > best[0]):
+                best = (value, quote, unit.source)
+    return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
 def _dates(text: str, question: Question) -> list[tuple[int, int]]:
@@ -217,19 +232,23 @@ def _defining(text: str, question: Question) -> str:
 
 
 def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """The call, command or code that does it: an API signature, else a code block's first
-    line that does something, else a code span naming what is asked or holding a call."""
+    """The call, command or code that does it, from the best sentence that has one: an API
+    signature, a code span naming what is asked or holding a call, or a code block's first
+    line that does something."""
     for unit in units:
-        if _CODE_SPAN.fullmatch(unit.text.strip()):
-            return ShortAnswer(unit.text.strip(), unit.text.strip(), unit.source)
-    for unit in units:
-        if "\n" in unit.text:  # a code block
-            for line in unit.text.splitlines():
-                code = line.strip()
-                if code and not _NOT_A_STEP.match(code):
-                    return ShortAnswer(code, code, unit.source)
-    for unit in units:
-        spans = _CODE_SPAN.findall(unit.text)
+        text = unit.text.strip()
+        if _CODE_SPAN.fullmatch(text):
+            return ShortAnswer(text, text, unit.source)
+        if "\n" in text:  # a code block: the line that does what is asked, else a call
+            lines = [x.strip() for x in text.splitlines() if x.strip()]
+            steps = [x for x in lines if not _NOT_A_STEP.match(x)]
+            asked = [x for x in steps if unit_terms(x) & set(question.terms) and "(" in x]
+            calls = [x for x in steps if "(" in x or x.startswith("$ ")]
+            for group in (asked, calls):
+                if group:
+                    return ShortAnswer(group[0], group[0], unit.source)
+            continue
+        spans = _CODE_SPAN.findall(text)
         named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
         calls = [s for s in spans if "(" in s or " " in s.strip("`")]
         for group in (named, calls):
