@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kforge.llm.types import ModelResponse
 from kforge.rag.grounded import write_answer
 from kforge.rag.question import read_question
 from kforge.rag.types import Chunk
@@ -115,3 +116,67 @@ async def test_reason_is_the_clause_that_gives_it() -> None:
         "The file is opened twice because the first handle is closed by the watcher.",
     )
     assert short == "because the first handle is closed by the watcher"
+
+
+async def test_a_quantity_keeps_its_code_span_and_unit_whole() -> None:
+    short, _ = await answer(
+        "What is the maximum number of listeners for one event?",
+        "By default, a maximum of `10` listeners can be registered for any single event.",
+    )
+    assert short == "`10` listeners"
+
+
+async def test_a_code_block_gives_the_line_that_does_what_is_asked() -> None:
+    short, text = await answer(
+        "How do I create a directory recursively?",
+        "Creating a nested directory needs the recursive option.\n\n```js\nimport { mkdir } "
+        "from 'node:fs/promises';\n\ntry {\n  await mkdir(folder, { recursive: true });\n} "
+        "catch (err) {\n  console.error(err.message);\n}\n```\n",
+    )
+    assert short == "await mkdir(folder, { recursive: true });"
+    assert "```js\nimport { mkdir } from 'node:fs/promises';" in text  # the block, whole
+
+
+async def test_a_bridge_question_is_answered_from_the_passage_it_leads_to() -> None:
+    member = chunk(
+        0,
+        "Ana Ruiz (born 4 May 1950) was a Chilean diplomat who served two terms as president "
+        "of the Harbour League.",
+        "Ana Ruiz",
+    )
+    league = chunk(
+        1,
+        "The Harbour League is an association of port cities founded on 12 June 1921 in Bergen.",
+        "Harbour League",
+    )
+    written = await write_answer(
+        "The organization that Ana Ruiz served as president was founded on what date?",
+        [member, league],
+        None,
+    )
+    assert written.short_answer == "12 June 1921"
+    born = await write_answer("When was Ana Ruiz born?", [member, league], None)
+    assert born.short_answer == "4 May 1950"
+
+
+async def test_a_model_short_line_is_kept_only_when_a_passage_supports_it() -> None:
+    class Reply:
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        async def __call__(self, messages: object, settings: object) -> ModelResponse:
+            return ModelResponse(text=self.text)
+
+    passage = chunk(0, "The header of every message takes 16 bytes, and the body follows it.")
+    body = "The header of every message takes 16 bytes [1]."
+    kept = await write_answer(
+        "How big is the header?", [passage], Reply(f"16 bytes [1]\n\n{body}"), style="generative"
+    )
+    assert kept.short_answer == "16 bytes" and kept.text.startswith("16 bytes [1]\n\n")
+    invented = await write_answer(
+        "How big is the header?",
+        [passage],
+        Reply(f"32 kilobytes [1]\n\n{body}"),
+        style="generative",
+    )
+    assert invented.short_answer == "16 bytes"  # drawn from the checked sentence instead
