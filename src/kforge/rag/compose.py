@@ -141,13 +141,21 @@ def _candidates(
     said = {normalized(s) for s in exclude}
     out = []
     for index, chunk in enumerate(passages):
+        headings = {_bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
         for unit in passage_units(chunk.text):
             if not _usable(unit, question) or normalized(unit.text) in said:
                 continue
+            if unit.kind == "sentence" and _bare_heading(unit.text) in headings:
+                continue  # a heading extracted from HTML as a line of its own
             names = {_NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
             terms = unit_terms(unit.text) | names
             out.append(_Candidate(unit.text, index, unit.position, unit.kind, terms))
     return out
+
+
+def _bare_heading(text: str) -> str:
+    """A heading without its pilcrow or section number, for comparing."""
+    return normalized(text.strip().rstrip("\u00b6").strip()).lower()
 
 
 def compose_extractive(

@@ -81,6 +81,10 @@ _PROPER = re.compile(
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
+_DOES = re.compile(
+    r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
+    r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins)\b"
+)
 _BIRTH = re.compile(r"(?:\(|\bborn)\s*(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?$")
 """What stands before a birth date: "(", "born", then maybe the month and day of a year."""
 _DETAIL = re.compile(
@@ -129,8 +133,9 @@ def short_answer(
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
     elif kind == "definition":
-        found = _first(units[:1], lambda s: _defining(s, asked))
-    return found or _clause_of(units[0])
+        found = _first(units[:2], lambda s: _defining(s, asked))
+    sentences = [u for u in units if u.text.rstrip().endswith((".", "!", "?"))]
+    return found or _clause_of((sentences or units)[0])
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -220,6 +225,10 @@ def _reason(text: str) -> str:
 
 
 def _defining(text: str, question: Question) -> str:
+    """The defining clause: what follows "X is" (or "term:") when X is what is asked, or an
+    API description that opens with what it does ("Returns an array of ...")."""
+    if _DOES.match(text):
+        return _clause(text)
     entry = re.match(r"^([^:]{1,60}?)::?\s+(\S.*)$", text)
     if entry and unit_terms(entry.group(1)) & set(question.terms):
         return _clause(text, entry.start(2))

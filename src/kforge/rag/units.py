@@ -29,7 +29,13 @@ _ASCIIDOC_TERM = re.compile(r"^\s*\S.*::\s*$")
 _TYPE_ONLY = re.compile(r"^(?:Returns:\s*|Type:\s*)?\{[^{}]*\}$")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _TAGS = re.compile(r"</?(?:table|thead|tbody|tr|td|th)\b", re.IGNORECASE)
-_CODE_LINE = re.compile(r"(?:[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>> |[}\])]))")
+_CODE_LINE = re.compile(
+    r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w)"
+    r"|^\s*(?:def|class|for|while|with|try|except|elif|else)\b.*:\s*$"
+    r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
+)
+"""A line of code: by its punctuation, a prompt (``$``, ``>>>``), or a Python statement."""
+_PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
 _MAX_CODE_LINES = 20
 
 
@@ -108,7 +114,8 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     """A prose paragraph whose lines are mostly ``term: definition`` entries is a list of them."""
     out: list[tuple[str, list[str]]] = []
     for kind, lines in blocks:
-        if kind == "prose" and sum(bool(_CODE_LINE.search(x)) for x in lines) * 2 > len(lines):
+        code_lines = sum(bool(_CODE_LINE.search(x)) for x in lines)
+        if kind == "prose" and (code_lines * 2 > len(lines) or _PROMPT.match(lines[0])):
             out.append(("code", lines))  # code whose fences lie in another passage
             continue
         if kind == "prose" and len(lines) >= 2:
