@@ -286,3 +286,20 @@ def test_composing_never_raises_and_quotes_its_passages(
     for segment in segments:
         assert 0 <= segment.source < len(chunks)
         assert normalized(segment.text) in normalized(chunks[segment.source].text)
+
+
+def test_a_heading_extracted_as_a_line_is_no_answer_sentence() -> None:
+    page = Chunk(
+        id="c0",
+        source="json.html",
+        file="json.html",
+        title="json",
+        heading="json > Infinite and NaN Number Values\u00b6",
+        page=None,
+        start=0,
+        end=0,
+        text="Infinite and NaN Number Values\u00b6\n\nThe RFC does not permit infinite or NaN "
+        "number values.",
+    )
+    texts = [s.text for s in compose_extractive("Are NaN number values valid?", [page])]
+    assert texts == ["The RFC does not permit infinite or NaN number values."]

@@ -55,3 +55,14 @@ def test_a_passage_cut_inside_a_code_block_or_comment_keeps_them_apart_from_pros
     assert kinds(text)[0][0] == "code"
     tail = "  description: removed.\n-->\n\nReturns the canonical path of the file."
     assert kinds(tail) == [("sentence", "Returns the canonical path of the file.")]
+
+
+def test_python_examples_in_extracted_html_are_code() -> None:
+    text = (
+        "Encoding basic Python object hierarchies:\n\n>>> import json\n>>> json.dumps(['foo'])\n"
+        "'[\"foo\"]'\n\n@lru_cache(maxsize=32)\ndef get_pep(num):\n    return num\n\n"
+        "The cache is keyed on the arguments."
+    )
+    got = kinds(text)
+    assert [k for k, _ in got] == ["sentence", "code", "code", "sentence"]
+    assert got[1][1].startswith(">>> import json\n>>> json.dumps(['foo'])")
