@@ -176,7 +176,10 @@ REQUEST_WORDS = frozenset(
 """Words of a request that say nothing of its topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*[A-Z0-9`])")
-_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)\.$", re.I)
+_ABBREVIATIONS = re.compile(
+    r"\b(?:(?i:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)|[A-Z])\.$"
+)
+"""Ends of words that are no sentence end: abbreviations, and an initial ("M. Night")."""
 
 
 _RUN_TOGETHER = re.compile(r"(?<![\w.$/])[a-z]{3,}[.!?](?=[A-Z][a-z]{2,}\b(?![.(]))")
