@@ -403,7 +403,9 @@ def _name(
                 value += 0.3
             if noun and noun in span.lower():
                 value += 1.2  # "Sam Boyd Stadium" for "what stadium"
-            elif noun and noun in [t.lower() for t in after.split()[:6]]:
+            elif noun and _is_a(after, noun):
+                value += 1.0  # "Stone Brewing is a brewery ...": what the question asks for
+            elif noun and term_of(noun) in {term_of(t) for t in tokenize(after)[:6]}:
                 value += 0.5  # "Love and Theft, a country band"
             shared = [w for w in words if w in asked and w not in _NOT_UNITS and w != noun]
             value -= 0.4 * len(shared) / len(words)
@@ -417,6 +419,12 @@ def _name(
     key = max(best, key=lambda k: best[k][0] + _AGAIN * (count[k] - 1))
     _, span, source = best[key]
     return ShortAnswer(span, span, source)
+
+
+def _is_a(after: str, noun: str) -> bool:
+    """True when ``after`` (what follows a name) says the name is a ``noun``."""
+    says = re.match(r"\s*,?\s*(?:is|was|are|were)\s+(?:a|an|the)\s+([^.;,]{0,60})", after)
+    return says is not None and term_of(noun) in {term_of(t) for t in tokenize(says.group(1))}
 
 
 def _bare(word: str) -> str:
