@@ -117,8 +117,8 @@ def assert_exact(answer: Any, passages: list[Chunk]) -> None:
         if "\n" in text:
             rendered = f"{text}\n[{number}]"
         else:
-            end = text[-1] if text[-1] in ".!?" else ""
-            rendered = f"{text[: len(text) - len(end)].rstrip()} [{number}]{end}"
+            end = text[-1] if text[-1] in ".!?" and text[-2:-1].strip() else ""
+            rendered = f"{text[: len(text) - len(end)]} [{number}]{end}"
         assert rendered in answer.text
         back, cited = unmarked(rendered)
         assert back == text and cited == number

@@ -126,8 +126,10 @@ def number_segments(
         if "\n" in sentence:  # code: never joined into a line
             body = f"{body.rstrip()}\n\n{sentence}\n{marker(segment.source)}\n\n"
             continue
-        end = sentence[-1] if sentence and sentence[-1] in ".!?" else ""
-        part = f"{sentence[: len(sentence) - len(end)].rstrip()} {marker(segment.source)}{end}"
+        # the marker goes before the closing punctuation, so that taking it out gives the
+        # sentence back exactly ("... 0 ." keeps its space: the marker goes after it)
+        end = sentence[-1] if sentence[-1:] in (".", "!", "?") and sentence[-2:-1].strip() else ""
+        part = f"{sentence[: len(sentence) - len(end)]} {marker(segment.source)}{end}"
         body = f"{body} {part}" if body and not body.endswith("\n") else body + part
     body = body.lstrip("\n").rstrip()  # a code block keeps its first line's indentation
     text = f"{head}\n\n{body}" if head and body else head or body

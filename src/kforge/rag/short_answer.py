@@ -81,6 +81,7 @@ _PROPER = re.compile(
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _DOES = re.compile(
     r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
     r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins)\b"
@@ -162,7 +163,11 @@ def _clause(text: str, start: int = 0) -> str:
 
 
 def _clause_of(unit: Segment) -> ShortAnswer:
-    quote = _clause(unit.text) or _trim(unit.text)
+    """The opening clause of ``unit``; of a code block, its first line of code (a short
+    answer is one line)."""
+    lines = [x.strip() for x in unit.text.splitlines() if x.strip() and not _FENCE.match(x)]
+    text = lines[0] if "\n" in unit.text and lines else unit.text
+    quote = _clause(text) or _trim(text) or text.strip()
     return ShortAnswer(quote, quote, unit.source)
 
 
