@@ -81,6 +81,9 @@ _PROPER = re.compile(
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
 _MAX_WORDS = 12
+_PHRASE_STARTS = frozenset(
+    ["when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on", "from"]
+)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _DOES = re.compile(
     r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
@@ -158,7 +161,9 @@ def _clause(text: str, start: int = 0) -> str:
     piece = rest[: end.start()] if end else rest
     words = list(re.finditer(r"\S+", piece))
     if len(words) > _MAX_WORDS:
-        piece = piece[: words[_MAX_WORDS - 1].end()]
+        # too long: end before the last phrase that starts within the limit, not mid-phrase
+        cuts = [w.start() for w in words[4:_MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
+        piece = piece[: cuts[-1]] if cuts else piece[: words[_MAX_WORDS - 1].end()]
     return _trim(piece)
 
 
