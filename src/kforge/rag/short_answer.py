@@ -96,9 +96,9 @@ _DETAIL = re.compile(
     r"directed|produced|created|designed|operated|managed|headquartered|situated)\b)"
 )
 _NEAR = 6
+"""Words on either side of a name in which the question's words count as near it."""
 _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
-"""Words on either side of a name in which the question's words count as near it."""
 _NOT_A_STEP = re.compile(r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict')")
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
