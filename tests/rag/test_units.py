@@ -66,3 +66,26 @@ def test_python_examples_in_extracted_html_are_code() -> None:
     got = kinds(text)
     assert [k for k, _ in got] == ["sentence", "code", "code", "sentence"]
     assert got[1][1].startswith(">>> import json\n>>> json.dumps(['foo'])")
+
+
+def test_html_lists_and_tables_one_line_each_are_units_and_wrapped_prose_is_not_cut() -> None:
+    html = (
+        "The options are:\n\nVerbose output\nQuiet mode, prints nothing\n\n"
+        "Name | Meaning | Default\njobs | parallel jobs | 4"
+    )
+    assert kinds(html)[1:] == [
+        ("item", "Verbose output"),
+        ("item", "Quiet mode, prints nothing"),
+        ("row", "Name | Meaning | Default"),
+        ("row", "jobs | parallel jobs | 4"),
+    ]
+    wrapped = (
+        "Creates a new link from the `existingPath` to the `newPath`. See the POSIX\n"
+        "link(2) documentation for more detail. No arguments other than a possible\n"
+        "exception are given to the completion callback."
+    )
+    assert [t for _, t in kinds(wrapped)] == [
+        "Creates a new link from the `existingPath` to the `newPath`.",
+        "See the POSIX link(2) documentation for more detail.",
+        "No arguments other than a possible exception are given to the completion callback.",
+    ]

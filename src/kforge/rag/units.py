@@ -8,6 +8,7 @@ its bullet), so an answer built from units quotes its sources exactly. Markup st
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -37,6 +38,11 @@ _CODE_LINE = re.compile(
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), or a Python statement."""
 _PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
 _MAX_CODE_LINES = 20
+_WRAP = 60
+"""A line shorter than this that is followed by another is no wrapped paragraph's line."""
+_RUNS_ON = re.compile(r"(?:[,;(\-]|\b(?:and|or|the|a|an|of|to|in|with|for|by|is|are))\s*$")
+_OPENS = re.compile(r"^\s*[A-Z0-9`\"'(\[*]")
+_ENDS = re.compile(r"[.!?]\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +117,9 @@ def _is_entry(line: str) -> bool:
 
 
 def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
-    """A prose paragraph whose lines are mostly ``term: definition`` entries is a list of them."""
+    """A prose paragraph whose lines are mostly ``term: definition`` entries is a list of them;
+    so is one whose lines are table rows (``a | b``), or lines that each stand alone (a list
+    rendered from HTML one item a line, without bullets)."""
     out: list[tuple[str, list[str]]] = []
     for kind, lines in blocks:
         code_lines = sum(bool(_CODE_LINE.search(x)) for x in lines)
@@ -123,8 +131,34 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             if entries >= 2 and entries * 2 >= len(lines):
                 out.extend(("item", [line]) for line in lines)
                 continue
+            if all(" | " in line for line in lines):
+                out.extend(("row", [line]) for line in lines)
+                continue
+            out.extend(_standalone_lines(lines))
+            continue
         out.append((kind, lines))
     return out
+
+
+def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """``lines`` cut where a line stands alone: a short one not running on into the next
+    (which opens like a new item). A paragraph wrapped at a fixed width runs on instead."""
+    pieces: list[list[str]] = [[lines[0]]]
+    for before, line in itertools.pairwise(lines):
+        ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
+        if (ended and _OPENS.match(line)) or " | " in before or " | " in line:
+            pieces.append([line])
+        else:
+            pieces[-1].append(line)
+    if len(pieces) == 1:
+        return [("prose", lines)]
+    return [(_line_kind(piece), piece) for piece in pieces]
+
+
+def _line_kind(lines: list[str]) -> str:
+    if len(lines) == 1 and " | " in lines[0]:
+        return "row"
+    return "prose" if _ENDS.search(lines[-1]) else "item"
 
 
 def _item_text(lines: list[str]) -> str:
