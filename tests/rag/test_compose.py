@@ -303,3 +303,16 @@ def test_a_heading_extracted_as_a_line_is_no_answer_sentence() -> None:
     )
     texts = [s.text for s in compose_extractive("Are NaN number values valid?", [page])]
     assert texts == ["The RFC does not permit infinite or NaN number values."]
+
+
+def test_the_entry_of_the_asked_option_leads_over_a_sentence_that_mentions_it() -> None:
+    options = chunk(
+        0,
+        "-d, --delete: Delete a branch.\n"
+        "-f, --force: Reset <branchname> to <startpoint>, even if <branchname> exists already.\n"
+        "Without -f, git branch refuses to change an existing branch.\n",
+        "git-branch(1)",
+    )
+    segments = compose_extractive("What does -f do in git branch?", [options])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text.startswith("-f, --force: Reset <branchname>")

@@ -47,6 +47,8 @@ _BESIDE = 0.5
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
 _NAMED_HEADING = 0.5
+_ENTRY_BONUS = 0.5
+"""Lead of a unit that opens with what the question asks about (its entry in a list)."""
 """Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _CLAUSE_MARKS = ",;."
 _NAME_PREFIX = "\x00"
@@ -204,6 +206,7 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
+        value += _ENTRY_BONUS * _opens_with_asked(c.text, asked)  # "--onto <newbase>: ..."
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
@@ -270,6 +273,26 @@ def compose_extractive(
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+
+
+_ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+
+
+def _opens_with_asked(text: str, question: Question) -> float:
+    """How far ``text`` opens with what the question asks about: 1 for one of its
+    identifiers (``-f, --force: Reset ...``), else for an entry of a list of terms ("term:
+    definition") the share of the question's words its short term holds, doubled (at most 1)."""
+    if question.kind in ("yesno", "choice", "comparison"):
+        return 0.0
+    opening = text.lstrip("`*_ ")
+    for name in question.identifiers:
+        if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
+            return 1.0
+    entry = _ENTRY.match(text)
+    if entry is None or question.identifiers or len(entry.group(1).split()) > 6:
+        return 0.0
+    held = unit_terms(entry.group(1)) & set(question.terms)
+    return min(1.0, 2 * len(held) / max(1, len(question.terms)))
 
 
 def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> float:

@@ -137,7 +137,10 @@ def short_answer(
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
     elif kind == "definition":
-        found = _first(units[:2], lambda s: _defining(s, asked))
+        # of the best sentences, the one holding most of what is asked defines it
+        terms = set(asked.terms)
+        best = sorted(units[:3], key=lambda u: (-len(unit_terms(u.text) & terms), u.rank))
+        found = _first(best, lambda s: _defining(s, asked))
     sentences = [u for u in units if u.text.rstrip().endswith((".", "!", "?"))]
     return found or _clause_of((sentences or units)[0])
 
