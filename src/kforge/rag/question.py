@@ -120,10 +120,11 @@ DATE = re.compile(
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
 NUMBER = re.compile(
-    r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
     re.IGNORECASE,
 )
+"""A number, in digits or words ("one" left out: it is mostly "one of", "one potential")."""
 _REASONING = re.compile(
     r"\b(?:because|since|so that|in order to|due to|as a result|therefore|thus|otherwise|"
     r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",

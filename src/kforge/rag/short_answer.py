@@ -198,12 +198,16 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()
+            if not match.group(0)[0].isdigit():
+                value -= 0.3  # a number in words is as often a manner of speaking
             if quantity and quantity.group(1).lower() not in _NOT_UNITS:
-                end, value = quantity.end(), 0.5
+                end, value = quantity.end(), value + 0.5
                 if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
                     start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
                 if unit_terms(quantity.group(0)) & terms:
-                    value = 1.5  # the unit the question asks in: "how many bytes" -> "64 bytes"
+                    value += 1.0  # the unit the question asks in: "how many bytes" -> "64 bytes"
+            if text[start - 1 : start] == "`" == text[end : end + 1] and start > 0:
+                start, end = start - 1, end + 1  # "`4`": the code span whole
             found.append((start, end, value))
         for start, end, value in found:
             near = unit_terms(text[max(0, start - 60) : end + 60]) & terms
