@@ -266,7 +266,10 @@ def compose_extractive(
     for source in sources:  # and, room permitting, what makes a sentence understood
         own = owns[source]
         lead = next((c for c in own if c.position == min(o.position for o in own)), None)
-        needed = _refers_back(own[0].text) or source == linked
+        # the lead says what the passage is about: needed when its best sentence points back
+        # ("He designed ..."), or comes from a second page without naming it
+        unnamed = source != top.source and not mentions_title(own[0].text, passages[source].title)
+        needed = _refers_back(own[0].text) or source == linked or unnamed
         if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
             take(lead)
     chosen = chosen[:max_sentences]
