@@ -11,9 +11,11 @@ passage's chosen units leave open (near-duplicates are skipped), and a lead sent
 introduces its passage comes last, room permitting.
 
 Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
-question) names is brought forward when it holds question terms the leading passage lacks or is
-named beside the question's words ("... and Tyler in The Visit" for a question about Tyler);
-of several, the one that does so most.
+question) names, and that has a usable unit, is brought forward when it holds question terms
+the leading passage lacks or is named beside the question's words ("... and Tyler in The
+Visit" for a question about Tyler); of several, the one that does so most. A title is matched
+as a name (as written; a one-word title not as a sentence's first word), so "path" in a
+sentence does not bring in the page titled "Path".
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ _BESIDE = 0.5
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
 _NAMED_HEADING = 0.5
+"""Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
-"""Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _CLAUSE_MARKS = ",;."
 _NAME_PREFIX = "\x00"
 """Marks an identifier of the question among the terms, apart from any word."""
@@ -172,12 +174,16 @@ def compose_extractive(
     ``passages`` are in relevance order (best first). The answer draws on at most two
     passages: the one holding the best unit, and a second one that the question or the first
     passage names (a multi-hop bridge, see the module doc) or, failing that, the one holding
-    the next best unit. It takes each passage's best unit first, then further units that
-    score close to the best and hold a question term their passage's chosen units do not, and,
-    while there is room, the lead sentence (which says what the passage is about) of a
-    passage whose best unit opens by referring back ("He designed ...") or that the answer
-    hops to. Units in ``exclude`` (already said elsewhere, e.g. earlier in a report) are not
-    used. Returns no segment only when no passage has a usable unit.
+    the next best unit when it scores close to the best and adds a question term (and names
+    the question's identifiers when the question has some). It takes each passage's best unit
+    first (for "how do I", also the passage's API signature or code block that holds a
+    question term), then further units that score close to the best and hold a question term
+    their passage's chosen units do not (or complete a list item chosen), and, while there is
+    room, the lead sentence (which says what the passage is about) of a passage whose best unit
+    opens by referring back ("He designed ..."), that the answer hops to, or that is a second
+    page its best unit does not name. Units in ``exclude`` (already said elsewhere, e.g.
+    earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
+    Returns no segment only when no passage has a usable unit.
     """
     asked = read_question(question)
     candidates = _candidates(asked, passages, exclude)
