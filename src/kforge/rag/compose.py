@@ -180,8 +180,7 @@ def compose_extractive(
     question term), then further units that score close to the best and hold a question term
     their passage's chosen units do not (or complete a list item chosen), and, while there is
     room, the lead sentence (which says what the passage is about) of a passage whose best unit
-    opens by referring back ("He designed ..."), that the answer hops to, or that is a second
-    page its best unit does not name. Units in ``exclude`` (already said elsewhere, e.g.
+    opens by referring back ("He designed ...") or that the answer hops to. Units in ``exclude`` (already said elsewhere, e.g.
     earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
     """
@@ -212,7 +211,7 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
-        value += _ENTRY_BONUS * _opens_with_asked(c.text, asked)  # "--onto <newbase>: ..."
+        value += _ENTRY_BONUS * _opens_with_asked(c, asked)  # "--onto <newbase>: ..."
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
@@ -226,7 +225,7 @@ def compose_extractive(
         first is not None
         and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
         and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
-        and heading_match[0] >= heading_match[top.source] - _NAMED_HEADING / 2
+        and heading_match[0] - heading_match[top.source] > -_NAMED_HEADING  # not for os.EOL's
     ):
         top = first  # the retriever's best passage leads when it answers nearly as well
     owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}
@@ -273,9 +272,8 @@ def compose_extractive(
         own = owns[source]
         lead = next((c for c in own if c.position == min(o.position for o in own)), None)
         # the lead says what the passage is about: needed when its best sentence points back
-        # ("He designed ..."), or comes from a second page without naming it
-        unnamed = source != top.source and not mentions_title(own[0].text, passages[source].title)
-        needed = _refers_back(own[0].text) or source == linked or unnamed
+        # ("He designed ...") or the answer hops to the passage
+        needed = _refers_back(own[0].text) or source == linked
         if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
             take(lead)
     chosen = chosen[:max_sentences]
@@ -287,18 +285,25 @@ def compose_extractive(
 _ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
 
 
-def _opens_with_asked(text: str, question: Question) -> float:
-    """How far ``text`` opens with what the question asks about: 1 for one of its
-    identifiers (``-f, --force: Reset ...``), else for an entry of a list of terms ("term:
-    definition") the share of the question's words its short term holds, doubled (at most 1)."""
+def _opens_with_asked(unit: _Candidate, question: Question) -> float:
+    """How far ``unit`` opens with what the question asks about: 1 for one of its
+    identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
+    of the question's words its short term holds, doubled (at most 1). A sentence opening
+    "Stronger Together: A Blueprint ..." is a title, not an entry."""
     if question.kind in ("yesno", "choice", "comparison"):
         return 0.0
+    text = unit.text
     opening = text.lstrip("`*_ ")
     for name in question.identifiers:
         if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
             return 1.0
     entry = _ENTRY.match(text)
-    if entry is None or question.identifiers or len(entry.group(1).split()) > 6:
+    if (
+        entry is None
+        or unit.kind != "item"
+        or question.identifiers
+        or len(entry.group(1).split()) > 6
+    ):
         return 0.0
     held = unit_terms(entry.group(1)) & set(question.terms)
     return min(1.0, 2 * len(held) / max(1, len(question.terms)))
