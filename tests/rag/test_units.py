@@ -89,3 +89,8 @@ def test_html_lists_and_tables_one_line_each_are_units_and_wrapped_prose_is_not_
         "See the POSIX link(2) documentation for more detail.",
         "No arguments other than a possible exception are given to the completion callback.",
     ]
+
+
+def test_markdown_link_targets_are_no_units() -> None:
+    text = "Reads a file line by line.\n\n[reading files]: #example-read-file-stream\n"
+    assert kinds(text) == [("sentence", "Reads a file line by line.")]

@@ -38,6 +38,8 @@ _CODE_LINE = re.compile(
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), or a Python statement."""
 _PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
 _MAX_CODE_LINES = 20
+_LINK_REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+\s*$")
+"""A Markdown link reference definition: ``[reading files]: #example-read-file``."""
 _WRAP = 60
 """A line shorter than this that is followed by another is no wrapped paragraph's line."""
 _RUNS_ON = re.compile(r"(?:[,;(\-]|\b(?:and|or|the|a|an|of|to|in|with|for|by|is|are))\s*$")
@@ -81,8 +83,8 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
         if comment or stripped.startswith("<!--"):
             comment = "-->" not in stripped
             continue
-        if _TAGS.search(line):
-            blocks.append(("blank", []))  # raw HTML (a table written as markup) is no prose
+        if _TAGS.search(line) or _LINK_REFERENCE.match(line):
+            blocks.append(("blank", []))  # raw HTML tables and link targets are no prose
             continue
         if _FENCE.match(line):
             fenced = [line]
