@@ -191,7 +191,10 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         found = []
         default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
         if default and "default" in terms:
-            found.append((default.start(1), default.end(1), 1.0))
+            # an item of a parameter list is about one parameter: all of it is near its default
+            about = len(unit_terms(text) & terms) * 0.2
+            named = any(mentions(text, n) for n in question.identifiers)
+            found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
         for match in NUMBER.finditer(text):
             if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
                 continue  # the question's own number, or a reference such as [12]
