@@ -180,3 +180,13 @@ async def test_a_model_short_line_is_kept_only_when_a_passage_supports_it() -> N
         style="generative",
     )
     assert invented.short_answer == "16 bytes"  # drawn from the checked sentence instead
+
+
+async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
+    short, _ = await answer(
+        "What is the default highWaterMark of the stream?",
+        "* `concurrency` {number} the maximum concurrent invocations. **Default:** `1`.\n"
+        "* `highWaterMark` {number} how many items to buffer while waiting for the consumer "
+        "of the stream. **Default:** `16`.\n",
+    )
+    assert short == "`16`"
