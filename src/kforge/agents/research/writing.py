@@ -9,11 +9,11 @@ headings of relevant documents the report did not use become the frontier.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.agents.research.question_tree import topic_name
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -101,7 +101,7 @@ async def write_grounded(
 def question_from_title(title: str) -> str:
     """A plain question about a document's subject: "Approval Workflows" -> "What are
     approval workflows?"; a title that is already a question keeps its words."""
-    title = " ".join(re.sub(r"[:\u2014\u2013]\s.*$", "", title).split()).strip(" .?!")
+    title = topic_name(title) or " ".join(title.split()).strip(" .?!")
     if not title:
         return ""
     first = title.split()[0].lower()
