@@ -246,3 +246,21 @@ async def test_a_prompt_longer_than_the_context_is_refused_clearly() -> None:
     small = LocalModel(n_ctx=256)
     with pytest.raises(ModelError, match="context holds 256"):
         await small.complete([Message.user("word " * 400)])
+
+
+def test_amx_is_read_from_the_cpu_flags_and_turns_extra_buffers_off(tmp_path: Any) -> None:
+    from kforge.llm.local.runtime import _cpu_has_amx, _model_params
+
+    with_amx = tmp_path / "amx"
+    with_amx.write_text("processor\t: 0\nflags\t\t: fpu avx2 amx_bf16 amx_tile amx_int8\n")
+    without = tmp_path / "plain"
+    without.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f\n")
+    assert _cpu_has_amx(str(with_amx)) is True
+    assert _cpu_has_amx(str(without)) is False
+    assert _cpu_has_amx(str(tmp_path / "missing")) is False
+    pytest.importorskip("llama_cpp")
+    import llama_cpp.llama_cpp as bindings
+
+    with _model_params(extra_buffers=False):
+        assert bindings.llama_model_default_params().use_extra_bufts is False
+    assert bindings.llama_model_default_params().use_extra_bufts is True

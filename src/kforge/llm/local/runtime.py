@@ -8,10 +8,11 @@ counts, incremental text for streaming, and cancellation checked after every tok
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,9 +68,10 @@ class LocalRuntime:
         # Half the cores, like llama.cpp: spinning threads collapse when cores are oversubscribed.
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         try:
-            self.llm: Any = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False
-            )
+            with _model_params(extra_buffers=not _cpu_has_amx()):
+                self.llm: Any = Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False
+                )
         except (ValueError, RuntimeError) as exc:
             raise ConfigurationError(f"cannot load local model {path}: {exc}") from exc
         self.path = path
@@ -194,6 +196,42 @@ class LocalRuntime:
         ``cancelled_generations`` changes) or ``timeout`` seconds pass; whether it holds."""
         with self._changed:
             return self._changed.wait_for(condition, timeout)
+
+
+def _cpu_has_amx(cpuinfo: str = "/proc/cpuinfo") -> bool:
+    """True when the CPU advertises AMX tiles (Linux only; elsewhere False)."""
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as file:
+            return any(line.startswith("flags") and " amx_tile" in line for line in file)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _model_params(*, extra_buffers: bool) -> Iterator[None]:
+    """Load models with llama.cpp's extra CPU buffer types (AMX, repacked weights) on or off.
+
+    A CPU that advertises AMX may still refuse its tiles (virtual machines and sandboxes whose
+    kernel does not grant them): llama.cpp then crashes the process with SIGSEGV on the first
+    matrix product. llama-cpp-python's ``Llama`` has no argument for it, so the default model
+    parameters it starts from are adjusted while it loads (loads are serialised by
+    ``_RUNTIMES_LOCK``).
+    """
+    import llama_cpp.llama_cpp as bindings
+
+    original = bindings.llama_model_default_params
+
+    def adjusted() -> Any:
+        params = original()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = extra_buffers
+        return params
+
+    bindings.llama_model_default_params = adjusted
+    try:
+        yield
+    finally:
+        bindings.llama_model_default_params = original
 
 
 _RUNTIMES: dict[tuple[str, int, int | None], LocalRuntime] = {}
