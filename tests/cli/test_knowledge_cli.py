@@ -93,6 +93,24 @@ def test_understand_waits_when_the_answers_run_out_and_says_how_to_answer(
     assert "kforge: error: answers file nope.txt does not exist" in missing.stderr
 
 
+def test_understand_with_nothing_to_teach_exits_1_and_writes_no_record(tmp_path: Path) -> None:
+    (tmp_path / "answers.txt").write_text(ANSWERS)
+    done = kforge(
+        tmp_path,
+        "understand",
+        "quantum chromodynamics",
+        "--answers",
+        "answers.txt",
+        "-o",
+        "record.md",
+        *FAKE,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "I found nothing to teach about quantum chromodynamics in these documents" in done.stderr
+    assert not (tmp_path / "record.md").exists()
+    assert "every objective was understood" not in done.stdout + done.stderr
+
+
 def test_build_writes_only_in_out_and_the_artifact_checks_itself(tmp_path: Path) -> None:
     done = kforge(tmp_path, "build", "a CSV summary tool", "--out", "tool", "--yes", *FAKE)
     assert done.returncode == 0, done.stderr

@@ -111,7 +111,7 @@ async def gather_evidence(
         # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
         # the first time, even if the corpus was re-ingested in between.
         def hits() -> dict[str, Any]:
-            found = corpus.search(query, k * 5 if files else k)
+            found = corpus.search(query, max(k, 100) if files else k)
             if files:
                 found = [h for h in found if h.chunk.file in files][:k]
             return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}

@@ -126,7 +126,8 @@ def question_from_title(title: str) -> str:
 def _keeps_case(word: str) -> bool:
     """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered."""
     core = word.strip("()[],.;:'\"")
-    return any(c.isdigit() for c in core) or sum(c.isupper() for c in core) > 1
+    identifier = any(c in core for c in "._`/") or any(c.isupper() for c in core[1:])
+    return any(c.isdigit() for c in core) or identifier
 
 
 def usable_frontier_question(text: str, instructions: str) -> bool:

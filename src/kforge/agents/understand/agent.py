@@ -206,6 +206,9 @@ class UnderstandAgent(ForgeAgent):
 
     async def _first_questions(self, ctx: RunContext) -> None:
         rc = self.rc
+        subjects = await subjects_of(ctx, self.params.corpus, self.topic)
+        if not subjects:  # said before the learner is asked anything
+            self._nothing_to_teach()
         reply: Calibration | None = None
         if self._style(ctx) == "generative":  # a small model names no usable concept
             reply = await decide(
@@ -220,7 +223,6 @@ class UnderstandAgent(ForgeAgent):
             )
         concepts = [n for n in (topic_name(c.name) for c in (reply.concepts if reply else [])) if n]
         if len(concepts) < 2:
-            subjects = await subjects_of(ctx, self.params.corpus, self.topic)
             concepts += [s.concept for s in subjects if s.concept not in concepts]
         concepts = concepts[:2]
         self._add_question(ctx, f"What do you already know about {self.topic}?", "background")
@@ -384,14 +386,17 @@ class UnderstandAgent(ForgeAgent):
                 if match is not None:
                     objective["files"] = list(match.files)
         if not rc.objectives and not subjects:
-            raise ValidationError(
-                f"I found nothing to teach about {self.topic} in these documents; index "
-                "documents that speak of it (--docs DIR) or name the topic in their words"
-            )
+            self._nothing_to_teach()
         rc.objectives = rc.objectives[: self.params.max_objectives]
         rc.diagnosed = True
         ctx.emit(AgentSpeaking(text=f"{len(rc.objectives)} learning objectives for {self.topic}."))
         return True
+
+    def _nothing_to_teach(self) -> None:
+        raise ValidationError(
+            f"I found nothing to teach about {self.topic} in these documents; index documents "
+            "that speak of it (--docs DIR) or name the topic in their words"
+        )
 
     async def _diagnose_again(self, ctx: RunContext) -> None:
         rc = self.rc
@@ -438,6 +443,7 @@ class UnderstandAgent(ForgeAgent):
                 added["remedial_for"] = failed["id"]
                 if failed.get("document"):
                     added["document"] = failed["document"]
+                    added["files"] = list(failed.get("files") or [failed["document"]])
             failed["status"] = "reviewing"  # the review's check decides it: not asked twice
         rc.failed = []
 

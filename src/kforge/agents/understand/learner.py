@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kforge.rag.analyze import analyze
+from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import split_sentences
 
 __all__ = ["assess_answers", "grade_answer", "is_unsure"]
@@ -22,6 +23,18 @@ MATCHED_TERMS = 2
 """Content words of one key fact a check answer must use to count as understood."""
 SUPPORTED_SHARE = 0.5
 """The share of a check answer's content words that what the learner read must hold."""
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"[a-z']+",
+        """about above after again all also any back because before below between both can
+        could does each even every few from get gets give gives got here how into its it's just
+        least less like many may might more most much must never now off only other our out
+        over own same should since some still than that them then there these this those
+        through too under until upon very what when where which while who whom why would
+        your""",
+    )
+)
+"""Words that carry no fact of their own ("before", "many"): an answer is not judged on them."""
 
 
 def is_unsure(answer: str) -> bool:
@@ -86,11 +99,11 @@ def grade_answer(
     least two content words, beyond the question's own, with one key fact (its wording aside)
     and most of what it says is said there too, so a paraphrase passes and an answer about
     something else does not. Feedback quotes the fact rather than listing words."""
-    asked = set(analyze(question))
+    asked = _terms(question)
     facts = _key_facts(explanation, passages, asked)
     if is_unsure(answer):
         return False, "No answer yet: " + _hint(facts)
-    said = set(analyze(answer)) - asked
+    said = _terms(answer) - asked
     if not said:
         return False, "Your answer only repeats the question: " + _hint(facts)
     read = set().union(*(terms for _, terms in facts)) if facts else set()
@@ -108,14 +121,21 @@ def _key_facts(
 ) -> list[tuple[str, set[str]]]:
     """The explanation's sentences, then the passages' sentences that share a content word
     with the explanation or the question, each with its content words beyond the question's."""
-    facts = [(s, set(analyze(s)) - asked) for s in split_sentences(explanation)]
-    topic = asked | set(analyze(explanation))
+    facts = [(s, _terms(s) - asked) for s in split_sentences(explanation)]
+    topic = asked | _terms(explanation)
     for passage in passages:
         for sentence in split_sentences(passage):
-            terms = set(analyze(sentence))
+            terms = _terms(sentence)
             if terms & topic and all(sentence != f for f, _ in facts):
                 facts.append((sentence, terms - asked))
     return [(s, t) for s, t in facts if t]
+
+
+def _terms(text: str) -> set[str]:
+    return {porter_stem(w) for w in tokenize(text) if w not in _FUNCTION_WORDS} - _STOP_STEMS
+
+
+_STOP_STEMS = frozenset(porter_stem(w) for w in STOPWORDS)
 
 
 def _hint(facts: list[tuple[str, set[str]]]) -> str:

@@ -1,6 +1,7 @@
 """What the documents teach about a topic: the subjects of the passages the topic finds.
 
-A passage counts when it holds at least half of the topic's content words; its subject is its
+A passage counts when it holds as many of the topic's content words as the best passage does
+(one fewer when the topic has three or more, and never under half of them); its subject is its
 section heading (or its document's title when only the title names the topic), without a
 subtitle or section number. Subjects that name the same thing are one, with every page that
 speaks of it, so an objective is explained from its own pages. The search is recorded.
@@ -32,22 +33,26 @@ class Subject:
 async def subjects_of(ctx: RunContext, corpus: str | None, topic: str) -> list[Subject]:
     """The subjects the passages matching ``topic`` speak of, best passage first."""
     focus = name_terms(topic)
-    needed = max(1, (len(focus) + 1) // 2)
 
     def passages() -> dict[str, Any]:
-        found = []
+        hits = []
         for hit in ctx.corpus(corpus).search(topic, SEARCHED):
             chunk = hit.chunk
-            said = name_terms(f"{chunk.title} {chunk.heading} {chunk.text}")
-            if len(focus & said) >= needed:
-                found.append(
-                    {
-                        "chunk_id": chunk.id,
-                        "file": chunk.file,
-                        "heading": chunk.heading.split(" > ")[-1],
-                        "title": chunk.title,
-                    }
-                )
+            held = len(focus & name_terms(f"{chunk.title} {chunk.heading} {chunk.text}"))
+            hits.append((held, chunk))
+        best = max((held for held, _ in hits), default=0)
+        # the passages that hold the most of the topic's words (one fewer of three or more)
+        needed = max(-(-len(focus) // 2), best - (1 if len(focus) > 2 else 0), 1)
+        found = [
+            {
+                "chunk_id": chunk.id,
+                "file": chunk.file,
+                "heading": chunk.heading.split(" > ")[-1],
+                "title": chunk.title,
+            }
+            for held, chunk in hits
+            if held >= needed
+        ]
         return {"passages": found}
 
     recorded = await ctx.recorded(PASSAGES_EVENT, passages)
