@@ -61,6 +61,9 @@ from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
 
+ECHO_SOURCES = (*INITIAL_PROMPTS.values(), DISCOVERY_PROMPT, GAPS_PROMPT)
+"""The instructions a category name must not be echoed from."""
+
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
 WRITING = ModelSettings(temperature=0.2, max_tokens=400)
@@ -200,6 +203,7 @@ class ResearchAgent(ForgeAgent):
                 item.name,
                 question=self.question,
                 existing=[c["name"] for c in rc.categories],
+                instructions=[self.phase_prompt(P.DECOMPOSE), *ECHO_SOURCES],
             )
             if not check.accepted:
                 self._refused(ctx, check)
@@ -207,7 +211,8 @@ class ResearchAgent(ForgeAgent):
             category = rc.add_category(check.name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))
             for text in item.questions:
-                self._add_question(ctx, category, text)
+                if clean_question(text).lower() != clean_question(self.question).lower():
+                    self._add_question(ctx, category, text)  # the parts ask the question itself
             if not category["question_ids"]:
                 rc.categories.remove(category)
         for part in passage_parts(self.question, passages, [c["name"] for c in rc.categories]):
@@ -472,13 +477,13 @@ class ResearchAgent(ForgeAgent):
             rc.adjacent_questions.append(record)
             ctx.emit(DataEvent(name="adjacent.added", payload=record))
         if len(rc.adjacent_questions) < 2:
-            used = {s["chunk_id"] for s in rc.sources}
+            used = {s["file"] for s in rc.sources}
 
             def search() -> list[Chunk]:
                 return [h.chunk for h in ctx.corpus(self.corpus_name).search(self.question, 12)]
 
             for record in await frontier_from_headings(
-                ctx, search, used, seen, 4 - len(rc.adjacent_questions)
+                ctx, search, used, seen, 4 - len(rc.adjacent_questions), self.question
             ):
                 rc.adjacent_questions.append(record)
                 ctx.emit(DataEvent(name="adjacent.added", payload=record))
@@ -497,6 +502,7 @@ class ResearchAgent(ForgeAgent):
             value,
             question=self.question,
             existing=[c["name"] for c in rc.categories] + rc.discovered_categories,
+            instructions=ECHO_SOURCES,
             cited={s["chunk_id"] for s in rc.sources},
         )
         if not check.accepted:

@@ -44,6 +44,9 @@ _AUX = frozenset(
 _LEAD = frozenset(["i", "you", "we", "one", "a", "an", "the"])
 _DEFINITION = re.compile(r"^(?:what|which|who)\s+(?:is|are|was|were)\s+(.+)$", re.IGNORECASE)
 _PASSIVE = re.compile(r"^how\s+(?:is|are|was|were)\s+(.+?)\s+([a-z]+ed)$", re.IGNORECASE)
+_OBJECT = re.compile(
+    r"^what\s+(?:does|do|did|can|should)\s+(\S+(?:\s+\S+){0,2})\s+[a-z]+$", re.IGNORECASE
+)
 _RANGE = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+)$", re.IGNORECASE)
 _PAIR = re.compile(
     r"\b(?:between|compare|comparing)\s+(.+?)\s+(?:and|with|to)\s+(.+)$"
@@ -151,10 +154,10 @@ def _as_question(clause: str) -> str:
 
 
 def _category(clause: str) -> str:
-    """A category name made of the clause's own words: the subject of "what is X", "Verbing
-    X" for "how is X verbed", else the clause without its question words."""
+    """A category name made of the clause's own words: X for "what is X" and "what does X
+    verb", "Verbing X" for "how is X verbed", else the clause without its question words."""
     clause = " ".join(clause.split()).strip(" ,;.?")
-    match = _DEFINITION.match(clause)
+    match = _DEFINITION.match(clause) or _OBJECT.match(clause)
     if match:
         name = match.group(1)
     elif (passive := _PASSIVE.match(clause)) is not None:

@@ -109,18 +109,23 @@ async def check_category(
     *,
     question: str,
     existing: Sequence[str],
+    instructions: Sequence[str] = (),
     cited: set[str] | None = None,
 ) -> CategoryCheck:
-    """Whether a proposed category may join the tree. ``cited`` (the chunk ids answers cite)
-    is given once answers exist: a name whose passages are all cited adds nothing."""
+    """Whether a proposed category may join the tree. ``instructions`` are the prompts the
+    model was given: a name they say and the question does not is an echo. ``cited`` (the
+    chunk ids answers cite) is given once answers exist: a name whose passages are all cited
+    adds nothing."""
     name = topic_name(value)
     if not name:
         return CategoryCheck(name="", accepted=False, reason="not a topic name")
+    in_question = occurs_in(name, question, words=True)
+    if not in_question and any(occurs_in(name, text) for text in instructions):
+        return CategoryCheck(name=name, accepted=False, reason="echoed from the instructions")
     if is_variant(name, existing):
         return CategoryCheck(name=name, accepted=False, reason="a variant of a category")
     if overlaps(name, existing):
         return CategoryCheck(name=name, accepted=False, reason="the tree has this category")
-    in_question = occurs_in(name, question, words=True)
 
     def saying() -> dict[str, Any]:
         holds = []

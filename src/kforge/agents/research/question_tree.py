@@ -11,6 +11,7 @@ from typing import Any
 from kforge.engine.phases import PhaseContext
 
 __all__ = [
+    "FUNCTION_WORDS",
     "ResearchPhase",
     "ResearchPhaseContext",
     "clean_question",
@@ -83,6 +84,21 @@ _NOT_TOPICS = frozenset(
         "missing category",
     }
 )
+
+
+FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"[a-z']+",
+        """a about above after again all also an and any are as at back be because been before
+        below between both but by can could did do does each even every few for from get gets
+        give gives got had has have here how i if in into is it its it's just least less like
+        many may might more most much must my never no not now of off on one only or other our
+        out over own same should since so some still such than that the their them then there
+        these they this those through to too under until upon very was we were what when where
+        which while who whom whose why will with would you your""",
+    )
+)
+"""Words that name nothing on their own ("before", "each", "what")."""
 
 
 def _words(text: str) -> set[str]:
@@ -184,6 +200,8 @@ def topic_name(value: object) -> str:
         return ""
     if name.lower() in _NOT_TOPICS:
         return ""  # the model echoed the instructions
+    if all(w.lower() in FUNCTION_WORDS for w in re.findall(r"[A-Za-z']+", name)):
+        return ""  # "What", "Each": no subject at all
     return name
 
 

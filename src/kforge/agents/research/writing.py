@@ -143,17 +143,19 @@ def usable_frontier_question(text: str, instructions: str) -> bool:
 async def frontier_from_headings(
     ctx: RunContext,
     search: Callable[[], Sequence[Chunk]],
-    used_chunks: set[str],
+    used_files: set[str],
     asked: set[str],
     limit: int,
+    question: str = "",
 ) -> list[dict[str, str]]:
-    """Questions from the headings of the passages ``search`` finds that the report did not
-    use. The search and the headings are recorded, so a re-executed step builds the same."""
+    """Questions from the headings of the passages ``search`` finds in documents the report
+    did not cite, whose heading shares a word with ``question`` (when given). The search and
+    the headings are recorded, so a re-executed step builds the same."""
 
     def unused_headings() -> dict[str, Any]:
         candidates = []
         for chunk in search():
-            if chunk.id in used_chunks:
+            if chunk.file in used_files:
                 continue
             heading = chunk.heading.split(" > ")[-1] if chunk.heading else chunk.title
             candidates.append({"heading": heading, "file": chunk.file})
@@ -161,12 +163,16 @@ async def frontier_from_headings(
 
     candidates = (await ctx.recorded(FRONTIER_EVENT, unused_headings)).get("candidates", [])
     out: list[dict[str, str]] = []
+    focus = set(key_terms(question))
     for item in candidates:
-        question = question_from_title(str(item.get("heading", "")))
-        if not question or question.lower() in asked or len(key_terms(question)) < 2:
+        heading = str(item.get("heading", ""))
+        adjacent = question_from_title(heading)
+        if not adjacent or adjacent.lower() in asked or len(key_terms(adjacent)) < 2:
             continue
-        asked.add(question.lower())
-        out.append({"question": question, "why": f"covered in {item.get('file')}, not used above"})
+        if focus and not focus & set(key_terms(heading)):
+            continue  # a passage that matched on words the question does not turn on
+        asked.add(adjacent.lower())
+        out.append({"question": adjacent, "why": f"covered in {item.get('file')}, not used above"})
         if len(out) >= limit:
             break
     return out

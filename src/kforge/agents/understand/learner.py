@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kforge.agents.research.question_tree import FUNCTION_WORDS
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import split_sentences
@@ -23,18 +24,6 @@ MATCHED_TERMS = 2
 """Content words of one key fact a check answer must use to count as understood."""
 SUPPORTED_SHARE = 0.5
 """The share of a check answer's content words that what the learner read must hold."""
-_FUNCTION_WORDS = frozenset(
-    re.findall(
-        r"[a-z']+",
-        """about above after again all also any back because before below between both can
-        could does each even every few from get gets give gives got here how into its it's just
-        least less like many may might more most much must never now off only other our out
-        over own same should since some still than that them then there these this those
-        through too under until upon very what when where which while who whom why would
-        your""",
-    )
-)
-"""Words that carry no fact of their own ("before", "many"): an answer is not judged on them."""
 
 
 def is_unsure(answer: str) -> bool:
@@ -132,7 +121,7 @@ def _key_facts(
 
 
 def _terms(text: str) -> set[str]:
-    return {porter_stem(w) for w in tokenize(text) if w not in _FUNCTION_WORDS} - _STOP_STEMS
+    return {porter_stem(w) for w in tokenize(text) if w not in FUNCTION_WORDS} - _STOP_STEMS
 
 
 _STOP_STEMS = frozenset(porter_stem(w) for w in STOPWORDS)
