@@ -224,6 +224,9 @@ async def one_run(rt: Runtime, item: dict[str, Any], corpus_text: str) -> dict[s
         "categories": names,
         "questions": [q["text"] for q in result.get("questions", [])],
         "invented": invented(names, item["question"], corpus_text),
+        "refused": [
+            dict(f.payload) for f in rt.frames(run.id) if f.type == "data.category.refused"
+        ],
         "best_document": best[0].chunk.file if best else None,
         "best_document_cited": bool(best) and best[0].chunk.file in cited,
         "best_left_to_frontier": sorted((bests & frontier) - cited),
@@ -266,6 +269,7 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         "runs": len(rows),
         "invented": sum(len(r["invented"]) for r in rows),
         "categories": sum(len(r["categories"]) for r in rows),
+        "refused": sum(len(r["refused"]) for r in rows),
         "parts_covered": sum(1 for p in parts if p["covered_by"]),
         "parts": len(parts),
         "best_document_cited": sum(1 for r in rows if r["best_document_cited"]),
@@ -296,7 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             mark = "covered" if part["covered_by"] else "NOT covered"
             print(f"{'':<31}  - {part['part']}: {mark}")
     print(
-        f"invented categories: {report['invented']} of {report['categories']}; parts covered: "
+        f"invented categories: {report['invented']} of {report['categories']} (the agent "
+        f"refused {report['refused']} proposed names); parts covered: "
         f"{report['parts_covered']} of {report['parts']}; best document cited in "
         f"{report['best_document_cited']} of {report['runs']} runs; a question's best document "
         f"left to the Frontier in {report['best_left_to_frontier']} runs"
