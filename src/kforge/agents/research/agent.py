@@ -586,23 +586,8 @@ class ResearchAgent(ForgeAgent):
     def apply_modifications(self, phase: enum.Enum, modifications: dict[str, Any]) -> None:
         """``{"categories": [{"name", "questions": [...]}]}`` replaces the tree;
         ``{"add_questions": [{"category", "question"}], "remove_questions": [text or id]}`` edits it."""
-        rc = self.rc
-        if phase != P.DECOMPOSE:
-            return
-        if "categories" in modifications:
-            rc.categories, rc.questions = [], []
-            for item in modifications["categories"] or []:
-                category = rc.add_category(str(item.get("name", "Untitled")))
-                for text in item.get("questions", []):
-                    rc.add_question(category, str(text))
-        for item in modifications.get("add_questions", []) or []:
-            category = rc.add_category(str(item.get("category", "Added")))
-            rc.add_question(category, str(item.get("question", "")))
-        for ref in modifications.get("remove_questions", []) or []:
-            match = next((q for q in rc.questions if q["id"] == ref or q["text"] == ref), None)
-            if match is not None:
-                rc.remove_question(match["id"])
-        rc.categories = [c for c in rc.categories if c["question_ids"]]
+        if phase == P.DECOMPOSE:
+            self.rc.edit_tree(modifications)
 
     # -- results ---------------------------------------------------------------------------
 

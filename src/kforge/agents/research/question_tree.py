@@ -301,3 +301,21 @@ class ResearchPhaseContext(PhaseContext):
                 category["question_ids"].remove(question_id)
         self.answered_questions = [a for a in self.answered_questions if a != question_id]
         self.answers.pop(question_id, None)
+
+    def edit_tree(self, modifications: dict[str, Any]) -> None:
+        """A person's edit at the checkpoint: ``categories`` replaces the tree,
+        ``add_questions`` and ``remove_questions`` (by text or id) change it."""
+        if "categories" in modifications:
+            self.categories, self.questions = [], []
+            for item in modifications["categories"] or []:
+                category = self.add_category(str(item.get("name", "Untitled")))
+                for text in item.get("questions", []):
+                    self.add_question(category, str(text))
+        for item in modifications.get("add_questions", []) or []:
+            category = self.add_category(str(item.get("category", "Added")))
+            self.add_question(category, str(item.get("question", "")))
+        for ref in modifications.get("remove_questions", []) or []:
+            match = next((q for q in self.questions if q["id"] == ref or q["text"] == ref), None)
+            if match is not None:
+                self.remove_question(match["id"])
+        self.categories = [c for c in self.categories if c["question_ids"]]

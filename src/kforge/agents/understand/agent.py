@@ -23,7 +23,12 @@ from kforge.agents.research.question_tree import clean_question, slug, topic_nam
 from kforge.agents.research.writing import question_from_title, usable_frontier_question
 from kforge.agents.understand.arguments import UnderstandArgs
 from kforge.agents.understand.context import UnderstandPhase, UnderstandPhaseContext
-from kforge.agents.understand.learner import assess_answers, grade_answer, is_unsure
+from kforge.agents.understand.learner import (
+    assess_answers,
+    grade_answer,
+    is_unsure,
+    merge_assessment,
+)
 from kforge.agents.understand.prompts import (
     ASSESS_PROMPT,
     CHECK_PROMPT,
@@ -313,7 +318,7 @@ class UnderstandAgent(ForgeAgent):
                 "calibrate.assess",
             )
             if reply is not None:
-                state = _merge_assessment(state, reply)
+                state = merge_assessment(state, reply)
         rc.knowledge = state
         ctx.emit(DataEvent(name="knowledge.assessed", payload=dict(state)))
 
@@ -746,24 +751,6 @@ class UnderstandAgent(ForgeAgent):
         rc = self.rc
         passed = sum(1 for o in rc.objectives if o["status"] == "passed")
         return f"{passed} of {len(rc.objectives)} learning objectives understood"
-
-
-def _merge_assessment(state: dict[str, Any], reply: Assessment) -> dict[str, Any]:
-    """The model's assessment where it names usable concepts; the answers' reading elsewhere."""
-    merged = {level: list(state.get(level, [])) for level in LEVELS}
-    for level in LEVELS:
-        for name in (n for n in (topic_name(x) for x in getattr(reply, level)) if n):
-            for other in LEVELS:
-                if name in merged[other]:
-                    merged[other].remove(name)
-            merged[level].append(name)
-    misconceptions = [" ".join(m.split()) for m in reply.misconceptions if len(m.split()) >= 2]
-    goal = " ".join(reply.goal.split())
-    return {
-        **merged,
-        "misconceptions": misconceptions or list(state.get("misconceptions", [])),
-        "goal": goal if len(goal.split()) >= 3 else state.get("goal", ""),
-    }
 
 
 def _lower_first(text: str) -> str:

@@ -8,12 +8,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kforge.agents.research.question_tree import FUNCTION_WORDS
+from kforge.agents.research.question_tree import FUNCTION_WORDS, topic_name
+from kforge.agents.understand.prompts import Assessment
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import split_sentences
 
-__all__ = ["assess_answers", "grade_answer", "is_unsure"]
+__all__ = ["assess_answers", "grade_answer", "is_unsure", "merge_assessment"]
+
+_LEVELS = ("known", "partial", "unknown")
 
 _UNSURE = re.compile(
     r"\b(don'?t know|do not know|no idea|not sure|unsure|dunno|no clue|never heard|nothing|"
@@ -129,3 +132,21 @@ _STOP_STEMS = frozenset(porter_stem(w) for w in STOPWORDS)
 
 def _hint(facts: list[tuple[str, set[str]]]) -> str:
     return f'read again: "{facts[0][0]}"' if facts else "read the explanation again."
+
+
+def merge_assessment(state: dict[str, Any], reply: Assessment) -> dict[str, Any]:
+    """The model's assessment where it names usable concepts; the answers' reading elsewhere."""
+    merged = {level: list(state.get(level, [])) for level in _LEVELS}
+    for level in _LEVELS:
+        for name in (n for n in (topic_name(x) for x in getattr(reply, level)) if n):
+            for other in _LEVELS:
+                if name in merged[other]:
+                    merged[other].remove(name)
+            merged[level].append(name)
+    misconceptions = [" ".join(m.split()) for m in reply.misconceptions if len(m.split()) >= 2]
+    goal = " ".join(reply.goal.split())
+    return {
+        **merged,
+        "misconceptions": misconceptions or list(state.get("misconceptions", [])),
+        "goal": goal if len(goal.split()) >= 3 else state.get("goal", ""),
+    }
