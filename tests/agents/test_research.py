@@ -54,6 +54,7 @@ class Script:
     new_category_once: str = ""
     more_answers_once: str = ""
     missing_category_once: str = ""
+    why: str = "the next step after ReAct"
     calls: list[str] = field(default_factory=list)
 
     def __call__(self, messages: list[Message], info: CallInfo) -> Any:
@@ -99,7 +100,7 @@ class Script:
             "questions": [
                 {
                     "question": "How do agents plan over long horizons?",
-                    "why": "the next step after ReAct",
+                    "why": self.why,
                 }
             ]
         }
@@ -385,3 +386,21 @@ async def test_no_sentence_is_written_twice_in_a_report(corpus_dir: Path) -> Non
     assert said and len(said) == len(set(said))
     insights = " ".join(result["insights"].values())
     assert not any(sentence in insights for sentence in said)
+
+
+@pytest.mark.parametrize(
+    ("answer", "why", "shown"),
+    [
+        ("generative", "the next step after ReAct", True),
+        ("extractive", "the next step after ReAct", False),  # a small model's claim
+        ("generative", "It is lightweight, lightweight, lightweight, lightweight.", False),
+    ],
+)
+async def test_a_frontier_reason_is_the_model_s_claim_and_shown_only_when_it_can_be_trusted(
+    corpus_dir: Path, answer: str, why: str, shown: bool
+) -> None:
+    rt = make_runtime(corpus_dir, Script(why=why))
+    run = await run_to_end(rt, {"question": "How do agents work?", "answer": answer})
+    report = (run.result or {})["report"]
+    assert "- How do agents plan over long horizons?" in report
+    assert (f"How do agents plan over long horizons? — {why}" in report) is shown

@@ -9,6 +9,7 @@ one after ANSWER reviews coverage. One step answers one question or synthesises 
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any
 
 from kforge.agents.decisions import decide as _decide
@@ -470,8 +471,13 @@ class ResearchAgent(ForgeAgent):
             if not usable_frontier_question(text, instructions):
                 continue
             seen.add(text.lower())
-            why = " ".join(item.why.split())
-            if why and not usable_frontier_question(why + "?", instructions):
+            # a reason is the model's own claim, not the documents': shown only from a model
+            # that writes its answers, and only when it neither loops nor repeats a word
+            why = " ".join(item.why.split()) if self._style(ctx) == "generative" else ""
+            if why and (
+                not usable_frontier_question(why + "?", instructions)
+                or re.search(r"\b(\w+)\W+(?:\1\b\W*){2,}", why, re.IGNORECASE)
+            ):
                 why = ""
             record = {"question": text, "why": why}
             rc.adjacent_questions.append(record)
