@@ -88,6 +88,17 @@ def test_a_title_with_a_subtitle_is_a_topic(title: str, topic: str) -> None:
             ],
         ),
         (
+            "How do worker threads and child processes differ?",
+            [
+                (
+                    "Worker threads and child processes differ",
+                    "How do worker threads and child processes differ?",
+                ),
+                ("Worker threads", "What are worker threads?"),
+                ("Child processes", "What are child processes?"),
+            ],
+        ),
+        (
             "How are structures passed by value?",
             [("Structures passed by value", "How are structures passed by value?")],
         ),

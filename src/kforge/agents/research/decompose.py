@@ -50,7 +50,8 @@ _OBJECT = re.compile(
 _RANGE = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+)$", re.IGNORECASE)
 _PAIR = re.compile(
     r"\b(?:between|compare|comparing)\s+(.+?)\s+(?:and|with|to)\s+(.+)$"
-    r"|^(?:.*?\b)?(\S+(?:\s+\S+){0,3}?)\s+(?:vs\.?|versus)\s+(.+)$",
+    r"|^(?:.*?\b)?(\S+(?:\s+\S+){0,3}?)\s+(?:vs\.?|versus)\s+(.+)$"
+    r"|^how\s+(?:do|does)\s+(.+?)\s+and\s+(.+?)\s+(?:differ|compare)\b",
     re.IGNORECASE,
 )
 _GENERIC = frozenset(
