@@ -356,6 +356,33 @@ async def test_objectives_come_from_the_passages_and_are_explained_from_their_ow
             assert by_id[segment["source_id"]]["file"] in objective["files"]
 
 
+async def test_titles_with_a_subtitle_give_objectives(tmp_path: Path) -> None:
+    docs = tmp_path / "manual"
+    docs.mkdir()
+    (docs / "closures.md").write_text(
+        "# The Closure API (libffi: the portable foreign function interface library)\n\n"
+        "A closure lets a foreign caller call a function you write. The closure API "
+        "allocates a writable closure, prepares it with a handler, and returns the code "
+        "address to hand to the caller.\n"
+    )
+    (docs / "types.md").write_text(
+        "# GNU libffi manual: 2.3 Type Example\n\nA structure type lists its element types "
+        "and ends the list with a null pointer.\n"
+    )
+    registry = AgentRegistry()
+    registry.register("understand", UnderstandAgent)
+    rt = Runtime(MemoryStore(), model=_extractive_model(), registry=registry)
+    ingest_folder(rt.services.corpus("manual"), docs)
+    run = await rt.run("understand", {"topic": "the closure API", "corpus": "manual", "k": 2})
+    while run.status == RunStatus.AWAITING_USER:
+        await rt.resume(run.id, answers_by_kind(check="not sure")(run))
+        run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    objectives = (run.result or {})["objectives"]
+    assert [o["concept"] for o in objectives if not o["remedial_for"]] == ["The Closure API"]
+    assert objectives[-1]["text"] == "What is the closure API?"
+
+
 async def test_nothing_to_teach_fails_the_run_and_says_so(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, _extractive_model())
     run = await run_to_end(rt, answers_by_kind(), topic="quantum chromodynamics")
