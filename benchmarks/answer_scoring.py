@@ -25,33 +25,59 @@ Rules (also written into the JSON under ``rules``):
   cited paragraph with the highest overlap, the share of the answer sentence's content words
   found in it (ties: the larger share of the context sentence covered, then the earlier
   sentence); below 0.5 it maps to nothing. Precision, recall and F1 are HotpotQA's, per question.
+- **Key fact** (questions that carry one): a question's ``key_fact`` names required terms
+  (``all``: each term; ``any``: a list of groups, one alternative of each group) and, for a
+  quantity, a number with its unit (``number``: alternatives ``{"value", "units"}``). The answer
+  text is read with its ``[n]`` markers and Markdown backticks removed, Markdown link markup
+  (``[text][ref]``, ``[text](url)``) read as its text, and whitespace collapsed.
+  A term matches where it stands as a whole (no letter, digit or ``_`` touching it, nor a hyphen
+  joined to one: ``--check`` is not in ``--check-format``); a term made of plain words (letters,
+  digits, spaces, hyphens, apostrophes; a capital only as a word's first letter) matches in any
+  case, any other term (an identifier: ``fs.link``, ``LANGUAGE``, ``\\r\\n``, ``macOS``) only
+  in its own case. A number matches as a whole number (``16,384`` is ``16384``) followed within
+  three words by one of its units (any case); with no units the number alone suffices. An
+  answer **states the key fact** when it is not a refusal and every part matches.
+- **Refusal**: the result says ``refused`` (or ``out_of_scope``: the guardrail declined), or
+  its text starts with ``The documents do not say`` (after markers and whitespace); a refusal
+  states no fact.
+- **Short answer**: the result's ``short_answer`` when it has one, else the answer's first
+  paragraph (the text before its first blank line), markers removed.
+- **Quoted**: the answer is cut after each run of ``[n]`` markers; each piece (leading
+  punctuation and list bullets dropped) is found in the chunks it cites when, whitespace
+  collapsed and Markdown's ``**`` removed on both sides, it is a substring of a chunk its closing
+  markers name. A piece with no marker is not found; a refusal's pieces are not counted.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "ECHO_PHRASES",
     "REFUSAL",
+    "REFUSAL_OPENING",
     "AnswerSentence",
+    "KeyFact",
     "SentenceScore",
-    "bm25_top_sentences",
+    "cited_spans",
     "content_words",
     "distinct_ngram_share",
     "echo_evidence",
+    "fact_text",
     "is_degenerate",
-    "map_to_context",
+    "is_refusal",
     "marker_numbers",
+    "quoted_sentences",
     "score_sentences",
+    "short_answer",
     "split_sentences",
+    "states_key_fact",
     "strip_markers",
     "support_share",
-    "supporting_fact_scores",
+    "term_occurs",
     "unknown_markers",
     "words",
 ]
@@ -64,6 +90,7 @@ MAP_OVERLAP = 0.5
 
 MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _MARKERS_AFTER_STOP = re.compile(r"([.!?])((?:\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+)")
+_MARKER_RUN = re.compile(r"(?:\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\])+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -287,67 +314,137 @@ def score_sentences(answer: str, chunk_text_by_number: Mapping[int, str]) -> lis
     return scores
 
 
-def map_to_context(sentence: str, context: Sequence[str]) -> int | None:
-    """Index of the context sentence ``sentence`` comes from, or None below the overlap bar."""
-    wanted = set(content_words(sentence))
-    if not wanted:
-        return None
-    best: tuple[float, float, int] | None = None
-    for index, candidate in enumerate(context):
-        have = set(content_words(candidate))
-        common = len(wanted & have)
-        key = (common / len(wanted), common / len(have) if have else 0.0, -index)
-        if best is None or key > best:
-            best = key
-    if best is None or best[0] < MAP_OVERLAP:
-        return None
-    return -best[2]
+# -- key facts -----------------------------------------------------------------------------
+
+REFUSAL_OPENING = "The documents do not say"
+_PLAIN_TERM = re.compile(r"[A-Za-z0-9' -]+")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,_]*(?:\.\d+)?(?![\w])")
+_UNIT_WINDOW = 3
+_LINK = re.compile(r"\[([^\]\n]+)\](?:\[[^\]\n]*\]|\([^)\s]*\))")
+"""Markdown link markup, ``[text][ref]`` or ``[text](url)``: read as its text."""
 
 
-def supporting_fact_scores(
-    predicted: set[tuple[str, int]], gold: set[tuple[str, int]]
-) -> dict[str, float]:
-    """HotpotQA's supporting-fact precision, recall, F1 and exact match for one question."""
-    tp = len(predicted & gold)
-    fp = len(predicted - gold)
-    fn = len(gold - predicted)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "em": float(fp + fn == 0)}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeyFact:
+    """What any correct answer to a question must contain (see the module docstring)."""
+
+    all: tuple[str, ...] = ()
+    """Terms that must each occur."""
+    any: tuple[tuple[str, ...], ...] = ()
+    """Groups of alternatives: one alternative of each group must occur."""
+    number: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Alternatives (value, units): one must occur, the value followed by one of its units."""
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KeyFact:
+        unknown = set(data) - {"all", "any", "number"}
+        if unknown:
+            raise ValueError(f"key_fact: unknown part(s) {sorted(unknown)}; use all, any, number")
+        return cls(
+            all=tuple(str(t) for t in data.get("all") or ()),
+            any=tuple(tuple(str(t) for t in group) for group in data.get("any") or ()),
+            number=tuple(
+                (str(n["value"]), tuple(str(u) for u in n.get("units") or ()))
+                for n in data.get("number") or ()
+            ),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not (self.all or self.any or self.number)
 
 
-def bm25_top_sentences(
-    question: str,
-    paragraphs: Sequence[tuple[str, Sequence[str]]],
-    top: int = 2,
-    *,
-    k1: float = 1.2,
-    b: float = 0.75,
-) -> list[tuple[str, int]]:
-    """The ``top`` (title, sentence index) pairs by BM25 of the question over "title + sentence"
-    (each sentence of each paragraph is a document; idf over this question's sentences)."""
-    keys = [(title, i) for title, sentences in paragraphs for i in range(len(sentences))]
-    docs = [
-        content_words(f"{title} {sentence}")
-        for title, sentences in paragraphs
-        for sentence in sentences
-    ]
-    if not docs:
-        return []
-    average = sum(map(len, docs)) / len(docs) or 1.0
-    df = Counter(term for doc in docs for term in set(doc))
-    query = content_words(question)
+def fact_text(answer: str) -> str:
+    """The answer as the key-fact rule reads it: no markers, backticks or link markup."""
+    text = _LINK.sub(r"\1", MARKER.sub(" ", answer).replace("`", ""))
+    return " ".join(text.split())
 
-    def score(doc: list[str]) -> float:
-        tf = Counter(doc)
-        total = 0.0
-        for term in query:
-            if tf[term]:
-                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                norm = tf[term] + k1 * (1 - b + b * len(doc) / average)
-                total += idf * tf[term] * (k1 + 1) / norm
-        return total
 
-    ranked = sorted(range(len(docs)), key=lambda i: (-score(docs[i]), i))
-    return [keys[i] for i in ranked[:top]]
+def _is_plain(term: str) -> bool:
+    return bool(_PLAIN_TERM.fullmatch(term)) and not any(
+        ch.isupper() for word in term.split() for ch in word[1:]
+    )
+
+
+def term_occurs(term: str, text: str) -> bool:
+    """Whether ``term`` stands in ``text`` as a whole (case rule: the module docstring)."""
+    term = " ".join(term.split())
+    if not term:
+        return False
+    left = r"(?<![\w])(?<!\w-)" if re.match(r"\w", term[0]) else ""
+    right = r"(?![\w])(?!-\w)" if re.match(r"\w", term[-1]) else ""
+    flags = re.I if _is_plain(term) else 0
+    return re.search(left + re.escape(term) + right, text, flags) is not None
+
+
+def _number_occurs(value: str, units: Sequence[str], text: str) -> bool:
+    wanted = value.replace(",", "").replace("_", "")
+    for match in _NUMBER.finditer(text):
+        if match.group(0).replace(",", "").replace("_", "") != wanted:
+            continue
+        if not units:
+            return True
+        following = re.findall(r"[^\W\d]+|\d+", text[match.end() : match.end() + 80])
+        window = [w.lower() for w in following[:_UNIT_WINDOW]]
+        if any(u.lower() in window for u in units):
+            return True
+    return False
+
+
+def is_refusal(answer: str, result: Mapping[str, Any] | None = None) -> bool:
+    """A refusal (see the module docstring): the result says ``refused`` or ``out_of_scope``,
+    or the text opens with the refusal opening."""
+    if result is not None and (result.get("refused") is True or result.get("out_of_scope") is True):
+        return True
+    return fact_text(answer).lower().startswith(REFUSAL_OPENING.lower())
+
+
+def states_key_fact(answer: str, fact: KeyFact, *, refused: bool = False) -> bool:
+    """Whether ``answer`` states ``fact`` (never for a refusal or an empty fact)."""
+    if fact.empty or refused or is_refusal(answer):
+        return False
+    text = fact_text(answer)
+    if not all(term_occurs(t, text) for t in fact.all):
+        return False
+    if not all(any(term_occurs(t, text) for t in group) for group in fact.any):
+        return False
+    return not fact.number or any(_number_occurs(v, u, text) for v, u in fact.number)
+
+
+def short_answer(result: Mapping[str, object]) -> str:
+    """The result's short answer line (see the module docstring)."""
+    given = result.get("short_answer")
+    if isinstance(given, str) and given.strip():
+        return strip_markers(given)
+    answer = str(result.get("answer") or "").strip()
+    return strip_markers(re.split(r"\n\s*\n", answer, maxsplit=1)[0])
+
+
+def cited_spans(answer: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The answer cut after each run of markers: (text, the numbers of the markers closing it);
+    text after the last marker has none. Pieces without a letter or digit are left out."""
+    spans, start = [], 0
+    for run in _MARKER_RUN.finditer(answer):
+        spans.append((answer[start : run.start()], tuple(marker_numbers(run.group(0)))))
+        start = run.end()
+    spans.append((answer[start:], ()))
+    cleaned = [(" ".join(t.split()).lstrip(".,;:)!? ").lstrip("-*• "), n) for t, n in spans]
+    return [(t, n) for t, n in cleaned if re.search(r"\w", t)]
+
+
+def _as_quoted(text: str) -> str:
+    return " ".join(text.replace("**", "").split())
+
+
+def quoted_sentences(
+    answer: str, chunk_text_by_number: Mapping[int, str]
+) -> tuple[int, int, list[str]]:
+    """(cited spans found in a chunk their markers name, spans counted, those not found)."""
+    chunks = {n: _as_quoted(t) for n, t in chunk_text_by_number.items()}
+    found, missing = 0, []
+    for text, numbers in cited_spans(answer):
+        if any(_as_quoted(text) in chunks.get(n, "") for n in numbers):
+            found += 1
+        else:
+            missing.append(text)
+    return found, found + len(missing), missing

@@ -48,10 +48,14 @@ DOCSETS: dict[str, Docset] = {
         Docset("nodejs", "nodejs-doc", "usr/share/doc/nodejs/api", ("*.md.gz",), "MIT"),
         Docset("git", "git-doc", "usr/share/doc/git-doc", ("*.txt", "*.html"), "GPL-2"),
         Docset("gettext", "gettext-doc", "usr/share/doc/gettext", ("gettext_*.html",), "GFDL"),
-        Docset("python", "python3.11-doc", "usr/share/doc/python3.11/html/library", ("*.html",),
-               "PSF-2.0"),
-        Docset("mkdocs", "mkdocs-doc", "usr/share/doc/mkdocs/html", ("**/*.html",),
-               "BSD-2-Clause"),
+        Docset(
+            "python",
+            "python3.11-doc",
+            "usr/share/doc/python3.11/html/library",
+            ("*.html",),
+            "PSF-2.0",
+        ),
+        Docset("mkdocs", "mkdocs-doc", "usr/share/doc/mkdocs/html", ("**/*.html",), "BSD-2-Clause"),
     )
 }
 
@@ -70,7 +74,9 @@ def docset_path(name: str, *, fetch: bool = True) -> Path:
     if (target / ".complete").exists():
         return target
     if not fetch:
-        raise FileNotFoundError(f"doc set {name!r} is not fetched; run benchmarks/docsets.py {name}")
+        raise FileNotFoundError(
+            f"doc set {name!r} is not fetched; run benchmarks/docsets.py {name}"
+        )
     if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
         raise RuntimeError(
             f"doc set {name!r} comes from the Debian package {docset.package}: "
@@ -78,8 +84,11 @@ def docset_path(name: str, *, fetch: bool = True) -> Path:
         )
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            ["apt-get", "download", docset.package], cwd=tmp, check=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            ["apt-get", "download", docset.package],
+            cwd=tmp,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         deb = next(Path(tmp).glob("*.deb"))
         unpacked = Path(tmp) / "x"

@@ -149,3 +149,18 @@ def test_assist_refuses_bad_options_before_any_run(tmp_path: Path) -> None:
         empty = kforge_proc(endpoint, db, "assist", "  ", "--no-docs")
         _, said = empty.communicate(timeout=60)
         assert empty.returncode == 1 and "the request is empty" in said
+
+
+def test_kforge_tree_shows_a_persons_comment_whole() -> None:
+    from kforge.cli.tree import tree_lines
+
+    note = "please compare the two venues by price, distance from the station and capacity"
+    tree = {
+        "a" * 32: {
+            "status": "running",
+            "userContent": "Plan a party",
+            "userComment": note,
+            "subagents": [],
+        }
+    }
+    assert tree_lines(tree) == [f"running       aaaaaaaa  Plan a party  [{note}]"]

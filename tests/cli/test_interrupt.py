@@ -119,3 +119,139 @@ def test_ctrl_c_at_a_prompt_stops_the_command_at_once(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
         assert "Traceback" not in err
+
+
+def _run_id_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("run "):
+            return line.split()[1]
+    raise AssertionError(f"no run line (exit {proc.wait()})")
+
+
+@pytest.mark.parametrize("interrupt", [None, signal.SIGINT])
+def test_a_reader_that_goes_away_pauses_the_run_and_it_resumes(
+    tmp_path: Path, interrupt: int | None
+) -> None:
+    """`kforge research … 2>&1 | head` (the reader closes), or Ctrl-C that ends the reader too."""
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        run_id = _run_id_line(proc)
+        assert endpoint.holding.wait(60)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+        if interrupt is not None:
+            proc.send_signal(interrupt)
+        endpoint.release.set()
+        proc.wait(timeout=60)
+        store = SQLiteStore(db)
+        run = store.get_run(run_id)
+        store.close()
+        assert run.status == RunStatus.PAUSED, run.status
+        expected = "interrupted by SIGINT" if interrupt else "its output was closed (broken pipe)"
+        assert run.pause_reason == expected
+        resumed = kforge_proc(
+            endpoint, tmp_path, "--db", str(db), "runs", "resume", run_id, "--yes"
+        )
+        _out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"run {run_id} completed" in err
+
+
+def _paused_research(endpoint: SchemaEndpoint, db: Path, report: Path) -> str:
+    first = kforge_proc(
+        endpoint,
+        db.parent,
+        "--db",
+        str(db),
+        "research",
+        "What is retrieval-augmented generation?",
+        "--model",
+        "openai:fake",
+        "--yes",
+        "--max-steps",
+        "3",
+        "-o",
+        str(report),
+    )
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 4, err  # paused by the step limit, partial report written
+    assert f"partial report written to {report}" in out
+    return run_id_of(err)
+
+
+def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    chosen = tmp_path / "out" / "mine.md"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with SchemaEndpoint() as endpoint:
+        run_id = _paused_research(endpoint, db, chosen)
+        partial = chosen.read_text()
+        resumed = kforge_proc(
+            endpoint,
+            elsewhere,
+            "--db",
+            str(db),
+            "runs",
+            "resume",
+            run_id,
+            "--max-steps",
+            "500",
+            "--yes",
+        )
+        out, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err
+        assert f"report written to {chosen}" in out
+        assert chosen.read_text() != partial
+        assert not (elsewhere / "reports").exists()
+
+        # resumed with -o elsewhere: the new file is written and the earlier one named
+        second = tmp_path / "second.md"
+        run_id = _paused_research(endpoint, db, second)
+        other = tmp_path / "other.md"
+        again = kforge_proc(
+            endpoint,
+            elsewhere,
+            "--db",
+            str(db),
+            "runs",
+            "resume",
+            run_id,
+            "--max-steps",
+            "500",
+            "--yes",
+            "-o",
+            str(other),
+        )
+        out, err = again.communicate(timeout=120)
+        assert again.returncode == 0, err
+        assert f"report written to {other}" in out
+        assert f"an earlier report of this run is in {second}" in err
+
+
+def test_runs_cancel_from_another_terminal_stops_a_live_run_at_its_next_step(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=8) as endpoint:
+        proc = research(endpoint, db)
+        run_id = _run_id_line(proc)
+        assert endpoint.holding.wait(60)  # mid-step, waiting on the model
+        cancel = kforge_proc(endpoint, tmp_path, "--db", str(db), "runs", "cancel", run_id)
+        out, err = cancel.communicate(timeout=60)
+        assert cancel.returncode == 0, err
+        assert out.startswith(f"cancel requested: run {run_id} executes in another process")
+        endpoint.release.set()
+        _out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1, err
+        assert f"run {run_id} cancelled" in err
+        store = SQLiteStore(db)
+        run = store.get_run(run_id)
+        frames = store.read_frames(run_id)
+        store.close()
+        assert run.status == RunStatus.CANCELLED
+        assert [f.to_status for f in frames if f.type == "status.changed"][-1] == "cancelled"
+        assert any(f.type == "intervention" and f.action == "cancel" for f in frames)

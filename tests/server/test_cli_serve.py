@@ -83,3 +83,35 @@ def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=60)
     assert code == 0
+
+
+def test_kforge_serve_on_a_port_in_use_says_so_and_exits_1(tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from kforge.cli import main; sys.exit(main())",
+                "--db",
+                str(tmp_path / "k.db"),
+                "serve",
+                "--port",
+                str(port),
+                "--model",
+                "test",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == (
+        f"kforge: error: port {port} is in use; choose another with --port"
+    )
+    assert "serving" not in done.stdout

@@ -80,6 +80,8 @@ def test_start_watch_approve_and_read_the_report(
     ui_server: LiveServer, page: Any, shots: Path
 ) -> None:
     expect = playwright_api.expect
+    missing: list[str] = []  # the page asks for nothing the server lacks (e.g. /favicon.ico)
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
     page.goto(f"{ui_server.url}/ui/")
     expect(page.locator("#start-corpus option")).to_have_text(["docs"])
     expect(page.get_by_role("alert")).to_be_hidden()
@@ -119,6 +121,9 @@ def test_start_watch_approve_and_read_the_report(
     expect(report).to_contain_text("ReAct")
     page.screenshot(path=str(shots / "run-report.png"), full_page=True)
     assert (shots / "run-report.png").stat().st_size > 10_000
+    assert missing == []
+    # and the browser is told not to ask for /favicon.ico, which the server does not have
+    assert page.locator("link[rel=icon]").get_attribute("href") == "data:,"
 
 
 def test_modify_the_question_tree_at_the_checkpoint(ui_server: LiveServer, page: Any) -> None:

@@ -119,7 +119,21 @@ def _apply_global_model(args: argparse.Namespace) -> None:
         args.model = spec
 
 
-_DAMAGED = re.compile(r"malformed|not a database|disk image|corrupt", re.IGNORECASE)
+def _chosen_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the (sub)command the command line chose, e.g. ``kforge runs list``'s."""
+    while True:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, actions[0].dest, None) if actions else None
+        if not actions or name not in actions[0].choices:
+            return parser
+        parser = actions[0].choices[name]
+
+
+_DAMAGED = re.compile(
+    r"malformed|not a database|disk image|corrupt|could not decode", re.IGNORECASE
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,7 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # named by the command they were given to, with that command's usage
+        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     func = getattr(args, "func", None)
     if func is None:
         # A usage mistake, as for git; the help goes to stderr so stdout stays for results.
@@ -158,14 +174,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("kforge: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except sqlite3.Error as exc:
+        from kforge.store.sqlite import damage_text
+
         db = getattr(args, "db", None) or "kforge.db"
         if _DAMAGED.search(str(exc)):  # a damaged file read past the store's own checks
             _error(
-                f"database {db} is damaged ({exc}); copy out what is readable with "
-                f"`sqlite3 {db} .recover > recovered.sql`, then restore a backup"
+                f"database {db} is damaged ({damage_text(exc)}); copy out what is readable "
+                f"with the sqlite3 tool (`sqlite3 {db} .recover > recovered.sql`), then "
+                "restore a backup"
             )
         else:
-            _error(f"database {db}: {exc}")
+            _error(f"database {db}: {damage_text(exc)}")
         return EXIT_ERROR
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""

@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "EXIT_WAITING",
+    "NoDatabaseError",
     "UsageError",
     "add_document_options",
     "add_model_options",
@@ -76,12 +77,20 @@ def command_hint(args: argparse.Namespace, command: str) -> str:
     return f"{prefix} {command}"
 
 
+_WRITABLE_DEVICES = frozenset(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"])
+
+
 def check_writable(path: Path, *, make_parents: bool = False) -> None:
     """Refuse, before any work, an output file that could not be written."""
     from kforge.errors import ConfigurationError
 
     if path.is_dir():
         raise ConfigurationError(f"cannot write {path}: it is a folder; give a file name")
+    if (path.is_char_device() or path.is_block_device()) and str(path) not in _WRITABLE_DEVICES:
+        # /dev/full, a disk, ...: found out only when the finished work is written
+        raise ConfigurationError(
+            f"cannot write {path}: it is a device, not a file; give a file name (or /dev/stdout)"
+        )
     folder = path.parent
     if not make_parents and not folder.is_dir():
         raise ConfigurationError(
@@ -120,11 +129,28 @@ def find_run(store: Store, ref: str) -> RunRecord:
     return store.get_run(ids[0])
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """The store ``--db`` names: a SQLite file, or a ``postgresql://`` URL."""
-    from kforge.store.open import open_store as open_named
+class NoDatabaseError(ForgeError):
+    """A command that only reads was pointed at a SQLite file that does not exist."""
 
-    return open_named(getattr(args, "db", None))
+
+def open_store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
+    """The store ``--db`` names: a SQLite file, or a ``postgresql://`` URL. A command that only
+    reads (``read_only``) creates no file or folder: a missing SQLite file is a
+    NoDatabaseError."""
+    from kforge.store.open import open_store as open_named
+    from kforge.store.open import store_target
+    from kforge.store.postgres import is_postgres_url
+    from kforge.store.sqlite import default_db_path
+
+    target = store_target(getattr(args, "db", None))
+    if read_only and not is_postgres_url(target):
+        path = Path(target) if target is not None else default_db_path()
+        if str(path) != ":memory:" and not path.exists():
+            raise NoDatabaseError(
+                f"no database at {path}: nothing has been recorded there yet; check --db "
+                "(or KFORGE_DB)"
+            )
+    return open_named(target)
 
 
 _OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -154,16 +180,13 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
 
     def on_signal(signum: int) -> None:
         received.append(signum)
-        print(
-            "\nkforge: pausing the run (press Ctrl-C again to exit at once)",
-            file=sys.stderr,
-            flush=True,
-        )
+        again = "press Ctrl-C again" if signum == signal.SIGINT else "send the signal again"
+        _say(f"\nkforge: pausing the run ({again} to exit at once)")
         pausing.append(loop.create_task(pause()))
 
     def handler(signum: int, frame: Any) -> None:
         if received:
-            print("\nkforge: exiting now", file=sys.stderr, flush=True)
+            _say("\nkforge: exiting now")
             os._exit(128 + signum)
         if _reading_input:  # at a prompt no run executes: stop reading, and the command
             raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
@@ -179,6 +202,11 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
         except asyncio.CancelledError:
             if not received:
                 raise
+        except BrokenPipeError:
+            # the reader went away (`kforge research … | head`): pause, as for Ctrl-C
+            for runtime in list(_OPEN_RUNTIMES):
+                await runtime.interrupt("its output was closed (broken pipe)")
+            raise
         if not received:
             return result
         await pausing[0]
@@ -186,9 +214,17 @@ async def _interruptible(main: Coroutine[Any, Any, T], args: argparse.Namespace)
         for signum, earlier in previous.items():
             signal.signal(signum, earlier)
     for run_id in paused:
-        hint = command_hint(args, f"runs resume {run_id}")
-        print(f"\nrun {run_id} paused; resume with: {hint}", file=sys.stderr, flush=True)
+        _say(f"\nrun {run_id} paused; resume with: {command_hint(args, f'runs resume {run_id}')}")
     raise SystemExit(128 + received[0])
+
+
+def _say(message: str) -> None:
+    """A line on stderr that is lost, not raised, when nobody reads stderr any more (Ctrl-C
+    with `2>&1 | tail` ends the reader too)."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def add_model_options(p: argparse.ArgumentParser, *, model_help: str | None = None) -> None:

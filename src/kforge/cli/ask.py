@@ -60,7 +60,15 @@ def add_router_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="search rounds before answering (default 2)",
     )
-    p.add_argument("-k", type=int, default=5, metavar="N", help="passages per search (default 5)")
+    p.add_argument(
+        "-k",
+        "--top-k",
+        dest="k",
+        type=int,
+        default=5,
+        metavar="N",
+        help="passages per search (default 5)",
+    )
     p.add_argument(
         "--max-tokens",
         type=int,
@@ -205,6 +213,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     async def go() -> RunRecord:
         rt = open_router_runtime(args)
         try:
+            rt.model_for(rt._model_spec())  # a model that cannot be used is named before indexing
             corpus = prepare_corpus(rt, args, sys.stderr)
             run_args = router_args(args, question, corpus, [])
             return await answer_turn(

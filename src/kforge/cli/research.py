@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
@@ -71,7 +72,10 @@ def cmd_research(args: argparse.Namespace) -> int:
         run_args = {"question": question, "corpus": name, "review_answers": args.review_answers}
         if args.answer:
             run_args["answer"] = args.answer
-        run_id = await rt.start("research", run_args, limits=RunLimits(max_steps=args.max_steps))
+        kept = {"report": str(Path(args.output).resolve())} if args.output else None
+        run_id = await rt.start(
+            "research", run_args, limits=RunLimits(max_steps=args.max_steps), annotations=kept
+        )
         print(f"run {run_id}", file=sys.stderr, flush=True)
         return await drive_run(
             rt, run_id, out=sys.stderr, auto_approve=args.yes, verbose=args.verbose

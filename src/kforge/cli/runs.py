@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import (
+    NoDatabaseError,
+    UsageError,
     add_model_options,
     ask_at_terminal,
     check_writable,
@@ -74,6 +76,12 @@ def register(subparsers: Any) -> None:
     add_model_options(p, model_help="model to continue with (default: the run's own)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="where to write the report (default: where the run's command wrote it, e.g. "
+        "research -o FILE, else reports/AGENT-RUN.md)",
+    )
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("fork", help="a new run sharing this one's frames up to a seq")
@@ -122,8 +130,17 @@ def _age(run: RunRecord, now: datetime | None = None) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    if args.limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {args.limit})")
+    try:
+        store = open_store(args, read_only=True)
+    except NoDatabaseError:
+        print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
+        return 0
     runs = store.list_runs(status=RunStatus(args.status) if args.status else None, limit=args.limit)
+    if not runs and args.status and store.list_runs(limit=1):
+        print(f"no {args.status} runs; every run: {command_hint(args, 'runs list')}")
+        return 0
     if not runs:
         print(f"no runs yet; start one with: {command_hint(args, 'ask QUESTION')}")
         return 0
@@ -146,7 +163,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     print(f"run        {run.id}")
     print(f"agent      {run.agent_type}")
@@ -174,7 +191,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from kforge.explain import explain_run
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     frames = store.read_frames(run.id)
     header = [
@@ -188,6 +205,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     from kforge.engine.limits import RunLimits
 
+    if args.output:
+        check_writable(Path(args.output), make_parents=True)
     store = open_store(args)
     run = find_run(store, args.run_id)
     store.close()
@@ -219,7 +238,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
         )
 
     run = run_interruptible(go(), args)
-    return report_outcome(run, args)
+    kept = (run.input.get("annotations") or {}).get("report")
+    output = args.output or kept
+    if (
+        args.output
+        and kept
+        and Path(kept).exists()
+        and Path(kept).resolve() != Path(args.output).resolve()
+    ):
+        print(f"an earlier report of this run is in {kept}", file=sys.stderr)
+    return report_outcome(run, args, output=output)
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
@@ -257,7 +285,7 @@ def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]
 def cmd_export(args: argparse.Namespace) -> int:
     if args.output:
         check_writable(Path(args.output))
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run_id)
     lines, damaged = _readable_frames(store, run)
     if damaged:
@@ -276,16 +304,31 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    async def go() -> str:
+    async def go() -> tuple[str, str]:
         rt = open_runtime(args)
         run = find_run(rt.store, args.run_id)
-        await rt.cancel(run.id)
-        return run.id
+        when = await rt.cancel(run.id)
+        if when == "next_step":  # another process executes it: wait a little for it to stop
+            for _ in range(_CANCEL_WAIT_POLLS):
+                if rt.get_run(run.id).status == RunStatus.CANCELLED:
+                    return run.id, "now"
+                await asyncio.sleep(_CANCEL_WAIT_POLL_S)
+        return run.id, when
 
-    run_id = asyncio.run(go())
+    run_id, when = asyncio.run(go())
     explain = command_hint(args, f"runs explain {run_id[:8]}")
+    if when == "next_step":
+        print(
+            f"cancel requested: run {run_id} executes in another process and stops at its "
+            f"next step; follow it with: {command_hint(args, f'runs show {run_id[:8]}')}"
+        )
+        return 0
     print(f"cancelled run {run_id}; its frames stay, see them with: {explain}")
     return 0
+
+
+_CANCEL_WAIT_POLLS = 20
+_CANCEL_WAIT_POLL_S = 0.25
 
 
 def _family(store: Store, run: RunRecord) -> list[RunRecord]:

@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     require_extra("server", "kforge serve")
     from kforge.server import ServerSettings, serve
+    from kforge.server.run import bind
 
     settings = ServerSettings(
         host=args.host,
@@ -89,12 +90,14 @@ def run(args: argparse.Namespace) -> int:
         from kforge.mcp_catalog import catalog_from_extensions
 
         catalog = catalog_from_extensions(args.mcp_extension)
+    sock = bind(settings)  # a port in use is refused before anything is announced
     if not args.no_samples:
         _index_samples(args)
     where = f"http://{args.host}:{args.port}"
     print(f"kforge serving on {where}  (UI {where}/ui/, API {where}/openapi.json)", flush=True)
     serve(
         settings,
+        sock=sock,
         db=args.db,
         model=args.model,
         log_level=args.log_level,

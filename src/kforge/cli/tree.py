@@ -52,7 +52,8 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
         node = tree[agent]
         task = " ".join(str(node.get("userContent", "")).split())[:80]
         comment = node.get("userComment", "unchanged")
-        said = "" if comment == "unchanged" else f"  [{comment[:40]}]"
+        # a person's note is shown whole: it is what they told the agent
+        said = "" if comment == "unchanged" else f"  [{' '.join(str(comment).split())}]"
         lines.append(f"{'  ' * depth}{node['status']:<13} {agent[:8]}  {task}{said}")
         for child in node["subagents"]:
             if child in tree:
@@ -64,7 +65,7 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     run = find_run(store, args.run)
     tree = Runtime(store).agent_tree(run.id)
     if args.json:

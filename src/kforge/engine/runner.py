@@ -427,8 +427,10 @@ class StepRunner:
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
         while True:
             started = time.monotonic()
-            if not journal and self._take_interventions(ctx):
-                return self._end_deleted(ctx, step_no, step_seq, baseline)
+            if not journal:
+                ending = self._take_interventions(ctx)
+                if ending is not None:
+                    return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
             try:
                 self._check_limits(step_no, elapsed)
                 ctx.begin_step(step_no + 1, journal)
@@ -550,9 +552,10 @@ class StepRunner:
             if outcome.done:
                 return RunStatus.COMPLETED
 
-    def _take_interventions(self, ctx: RunContext) -> bool:
+    def _take_interventions(self, ctx: RunContext) -> Intervention | None:
         """Apply the interventions waiting for this run (those recorded in its log while it
-        waited, then those left in the inbox while it executed); True when one deletes it."""
+        waited, then those left in the inbox while it executed); returns the one that ends
+        it (a delete, or a cancel asked from another process), if any."""
         found = list(self._tail_interventions)
         self._tail_interventions = []
         if self.interventions is not None:
@@ -565,31 +568,37 @@ class StepRunner:
                 self._delivered = [*self._delivered, item.id][-_DELIVERED_KEPT:]
         apply = getattr(self.agent, "intervene", None)
         for item in found:
-            if item.action == "delete":
-                return True
+            if item.action in ("delete", "cancel"):
+                return item
             if apply is not None:
                 apply(ctx, item.action, item.content)
-        return False
+        return None
 
-    def _end_deleted(
-        self, ctx: RunContext, step_no: int, step_seq: int, baseline: Baseline
+    def _end_by_person(
+        self,
+        ctx: RunContext,
+        item: Intervention,
+        step_no: int,
+        step_seq: int,
+        baseline: Baseline,
     ) -> RunStatus:
-        """A person deleted the run: it ends here, between steps, with its partial result."""
+        """A person deleted or cancelled the run: it ends here, between steps, with its
+        partial result."""
+        status = RunStatus.DELETED if item.action == "delete" else RunStatus.CANCELLED
+        reason = "deleted by user" if item.action == "delete" else item.content or "cancelled"
         ctx.end_replay()
-        ctx.emit(
-            StatusChanged(from_status="running", to_status="deleted", reason="deleted by user")
-        )
+        ctx.emit(StatusChanged(from_status="running", to_status=status.value, reason=reason))
         self._commit(
             ctx.take_pending(),
             final=True,
             snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
             run_fields={
-                "status": RunStatus.DELETED,
-                "result": {**self.agent.partial_result(), "deleted": True},
+                "status": status,
+                "result": {**self.agent.partial_result(), status.value: True},
                 "pending_interaction": None,
             },
         )
-        return RunStatus.DELETED
+        return status
 
     def _tail(self, step_seq: int) -> list[Frame]:
         """The frames after the last committed step: what the unfinished step recorded."""

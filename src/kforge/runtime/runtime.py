@@ -33,6 +33,7 @@ from kforge.frames import (
     Frame,
     InteractionAnswered,
     InteractionRequested,
+    Intervention,
     StatusChanged,
     TokenDelta,
     frame_from_dict,
@@ -180,8 +181,11 @@ class Runtime:
         session_id: str | None = None,
         parent_id: str | None = None,
         run_id: str | None = None,
+        annotations: dict[str, str] | None = None,
     ) -> str:
-        """Create a run and start executing it; returns its id at once."""
+        """Create a run and start executing it; returns its id at once. ``annotations`` are
+        kept with the run for its caller (e.g. where the CLI writes its report) and never
+        read by the agent."""
         args = dict(args or {})
         _check_json_args(agent_type, args)
         agent = self.registry.create(agent_type, args)
@@ -193,7 +197,12 @@ class Runtime:
             status=RunStatus.PENDING,
             created_at=now,
             updated_at=now,
-            input={"args": args, "limits": limits.to_dict(), "model": self._model_spec()},
+            input={
+                "args": args,
+                "limits": limits.to_dict(),
+                "model": self._model_spec(),
+                **({"annotations": dict(annotations)} if annotations else {}),
+            },
             session_id=session_id,
             parent_id=parent_id,
             max_iterations=limits.max_steps,
@@ -345,7 +354,10 @@ class Runtime:
             raise InvalidRunStateError(f"run '{run_id}' was not started or resumed here")
         await asyncio.shield(future)
 
-    async def cancel(self, run_id: str, reason: str = "cancelled by user") -> None:
+    async def cancel(self, run_id: str, reason: str = "cancelled by user") -> str:
+        """End a run for good: at once (``"now"``) when it executes here or nowhere; a run
+        another live process executes gets a cancel request that it takes at its next step
+        boundary, as interventions are (``"next_step"``)."""
         task = self._tasks.get(run_id)
         if task is not None:
             task.cancel()
@@ -353,10 +365,17 @@ class Runtime:
                 await task
             except asyncio.CancelledError:
                 pass
-            return
+            return "now"
         run = self.store.get_run(run_id)
         if run.status in TERMINAL_STATUSES:
             raise InvalidRunStateError(f"run '{run_id}' is already {run.status.value}")
+        holder = run.lease_owner
+        if run.is_live() and holder is not None and holder != self.owner and owner_alive(holder):
+            request = Intervention(
+                id=new_id(), action="cancel", content=reason, target_run_id=run_id
+            )
+            self.interventions.put(run_id, request)
+            return "next_step"
         frame = StatusChanged(
             run_id=run_id,
             seq=run.last_seq + 1,
@@ -372,6 +391,7 @@ class Runtime:
         )
         self.bus.publish(run_id, [frame])
         self.bus.idle(run_id)
+        return "now"
 
     async def interrupt(self, reason: str = "interrupted") -> list[str]:
         """Pause every run executing here (status ``paused`` with ``reason``), each from its last
@@ -716,9 +736,10 @@ class Runtime:
         return self.store.read_frames(run_id, after_seq=after_seq)
 
     async def aclose(self) -> None:
-        """Cancel runs still executing in this process and close the store."""
-        for run_id in list(self._tasks):
-            await self.cancel(run_id, reason="runtime closed")
+        """Pause runs still executing in this process (each resumes from its last committed
+        step, here or elsewhere) and close the store."""
+        if self._tasks:
+            await self.interrupt("the process that ran it closed its runtime")
         if self._own_telemetry and self.telemetry is not None:
             self.telemetry.shutdown()  # flush what the exporters still hold
         self.bus.close()
