@@ -55,6 +55,7 @@ class Script:
     more_answers_once: str = ""
     missing_category_once: str = ""
     why: str = "the next step after ReAct"
+    frontier: list[str] = field(default_factory=lambda: ["How do agents plan over long horizons?"])
     calls: list[str] = field(default_factory=list)
 
     def __call__(self, messages: list[Message], info: CallInfo) -> Any:
@@ -96,14 +97,7 @@ class Script:
                 "follow_up_question": more,
                 "missing_category": missing,
             }
-        return {
-            "questions": [
-                {
-                    "question": "How do agents plan over long horizons?",
-                    "why": self.why,
-                }
-            ]
-        }
+        return {"questions": [{"question": q, "why": self.why} for q in self.frontier]}
 
 
 SCHEMAS = {
@@ -404,3 +398,18 @@ async def test_a_frontier_reason_is_the_model_s_claim_and_shown_only_when_it_can
     report = (run.result or {})["report"]
     assert "- How do agents plan over long horizons?" in report
     assert (f"How do agents plan over long horizons? — {why}" in report) is shown
+
+
+async def test_the_frontier_holds_no_statement_and_nothing_the_tree_asked(corpus_dir: Path) -> None:
+    script = Script(
+        frontier=[
+            "ReAct is a loop that never ends",  # a statement: "?" added would not make it one
+            "How does ReAct interleave reasoning and the tools?",  # the tree asked it
+            "How do agents plan over long horizons?",
+        ]
+    )
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    frontier = [f["question"] for f in (run.result or {})["frontier"]]
+    assert "How do agents plan over long horizons?" in frontier
+    assert not any(q.startswith(("ReAct is", "How does ReAct")) for q in frontier)

@@ -34,10 +34,10 @@ from kforge.agents.research.prompts import (
     new_category_request,
 )
 from kforge.agents.research.question_tree import (
+    QUESTION_WORDS,
     ResearchPhase,
     ResearchPhaseContext,
     clean_question,
-    is_question,
     topic_name,
 )
 from kforge.agents.research.report import render_report
@@ -57,7 +57,7 @@ from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEven
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.rag.grounded import AnswerStyle
-from kforge.rag.textcheck import LoopWatch
+from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
@@ -463,13 +463,18 @@ class ResearchAgent(ForgeAgent):
             "expand",
         )
         seen = {q["text"].lower() for q in rc.questions}
+        asked = [set(key_terms(q["text"])) for q in rc.questions]
         instructions = self.phase_prompt(P.EXPAND)
         for item in expansion.questions if expansion else []:
             text = clean_question(item.question)
-            if not text or not is_question(text) or text.lower() in seen:
-                continue
-            if not usable_frontier_question(text, instructions):
-                continue
+            first = item.question.split()[0].lower() if item.question.split() else ""
+            if not text or first not in QUESTION_WORDS or text.lower() in seen:
+                continue  # a statement with "?" added is no question
+            terms = set(key_terms(text))
+            if not usable_frontier_question(text, instructions) or any(
+                a and (a <= terms or terms <= a) for a in asked
+            ):
+                continue  # what the tree asked already, in other words
             seen.add(text.lower())
             # a reason is the model's own claim, not the documents': shown only from a model
             # that writes its answers, and only when it neither loops nor repeats a word

@@ -12,6 +12,7 @@ from kforge.engine.phases import PhaseContext
 
 __all__ = [
     "FUNCTION_WORDS",
+    "QUESTION_WORDS",
     "ResearchPhase",
     "ResearchPhaseContext",
     "clean_question",
@@ -41,7 +42,7 @@ def slug(text: str, taken: set[str] | None = None, prefix: str = "") -> str:
     return candidate
 
 
-_QUESTION_WORDS = frozenset(
+QUESTION_WORDS = frozenset(
     [
         "what",
         "how",
@@ -196,7 +197,7 @@ def topic_name(value: object) -> str:
     words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", name)
     if not words or len(name) > 80 or len(name.split()) > 8:
         return ""
-    if _FILE_NAME.search(name) or (name.split()[0].lower() in _QUESTION_WORDS and "?" in text):
+    if _FILE_NAME.search(name) or (name.split()[0].lower() in QUESTION_WORDS and "?" in text):
         return ""
     if name.lower() in _NOT_TOPICS:
         return ""  # the model echoed the instructions
@@ -208,7 +209,7 @@ def topic_name(value: object) -> str:
 def is_question(text: str) -> bool:
     """Starts with a question word or ends with a question mark."""
     first = text.split(maxsplit=1)[0].lower() if text.split() else ""
-    return text.rstrip().endswith("?") or first in _QUESTION_WORDS
+    return text.rstrip().endswith("?") or first in QUESTION_WORDS
 
 
 @dataclass
