@@ -45,10 +45,15 @@ def test_every_command_and_argument_has_help_and_accepts_db() -> None:
 
 def test_db_before_or_after_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first, second = tmp_path / "a.db", tmp_path / "b.db"
+    ignored = tmp_path / "ignored.db"
+    for argv, used in (
+        (["runs", "show", "r1", "--db", str(first)], first),
+        (["runs", "--db", str(second), "show", "r1"], second),
+        (["--db", str(ignored), "runs", "show", "r1", "--db", str(first)], first),
+    ):
+        assert main(argv) == 1
+        assert f"no database at {used}:" in capsys.readouterr().err  # the one --db named
     assert main(["runs", "list", "--db", str(first)]) == 0
-    assert main(["runs", "--db", str(second), "list"]) == 0
-    assert main(["--db", str(tmp_path / "ignored.db"), "runs", "list", "--db", str(first)]) == 0
-    assert first.exists() and second.exists() and not (tmp_path / "ignored.db").exists()
     assert "no runs yet" in capsys.readouterr().out
 
 
@@ -98,9 +103,10 @@ def test_an_unusable_database_is_one_error_line(
 ) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert main(["--db", str(blocker / "k.db"), "runs", "list"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("kforge: error: ") and err.count("\n") == 1
+    for command in (["ask", "q", "--model", "test"], ["runs", "show", "r1"]):
+        assert main(["--db", str(blocker / "k.db"), *command]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("kforge: error: ") and err.count("\n") == 1
 
 
 def test_a_report_that_cannot_be_written_is_refused_before_the_run(

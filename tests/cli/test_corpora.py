@@ -87,8 +87,7 @@ def test_two_folders_named_docs_are_two_corpora(
     assert corpora(db) == {"docs-2": ["beta.md"]}
     assert main(["--db", str(db), "corpora", "remove", "docs"]) == 1
     assert capsys.readouterr().err == (
-        "kforge: error: no corpus named 'docs' (corpora: docs-2); index a folder into it with: "
-        f"kforge --db {db} ingest DIR --corpus docs\n"
+        "kforge: error: no corpus named 'docs', so nothing was removed (corpora: docs-2)\n"
     )
 
 
@@ -124,11 +123,38 @@ def test_an_empty_folder_is_an_error_and_leaves_no_corpus(
     db = tmp_path / "k.db"
     empty = folder(tmp_path, "empty", {"notes.docx": "not read"})
     assert main(["--db", str(db), "ingest", str(empty)]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "kforge: error: no readable documents in" in err and "nothing was indexed" in err
+    assert out == ""  # no summary line that reads as a success
     assert main(["--db", str(db), "ask", "q", "--docs", str(empty)]) == 1
     assert "no readable documents" in capsys.readouterr().err
     assert corpora(db) == {}
+
+
+def test_removing_an_unknown_corpus_does_not_suggest_indexing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    assert main(["--db", str(db), "corpora", "remove", "nope"]) == 1
+    assert capsys.readouterr().err == (
+        "kforge: error: no corpus named 'nope', so nothing was removed (corpora: none yet)\n"
+    )
+
+
+def test_ingest_off_a_terminal_prints_only_its_summary_and_dense_names_the_cli_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "k.db"
+    docs = folder(tmp_path, "docs", {f"n{i}.md": f"# Note {i}\n\nText {i}." for i in range(60)})
+    assert main(["--db", str(db), "ingest", str(docs)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("corpus 'docs' from")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert main(["--db", str(db), "ingest", str(docs), "--dense"]) == 1
+        err = capsys.readouterr().err
+        assert "or ingest without --dense" in err and "mode=" not in err
 
 
 def test_the_terminal_progress_bar() -> None:

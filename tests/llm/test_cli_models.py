@@ -79,3 +79,16 @@ def test_an_unreachable_server_is_reported(
     assert run_models("--timeout", "5", "ollama:llama3") == 1
     out = capsys.readouterr().out
     assert "unreachable" in out and "cannot reach ollama:llama3" in out
+
+
+def test_a_chatty_probe_reply_is_not_quoted_and_no_footnote_marks_nothing(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("KFORGE_BASE_URL", server.base_url)
+    monkeypatch.setenv("KFORGE_API_KEY", "sk-test")
+    server.push(completion("I'm sorry for your loss. I"))
+    assert run_models("--timeout", "10", "vllm:chatty") == 0
+    out = capsys.readouterr().out
+    assert "sorry" not in out
+    assert "ok · " in out and "it does not follow one-word instructions" in out
+    assert "default model" not in out  # the default is not in the table, so nothing is marked

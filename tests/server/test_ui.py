@@ -94,7 +94,8 @@ def test_start_watch_approve_and_read_the_report(
     expect(checkpoint).to_be_visible()
     expect(page.locator("#run-status")).to_have_text("awaiting_user")
     expect(page.locator("#checkpoint-prompt")).not_to_be_empty()
-    expect(page.locator("#tree-editor fieldset")).to_have_count(2)
+    # the question's three parts, and the model's "Memory" ("Reasoning" is one of the parts)
+    expect(page.locator("#tree-editor fieldset")).to_have_count(4)
     timeline = page.locator("#timeline li .type")
     expect(timeline.filter(has_text="interaction.requested")).to_have_count(1)
     before = page.locator("#timeline li").count()
@@ -130,7 +131,7 @@ def test_modify_the_question_tree_at_the_checkpoint(ui_server: LiveServer, page:
     page.goto(f"{ui_server.url}/ui/")
     page.get_by_label("Question").fill("How do agents remember?")
     page.get_by_role("button", name="Start").click()
-    expect(page.locator("#tree-editor fieldset")).to_have_count(2)
+    expect(page.locator("#tree-editor fieldset")).to_have_count(3)  # the question, 2 of the model
     page.locator("#cat-questions-0").fill("What is episodic memory for agents?")
     page.locator("#cat-name-1").fill("Oversight")
     page.locator("#cat-questions-1").fill("How do checkpoints let a person steer a run?")

@@ -193,3 +193,19 @@ async def test_a_damaged_run_row_is_a_store_error_naming_the_run(tmp_path: Path)
     result = kforge_cli("--db", str(db), "runs", "list")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+async def test_undecodable_text_is_named_by_its_column_without_quoting_its_bytes(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "k.db"
+    run = await waiting_draft(db)
+    garbled = b'{"report": "# Research report\\n\\n## Question tree\xff\xfe"}'
+    tamper(db, "UPDATE runs SET result = CAST(? AS TEXT) WHERE id = ?", garbled, run.id)
+    result = kforge_cli("--db", str(db), "runs", "list")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip() == (
+        f"kforge: error: database {db} is damaged (a value in column 'result' is not readable "
+        f"text); copy out what is readable with the sqlite3 tool (`sqlite3 {db} .recover > "
+        "recovered.sql`), then restore a backup or start a new database with --db"
+    )

@@ -131,7 +131,9 @@ def _chosen_parser(
         parser = actions[0].choices[name]
 
 
-_DAMAGED = re.compile(r"malformed|not a database|disk image|corrupt", re.IGNORECASE)
+_DAMAGED = re.compile(
+    r"malformed|not a database|disk image|corrupt|could not decode", re.IGNORECASE
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -172,14 +174,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("kforge: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except sqlite3.Error as exc:
+        from kforge.store.sqlite import damage_text
+
         db = getattr(args, "db", None) or "kforge.db"
         if _DAMAGED.search(str(exc)):  # a damaged file read past the store's own checks
             _error(
-                f"database {db} is damaged ({exc}); copy out what is readable with "
-                f"`sqlite3 {db} .recover > recovered.sql`, then restore a backup"
+                f"database {db} is damaged ({damage_text(exc)}); copy out what is readable "
+                f"with the sqlite3 tool (`sqlite3 {db} .recover > recovered.sql`), then "
+                "restore a backup"
             )
         else:
-            _error(f"database {db}: {exc}")
+            _error(f"database {db}: {damage_text(exc)}")
         return EXIT_ERROR
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""

@@ -77,12 +77,20 @@ def command_hint(args: argparse.Namespace, command: str) -> str:
     return f"{prefix} {command}"
 
 
+_WRITABLE_DEVICES = frozenset(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"])
+
+
 def check_writable(path: Path, *, make_parents: bool = False) -> None:
     """Refuse, before any work, an output file that could not be written."""
     from kforge.errors import ConfigurationError
 
     if path.is_dir():
         raise ConfigurationError(f"cannot write {path}: it is a folder; give a file name")
+    if (path.is_char_device() or path.is_block_device()) and str(path) not in _WRITABLE_DEVICES:
+        # /dev/full, a disk, ...: found out only when the finished work is written
+        raise ConfigurationError(
+            f"cannot write {path}: it is a device, not a file; give a file name (or /dev/stdout)"
+        )
     folder = path.parent
     if not make_parents and not folder.is_dir():
         raise ConfigurationError(

@@ -244,6 +244,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     async def go() -> RunRecord:
         rt = open_router_runtime(args)
         try:
+            rt.model_for(rt._model_spec())  # a model that cannot be used is named before indexing
             corpus = prepare_corpus(rt, args, sys.stderr)
             run_args = router_args(args, question, corpus, [])
             return await answer_turn(

@@ -42,14 +42,19 @@ def register(subparsers: Any) -> None:
 
 
 def require_corpus(
-    store: Store, name: str, args: argparse.Namespace | None = None
+    store: Store, name: str, args: argparse.Namespace | None = None, *, to_remove: bool = False
 ) -> dict[str, Any]:
-    """The corpus record of ``name``; a ConfigurationError listing the corpora when unknown."""
+    """The corpus record of ``name``; a ConfigurationError listing the corpora when unknown
+    (suggesting to index a folder into it, unless it was named ``to_remove``)."""
     from kforge.cli._common import command_hint
 
     info = corpus_info(store, name)
     if info is None:
         known = ", ".join(str(c.get("name")) for c in list_corpora(store)) or "none yet"
+        if to_remove:
+            raise ConfigurationError(
+                f"no corpus named '{name}', so nothing was removed (corpora: {known})"
+            )
         ingest = command_hint(args or argparse.Namespace(), f"ingest DIR --corpus {name}")
         raise ConfigurationError(
             f"no corpus named '{name}' (corpora: {known}); index a folder into it with: {ingest}"
@@ -69,7 +74,7 @@ def index_folder(store: Store, corpus: Corpus, folder: Path, out: TextIO) -> Non
         if not corpus.sources():
             drop_corpus(store, corpus.name)
         raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf)"
+            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf)"
         )
 
 
@@ -133,7 +138,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"sources    {info.get('sources', 0)}")
     print(f"chunks     {info.get('chunks', 0)}")
     print(f"created    {info.get('created_at', '')}  updated {info.get('updated_at', '')}")
-    for source in Corpus.open(store, args.name).sources():
+    corpus = Corpus.open(store, args.name)
+    stale = corpus.stale_warning()
+    if stale:
+        print(f"warning    {stale}")
+    for source in corpus.sources():
         print(f"  {source.file}  ({source.format}, {source.chunks} chunks)  {source.title}")
     return 0
 
@@ -142,7 +151,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     from kforge.cli._common import open_store
 
     store = open_store(args)
-    info = require_corpus(store, args.name, args)
+    info = require_corpus(store, args.name, args, to_remove=True)
     drop_corpus(store, args.name)
     print(f"removed corpus '{args.name}' ({info.get('sources', 0)} sources; the files stay)")
     return 0

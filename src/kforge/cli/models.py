@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -117,10 +118,15 @@ async def check_model(spec: str, *, timeout: float, default: bool = False) -> Mo
     except ForgeError as exc:
         return ModelStatus(spec, provider, endpoint, default, _classify(exc), str(exc))
     elapsed = time.perf_counter() - started
-    reply = " ".join(response.text.split())[:40]
-    return ModelStatus(
-        spec, provider, endpoint, default, "ok", f"replied {reply!r}", round(elapsed, 2)
-    )
+    reply = " ".join(response.text.split())
+    # a reply that ignores the one-word probe (small models chat: "I'm sorry for your loss")
+    # is not quoted: it would read as the model's verdict on something
+    if re.fullmatch(r"\W*ok\W*", reply, re.IGNORECASE):
+        detail = f"replied {reply[:40]!r}"
+    else:
+        tokens = response.usage.output_tokens
+        detail = f"answered ({tokens} tokens; it does not follow one-word instructions)"
+    return ModelStatus(spec, provider, endpoint, default, "ok", detail, round(elapsed, 2))
 
 
 def _render(rows: list[ModelStatus]) -> str:
@@ -142,7 +148,10 @@ def _render(rows: list[ModelStatus]) -> str:
         "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row))
         for row in table
     ]
-    lines.append("* default model (KFORGE_MODEL, else the config file's model, else local:smollm2)")
+    if any(r.default for r in rows):
+        lines.append(
+            "* default model (KFORGE_MODEL, else the config file's model, else local:smollm2)"
+        )
     return "\n".join(line.rstrip() for line in lines)
 
 

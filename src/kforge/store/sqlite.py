@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -43,7 +44,7 @@ from kforge.store.records import (
     run_row,
 )
 
-__all__ = ["SQLiteStore", "default_db_path"]
+__all__ = ["SQLiteStore", "damage_text", "default_db_path"]
 
 
 def default_db_path() -> Path:
@@ -58,10 +59,21 @@ def default_db_path() -> Path:
 
 def _recovery(path: Path) -> str:
     return (
-        f"copy out what is readable with `sqlite3 {path} .recover > recovered.sql` (or "
-        "`kforge runs export RUN_ID` for one run), then restore a backup or start a new "
-        "database with --db"
+        f"copy out what is readable with the sqlite3 tool (`sqlite3 {path} .recover > "
+        "recovered.sql`), then restore a backup or start a new database with --db"
     )
+
+
+_UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']*)' with text .*", re.S)
+
+
+def damage_text(exc: BaseException) -> str:
+    """SQLite's own words on a damaged file, without the damaged bytes it quotes."""
+    text = str(exc)
+    undecodable = _UNDECODABLE.match(text)
+    if undecodable:
+        return f"a value in column '{undecodable.group(1)}' is not readable text"
+    return text
 
 
 def _wal_in_use(path: Path) -> bool:
@@ -159,7 +171,7 @@ class SQLiteStore:
                 raise StoreError(self._damaged(exc)) from exc
 
     def _damaged(self, exc: Exception) -> str:
-        text = str(exc)
+        text = damage_text(exc)
         if "locked" in text or "busy" in text:
             return f"database {self.path} is busy ({text}); try again when the other writer is done"
         return f"database {self.path} is damaged ({text}); " + _recovery(self.path)
