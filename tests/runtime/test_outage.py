@@ -13,7 +13,7 @@ from typing import Any
 
 import kforge
 from kforge.errors import ModelOutputError, ModelUnavailableError
-from kforge.frames import DataEvent, Frame, ModelCall, frame_to_dict
+from kforge.frames import DataEvent, Frame, ModelCall, StatusChanged, frame_to_dict
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus, SQLiteStore
@@ -151,7 +151,7 @@ def test_an_outage_while_grading_records_no_verdict_and_the_resumed_answer_uses_
         calls = [f for f in frames if isinstance(f, ModelCall)]
         assert [c.purpose for c in calls] == ["grading", "grading"]  # only what was answered
         recorded = " ".join(json.dumps(frame_to_dict(f)) for f in frames[:-1])
-        assert "503" not in recorded and "could not be graded" not in recorded
+        assert "HTTP 503" not in recorded and "could not be graded" not in recorded
         assert not any(isinstance(f, DataEvent) and f.name == "answer.checked" for f in frames)
         assert reason in frames[-1].reason  # type: ignore[attr-defined]
 
@@ -206,3 +206,39 @@ def test_a_hung_endpoint_is_noticed_at_the_first_call_and_the_pause_says_why(
             f"kforge: cannot reach openai:fake at {endpoint.base_url}: no answer within 1.0 s "
             "(1 attempt); check the server or allow more time: kforge --timeout SECONDS"
         ) in first.stderr
+
+
+def test_research_paused_while_grading_resumes_with_every_passage_graded(tmp_path: Path) -> None:
+    # the decomposition and two grades are answered; the endpoint is down from the third grade
+    with SchemaEndpoint(hold_at=3) as endpoint:
+        kforge_cli = Cli(tmp_path, endpoint)
+
+        def go_down() -> None:
+            endpoint.holding.wait(120)
+            endpoint.down = True
+            endpoint.release.set()
+
+        threading.Thread(target=go_down, daemon=True).start()
+        question = "What is retrieval-augmented generation?"
+        first = kforge_cli(
+            "research", question, "--model", "openai:fake", "--retries", "0", "--yes"
+        )
+        assert first.returncode == 4, first.stderr
+        run_id = run_id_of(first.stderr)
+        assert f"kforge: cannot reach openai:fake at {endpoint.base_url}" in first.stderr
+        frames = kforge_cli.frames(run_id)
+        recorded = " ".join(json.dumps(frame_to_dict(f)) for f in frames[:-1])
+        assert "HTTP 503" not in recorded and "could not be graded" not in recorded
+        assert sum(isinstance(f, ModelCall) for f in frames) == endpoint.answered == 3
+
+        endpoint.down = False
+        resumed = kforge_cli("runs", "resume", run_id, "--yes")
+        assert resumed.returncode == 0, resumed.stderr
+        frames = kforge_cli.frames(run_id)
+        assert sum(isinstance(f, ModelCall) for f in frames) == endpoint.answered
+        # the outage is on record as the pause, never as a verdict
+        verdicts = [f for f in frames if not isinstance(f, StatusChanged)]
+        recorded = " ".join(json.dumps(frame_to_dict(f)) for f in verdicts)
+        assert "HTTP 503" not in recorded and "could not be graded" not in recorded
+        graded = [f.payload for f in frames if isinstance(f, DataEvent) and f.name == "rag.graded"]
+        assert graded and graded[0]["relevant"] > 0
