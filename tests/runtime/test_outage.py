@@ -13,10 +13,19 @@ from typing import Any
 
 import kforge
 from kforge.errors import ModelOutputError, ModelUnavailableError
-from kforge.frames import DataEvent, Frame, ModelCall, StatusChanged, frame_to_dict
+from kforge.frames import (
+    DataEvent,
+    Frame,
+    ModelCall,
+    StatusChanged,
+    ToolResultFrame,
+    frame_to_dict,
+)
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus, SQLiteStore
+from kforge.tools import tool
+from tests.agents.helpers import runtime as agent_runtime
 from tests.cli.schema_endpoint import SchemaEndpoint
 from tests.engine.sample_agents import make_registry
 
@@ -242,3 +251,37 @@ def test_research_paused_while_grading_resumes_with_every_passage_graded(tmp_pat
         assert "HTTP 503" not in recorded and "could not be graded" not in recorded
         graded = [f.payload for f in frames if isinstance(f, DataEvent) and f.name == "rag.graded"]
         assert graded and graded[0]["relevant"] > 0
+
+
+async def test_a_tool_whose_model_is_unreachable_pauses_the_run_instead_of_failing() -> None:
+    down = ModelUnavailableError("cannot reach test at http://127.0.0.1:9/v1: connection refused")
+    outages = [down]
+
+    @tool(read_only=True)
+    def summarize(text: str) -> str:
+        """Summarize a text with the model.
+
+        Args:
+            text: The text.
+        """
+        if outages:
+            raise outages.pop()
+        return "a short summary"
+
+    step = {"thought": "summarize", "action": "tool_call", "tool": "summarize"}
+    store = MemoryStore()
+    model = ScriptedModel([{**step, "arguments": {"text": "long text"}}])
+    run = await agent_runtime(model, summarize, store=store).run("react", {"goal": "Summarize"})
+    assert run.status == RunStatus.PAUSED and run.pause_reason == "model_unavailable"
+    assert run.error == str(down)
+    assert not [f for f in store.read_frames(run.id) if isinstance(f, ToolResultFrame)]
+
+    observed = {"observation": "The summary is there.", "goal_achieved": True}
+    back = ScriptedModel([observed, "A short summary."])  # the decision is not asked again
+    rt = agent_runtime(back, summarize, store=store)
+    await rt.resume(run.id)
+    done = await rt.wait(run.id)
+    assert done.status == RunStatus.COMPLETED, done.error
+    [result] = [f for f in store.read_frames(run.id) if isinstance(f, ToolResultFrame)]
+    assert result.success
+    back.assert_consumed()

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from kforge.errors import ToolArgumentsError, ToolError
+from kforge.errors import ModelUnavailableError, ToolArgumentsError, ToolError
 from kforge.frames import Frame, ToolCallFrame, ToolResultFrame, new_id
 from kforge.llm.base import Model
 from kforge.llm.types import ToolCall
@@ -177,7 +177,7 @@ async def execute_tool(
         services=ctx.services.as_mapping(),
         model=ctx.model,
     )
-    result = await run_tool(tool, arguments, context, timeout_s=timeout_s)
+    result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)
     if safe and cache is not None:
         cache.put(tool.name, arguments, result)
     return _finish(ctx, start, result, started)
@@ -236,8 +236,10 @@ async def run_tool(
     context: ToolContext | None = None,
     *,
     timeout_s: float | None = None,
+    in_run: bool = False,
 ) -> ToolResult:
-    """Execute ``tool`` with a timeout, turning every exception into an error result."""
+    """Execute ``tool`` with a timeout, turning every exception into an error result (but, with
+    ``in_run``, a model that cannot be reached, which pauses the run)."""
     limit = timeout_s if timeout_s is not None else tool.timeout_s
     try:
         # a timeout scope, not wait_for: no extra task and loop turn per call
@@ -254,6 +256,8 @@ async def run_tool(
     except ToolError as exc:
         return ToolResult.error(str(exc) or type(exc).__name__, kind="tool_error")
     except Exception as exc:
+        if in_run and isinstance(exc, ModelUnavailableError):
+            raise  # an outage is no result of the tool's: the run pauses, the call runs again
         return ToolResult.error(
             f"tool '{tool.name}' failed: {type(exc).__name__}: {exc}", kind="exception"
         )
