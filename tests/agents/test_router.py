@@ -113,13 +113,16 @@ async def test_questions_the_documents_know_nothing_of_are_refused_without_askin
     store = corpus_store()
     model = ScriptedModel([])
     rt = runtime(model, store=store)
-    for question in ("Will it rain in Oslo tomorrow?", "write me a poem about Paris"):
+    for question, named in (
+        ("Will it rain in Oslo tomorrow?", "rain, Oslo or tomorrow"),
+        ("write me a poem about Paris", "poem or Paris"),
+    ):
         run = await rt.run("router", {"question": question, "corpus": "ml"})
         assert run.status == RunStatus.COMPLETED
         result = run.result or {}
-        assert result["out_of_scope"] is True
-        assert result["answer"].startswith("Sorry, I can only help with questions about")
-        assert "Your documents say nothing about" in result["answer"]
+        assert result["out_of_scope"] is True and result["refused"] is True
+        assert result["answer"] == f"The documents do not say. No passage found mentions {named}."
+        assert result["citations"] == [] and result["short_answer"] == ""
         frames = rt.frames(run.id)
         assert steps(frames) == ["guardrail", "out_of_scope"]
         assert not of_type(frames, ToolCallFrame)
@@ -193,7 +196,6 @@ async def test_nothing_relevant_falls_back_to_a_disclaimed_model_answer() -> Non
 async def test_a_repeated_query_is_rewritten_and_bad_router_output_is_retried() -> None:
     model = ScriptedModel(
         [
-            IN_SCOPE,
             IRRELEVANT,
             ModelResponse(text="retrieve more please"),  # not JSON
             route("Is YOLO faster than DETR?"),  # the question again: rewritten
@@ -222,7 +224,8 @@ async def test_web_search_runs_the_configured_tool() -> None:
         Args:
             query: What to search for.
         """
-        results = [{"title": "RT-DETR", "url": "https://example.org/rtdetr", "snippet": "2024"}]
+        snippet = "Real-time detection transformers, 2024"
+        results = [{"title": "RT-DETR", "url": "https://example.org/rtdetr", "snippet": snippet}]
         return ToolResult.success("1 result", {"query": query, "results": results})
 
     model = ScriptedModel(

@@ -32,8 +32,8 @@ class Searches:
         return list(batch)[:k]
 
 
-def _hits(start: int, n: int = 4) -> list[SearchHit]:
-    return [make_hit(i) for i in range(start, start + n)]
+def _hits(start: int, n: int = 4, text: str = "passage") -> list[SearchHit]:
+    return [make_hit(i, f"{text} {i}") for i in range(start, start + n)]
 
 
 async def test_enough_relevant_results_need_no_rewrite() -> None:
@@ -52,7 +52,8 @@ async def test_enough_relevant_results_need_no_rewrite() -> None:
 
 
 async def test_mostly_irrelevant_results_trigger_a_rewrite() -> None:
-    search = Searches([_hits(0), _hits(10)])
+    # the passages hold half of the question's focus: the model's verdicts stand
+    search = Searches([_hits(0, text="a first passage"), _hits(10, text="the first passage")])
     with ScriptedModel(
         [NOT, NOT, NOT, REL, {"query": "better words"}, REL, REL, NOT, NOT]
     ) as model:
@@ -132,6 +133,20 @@ async def test_over_a_real_corpus() -> None:
         )
     [only] = result.relevant_results
     assert only.hit.chunk.file == "a"
+
+
+async def test_a_passage_without_the_question_focus_is_not_relevant_whatever_the_model_says() -> (
+    None
+):
+    hits = [make_hit(0, "Normalizing a path is not safe for mitigating path traversals.")]
+    with ScriptedModel([REL, {"query": "libffi threads"}, REL, {"query": "libffi"}, REL]) as model:
+        result = await agentic_search(
+            "Is libffi thread safe?", Searches([hits, hits, hits]), model.complete
+        )
+    assert result.relevant_results == () and result.fallback_used
+    reasons = [g.reasoning for a in result.attempts for g in a.graded]
+    # "safe" alone is a third of the focus: the passage may count only beside one on libffi
+    assert all(r.startswith("the passages found do not hold the question's focus") for r in reasons)
 
 
 def test_config_is_validated() -> None:
