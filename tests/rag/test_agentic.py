@@ -9,6 +9,7 @@ from kforge.errors import ModelUnavailableError
 from kforge.llm.scripted import ScriptedModel
 from kforge.rag.agentic import RAGConfig, agentic_search
 from kforge.rag.corpus import Corpus
+from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.store.memory import MemoryStore
 from tests.rag.helpers import FakeComplete, make_hit
@@ -135,18 +136,35 @@ async def test_over_a_real_corpus() -> None:
     assert only.hit.chunk.file == "a"
 
 
-async def test_a_passage_without_the_question_focus_is_not_relevant_whatever_the_model_says() -> (
+async def test_passages_without_the_question_focus_are_not_relevant_whatever_the_model_says() -> (
     None
 ):
-    hits = [make_hit(0, "Normalizing a path is not safe for mitigating path traversals.")]
-    with ScriptedModel([REL, {"query": "libffi threads"}, REL, {"query": "libffi"}, REL]) as model:
+    corpus = Corpus.open(MemoryStore(), "path")
+    corpus.add_documents(
+        [
+            SourceDocument(
+                "normalize",
+                "Normalizing a path resolves '..' segments, but it is not safe for mitigating "
+                "path traversals: check the result against an allowed root.",
+                "path.normalize",
+            ),
+            SourceDocument("join", "path.join() joins path segments with the separator.", "join"),
+        ]
+    )
+    question = "Is libffi thread safe?"
+    focus = question_focus(question, CorpusStatistics.of(corpus))
+    with ScriptedModel([REL, {"query": "libffi threads"}]) as model:
         result = await agentic_search(
-            "Is libffi thread safe?", Searches([hits, hits, hits]), model.complete
+            question,
+            corpus.search,
+            model.complete,
+            config=RAGConfig(k=2, max_rewrites=1),
+            focus=focus,
         )
+    # "safe" is all the documents hold of it: libffi and thread are never named
     assert result.relevant_results == () and result.fallback_used
-    reasons = [g.reasoning for a in result.attempts for g in a.graded]
-    # "safe" alone is a third of the focus: the passage may count only beside one on libffi
-    assert all(r.startswith("the passages found do not hold the question's focus") for r in reasons)
+    graded = [g for a in result.attempts for g in a.graded]
+    assert all("question's focus" in g.reasoning for g in graded)
 
 
 def test_config_is_validated() -> None:

@@ -185,18 +185,25 @@ class Focus:
     question: str
     terms: tuple[FocusTerm, ...]
     """Heaviest first (of equal weights, those the corpus holds first, in the question's order)."""
+    weighted: bool = True
+    """Weighed by a corpus's statistics; without them every term weighs the same and only
+    the per-passage share decides (there is no core)."""
 
     @property
     def weight(self) -> float:
         return sum(t.weight for t in self.terms)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "terms": [t.to_dict() for t in self.terms]}
+        return {
+            "question": self.question,
+            "terms": [t.to_dict() for t in self.terms],
+            "weighted": self.weighted,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Focus:
         terms = tuple(FocusTerm.from_dict(t) for t in data.get("terms", []))
-        return cls(str(data.get("question", "")), terms)
+        return cls(str(data.get("question", "")), terms, bool(data.get("weighted", True)))
 
     def held(self, text: str) -> tuple[FocusTerm, ...]:
         """The focus terms ``text`` holds, heaviest first."""
@@ -260,6 +267,8 @@ class Focus:
 
     def _covers(self, held: Sequence[tuple[FocusTerm, ...]]) -> bool:
         found = {t for h in held for t in h}
+        if not self.weighted:  # without the corpus's word counts there is no core to ask for
+            return bool(found)
         if not self.terms or not self.terms[0].known:
             return False
         if self.unknown_share >= FOCUS_SHARE - 1e-9:
@@ -373,4 +382,5 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     floor = min((t.weight for t in terms.values() if t.known), default=0.0)
     lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
     ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
-    return Focus(question, tuple(ordered))
+    weighted = statistics is not None and statistics.passages > 0
+    return Focus(question, tuple(ordered), weighted)
