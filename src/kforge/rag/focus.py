@@ -10,24 +10,24 @@ two letters is never stemmed (the stemmer turns ``os`` into ``o``): a two-letter
 ``io``) matches only as that whole word, and a one-letter word is no term.
 
 Weights. A term weighs its BM25 idf in the corpus, ``ln(1 + (N - df + 0.5) / (df + 0.5))``
-over its N passages; an identifier or number weighs what its rarest part does. A term the
-corpus never contains weighs the most, scaled by how much the corpus's silence says: a common
-word turns up about once in ``COMMON_WORD_CHARS`` characters of text, so ten short paragraphs
-may well lack "given" or "both" while a manual that never names ``libffi`` does not speak of
-it. The scale is ``1 - exp(-C / COMMON_WORD_CHARS)`` for a corpus of C characters, and such a
-term never weighs less than the lightest term the corpus does hold.
+over its N passages; an identifier or number weighs what its parts weigh together. A term the
+corpus never names weighs the most, scaled by the corpus's *silence*: a common word turns up
+about once in ``COMMON_WORD_CHARS`` characters of text, so ten short paragraphs may well lack
+"given" or "both", while a manual that never names ``libffi`` does not speak of it. Silence is
+``1 - exp(-C / COMMON_WORD_CHARS)`` for a corpus of C characters (how likely a common word is
+to occur in it), and a term never named weighs at least as much as the lightest term named.
 
-Rule. Passages found hold the focus unless a term the corpus never names outweighs all others,
-or such terms weigh half of it or more; and only when every term of its core is in one of them:
-the heaviest terms the corpus does name that together weigh at least ``FOCUS_SHARE`` (half) of
-what such terms weigh. The core may be spread over two passages that join two facts ("the 1945
-film starring the actress who became an ambassador"). When the passages do not hold the focus,
-none is relevant and the documents do not say. When they do, a passage (title, heading and
-text) is relevant when the terms it holds weigh at least ``PASSAGE_SHARE`` (a quarter) of the
-focus and at least half of what the best passage's weigh. Over Node.js's path page, "Is libffi
-thread safe?" is not held (libffi and thread are never named); "What does os.EOL contain?" is
-not held by ``os.constants`` ("Contains commonly used …"): ``os.EOL`` is the core, and
-"contain" weighs far less.
+Rule. The core of the focus is its heaviest terms the corpus names that together weigh at
+least ``FOCUS_SHARE`` (half) of what all such terms weigh. Passages found hold the focus when
+every core term is in one of them (one passage, or two that join two facts: "the 1945 film
+starring the actress who became an ambassador"), except when half of the question's terms or
+more are never named in the corpus, or, in a corpus whose silence is one half or more, when a
+term it never names outweighs every other. When the passages do not hold the focus, none is relevant and the documents
+do not say. When they do, a passage (title, heading and text) is relevant when the terms it
+holds weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus and at least half of what the
+best passage's weigh. Over Node.js's path page, "Is libffi thread safe?" is not held (libffi
+and thread are never named); "What does os.EOL contain?" is not held by ``os.constants``
+("Contains commonly used …"): ``os.EOL`` is the core, and "contain" weighs far less.
 """
 
 from __future__ import annotations
@@ -96,12 +96,16 @@ class CorpusStatistics:
 
         return cls(len(frequencies), characters, df)
 
+    @property
+    def silence(self) -> float:
+        """How likely a common word is to occur somewhere in the corpus: how much its never
+        naming a word says (see the module docstring)."""
+        return 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
+
     def idf(self, term: str) -> float:
         n, df = self.passages, self.document_frequency(term)
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        if df == 0:  # see the module docstring: silence says more in a larger corpus
-            idf *= 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
-        return idf
+        return idf * self.silence if df == 0 else idf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,7 +118,7 @@ class FocusTerm:
     """What a passage must hold: a word's Porter stem, else the lower-cased whole term."""
     kind: TermKind
     weight: float
-    """The term's idf in the corpus (its rarest part's, for an identifier or a number)."""
+    """The term's idf in the corpus (its parts' together, for an identifier or a number)."""
     whole: bool
     """Matched as a whole word or identifier rather than by stem."""
     known: bool = True
@@ -188,6 +192,8 @@ class Focus:
     weighted: bool = True
     """Weighed by a corpus's statistics; without them every term weighs the same and only
     the per-passage share decides (there is no core)."""
+    silence: float = 1.0
+    """The corpus's ``CorpusStatistics.silence``."""
 
     @property
     def weight(self) -> float:
@@ -198,12 +204,14 @@ class Focus:
             "question": self.question,
             "terms": [t.to_dict() for t in self.terms],
             "weighted": self.weighted,
+            "silence": self.silence,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Focus:
         terms = tuple(FocusTerm.from_dict(t) for t in data.get("terms", []))
-        return cls(str(data.get("question", "")), terms, bool(data.get("weighted", True)))
+        weighted, silence = bool(data.get("weighted", True)), float(data.get("silence", 1.0))
+        return cls(str(data.get("question", "")), terms, weighted, silence)
 
     def held(self, text: str) -> tuple[FocusTerm, ...]:
         """The focus terms ``text`` holds, heaviest first."""
@@ -248,8 +256,9 @@ class Focus:
 
     @property
     def unknown_share(self) -> float:
-        """The share of the focus's weight that the corpus never names."""
-        return self.weight_of(t for t in self.terms if not t.known)
+        """The share of the focus's terms that the corpus never names (by count: their weights
+        are the least certain)."""
+        return sum(not t.known for t in self.terms) / len(self.terms) if self.terms else 0.0
 
     def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
         """Which of ``chunks`` are relevant to the question (the rule of the module docstring):
@@ -259,7 +268,11 @@ class Focus:
             return [False] * len(chunks)
         shares = [self.weight_of(h) for h in held]
         need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
-        return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
+        core = set(self.core) if self.weighted else set(self.terms)
+        return [
+            bool(core.intersection(h)) and s >= need - 1e-9
+            for h, s in zip(held, shares, strict=True)
+        ]
 
     def holds_any(self, chunks: Sequence[Chunk]) -> bool:
         """True when ``chunks`` hold every core term between them."""
@@ -269,9 +282,12 @@ class Focus:
         found = {t for h in held for t in h}
         if not self.weighted:  # without the corpus's word counts there is no core to ask for
             return bool(found)
-        if not self.terms or not self.terms[0].known:
+        if not self.terms:
             return False
         if self.unknown_share >= FOCUS_SHARE - 1e-9:
+            return False
+        # where a common word would more likely than not be named, never naming one speaks
+        if self.silence >= 0.5 and not self.terms[0].known:
             return False
         return all(t in found for t in self.core)
 
@@ -353,13 +369,13 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     request = _request_words(question)
 
     def weigh(text: str) -> tuple[float, bool]:
-        """The idf of the rarest part of ``text``, and whether the corpus holds that part."""
+        """The idf of ``text``'s analyzed parts together (as if they occurred independently),
+        and whether the corpus holds every part."""
         if statistics is None or statistics.passages == 0:
             return 1.0, True
-        parts = analyze(text) or [text.lower()]
-        rare = [p for p in parts if len(p) >= _MIN_STEM] or parts
-        weight, part = max((statistics.idf(p), p) for p in rare)
-        return weight, statistics.document_frequency(part) > 0
+        parts = list(dict.fromkeys(analyze(text))) or [text.lower()]
+        known = all(statistics.document_frequency(p) > 0 for p in parts)
+        return sum(statistics.idf(p) for p in parts), known
 
     terms: dict[str, FocusTerm] = {}
     for text, kind in _candidates(question):
@@ -382,5 +398,6 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     floor = min((t.weight for t in terms.values() if t.known), default=0.0)
     lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
     ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
-    weighted = statistics is not None and statistics.passages > 0
-    return Focus(question, tuple(ordered), weighted)
+    if statistics is None or statistics.passages == 0:
+        return Focus(question, tuple(ordered), weighted=False)
+    return Focus(question, tuple(ordered), silence=statistics.silence)
