@@ -10,6 +10,7 @@ from kforge.agents.conversation import (
     format_history,
     is_short,
     refers_back,
+    topic,
     turns_from_args,
 )
 from kforge.errors import ValidationError
@@ -84,3 +85,10 @@ def test_short_questions_and_folding() -> None:
     turns = [Turn("What is highWaterMark?", "A limit.")]
     assert folded_question("And the default?", turns) == "What is highWaterMark? And the default?"
     assert folded_question("And the default?", []) == "And the default?"
+    # a follow-up of a follow-up keeps the topic they share
+    turns.append(Turn("And for writable streams?", "Also a limit."))
+    assert topic(turns) == "What is highWaterMark? And for writable streams?"
+    assert folded_question("Is it the same?", turns).startswith("What is highWaterMark? And")
+    assert topic([Turn("How do I delete a file?", "…"), Turn("What is os.EOL?", "…")]) == (
+        "What is os.EOL?"
+    )

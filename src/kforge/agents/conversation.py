@@ -1,15 +1,15 @@
 """Multi-turn conversations: a chat session is a ``session_id``; each turn is a run of
 the router agent, and the earlier turns of its session inform routing and answers.
 
-A question is searched with the previous one folded in only when it refers back to it: it
-opens with "and", "also", "but", "so", "what about", "how about" or "what else"; a pronoun
-(it, they, this, that, those, …) is its subject (among its first three words) or its object
-(its last word); or it names nothing at all ("Why?"). A short question (at most
-``SHORT_FOLLOW_UP`` focus terms) that does none of these is searched both ways, and the folded
-search wins only when a passage it finds holds both the question's focus and a term of the
-previous question's ("What is the default?" after a question on ``highWaterMark``); any other
-question is searched on its own, so a standalone question after an unrelated one is not
-steered by it.
+A question is searched with the conversation's topic folded in only when it refers back to
+it: it opens with "and", "also", "but", "so", "what about", "how about" or "what else"; a
+pronoun (it, they, this, that, those, …) is its subject (among its first three words) or its
+object (its last word); or it names nothing at all ("Why?"). The topic is the last question,
+after those it followed up itself. A short question (at most ``SHORT_FOLLOW_UP`` focus terms)
+that does none of these is searched both ways, and the folded search wins only when a passage
+it finds holds half of the question's focus and half of the topic's ("What is the default?"
+after a question on ``highWaterMark``); any other question is searched on its own, so a
+standalone question after an unrelated one is not steered by it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ __all__ = [
     "is_short",
     "load_session_turns",
     "refers_back",
+    "topic",
     "turns_from_args",
 ]
 
@@ -46,6 +47,7 @@ _PRONOUNS = frozenset(
     }
 )
 _SUBJECT_WORDS = 3
+_TOPIC_TURNS = 3
 
 _ANSWER_CHARS = 600
 _MAX_TURNS = 6
@@ -127,6 +129,17 @@ def is_short(question: str) -> bool:
     return len(question_focus(question).terms) <= SHORT_FOLLOW_UP
 
 
+def topic(turns: Sequence[Turn]) -> str:
+    """What the conversation is about: the last question, after the ones it follows up
+    (at most ``_TOPIC_TURNS`` of them)."""
+    asked: list[str] = []
+    for turn in reversed(turns[-_TOPIC_TURNS:]):
+        asked.insert(0, turn.question)
+        if not refers_back(turn.question):
+            break
+    return " ".join(asked)
+
+
 def folded_question(question: str, turns: Sequence[Turn]) -> str:
-    """``question`` with the previous question before it, for a search that follows up."""
-    return f"{turns[-1].question} {question}" if turns else question
+    """``question`` after the conversation's ``topic``, for a search that follows up."""
+    return f"{topic(turns)} {question}" if turns else question

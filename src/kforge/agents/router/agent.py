@@ -33,6 +33,7 @@ from kforge.agents.conversation import (
     is_short,
     load_session_turns,
     refers_back,
+    topic,
     turns_from_args,
 )
 from kforge.agents.react import service_tools
@@ -258,7 +259,7 @@ class RouterAgent:
                 searched = folded_question(question, turns)
             elif turns and is_short(question):
                 folded = folded_question(question, turns)
-                if _follows_up(corpus, question, turns[-1].question, folded):
+                if _follows_up(corpus, question, topic(turns), folded):
                     searched = folded
             statistics = CorpusStatistics.of(corpus) if len(corpus) else None
             return {
@@ -621,17 +622,16 @@ _NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
 
 
 def _follows_up(corpus: Corpus, question: str, previous: str, folded: str) -> bool:
-    """True when a search for ``folded`` finds a passage holding both the question's own
-    focus and a term of the previous question that the question lacks."""
+    """True when a search for ``folded`` finds a passage that holds both the question's focus
+    and the previous question's (half of each, by weight): the question continues that topic."""
     statistics = CorpusStatistics.of(corpus) if len(corpus) else None
     own = question_focus(question, statistics)
     earlier = question_focus(previous, statistics)
-    added = {t.match for t in earlier.terms} - {t.match for t in own.terms}
-    if not own.terms or not added:
+    if not own.terms or not {t.match for t in earlier.terms} - {t.match for t in own.terms}:
         return False
     for hit in corpus.search(folded, _FOLLOW_UP_HITS):
         text = passage_text(hit.chunk)
-        if own.share(text) >= FOCUS_SHARE and added & {t.match for t in earlier.held(text)}:
+        if own.share(text) >= FOCUS_SHARE and earlier.share(text) >= FOCUS_SHARE:
             return True
     return False
 
