@@ -17,17 +17,19 @@ about once in ``COMMON_WORD_CHARS`` characters of text, so ten short paragraphs 
 ``1 - exp(-C / COMMON_WORD_CHARS)`` for a corpus of C characters (how likely a common word is
 to occur in it), and a term never named weighs at least as much as the lightest term named.
 
-Rule. The core of the focus is its heaviest terms the corpus names that together weigh at
-least ``FOCUS_SHARE`` (half) of what all such terms weigh. Passages found hold the focus when
-every core term is in one of them (one passage, or two that join two facts: "the 1945 film
-starring the actress who became an ambassador"), except when half of the question's terms or
-more are never named in the corpus, or, in a corpus whose silence is one half or more, when a
-term it never names outweighs every other. When the passages do not hold the focus, none is relevant and the documents
-do not say. When they do, a passage (title, heading and text) is relevant when the terms it
-holds weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus and at least half of what the
-best passage's weigh. Over Node.js's path page, "Is libffi thread safe?" is not held (libffi
-and thread are never named); "What does os.EOL contain?" is not held by ``os.constants``
-("Contains commonly used …"): ``os.EOL`` is the core, and "contain" weighs far less.
+Rule. Passages found hold the focus when the terms they hold between them (one passage, or
+two that join two facts: "the 1945 film starring the actress who became an ambassador") weigh
+at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never when half of the
+question's terms or more are never named in the corpus, nor, in a corpus whose silence is
+``LOUD_SILENCE`` or more, when terms it never names weigh ``UNNAMED_SHARE`` (a third) of the
+focus. When they do not hold it, no passage is relevant and the documents do not say. When
+they do, a passage (title, heading and text) is relevant when it holds a term of the *core*
+(the heaviest named terms that together weigh half of what named terms weigh) and its terms
+weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's
+weigh. Over
+Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
+"What does os.EOL contain?" is not held by ``os.constants`` ("Contains commonly used …"):
+``os.EOL`` is the core, and "contain" weighs far less.
 """
 
 from __future__ import annotations
@@ -49,8 +51,10 @@ if TYPE_CHECKING:
 __all__ = [
     "COMMON_WORD_CHARS",
     "FOCUS_SHARE",
+    "LOUD_SILENCE",
     "PASSAGE_SHARE",
     "SEE_ALSO",
+    "UNNAMED_SHARE",
     "CorpusStatistics",
     "Focus",
     "FocusTerm",
@@ -60,9 +64,14 @@ __all__ = [
 ]
 
 FOCUS_SHARE = 0.5
-"""The core of the focus: its heaviest terms weighing at least this share of it."""
+"""Passages found hold the focus when their terms weigh this share of what named terms weigh."""
 PASSAGE_SHARE = 0.25
 """A relevant passage holds at least this share of it (and half of what the best one holds)."""
+UNNAMED_SHARE = 1 / 3
+"""A focus this much of whose weight the corpus never names is not held (where its silence is
+``LOUD_SILENCE``)."""
+LOUD_SILENCE = 0.9
+"""A corpus that would name a common word nine times in ten (about 46,000 characters)."""
 SEE_ALSO = 3
 """Passages a refusal lists as the closest ones."""
 COMMON_WORD_CHARS = 20_000
@@ -152,10 +161,10 @@ class FocusTerm:
 _IDENTIFIER = re.compile(
     r"(?<![\w.$-])(?:"
     r"--?[A-Za-z][\w-]*"
-    r"|[A-Za-z_$][\w$]*(?:(?:\.|::|:)[A-Za-z_$][\w$]*)+"
-    r"|[A-Za-z$]\w*_\w*|_\w+"
+    r"|(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::|:)(?:[^\W\d]|\$)[\w$]*)+"
+    r"|(?:[^\W\d_]|\$)\w*_\w*|_\w+"
     r"|[a-z]+[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z]+\d\w*"
+    r"|[^\W\d_]+\d\w*"
     r")(?:\(\))?(?![\w$])"
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -262,7 +271,7 @@ class Focus:
 
     def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
         """Which of ``chunks`` are relevant to the question (the rule of the module docstring):
-        none unless they hold every core term between them."""
+        none unless they hold the focus between them."""
         held = [self.held(passage_text(c)) for c in chunks]
         if not self._covers(held):
             return [False] * len(chunks)
@@ -275,21 +284,21 @@ class Focus:
         ]
 
     def holds_any(self, chunks: Sequence[Chunk]) -> bool:
-        """True when ``chunks`` hold every core term between them."""
+        """True when ``chunks`` hold the focus between them (see the module docstring)."""
         return self._covers([self.held(passage_text(c)) for c in chunks])
 
     def _covers(self, held: Sequence[tuple[FocusTerm, ...]]) -> bool:
         found = {t for h in held for t in h}
-        if not self.weighted:  # without the corpus's word counts there is no core to ask for
+        if not self.weighted:  # without the corpus's word counts nothing else is known
             return bool(found)
-        if not self.terms:
+        if not self.terms or self.unknown_share >= FOCUS_SHARE - 1e-9:
             return False
-        if self.unknown_share >= FOCUS_SHARE - 1e-9:
+        unknown = self.weight_of(t for t in self.terms if not t.known)
+        # where a common word would almost surely be named, never naming one speaks
+        if self.silence >= LOUD_SILENCE and unknown >= UNNAMED_SHARE - 1e-9:
             return False
-        # where a common word would more likely than not be named, never naming one speaks
-        if self.silence >= 0.5 and not self.terms[0].known:
-            return False
-        return all(t in found for t in self.core)
+        known = _weight(t for t in self.terms if t.known)
+        return _weight(found) >= FOCUS_SHARE * known - 1e-9
 
     def describe(self, terms: Sequence[FocusTerm] | None = None, joint: str = "or") -> str:
         """Terms as the question wrote them: ``libffi, thread or safe``."""
