@@ -21,7 +21,8 @@ from typing import Any
 
 from kforge.engine.run_context import RunContext
 from kforge.errors import ValidationError
-from kforge.rag.focus import question_focus
+from kforge.rag.corpus import Corpus
+from kforge.rag.focus import FOCUS_SHARE, CorpusStatistics, passage_text, question_focus
 
 __all__ = [
     "SHORT_FOLLOW_UP",
@@ -31,6 +32,7 @@ __all__ = [
     "is_short",
     "load_session_turns",
     "refers_back",
+    "search_question",
     "topic",
     "turns_from_args",
 ]
@@ -48,6 +50,7 @@ _PRONOUNS = frozenset(
 )
 _SUBJECT_WORDS = 3
 _TOPIC_TURNS = 3
+_FOLLOW_UP_HITS = 5
 
 _ANSWER_CHARS = 600
 _MAX_TURNS = 6
@@ -143,3 +146,29 @@ def topic(turns: Sequence[Turn]) -> str:
 def folded_question(question: str, turns: Sequence[Turn]) -> str:
     """``question`` after the conversation's ``topic``, for a search that follows up."""
     return f"{topic(turns)} {question}" if turns else question
+
+
+def search_question(corpus: Corpus, question: str, turns: Sequence[Turn]) -> str:
+    """What to search for ``question`` in a conversation: folded with the topic when it refers
+    back, or when it is short and the folded search finds both (see the module docstring)."""
+    if not turns:
+        return question
+    folded = folded_question(question, turns)
+    if refers_back(question) or (is_short(question) and _follows_up(corpus, question, turns)):
+        return folded
+    return question
+
+
+def _follows_up(corpus: Corpus, question: str, turns: Sequence[Turn]) -> bool:
+    """True when a search for the folded question finds a passage that holds half of the
+    question's focus and half of the topic's (by weight): the question continues the topic."""
+    statistics = CorpusStatistics.of(corpus) if len(corpus) else None
+    own = question_focus(question, statistics)
+    earlier = question_focus(topic(turns), statistics)
+    if not own.terms or not {t.match for t in earlier.terms} - {t.match for t in own.terms}:
+        return False
+    for hit in corpus.search(folded_question(question, turns), _FOLLOW_UP_HITS):
+        text = passage_text(hit.chunk)
+        if own.share(text) >= FOCUS_SHARE and earlier.share(text) >= FOCUS_SHARE:
+            return True
+    return False

@@ -19,7 +19,6 @@ model's provider says).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
@@ -28,16 +27,13 @@ from pydantic import Field
 
 from kforge.agents.conversation import (
     Turn,
-    folded_question,
     format_history,
-    is_short,
     load_session_turns,
-    refers_back,
-    topic,
+    search_question,
     turns_from_args,
 )
 from kforge.agents.react import service_tools
-from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer
+from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer, short_answer
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
 from kforge.agents.router.schema import RouterDecision, router_reply, router_system
 from kforge.agents.router.tools import (
@@ -65,8 +61,7 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.memory.compaction import journaled_complete
-from kforge.rag.corpus import Corpus
-from kforge.rag.focus import FOCUS_SHARE, CorpusStatistics, Focus, passage_text, question_focus
+from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
@@ -82,7 +77,6 @@ _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
 _LINKED = 2
-_FOLLOW_UP_HITS = 5
 """Documents named by the relevant passages that join them (the second hop)."""
 _ACTION_HELP = {
     RETRIEVE: "- retrieve_chunks: search the user's documents; give a search query.",
@@ -254,13 +248,7 @@ class RouterAgent:
         question, turns = self.question, self.turns
 
         def read() -> dict[str, Any]:
-            searched = question
-            if turns and refers_back(question):
-                searched = folded_question(question, turns)
-            elif turns and is_short(question):
-                folded = folded_question(question, turns)
-                if _follows_up(corpus, question, topic(turns), folded):
-                    searched = folded
+            searched = search_question(corpus, question, turns)
             statistics = CorpusStatistics.of(corpus) if len(corpus) else None
             return {
                 "search_question": searched,
@@ -557,8 +545,9 @@ class RouterAgent:
         if not answer and self.state.conversational:
             answer = "Hello! Ask me anything about your documents."
         elif not answer:
-            closest = [Chunk.from_dict(c) for c in self.state.closest]
-            answer = self._focus().refusal(closest)
+            # passages found relevant but holding no sentence to quote come first
+            seen = [*passages, *(Chunk.from_dict(c) for c in self.state.closest)]
+            answer = self._focus().refusal(self._focus().closest(seen))
             self.state.refused = True
             written = replace(written, citations=())  # a refusal quotes and cites nothing
         elif self.state.fallback:
@@ -619,30 +608,6 @@ _NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
     "generate": RouterAgent._generate,
 }
 """The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
-
-
-def _follows_up(corpus: Corpus, question: str, previous: str, folded: str) -> bool:
-    """True when a search for ``folded`` finds a passage that holds both the question's focus
-    and the previous question's (half of each, by weight): the question continues that topic."""
-    statistics = CorpusStatistics.of(corpus) if len(corpus) else None
-    own = question_focus(question, statistics)
-    earlier = question_focus(previous, statistics)
-    if not own.terms or not {t.match for t in earlier.terms} - {t.match for t in own.terms}:
-        return False
-    for hit in corpus.search(folded, _FOLLOW_UP_HITS):
-        text = passage_text(hit.chunk)
-        if own.share(text) >= FOCUS_SHARE and earlier.share(text) >= FOCUS_SHARE:
-            return True
-    return False
-
-
-def short_answer(answer: str) -> str:
-    """The answer's opening line when it stands apart (a blank line after it), without its
-    ``[n]`` markers; empty otherwise."""
-    first, blank, _ = answer.strip().partition("\n\n")
-    if not blank or "\n" in first.strip():
-        return ""
-    return " ".join(re.sub(r"\s*\[\d+\]", "", first).split())
 
 
 def register(registry: AgentRegistry = default_registry) -> None:
