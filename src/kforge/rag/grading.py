@@ -112,8 +112,9 @@ def term_coverage(
 ) -> tuple[float, list[str]]:
     """The share of ``query``'s focus the passage (with its title and heading) holds, by
     weight, and the focus terms it holds."""
-    held = _focus(query, focus).held(passage_text(hit.chunk))
-    return _focus(query, focus).weight_of(held), [t.text for t in held]
+    focus = _focus(query, focus)
+    held = focus.held(passage_text(hit.chunk))
+    return focus.weight_of(held), [t.text for t in held]
 
 
 def _lexical(hit: SearchHit, share: float, held: list[str], relevant: bool) -> GradedResult:
@@ -139,7 +140,7 @@ def grade_all_lexically(
     query: str, hits: Sequence[SearchHit], *, focus: Focus | None = None
 ) -> list[GradedResult]:
     """Every hit graded by the question's focus, each measured against the best of them; none
-    is relevant unless one of them, or two joined ones, hold the focus."""
+    is relevant unless they hold the focus between them (``kforge.rag.focus``)."""
     focus = _focus(query, focus)
     verdicts = focus.relevant([h.chunk for h in hits])
     graded = []
@@ -187,7 +188,7 @@ def _settled(
 
 def _together(focus: Focus, graded: list[GradedResult]) -> list[GradedResult]:
     """The grades, with every relevant one withdrawn when together they do not hold the
-    focus (one passage alone, or two joined ones)."""
+    focus between them."""
     relevant = [g.hit.chunk for g in graded if g.relevant]
     if not focus.terms or not relevant or focus.holds_any(relevant):
         return graded

@@ -38,7 +38,7 @@ class ScopeEvidence:
     matched: tuple[str, ...]
     """The focus terms of the passage found that holds the most of the focus."""
     holds: bool
-    """The passages found hold the focus (one alone, or two joined ones)."""
+    """The passages found hold the focus between them (``kforge.rag.focus``)."""
 
     @property
     def clear_match(self) -> bool:
