@@ -143,6 +143,8 @@ class RouterState:
     """Passages found but not relevant, for "See also" when the documents do not say."""
     refused: bool = False
     """The answer says the documents do not say (or the question is out of scope)."""
+    short_answer: str = ""
+    """The answer's direct answer line (empty for a refusal or an answer without sources)."""
 
 
 class RouterAgent:
@@ -553,6 +555,11 @@ class RouterAgent:
         elif self.state.fallback:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
         self.state.citations = [c.to_dict() for c in written.citations]
+        # the writer's own short answer when it states one, else the answer's opening line
+        given = getattr(written, "short_answer", "")
+        self.state.short_answer = (
+            given if isinstance(given, str) and given else short_answer(answer)
+        )
         self._finish(ctx, answer, achieved=not self.state.fallback)
 
     def _finish(self, ctx: RunContext, answer: str, *, achieved: bool) -> None:
@@ -574,7 +581,7 @@ class RouterAgent:
         return {
             "question": self.question,
             "answer": self.state.answer,
-            "short_answer": short_answer(self.state.answer) if self.state.citations else "",
+            "short_answer": self.state.short_answer if self.state.citations else "",
             "refused": self.state.refused,
             "citations": list(self.state.citations),
             "out_of_scope": self.state.out_of_scope,
