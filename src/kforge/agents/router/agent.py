@@ -556,10 +556,7 @@ class RouterAgent:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
         self.state.citations = [c.to_dict() for c in written.citations]
         # the writer's own short answer when it states one, else the answer's opening line
-        given = getattr(written, "short_answer", "")
-        self.state.short_answer = (
-            given if isinstance(given, str) and given else short_answer(answer)
-        )
+        self.state.short_answer = written.short_answer or short_answer(answer)
         self._finish(ctx, answer, achieved=not self.state.fallback)
 
     def _finish(self, ctx: RunContext, answer: str, *, achieved: bool) -> None:
