@@ -284,6 +284,7 @@ def test_every_shape_passes_its_own_checks(tmp_path: Path) -> None:
                 text = shape.template(path)
                 if path == "README.md":
                     text = text.format(
+                        status="",
                         title=shape.title,
                         description=shape.description,
                         goal="g",
@@ -295,8 +296,40 @@ def test_every_shape_passes_its_own_checks(tmp_path: Path) -> None:
                 workspace.write(path, text)
         checked = check_in_clean_shell(folder, shape.check)
         assert checked.returncode == 0, (name, checked.stderr)
-    assert choose_shape("count the words of my notes")[0].name == "word_frequency"
-    assert choose_shape("a web server")[1] == 0
+
+
+def test_a_shape_is_chosen_only_for_a_goal_that_asks_for_what_it_does() -> None:
+    def chosen(goal: str, preferred: str = "") -> str | None:
+        shape = choose_shape(goal, preferred)[0]
+        return shape.name if shape else None
+
+    assert chosen("count the words of my notes") == "word_frequency"
+    assert chosen("a script that deduplicates my photo folder") == "duplicate_finder"
+    assert chosen("print statistics for each column of a spreadsheet") == "csv_summary"
+    # sharing one word ("table", "count", "files") with a shape is not asking for it
+    assert (
+        chosen("a tool that prints a table of contents from the headings of a Markdown file")
+        is None
+    )
+    assert chosen("summarize the columns of a Markdown table") is None
+    assert chosen("a tool that counts lines of code") is None
+    assert chosen("a csv to json converter") is None
+    assert chosen("a web server") is None
+    # a model's preferred shape is used only when it fits
+    assert chosen("count the words of my notes", "csv_summary") == "word_frequency"
+
+
+async def test_the_small_model_refuses_a_goal_no_shape_fits_before_writing(
+    docs: Path, tmp_path: Path
+) -> None:
+    model = ScriptedModel([])
+    model.answer_style = "extractive"  # type: ignore[attr-defined]
+    rt = make_runtime(docs, model)
+    out = tmp_path / "out"
+    run = await rt.run("build", {"goal": "a Markdown table of contents", "workspace": str(out)})
+    assert run.status == RunStatus.FAILED
+    assert "cannot build" in (run.error or "") and "a CSV summary tool" in (run.error or "")
+    assert not out.exists()
 
 
 def test_the_workspace_refuses_paths_outside_it(tmp_path: Path) -> None:

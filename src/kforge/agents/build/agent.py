@@ -18,11 +18,13 @@ from typing import Any
 
 from kforge.agents.build.arguments import BuildArgs
 from kforge.agents.build.context import BuildPhase, BuildPhaseContext
+from kforge.agents.build.from_goal import GOAL_SHAPE, cannot_build, goal_shape, program_problem
 from kforge.agents.build.log import render_log
 from kforge.agents.build.prompts import (
     SUMMARY_SYSTEM,
     CodeReply,
     GapNote,
+    GoalProgram,
     Grounding,
     usable_summary,
 )
@@ -47,6 +49,7 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import phase_prompt as library_prompt
+from kforge.prompts import prompt_text
 from kforge.rag.grounded import AnswerStyle
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.tools.approval import ApprovalPolicy
@@ -117,6 +120,8 @@ class BuildAgent(ForgeAgent):
 
     @property
     def shape(self) -> Shape:
+        if self.rc.shape == GOAL_SHAPE:
+            return goal_shape(self.rc.program, self.goal)
         return load_shape(self.rc.shape)
 
     # -- prompts ---------------------------------------------------------------------------
@@ -175,8 +180,6 @@ class BuildAgent(ForgeAgent):
         if rc.gap:
             await self._ground_gap(ctx)
             return True
-        if not self.is_reentry(P.GROUNDING):
-            await self._claim_workspace(ctx)
         style = self._style(ctx)
         reply: Grounding | None = None
         if style == "generative":
@@ -192,16 +195,29 @@ class BuildAgent(ForgeAgent):
                 Grounding,
                 "grounding",
             )
-        wanted = f"{self.goal} {trigger or ''}"
-        shape, fit = choose_shape(wanted, reply.shape if reply else "")
-        changed = shape.name != rc.shape
-        rc.shape, rc.fit = shape.name, fit
-        ctx.emit(DataEvent(name="shape.chosen", payload={"shape": shape.name, "fit": fit}))
-        if not fit:
+        preferred = reply.shape if reply else ""
+        # a reason given with a rejection says what to build instead, when a shape does it
+        known, fit = choose_shape(trigger, preferred) if trigger else (None, 0)
+        if known is None:
+            known, fit = choose_shape(self.goal, preferred)
+        if known is None and style != "generative":
+            raise ValidationError(cannot_build(self.goal, getattr(ctx.model, "name", "the model")))
+        if not self.is_reentry(P.GROUNDING):
+            await self._claim_workspace(ctx)
+        before = (rc.shape, rc.program)
+        if known is None:
+            rc.program = await self._program(ctx, trigger)
+            rc.shape, rc.fit = GOAL_SHAPE, 0
+        else:
+            rc.shape, rc.fit, rc.program = known.name, fit, {}
+        shape = self.shape
+        changed = (rc.shape, rc.program) != before
+        ctx.emit(DataEvent(name="shape.chosen", payload={"shape": rc.shape, "fit": fit}))
+        if known is None:
             ctx.emit(
                 AgentThinking(
-                    message=f"no program shape matches the goal's words; using the closest, "
-                    f"'{shape.title}' (reject the plan with a reason to choose another)"
+                    message="no known program does what the goal asks; the model writes it, "
+                    f"checked by running `{shape.run}` for the lines the goal calls for"
                 )
             )
         await self._summarize(ctx, reply)
@@ -217,19 +233,7 @@ class BuildAgent(ForgeAgent):
         ]:
             self._add_constraint(ctx, text)
         if changed or not rc.plan:
-            rc.plan = [
-                {
-                    "id": step.id,
-                    "title": step.title,
-                    "files": list(step.files),
-                    "accept": step.accept,
-                    "status": "pending",
-                    "attempts": 0,
-                    "origin": "",
-                    "checks": [],
-                }
-                for step in shape.steps
-            ]
+            rc.plan = _plan(shape)
             for step in rc.plan:
                 ctx.emit(
                     DataEvent(
@@ -244,6 +248,31 @@ class BuildAgent(ForgeAgent):
             )
         )
         return True
+
+    async def _program(self, ctx: RunContext, trigger: str | None) -> dict[str, Any]:
+        """The model's program for a goal no shape fits, with its acceptance check; refused
+        when the model's plan stays unusable."""
+        problem = ""
+        for _ in range(2):
+            asked = [f"Goal: {self.goal}"]
+            asked += [f"Rejected because: {trigger}"] if trigger else []
+            asked += [f"Your last plan was unusable: {problem}"] if problem else []
+            program = await _decide(
+                ctx,
+                [Message.system(prompt_text("BUILD_PROGRAM")), Message.user("\n".join(asked))],
+                CODING,
+                GoalProgram,
+                "grounding.program",
+            )
+            problem = (
+                program_problem(program, self.goal) if program else "the reply was not JSON"
+            )
+            if program and not problem:
+                return program.model_dump()
+        raise ValidationError(
+            f'the model could not plan a checked program for "{self.goal}": {problem}; try '
+            "again with the goal said more precisely, or with a more capable model"
+        )
 
     async def _claim_workspace(self, ctx: RunContext) -> None:
         """The workspace must be new or empty when the run starts: the agent never writes over
@@ -373,8 +402,13 @@ class BuildAgent(ForgeAgent):
             and attempt <= self.params.max_retries + 1
             and step.get("origin") != "fallback"
         )
-        contents = {path: self._template(path) for path in shape_step.files}
+        shape = self.shape
+        contents = {p: self._template(p) for p in shape_step.files if shape.has_template(p)}
+        # a program written for the goal has no known-good file to fall back to
+        fallback = all(shape.has_template(p) for p in shape_step.model_writes)
         origin = "template" if attempt == 1 else "fallback"
+        if use_model and not fallback:
+            origin = "model"
         by_model: set[str] = set()
         if use_model:
             reply = await self._code(ctx, step, shape_step.interface)
@@ -421,7 +455,7 @@ class BuildAgent(ForgeAgent):
         last_chance = origin != "model" or attempt > self.params.max_retries
         fix = (
             "the step's files could not pass their check"
-            if origin != "model"
+            if origin != "model" or (last_chance and not fallback)
             else "fall back to the known-good shape of this step"
             if last_chance
             else "rewrite the files with the error in view"
@@ -436,7 +470,7 @@ class BuildAgent(ForgeAgent):
                 repeated=attempt > 1,
             )
         )
-        if origin != "model":
+        if origin != "model" or (last_chance and not fallback):
             step["status"] = "failed"
         elif last_chance:
             step["origin"] = "fallback"
@@ -479,7 +513,15 @@ class BuildAgent(ForgeAgent):
         if path != "README.md":
             return text
         shape = self.shape
+        failed = [s["title"] for s in self.rc.plan if s["status"] == "failed"]
+        status = (
+            f"**Not working:** {'; '.join(failed)}: did not pass its check, so the program "
+            "does not do what is described here; see BUILD_LOG.md.\n\n"
+            if failed
+            else ""
+        )
         return text.format(
+            status=status,
             title=shape.title,
             description=self.rc.summary or shape.description,
             goal=self.goal,
@@ -537,20 +579,8 @@ class BuildAgent(ForgeAgent):
         rc = self.rc
         if "shape" in modifications:
             shape = load_shape(str(modifications["shape"]))
-            rc.shape, rc.fit = shape.name, max(shape.score(self.goal), 1)
-            rc.plan = [
-                {
-                    "id": s.id,
-                    "title": s.title,
-                    "files": list(s.files),
-                    "accept": s.accept,
-                    "status": "pending",
-                    "attempts": 0,
-                    "origin": "",
-                    "checks": [],
-                }
-                for s in shape.steps
-            ]
+            rc.shape, rc.fit, rc.program = shape.name, max(shape.score(self.goal), 1), {}
+            rc.plan = _plan(shape)
             rc.concepts = [
                 {"name": n, "explanation": e, "source_ids": [], "origin": "template"}
                 for n, e in shape.concepts
@@ -591,3 +621,19 @@ class BuildAgent(ForgeAgent):
         return (
             f"built {done} of {len(rc.plan)} steps, {len(rc.files)} files in {self.workspace.root}"
         )
+
+
+def _plan(shape: Shape) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": step.id,
+            "title": step.title,
+            "files": list(step.files),
+            "accept": step.accept,
+            "status": "pending",
+            "attempts": 0,
+            "origin": "",
+            "checks": [],
+        }
+        for step in shape.steps
+    ]
