@@ -264,9 +264,7 @@ class BuildAgent(ForgeAgent):
                 GoalProgram,
                 "grounding.program",
             )
-            problem = (
-                program_problem(program, self.goal) if program else "the reply was not JSON"
-            )
+            problem = program_problem(program, self.goal) if program else "the reply was not JSON"
             if program and not problem:
                 return program.model_dump()
         raise ValidationError(
