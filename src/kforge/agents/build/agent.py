@@ -17,14 +17,14 @@ import re
 from typing import Any
 
 from kforge.agents.build.arguments import BuildArgs
+from kforge.agents.build.artifact import plan_records, readme_text
 from kforge.agents.build.context import BuildPhase, BuildPhaseContext
-from kforge.agents.build.from_goal import GOAL_SHAPE, cannot_build, goal_shape, program_problem
+from kforge.agents.build.from_goal import GOAL_SHAPE, cannot_build, goal_shape, plan_program
 from kforge.agents.build.log import render_log
 from kforge.agents.build.prompts import (
     SUMMARY_SYSTEM,
     CodeReply,
     GapNote,
-    GoalProgram,
     Grounding,
     usable_summary,
 )
@@ -49,7 +49,6 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import phase_prompt as library_prompt
-from kforge.prompts import prompt_text
 from kforge.rag.grounded import AnswerStyle
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.tools.approval import ApprovalPolicy
@@ -202,14 +201,11 @@ class BuildAgent(ForgeAgent):
             known, fit = choose_shape(self.goal, preferred)
         if known is None and style != "generative":
             raise ValidationError(cannot_build(self.goal, getattr(ctx.model, "name", "the model")))
-        if not self.is_reentry(P.GROUNDING):
-            await self._claim_workspace(ctx)
         before = (rc.shape, rc.program)
-        if known is None:
-            rc.program = await self._program(ctx, trigger)
-            rc.shape, rc.fit = GOAL_SHAPE, 0
-        else:
-            rc.shape, rc.fit, rc.program = known.name, fit, {}
+        program = await plan_program(ctx, self.goal, trigger, CODING) if known is None else {}
+        if not self.is_reentry(P.GROUNDING):  # a refused goal leaves no folder behind
+            await self._claim_workspace(ctx)
+        rc.shape, rc.fit, rc.program = (known.name if known else GOAL_SHAPE), fit, program
         shape = self.shape
         changed = (rc.shape, rc.program) != before
         ctx.emit(DataEvent(name="shape.chosen", payload={"shape": rc.shape, "fit": fit}))
@@ -233,7 +229,7 @@ class BuildAgent(ForgeAgent):
         ]:
             self._add_constraint(ctx, text)
         if changed or not rc.plan:
-            rc.plan = _plan(shape)
+            rc.plan = plan_records(shape)
             for step in rc.plan:
                 ctx.emit(
                     DataEvent(
@@ -248,29 +244,6 @@ class BuildAgent(ForgeAgent):
             )
         )
         return True
-
-    async def _program(self, ctx: RunContext, trigger: str | None) -> dict[str, Any]:
-        """The model's program for a goal no shape fits, with its acceptance check; refused
-        when the model's plan stays unusable."""
-        problem = ""
-        for _ in range(2):
-            asked = [f"Goal: {self.goal}"]
-            asked += [f"Rejected because: {trigger}"] if trigger else []
-            asked += [f"Your last plan was unusable: {problem}"] if problem else []
-            program = await _decide(
-                ctx,
-                [Message.system(prompt_text("BUILD_PROGRAM")), Message.user("\n".join(asked))],
-                CODING,
-                GoalProgram,
-                "grounding.program",
-            )
-            problem = program_problem(program, self.goal) if program else "the reply was not JSON"
-            if program and not problem:
-                return program.model_dump()
-        raise ValidationError(
-            f'the model could not plan a checked program for "{self.goal}": {problem}; try '
-            "again with the goal said more precisely, or with a more capable model"
-        )
 
     async def _claim_workspace(self, ctx: RunContext) -> None:
         """The workspace must be new or empty when the run starts: the agent never writes over
@@ -507,27 +480,10 @@ class BuildAgent(ForgeAgent):
         return self.rc.backtracks.get("conceptual_gap_discovered", 0) < self.params.max_backtracks
 
     def _template(self, path: str) -> str:
-        text = self.shape.template(path)
         if path != "README.md":
-            return text
-        shape = self.shape
+            return self.shape.template(path)
         failed = [s["title"] for s in self.rc.plan if s["status"] == "failed"]
-        status = (
-            f"**Not working:** {'; '.join(failed)}: did not pass its check, so the program "
-            "does not do what is described here; see BUILD_LOG.md.\n\n"
-            if failed
-            else ""
-        )
-        return text.format(
-            status=status,
-            title=shape.title,
-            description=self.rc.summary or shape.description,
-            goal=self.goal,
-            run=shape.run,
-            check=shape.check,
-            check_note=shape.check_note,
-            files=", ".join(f"`{f}`" for s in shape.steps for f in s.files),
-        )
+        return readme_text(self.shape, goal=self.goal, summary=self.rc.summary, failed=failed)
 
     async def _write(
         self, ctx: RunContext, path: str, content: str, *, step: str, origin: str
@@ -578,7 +534,7 @@ class BuildAgent(ForgeAgent):
         if "shape" in modifications:
             shape = load_shape(str(modifications["shape"]))
             rc.shape, rc.fit, rc.program = shape.name, max(shape.score(self.goal), 1), {}
-            rc.plan = _plan(shape)
+            rc.plan = plan_records(shape)
             rc.concepts = [
                 {"name": n, "explanation": e, "source_ids": [], "origin": "template"}
                 for n, e in shape.concepts
@@ -619,19 +575,3 @@ class BuildAgent(ForgeAgent):
         return (
             f"built {done} of {len(rc.plan)} steps, {len(rc.files)} files in {self.workspace.root}"
         )
-
-
-def _plan(shape: Shape) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": step.id,
-            "title": step.title,
-            "files": list(step.files),
-            "accept": step.accept,
-            "status": "pending",
-            "attempts": 0,
-            "origin": "",
-            "checks": [],
-        }
-        for step in shape.steps
-    ]

@@ -11,9 +11,14 @@ from typing import Any
 
 from kforge.agents.build.prompts import GoalProgram
 from kforge.agents.build.shapes import Shape, ShapeStep, load_shape, shape_names
+from kforge.agents.decisions import decide
+from kforge.engine.run_context import RunContext
+from kforge.errors import ValidationError
+from kforge.llm.types import Message, ModelSettings
+from kforge.prompts import prompt_text
 from kforge.rag.textcheck import key_terms
 
-__all__ = ["GOAL_SHAPE", "cannot_build", "goal_shape", "program_problem"]
+__all__ = ["GOAL_SHAPE", "cannot_build", "goal_shape", "plan_program", "program_problem"]
 
 GOAL_SHAPE = "from_goal"
 _MODULE = re.compile(r"[a-z_][a-z0-9_]{0,39}")
@@ -61,6 +66,32 @@ def cannot_build(goal: str, model: str) -> str:
         f"it knows, and none of them does what the goal asks. It knows {known}; ask for one "
         "of those, or build with a capable model that writes code (--model PROVIDER:MODEL "
         "--answer generative)"
+    )
+
+
+async def plan_program(
+    ctx: RunContext, goal: str, trigger: str | None, settings: ModelSettings
+) -> dict[str, Any]:
+    """The model's program for a goal no shape fits, with its acceptance check (a checked
+    ``GoalProgram`` as a dict); the model may try twice, then the goal is refused."""
+    problem = ""
+    for _ in range(2):
+        asked = [f"Goal: {goal}"]
+        asked += [f"Rejected because: {trigger}"] if trigger else []
+        asked += [f"Your last plan was unusable: {problem}"] if problem else []
+        program = await decide(
+            ctx,
+            [Message.system(prompt_text("BUILD_PROGRAM")), Message.user("\n".join(asked))],
+            settings,
+            GoalProgram,
+            "grounding.program",
+        )
+        problem = program_problem(program, goal) if program else "the reply was not JSON"
+        if program and not problem:
+            return program.model_dump()
+    raise ValidationError(
+        f'the model could not plan a checked program for "{goal}": {problem}; try again with '
+        "the goal said more precisely, or with a more capable model"
     )
 
 
