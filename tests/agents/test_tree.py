@@ -460,13 +460,17 @@ async def test_a_question_already_answered_is_not_asked_again(tmp_path: Path) ->
     await rt.aclose()
 
 
-async def test_no_subagent_restates_its_parent_or_another(tmp_path: Path) -> None:
-    proposed = [
-        "How should I organise my birthday party?",
-        FOOD,
-        "What food should we serve at the party?",
-        VENUE,
-    ]
+@pytest.mark.parametrize(
+    "proposed",
+    [
+        ["How should I organise my birthday party?", FOOD, f"{FOOD[:-1]} at the party?", VENUE],
+        ["What birthday party is it?", FOOD, "Plan my birthday party", VENUE],
+    ],
+)
+async def test_no_subagent_restates_its_parent_or_another(
+    tmp_path: Path, proposed: list[str]
+) -> None:
+    # the request again, a question it answers itself, another subquestion again: none is run
     rt = runtime(tmp_path, TreeScript(subquestions={PARTY: proposed}))
     run = await rt.run("tree", {"prompt": PARTY})
     assert run.status == RunStatus.COMPLETED, run.error
@@ -477,7 +481,10 @@ async def test_no_subagent_restates_its_parent_or_another(tmp_path: Path) -> Non
 TASKS = "Compare Python with Go; explain closures; and how to install Go"
 
 
-@pytest.mark.parametrize("proposed", [[], [TASKS], ["Compare Python with Go, explain closures?"]])
+@pytest.mark.parametrize(
+    "proposed",
+    [[], [TASKS], ["Compare Python with Go, explain closures?"], ["explain closures", "Go"]],
+)
 async def test_a_request_that_names_its_parts_is_split_into_them(
     tmp_path: Path, proposed: list[str]
 ) -> None:
@@ -496,4 +503,15 @@ async def test_a_request_that_names_its_parts_is_split_into_them(
         "Compare Python with Go",
         "Explain closures; How to install Go",
     ]
+    await rt.aclose()
+
+
+async def test_a_model_split_that_covers_every_named_part_is_kept(tmp_path: Path) -> None:
+    mine = ["Compare Python with Go for speed", "Explain closures in Go", "How to install Go"]
+    rt = runtime(tmp_path, TreeScript(subquestions={TASKS: mine}))
+    run = await rt.run("tree", {"prompt": TASKS})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert [c["prompt"] for c in (run.result or {})["subagents"]] == mine
+    split = [f for f in rt.frames(run.id) if f.type == "data.tree.split"]
+    assert [f.payload["by"] for f in split] == ["model"]
     await rt.aclose()

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kforge.agents.research.evidence import gather_evidence
 from kforge.agents.research.writing import write_grounded
-from kforge.agents.tree.arguments import TreeArgs
+from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.decisions import (
     CLARIFY_PROMPT,
     EXECUTE_PROMPT,
@@ -32,7 +32,9 @@ from kforge.agents.tree.decisions import (
     subquestions_prompt,
 )
 from kforge.agents.tree.questions import (
+    adds_to,
     asked_question,
+    covers,
     explicit_parts,
     new_terms,
     restates,
@@ -193,10 +195,10 @@ class TreeAgent:
         if params.depth < params.max_depth and params.max_subquestions > 0:
             prompt = subquestions_prompt(params.max_subquestions)
             decision = await self._decide(ctx, prompt, Subquestions, "tree.subquestions")
-            chosen = self._pick_subquestions(decision.subquestions)
-            split = "model"
-            if not chosen:  # the request's own parts, when it names them
-                chosen, split = explicit_parts(self.state.prompt, params.max_subquestions), "parts"
+            chosen, split = self._pick_subquestions(decision.subquestions), "model"
+            parts = explicit_parts(self.state.prompt, params.max_subquestions)
+            if parts and not covers(chosen, parts):  # the model left out a part the user named
+                chosen, split = parts, "parts"
             if chosen:
                 ctx.emit(DataEvent(name="tree.split", payload={"by": split, "parts": chosen}))
                 await self._spawn(ctx, chosen)
@@ -317,12 +319,14 @@ class TreeAgent:
         return text
 
     def _pick_subquestions(self, proposed: list[str]) -> list[str]:
-        """The model's subquestions that are usable tasks, none restating this agent's request
-        (its parent's, for the subagent) or another subquestion."""
+        """The model's subquestions that are usable tasks adding to this agent's request (its
+        parent's, for the subagent), none restating another."""
+        request = self.state.prompt
+        parts = explicit_parts(request, MAX_SUBQUESTIONS)
         chosen: list[str] = []
         for text in proposed:
             task = task_text(text)
-            if not task or restates(task, self.state.prompt):
+            if not task or not adds_to(task, request, parts):
                 continue
             if not any(restates(task, c) or restates(c, task) for c in chosen):
                 chosen.append(task)

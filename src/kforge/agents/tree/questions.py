@@ -3,9 +3,10 @@
 A question is asked only when it is one (it opens with a question word, or one comes within
 its first words and it ends with "?"; a statement is never turned into a question by adding
 "?"), when it asks for something the request and the answers so far do not state, and when it
-does not restate the request. A subagent's request must not restate its parent's. A request
+does not restate the request. A subagent's request must not restate its parent's, and must
+ask for something the parent's request does not say (or be one of the parts it names). A request
 that names its parts ("Compare A with B; explain C; and how to D", a list, several questions)
-is split into them when the model's split is unusable.
+is split into them when the model's split is unusable or leaves one of them out.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import re
 
 from kforge.rag.textcheck import key_terms
 
-__all__ = ["asked_question", "explicit_parts", "new_terms", "restates", "task_text"]
+__all__ = [
+    "adds_to",
+    "asked_question",
+    "covers",
+    "explicit_parts",
+    "new_terms",
+    "restates",
+    "task_text",
+]
 
 _WH_WORDS = "what which who whom whose when where why how"
 _AUXILIARIES = (
@@ -66,6 +75,21 @@ def new_terms(question: str, known: str) -> list[str]:
     what the question asks for that is not already given."""
     given = set(key_terms(known))
     return [t for t in key_terms(question) if t not in given and not t.isdigit()]
+
+
+def adds_to(task: str, request: str, parts: list[str]) -> bool:
+    """True when ``task`` (a subagent's request) is worth a subagent: it does not restate
+    ``request``, and it asks for something the request does not say or is one of the ``parts``
+    the request names ("What is the budget?" of a request that gives the budget adds nothing)."""
+    if restates(task, request):
+        return False
+    return bool(new_terms(task, request)) or any(covers([task], [part]) for part in parts)
+
+
+def covers(tasks: list[str], parts: list[str]) -> bool:
+    """True when each of ``parts`` has a task among ``tasks`` that speaks of all of it."""
+    terms = [set(key_terms(task)) for task in tasks]
+    return all(any(set(key_terms(part)) <= held for held in terms) for part in parts)
 
 
 def task_text(text: str) -> str:
