@@ -430,7 +430,7 @@ async def test_fork_past_the_depth_limit_is_refused(tmp_path: Path) -> None:
         "",
         "?",
         "What birthday party are you planning?",  # asks for nothing the request does not say
-        "How should I organise my birthday party?",  # the request again
+        "How do I plan my birthday party?",  # the request again
     ],
 )
 async def test_only_a_question_about_something_not_given_is_asked(
@@ -463,7 +463,7 @@ async def test_a_question_already_answered_is_not_asked_again(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "proposed",
     [
-        ["How should I organise my birthday party?", FOOD, f"{FOOD[:-1]} at the party?", VENUE],
+        ["How do I plan my birthday party?", FOOD, f"{FOOD[:-1]} at the party?", VENUE],
         ["What birthday party is it?", FOOD, "Plan my birthday party", VENUE],
     ],
 )

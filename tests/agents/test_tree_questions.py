@@ -6,7 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kforge.agents.tree.questions import asked_question, explicit_parts, task_text
+from kforge.agents.tree.questions import (
+    asked_question,
+    explicit_parts,
+    restates,
+    same_task,
+    task_text,
+)
 
 VOCABULARY = "the budget is what how many guests which date party venue 100,000 and a ? . ; do"
 WORDS = st.sampled_from(VOCABULARY.split())
@@ -54,3 +60,19 @@ def test_the_parts_a_request_names() -> None:
         "How do I install Go?",
     ]
     assert explicit_parts("Plan my birthday party", 4) == []
+
+
+def test_subquestions_that_differ_in_one_word_are_different_tasks() -> None:
+    party = "Plan my birthday party"
+    paris, london = "What does a venue cost in Paris?", "What does a venue cost in London?"
+    assert not same_task(paris, london, party)
+    assert same_task("What food should we serve?", "What food should we serve at the party?", party)
+    assert restates("How do I plan my birthday party?", party)
+    assert not restates("What food should we serve at my birthday party?", party)
+
+
+@given(TEXT, TEXT)
+def test_a_subquestion_is_the_same_task_as_itself_and_symmetric(one: str, other: str) -> None:
+    request = "Plan my birthday party"
+    assert same_task(one, one, request)
+    assert same_task(one, other, request) == same_task(other, one, request)

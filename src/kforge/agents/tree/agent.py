@@ -38,6 +38,7 @@ from kforge.agents.tree.questions import (
     explicit_parts,
     new_terms,
     restates,
+    same_task,
     task_text,
 )
 from kforge.agents.tree.summary import compose_summary, uncertainties
@@ -328,7 +329,7 @@ class TreeAgent:
             task = task_text(text)
             if not task or not adds_to(task, request, parts):
                 continue
-            if not any(restates(task, c) or restates(c, task) for c in chosen):
+            if not any(same_task(task, c, request) for c in chosen):
                 chosen.append(task)
         return chosen[: self.params.max_subquestions]
 

@@ -22,6 +22,7 @@ __all__ = [
     "explicit_parts",
     "new_terms",
     "restates",
+    "same_task",
     "task_text",
 ]
 
@@ -62,12 +63,18 @@ def asked_question(text: str) -> str:
 
 
 def restates(text: str, request: str) -> bool:
-    """True when ``text`` says little more than ``request``: at most one term of its own, and
-    most of the request's terms."""
+    """True when ``text`` says nothing ``request`` does not, and most of what it says."""
     own, theirs = set(key_terms(text)), set(key_terms(request))
     if not own or not theirs:
         return not own
-    return len(own - theirs) <= 1 and len(own & theirs) * 3 >= len(theirs) * 2
+    return own <= theirs and len(own) * 3 >= len(theirs) * 2
+
+
+def same_task(one: str, other: str, request: str) -> bool:
+    """True when two subquestions of ``request`` add the same to it (or, adding nothing, are
+    the same part of it)."""
+    given, mine, theirs = set(key_terms(request)), set(key_terms(one)), set(key_terms(other))
+    return mine - given == theirs - given and (bool(mine - given) or mine == theirs)
 
 
 def new_terms(question: str, known: str) -> list[str]:
