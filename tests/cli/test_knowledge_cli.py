@@ -113,7 +113,10 @@ def test_understand_with_nothing_to_teach_exits_1_and_writes_no_record(tmp_path:
         *FAKE,
     )
     assert done.returncode == 1, done.stderr
-    assert "I found nothing to teach about quantum chromodynamics in these documents" in done.stderr
+    assert (
+        "\nkforge: error: I found nothing to teach about quantum chromodynamics in these documents"
+        in done.stderr
+    )
     assert not (tmp_path / "record.md").exists()
     assert "every objective was understood" not in done.stdout + done.stderr
 
