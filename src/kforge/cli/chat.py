@@ -73,9 +73,17 @@ def _show_history(turns: list[Turn], out: TextIO) -> None:
 
 
 async def run_chat(
-    args: argparse.Namespace, *, stdin: TextIO, out: TextIO, progress: TextIO
+    args: argparse.Namespace,
+    *,
+    stdin: TextIO,
+    out: TextIO,
+    progress: TextIO,
+    talk: TextIO | None = None,
 ) -> int:
-    """The conversation loop; returns the exit code."""
+    """The conversation loop; returns the exit code. Answers go to ``out``; the banner,
+    prompts and notices to ``talk`` (default ``out``)."""
+    answers = out
+    out = talk if talk is not None else out
     check_router_options(args)
     rt = open_router_runtime(args)
     try:
@@ -115,7 +123,7 @@ async def run_chat(
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)
                 continue
             history = [t.to_dict() for t in turns]
-            live = LiveAnswer.for_terminal(out, prefix="kforge> ")
+            live = LiveAnswer.for_terminal(answers, prefix="kforge> ")
             run = await answer_turn(
                 rt,
                 router_args(args, line, corpus, history),
@@ -126,21 +134,23 @@ async def run_chat(
             )
             if run.status != RunStatus.COMPLETED:
                 if live is not None and live.text:
-                    print(file=out)
+                    print(file=answers)
                 print(
                     f"(run {run.id} {run.status.value}: {run.error or run.pause_reason or ''})",
                     file=out,
                 )
                 continue
-            if live is None:
+            if live is None and answers is out:
                 print("kforge> ", end="", file=out)
-            print_answer(run, out, live)
+            print_answer(run, answers, live)
             turns.append(Turn(line, str((run.result or {}).get("answer", ""))))
     finally:
         await rt.aclose()
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    # questions piped in: stdout holds the answers alone, the banner and prompts go to stderr
+    talk = sys.stdout if sys.stdin.isatty() else sys.stderr
     return run_interruptible(
-        run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr), args
+        run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr, talk=talk), args
     )
