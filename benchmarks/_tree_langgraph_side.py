@@ -31,7 +31,10 @@ from langgraph.types import Send
 
 __all__ = ["main"]
 
-SUBQUESTION = "Subquestion {n} of {prompt}?"
+SUBQUESTION = "Subquestion {n} on {level} of {prompt}?"
+LEVELS = ("cost estimates", "risk factors", "timing plans")
+"""The same subquestions as the kforge side's."""
+NAMES = ("alpha", "beta", "gamma", "delta")
 
 
 class Agent(TypedDict, total=False):
@@ -62,7 +65,12 @@ def decide(kind: str, prompt: str, depth: int, max_depth: int, fanout: int) -> A
         if depth >= max_depth:
             return {"subquestions": []}
         stem = prompt.rstrip("?")
-        return {"subquestions": [SUBQUESTION.format(n=i + 1, prompt=stem) for i in range(fanout)]}
+        level = LEVELS[stem.count("Subquestion") % len(LEVELS)]
+        return {
+            "subquestions": [
+                SUBQUESTION.format(n=NAMES[i], level=level, prompt=stem) for i in range(fanout)
+            ]
+        }
     return f"Answer about {prompt}."
 
 

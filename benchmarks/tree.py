@@ -30,7 +30,11 @@ HERE = Path(__file__).resolve().parent
 LANGGRAPH_SIDE = HERE / "_tree_langgraph_side.py"
 TARGET = 4.0
 """kforge's steps per second at the largest N, as a multiple of LangGraph's."""
-SUBQUESTION = "Subquestion {n} of {prompt}?"
+SUBQUESTION = "Subquestion {n} on {level} of {prompt}?"
+LEVELS = ("cost estimates", "risk factors", "timing plans")
+"""A word per level, so that each subquestion asks for something its parent does not say (the
+tree agent starts no subagent that only restates its parent)."""
+NAMES = ("alpha", "beta", "gamma", "delta")
 
 
 def rss_kb() -> int:
@@ -64,9 +68,11 @@ class ScriptedTreeModel:
         parsed = self.replies.get(system)
         if parsed is None and system.startswith("Split the user's request"):
             stem = prompt.rstrip("?")
+            level = LEVELS[stem.count("Subquestion") % len(LEVELS)]
             parsed = {
                 "subquestions": [
-                    SUBQUESTION.format(n=i + 1, prompt=stem) for i in range(self.fanout)
+                    SUBQUESTION.format(n=NAMES[i], level=level, prompt=stem)
+                    for i in range(self.fanout)
                 ]
             }
         usage = Usage(input_tokens=len(user) // 4, output_tokens=8)

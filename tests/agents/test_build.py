@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 from kforge.agents.build import BuildAgent
+from kforge.agents.build.artifact import readme_text
+from kforge.agents.build.from_goal import goal_shape, program_problem
+from kforge.agents.build.prompts import GoalProgram
 from kforge.agents.build.shapes import choose_shape, load_shape, shape_names
 from kforge.agents.build.workspace import Workspace
 from kforge.engine.runner import load_state
@@ -283,20 +286,44 @@ def test_every_shape_passes_its_own_checks(tmp_path: Path) -> None:
             for path in step.files:
                 text = shape.template(path)
                 if path == "README.md":
-                    text = text.format(
-                        title=shape.title,
-                        description=shape.description,
-                        goal="g",
-                        run=shape.run,
-                        check=shape.check,
-                        check_note=shape.check_note,
-                        files="",
-                    )
+                    text = readme_text(shape, goal="g")
                 workspace.write(path, text)
         checked = check_in_clean_shell(folder, shape.check)
         assert checked.returncode == 0, (name, checked.stderr)
-    assert choose_shape("count the words of my notes")[0].name == "word_frequency"
-    assert choose_shape("a web server")[1] == 0
+
+
+def test_a_shape_is_chosen_only_for_a_goal_that_asks_for_what_it_does() -> None:
+    def chosen(goal: str, preferred: str = "") -> str | None:
+        shape = choose_shape(goal, preferred)[0]
+        return shape.name if shape else None
+
+    assert chosen("count the words of my notes") == "word_frequency"
+    assert chosen("a script that deduplicates my photo folder") == "duplicate_finder"
+    assert chosen("print statistics for each column of a spreadsheet") == "csv_summary"
+    # sharing one word ("table", "count", "files") with a shape is not asking for it
+    assert (
+        chosen("a tool that prints a table of contents from the headings of a Markdown file")
+        is None
+    )
+    assert chosen("summarize the columns of a Markdown table") is None
+    assert chosen("a tool that counts lines of code") is None
+    assert chosen("a csv to json converter") is None
+    assert chosen("a web server") is None
+    # a model's preferred shape is used only when it fits
+    assert chosen("count the words of my notes", "csv_summary") == "word_frequency"
+
+
+async def test_the_small_model_refuses_a_goal_no_shape_fits_before_writing(
+    docs: Path, tmp_path: Path
+) -> None:
+    model = ScriptedModel([])
+    model.answer_style = "extractive"  # type: ignore[attr-defined]
+    rt = make_runtime(docs, model)
+    out = tmp_path / "out"
+    run = await rt.run("build", {"goal": "a Markdown table of contents", "workspace": str(out)})
+    assert run.status == RunStatus.FAILED
+    assert "cannot build" in (run.error or "") and "a CSV summary tool" in (run.error or "")
+    assert not out.exists()
 
 
 def test_the_workspace_refuses_paths_outside_it(tmp_path: Path) -> None:
@@ -328,3 +355,56 @@ async def test_a_workspace_with_files_in_it_is_refused(docs: Path, tmp_path: Pat
     assert run.status == RunStatus.FAILED
     assert "is not an empty folder" in (run.error or "")
     assert [p.name for p in busy.iterdir()] == ["mine.txt"]
+
+
+def toc_program(**changes: Any) -> GoalProgram:
+    fields: dict[str, Any] = {
+        "module": "toc",
+        "title": "Markdown table of contents",
+        "sample_name": "sample.md",
+        "sample": "# Guide\n\n## Install\n",
+        "arguments": ["sample.md"],
+        "expected": ["- Guide", "  - Install"],
+        **changes,
+    }
+    return GoalProgram(**fields)
+
+
+def test_a_program_for_the_goal_needs_a_check_only_a_working_program_passes() -> None:
+    goal = "a table of contents of a Markdown file"
+    assert program_problem(toc_program(), goal) == ""
+    problems = {
+        "module": program_problem(toc_program(module="csv"), goal),
+        "sample": program_problem(toc_program(sample_name="../x.md"), goal),
+        "title": program_problem(toc_program(title="CSV summary tool"), goal),
+        "nothing": program_problem(toc_program(expected=[" "]), goal),
+        "echo": program_problem(toc_program(expected=["# Guide", "## Install"]), goal),
+    }
+    assert "would hide a module" in problems["module"]
+    assert "not a plain data file name" in problems["sample"]
+    assert "does not speak of the goal" in problems["title"]
+    assert "expects nothing" in problems["nothing"]
+    assert "printing the sample would pass" in problems["echo"]
+    shape = goal_shape(toc_program().model_dump(), goal)
+    assert shape.run == "python toc.py sample.md" and shape.step("core").model_writes == ("toc.py",)
+    assert "'  - Install'" in shape.step("core").accept
+
+
+async def test_a_capable_model_whose_program_check_stays_unusable_is_refused(
+    docs: Path, tmp_path: Path
+) -> None:
+    def model(messages: list[Any], info: Any) -> Any:
+        fields = set((info.output_schema or {}).get("properties") or {})
+        if "sample_name" in fields:  # the check would pass for a program that prints its input
+            return toc_program(expected=["# Guide"]).model_dump()
+        if "shape" in fields:
+            return {"shape": "csv_summary", "summary": "", "concepts": [], "constraints": []}
+        raise AssertionError(f"unexpected call for {sorted(fields)}")
+
+    rt = make_runtime(docs, FunctionModel(model))
+    out = tmp_path / "out"
+    run = await rt.run("build", {"goal": "a Markdown table of contents", "workspace": str(out)})
+    assert run.status == RunStatus.FAILED
+    assert "could not plan a checked program" in (run.error or "")
+    assert "printing the sample would pass" in (run.error or "")
+    assert not out.exists()  # nothing written

@@ -133,7 +133,13 @@ async def test_a_declined_question_ends_the_questions_and_the_agent_completes(
 
 
 async def test_questions_stop_after_three_rounds(tmp_path: Path) -> None:
-    many = [f"Question number {n} please?" for n in range(1, 6)]
+    many = [
+        "What is the budget?",
+        "What is the date?",
+        "Where will it be held?",
+        "Which theme do you like?",
+        "Who else is cooking?",
+    ]
     script = TreeScript(missing={PARTY: many})
     rt = runtime(tmp_path, script)
     handler, asked = await answering(["a", "b", "c", "d"])
@@ -414,3 +420,98 @@ async def test_fork_past_the_depth_limit_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="depth limit"):
         agent.child_run(VENUE)
     assert TreeAgent({"prompt": PARTY, "max_depth": 2}).child_run(VENUE)[1]["depth"] == 1
+
+
+@pytest.mark.parametrize(
+    "proposed",
+    [
+        "The budget is 100,000,000,000,000",  # a statement...
+        "The budget is 100,000,000,000,000?",  # ...with a question mark is still one
+        "",
+        "?",
+        "What birthday party are you planning?",  # asks for nothing the request does not say
+        "How do I plan my birthday party?",  # the request again
+    ],
+)
+async def test_only_a_question_about_something_not_given_is_asked(
+    tmp_path: Path, proposed: str
+) -> None:
+    script = TreeScript(missing={PARTY: [proposed]})
+    rt = runtime(tmp_path, script)
+    handler, asked = await answering(["whatever"])
+    rt.set_query_user_handler(handler)
+    run = await rt.run("tree", {"prompt": PARTY, "max_subquestions": 0})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert asked == []
+    assert (run.result or {})["metadata"]["declined"] == []
+    await rt.aclose()
+
+
+async def test_a_question_already_answered_is_not_asked_again(tmp_path: Path) -> None:
+    script = TreeScript(
+        missing={PARTY: ["How many guests are coming?", "How many guests are coming to it?"]}
+    )
+    rt = runtime(tmp_path, script)
+    handler, asked = await answering(["Twenty", "Twenty again"])
+    rt.set_query_user_handler(handler)
+    run = await rt.run("tree", {"prompt": PARTY, "max_subquestions": 0})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert [p for _, p in asked] == ["How many guests are coming?"]
+    await rt.aclose()
+
+
+@pytest.mark.parametrize(
+    "proposed",
+    [
+        ["How do I plan my birthday party?", FOOD, f"{FOOD[:-1]} at the party?", VENUE],
+        ["What birthday party is it?", FOOD, "Plan my birthday party", VENUE],
+    ],
+)
+async def test_no_subagent_restates_its_parent_or_another(
+    tmp_path: Path, proposed: list[str]
+) -> None:
+    # the request again, a question it answers itself, another subquestion again: none is run
+    rt = runtime(tmp_path, TreeScript(subquestions={PARTY: proposed}))
+    run = await rt.run("tree", {"prompt": PARTY})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert [c["prompt"] for c in (run.result or {})["subagents"]] == [FOOD, VENUE]
+    await rt.aclose()
+
+
+TASKS = "Compare Python with Go; explain closures; and how to install Go"
+
+
+@pytest.mark.parametrize(
+    "proposed",
+    [[], [TASKS], ["Compare Python with Go, explain closures?"], ["explain closures", "Go"]],
+)
+async def test_a_request_that_names_its_parts_is_split_into_them(
+    tmp_path: Path, proposed: list[str]
+) -> None:
+    # the model's split is empty, the request again, or close to it: the request's parts are used
+    rt = runtime(tmp_path, TreeScript(subquestions={TASKS: proposed}))
+    run = await rt.run("tree", {"prompt": TASKS})
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    parts = ["Compare Python with Go", "Explain closures", "How to install Go"]
+    assert [c["prompt"] for c in result["subagents"]] == parts
+    assert {c["status"] for c in result["subagents"]} == {"completed"}
+    split = [f for f in rt.frames(run.id) if f.type == "data.tree.split"]
+    assert [f.payload["by"] for f in split] == ["parts"]
+    two = await rt.run("tree", {"prompt": TASKS, "max_subquestions": 2})
+    assert [c["prompt"] for c in (two.result or {})["subagents"]] == [
+        "Compare Python with Go",
+        "Explain closures; How to install Go",
+    ]
+    await rt.aclose()
+
+
+async def test_a_model_split_that_covers_every_named_part_is_kept(tmp_path: Path) -> None:
+    mine = ["Compare Python with Go for speed", "Explain closures in Go", "How to install Go"]
+    rt = runtime(tmp_path, TreeScript(subquestions={TASKS: mine}))
+    run = await rt.run("tree", {"prompt": TASKS})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert [c["prompt"] for c in (run.result or {})["subagents"]] == mine
+    split = [f for f in rt.frames(run.id) if f.type == "data.tree.split"]
+    assert [f.payload["by"] for f in split] == ["model"]
+    await rt.aclose()

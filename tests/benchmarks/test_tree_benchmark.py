@@ -52,5 +52,6 @@ def test_the_two_sides_share_the_workload() -> None:
     side = (SCRIPT.parent / "_tree_langgraph_side.py").read_text()
     assert "Send(" in side and "SqliteSaver" in side and 'durability="sync"' in side
     bench = SCRIPT.read_text()
-    assert 'SUBQUESTION = "Subquestion {n} of {prompt}?"' in bench
-    assert 'SUBQUESTION = "Subquestion {n} of {prompt}?"' in side
+    for source in (bench, side):
+        assert 'SUBQUESTION = "Subquestion {n} on {level} of {prompt}?"' in source
+        assert 'LEVELS = ("cost estimates", "risk factors", "timing plans")' in source

@@ -254,3 +254,43 @@ def test_a_rejected_reply_on_a_terminal_is_labelled_before_what_replaces_it(
     assert "Vision transformers (ViT) split an image into patches" in text[quoted:]
     assert "Bananas" not in text[quoted:]
     model.assert_consumed()
+
+
+def test_ask_says_plainly_when_the_documents_do_not_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "node"
+    folder.mkdir()
+    (folder / "path.md").write_text(
+        (Path(__file__).parents[1] / "rag" / "data" / "focus" / "path.md").read_text()
+    )
+    model = ScriptedModel([])
+    use_model(monkeypatch, model)
+    argv = ["--db", str(tmp_path / "k.db"), "ask", "Is libffi thread safe?", "--docs", str(folder)]
+    assert main([*argv, "--answer", "extractive"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The documents do not say.")
+    assert "Sources:" not in out
+    model.assert_consumed()
+
+
+async def test_chat_searches_a_standalone_question_on_its_own(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_model(monkeypatch, reasoning_model([]))
+    args = build_parser().parse_args(
+        ["--db", str(tmp_path / "k.db"), "chat", "--docs", str(docs), "-k", "1"]
+    )
+    stdin = io.StringIO(
+        "What is a vision transformer?\nHow does YOLO detect objects?\nIs it fast?\n/exit\n"
+    )
+    assert await run_chat(args, stdin=stdin, out=io.StringIO(), progress=io.StringIO()) == 0
+    store = SQLiteStore(tmp_path / "k.db")
+    runs = sorted(store.list_runs(), key=lambda r: r.created_at)
+    searched = [(r.result or {})["queries"][0] for r in runs]
+    assert searched == [
+        "What is a vision transformer?",
+        "How does YOLO detect objects?",  # after an unrelated question: on its own
+        "How does YOLO detect objects? Is it fast?",  # refers back
+    ]
+    store.close()

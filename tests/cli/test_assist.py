@@ -164,3 +164,18 @@ def test_kforge_tree_shows_a_persons_comment_whole() -> None:
         }
     }
     assert tree_lines(tree) == [f"running       aaaaaaaa  Plan a party  [{note}]"]
+
+
+def test_assist_asks_no_statement_and_splits_a_request_into_the_parts_it_names(
+    tmp_path: Path,
+) -> None:
+    tasks = "Compare Python with Go; explain closures; and how to install Go"
+    db = tmp_path / "k.db"
+    statements = TreeScript(missing={tasks: ["The budget is 100,000,000,000,000"]})
+    with TreeEndpoint(statements) as endpoint:
+        proc = kforge_proc(endpoint, db, "assist", tasks, "--model", "openai:fake", "--no-docs")
+        out, err = proc.communicate("", timeout=120)
+    assert proc.returncode == 0, err
+    assert "? [" not in err and "budget" not in err + out  # nothing was asked
+    for part in ("Compare Python with Go", "Explain closures", "How to install Go"):
+        assert f"- {part} Answer about {part}." in out

@@ -109,10 +109,10 @@ def test_ctrl_c_at_a_prompt_stops_the_command_at_once(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     with SchemaEndpoint() as endpoint:
         proc = kforge_proc(endpoint, tmp_path, "--db", str(db), "chat", "--model", "test:model")
-        assert proc.stdout is not None
+        assert proc.stderr is not None
         seen = ""
         while not seen.endswith("you> "):  # waiting for a line: no run executes now
-            char = proc.stdout.read(1)
+            char = proc.stderr.read(1)  # input is piped: prompts go to stderr
             assert char, seen
             seen += char
         proc.send_signal(signal.SIGINT)
@@ -255,3 +255,44 @@ def test_runs_cancel_from_another_terminal_stops_a_live_run_at_its_next_step(
         assert run.status == RunStatus.CANCELLED
         assert [f.to_status for f in frames if f.type == "status.changed"][-1] == "cancelled"
         assert any(f.type == "intervention" and f.action == "cancel" for f in frames)
+
+
+def test_chat_with_piped_questions_writes_only_answers_to_stdout(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint() as endpoint:
+        proc = kforge_proc(endpoint, tmp_path, "--db", str(db), "chat", "--model", "test:model")
+        out, err = proc.communicate("What is a checkpoint?\n", timeout=120)
+        assert proc.returncode == 0, err
+        assert "you> " in err and "continue it later with" in err and "bye; continue" in err
+        for chatter in ("you> ", "kforge> ", "session ", "Commands:", "bye"):
+            assert chatter not in out
+        assert "[1]" in out and "Sources:" in out
+
+
+def test_a_chat_turn_paused_by_ctrl_c_is_answered_when_the_session_continues(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "k.db"
+    with SchemaEndpoint(hold_at=2) as endpoint:
+        chat = ("--db", str(db), "chat", "--model", "openai:fake")
+        proc = kforge_proc(endpoint, tmp_path, *chat)
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.write("What is a checkpoint?\n")
+        proc.stdin.flush()
+        session = next(
+            line.split()[1].rstrip(";") for line in proc.stderr if line.startswith("session ")
+        )
+        assert endpoint.holding.wait(60)  # the turn is waiting on the model
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        endpoint.release.set()
+        again = kforge_proc(endpoint, tmp_path, *chat, "--session", session)
+        out, err = again.communicate("", timeout=120)
+        assert again.returncode == 0, err
+        assert "your last question was interrupted; answering it now: What is a checkpoint?" in err
+        assert out.strip()  # its answer
+    store = SQLiteStore(db)
+    runs = store.list_runs(session_id=session)
+    store.close()
+    assert [r.status for r in runs] == [RunStatus.COMPLETED]

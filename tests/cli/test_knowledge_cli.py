@@ -10,17 +10,23 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.agents.knowledge_scripts import check_in_clean_shell
+from tests.cli.function_endpoint import FunctionEndpoint
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def kforge(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def kforge(
+    cwd: Path, *args: str, timeout: float = 300, base_url: str = ""
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     env.pop("KFORGE_MODEL", None)
+    if base_url:
+        env.update(KFORGE_BASE_URL=base_url, OPENAI_API_KEY="test-key")
     return subprocess.run(
         [sys.executable, "-m", "kforge", "--db", str(cwd / "k.db"), *args],
         cwd=cwd,
@@ -107,7 +113,10 @@ def test_understand_with_nothing_to_teach_exits_1_and_writes_no_record(tmp_path:
         *FAKE,
     )
     assert done.returncode == 1, done.stderr
-    assert "I found nothing to teach about quantum chromodynamics in these documents" in done.stderr
+    assert (
+        "\nkforge: error: I found nothing to teach about quantum chromodynamics in these documents"
+        in done.stderr
+    )
     assert not (tmp_path / "record.md").exists()
     assert "every objective was understood" not in done.stdout + done.stderr
 
@@ -161,6 +170,112 @@ def test_build_refuses_a_folder_that_is_not_empty_and_waits_without_yes(tmp_path
     assert waiting.returncode == 3
     assert "Proceed with this plan?" in waiting.stderr
     assert not any((tmp_path / "new").iterdir())  # nothing is made before the plan is approved
+
+
+TOC = "a tool that prints a table of contents from the headings of a Markdown file"
+TOC_PROGRAM = """import sys
+
+
+def contents(text):
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            if line[level:].strip():
+                lines.append("  " * (level - 1) + "- " + line[level:].strip())
+    return lines
+
+
+def main(argv):
+    with open(argv[0], encoding="utf-8") as f:
+        print("\\n".join(contents(f.read())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+"""
+
+
+def toc_model(program: str) -> FunctionEndpoint:
+    """A capable model asked for a table of contents: it first offers the CSV shape (its
+    nearest), then plans the program with a check from the goal and writes ``program``."""
+
+    def reply(messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> Any:
+        fields = set((schema or {}).get("properties") or {})
+        if "shape" in fields:
+            return {"shape": "csv_summary", "summary": "", "concepts": [], "constraints": []}
+        if "sample_name" in fields:
+            return {
+                "module": "toc",
+                "title": "Markdown table of contents",
+                "sample_name": "sample.md",
+                "sample": "# Guide\n\nHow to start.\n\n## Install\n\n```\n# not a heading\n"
+                "```\n\n## Use\n\n### Options\n",
+                "arguments": ["sample.md"],
+                "expected": ["- Guide", "  - Install", "  - Use", "    - Options"],
+            }
+        if "files" in fields:
+            return {"files": [{"path": "toc.py", "content": program}], "conceptual_gap": ""}
+        if schema:
+            raise AssertionError(f"unexpected request for {sorted(fields)}")
+        return "A tool that prints a table of contents of the headings of a Markdown file."
+
+    return FunctionEndpoint(reply)
+
+
+def build_toc(tmp_path: Path, program: str) -> subprocess.CompletedProcess[str]:
+    with toc_model(program) as endpoint:
+        return kforge(
+            tmp_path, "build", TOC, "--yes", "--out", "toc", "--model", "openai:fake",
+            base_url=endpoint.base_url,
+        )  # fmt: skip
+
+
+def test_build_refuses_a_goal_no_known_program_does_on_a_model_that_writes_no_code(
+    tmp_path: Path,
+) -> None:
+    refused = kforge(tmp_path, "build", TOC, "--yes", "--out", "toc", *FAKE)
+    assert refused.returncode == 1, refused.stderr
+    error = refused.stderr.split("kforge: error: ")[-1]
+    assert f'cannot build "{TOC}"' in error and "none of them does what the goal asks" in error
+    assert '"a CSV summary tool"' in error and "--answer generative" in error
+    assert "artifact written" not in refused.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.db"]  # nothing written
+
+
+def test_build_checks_a_capable_models_program_against_the_goal_not_a_shape(
+    tmp_path: Path,
+) -> None:
+    done = build_toc(tmp_path, TOC_PROGRAM)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "toc"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "BUILD_LOG.md", "README.md", "check_toc.py", "sample.md", "toc.py",
+    ]  # fmt: skip
+    assert "check it with: cd" in done.stderr and "python check_toc.py" in done.stderr
+    checked = check_in_clean_shell(out, "python check_toc.py")
+    assert checked.returncode == 0, checked.stderr
+    assert "all checks passed" in checked.stdout
+    readme = (out / "README.md").read_text()
+    assert "CSV" not in readme and "csv" not in readme
+    assert "python toc.py sample.md" in readme and "'    - Options'" in readme
+    log = (out / "BUILD_LOG.md").read_text()
+    assert "written for the goal" in log and "check 1 (model files): passed" in log
+
+
+def test_build_says_a_program_failed_its_goals_check_and_the_readme_says_so(
+    tmp_path: Path,
+) -> None:
+    echo = "import sys\nprint(open(sys.argv[1]).read())\n"  # prints the file: not a TOC
+    done = build_toc(tmp_path, echo)
+    assert done.returncode == 1, done.stderr
+    assert "some steps did not pass their checks" in done.stderr
+    readme = (tmp_path / "toc" / "README.md").read_text()
+    assert "**Not working:** The program toc.py: did not pass its check" in readme
+    assert (tmp_path / "toc" / "toc.py").read_text() == echo  # no other program put in its place
 
 
 @pytest.mark.slow

@@ -91,3 +91,49 @@ async def test_mcp_over_stdio_serves_an_applications_resources_and_prompts(
         assert read.contents[0].text == "note alpha"  # type: ignore[union-attr]
         with pytest.raises(mcp.MCPError, match="unknown prompt 'nope'; prompts: shorten"):
             await client.get_prompt("nope")
+
+
+async def test_mcp_explain_and_summarize_check_a_looping_model_and_quote_the_text(
+    tmp_path: Path,
+) -> None:
+    import mcp
+
+    from tests.cli.function_endpoint import FunctionEndpoint
+
+    loop = "Frameworks for Interoperability. " * 12
+    context = (
+        "Interoperability lets two systems exchange data. A framework for it names the formats "
+        "both sides read. Without one, every pair of systems needs its own converter."
+    )
+    src = str(Path(kforge.__file__).parents[1])
+    with FunctionEndpoint(lambda messages, schema: loop) as endpoint:
+        env = {
+            **os.environ,
+            "PYTHONPATH": src,
+            "KFORGE_BASE_URL": endpoint.base_url,
+            "OPENAI_API_KEY": "test-key",
+        }
+        env.pop("KFORGE_MODEL", None)
+        params = mcp.StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "kforge", "mcp", "--db", str(tmp_path / "k.db"), "--model",
+                  "openai:fake", "--agents", "none", "--no-python"],
+            env=env,
+        )  # fmt: skip
+        async with mcp.Client(params) as client:
+            explained = await client.call_tool(
+                "explain_text_with_context",
+                {"text": "Frameworks for Interoperability", "context": context},
+            )
+            summary = await client.call_tool(
+                "summarize_page_content", {"text": context, "max_sentences": 2}
+            )
+        asked = len(endpoint.requests)
+    assert asked == 4  # each tool asked twice (the reply, then the retry), both refused
+    for result in (explained, summary):
+        assert not result.is_error, result.content
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text.count("Frameworks for Interoperability") == 0, text
+        assert "not supported by the" in text
+    explanation = explained.content[0].text  # type: ignore[union-attr]
+    assert explanation.startswith("Interoperability lets two systems exchange data.")

@@ -208,7 +208,7 @@ def _tools() -> dict[str, Case]:
 
     from kforge.llm.types import ModelResponse
     from kforge.tools.builtin.explain import ExplainTextTool
-    from kforge.tools.builtin.web import _model_summary
+    from kforge.tools.builtin.web import SummarizePageTool
 
     class Recorder:
         name = "recorder"
@@ -225,9 +225,10 @@ def _tools() -> dict[str, Case]:
         asyncio.run(ExplainTextTool(model).execute(arguments))  # type: ignore[arg-type]
         return _messages(model.seen)
 
-    def summary(title: str, sentences: int, focus: str) -> list[list[str]]:
+    def summary(sentences: int, focus: str) -> list[list[str]]:
         model = Recorder()
-        asyncio.run(_model_summary(model, title, LONG * 5, sentences, focus))  # type: ignore[arg-type]
+        arguments = {"text": LONG * 5, "max_sentences": sentences, "focus": focus}
+        asyncio.run(SummarizePageTool(model=model).execute(arguments))  # type: ignore[arg-type]
         return _messages(model.seen)
 
     return {
@@ -235,8 +236,8 @@ def _tools() -> dict[str, Case]:
         "explain/context": lambda: run(
             {"text": "It scales.", "context": LONG * 3, "audience": "beginner"}
         ),
-        "summary/titled": lambda: summary("Sampling", 3, "temperature"),
-        "summary/bare": lambda: summary("", 5, ""),
+        "summary/focus": lambda: summary(3, "temperature"),
+        "summary/bare": lambda: summary(5, ""),
     }
 
 

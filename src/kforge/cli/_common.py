@@ -492,8 +492,19 @@ def report_outcome(
     if saved:
         print(f"report written to {saved}")
     if run.error:
-        print(f"kforge: error: {run.error}", file=sys.stderr)
+        print(f"kforge: error: {_user_message(run.error)}", file=sys.stderr)
     return EXIT_OK if run.status == RunStatus.COMPLETED else EXIT_ERROR
+
+
+def _user_message(error: str) -> str:
+    """A run's error as a person reads it: kforge's own errors already say what was wrong and
+    what to do, so their class name ("ValidationError: ") is left out; others keep theirs."""
+    import kforge.errors
+
+    name, sep, message = error.partition(": ")
+    if sep and name in kforge.errors.__all__:
+        return message
+    return error
 
 
 def add_document_options(p: argparse.ArgumentParser) -> None:

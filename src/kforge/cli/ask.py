@@ -198,6 +198,19 @@ async def answer_turn(
     ``live``, the answer as it is written)."""
     run_id = await rt.start("router", run_args, session_id=session_id)
     print(f"run {run_id}", file=progress, flush=True)
+    return await follow_turn(rt, run_id, progress=progress, verbose=verbose, live=live)
+
+
+async def follow_turn(
+    rt: Runtime,
+    run_id: str,
+    *,
+    progress: TextIO,
+    verbose: bool = False,
+    live: LiveAnswer | None = None,
+) -> RunRecord:
+    """Show a started (or resumed) turn's steps, and with ``live`` its answer, until it ends
+    or parks."""
     async for item in rt.subscribe(run_id, deltas=live is not None):
         if isinstance(item, TokenDelta):
             if live is not None:

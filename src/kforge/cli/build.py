@@ -33,7 +33,9 @@ def register(subparsers: Any) -> None:
         description="Run the Build agent: it grounds the goal in concepts (from the documents "
         "where they speak of them) and a plan of small steps with acceptance checks, waits for "
         "your approval, then writes each step's files in --out and runs its check in a "
-        "sandbox confined to that folder. Nothing is written outside --out.",
+        "sandbox confined to that folder. Nothing is written outside --out. A model that "
+        "writes no code (the bundled one) builds only the programs it knows and refuses "
+        "other goals.",
     )
     p.add_argument("goal", help='what to build, e.g. "a CSV summary tool"')
     add_document_options(p)
@@ -80,7 +82,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         rt = open_runtime(args)
         name = choose_corpus(rt, args, sys.stderr)
         model = rt.model_for(rt._model_spec()).name
-        folder.mkdir(parents=True, exist_ok=True)
         print(f"building with {model} in {folder}: {goal}", file=sys.stderr, flush=True)
         run_args: dict[str, Any] = {"goal": goal, "workspace": str(folder), "corpus": name}
         if args.answer:

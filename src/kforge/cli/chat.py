@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kforge.agents.conversation import Turn, turns_from_args
 from kforge.cli._common import command_hint, read_input_line, run_interruptible
@@ -18,6 +18,7 @@ from kforge.cli.ask import (
     add_router_options,
     answer_turn,
     check_router_options,
+    follow_turn,
     open_router_runtime,
     prepare_corpus,
     print_answer,
@@ -26,6 +27,9 @@ from kforge.cli.ask import (
 from kforge.frames import new_id
 from kforge.runtime.services import session_turns
 from kforge.store.base import RunStatus, Store
+
+if TYPE_CHECKING:
+    from kforge.runtime import Runtime
 
 __all__ = ["register", "run_chat", "session_corpus"]
 
@@ -73,9 +77,17 @@ def _show_history(turns: list[Turn], out: TextIO) -> None:
 
 
 async def run_chat(
-    args: argparse.Namespace, *, stdin: TextIO, out: TextIO, progress: TextIO
+    args: argparse.Namespace,
+    *,
+    stdin: TextIO,
+    out: TextIO,
+    progress: TextIO,
+    talk: TextIO | None = None,
 ) -> int:
-    """The conversation loop; returns the exit code."""
+    """The conversation loop; returns the exit code. Answers go to ``out``; the banner,
+    prompts and notices to ``talk`` (default ``out``)."""
+    answers = out
+    out = talk if talk is not None else out
     check_router_options(args)
     rt = open_router_runtime(args)
     try:
@@ -98,6 +110,10 @@ async def run_chat(
         else:
             print(f"session {session}; continue it later with: {again}", file=out)
         print(HELP, file=out, flush=True)
+        if args.session:
+            done = await _finish_interrupted(rt, session, args, out, answers, progress)
+            if done is not None:
+                turns.append(done)
         while True:
             line = await _read("\nyou> ", stdin, out)
             if line is None or line in ("/exit", "/quit"):
@@ -115,7 +131,7 @@ async def run_chat(
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)
                 continue
             history = [t.to_dict() for t in turns]
-            live = LiveAnswer.for_terminal(out, prefix="kforge> ")
+            live = LiveAnswer.for_terminal(answers, prefix="kforge> ")
             run = await answer_turn(
                 rt,
                 router_args(args, line, corpus, history),
@@ -126,21 +142,58 @@ async def run_chat(
             )
             if run.status != RunStatus.COMPLETED:
                 if live is not None and live.text:
-                    print(file=out)
+                    print(file=answers)
                 print(
                     f"(run {run.id} {run.status.value}: {run.error or run.pause_reason or ''})",
                     file=out,
                 )
                 continue
-            if live is None:
+            if live is None and answers is out:
                 print("kforge> ", end="", file=out)
-            print_answer(run, out, live)
+            print_answer(run, answers, live)
             turns.append(Turn(line, str((run.result or {}).get("answer", ""))))
     finally:
         await rt.aclose()
 
 
+_INTERRUPTED = ("interrupted by", "its output was closed", "the process that ran it closed")
+"""How a turn paused by a person or a closed terminal says so (``Runtime.interrupt``)."""
+
+
+async def _finish_interrupted(
+    rt: Runtime,
+    session: str,
+    args: argparse.Namespace,
+    out: TextIO,
+    answers: TextIO,
+    progress: TextIO,
+) -> Turn | None:
+    """The session's last turn, when Ctrl-C (or a closed terminal) paused it and nothing was
+    asked after it, is finished first: the question is not lost with the REPL."""
+    runs = rt.store.list_runs(session_id=session, limit=1000)
+    if not runs:
+        return None
+    last = max(runs, key=lambda r: r.created_at)
+    reason = last.pause_reason or ""
+    if last.status != RunStatus.PAUSED or last.is_live() or not reason.startswith(_INTERRUPTED):
+        return None
+    question = str((last.input.get("args") or {}).get("question", ""))
+    print(f"\nyour last question was interrupted; answering it now: {question}", file=out)
+    await rt.resume(last.id)
+    live = LiveAnswer.for_terminal(answers, prefix="kforge> ")
+    run = await follow_turn(rt, last.id, progress=progress, verbose=args.verbose, live=live)
+    if run.status != RunStatus.COMPLETED:
+        print(f"(run {run.id} {run.status.value}: {run.error or run.pause_reason or ''})", file=out)
+        return None
+    if live is None and answers is out:
+        print("kforge> ", end="", file=out)
+    print_answer(run, answers, live)
+    return Turn(question, str((run.result or {}).get("answer", "")))
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
+    # questions piped in: stdout holds the answers alone, the banner and prompts go to stderr
+    talk = sys.stdout if sys.stdin.isatty() else sys.stderr
     return run_interruptible(
-        run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr), args
+        run_chat(args, stdin=sys.stdin, out=sys.stdout, progress=sys.stderr, talk=talk), args
     )

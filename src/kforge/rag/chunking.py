@@ -124,7 +124,11 @@ def _split_long(
                 break
         if cut <= lo:
             cut = window_end
-        pieces.append((lo, cut))
+        end = cut
+        while end > lo and text[end - 1].isspace():  # blank code lines before the cut
+            end -= 1
+        if end > lo:
+            pieces.append((lo, end))
         lo = cut
         while lo < hi and text[lo] in ("\n" if code else " \t\r\n\f\v"):
             lo += 1

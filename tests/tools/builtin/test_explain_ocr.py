@@ -14,22 +14,62 @@ from kforge.tools import ToolContext
 from kforge.tools.builtin.explain import ExplainTextTool
 from kforge.tools.builtin.ocr import OcrTool
 
+CACHE = (
+    "Flushing the cache empties it. The browser then downloads every page again. Pages load "
+    "slowly for a while."
+)
+
 
 async def test_explain_uses_the_model_with_passage_and_context() -> None:
-    model = ScriptedModel(["It means the cache is emptied."])
+    model = ScriptedModel(["Flushing the cache empties it [2]."])
     result = await ExplainTextTool(model).execute(
-        {"text": "flush the cache", "context": "A guide to browsers.", "audience": "beginner"}
+        {"text": "flush the cache", "context": CACHE, "audience": "beginner"}
     )
-    assert result.text == "It means the cache is emptied."
+    assert result.text == "Flushing the cache empties it."
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "model"
+    assert result.structured_content["sentences"] == [
+        {"text": "Flushing the cache empties it.", "from": "context"}
+    ]
     prompt = model.calls[0].messages[-1].content
-    assert "<passage>\nflush the cache\n</passage>" in prompt and "A guide to browsers." in prompt
-    assert "beginner" in prompt
+    assert "[1] (passage)\nflush the cache" in prompt and "(context)\nFlushing the cache" in prompt
+    assert "beginner" in model.calls[0].messages[0].content
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Frameworks for Interoperability. " * 12,  # a loop
+        "It means the cache is emptied by the network administrator every night at midnight.",
+    ],
+)
+async def test_an_explanation_that_loops_or_invents_gives_way_to_the_context(reply: str) -> None:
+    model = ScriptedModel([reply, reply])
+    result = await ExplainTextTool(model).execute({"text": "flush the cache", "context": CACHE})
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "extractive"
+    assert "Frameworks" not in result.text and "midnight" not in result.text
+    assert result.text.startswith("Flushing the cache empties it.")
+    assert "not supported by the passage and its context" in result.text
+    model.assert_consumed()
+
+
+async def test_explain_says_when_the_context_does_not_explain_the_passage() -> None:
+    model = ScriptedModel([])
+    model.answer_style = "extractive"  # type: ignore[attr-defined]
+    result = await ExplainTextTool(model).execute({"text": "Frameworks for Interoperability."})
+    assert result.text.startswith("The context does not explain this passage")
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "none"
+    assert not model.calls
 
 
 async def test_explain_falls_back_to_the_run_model_or_says_it_needs_one() -> None:
-    model = ScriptedModel(["Explained."])
-    result = await ExplainTextTool().execute({"text": "x"}, ToolContext(model=model))
-    assert result.text == "Explained."
+    model = ScriptedModel(["Flushing the cache empties it [2]."])
+    result = await ExplainTextTool().execute(
+        {"text": "flush the cache", "context": CACHE}, ToolContext(model=model)
+    )
+    assert result.text == "Flushing the cache empties it."
     missing = await ExplainTextTool().execute({"text": "x"})
     assert missing.is_error and missing.error_kind == "no_model"
 

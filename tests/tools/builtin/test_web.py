@@ -196,15 +196,66 @@ def test_extractive_summary_keeps_order_and_honours_focus() -> None:
 
 async def test_summarize_uses_the_model_when_available(server: LocalServer) -> None:
     server.route("GET", "/solar", html(PAGE))
-    model = ScriptedModel(["Solar panels make clean electricity."])
+    model = ScriptedModel(["Solar panels turn sunlight into electricity [1]."])
     tool = SummarizePageTool(LOCAL)
     result = await tool.execute({"url": f"{server.url}/solar"}, ToolContext(model=model))
-    assert result.text == "Solar panels make clean electricity."
+    assert result.text == "Solar panels turn sunlight into electricity."
     assert result.structured_content is not None
     assert result.structured_content["method"] == "model"
     prompt = model.calls[0].messages[-1].content
     assert "Solar panels turn sunlight into electricity." in prompt
     model.assert_consumed()
+
+
+MEMORY = (
+    "The runtime allocates objects in regions. A region is freed at once when its last object "
+    "dies. Regions keep the heap compact on servers with little memory. The collector runs "
+    "when a region fills up."
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Fast memory management for mobile devices. " * 7,  # a loop
+        "It gives fast memory management on mobile devices and cuts battery use by half.",
+    ],
+)
+async def test_a_summary_that_loops_or_invents_is_replaced_by_the_texts_sentences(
+    reply: str,
+) -> None:
+    model = ScriptedModel([reply, reply])  # the first reply and the retry both fail the checks
+    result = await SummarizePageTool(model=model).execute({"text": MEMORY, "max_sentences": 2})
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "extractive"
+    summary = result.structured_content["summary"]
+    assert summary == extractive_summary(MEMORY, 2)
+    assert "mobile" not in result.text and result.text.count("memory") <= 1
+    assert "not supported by the text" in result.text
+    model.assert_consumed()
+
+
+async def test_a_summary_keeps_only_the_sentences_the_text_supports() -> None:
+    model = ScriptedModel(
+        [
+            "A region is freed at once when its last object dies [1]. Regions keep the heap "
+            "compact [1]. The collector runs when a region fills up [1]. It was invented at "
+            "Bell Labs in 1972."
+        ]
+    )
+    result = await SummarizePageTool(model=model).execute({"text": MEMORY})
+    assert result.structured_content is not None
+    assert result.structured_content["method"] == "model"
+    assert "Bell Labs" not in result.text
+    assert result.text.startswith("A region is freed at once when its last object dies.")
+
+
+async def test_the_small_model_is_not_asked_to_summarize() -> None:
+    model = ScriptedModel([])
+    model.answer_style = "extractive"  # type: ignore[attr-defined]
+    result = await SummarizePageTool(model=model).execute({"text": MEMORY, "max_sentences": 2})
+    assert result.text == extractive_summary(MEMORY, 2)
+    assert not model.calls
 
 
 async def test_summarize_without_model_is_extractive() -> None:

@@ -17,7 +17,9 @@ import re
 from typing import Any
 
 from kforge.agents.build.arguments import BuildArgs
+from kforge.agents.build.artifact import plan_records, readme_text
 from kforge.agents.build.context import BuildPhase, BuildPhaseContext
+from kforge.agents.build.from_goal import GOAL_SHAPE, cannot_build, goal_shape, plan_program
 from kforge.agents.build.log import render_log
 from kforge.agents.build.prompts import (
     SUMMARY_SYSTEM,
@@ -117,6 +119,8 @@ class BuildAgent(ForgeAgent):
 
     @property
     def shape(self) -> Shape:
+        if self.rc.shape == GOAL_SHAPE:
+            return goal_shape(self.rc.program, self.goal)
         return load_shape(self.rc.shape)
 
     # -- prompts ---------------------------------------------------------------------------
@@ -175,8 +179,6 @@ class BuildAgent(ForgeAgent):
         if rc.gap:
             await self._ground_gap(ctx)
             return True
-        if not self.is_reentry(P.GROUNDING):
-            await self._claim_workspace(ctx)
         style = self._style(ctx)
         reply: Grounding | None = None
         if style == "generative":
@@ -192,16 +194,26 @@ class BuildAgent(ForgeAgent):
                 Grounding,
                 "grounding",
             )
-        wanted = f"{self.goal} {trigger or ''}"
-        shape, fit = choose_shape(wanted, reply.shape if reply else "")
-        changed = shape.name != rc.shape
-        rc.shape, rc.fit = shape.name, fit
-        ctx.emit(DataEvent(name="shape.chosen", payload={"shape": shape.name, "fit": fit}))
-        if not fit:
+        preferred = reply.shape if reply else ""
+        # a reason given with a rejection says what to build instead, when a shape does it
+        known, fit = choose_shape(trigger, preferred) if trigger else (None, 0)
+        if known is None:
+            known, fit = choose_shape(self.goal, preferred)
+        if known is None and style != "generative":
+            raise ValidationError(cannot_build(self.goal, getattr(ctx.model, "name", "the model")))
+        before = (rc.shape, rc.program)
+        program = await plan_program(ctx, self.goal, trigger, CODING) if known is None else {}
+        if not self.is_reentry(P.GROUNDING):  # a refused goal leaves no folder behind
+            await self._claim_workspace(ctx)
+        rc.shape, rc.fit, rc.program = (known.name if known else GOAL_SHAPE), fit, program
+        shape = self.shape
+        changed = (rc.shape, rc.program) != before
+        ctx.emit(DataEvent(name="shape.chosen", payload={"shape": rc.shape, "fit": fit}))
+        if known is None:
             ctx.emit(
                 AgentThinking(
-                    message=f"no program shape matches the goal's words; using the closest, "
-                    f"'{shape.title}' (reject the plan with a reason to choose another)"
+                    message="no known program does what the goal asks; the model writes it, "
+                    f"checked by running `{shape.run}` for the lines the goal calls for"
                 )
             )
         await self._summarize(ctx, reply)
@@ -217,19 +229,7 @@ class BuildAgent(ForgeAgent):
         ]:
             self._add_constraint(ctx, text)
         if changed or not rc.plan:
-            rc.plan = [
-                {
-                    "id": step.id,
-                    "title": step.title,
-                    "files": list(step.files),
-                    "accept": step.accept,
-                    "status": "pending",
-                    "attempts": 0,
-                    "origin": "",
-                    "checks": [],
-                }
-                for step in shape.steps
-            ]
+            rc.plan = plan_records(shape)
             for step in rc.plan:
                 ctx.emit(
                     DataEvent(
@@ -373,8 +373,13 @@ class BuildAgent(ForgeAgent):
             and attempt <= self.params.max_retries + 1
             and step.get("origin") != "fallback"
         )
-        contents = {path: self._template(path) for path in shape_step.files}
+        shape = self.shape
+        contents = {p: self._template(p) for p in shape_step.files if shape.has_template(p)}
+        # a program written for the goal has no known-good file to fall back to
+        fallback = all(shape.has_template(p) for p in shape_step.model_writes)
         origin = "template" if attempt == 1 else "fallback"
+        if use_model and not fallback:
+            origin = "model"
         by_model: set[str] = set()
         if use_model:
             reply = await self._code(ctx, step, shape_step.interface)
@@ -421,7 +426,7 @@ class BuildAgent(ForgeAgent):
         last_chance = origin != "model" or attempt > self.params.max_retries
         fix = (
             "the step's files could not pass their check"
-            if origin != "model"
+            if origin != "model" or (last_chance and not fallback)
             else "fall back to the known-good shape of this step"
             if last_chance
             else "rewrite the files with the error in view"
@@ -436,7 +441,7 @@ class BuildAgent(ForgeAgent):
                 repeated=attempt > 1,
             )
         )
-        if origin != "model":
+        if origin != "model" or (last_chance and not fallback):
             step["status"] = "failed"
         elif last_chance:
             step["origin"] = "fallback"
@@ -475,19 +480,10 @@ class BuildAgent(ForgeAgent):
         return self.rc.backtracks.get("conceptual_gap_discovered", 0) < self.params.max_backtracks
 
     def _template(self, path: str) -> str:
-        text = self.shape.template(path)
         if path != "README.md":
-            return text
-        shape = self.shape
-        return text.format(
-            title=shape.title,
-            description=self.rc.summary or shape.description,
-            goal=self.goal,
-            run=shape.run,
-            check=shape.check,
-            check_note=shape.check_note,
-            files=", ".join(f"`{f}`" for s in shape.steps for f in s.files),
-        )
+            return self.shape.template(path)
+        failed = [s["title"] for s in self.rc.plan if s["status"] == "failed"]
+        return readme_text(self.shape, goal=self.goal, summary=self.rc.summary, failed=failed)
 
     async def _write(
         self, ctx: RunContext, path: str, content: str, *, step: str, origin: str
@@ -537,20 +533,8 @@ class BuildAgent(ForgeAgent):
         rc = self.rc
         if "shape" in modifications:
             shape = load_shape(str(modifications["shape"]))
-            rc.shape, rc.fit = shape.name, max(shape.score(self.goal), 1)
-            rc.plan = [
-                {
-                    "id": s.id,
-                    "title": s.title,
-                    "files": list(s.files),
-                    "accept": s.accept,
-                    "status": "pending",
-                    "attempts": 0,
-                    "origin": "",
-                    "checks": [],
-                }
-                for s in shape.steps
-            ]
+            rc.shape, rc.fit, rc.program = shape.name, max(shape.score(self.goal), 1), {}
+            rc.plan = plan_records(shape)
             rc.concepts = [
                 {"name": n, "explanation": e, "source_ids": [], "origin": "template"}
                 for n, e in shape.concepts

@@ -28,7 +28,10 @@ class BuildPhaseContext(PhaseContext):
 
     shape: str = ""
     fit: int = 0
-    """How many of the shape's keywords the goal holds (0: no shape fits; the closest is used)."""
+    """How many of the goal's words the shape speaks of (0: the program is written for the
+    goal, no shape does what it asks)."""
+    program: dict[str, Any] = field(default_factory=dict)
+    """The model's program for a goal no shape fits (a ``GoalProgram``), else empty."""
     summary: str = ""
     summary_origin: str = ""
     """``model`` when the model's one-sentence description passed the checks, else ``template``."""

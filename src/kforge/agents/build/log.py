@@ -14,7 +14,7 @@ __all__ = ["render_log"]
 def render_log(goal: str, shape: Shape, rc: BuildPhaseContext, workspace: str) -> str:
     numbers = {s["id"]: n for n, s in enumerate(rc.sources, 1)}
     out = [f"# Build log: {goal}", ""]
-    fit = "" if rc.fit else " (no shape matched the goal's words; this was the closest)"
+    fit = " (written for the goal: no known program does what it asks)" if not rc.fit else ""
     out += [f"**Program:** {shape.title}{fit}", "", rc.summary, ""]
     out += [f"**Workspace:** `{workspace}`", ""]
     out += ["## Concepts", ""]

@@ -16,6 +16,7 @@ __all__ = [
     "CodeReply",
     "ConceptNote",
     "GapNote",
+    "GoalProgram",
     "Grounding",
     "usable_summary",
 ]
@@ -44,6 +45,26 @@ class GapNote(BaseModel):
 
     concept: ConceptNote
     constraint: Annotated[str, decoder_bounds(max_length=200)]
+
+
+class GoalProgram(BaseModel):
+    """A program no known shape makes, and its acceptance check derived from the goal: a
+    sample input and the lines the program must print for it."""
+
+    module: Annotated[str, decoder_bounds(max_length=40)]
+    """The Python module name of the program (``toc`` for ``toc.py``)."""
+    title: Annotated[str, decoder_bounds(max_length=60)]
+    sample_name: Annotated[str, decoder_bounds(max_length=60)]
+    """The file name of the sample input (``sample.md``)."""
+    sample: Annotated[str, decoder_bounds(max_length=1500)]
+    arguments: Annotated[
+        list[Annotated[str, decoder_bounds(max_length=60)]], decoder_bounds(max_items=4)
+    ]
+    """The command-line arguments of the checked run (default: the sample's name)."""
+    expected: Annotated[
+        list[Annotated[str, decoder_bounds(max_length=160)]], decoder_bounds(max_items=8)
+    ]
+    """Lines the program must print when run with ``arguments`` on the sample."""
 
 
 class CodeFile(BaseModel):

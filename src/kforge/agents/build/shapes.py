@@ -1,15 +1,19 @@
 """Program shapes: small, well-known programs the Build agent can always make correctly.
 
-Each shape is a folder of ``kforge/agents/build/templates``: ``shape.toml`` (title, keywords,
-concepts, and the plan: steps, each with the files it writes, its acceptance check as Python
-run in the workspace, and what the check accepts) and the known-good file templates
+Each shape is a folder of ``kforge/agents/build/templates``: ``shape.toml`` (title, purpose and
+keywords, concepts, and the plan: steps, each with the files it writes, its acceptance check as
+Python run in the workspace, and what the check accepts) and the known-good file templates
 (``NAME.tmpl``). A capable model writes the files a step lists in ``model_writes`` itself; the
 known-good template is what a step falls back to when the model's file fails its check.
+
+A shape is used only for a goal that asks for what the shape does: the goal must name one of
+its purpose terms, and every other word of the goal that names what to build must be one the
+shape speaks of (its keywords, title or description). "A table of contents from the headings
+of a Markdown file" shares "table" with the CSV summary tool, and is not one.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -17,10 +21,25 @@ from importlib import resources
 from typing import Any
 
 from kforge.errors import ValidationError
+from kforge.rag.textcheck import key_terms
 
-__all__ = ["Shape", "ShapeStep", "choose_shape", "load_shape", "shape_names"]
+__all__ = ["Shape", "ShapeStep", "choose_shape", "goal_terms", "load_shape", "shape_names"]
 
 _TEMPLATE = ".tmpl"
+_GENERIC = frozenset(
+    key_terms(
+        "tool tools script program app application utility command commands line cli python "
+        "print prints printing show shows display output make makes build write writes "
+        "create simple small little quick file files read reads take takes give gives want "
+        "need help run runs use uses new"
+    )
+)
+"""Words that say a program is wanted, not what it does: they never decide a shape."""
+
+
+def goal_terms(goal: str) -> list[str]:
+    """The stemmed words of ``goal`` that say what the program must do."""
+    return [t for t in key_terms(goal) if t not in _GENERIC]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +63,8 @@ class Shape:
     title: str
     module: str
     description: str
+    purpose: tuple[str, ...]
+    """Words that say what the shape does; a goal must name one of them."""
     keywords: tuple[str, ...]
     concepts: tuple[tuple[str, str], ...]
     """(name, explanation) of each concept the program rests on."""
@@ -52,6 +73,8 @@ class Shape:
     check: str
     """The command that checks the finished artifact from its folder."""
     check_note: str
+    inline: tuple[tuple[str, str], ...] = ()
+    """(path, content) of files whose known-good content is given here, not in the templates."""
 
     def step(self, step_id: str) -> ShapeStep:
         for step in self.steps:
@@ -61,11 +84,32 @@ class Shape:
 
     def template(self, path: str) -> str:
         """The known-good content of ``path`` (README.md is filled in by the caller)."""
+        for known, content in self.inline:
+            if known == path:
+                return content
         return _read(self.name, path)
 
+    def has_template(self, path: str) -> bool:
+        if path == "README.md" or any(known == path for known, _ in self.inline):
+            return True
+        if self.name not in shape_names():
+            return False
+        *parents, name = path.split("/")
+        return bool(_root().joinpath(self.name, *parents, name + _TEMPLATE).is_file())
+
+    def vocabulary(self) -> set[str]:
+        words = [*self.keywords, *self.purpose, self.title, self.description]
+        return set(key_terms(" ".join(words)))
+
     def score(self, text: str) -> int:
-        words = set(re.findall(r"[a-z0-9]+", text.lower()))
-        return sum(1 for keyword in self.keywords if keyword in words)
+        """How many of the goal's terms the shape speaks of, or 0 when the goal does not ask
+        for what the shape does (it names none of its purpose terms, or something else too)."""
+        terms = goal_terms(text)
+        purpose = set(key_terms(" ".join(self.purpose)))
+        vocabulary = self.vocabulary()
+        if not terms or not purpose & set(terms) or not set(terms) <= vocabulary:
+            return 0
+        return len(terms)
 
 
 def _root() -> Any:
@@ -105,6 +149,7 @@ def load_shape(name: str) -> Shape:
         title=data["title"],
         module=data["module"],
         description=data["description"],
+        purpose=tuple(data["purpose"]),
         keywords=tuple(data["keywords"]),
         concepts=tuple((c["name"], c["explanation"]) for c in data["concepts"]),
         steps=steps,
@@ -114,14 +159,14 @@ def load_shape(name: str) -> Shape:
     )
 
 
-def choose_shape(goal: str, preferred: str = "") -> tuple[Shape, int]:
-    """The shape that fits ``goal`` best by its keywords, with its score (0: none fits, the
-    first shape is returned); ``preferred`` (a model's choice) wins when it names a shape that
-    fits at least as well as any other."""
+def choose_shape(goal: str, preferred: str = "") -> tuple[Shape | None, int]:
+    """The shape that fits ``goal`` best, with its score; ``(None, 0)`` when none does what the
+    goal asks. ``preferred`` (a model's choice) wins when it fits at least as well as any other."""
     shapes = [load_shape(name) for name in shape_names()]
     best = max(shapes, key=lambda s: s.score(goal))
     if preferred in shape_names():
         chosen = load_shape(preferred)
         if chosen.score(goal) >= best.score(goal):
             best = chosen
-    return best, best.score(goal)
+    fit = best.score(goal)
+    return (best, fit) if fit else (None, 0)

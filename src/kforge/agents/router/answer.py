@@ -1,4 +1,5 @@
-"""The router's answer when no passage was graded relevant: the model's own, checked, disclaimed.
+"""The router's answer when no passage was graded relevant: the model's own, checked, disclaimed;
+and the short answer line of an answer.
 
 With relevant passages the answer comes from ``kforge.rag.grounded.write_answer``. Without
 them, a model that writes its own answers may answer from general knowledge: the reply is cut
@@ -9,12 +10,14 @@ documents have nothing on the question.
 
 from __future__ import annotations
 
+import re
+
 from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import prompt_text
 from kforge.rag.grounded import GroundedAnswer, WriteFn, first_passing_reply
 from kforge.rag.textcheck import cut_loop, echoed_phrase, split_sentences
 
-__all__ = ["FALLBACK_NOTE", "MODEL_ONLY_SYSTEM", "model_only_answer"]
+__all__ = ["FALLBACK_NOTE", "MODEL_ONLY_SYSTEM", "model_only_answer", "short_answer"]
 
 FALLBACK_NOTE = (
     "Note: no relevant passages were found in the documents, so this answer comes from the "
@@ -59,3 +62,12 @@ async def model_only_answer(
     return GroundedAnswer(
         "", (), "none", "the model's own answer failed the checks: " + "; then ".join(problems)
     )
+
+
+def short_answer(answer: str) -> str:
+    """The answer's opening line when it stands apart (a blank line after it), without its
+    ``[n]`` markers; empty otherwise."""
+    first, blank, _ = answer.strip().partition("\n\n")
+    if not blank or "\n" in first.strip():
+        return ""
+    return " ".join(re.sub(r"\s*\[\d+\]", "", first).split())

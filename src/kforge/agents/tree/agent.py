@@ -7,6 +7,9 @@ limit), 4 ``execute`` (retrieval when a corpus is given, tools such as the sandb
 with ``fork``/``wait``), 5 ``check`` (the intervention check, and the subagents' results),
 6 ``summary`` (main answer plus each subagent's result, one last question only if
 uncertainties remain). Interventions reach the agent between steps (``intervene``).
+What it asks a person and hands to a subagent is checked first (``questions``): only real
+questions about something not yet given, no subagent restating its parent, and a request that
+names its parts split into them when the model's split is unusable.
 """
 
 from __future__ import annotations
@@ -15,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kforge.agents.research.evidence import gather_evidence
-from kforge.agents.research.question_tree import clean_question
 from kforge.agents.research.writing import write_grounded
-from kforge.agents.tree.arguments import TreeArgs
+from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.decisions import (
     CLARIFY_PROMPT,
     EXECUTE_PROMPT,
@@ -28,6 +30,16 @@ from kforge.agents.tree.decisions import (
     Resolution,
     Subquestions,
     subquestions_prompt,
+)
+from kforge.agents.tree.questions import (
+    adds_to,
+    asked_question,
+    covers,
+    explicit_parts,
+    new_terms,
+    restates,
+    same_task,
+    task_text,
 )
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.engine.agent import StepOutcome
@@ -160,7 +172,6 @@ class TreeAgent:
 
     async def _clarify(self, ctx: RunContext) -> None:
         decision = await self._decide(ctx, CLARIFY_PROMPT, Clarity, "tree.clarify")
-        # a question that only restates the request resolves nothing: small models write them
         question = self._usable(decision.question) if decision.ambiguous else ""
         if question:
             await self._ask(ctx, question, "clarify")
@@ -172,6 +183,8 @@ class TreeAgent:
             decision = await self._decide(ctx, MISSING_PROMPT, MissingInfo, "tree.questions")
             state.rounds += 1
             question = self._usable(decision.question) if decision.missing else ""
+            if question and not new_terms(question, self._request()):
+                question = ""  # it asks for nothing the request and the answers do not say
             if not question or await self._ask(ctx, question, "questions") is None:
                 state.questions_done = True
             if not state.questions_done and state.rounds < self.params.max_question_rounds:
@@ -183,8 +196,12 @@ class TreeAgent:
         if params.depth < params.max_depth and params.max_subquestions > 0:
             prompt = subquestions_prompt(params.max_subquestions)
             decision = await self._decide(ctx, prompt, Subquestions, "tree.subquestions")
-            chosen = self._pick_subquestions(decision.subquestions)
+            chosen, split = self._pick_subquestions(decision.subquestions), "model"
+            parts = explicit_parts(self.state.prompt, params.max_subquestions)
+            if parts and not covers(chosen, parts):  # the model left out a part the user named
+                chosen, split = parts, "parts"
             if chosen:
+                ctx.emit(DataEvent(name="tree.split", payload={"by": split, "parts": chosen}))
                 await self._spawn(ctx, chosen)
         self._goto(ctx, "execute", f"{len(self.state.subagents)} subagent(s) running")
 
@@ -273,9 +290,14 @@ class TreeAgent:
         return await ctx.complete(messages, DECISION, output_type=output_type, purpose=purpose)
 
     def _usable(self, text: str) -> str:
-        """``text`` as a question worth asking, or "" (not a question, or the request again)."""
-        question = clean_question(text)
-        if question.lower().rstrip("?") == self.state.prompt.lower().rstrip("?"):
+        """``text`` as a question worth asking, or "": not a question, the request again (small
+        models write both), or a question already asked."""
+        question = asked_question(text)
+        state = self.state
+        if not question or restates(question, state.prompt):
+            return ""
+        before = [c["question"] for c in state.clarifications] + state.declined
+        if any(restates(question, earlier) for earlier in before):
             return ""
         return question
 
@@ -298,14 +320,17 @@ class TreeAgent:
         return text
 
     def _pick_subquestions(self, proposed: list[str]) -> list[str]:
-        seen: set[str] = set()
+        """The model's subquestions that are usable tasks adding to this agent's request (its
+        parent's, for the subagent), none restating another."""
+        request = self.state.prompt
+        parts = explicit_parts(request, MAX_SUBQUESTIONS)
         chosen: list[str] = []
         for text in proposed:
-            question = self._usable(text)
-            key = question.lower().rstrip("?")
-            if question and key not in seen:
-                seen.add(key)
-                chosen.append(question)
+            task = task_text(text)
+            if not task or not adds_to(task, request, parts):
+                continue
+            if not any(same_task(task, c, request) for c in chosen):
+                chosen.append(task)
         return chosen[: self.params.max_subquestions]
 
     def _child_args(self, prompt: str) -> dict[str, Any]:

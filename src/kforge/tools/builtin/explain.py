@@ -1,14 +1,19 @@
-"""``explain_text_with_context``: explain a passage using its surrounding context (model-backed)."""
+"""``explain_text_with_context``: explain a passage using its surrounding context (model-backed).
+
+The explanation is checked as every answer from documents is (``given_text``): only what the
+passage and its context support is said; otherwise the context's own sentences about the
+passage are quoted, and when the context says nothing more, the tool says so."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kforge.llm.base import Model
-from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import prompt_text
+from kforge.rag.textcheck import split_sentences
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
+from kforge.tools.builtin.given_text import GENERATED, answer_about, plain_text, text_passages
 from kforge.tools.result import ToolResult
 from kforge.tools.tool_context import ToolContext
 
@@ -72,16 +77,36 @@ class ExplainTextTool(Tool):
                 kind="no_model",
             )
         audience = arguments.get("audience", "general")
-        prompt = (
-            f"Explain this for a {audience} reader:\n\n<passage>\n{arguments['text']}\n</passage>"
+        text, around = arguments["text"], arguments.get("context") or ""
+        passages = text_passages("passage", text[:4000])
+        passages += text_passages("context", around[:8000], first_index=len(passages))
+        answer = await answer_about(
+            model,
+            f"What does this mean: {' '.join(text.split())}",
+            passages,
+            system=_SYSTEM,
+            instructions=f"Explain the passages titled 'passage' for a {audience} reader.",
+            exclude=split_sentences(" ".join(text.split())),  # quoting it back explains nothing
         )
-        if arguments.get("context"):
-            prompt += f"\n\n<context>\n{arguments['context'][:8000]}\n</context>"
-        response = await model.complete(
-            [Message.system(_SYSTEM), Message.user(prompt)],
-            ModelSettings(max_tokens=600, temperature=0.3),
-        )
-        explanation = response.text.strip()
+        explanation = plain_text(answer, 6)
+        method = "model" if answer.path in GENERATED else "extractive"
+        structured = {
+            "explanation": explanation,
+            "audience": audience,
+            "method": method if explanation else "none",
+            "reason": answer.reason,
+            "sentences": [
+                {"text": g.text, "from": passages[g.source].file} for g in answer.segments[:6]
+            ],
+        }
         if not explanation:
-            return ToolResult.error("the model returned an empty explanation", kind="model_error")
-        return ToolResult.success(explanation, {"explanation": explanation, "audience": audience})
+            return ToolResult.success(
+                "The context does not explain this passage; give the text around it as 'context'.",
+                structured,
+            )
+        if answer.path == "extractive_fallback":
+            explanation += (
+                "\n\n(The model's explanation was not supported by the passage and its "
+                "context; these are sentences of the context instead.)"
+            )
+        return ToolResult.success(explanation, structured)

@@ -1,4 +1,7 @@
-"""``fetch_page`` and ``summarize_page_content``: read a web page as text, or summarize it."""
+"""``fetch_page`` and ``summarize_page_content``: read a web page as text, or summarize it.
+
+A model's summary is checked as every answer from documents is (``given_text``); the page's own
+most representative sentences stand in for it when it fails, or when there is no model."""
 
 from __future__ import annotations
 
@@ -8,18 +11,19 @@ from typing import Any
 
 from kforge.errors import ToolError
 from kforge.llm.base import Model
-from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import prompt_text
 from kforge.rag.extract import ExtractedDocument
 from kforge.rag.extract_html import extract_html
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
+from kforge.tools.builtin.given_text import GENERATED, answer_about, plain_text, text_passages
 from kforge.tools.builtin.network import BlockedAddressError, FetchedPage, NetworkPolicy, fetch
 from kforge.tools.result import ToolResult
 from kforge.tools.tool_context import ToolContext
 
 __all__ = ["FetchPageTool", "SummarizePageTool", "extractive_summary", "page_text"]
 
+_SUMMARY_SYSTEM = prompt_text("WEB_SUMMARY")
 _TEXTUAL = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "")
 _WORD = re.compile(r"[A-Za-z\u00C0-\u024F]{3,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -234,33 +238,34 @@ class SummarizePageTool(Tool):
         sentences = int(arguments.get("max_sentences", 5))
         focus = arguments.get("focus", "")
         model = self.model or (context.model if context else None)
-        method, note = "extractive", ""
-        summary = extractive_summary(text, sentences, focus)
+        method, note, reason = "extractive", "", "no model"
+        summary = ""
         if model is not None:
-            try:
-                summary = await _model_summary(model, title, text, sentences, focus)
-                method = "model"
-            except Exception as exc:
-                note = f" (the model could not summarize: {exc}; extractive summary instead)"
-        structured = {"source": source, "title": title, "summary": summary, "method": method}
+            ask = f"Summarize the text in at most {sentences} sentences"
+            answer = await answer_about(
+                model,
+                ask + (f", focusing on {focus}." if focus else "."),
+                text_passages(title or "text", text[:12_000]),
+                system=_SUMMARY_SYSTEM,
+                max_sentences=sentences,
+            )
+            reason = answer.reason
+            if answer.path in GENERATED:
+                summary, method = plain_text(answer, sentences), "model"
+            elif answer.path == "extractive_fallback":
+                note = (
+                    "\n\n(The model's summary was not supported by the text; these are the "
+                    "text's own sentences instead.)"
+                )
+        summary = summary or extractive_summary(text, sentences, focus)
+        structured = {
+            "source": source,
+            "title": title,
+            "summary": summary,
+            "method": method,
+            "reason": reason,
+        }
         return ToolResult.success(summary + note, structured)
-
-
-async def _model_summary(model: Model, title: str, text: str, sentences: int, focus: str) -> str:
-    prompt = f"Title: {title}\n\n{text[:12_000]}" if title else text[:12_000]
-    ask = f"Summarize the text below in at most {sentences} sentences."
-    if focus:
-        ask += f" Focus on: {focus}."
-    response = await model.complete(
-        [
-            Message.system(prompt_text("WEB_SUMMARY")),
-            Message.user(f"{ask}\n\n---\n{prompt}"),
-        ],
-        ModelSettings(max_tokens=400, temperature=0.2),
-    )
-    if not response.text.strip():
-        raise ToolError("the model returned an empty summary")
-    return response.text.strip()
 
 
 def extractive_summary(text: str, max_sentences: int = 5, focus: str = "") -> str:
