@@ -165,7 +165,7 @@ def test_an_outage_while_grading_records_no_verdict_and_the_resumed_answer_uses_
         assert reason in frames[-1].reason  # type: ignore[attr-defined]
 
         shown = kforge_cli("runs", "show", run_id)
-        assert f"error      {reason} (endpoint down); still failing after 1 attempt" in shown.stdout
+        assert f"why        {reason} (endpoint down); still failing after 1 attempt" in shown.stdout
         explained = kforge_cli("runs", "explain", run_id, "-v")
         assert f"model_unavailable: {reason} (endpoint down); still failing after 1 attempt" in (
             explained.stdout

@@ -179,8 +179,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         if value:
             print(f"{label:<10} {value}")
     print("input      " + json.dumps(run.input.get("args", {}), ensure_ascii=False))
-    if run.error:
-        print(f"error      {run.error}")
+    if run.error:  # a paused run's is why it paused (the model could not be reached)
+        label = "why" if run.status == RunStatus.PAUSED else "error"
+        print(f"{label:<10} {run.error}")
     if run.pending_interaction:
         print(render_pending(run, lambda command: command_hint(args, command)))
     if run.result is not None:
