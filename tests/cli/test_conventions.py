@@ -164,7 +164,9 @@ def test_ctrl_c_at_the_chat_prompt_exits_130_at_once(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    for line in proc.stdout:  # the chat is ready once it has explained its commands
+    # questions piped in: the chat talks on stderr, and is ready once it has explained its
+    # commands
+    for line in proc.stderr:
         if line.startswith("Commands:"):
             break
     proc.send_signal(signal.SIGINT)
