@@ -21,7 +21,7 @@ from kforge.server.schemas import (
     frame_json,
     run_json,
 )
-from kforge.server.sse import last_event_seq, run_event_stream
+from kforge.server.sse import checked_seq, last_event_seq, run_event_stream
 from kforge.server.state import ServerState, server_state
 from kforge.store.base import RunStatus
 
@@ -86,6 +86,7 @@ async def get_frames(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> dict[str, Any]:
     run = state.runtime.get_run(run_id)
+    after_seq = checked_seq(after_seq, "after_seq")
     frames = state.runtime.store.read_frames(run_id, after_seq=after_seq, limit=limit)
     last = frames[-1].seq if frames else after_seq
     return {
@@ -115,9 +116,8 @@ async def stream_run(
     last_event_id: Annotated[str | None, Header(include_in_schema=True)] = None,
 ) -> EventSourceResponse:
     state.runtime.get_run(run_id)
-    return run_event_stream(
-        state, request, run_id, last_event_seq(request, after_seq), deltas=deltas
-    )
+    after_seq = last_event_seq(request, checked_seq(after_seq, "after_seq"))
+    return run_event_stream(state, request, run_id, after_seq, deltas=deltas)
 
 
 @router.post("/runs/{run_id}/answer", summary="Answer the question or checkpoint a run waits on")

@@ -13,7 +13,22 @@ from kforge.frames import Frame, TokenDelta, frame_to_dict
 from kforge.server.problems import Problem
 from kforge.server.state import ServerState
 
-__all__ = ["last_event_seq", "run_event_stream"]
+__all__ = ["MAX_SEQ", "checked_seq", "last_event_seq", "run_event_stream"]
+
+MAX_SEQ = 2**63 - 1
+"""The largest seq a store can hold (a signed 64-bit integer); no frame lies beyond it."""
+
+
+def checked_seq(seq: int, name: str) -> int:
+    """``seq`` if a store can compare with it, else a 400 problem naming ``name``."""
+    if seq > MAX_SEQ:
+        raise Problem(
+            400,
+            "invalid-seq",
+            f"{name} {seq} is past the largest seq a run can have ({MAX_SEQ}); give the seq "
+            "of the last frame received (its event id), or 0 for all frames",
+        )
+    return seq
 
 
 def last_event_seq(request: Request, after_seq: int) -> int:
@@ -32,7 +47,7 @@ def last_event_seq(request: Request, after_seq: int) -> int:
         ) from None
     if seq < 0:
         raise Problem(400, "invalid-last-event-id", "Last-Event-ID must not be negative")
-    return seq
+    return checked_seq(seq, "Last-Event-ID")
 
 
 def _dumps(data: dict[str, Any]) -> str:
