@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter, OrderedDict, deque
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
 
 from kforge.frames import Frame, StatusChanged, TokenDelta
 from kforge.runtime.runtime import Runtime
@@ -90,8 +89,10 @@ class RunStreams:
     def open_streams(self) -> int:
         return sum(self._clients.values())
 
-    def check_client(self, client: str) -> None:
-        """Refuse a new stream to ``client`` past the per-client bound."""
+    def admit(self, client: str) -> Callable[[], None]:
+        """Count a new stream of ``client``, refused past the per-client bound; returns what
+        ends the count (idempotent). Checked and counted in one synchronous step, so no burst
+        of connections can slip in between the check and the count."""
         if self._clients[client] >= self.per_client:
             raise Problem(
                 429,
@@ -99,16 +100,19 @@ class RunStreams:
                 f"this client already holds {self.per_client} open streams; close one (or "
                 "stream the agent tree instead of each run) before opening another",
             )
-
-    @contextmanager
-    def counted(self, client: str) -> Iterator[None]:
         self._clients[client] += 1
-        try:
-            yield
-        finally:
+        ended = False
+
+        def end() -> None:
+            nonlocal ended
+            if ended:
+                return
+            ended = True
             self._clients[client] -= 1
             if self._clients[client] <= 0:
                 del self._clients[client]
+
+        return end
 
     def encoded(self, frame: Frame, encode: Callable[[Frame], bytes]) -> bytes:
         """``encode(frame)``, computed once for all the clients of a run (recent frames kept)."""
