@@ -58,6 +58,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # with the dbos executor the workers recover runs (DBOS recovers their stretches)
+        if settings.recover and runtime.stretches is None:
+            from kforge.runtime.recovery import recover_runs
+
+            await recover_runs(runtime)
         if mcp is not None:
             async with mcp.lifespan():
                 yield
