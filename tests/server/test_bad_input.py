@@ -55,7 +55,7 @@ def test_seqs_past_a_64_bit_integer_are_refused_with_400(server: LiveServer) -> 
         headers = {"Last-Event-ID": str(2**63 - 1)}
         with client.stream("GET", f"/runs/{run_id}/stream", headers=headers) as response:
             events = list(iter_events(response))
-        assert [e.event for e in events] == ["end"]
+        assert [e.event for e in events] == ["status", "end"]
 
 
 def test_arguments_nested_too_deep_are_refused_before_anything_is_stored(

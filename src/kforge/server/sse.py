@@ -13,6 +13,7 @@ from starlette.types import Receive, Scope, Send
 from kforge.frames import Frame, TokenDelta, frame_to_dict
 from kforge.server.problems import Problem
 from kforge.server.state import ServerState
+from kforge.server.streams import RunProgress
 
 __all__ = ["MAX_SEQ", "checked_seq", "counted_stream", "last_event_seq", "run_event_stream"]
 
@@ -60,11 +61,14 @@ def run_event_stream(
 ) -> EventSourceResponse:
     async def events() -> AsyncIterator[ServerSentEvent | bytes]:
         yield ServerSentEvent(retry=1000, comment="kforge run stream")
-        async for item in state.streams.events(run_id, after_seq=after_seq, deltas=deltas):
+        events = state.streams.events(run_id, after_seq=after_seq, deltas=deltas, progress=True)
+        async for item in events:
             if isinstance(item, TokenDelta):
                 yield ServerSentEvent(
                     _dumps({"text": item.text, "purpose": item.purpose}), event=item.type
                 )
+            elif isinstance(item, RunProgress):
+                yield ServerSentEvent(_dumps(item.to_json()), event="status")
             else:
                 yield state.streams.encoded(item, _frame_event)
         run = state.runtime.get_run(run_id)

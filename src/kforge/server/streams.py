@@ -7,17 +7,68 @@ from __future__ import annotations
 import asyncio
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from kforge.frames import Frame, StatusChanged, TokenDelta
 from kforge.runtime.runtime import Runtime
 from kforge.server.problems import Problem
-from kforge.store.base import TERMINAL_STATUSES, RunStatus
+from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus
 
-__all__ = ["RunStreams"]
+__all__ = ["RunProgress", "RunStreams"]
 
 _TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
 _PAGE = 500
 _ENCODED_KEPT = 4096
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunProgress:
+    """Where a run stands, sent whenever its status, step or question changes (so a client
+    sees a run pause at a limit, wait for an answer, or take a step, without asking)."""
+
+    run_id: str
+    status: str
+    steps: int
+    max_steps: int | None
+    pause_reason: str | None
+    interaction_id: str | None
+    """The question the run waits on, if any."""
+    last_seq: int
+
+    @classmethod
+    def of(cls, run: RunRecord) -> RunProgress:
+        pending = run.pending_interaction or {}
+        return cls(
+            run_id=run.id,
+            status=run.status.value,
+            steps=run.iteration,
+            max_steps=run.max_iterations,
+            pause_reason=run.pause_reason,
+            interaction_id=pending.get("interaction_id"),
+            last_seq=run.last_seq,
+        )
+
+    def changed_from(self, other: RunProgress | None) -> bool:
+        """Whether this says something ``other`` did not (a new frame alone does not)."""
+        return other is None or (
+            self.status,
+            self.steps,
+            self.max_steps,
+            self.pause_reason,
+            self.interaction_id,
+        ) != (other.status, other.steps, other.max_steps, other.pause_reason, other.interaction_id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "steps": self.steps,
+            "max_steps": self.max_steps,
+            "pause_reason": self.pause_reason,
+            "interaction_id": self.interaction_id,
+            "last_seq": self.last_seq,
+        }
 
 
 class _Mailbox:
@@ -142,12 +193,15 @@ class RunStreams:
             del self._pumps[run_id]
 
     async def events(
-        self, run_id: str, *, after_seq: int = 0, deltas: bool = False
-    ) -> AsyncIterator[Frame | TokenDelta]:
+        self, run_id: str, *, after_seq: int = 0, deltas: bool = False, progress: bool = False
+    ) -> AsyncIterator[Frame | TokenDelta | RunProgress]:
         """Each frame with seq > ``after_seq`` exactly once and in order (and, with ``deltas``,
-        model text as it streams); ends when the run is completed, failed, cancelled or deleted."""
+        model text as it streams); ends when the run is completed, failed, cancelled or deleted.
+        With ``progress``, a ``RunProgress`` first and on every change of the run's status,
+        step count or question, each after the frames that brought it."""
         store = self.runtime.store
         mailbox = self._join(run_id)  # before reading the store: nothing falls in between
+        shown: RunProgress | None = None
         try:
             last = after_seq
             from_store = True
@@ -162,6 +216,10 @@ class RunStreams:
                     run = store.get_run(run_id)
                     if run.last_seq > last:
                         continue
+                    now = RunProgress.of(run)
+                    if progress and now.changed_from(shown):
+                        shown = now
+                        yield now
                     if run.status in TERMINAL_STATUSES or run.status == RunStatus.DELETED:
                         return
                     from_store = False
@@ -181,6 +239,8 @@ class RunStreams:
                     elif item.seq == last + 1:
                         last = item.seq
                         yield item
+                        # a committed frame may come with a step or a status: read the record
+                        from_store = from_store or progress
                         if isinstance(item, StatusChanged) and item.to_status in _TERMINAL:
                             from_store = True
                     elif item.seq > last + 1:

@@ -20,6 +20,7 @@ from kforge.server.interventions import descendants
 from kforge.server.problems import Problem
 from kforge.server.sse import counted_stream
 from kforge.server.state import ServerState
+from kforge.server.streams import RunProgress
 
 __all__ = ["parse_cursor", "tree_event_stream"]
 
@@ -66,7 +67,8 @@ def tree_event_stream(
                 async for item in state.streams.events(
                     run_id, after_seq=seen.get(run_id, 0), deltas=deltas
                 ):
-                    await merged.put((run_id, item))
+                    if not isinstance(item, RunProgress):  # asked for none: never comes
+                        await merged.put((run_id, item))
             finally:
                 await merged.put((run_id, None))
 
