@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kforge.frames import Frame, StatusChanged, TokenDelta
@@ -51,24 +51,10 @@ class RunProgress:
 
     def changed_from(self, other: RunProgress | None) -> bool:
         """Whether this says something ``other`` did not (a new frame alone does not)."""
-        return other is None or (
-            self.status,
-            self.steps,
-            self.max_steps,
-            self.pause_reason,
-            self.interaction_id,
-        ) != (other.status, other.steps, other.max_steps, other.pause_reason, other.interaction_id)
+        return other is None or replace(self, last_seq=0) != replace(other, last_seq=0)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "status": self.status,
-            "steps": self.steps,
-            "max_steps": self.max_steps,
-            "pause_reason": self.pause_reason,
-            "interaction_id": self.interaction_id,
-            "last_seq": self.last_seq,
-        }
+        return asdict(self)
 
 
 class _Mailbox:
