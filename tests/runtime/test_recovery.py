@@ -10,6 +10,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kforge.frames import ModelCall, StatusChanged, utc_now
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
@@ -17,6 +19,7 @@ from kforge.runtime.recovery import RECOVERED, SHUT_DOWN_REASON, recover_runs
 from kforge.store import RunStatus, SQLiteStore
 from kforge.store.base import RunRecord
 from kforge.store.lease import Lease
+from kforge.store.open import open_store
 from tests.engine.sample_agents import make_registry
 from tests.runtime.test_crash_resume import model_calls, worker
 
@@ -63,14 +66,15 @@ async def test_a_run_whose_process_was_killed_continues_in_the_runtime_that_reco
 
 
 def running_with_lease(
-    db: Path,
+    db: Path | str,
     owner: str,
     expires_in: float,
     agent_type: str = "test.counter",
     args: dict[str, Any] | None = None,
 ) -> str:
-    """A run recorded as running under ``owner``'s lease, as that process left it."""
-    store = SQLiteStore(db)
+    """A run recorded as running under ``owner``'s lease, as that process left it (``db``: a
+    SQLite file or a PostgreSQL URL)."""
+    store = open_store(db)
     try:
         now = utc_now()
         run = RunRecord(
@@ -162,5 +166,40 @@ async def test_a_run_paused_by_a_closing_runtime_is_recovered_and_an_unknown_age
         assert "not registered" in recovery.skipped[0][1]
         assert (await runtime.wait(run_id)).status == RunStatus.COMPLETED
         assert runtime.get_run(stranger).status == RunStatus.RUNNING
+    finally:
+        await runtime.aclose()
+
+
+async def test_a_worker_queues_the_runs_a_gone_server_left_unless_told_not_to(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("dbos", reason="the dbos extra is not installed")
+    from tests.runtime.test_workers import start_worker, stop_workers
+    from tests.server.test_recovery import gone_owner
+
+    effects = tmp_path / "effects.txt"
+    effects.touch()
+    left = running_with_lease(
+        postgres_url, gone_owner(), 30.0, agent_type="test.effects", args={"steps": 2}
+    )
+    # a worker that recovers nothing leaves it as it is (recovery comes before it is ready)
+    idle, _ = start_worker(postgres_url, effects, 1, "--no-recover")
+    stop_workers([idle])
+    runtime = Runtime(postgres_url, model="test", executor="dbos")
+    try:
+        run = runtime.get_run(left)
+        assert (run.status, run.last_seq) == (RunStatus.RUNNING, 2)
+        worker_proc, owner = start_worker(postgres_url, effects, 1)
+        try:
+            async with asyncio.timeout(120):
+                done = await runtime.wait(left)
+                while done.status != RunStatus.COMPLETED:
+                    done = await runtime.wait(left)
+        finally:
+            stop_workers([worker_proc])
+        reasons = [f.reason for f in runtime.frames(left) if isinstance(f, StatusChanged)]
+        said = [r for r in reasons if r.startswith(f"{RECOVERED} by {owner}")]
+        assert len(said) == 1 and "is gone" in said[0]
+        assert effects.read_text().splitlines() == [f"{left} 1", f"{left} 2"]
     finally:
         await runtime.aclose()

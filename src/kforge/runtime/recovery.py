@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -69,9 +70,12 @@ def why_recover(run: RunRecord, *, now: float, lease_ttl_s: float) -> str | None
     return None
 
 
-async def recover_runs(runtime: Runtime) -> Recovery:
+async def recover_runs(
+    runtime: Runtime, *, leave: Callable[[RunRecord], bool] | None = None
+) -> Recovery:
     """Resume every run a gone process left unfinished (see the module's docstring); a run
-    paused for its subagents whose subagents have all ended continues too."""
+    paused for its subagents whose subagents have all ended continues too. Runs ``leave``
+    picks are someone else's to recover (a worker leaves the stretches DBOS recovers)."""
     now = time.time()
     resumed: list[str] = []
     skipped: list[tuple[str, str]] = []
@@ -81,7 +85,7 @@ async def recover_runs(runtime: Runtime) -> Recovery:
         for run in runtime.store.list_runs(status=status, limit=_SCAN)
     ]
     for run in candidates:
-        if runtime.is_active(run.id):
+        if runtime.is_active(run.id) or (leave is not None and leave(run)):
             continue
         if _children_ended(runtime, run):
             why = "its subagents ended while nothing ran it"
