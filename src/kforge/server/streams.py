@@ -57,16 +57,21 @@ class RunProgress:
         return asdict(self)
 
 
+_Item = Frame | TokenDelta | RunProgress | None
+
+
 class _Mailbox:
     """What the bus published for one client since it last looked, up to ``capacity`` items."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, *, progress: bool = False) -> None:
         self.capacity = capacity
-        self.items: deque[Frame | TokenDelta | None] = deque()
+        self.progress = progress
+        """Whether the client wants ``RunProgress`` after each batch of frames."""
+        self.items: deque[_Item] = deque()
         self.overflowed = False
         self.ready = asyncio.Event()
 
-    def put(self, item: Frame | TokenDelta | None) -> None:
+    def put(self, item: _Item) -> None:
         if len(self.items) >= self.capacity:
             # Frames are in the store: drop what is held and let the client read them there.
             self.items.clear()
@@ -74,7 +79,7 @@ class _Mailbox:
         self.items.append(item)
         self.ready.set()
 
-    async def take(self, timeout: float) -> tuple[list[Frame | TokenDelta | None], bool] | None:
+    async def take(self, timeout: float) -> tuple[list[_Item], bool] | None:
         """What arrived (and whether some was dropped), or None after ``timeout`` s of quiet."""
         if not self.ready.is_set():
             try:
@@ -90,18 +95,39 @@ class _Mailbox:
 
 
 class _Pump:
-    """Copies one run's bus events into every mailbox watching it."""
+    """Copies one run's bus events into every mailbox watching it, each batch of frames
+    followed by the run's progress for the mailboxes that want it (read once for all)."""
 
     def __init__(self, runtime: Runtime, run_id: str) -> None:
         self.mailboxes: set[_Mailbox] = set()
+        self._store = runtime.store
+        self._run_id = run_id
         self._queue = runtime.bus.subscribe(run_id)
         self._task = asyncio.get_running_loop().create_task(self._copy(), name=f"sse-{run_id}")
 
     async def _copy(self) -> None:
         while True:
-            item = await self._queue.get()
+            items: list[_Item] = [await self._queue.get()]
+            while not self._queue.empty():
+                items.append(self._queue.get_nowait())
+            progress = self._progress(items)
             for mailbox in self.mailboxes:
-                mailbox.put(item)
+                for item in items:
+                    mailbox.put(item)
+                if progress is not None and mailbox.progress:
+                    mailbox.put(progress)
+
+    def _progress(self, items: list[_Item]) -> RunProgress | None:
+        if not any(m.progress for m in self.mailboxes):
+            return None
+        if not any(isinstance(item, Frame) for item in items):
+            return None
+        try:
+            return RunProgress.of(self._store.get_run(self._run_id))
+        except Exception:
+            # the frames still go out; a client that waits for progress reads it from the
+            # store when it next catches up there
+            return None
 
     def stop(self, runtime: Runtime, run_id: str) -> None:
         self._task.cancel()
@@ -161,11 +187,11 @@ class RunStreams:
                 self._encoded.popitem(last=False)
         return data
 
-    def _join(self, run_id: str) -> _Mailbox:
+    def _join(self, run_id: str, *, progress: bool) -> _Mailbox:
         pump = self._pumps.get(run_id)
         if pump is None:
             pump = self._pumps[run_id] = _Pump(self.runtime, run_id)
-        mailbox = _Mailbox(self.buffer)
+        mailbox = _Mailbox(self.buffer, progress=progress)
         pump.mailboxes.add(mailbox)
         return mailbox
 
@@ -186,7 +212,7 @@ class RunStreams:
         With ``progress``, a ``RunProgress`` first and on every change of the run's status,
         step count or question, each after the frames that brought it."""
         store = self.runtime.store
-        mailbox = self._join(run_id)  # before reading the store: nothing falls in between
+        mailbox = self._join(run_id, progress=progress)  # before reading the store
         shown: RunProgress | None = None
         try:
             last = after_seq
@@ -219,14 +245,18 @@ class RunStreams:
                 for item in items:
                     if item is None:
                         from_store = True  # a stretch ended: look at the run's status
+                    elif isinstance(item, RunProgress):
+                        # read after the frames before it, but later ones may be committed
+                        # already: it is sent once those are (with the next batch's progress)
+                        if item.last_seq == last and item.changed_from(shown):
+                            shown = item
+                            yield item
                     elif isinstance(item, TokenDelta):
                         if deltas:
                             yield item
                     elif item.seq == last + 1:
                         last = item.seq
                         yield item
-                        # a committed frame may come with a step or a status: read the record
-                        from_store = from_store or progress
                         if isinstance(item, StatusChanged) and item.to_status in _TERMINAL:
                             from_store = True
                     elif item.seq > last + 1:
