@@ -102,6 +102,8 @@ async def get_frames(
     description="Each event's id is the frame's seq and its name the frame type; reconnect "
     "with the Last-Event-ID header (browsers do it themselves) to continue with nothing lost "
     "or repeated. With deltas=true, model text also streams as 'agent.token' events (no id). "
+    "A 'status' event (no id) comes first and on every change of the run's status, step "
+    "count or question (a pause at a limit, a wait for an answer, each step). "
     "The stream ends with an 'end' event once the run is completed, failed, cancelled or "
     "deleted; it stays open while the run waits for an answer.",
     response_class=EventSourceResponse,
