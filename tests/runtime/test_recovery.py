@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kforge.engine.run_context import SUBAGENTS_REASON
 from kforge.frames import ModelCall, StatusChanged, utc_now
 from kforge.llm.scripted import ScriptedModel
 from kforge.runtime import Runtime
@@ -71,6 +72,7 @@ def running_with_lease(
     expires_in: float,
     agent_type: str = "test.counter",
     args: dict[str, Any] | None = None,
+    parent_id: str | None = None,
 ) -> str:
     """A run recorded as running under ``owner``'s lease, as that process left it (``db``: a
     SQLite file or a PostgreSQL URL)."""
@@ -78,7 +80,8 @@ def running_with_lease(
     try:
         now = utc_now()
         run = RunRecord(
-            id=f"held-{agent_type.replace('.', '-')}-{owner.split(':')[0]}-{int(expires_in)}",
+            id=f"held-{agent_type}-{owner}-{int(expires_in)}".replace(":", "-"),
+            parent_id=parent_id,
             agent_type=agent_type,
             status=RunStatus.PENDING,
             created_at=now,
@@ -166,6 +169,37 @@ async def test_a_run_paused_by_a_closing_runtime_is_recovered_and_an_unknown_age
         assert "not registered" in recovery.skipped[0][1]
         assert (await runtime.wait(run_id)).status == RunStatus.COMPLETED
         assert runtime.get_run(stranger).status == RunStatus.RUNNING
+    finally:
+        await runtime.aclose()
+
+
+async def test_a_parent_whose_subagents_all_ended_while_nothing_ran_it_continues(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.db"
+    owners = {"parent": "gone.example:1:ee", "child": "gone.example:2:ff"}
+    parent = running_with_lease(db, owners["parent"], -1)
+    child = running_with_lease(db, owners["child"], -1, parent_id=parent)
+    store = SQLiteStore(db)
+    try:
+        for name, run_id, fields in (
+            ("parent", parent, {"status": RunStatus.PAUSED, "pause_reason": SUBAGENTS_REASON}),
+            ("child", child, {"status": RunStatus.COMPLETED}),
+        ):
+            frame = StatusChanged(
+                run_id=run_id, seq=3, from_status="running", to_status=fields["status"].value
+            )
+            ending = Lease(owner=owners[name], release=True)
+            store.commit(run_id, [frame], run_fields=fields, lease=ending)
+    finally:
+        store.close()
+    runtime = recovery_runtime(db, ["5"])
+    try:
+        recovery = await recover_runs(runtime)
+        assert recovery.resumed == (parent,)
+        assert (await runtime.wait(parent)).status == RunStatus.COMPLETED
+        reasons = [f.reason for f in runtime.frames(parent) if isinstance(f, StatusChanged)]
+        assert any("subagents ended" in r for r in reasons)
     finally:
         await runtime.aclose()
 
