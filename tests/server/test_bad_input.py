@@ -4,6 +4,7 @@ value no response can carry never breaks a listing."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,22 @@ def test_the_api_takes_whole_run_ids_and_names_the_run_a_prefix_fits(server: Liv
         nothing = assert_problem(client.get("/runs/zz-none"), 404, "run-not-found")
         assert "GET /runs lists them" in nothing["detail"]
         assert client.get(f"/runs/{run_id}").status_code == 200
+
+
+def test_a_listing_that_meets_a_damaged_record_shows_the_others_and_marks_it(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    with server.client() as client:
+        ids = [finished_run(client) for _ in range(3)]
+        with sqlite3.connect(tmp_path / "k.db") as db:  # damaged outside kforge
+            db.execute("UPDATE runs SET input = '{oops' WHERE id = ?", (ids[1],))
+        listing = client.get("/runs")
+        assert listing.status_code == 200, listing.text
+        runs = listing.json()["runs"]
+        assert [r["id"] for r in runs if "unreadable" not in r] == [ids[2], ids[0]]
+        [marked] = [r for r in runs if r.get("unreadable")]
+        assert marked["id"] == ids[1] and marked["status"] == "unreadable"
+        assert "damaged" in marked["error"]
+        done = client.get("/runs", params={"status": "completed"}).json()["runs"]
+        assert {r["id"] for r in done} == set(ids)
+        assert client.get(f"/runs/{ids[0]}").status_code == 200

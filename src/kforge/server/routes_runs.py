@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sse_starlette import EventSourceResponse
 
 from kforge.engine.limits import RunLimits
-from kforge.errors import InvalidRunStateError
+from kforge.errors import InvalidRunStateError, StateCorruptionError
 from kforge.runtime.runtime import Runtime
 from kforge.server.interventions import delete_run
 from kforge.server.problems import Problem
@@ -23,7 +23,7 @@ from kforge.server.schemas import (
 )
 from kforge.server.sse import checked_seq, last_event_seq, run_event_stream
 from kforge.server.state import ServerState, server_state
-from kforge.store.base import RunStatus
+from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = ["router"]
 
@@ -65,12 +65,56 @@ async def list_runs(
     store = state.runtime.store
     wanted = offset + limit + 1
     fetch = wanted if agent is None else max(wanted * 4, 1000)
-    runs = store.list_runs(status=status, parent_id=parent_id, session_id=session_id, limit=fetch)
+    damaged: list[dict[str, Any]] = []
+    try:
+        runs = store.list_runs(
+            status=status, parent_id=parent_id, session_id=session_id, limit=fetch
+        )
+    except StateCorruptionError:
+        runs, damaged = _list_around_damage(store, status, parent_id, session_id)
     if agent is not None:
         runs = [r for r in runs if r.agent_type == agent]
     page = runs[offset : offset + limit]
     more = len(runs) > offset + limit
-    return {"runs": [run_json(r) for r in page], "next_offset": offset + limit if more else None}
+    shown = [run_json(r) for r in page] + (damaged if offset == 0 else [])
+    return {"runs": shown, "next_offset": offset + limit if more else None}
+
+
+_DAMAGE_SCAN = 10_000
+
+
+def _list_around_damage(
+    store: Store,
+    status: RunStatus | None,
+    parent_id: str | None,
+    session_id: str | None,
+) -> tuple[list[RunRecord], list[dict[str, Any]]]:
+    """The runs a listing asks for, read one by one because one of them cannot be read, newest
+    first; and an entry marking each that cannot (so the others still show)."""
+    runs: list[RunRecord] = []
+    damaged: list[dict[str, Any]] = []
+    for run_id in store.run_ids_with_prefix("", limit=_DAMAGE_SCAN):
+        try:
+            run = store.get_run(run_id)
+        except StateCorruptionError as exc:
+            damaged.append(
+                {
+                    "id": run_id,
+                    "agent": "?",
+                    "status": "unreadable",
+                    "unreadable": ["record"],
+                    "error": str(exc),
+                }
+            )
+            continue
+        if (
+            (status is None or run.status == status)
+            and (parent_id is None or run.parent_id == parent_id)
+            and (session_id is None or run.session_id == session_id)
+        ):
+            runs.append(run)
+    runs.sort(key=lambda r: r.created_at, reverse=True)
+    return runs, damaged
 
 
 @router.get("/runs/{run_id}", summary="A run's record: status, pending question, result")

@@ -274,7 +274,9 @@ async function openRun(runId) {
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false;
   const run = await refreshRun();
-  if (run) state.shown = { status: run.status, interaction_id: (run.pending_interaction || {}).interaction_id || null };
+  if (run) {
+    state.shown = { status: run.status, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
+  }
   state.stream = new FrameStream(`/runs/${runId}/stream`, {
     lastId: null,
     onEvent: (name, data) => (name === "end" ? refreshRun() : name === "status" ? showProgress(data) : addFrame(data)),
@@ -298,10 +300,12 @@ async function refreshRun() {
   const run = await guarded(() => api("GET", `/runs/${runId}`));
   if (!run || runId !== state.runId) return;
   $("run-title").textContent = runLabel(run);
+  // a reply read before the last status event must not put an older status or count back
+  const current = !state.shown || state.shown.last_seq === undefined || state.shown.last_seq <= run.last_seq;
   const status = $("run-status");
-  status.textContent = run.status; status.className = `badge ${run.status}`;
+  if (current) { status.textContent = run.status; status.className = `badge ${run.status}`; }
   $("run-meta").textContent = `${run.agent} · ${run.id} · ${run.model || ""}${run.error ? " · " + run.error : ""}${run.pause_reason ? " · " + run.pause_reason : ""}`;
-  $("meter-steps").textContent = `${run.steps} / ${run.max_steps}`;
+  if (current) $("meter-steps").textContent = `${run.steps} / ${run.max_steps}`;
   const ended = ["completed", "failed", "cancelled", "deleted"].includes(run.status);
   $("run-cancel").disabled = ended;
   renderCheckpoint(run);
