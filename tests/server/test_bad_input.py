@@ -166,3 +166,16 @@ def test_a_listing_that_meets_a_damaged_record_shows_the_others_and_marks_it(
         done = client.get("/runs", params={"status": "completed"}).json()["runs"]
         assert {r["id"] for r in done} == set(ids)
         assert client.get(f"/runs/{ids[0]}").status_code == 200
+
+
+def test_a_server_starts_over_a_store_with_a_damaged_record(tmp_path: Path) -> None:
+    first = LiveServer(make_runtime(tmp_path), ServerSettings(), model="test")
+    with first, first.client() as client:
+        ids = [finished_run(client) for _ in range(2)]
+    with sqlite3.connect(tmp_path / "k.db") as db:
+        db.execute("UPDATE runs SET input = '{oops', status = 'running' WHERE id = ?", (ids[0],))
+    again = LiveServer(make_runtime(tmp_path), ServerSettings(), model="test")
+    with again, again.client() as client:
+        assert client.get(f"/runs/{ids[1]}").json()["status"] == "completed"
+        listed = {r["id"]: r["status"] for r in client.get("/runs").json()["runs"]}
+        assert listed == {ids[1]: "completed", ids[0]: "unreadable"}

@@ -79,11 +79,12 @@ async def recover_runs(
     now = time.time()
     resumed: list[str] = []
     skipped: list[tuple[str, str]] = []
-    candidates = [
-        run
-        for status in (RunStatus.RUNNING, RunStatus.PENDING, RunStatus.PAUSED)
-        for run in runtime.store.list_runs(status=status, limit=_SCAN)
-    ]
+    candidates: list[RunRecord] = []
+    for status in (RunStatus.RUNNING, RunStatus.PENDING, RunStatus.PAUSED):
+        try:
+            candidates += runtime.store.list_runs(status=status, limit=_SCAN)
+        except ForgeError as exc:  # a damaged record must not keep a server from starting
+            log.warning("could not look for %s runs to recover: %s", status.value, exc)
     for run in candidates:
         if runtime.is_active(run.id) or (leave is not None and leave(run)):
             continue
