@@ -114,7 +114,10 @@ async def recover_runs(
 def _children_ended(runtime: Runtime, run: RunRecord) -> bool:
     if run.status != RunStatus.PAUSED or run.pause_reason != SUBAGENTS_REASON:
         return False
-    children = runtime.store.list_runs(parent_id=run.id, limit=_SCAN)
+    try:
+        children = runtime.store.list_runs(parent_id=run.id, limit=_SCAN)
+    except ForgeError:
+        return False  # a child it cannot read: a person looks at it (kforge runs show)
     return bool(children) and all(c.status in TERMINAL_STATUSES for c in children)
 
 
