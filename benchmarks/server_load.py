@@ -164,6 +164,9 @@ async def subscribe(host: str, port: int, load: Load, sub: Subscriber) -> None:
                 if event == "end":
                     sub.ended = True
                     break
+                if event == "status":  # the run's progress, not a frame
+                    event, data_lines, event_id = "message", [], None
+                    continue
                 now = time.time()
                 data = json.loads("\n".join(data_lines))
                 sub.seqs.append(int(event_id or 0))

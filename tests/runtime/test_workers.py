@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_worker(
-    url: str, effects: Path, concurrency: int = 4
+    url: str, effects: Path, concurrency: int = 4, *options: str
 ) -> tuple[subprocess.Popen[str], str]:
     """A ``kforge worker`` process and its owner id, once it takes work (its log beside
     ``effects``, so that a chatty worker never blocks on a full pipe)."""
@@ -48,6 +48,7 @@ def start_worker(
                 str(concurrency),
                 "--import",
                 "tests.runtime.effect_agent",
+                *options,
             ],
             stdout=subprocess.PIPE,
             stderr=err,

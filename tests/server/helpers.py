@@ -66,7 +66,7 @@ class LiveServer:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def client(self, **kwargs: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60, **kwargs)
+        return httpx.Client(base_url=self.url, **{"timeout": 60, **kwargs})
 
 
 @dataclass

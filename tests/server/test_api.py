@@ -13,12 +13,15 @@ from tests.server.helpers import Event, LiveServer, iter_events
 
 
 def follow(client: httpx.Client, run_id: str, *, until: str = "end", after: int = 0) -> list[Event]:
-    """Events of the run's stream up to and including the first of type ``until``."""
+    """Frame events of the run's stream (its ``status`` events left out) up to and including
+    the first of type ``until``."""
     seen: list[Event] = []
     with client.stream("GET", f"/runs/{run_id}/stream", params={"after_seq": after}) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         for event in iter_events(response):
+            if event.event == "status" and until != "status":
+                continue
             seen.append(event)
             if event.event in (until, "end"):
                 break

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -252,3 +254,40 @@ def test_a_web_page_elsewhere_can_neither_rebind_nor_change_anything(server: Liv
         own = client.post("/runs", json=body, headers={"Origin": server.url})
         assert own.status_code == 201  # the server's own page, e.g. the web UI
         assert client.get("/health", headers={"Host": f"localhost:{server.port}"}).is_success
+
+
+def test_a_burst_of_streams_from_one_client_gets_exactly_the_bound(server: LiveServer) -> None:
+    bound, burst = server.settings.max_streams_per_client, 60
+    with server.client() as client:
+        run = client.post("/runs", json={"agent": "test.paced", "args": {"ask_at": 1}}).json()
+        url = f"{server.url}/runs/{run['id']}/stream"
+        with client.stream("GET", url) as waiting:  # the run waits: its streams stay open
+            assert any(e.event == "interaction.requested" for e in iter_events(waiting))
+
+    async def burst_of_streams() -> list[int]:
+        statuses: list[int] = []
+        all_in = asyncio.Event()
+        limits = httpx.Limits(max_connections=burst, max_keepalive_connections=0)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+            started = asyncio.Barrier(burst)
+
+            async def open_one() -> None:
+                await started.wait()  # every request leaves at once
+                async with http.stream("GET", url) as response:
+                    statuses.append(response.status_code)
+                    if len(statuses) == burst:
+                        all_in.set()
+                    await all_in.wait()  # held open until every answer is in
+
+            await asyncio.gather(*(open_one() for _ in range(burst)))
+        return statuses
+
+    statuses = asyncio.run(burst_of_streams())
+    assert statuses.count(200) == bound and statuses.count(429) == burst - bound
+    # each slot is given back when its stream closes, however it closed
+    streams = server.app.state.kforge.streams
+    for _ in range(600):
+        if streams.open_streams == 0:
+            break
+        threading.Event().wait(0.05)
+    assert streams.open_streams == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -41,6 +42,8 @@ def test_reconnecting_at_20_random_points_of_a_live_run_gets_every_frame_once(
                     if event.event == "end":
                         ended = True
                         break
+                    if event.event == "status":
+                        continue
                     assert event.id is not None
                     seqs.append(int(event.id))
                     data = event.json()
@@ -72,7 +75,7 @@ def test_a_client_that_stops_reading_does_not_hold_the_run_back(server: LiveServ
             assert next(held).id == "1"  # connected, then never reads again
             gate.release(40)
             with client.stream("GET", f"/runs/{run['id']}/stream") as reader:
-                events = list(iter_events(reader))
+                events = [e for e in iter_events(reader) if e.event != "status"]
             assert events[-1].event == "end" and events[-1].json()["status"] == "completed"
             assert [int(e.id or 0) for e in events[:-1]] == list(range(1, len(events)))
             assert not response.is_closed
@@ -180,3 +183,60 @@ def test_frames_committed_by_another_process_reach_the_stream(
         assert names[0] == "status.changed"  # to awaiting_user, committed with the question
         assert "interaction.answered" in names and names.count("data.tick") == 2
         assert rest[-1].event == "end" and rest[-1].json()["status"] == "completed"
+
+
+def test_a_status_event_follows_every_step_and_says_when_a_run_stops_at_a_limit(
+    server: LiveServer,
+) -> None:
+    gate = GATES["progress"] = threading.Semaphore(0)
+    body = {
+        "agent": "test.paced",
+        "args": {"steps": 5, "per_step": 1, "gate": "progress"},
+        "limits": {"max_steps": 3},
+    }
+    statuses: list[dict[str, Any]] = []
+    # a stream that went quiet without the event would fail the read, not hang the test
+    with server.client(timeout=httpx.Timeout(60, read=10)) as client:
+        run = client.post("/runs", json=body).json()
+        released = 0
+        try:
+            with client.stream("GET", f"/runs/{run['id']}/stream") as response:
+                for event in iter_events(response):
+                    assert event.event != "end"  # a paused run's stream stays open
+                    if event.event != "status":
+                        continue
+                    data = event.json()
+                    statuses.append(data)
+                    if data["status"] == "paused":
+                        break
+                    if data["steps"] == released:  # the step let through is committed
+                        gate.release()
+                        released += 1
+        finally:
+            gate.release(10)
+    assert [s["steps"] for s in statuses if s["status"] == "running"][-2:] == [1, 2]
+    last = statuses[-1]
+    assert last["status"] == "paused" and last["steps"] == 3 and last["max_steps"] == 3
+    assert last["pause_reason"].startswith("limit")
+    assert all(s["run_id"] == run["id"] for s in statuses)
+    seqs = [s["last_seq"] for s in statuses]
+    assert seqs == sorted(seqs)
+
+
+def test_a_status_event_says_when_a_run_waits_for_an_answer(server: LiveServer) -> None:
+    with server.client(timeout=httpx.Timeout(60, read=10)) as client:
+        run = client.post(
+            "/runs", json={"agent": "test.paced", "args": {"steps": 2, "ask_at": 1}}
+        ).json()
+        with client.stream("GET", f"/runs/{run['id']}/stream") as response:
+            events = iter_events(response)
+            asked = next(e for e in events if e.event == "interaction.requested").json()
+            waiting = next(e for e in events if e.event == "status").json()
+            assert waiting["status"] == "awaiting_user"
+            assert waiting["interaction_id"] == asked["interaction_id"]
+            answer = {"action": "approve", "interaction_id": asked["interaction_id"]}
+            assert client.post(f"/runs/{run['id']}/answer", json=answer).status_code == 200
+            rest = list(events)
+    after = [e.json()["status"] for e in rest if e.event == "status"]
+    assert after[-1] == "completed" and "awaiting_user" not in after
+    assert rest[-1].event == "end"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.test_research import DOCS, Script
-from tests.server.agents import PacedAgent
+from tests.server.agents import GATES, PacedAgent
 from tests.server.helpers import LiveServer
 
 playwright_api = pytest.importorskip(
@@ -164,6 +165,40 @@ def test_delete_a_child_agent_from_the_tree_and_see_api_errors(
     page.goto(f"{ui_server.url}/ui/#/runs/does-not-exist")
     expect(page.get_by_role("alert")).to_contain_text("404")
     expect(page.get_by_role("alert")).to_contain_text("does-not-exist")
+
+
+def test_steps_and_the_tree_follow_a_run_that_works_without_changing_status(
+    ui_server: LiveServer, page: Any, shots: Path
+) -> None:
+    expect = playwright_api.expect
+    runtime = ui_server.app.state.kforge.runtime
+    gate = GATES["ui-live"] = threading.Semaphore(0)
+    try:
+        args = {"steps": 5, "per_step": 1, "gate": "ui-live"}
+        root = ui_server.call(runtime.start("test.paced", args))
+        page.goto(f"{ui_server.url}/ui/#/runs/{root}")
+        steps = page.locator("#meter-steps")
+        expect(page.locator("#run-status")).to_have_text("running")
+        expect(steps).to_have_text("0 / 200")
+        for done in (1, 2):
+            gate.release()  # one more step, and the run stays running
+            expect(steps).to_have_text(f"{done} / 200")
+        expect(page.locator("#run-status")).to_have_text("running")
+        # a subagent starts, waits, and ends while its parent keeps running
+        child = ui_server.call(
+            runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=root)
+        )
+        badge = page.locator(f'li[data-agent="{child}"] .badge').first
+        expect(badge).to_have_text("awaiting_user")
+        ui_server.call(runtime.cancel(child, reason="not needed"))
+        expect(badge).to_have_text("error")  # the tree's name for cancelled
+        expect(page.locator(f'li[data-agent="{root}"] .badge').first).to_have_text("running")
+        page.screenshot(path=str(shots / "live-counters.png"), full_page=True)
+        gate.release(3)
+        expect(page.locator("#run-status")).to_have_text("completed")
+        expect(steps).to_have_text("5 / 200")
+    finally:
+        gate.release(10)
 
 
 def test_a_server_with_a_token_asks_for_it_once(tmp_path: Path) -> None:

@@ -58,6 +58,13 @@ def register(subparsers: Any) -> None:
         help="where runs execute: in this server (local, the default), or queued for `kforge "
         "worker` processes (dbos; needs --db postgresql://...) (default: KFORGE_EXECUTOR)",
     )
+    p.add_argument(
+        "--no-recover",
+        dest="recover",
+        action="store_false",
+        help="do not resume, on start, the runs a stopped or killed process left unfinished "
+        "(by default those whose lease expired, or whose process on this host is gone, continue)",
+    )
     add_mcp_extension_option(p, "/mcp")
     p.add_argument("--no-samples", action="store_true", help="do not index the sample documents")
     p.add_argument(
@@ -83,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         cors_origins=tuple(args.cors_origin),
         max_body_bytes=args.max_body,
         ingest_roots=tuple(Path(d) for d in args.allow_ingest),
+        recover=args.recover,
     )
     settings.check()
     catalog = None

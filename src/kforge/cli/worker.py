@@ -44,6 +44,13 @@ def register(subparsers: Any) -> None:
         help="model for every run this worker executes, as provider:model (default: the model "
         "each run was started with)",
     )
+    p.add_argument(
+        "--no-recover",
+        dest="recover",
+        action="store_false",
+        help="take over nothing: neither the runs a stopped or killed server left unfinished "
+        "(queued on start by default) nor the stretches of workers that died",
+    )
     p.set_defaults(func=run)
 
 
@@ -84,5 +91,12 @@ def run(args: argparse.Namespace) -> int:
     def ready(owner: str) -> None:
         print(f"kforge worker {owner}: taking up to {args.concurrency} runs at once", flush=True)
 
-    run_worker(str(url), concurrency=args.concurrency, model=args.model, stop=stop, on_ready=ready)
+    run_worker(
+        str(url),
+        concurrency=args.concurrency,
+        model=args.model,
+        stop=stop,
+        on_ready=ready,
+        recover=args.recover,
+    )
     return 0

@@ -83,11 +83,14 @@ def run_worker(
     on_ready: Callable[[str], None] | None = None,
     poll_s: float = 0.1,
     lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
+    recover: bool = True,
 ) -> None:
     """Execute queued stretches, at most ``concurrency`` at once, until ``stop`` is set.
 
     ``on_ready(owner)`` is called once the worker takes work; ``owner`` is both its lease owner
-    and its DBOS executor id.
+    and its DBOS executor id. With ``recover`` (the default) it first queues the runs a gone
+    process that was not a worker left unfinished, and it takes over the stretches of workers
+    whose lease lapsed.
     """
     if concurrency < 1:
         raise ConfigurationError(f"--concurrency must be at least 1 (got {concurrency})")
@@ -132,17 +135,36 @@ def run_worker(
         )
         leases = WorkerLeases(runtime, ttl_s=lease_ttl_s)
         leases.renew()
+        if recover:
+            _recover_left_runs(runtime, leases)
         if on_ready is not None:
             on_ready(owner)
         while not stop.wait(max(poll_s, 0.2)):
             leases.renew()
-            for gone in leases.lapsed():
+            for gone in leases.lapsed() if recover else ():
                 DBOS._recover_pending_workflows([gone])
                 leases.forget(gone)
         leases.release()
     finally:
         DBOS.destroy(destroy_registry=True)
         _close(runtime)
+
+
+def _recover_left_runs(runtime: Runtime, leases: WorkerLeases) -> None:
+    """Queue the runs a process that was no worker left unfinished (a server or CLI on the
+    local executor); workers' stretches, and runs queued but not yet taken, are DBOS's."""
+    import asyncio
+
+    from kforge.runtime.recovery import recover_runs
+    from kforge.store.base import RunStatus
+
+    workers = leases.owners()
+    asyncio.run(
+        recover_runs(
+            runtime,
+            leave=lambda run: run.status == RunStatus.PENDING or run.lease_owner in workers,
+        )
+    )
 
 
 def _close(runtime: Runtime) -> None:
@@ -170,6 +192,10 @@ class WorkerLeases:
             for owner, lease in self.store.get_docs(WORKERS).items()
             if owner != self.owner and not lease_is_live(owner, float(lease.get("expires", 0)))
         ]
+
+    def owners(self) -> set[str]:
+        """Every worker that has held a lease here, live or not."""
+        return set(self.store.get_docs(WORKERS))
 
     def forget(self, owner: str) -> None:
         self.store.delete_docs(WORKERS, [owner])

@@ -21,6 +21,7 @@ from kforge.errors import ForgeError
 from kforge.llm.base import Model
 from kforge.mcp_catalog import MCPCatalog
 from kforge.runtime.runtime import Runtime
+from kforge.server.jsonshape import MAX_DEPTH
 from kforge.server.mcp_http import MCPEndpoint
 from kforge.server.problems import (
     Problem,
@@ -57,6 +58,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # with the dbos executor the workers recover runs (DBOS recovers their stretches)
+        if settings.recover and runtime.stretches is None:
+            from kforge.runtime.recovery import recover_runs
+
+            await recover_runs(runtime)
         if mcp is not None:
             async with mcp.lifespan():
                 yield
@@ -187,6 +193,20 @@ async def _http_error(request: Request, exc: Exception) -> Response:
             "the methods each route takes",
             instance=request.url.path,
             headers=dict(exc.headers or {}),
+        )
+    if exc.status_code == 400 and exc.__cause__ is not None:
+        # the body could not be parsed at all: nested past the parser's depth, or not UTF-8
+        why = (
+            f"it is nested too deeply to parse; keep it within {MAX_DEPTH} levels"
+            if isinstance(exc.__cause__, RecursionError)
+            else f"{type(exc.__cause__).__name__}: {str(exc.__cause__)[:200]}"
+        )
+        return problem_response(
+            400,
+            "invalid-json",
+            f"the request body is not valid JSON ({why}); send a JSON object with "
+            "Content-Type: application/json",
+            instance=request.url.path,
         )
     return problem_response(
         exc.status_code, "http-error", str(exc.detail), instance=request.url.path

@@ -96,4 +96,17 @@ async def handle_problem(request: Request, exc: Exception) -> JSONResponse:
 async def handle_forge_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ForgeError)
     status, code = problem_for_error(exc)
-    return problem_response(status, code, str(exc), instance=request.url.path)
+    detail = str(exc)
+    if isinstance(exc, RunNotFoundError):
+        detail = _run_not_found(request, exc.run_id)
+    return problem_response(status, code, detail, instance=request.url.path)
+
+
+def _run_not_found(request: Request, ref: str) -> str:
+    """A URL names one run for good, so the API takes whole ids (the CLI's prefixes are for
+    typing); a prefix that fits one run gets its id back to use instead."""
+    detail = f"no run with id '{ref}'"
+    fits = request.app.state.kforge.runtime.store.run_ids_with_prefix(ref, limit=2) if ref else []
+    if len(fits) == 1:
+        return f"{detail}; the API takes whole run ids, not prefixes: did you mean '{fits[0]}'?"
+    return f"{detail} (GET /runs lists them; the API takes whole run ids, not prefixes)"

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sse_starlette import EventSourceResponse
 
 from kforge.engine.limits import RunLimits
-from kforge.errors import InvalidRunStateError
+from kforge.errors import InvalidRunStateError, StateCorruptionError
 from kforge.runtime.runtime import Runtime
 from kforge.server.interventions import delete_run
 from kforge.server.problems import Problem
@@ -21,9 +21,9 @@ from kforge.server.schemas import (
     frame_json,
     run_json,
 )
-from kforge.server.sse import last_event_seq, run_event_stream
+from kforge.server.sse import checked_seq, last_event_seq, run_event_stream
 from kforge.server.state import ServerState, server_state
-from kforge.store.base import RunStatus
+from kforge.store.base import RunRecord, RunStatus, Store
 
 __all__ = ["router"]
 
@@ -65,12 +65,56 @@ async def list_runs(
     store = state.runtime.store
     wanted = offset + limit + 1
     fetch = wanted if agent is None else max(wanted * 4, 1000)
-    runs = store.list_runs(status=status, parent_id=parent_id, session_id=session_id, limit=fetch)
+    damaged: list[dict[str, Any]] = []
+    try:
+        runs = store.list_runs(
+            status=status, parent_id=parent_id, session_id=session_id, limit=fetch
+        )
+    except StateCorruptionError:
+        runs, damaged = _list_around_damage(store, status, parent_id, session_id)
     if agent is not None:
         runs = [r for r in runs if r.agent_type == agent]
     page = runs[offset : offset + limit]
     more = len(runs) > offset + limit
-    return {"runs": [run_json(r) for r in page], "next_offset": offset + limit if more else None}
+    shown = [run_json(r) for r in page] + (damaged if offset == 0 else [])
+    return {"runs": shown, "next_offset": offset + limit if more else None}
+
+
+_DAMAGE_SCAN = 10_000
+
+
+def _list_around_damage(
+    store: Store,
+    status: RunStatus | None,
+    parent_id: str | None,
+    session_id: str | None,
+) -> tuple[list[RunRecord], list[dict[str, Any]]]:
+    """The runs a listing asks for, read one by one because one of them cannot be read, newest
+    first; and an entry marking each that cannot (so the others still show)."""
+    runs: list[RunRecord] = []
+    damaged: list[dict[str, Any]] = []
+    for run_id in store.run_ids_with_prefix("", limit=_DAMAGE_SCAN):
+        try:
+            run = store.get_run(run_id)
+        except StateCorruptionError as exc:
+            damaged.append(
+                {
+                    "id": run_id,
+                    "agent": "?",
+                    "status": "unreadable",
+                    "unreadable": ["record"],
+                    "error": str(exc),
+                }
+            )
+            continue
+        if (
+            (status is None or run.status == status)
+            and (parent_id is None or run.parent_id == parent_id)
+            and (session_id is None or run.session_id == session_id)
+        ):
+            runs.append(run)
+    runs.sort(key=lambda r: r.created_at, reverse=True)
+    return runs, damaged
 
 
 @router.get("/runs/{run_id}", summary="A run's record: status, pending question, result")
@@ -86,6 +130,7 @@ async def get_frames(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> dict[str, Any]:
     run = state.runtime.get_run(run_id)
+    after_seq = checked_seq(after_seq, "after_seq")
     frames = state.runtime.store.read_frames(run_id, after_seq=after_seq, limit=limit)
     last = frames[-1].seq if frames else after_seq
     return {
@@ -101,6 +146,8 @@ async def get_frames(
     description="Each event's id is the frame's seq and its name the frame type; reconnect "
     "with the Last-Event-ID header (browsers do it themselves) to continue with nothing lost "
     "or repeated. With deltas=true, model text also streams as 'agent.token' events (no id). "
+    "A 'status' event (no id) comes first and on every change of the run's status, step "
+    "count or question (a pause at a limit, a wait for an answer, each step). "
     "The stream ends with an 'end' event once the run is completed, failed, cancelled or "
     "deleted; it stays open while the run waits for an answer.",
     response_class=EventSourceResponse,
@@ -115,9 +162,8 @@ async def stream_run(
     last_event_id: Annotated[str | None, Header(include_in_schema=True)] = None,
 ) -> EventSourceResponse:
     state.runtime.get_run(run_id)
-    return run_event_stream(
-        state, request, run_id, last_event_seq(request, after_seq), deltas=deltas
-    )
+    after_seq = last_event_seq(request, checked_seq(after_seq, "after_seq"))
+    return run_event_stream(state, request, run_id, after_seq, deltas=deltas)
 
 
 @router.post("/runs/{run_id}/answer", summary="Answer the question or checkpoint a run waits on")

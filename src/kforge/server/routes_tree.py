@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from sse_starlette import EventSourceResponse
 
+from kforge.server.jsonshape import SHOWN_DEPTH, clipped, json_depth
 from kforge.server.problems import Problem
 from kforge.server.schemas import InterveneBody, run_json
 from kforge.server.state import ServerState, server_state
@@ -23,7 +24,14 @@ def _tree(state: ServerState, roots: list[RunRecord]) -> dict[str, dict[str, Any
     agents: dict[str, dict[str, Any]] = {}
     for root in roots:
         agents.update(state.runtime.agent_tree(root.id))
-    return agents
+    return {agent_id: _shown(node) for agent_id, node in agents.items()}
+
+
+def _shown(node: dict[str, Any]) -> dict[str, Any]:
+    """The node, with a stored value too deep for a response cut (see ``run_json``)."""
+    if json_depth(node, stop=SHOWN_DEPTH) <= SHOWN_DEPTH:
+        return node
+    return {**clipped(node)[0], "unreadable": True}
 
 
 @router.get("/agent/tree", summary="Agents (runs) with their subagents, as a flat map by id")
@@ -66,7 +74,8 @@ async def agent(
     run = runtime.get_run(agent_id)
     node = runtime.get_agent(agent_id)
     history = node.pop("history")
-    return {**node, "run": run_json(run), "frames": history[:frames]}
+    shown = [_shown(f) for f in history[:frames]]
+    return {**_shown(node), "run": run_json(run), "frames": shown}
 
 
 @router.post("/agent/{agent_id}/intervene", summary="Delete, modify or comment on an agent")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.server.jsonshape import SHOWN_DEPTH, check_shape, clipped, json_depth
 from kforge.store.base import RunRecord
 
 __all__ = [
@@ -44,6 +45,11 @@ class StartRunBody(_Body):
     limits: LimitsBody | None = None
     session_id: str | None = Field(default=None, max_length=200)
 
+    @field_validator("args")
+    @classmethod
+    def _bounded(cls, args: dict[str, Any]) -> dict[str, Any]:
+        return dict(check_shape(args, "the arguments"))
+
 
 class AnswerBody(_Body):
     """Approve, modify or reject a checkpoint, or answer a question with free text."""
@@ -58,6 +64,11 @@ class AnswerBody(_Body):
     interaction_id: str | None = Field(
         default=None, description="The interaction answered; refused if it is no longer pending."
     )
+
+    @field_validator("modifications")
+    @classmethod
+    def _bounded(cls, changes: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if changes is None else dict(check_shape(changes, "the modifications"))
 
     @model_validator(mode="after")
     def _one_kind(self) -> AnswerBody:
@@ -109,7 +120,9 @@ class IngestBody(_Body):
 
 
 def run_json(run: RunRecord) -> dict[str, Any]:
-    return {
+    """The run as the API shows it; a stored value too deep to send is cut, and the run's
+    ``unreadable`` names the fields that were (so one such run never breaks a listing)."""
+    shown: dict[str, Any] = {
         "id": run.id,
         "agent": run.agent_type,
         "status": run.status.value,
@@ -130,10 +143,21 @@ def run_json(run: RunRecord) -> dict[str, Any]:
         "forked_from": run.forked_from,
         "forked_at_seq": run.forked_at_seq,
     }
+    cut = [
+        name for name, value in shown.items() if json_depth(value, stop=SHOWN_DEPTH) > SHOWN_DEPTH
+    ]
+    for name in cut:
+        shown[name] = clipped(shown[name])[0]
+    if cut:
+        shown["unreadable"] = cut
+    return shown
 
 
 def frame_json(frame: Frame) -> dict[str, Any]:
-    return frame_to_dict(frame)
+    data = frame_to_dict(frame)
+    if json_depth(data, stop=SHOWN_DEPTH) <= SHOWN_DEPTH:
+        return data
+    return {**clipped(data)[0], "unreadable": True}
 
 
 def delta_json(delta: TokenDelta) -> dict[str, Any]:

@@ -42,6 +42,8 @@ class ServerSettings:
     """How often a quiet stream looks in the store for frames another process committed."""
     max_streams_per_client: int = 32
     """Concurrent SSE streams one client address may hold."""
+    recover: bool = True
+    """On start, resume the runs a process that is gone left unfinished (``--no-recover``)."""
     ui: bool = True
     """Serve the web UI at ``/ui/``."""
     mcp: bool = True

@@ -18,7 +18,9 @@ from starlette.requests import Request
 from kforge.frames import Frame, TokenDelta, frame_to_dict
 from kforge.server.interventions import descendants
 from kforge.server.problems import Problem
+from kforge.server.sse import counted_stream
 from kforge.server.state import ServerState
+from kforge.server.streams import RunProgress
 
 __all__ = ["parse_cursor", "tree_event_stream"]
 
@@ -53,8 +55,6 @@ def tree_event_stream(
     runtime = state.runtime
     runtime.get_run(root)
     seen = parse_cursor(request.headers.get("last-event-id"))
-    client = request.client.host if request.client else "?"
-    state.streams.check_client(client)
 
     async def events() -> AsyncIterator[ServerSentEvent]:
         # bounded: a slow client makes the pumps wait, their mailboxes overflow, and they catch
@@ -67,7 +67,8 @@ def tree_event_stream(
                 async for item in state.streams.events(
                     run_id, after_seq=seen.get(run_id, 0), deltas=deltas
                 ):
-                    await merged.put((run_id, item))
+                    if not isinstance(item, RunProgress):  # asked for none: never comes
+                        await merged.put((run_id, item))
             finally:
                 await merged.put((run_id, None))
 
@@ -76,41 +77,35 @@ def tree_event_stream(
                 if run.id not in tasks and len(tasks) < MAX_RUNS:
                     tasks[run.id] = asyncio.get_running_loop().create_task(pump(run.id))
 
-        with state.streams.counted(client):
-            yield ServerSentEvent(retry=1000, comment="kforge tree stream")
-            discover()
-            ended: set[str] = set()
-            try:
-                while len(ended) < len(tasks):
-                    try:
-                        run_id, item = await asyncio.wait_for(merged.get(), _DISCOVER_S)
-                    except TimeoutError:
+        yield ServerSentEvent(retry=1000, comment="kforge tree stream")
+        discover()
+        ended: set[str] = set()
+        try:
+            while len(ended) < len(tasks):
+                try:
+                    run_id, item = await asyncio.wait_for(merged.get(), _DISCOVER_S)
+                except TimeoutError:
+                    discover()
+                    continue
+                if item is None:
+                    ended.add(run_id)
+                    discover()
+                elif isinstance(item, TokenDelta):
+                    data = {"run_id": run_id, "text": item.text, "purpose": item.purpose}
+                    yield ServerSentEvent(_dumps(data), event=item.type)
+                else:
+                    seen[run_id] = item.seq
+                    if item.type in ("status.changed", "intervention"):
                         discover()
-                        continue
-                    if item is None:
-                        ended.add(run_id)
-                        discover()
-                    elif isinstance(item, TokenDelta):
-                        data = {"run_id": run_id, "text": item.text, "purpose": item.purpose}
-                        yield ServerSentEvent(_dumps(data), event=item.type)
-                    else:
-                        seen[run_id] = item.seq
-                        if item.type in ("status.changed", "intervention"):
-                            discover()
-                        yield ServerSentEvent(
-                            _dumps(frame_to_dict(item)), event=item.type, id=_cursor(seen)
-                        )
-            finally:
-                for task in tasks.values():
-                    task.cancel()
-            yield ServerSentEvent(_dumps({"root": root, "runs": len(tasks)}), event="end")
+                    yield ServerSentEvent(
+                        _dumps(frame_to_dict(item)), event=item.type, id=_cursor(seen)
+                    )
+        finally:
+            for task in tasks.values():
+                task.cancel()
+        yield ServerSentEvent(_dumps({"root": root, "runs": len(tasks)}), event="end")
 
-    return EventSourceResponse(
-        events(),
-        ping=state.settings.stream_ping_s,
-        send_timeout=state.settings.stream_send_timeout_s,
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
+    return counted_stream(state, request, events())
 
 
 def _dumps(data: dict[str, Any]) -> str:

@@ -339,7 +339,8 @@ class PostgresStore:
         self, run_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[Frame]:
         with self._conn() as conn:
-            rows = conn.execute(_READ_FRAMES, (run_id, after_seq, limit)).fetchall()
+            # no seq passes a bigint, and PostgreSQL refuses to compare one with a larger number
+            rows = conn.execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit)).fetchall()
         return decode_frames(run_id, rows)
 
     def read_steps(

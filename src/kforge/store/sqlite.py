@@ -359,7 +359,8 @@ class SQLiteStore:
             rows = self._conn.execute(
                 "SELECT seq, type, CAST(data AS BLOB) FROM frames WHERE run_id = ? AND seq > ? "
                 "ORDER BY seq LIMIT ?",
-                (run_id, after_seq, -1 if limit is None else limit),
+                # no seq passes a signed 64-bit integer, which is all SQLite can compare with
+                (run_id, min(after_seq, 2**63 - 1), -1 if limit is None else limit),
             ).fetchall()
         return decode_frames(run_id, rows)
 

@@ -2,7 +2,10 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { runId: null, stream: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [] };
+const state = {
+  runId: null, stream: null, treeStream: null, treeTimer: null, shown: null,
+  lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
+};
 
 // -- API ------------------------------------------------------------------------------------
 
@@ -235,17 +238,56 @@ function renderPhases() {
   }, p.name)));
 }
 
-async function openRun(runId) {
+// The run's stream sends a "status" event whenever its status, step count or question changes:
+// the counters follow every step, and anything else the run shows is read again on a change.
+function showProgress(progress) {
+  if (progress.run_id !== state.runId) return;
+  const before = state.shown;
+  state.shown = progress;
+  $("meter-steps").textContent = `${progress.steps} / ${progress.max_steps}`;
+  const status = $("run-status");
+  status.textContent = progress.status; status.className = `badge ${progress.status}`;
+  if (!before || before.status !== progress.status || before.interaction_id !== progress.interaction_id) {
+    refreshRun();
+  } else {
+    scheduleTree();
+  }
+}
+
+// The tree is drawn again (at most every 200 ms) when any run of it changes status or is steered,
+// so children that start, finish or are deleted show while the root works on.
+function scheduleTree() {
+  if (state.treeTimer || !state.runId) return;
+  state.treeTimer = setTimeout(() => { state.treeTimer = null; if (state.runId) renderTree(state.runId); }, 200);
+}
+
+function closeStreams() {
   if (state.stream) state.stream.close();
-  Object.assign(state, { runId, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [] });
+  if (state.treeStream) state.treeStream.close();
+  state.stream = state.treeStream = null;
+}
+
+async function openRun(runId) {
+  closeStreams();
+  Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [] });
   $("timeline").replaceChildren(); $("phases").replaceChildren();
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false;
-  await refreshRun();
+  const run = await refreshRun();
+  if (run) {
+    state.shown = { status: run.status, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
+  }
   state.stream = new FrameStream(`/runs/${runId}/stream`, {
     lastId: null,
-    onEvent: (name, data) => (name === "end" ? refreshRun() : addFrame(data)),
+    onEvent: (name, data) => (name === "end" ? refreshRun() : name === "status" ? showProgress(data) : addFrame(data)),
     onState: (s) => { $("live").textContent = s === "live" ? "● live" : s === "ended" ? "" : `(${s})`; },
+  });
+  state.treeStream = new FrameStream(`/agent/stream?root=${encodeURIComponent(runId)}`, {
+    lastId: run ? `${runId}:${run.last_seq}` : null,  // the root's past is drawn already
+    onEvent: (name, data) => {
+      if (name === "end" || data.type === "status.changed" || data.type === "intervention") scheduleTree();
+    },
+    onState: () => {},
   });
   for (const a of document.querySelectorAll("#runs a")) {
     a.setAttribute("aria-current", a.getAttribute("href") === `#/runs/${runId}` ? "page" : "false");
@@ -258,16 +300,19 @@ async function refreshRun() {
   const run = await guarded(() => api("GET", `/runs/${runId}`));
   if (!run || runId !== state.runId) return;
   $("run-title").textContent = runLabel(run);
+  // a reply read before the last status event must not put an older status or count back
+  const current = !state.shown || state.shown.last_seq === undefined || state.shown.last_seq <= run.last_seq;
   const status = $("run-status");
-  status.textContent = run.status; status.className = `badge ${run.status}`;
+  if (current) { status.textContent = run.status; status.className = `badge ${run.status}`; }
   $("run-meta").textContent = `${run.agent} · ${run.id} · ${run.model || ""}${run.error ? " · " + run.error : ""}${run.pause_reason ? " · " + run.pause_reason : ""}`;
-  $("meter-steps").textContent = `${run.steps} / ${run.max_steps}`;
+  if (current) $("meter-steps").textContent = `${run.steps} / ${run.max_steps}`;
   const ended = ["completed", "failed", "cancelled", "deleted"].includes(run.status);
   $("run-cancel").disabled = ended;
   renderCheckpoint(run);
   renderReport(run);
   renderTree(run.id);
   loadRuns();
+  return run;
 }
 
 // -- checkpoint and question forms ----------------------------------------------------------
@@ -410,7 +455,7 @@ async function intervene(agentId, action) {
 function route() {
   const match = location.hash.match(/^#\/runs\/([A-Za-z0-9_-]+)/);
   if (match) { if (match[1] !== state.runId) openRun(match[1]); }
-  else { if (state.stream) state.stream.close(); state.runId = null; $("run").hidden = true; $("empty").hidden = false; }
+  else { closeStreams(); state.runId = null; $("run").hidden = true; $("empty").hidden = false; }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
