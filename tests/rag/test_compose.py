@@ -316,3 +316,16 @@ def test_the_entry_of_the_asked_option_leads_over_a_sentence_that_mentions_it() 
     segments = compose_extractive("What does -f do in git branch?", [options])
     best = min(segments, key=lambda s: s.rank)
     assert best.text.startswith("-f, --force: Reset <branchname>")
+
+
+def test_what_is_x_takes_the_sentence_that_opens_with_x() -> None:
+    page = chunk(
+        0,
+        "copy.copy(x): Return a shallow copy of x.\n\n"
+        "Otherwise, the shallow copy is made by the copy protocol of the class.\n\n"
+        "A shallow copy constructs a new compound object and then inserts references into it "
+        "to the objects found in the original.",
+    )
+    segments = compose_extractive("What is a shallow copy?", [page])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text.startswith("A shallow copy constructs a new compound object")

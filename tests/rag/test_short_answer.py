@@ -88,13 +88,14 @@ async def test_yes_no_says_yes_or_no_then_quotes_the_deciding_phrase() -> None:
     assert text.startswith("No. The closure API is not thread safe on every platform [1]\n\n")
 
 
-async def test_definition_is_the_defining_clause() -> None:
+async def test_definition_is_the_defining_clause_with_its_subject() -> None:
     short, _ = await answer(
         "What is a closure in libffi?",
         "A closure is a function pointer that calls a generic handler, made at run time. "
         "This facility is called the closure API.",
     )
-    assert short == "a function pointer that calls a generic handler"
+    # a line that reads as a definition, not a fragment without its subject
+    assert short == "A closure is a function pointer that calls a generic handler"
 
 
 async def test_when_is_a_date_and_choice_is_one_of_the_two() -> None:

@@ -26,11 +26,24 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
-from kforge.rag.question import Question, holds_kind, mentions, read_question, unit_terms
+from kforge.rag.question import (
+    Question,
+    defined_subject,
+    holds_kind,
+    mentions,
+    read_question,
+    unit_terms,
+)
 from kforge.rag.types import Chunk
 from kforge.rag.units import Unit, normalized, passage_units
 
-__all__ = ["Segment", "candidate_sentences", "compose_extractive", "mentions_title"]
+__all__ = [
+    "Segment",
+    "candidate_sentences",
+    "compose_extractive",
+    "mentions_title",
+    "opens_with_subject",
+]
 
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
@@ -203,6 +216,8 @@ def compose_extractive(
     query_weight = sum(idf(t) for t in query) or 1.0
     heading_match = [_heading_match(asked, p, query) for p in passages]
     named = _named(question, passages)
+    subject = defined_subject(asked)
+    defining = _defining_units(candidates, passages, subject) if subject else set()
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -211,7 +226,10 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
-        value += _ENTRY_BONUS * _opens_with_asked(c, asked)  # "--onto <newbase>: ..."
+        # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
+        # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
+        opens = _opens_with_asked(c, asked) if not subject or asked.identifiers else 0.0
+        value += _ENTRY_BONUS * max(opens, float(id(c) in defining))
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
@@ -283,6 +301,48 @@ def compose_extractive(
 
 
 _ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+
+
+def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
+    """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
+    "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
+    constructs ...", "Deques are ..."; not "Otherwise, the deque is ...")."""
+    entry = _ENTRY.match(text)
+    if entry and len(entry.group(1).split()) <= 6:
+        return subject <= unit_terms(entry.group(1))
+    words = text.split()
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    if (
+        not words
+        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
+        or not unit_terms(words[0]) & subject
+    ):
+        return False
+    phrase = []
+    for word in words[: len(subject) + 1]:
+        phrase.append(word)
+        if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
+            break
+    return subject <= unit_terms(" ".join(phrase))
+
+
+def _defining_units(
+    candidates: Sequence[_Candidate], passages: Sequence[Chunk], subject: frozenset[str]
+) -> set[int]:
+    """The ids of the units that define ``subject``: those that open with it, and the first
+    unit of a section whose own heading names just it (``docs_dir`` above "The directory
+    containing ...")."""
+    found = {id(c) for c in candidates if opens_with_subject(c.text, subject)}
+    firsts: dict[int, _Candidate] = {}
+    for c in candidates:
+        if c.source not in firsts or c.position < firsts[c.source].position:
+            firsts[c.source] = c
+    for source, c in firsts.items():
+        last = passages[source].heading.rsplit(">", 1)[-1]
+        if unit_terms(last) == subject:
+            found.add(id(c))
+    return found
 
 
 def _opens_with_asked(unit: _Candidate, question: Question) -> float:

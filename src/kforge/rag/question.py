@@ -22,6 +22,7 @@ __all__ = [
     "Question",
     "QuestionKind",
     "asked_noun",
+    "defined_subject",
     "holds_kind",
     "identifiers",
     "mentions",
@@ -280,6 +281,26 @@ def asked_noun(question: str) -> str:
             break
         words.append(word)
     return words[-1] if words and not words[-1].isdigit() else ""
+
+
+_ASKED_SUBJECT = re.compile(
+    r"^(?:what(?:'s| is| are)|define|explain what)\s+(?:an? |the )?(.+?)"
+    r"(?:\s+(?:is|are|mean|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
+    re.IGNORECASE,
+)
+_NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
+
+
+def defined_subject(question: Question) -> frozenset[str]:
+    """The terms of what a short "what is X" question asks to define ("a deque" -> deque,
+    "the index in Git" -> index), or nothing: for a longer question ("what is the name of the
+    stadium ...") the answer is a name, not a definition."""
+    if question.kind != "definition":
+        return frozenset()
+    match = _ASKED_SUBJECT.match(question.text)
+    if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
+        return frozenset()
+    return unit_terms(match.group(1))
 
 
 def mentions(text: str, name: str) -> bool:

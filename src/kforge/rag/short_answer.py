@@ -14,12 +14,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
-from kforge.rag.compose import Segment, mentions_title
+from kforge.rag.compose import Segment, mentions_title, opens_with_subject
 from kforge.rag.question import (
     DATE,
     NUMBER,
     Question,
     asked_noun,
+    defined_subject,
+    holds_kind,
     mentions,
     read_question,
     term_of,
@@ -136,6 +138,8 @@ def short_answer(
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
+    elif kind == "definition" and (found := _defines(asked, units)):
+        pass
     elif kind == "definition":
         # of the best sentences, the one holding most of what is asked defines it
         terms = set(asked.terms)
@@ -258,6 +262,21 @@ def _defining(text: str, question: Question) -> str:
         # "a shopping mall owned by ...": what it is, without who owns it
         return _DETAIL.split(clause, maxsplit=1)[0] if len(clause.split()) > 4 else clause
     return ""
+
+
+def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """For "what is X": the opening clause, subject and all, of the best sentence that opens
+    with X ("A fast-forward is a special type of merge"); of an entry "X: ...", what follows
+    its term. A line that reads as a definition, not a fragment without its subject."""
+    subject = defined_subject(question)
+    opening = [u for u in units if subject and opens_with_subject(u.text, subject)]
+    # one that says what X is ("Deques are ...") before one that says something of it
+    for unit in sorted(opening, key=lambda u: not holds_kind(u.text, question)):
+        entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
+        quote = _clause(unit.text, entry.end() if entry else 0)
+        if quote:
+            return ShortAnswer(quote, quote, unit.source)
+    return None
 
 
 def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
