@@ -191,3 +191,20 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
         "of the stream. **Default:** `16`.\n",
     )
     assert short == "`16`"
+
+
+async def test_procedure_line_is_the_command_or_call_that_does_what_is_asked() -> None:
+    short, _ = await answer(
+        "How do I deploy the site to GitHub Pages?",
+        "Change to the repository and deploy the site from there:\n\n"
+        "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master\n\n"
+        "The site is pushed to GitHub Pages.",
+    )
+    assert short == "mkdocs gh-deploy --remote-branch master"
+    short, _ = await answer(
+        "How do I copy a file together with its metadata?",
+        "-c, --copy: Copy a branch, together with its config and reflog.\n\n"
+        "shutil.copy2(src, dst): Identical to copy() except that it also preserves the file "
+        "metadata.",
+    )
+    assert short == "shutil.copy2(src, dst)"

@@ -228,7 +228,7 @@ def compose_extractive(
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
-        opens = _opens_with_asked(c, asked) if not subject or asked.identifiers else 0.0
+        opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, float(id(c) in defining))
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
@@ -273,8 +273,13 @@ def compose_extractive(
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
-        call = next((c for c in asked_here if c.kind == "signature"), None) or next(
-            (c for c in asked_here if c.kind == "code"), None
+        # the call or code holding most of what is asked ("mkdocs new my-project" for "create
+        # a new project", not the page's other block, "mkdocs serve")
+        calls = [c for c in asked_here if c.kind in ("signature", "code")]
+        call = max(
+            calls,
+            key=lambda c: (sum(idf(t) for t in query if t in c.terms), c.kind == "signature"),
+            default=None,
         )
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
@@ -345,11 +350,12 @@ def _defining_units(
     return found
 
 
-def _opens_with_asked(unit: _Candidate, question: Question) -> float:
+def _opens_with_asked(unit: _Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
-    of the question's words its short term holds, doubled (at most 1). A sentence opening
-    "Stronger Together: A Blueprint ..." is a title, not an entry."""
+    of the question's words its short term holds, by idf and doubled (at most 1): ``--copy``
+    holds a common word of "copy a file with its metadata", not what sets it apart. A
+    sentence opening "Stronger Together: A Blueprint ..." is a title, not an entry."""
     if question.kind in ("yesno", "choice", "comparison"):
         return 0.0
     text = unit.text
@@ -366,7 +372,8 @@ def _opens_with_asked(unit: _Candidate, question: Question) -> float:
     ):
         return 0.0
     held = unit_terms(entry.group(1)) & set(question.terms)
-    return min(1.0, 2 * len(held) / max(1, len(question.terms)))
+    weight = sum(map(idf, question.terms)) or 1.0
+    return min(1.0, 2 * sum(map(idf, held)) / weight)
 
 
 def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> float:
