@@ -329,3 +329,21 @@ def test_what_is_x_takes_the_sentence_that_opens_with_x() -> None:
     segments = compose_extractive("What is a shallow copy?", [page])
     best = min(segments, key=lambda s: s.rank)
     assert best.text.startswith("A shallow copy constructs a new compound object")
+
+
+def test_a_comparison_quotes_a_sentence_about_each_item() -> None:
+    page = chunk(
+        0,
+        "This module provides generic shallow and deep copy operations.\n\n"
+        "A shallow copy constructs a new compound object and then inserts references into it "
+        "to the objects found in the original.\n\n"
+        "A deep copy constructs a new compound object and then, recursively, inserts copies "
+        "into it of the objects found in the original.\n\n"
+        "Because deep copy copies everything it may copy too much.",
+    )
+    segments = compose_extractive(
+        "What is the difference between a shallow copy and a deep copy?", [page]
+    )
+    texts = [s.text for s in segments]
+    assert any(t.startswith("A shallow copy constructs") for t in texts)
+    assert any(t.startswith("A deep copy constructs") for t in texts)

@@ -208,3 +208,16 @@ async def test_procedure_line_is_the_command_or_call_that_does_what_is_asked() -
         "metadata.",
     )
     assert short == "shutil.copy2(src, dst)"
+
+
+async def test_comparison_line_says_how_the_two_differ() -> None:
+    short, text = await answer(
+        "What is the difference between shutil.copy and shutil.copy2?",
+        "shutil.copy(src, dst): Copies the file src to the file or directory dst.\n\n"
+        "shutil.copy2(src, dst): Identical to copy() except that copy2() also attempts to "
+        "preserve file metadata.",
+    )
+    assert (
+        short == "Identical to copy() except that copy2() also attempts to preserve file metadata"
+    )
+    assert "Copies the file src" in text

@@ -25,13 +25,15 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.analyze import analyze, tokenize
+from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.question import (
     Question,
     defined_subject,
     holds_kind,
+    identifiers,
     mentions,
     read_question,
+    term_of,
     unit_terms,
 )
 from kforge.rag.types import Chunk
@@ -41,6 +43,7 @@ __all__ = [
     "Segment",
     "candidate_sentences",
     "compose_extractive",
+    "is_about",
     "mentions_title",
     "opens_with_subject",
 ]
@@ -230,6 +233,10 @@ def compose_extractive(
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
         opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, float(id(c) in defining))
+        if asked.kind == "comparison" and any(
+            opens_with_subject(c.text, _option_terms(o)) for o in asked.options
+        ):
+            value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
@@ -283,6 +290,25 @@ def compose_extractive(
         )
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
+    if asked.kind == "comparison":  # one unit about each compared item, both always
+        for option in asked.options:
+            if not any(is_about(c.text, option) for c in chosen):
+                about = [c for c in ranked if is_about(c.text, option)]
+                # one that opens with the item says what it is ("A deep copy constructs
+                # ..."); one beside what is said of the other item contrasts the two
+                beside = {
+                    c.source for c in chosen if any(is_about(c.text, o) for o in asked.options)
+                }
+                about.sort(
+                    key=lambda c: (
+                        not opens_with_subject(c.text, _option_terms(option)),
+                        c.source not in beside,
+                    )
+                )
+                if about:
+                    chosen.append(about[0])
+                    if about[0].source not in sources:
+                        sources.append(about[0].source)
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
@@ -330,6 +356,26 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
         if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
             break
     return subject <= unit_terms(" ".join(phrase))
+
+
+def _option_terms(option: str) -> frozenset[str]:
+    return unit_terms(option)
+
+
+def is_about(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``: a code name whole
+    (``json.dump`` is not in ``json.dumps``), else its words in a row ("git revert", not
+    "Reset, restore and revert in git")."""
+    if identifiers(option):
+        return all(mentions(text, name) for name in identifiers(option))
+    wanted = _term_run(option)
+    said = _term_run(text)
+    size = len(wanted)
+    return size > 0 and any(said[i : i + size] == wanted for i in range(len(said) - size + 1))
+
+
+def _term_run(text: str) -> list[str]:
+    return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]
 
 
 def _defining_units(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
-from kforge.rag.compose import Segment, mentions_title, opens_with_subject
+from kforge.rag.compose import Segment, is_about, mentions_title, opens_with_subject
 from kforge.rag.question import (
     DATE,
     NUMBER,
@@ -140,6 +140,8 @@ def short_answer(
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
+    elif kind == "comparison":
+        found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
         pass
     elif kind == "definition":
@@ -290,6 +292,25 @@ _ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
 _COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
 """A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
+
+
+_CONTRAST = re.compile(
+    r"\b(?:except|unlike|whereas|while|instead of|rather than|differs?|but|only)\b", re.I
+)
+
+
+def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """How two compared items differ: the clause of a sentence about one of them that says
+    it by contrast ("Identical to copy() except that copy2() also preserves file metadata"),
+    else the opening clause of the best sentence about the first item."""
+    about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
+    contrast = [u for u in about if _CONTRAST.search(u.text)]
+    for unit in contrast + about:
+        entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
+        quote = _clause(unit.text, entry.end() if entry else 0)
+        if quote:
+            return ShortAnswer(quote, quote, unit.source)
+    return None
 
 
 def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
