@@ -25,15 +25,16 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.question import (
+    ENTRY,
     Question,
     defined_subject,
     holds_kind,
-    identifiers,
+    is_about,
     mentions,
+    opens_with_subject,
     read_question,
-    term_of,
     unit_terms,
 )
 from kforge.rag.types import Chunk
@@ -43,9 +44,7 @@ __all__ = [
     "Segment",
     "candidate_sentences",
     "compose_extractive",
-    "is_about",
     "mentions_title",
-    "opens_with_subject",
 ]
 
 _MIN_WORDS = 4
@@ -234,7 +233,7 @@ def compose_extractive(
         opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, float(id(c) in defining))
         if asked.kind == "comparison" and any(
-            opens_with_subject(c.text, _option_terms(o)) for o in asked.options
+            opens_with_subject(c.text, unit_terms(o)) for o in asked.options
         ):
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
@@ -301,7 +300,7 @@ def compose_extractive(
                 }
                 about.sort(
                     key=lambda c: (
-                        not opens_with_subject(c.text, _option_terms(option)),
+                        not opens_with_subject(c.text, unit_terms(option)),
                         c.source not in beside,
                     )
                 )
@@ -329,53 +328,6 @@ def compose_extractive(
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
-
-
-_ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
-
-
-def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
-    """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
-    "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
-    constructs ...", "Deques are ..."; not "Otherwise, the deque is ...")."""
-    entry = _ENTRY.match(text)
-    if entry and len(entry.group(1).split()) <= 6:
-        return subject <= unit_terms(entry.group(1))
-    words = text.split()
-    if words and words[0].lower() in ("a", "an", "the"):
-        words = words[1:]
-    if (
-        not words
-        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
-        or not unit_terms(words[0]) & subject
-    ):
-        return False
-    phrase = []
-    for word in words[: len(subject) + 1]:
-        phrase.append(word)
-        if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
-            break
-    return subject <= unit_terms(" ".join(phrase))
-
-
-def _option_terms(option: str) -> frozenset[str]:
-    return unit_terms(option)
-
-
-def is_about(text: str, option: str) -> bool:
-    """True when ``text`` names the compared item ``option``: a code name whole
-    (``json.dump`` is not in ``json.dumps``), else its words in a row ("git revert", not
-    "Reset, restore and revert in git")."""
-    if identifiers(option):
-        return all(mentions(text, name) for name in identifiers(option))
-    wanted = _term_run(option)
-    said = _term_run(text)
-    size = len(wanted)
-    return size > 0 and any(said[i : i + size] == wanted for i in range(len(said) - size + 1))
-
-
-def _term_run(text: str) -> list[str]:
-    return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]
 
 
 def _defining_units(
@@ -409,7 +361,7 @@ def _opens_with_asked(unit: _Candidate, question: Question, idf: Callable[[str],
     for name in question.identifiers:
         if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
             return 1.0
-    entry = _ENTRY.match(text)
+    entry = ENTRY.match(text)
     if (
         entry is None
         or unit.kind != "item"

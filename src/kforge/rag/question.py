@@ -18,6 +18,7 @@ from kforge.rag.textcheck import REQUEST_WORDS
 
 __all__ = [
     "DATE",
+    "ENTRY",
     "NUMBER",
     "Question",
     "QuestionKind",
@@ -25,7 +26,9 @@ __all__ = [
     "defined_subject",
     "holds_kind",
     "identifiers",
+    "is_about",
     "mentions",
+    "opens_with_subject",
     "read_question",
     "term_of",
     "unit_terms",
@@ -333,3 +336,47 @@ def _words_of(option: str) -> list[str]:
     return [w for w in re.findall(r"[\w'\u2019-]+", option) if w[0].isupper() or len(w) > 3] or [
         option
     ]
+
+
+ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+"""A "term: definition" entry, its term in group 1."""
+
+
+def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
+    """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
+    "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
+    constructs ...", "Deques are ..."; not "Otherwise, the deque is ...")."""
+    entry = ENTRY.match(text)
+    if entry and len(entry.group(1).split()) <= 6:
+        return subject <= unit_terms(entry.group(1))
+    words = text.split()
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    if (
+        not words
+        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
+        or not unit_terms(words[0]) & subject
+    ):
+        return False
+    phrase = []
+    for word in words[: len(subject) + 1]:
+        phrase.append(word)
+        if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
+            break
+    return subject <= unit_terms(" ".join(phrase))
+
+
+def is_about(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``: a code name whole
+    (``json.dump`` is not in ``json.dumps``), else its words in a row ("git revert", not
+    "Reset, restore and revert in git")."""
+    if identifiers(option):
+        return all(mentions(text, name) for name in identifiers(option))
+    wanted = _term_run(option)
+    said = _term_run(text)
+    size = len(wanted)
+    return size > 0 and any(said[i : i + size] == wanted for i in range(len(said) - size + 1))
+
+
+def _term_run(text: str) -> list[str]:
+    return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]

@@ -14,7 +14,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
-from kforge.rag.compose import Segment, is_about, mentions_title, opens_with_subject
+from kforge.rag.commands import command_of
+from kforge.rag.compose import Segment, mentions_title
 from kforge.rag.question import (
     DATE,
     NUMBER,
@@ -22,7 +23,9 @@ from kforge.rag.question import (
     asked_noun,
     defined_subject,
     holds_kind,
+    is_about,
     mentions,
+    opens_with_subject,
     read_question,
     term_of,
     unit_terms,
@@ -101,9 +104,6 @@ _NEAR = 6
 """Words on either side of a name in which the question's words count as near it."""
 _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
-_NOT_A_STEP = re.compile(
-    r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict'|\.\.\.\s|>>> import )"
-)
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 _OPENERS = _word_set("The A An It He She They This These In On At For As")
@@ -283,17 +283,6 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     return None
 
 
-_API_ENTRY = re.compile(
-    r"^((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
-)
-"""An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``."""
-_ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
-"""What a line of code does is in its words, not in the paths it runs in (``cd
-../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
-_COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
-"""A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
-
-
 _CONTRAST = re.compile(
     r"\b(?:except|unlike|whereas|while|instead of|rather than|differs?|but|only)\b", re.I
 )
@@ -321,35 +310,13 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
     terms = set(question.terms)
     offered = []
     for order, unit in enumerate(units):
-        quote = _command_of(unit.text.strip(), question)
+        quote = command_of(unit.text.strip(), question)
         if quote:
             offered.append((-len(unit_terms(unit.text) & terms), order, quote, unit.source))
     if not offered:
         return None
     _, _, quote, source = min(offered)
     return ShortAnswer(quote, quote, source)
-
-
-def _command_of(text: str, question: Question) -> str:
-    """The call, command or code ``text`` offers for a "how do I" question, or ""."""
-    terms = set(question.terms)
-    if _CODE_SPAN.fullmatch(text):
-        return text
-    if "\n" in text:  # a code block: the line that does what is asked, else a call
-        lines = [x.strip() for x in text.splitlines() if x.strip()]
-        steps = [x for x in lines if not _NOT_A_STEP.match(x)]
-        said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
-        asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
-        asked.sort(key=lambda x: -len(said[x]))
-        calls = [x for x in steps if "(" in x or x.startswith("$ ")]
-        return next(iter(asked or calls), "")
-    entry = _API_ENTRY.match(text)
-    if entry:
-        return entry.group(1).rstrip(", ")
-    spans = _CODE_SPAN.findall(text)
-    named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
-    calls = [s for s in spans if "(" in s or " " in s.strip("`")]
-    return next(iter(named or calls), "")
 
 
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:

@@ -1,0 +1,29 @@
+"""The command a unit offers for a "how do I" question."""
+
+from __future__ import annotations
+
+from kforge.rag.commands import command_of
+from kforge.rag.question import read_question
+
+
+def test_an_entry_offers_its_option_or_call() -> None:
+    asked = read_question("How do I rename a branch?")
+    assert command_of("-m, --move: Move/rename a branch.", asked) == "-m, --move"
+    assert (
+        command_of("os.path.join(path, *paths): Join paths.", asked) == "os.path.join(path, *paths)"
+    )
+
+
+def test_a_code_block_offers_the_line_doing_what_is_asked_not_where_it_runs() -> None:
+    asked = read_question("How do I create a temporary directory?")
+    code = (
+        ">>> with tempfile.TemporaryDirectory() as d:\n...     print('created temporary directory')"
+    )
+    assert command_of(code, asked) == ">>> with tempfile.TemporaryDirectory() as d:"
+    asked = read_question("How do I deploy to GitHub Pages?")
+    code = "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master"
+    assert command_of(code, asked) == "mkdocs gh-deploy --remote-branch master"
+
+
+def test_prose_offers_no_command() -> None:
+    assert command_of("The site is built.", read_question("How do I build it?")) == ""
