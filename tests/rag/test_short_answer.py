@@ -193,31 +193,55 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
     assert short == "`16`"
 
 
-async def test_procedure_line_is_the_command_or_call_that_does_what_is_asked() -> None:
-    short, _ = await answer(
-        "How do I deploy the site to GitHub Pages?",
-        "Change to the repository and deploy the site from there:\n\n"
-        "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master\n\n"
-        "The site is pushed to GitHub Pages.",
-    )
-    assert short == "mkdocs gh-deploy --remote-branch master"
-    short, _ = await answer(
-        "How do I copy a file together with its metadata?",
-        "-c, --copy: Copy a branch, together with its config and reflog.\n\n"
-        "shutil.copy2(src, dst): Identical to copy() except that it also preserves the file "
-        "metadata.",
-    )
-    assert short == "shutil.copy2(src, dst)"
+@pytest.mark.parametrize(
+    ("question", "text", "line"),
+    [
+        (  # the command line that does it, not the one saying where it runs
+            "How do I deploy the site to GitHub Pages?",
+            "Change to the repository and deploy the site from there:\n\n"
+            "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master\n\n"
+            "The site is pushed to GitHub Pages.",
+            "mkdocs gh-deploy --remote-branch master",
+        ),
+        (  # the call of the unit saying most of what is asked
+            "How do I copy a file together with its metadata?",
+            "-c, --copy: Copy a branch, together with its config and reflog.\n\n"
+            "shutil.copy2(src, dst): Identical to copy() except that it also preserves the "
+            "file metadata.",
+            "shutil.copy2(src, dst)",
+        ),
+        (  # how the two differ, said by contrast
+            "What is the difference between shutil.copy and shutil.copy2?",
+            "shutil.copy(src, dst): Copies the file src to the file or directory dst.\n\n"
+            "shutil.copy2(src, dst): Identical to copy() except that copy2() also attempts to "
+            "preserve file metadata.",
+            "Identical to copy() except that copy2() also attempts to preserve file metadata",
+        ),
+        (  # the reason follows the colon explaining the claim
+            "Why is rebasing a published branch a bad idea?",
+            "Rebasing a branch that others have based work on is a bad idea: anyone "
+            "downstream of it is forced to fix their history.",
+            "anyone downstream of it is forced to fix their history",
+        ),
+        (  # where a program keeps something: a path
+            "Where is the latest stash stored?",
+            "The latest stash you created is stored in refs/stash; older stashes are in its "
+            "reflog.",
+            "refs/stash",
+        ),
+    ],
+)
+async def test_the_line_is_what_answers_each_kind(question: str, text: str, line: str) -> None:
+    short, _ = await answer(question, text)
+    assert short == line
 
 
-async def test_comparison_line_says_how_the_two_differ() -> None:
+async def test_yes_no_quotes_the_phrase_holding_the_no() -> None:
     short, text = await answer(
-        "What is the difference between shutil.copy and shutil.copy2?",
-        "shutil.copy(src, dst): Copies the file src to the file or directory dst.\n\n"
-        "shutil.copy2(src, dst): Identical to copy() except that copy2() also attempts to "
-        "preserve file metadata.",
+        "Does shutil.copy preserve the file modification time?",
+        "Other metadata, like the file's creation and modification times, is not preserved.",
     )
-    assert (
-        short == "Identical to copy() except that copy2() also attempts to preserve file metadata"
+    assert short == "No."
+    assert text.startswith(
+        "No. Other metadata, like the file's creation and modification times, is not preserved"
     )
-    assert "Copies the file src" in text

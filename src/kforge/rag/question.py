@@ -23,11 +23,13 @@ __all__ = [
     "Question",
     "QuestionKind",
     "asked_noun",
+    "date_spans",
     "defined_subject",
     "holds_kind",
     "identifiers",
     "is_about",
     "mentions",
+    "name_spans",
     "opens_with_subject",
     "read_question",
     "term_of",
@@ -380,3 +382,43 @@ def is_about(text: str, option: str) -> bool:
 
 def _term_run(text: str) -> list[str]:
     return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]
+
+
+_NAME = re.compile(
+    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
+    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
+    r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
+)
+
+
+def date_spans(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` gives a date the question does not: the year alone for "what year", the
+    fullest date otherwise."""
+    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
+    found = []
+    for match in DATE.finditer(text):
+        if match.group(0) in question.text:
+            continue
+        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
+        start = match.start() + year.start() if year else match.start()
+        found.append((start, start + len(year.group(0)) if year else match.end()))
+    return found
+
+
+_PATH = re.compile(r"(?<![\w/.~-])[\w.~-]*\w/[\w./{}@-]*\w")
+"""A path or ref: ``refs/stash``, ``~/.config/app/settings.yml``."""
+
+
+def name_spans(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
+    between them) and quoted titles; a run joined by "and" also gives each side alone; for
+    "where", also a path (``refs/stash``: where a program keeps something)."""
+    found = [m.span() for m in _PATH.finditer(text)] if question.kind == "where" else []
+    for match in _NAME.finditer(text):
+        start, end = match.span()
+        found.append((start, end))
+        piece = match.group(0)
+        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
+            if part.span() != (0, len(piece)):
+                found.append((start + part.start(), start + part.end()))
+    return found

@@ -21,10 +21,12 @@ from kforge.rag.question import (
     NUMBER,
     Question,
     asked_noun,
+    date_spans,
     defined_subject,
     holds_kind,
     is_about,
     mentions,
+    name_spans,
     opens_with_subject,
     read_question,
     term_of,
@@ -57,9 +59,10 @@ class ShortAnswer:
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
-    r"won't|unsafe|neither|nor|none|without)\b|n't\b",
+    r"won't|unsafe|neither|nor|none|without)\b(?<!=None)|n't\b",
     re.IGNORECASE,
 )
+"""A word that says no (``cls=None``, a default value written as code, does not)."""
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|refers to|means|denotes|represents|is called|are called|"
     r"contains|returns|holds|stands for)\s+(.+)",
@@ -77,11 +80,6 @@ def _word_set(words: str) -> frozenset[str]:
 
 _NOT_UNITS = _word_set(
     "and or the a an to of in on is are was were be by for with that this it as at from"
-)
-_PROPER = re.compile(
-    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
-    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
-    r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
@@ -229,27 +227,17 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
-def _dates(text: str, question: Question) -> list[tuple[int, int]]:
-    """Where ``text`` gives a date the question does not: the year alone for "what year", the
-    fullest date otherwise."""
-    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
-    found = []
-    for match in DATE.finditer(text):
-        if match.group(0) in question.text:
-            continue
-        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
-        start = match.start() + year.start() if year else match.start()
-        found.append((start, start + len(year.group(0)) if year else match.end()))
-    return found
-
-
 def _reason(text: str) -> str:
+    """The clause giving a reason: from its cue ("because", "to avoid", "allow for"), or what
+    follows a colon explaining the sentence's claim ("... is a bad idea: anyone downstream
+    of it is forced to ...")."""
     cue = re.search(
-        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow))\b",
+        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow)|"
+        r"allows? (?:for|you to|us to))\b|(?<=\w): (?=[a-z])",
         text,
         re.IGNORECASE,
     )
-    return _clause(text, cue.start()) if cue else ""
+    return _clause(text, cue.end() if cue and cue.group(0) == ": " else cue.start()) if cue else ""
 
 
 def _defining(text: str, question: Question) -> str:
@@ -369,8 +357,23 @@ def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chu
     clause = _clause(best.text)
     if len(unit_terms(best.text) & terms) < _DECIDES * len(terms):
         return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
-    negated = _NEGATION.search(best.text) is not None
+    negated = _NEGATION.search(best.text)
+    if negated:  # the phrase that decides it holds the "not": "... times, is not preserved"
+        clause = _deciding(best.text, negated.start())
     return ShortAnswer("No." if negated else "Yes.", clause, best.source)
+
+
+def _deciding(text: str, at: int) -> str:
+    """The phrase of ``text`` deciding a yes/no question by the negation at ``at``: the
+    sentence up to the end of the clause holding it ("Other metadata, like ..., is not
+    preserved"; "The closure API is not thread safe on every platform"), or that clause
+    alone when the stretch is long."""
+    end = _CLAUSE_END.search(text, at)
+    whole = _trim(text[: end.start() if end else len(text)])
+    if len(whole.split()) <= _MAX_WORDS + 4:
+        return whole
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
+    return _clause(text, starts[-1] if starts else 0)
 
 
 def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
@@ -390,20 +393,6 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
         kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
         return bool(kinds[0] & kinds[1]) if all(kinds) else None
     return all(asked <= unit_terms(text) for text in about) if asked else None
-
-
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
-    between them) and quoted titles; a run joined by "and" also gives each side alone."""
-    found = []
-    for match in _PROPER.finditer(text):
-        start, end = match.span()
-        found.append((start, end))
-        piece = match.group(0)
-        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
-            if part.span() != (0, len(piece)):
-                found.append((start + part.start(), start + part.end()))
-    return found
 
 
 def _name(
@@ -430,7 +419,9 @@ def _name(
     count: dict[str, int] = {}
     for unit in units:
         text = unit.text
-        for order, (start, end) in enumerate(_dates(text, question) if dates else _spans(text)):
+        for order, (start, end) in enumerate(
+            date_spans(text, question) if dates else name_spans(text, question)
+        ):
             span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
             if start == 0:
                 span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)
