@@ -347,13 +347,16 @@ ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
 def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
     """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
     "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
-    constructs ...", "Deques are ..."; not "Otherwise, the deque is ...")."""
+    constructs ...", "Deques are ...", "The word **checkpoint** is used ..."; not
+    "Otherwise, the deque is ...")."""
     entry = ENTRY.match(text)
     if entry and len(entry.group(1).split()) <= 6:
         return subject <= unit_terms(entry.group(1))
-    words = text.split()
+    words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
     if words and words[0].lower() in ("a", "an", "the"):
         words = words[1:]
+    if len(words) > 1 and words[0].lower() in _NAMING_WORDS:
+        words = words[1:]  # "the term X", "the word X"
     if (
         not words
         or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
@@ -366,6 +369,9 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
         if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
             break
     return subject <= unit_terms(" ".join(phrase))
+
+
+_NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])
 
 
 def is_about(text: str, option: str) -> bool:
