@@ -347,3 +347,14 @@ def test_a_comparison_quotes_a_sentence_about_each_item() -> None:
     texts = [s.text for s in segments]
     assert any(t.startswith("A shallow copy constructs") for t in texts)
     assert any(t.startswith("A deep copy constructs") for t in texts)
+
+
+def test_what_is_x_prefers_the_sentence_saying_what_x_is_over_an_api_entry() -> None:
+    page = chunk(
+        0,
+        "class collections.deque([iterable[, maxlen]]): Returns a new deque object "
+        "initialized left-to-right with data from iterable.\n\n"
+        "Deques are a generalization of stacks and queues.",
+    )
+    best = min(compose_extractive("What is a deque?", [page]), key=lambda s: s.rank)
+    assert best.text == "Deques are a generalization of stacks and queues."

@@ -219,7 +219,7 @@ def compose_extractive(
     heading_match = [_heading_match(asked, p, query) for p in passages]
     named = _named(question, passages)
     subject = defined_subject(asked)
-    defining = _defining_units(candidates, passages, subject) if subject else set()
+    defining = _defining_units(candidates, passages, subject) if subject else {}
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -231,7 +231,7 @@ def compose_extractive(
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
         opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
-        value += _ENTRY_BONUS * max(opens, float(id(c) in defining))
+        value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
         if asked.kind == "comparison" and any(
             opens_with_subject(c.text, unit_terms(o)) for o in asked.options
         ):
@@ -330,13 +330,24 @@ def compose_extractive(
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
 
 
+_SAYS_WHAT = re.compile(r"\b(?:is|are|means|refers to|denotes|stands for)\b")
+
+
 def _defining_units(
     candidates: Sequence[_Candidate], passages: Sequence[Chunk], subject: frozenset[str]
-) -> set[int]:
-    """The ids of the units that define ``subject``: those that open with it, and the first
-    unit of a section whose own heading names just it (``docs_dir`` above "The directory
-    containing ...")."""
-    found = {id(c) for c in candidates if opens_with_subject(c.text, subject)}
+) -> dict[int, float]:
+    """How far each unit (by id) defines ``subject``: 1 for one saying what it is ("Deques
+    are ...", "fast-forward: ...") and for the first unit of a section whose own heading
+    names just it (``docs_dir`` above "The directory containing ..."); less for one that
+    opens with it otherwise ("Named tuple instances do not ...", an API entry
+    ``class collections.deque(...): ...``)."""
+    found = {}
+    for c in candidates:
+        if opens_with_subject(c.text, subject):
+            entry = ENTRY.match(c.text)
+            opening = entry.group(1) if entry else " ".join(c.text.split()[: len(subject) + 4])
+            says = len(opening.split()) <= len(subject) + 1 if entry else _SAYS_WHAT.search(opening)
+            found[id(c)] = 1.0 if says else 0.6
     firsts: dict[int, _Candidate] = {}
     for c in candidates:
         if c.source not in firsts or c.position < firsts[c.source].position:
@@ -344,7 +355,7 @@ def _defining_units(
     for source, c in firsts.items():
         last = passages[source].heading.rsplit(">", 1)[-1]
         if unit_terms(last) == subject:
-            found.add(id(c))
+            found[id(c)] = 1.0
     return found
 
 
