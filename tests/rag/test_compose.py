@@ -358,3 +358,16 @@ def test_what_is_x_prefers_the_sentence_saying_what_x_is_over_an_api_entry() -> 
     )
     best = min(compose_extractive("What is a deque?", [page]), key=lambda s: s.rank)
     assert best.text == "Deques are a generalization of stacks and queues."
+
+
+def test_a_code_block_is_about_what_its_caption_says() -> None:
+    page = chunk(
+        0,
+        "Examples of daily use follow.\n\n"
+        "Undo a commit and redo\n\n"
+        "```\n$ git reset --soft HEAD^\n$ edit\n```\n\n"
+        "Remove a file\n\n```\n$ git rm frotz.c\n```\n",
+    )
+    segments = compose_extractive("How do I undo the last commit?", [page])
+    assert any("git reset --soft HEAD^" in s.text for s in segments)
+    assert not any("git rm" in s.text for s in segments)

@@ -161,15 +161,24 @@ def _candidates(
     out = []
     for index, chunk in enumerate(passages):
         headings = {_bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
-        for unit in passage_units(chunk.text):
+        units = passage_units(chunk.text)
+        for before, unit in zip([None, *units], units, strict=False):
             if not _usable(unit, question) or normalized(unit.text) in said:
                 continue
             if unit.kind == "sentence" and _bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
             names = {_NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
             terms = unit_terms(unit.text) | names
+            if unit.kind == "code" and before is not None and _captions(before.text):
+                terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
             out.append(_Candidate(unit.text, index, unit.position, unit.kind, terms))
     return out
+
+
+def _captions(text: str) -> bool:
+    """True for a line that says what the code after it does: one introducing it ("run the
+    following command:") or a short title ("Undo a commit and redo")."""
+    return text.endswith(":") or (len(text.split()) <= 8 and not text.endswith((".", "!", "?")))
 
 
 def _bare_heading(text: str) -> str:
