@@ -25,5 +25,13 @@ def test_a_code_block_offers_the_line_doing_what_is_asked_not_where_it_runs() ->
     assert command_of(code, asked) == "mkdocs gh-deploy --remote-branch master"
 
 
+def test_an_api_entry_offers_its_call_without_its_kind_and_prose_its_quoted_command() -> None:
+    asked = read_question("How do I get the current local date and time?")
+    entry = "classmethod datetime.now(tz=None): Return the current local date and time."
+    assert command_of(entry, asked) == "datetime.now(tz=None)"
+    asked = read_question("How do I list all tags?")
+    assert command_of('Running "git tag" without arguments lists all tags.', asked) == "git tag"
+
+
 def test_prose_offers_no_command() -> None:
     assert command_of("The site is built.", read_question("How do I build it?")) == ""

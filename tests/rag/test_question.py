@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from kforge.rag.question import defined_subject, opens_with_subject, read_question, unit_terms
+from kforge.rag.question import (
+    defined_subject,
+    defines_subject,
+    opens_with_subject,
+    read_question,
+    unit_terms,
+)
 
 
 def test_a_short_what_is_question_names_its_subject() -> None:
@@ -22,3 +28,10 @@ def test_a_sentence_opens_with_its_subject_past_an_article_and_emphasis() -> Non
     assert opens_with_subject("The word **checkpoint** is used in two senses.", subject)
     assert opens_with_subject("checkpoint: a point where a person reviews the run", subject)
     assert not opens_with_subject("Otherwise, the checkpoint is skipped.", subject)
+
+
+def test_a_sentence_defines_its_subject_when_it_says_what_it_is() -> None:
+    subject = defined_subject(read_question("What is a Counter?"))
+    assert defines_subject("A Counter is a dict subclass for counting objects.", subject) == 1.0
+    assert defines_subject("A counter tool is provided for rapid tallies.", subject) == 0.6
+    assert defines_subject("Changed in version 3.7: a Counter keeps order.", subject) == 0.0

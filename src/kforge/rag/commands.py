@@ -18,9 +18,12 @@ _NOT_A_STEP = re.compile(
     r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict'|\.\.\.\s|>>> import )"
 )
 _API_ENTRY = re.compile(
-    r"^((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
+    r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
+    r"((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
 )
-"""An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``."""
+"""An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
+``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
+_QUOTED = re.compile(r'"([^"\n]{3,60})"')
 _ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
 """What a line of code does is in its words, not in the paths it runs in (``cd
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
@@ -45,6 +48,8 @@ def command_of(text: str, question: Question) -> str:
     if entry:
         return entry.group(1).rstrip(", ")
     spans = _CODE_SPAN.findall(text)
+    # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'
+    spans += [m.group(1) for m in _QUOTED.finditer(text) if _COMMAND.match(m.group(1))]
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
     calls = [s for s in spans if "(" in s or " " in s.strip("`")]
     return next(iter(named or calls), "")

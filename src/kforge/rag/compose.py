@@ -30,6 +30,7 @@ from kforge.rag.question import (
     ENTRY,
     Question,
     defined_subject,
+    defines_subject,
     holds_kind,
     is_about,
     mentions,
@@ -177,8 +178,10 @@ def _candidates(
 
 def _captions(text: str) -> bool:
     """True for a line that says what the code after it does: one introducing it ("run the
-    following command:") or a short title ("Undo a commit and redo")."""
-    return text.endswith(":") or (len(text.split()) <= 8 and not text.endswith((".", "!", "?")))
+    following command:", "... as follows.") or a short title ("Undo a commit and redo")."""
+    if text.endswith(":") or re.search(r"\b(?:the following|as follows|below)\b", text, re.I):
+        return True
+    return len(text.split()) <= 8 and not text.endswith((".", "!", "?"))
 
 
 def _bare_heading(text: str) -> str:
@@ -288,14 +291,14 @@ def compose_extractive(
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
+
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
         # a new project", not the page's other block, "mkdocs serve")
+        def said(c: _Candidate) -> float:
+            return sum(idf(t) for t in query if t in c.terms)
+
         calls = [c for c in asked_here if c.kind in ("signature", "code")]
-        call = max(
-            calls,
-            key=lambda c: (sum(idf(t) for t in query if t in c.terms), c.kind == "signature"),
-            default=None,
-        )
+        call = max(calls, key=lambda c: (said(c), c.kind == "signature"), default=None)
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
@@ -339,9 +342,6 @@ def compose_extractive(
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
 
 
-_SAYS_WHAT = re.compile(r"\b(?:is|are|means|refers to|denotes|stands for)\b")
-
-
 def _defining_units(
     candidates: Sequence[_Candidate], passages: Sequence[Chunk], subject: frozenset[str]
 ) -> dict[int, float]:
@@ -350,13 +350,7 @@ def _defining_units(
     names just it (``docs_dir`` above "The directory containing ..."); less for one that
     opens with it otherwise ("Named tuple instances do not ...", an API entry
     ``class collections.deque(...): ...``)."""
-    found = {}
-    for c in candidates:
-        if opens_with_subject(c.text, subject):
-            entry = ENTRY.match(c.text)
-            opening = entry.group(1) if entry else " ".join(c.text.split()[: len(subject) + 4])
-            says = len(opening.split()) <= len(subject) + 1 if entry else _SAYS_WHAT.search(opening)
-            found[id(c)] = 1.0 if says else 0.6
+    found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
     firsts: dict[int, _Candidate] = {}
     for c in candidates:
         if c.source not in firsts or c.position < firsts[c.source].position:

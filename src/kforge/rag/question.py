@@ -22,9 +22,11 @@ __all__ = [
     "NUMBER",
     "Question",
     "QuestionKind",
+    "after_subject",
     "asked_noun",
     "date_spans",
     "defined_subject",
+    "defines_subject",
     "holds_kind",
     "identifiers",
     "is_about",
@@ -349,9 +351,15 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
     "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
     constructs ...", "Deques are ...", "The word **checkpoint** is used ..."; not
     "Otherwise, the deque is ...")."""
+    return after_subject(text, subject) is not None
+
+
+def after_subject(text: str, subject: frozenset[str]) -> str | None:
+    """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
+    rest of the sentence, or of an entry its definition; None when it does not open so."""
     entry = ENTRY.match(text)
     if entry and len(entry.group(1).split()) <= 6:
-        return subject <= unit_terms(entry.group(1))
+        return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
     words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
     if words and words[0].lower() in ("a", "an", "the"):
         words = words[1:]
@@ -362,13 +370,33 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
         or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
         or not unit_terms(words[0]) & subject
     ):
-        return False
-    phrase = []
+        return None
+    phrase: list[str] = []
     for word in words[: len(subject) + 1]:
         phrase.append(word)
-        if not re.fullmatch(r"[\w.-]+", word):  # "deque," ends the phrase
-            break
-    return subject <= unit_terms(" ".join(phrase))
+        if not re.fullmatch(r"[\w.-]+", word) or subject <= unit_terms(" ".join(phrase)):
+            break  # "deque," ends the phrase, and so does its last word
+    if not subject <= unit_terms(" ".join(phrase)):
+        return None
+    return " ".join(words[len(phrase) :])
+
+
+_SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
+
+
+def defines_subject(text: str, subject: frozenset[str]) -> float:
+    """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
+    an entry "fast-forward: ..."), 0.6 when it opens with it otherwise ("A counter tool is
+    provided ...", an API entry ``class collections.deque([iterable]): ...``), else 0."""
+    rest = after_subject(text, subject)
+    if rest is None:
+        return 0.0
+    entry = ENTRY.match(text)
+    if entry:
+        says = len(entry.group(1).split()) <= len(subject) + 1
+    else:
+        says = _SAYS_WHAT.match(rest) is not None
+    return 1.0 if says else 0.6
 
 
 _NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])

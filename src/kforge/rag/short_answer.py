@@ -23,11 +23,11 @@ from kforge.rag.question import (
     asked_noun,
     date_spans,
     defined_subject,
+    defines_subject,
     holds_kind,
     is_about,
     mentions,
     name_spans,
-    opens_with_subject,
     read_question,
     term_of,
     unit_terms,
@@ -261,9 +261,11 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     with X ("A fast-forward is a special type of merge"); of an entry "X: ...", what follows
     its term. A line that reads as a definition, not a fragment without its subject."""
     subject = defined_subject(question)
-    opening = [u for u in units if subject and opens_with_subject(u.text, subject)]
+    weight = {id(u): defines_subject(u.text, subject) for u in units} if subject else {}
+    opening = [u for u in units if weight.get(id(u))]
     # one that says what X is ("Deques are ...") before one that says something of it
-    for unit in sorted(opening, key=lambda u: not holds_kind(u.text, question)):
+    opening.sort(key=lambda u: (-weight[id(u)], not holds_kind(u.text, question)))
+    for unit in opening:
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = _clause(unit.text, entry.end() if entry else 0)
         if quote:
