@@ -223,6 +223,12 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
             "downstream of it is forced to fix their history.",
             "anyone downstream of it is forced to fix their history",
         ),
+        (  # a number ends before the comma after it
+            "How many times does timeit run the statement by default?",
+            "timeit.timeit(stmt='pass', number=1000000, globals=None): Run the statement "
+            "number times.",
+            "1000000",
+        ),
         (  # where a program keeps something: a path
             "Where is the latest stash stored?",
             "The latest stash you created is stored in refs/stash; older stashes are in its "
