@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kforge.rag.commands import command_of
+from kforge.rag.commands import command_of, description_of
 from kforge.rag.question import read_question
 
 
@@ -35,3 +35,9 @@ def test_an_api_entry_offers_its_call_without_its_kind_and_prose_its_quoted_comm
 
 def test_prose_offers_no_command() -> None:
     assert command_of("The site is built.", read_question("How do I build it?")) == ""
+
+
+def test_an_entry_describes_its_call_after_the_signature() -> None:
+    entry = "json.dump(obj, fp, *, ensure_ascii=True): Serialize obj as a JSON stream."
+    assert description_of(entry) == "Serialize obj as a JSON stream."
+    assert description_of("The output is ASCII.") == "The output is ASCII."

@@ -251,3 +251,15 @@ async def test_yes_no_quotes_the_phrase_holding_the_no() -> None:
     assert text.startswith(
         "No. Other metadata, like the file's creation and modification times, is not preserved"
     )
+
+
+async def test_yes_no_is_decided_by_what_an_entry_says_not_its_parameter_names() -> None:
+    short, text = await answer(
+        "Is the output of json.dumps ASCII by default?",
+        "json.dumps(obj, *, ensure_ascii=True, cls=None, default=None): Serialize obj to a "
+        "JSON formatted str.\n\n"
+        "If ensure_ascii is true (the default), the output has all non-ASCII characters "
+        "escaped.",
+    )
+    assert short == "Yes."
+    assert text.startswith("Yes. If ensure_ascii is true")

@@ -11,7 +11,7 @@ import re
 
 from kforge.rag.question import Question, mentions, unit_terms
 
-__all__ = ["command_of"]
+__all__ = ["command_of", "description_of"]
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NOT_A_STEP = re.compile(
@@ -53,3 +53,11 @@ def command_of(text: str, question: Question) -> str:
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
     calls = [s for s in spans if "(" in s or " " in s.strip("`")]
     return next(iter(named or calls), "")
+
+
+def description_of(text: str) -> str:
+    """``text`` without the option or call an API entry opens with: what the entry says of
+    it (``json.dump(obj, fp, *, ensure_ascii=True, ...): Serialize ...`` -> ``Serialize
+    ...``), whose parameter names say nothing of what it does."""
+    entry = _API_ENTRY.match(text)
+    return text[entry.end() :] if entry else text

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
-from kforge.rag.commands import command_of
+from kforge.rag.commands import command_of, description_of
 from kforge.rag.compose import Segment, mentions_title
 from kforge.rag.question import (
     DATE,
@@ -355,13 +355,14 @@ def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chu
             best = units[0]
             return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
     terms = set(question.terms)
-    best = max(units, key=lambda u: len(unit_terms(u.text) & terms))
-    clause = _clause(best.text)
-    if len(unit_terms(best.text) & terms) < _DECIDES * len(terms):
+    best = max(units, key=lambda u: len(unit_terms(description_of(u.text)) & terms))
+    said = description_of(best.text)
+    clause = _clause(said)
+    if len(unit_terms(said) & terms) < _DECIDES * len(terms):
         return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
-    negated = _NEGATION.search(best.text)
+    negated = _NEGATION.search(said)
     if negated:  # the phrase that decides it holds the "not": "... times, is not preserved"
-        clause = _deciding(best.text, negated.start())
+        clause = _deciding(said, negated.start())
     return ShortAnswer("No." if negated else "Yes.", clause, best.source)
 
 
