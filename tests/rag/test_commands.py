@@ -33,6 +33,12 @@ def test_an_api_entry_offers_its_call_without_its_kind_and_prose_its_quoted_comm
     assert command_of('Running "git tag" without arguments lists all tags.', asked) == "git tag"
 
 
+def test_prose_offers_the_call_it_names_when_its_code_spans_are_lost() -> None:
+    asked = read_question("How do I delete a directory tree?")
+    text = "Use shutil.rmtree() to delete a tree, or os.rmdir() for an empty directory."
+    assert command_of(text, asked) == "shutil.rmtree()"
+
+
 def test_prose_offers_no_command() -> None:
     assert command_of("The site is built.", read_question("How do I build it?")) == ""
 

@@ -23,6 +23,7 @@ _API_ENTRY = re.compile(
 )
 """An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
 ``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
+_PROSE_CALL = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
 _ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
 """What a line of code does is in its words, not in the paths it runs in (``cd
@@ -52,7 +53,12 @@ def command_of(text: str, question: Question) -> str:
     spans += [m.group(1) for m in _QUOTED.finditer(text) if _COMMAND.match(m.group(1))]
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
     calls = [s for s in spans if "(" in s or " " in s.strip("`")]
-    return next(iter(named or calls), "")
+    if named or calls:
+        return (named or calls)[0]
+    # a call named in prose whose code spans were lost (HTML): "use shutil.rmtree() to ..."
+    written = _PROSE_CALL.findall(text)
+    asked = [c for c in written if unit_terms(c) & terms]
+    return next(iter(asked or written), "")
 
 
 def description_of(text: str) -> str:
