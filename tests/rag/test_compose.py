@@ -316,3 +316,58 @@ def test_the_entry_of_the_asked_option_leads_over_a_sentence_that_mentions_it() 
     segments = compose_extractive("What does -f do in git branch?", [options])
     best = min(segments, key=lambda s: s.rank)
     assert best.text.startswith("-f, --force: Reset <branchname>")
+
+
+def test_what_is_x_takes_the_sentence_that_opens_with_x() -> None:
+    page = chunk(
+        0,
+        "copy.copy(x): Return a shallow copy of x.\n\n"
+        "Otherwise, the shallow copy is made by the copy protocol of the class.\n\n"
+        "A shallow copy constructs a new compound object and then inserts references into it "
+        "to the objects found in the original.",
+    )
+    segments = compose_extractive("What is a shallow copy?", [page])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text.startswith("A shallow copy constructs a new compound object")
+
+
+def test_a_comparison_quotes_a_sentence_about_each_item() -> None:
+    page = chunk(
+        0,
+        "This module provides generic shallow and deep copy operations.\n\n"
+        "A shallow copy constructs a new compound object and then inserts references into it "
+        "to the objects found in the original.\n\n"
+        "A deep copy constructs a new compound object and then, recursively, inserts copies "
+        "into it of the objects found in the original.\n\n"
+        "Because deep copy copies everything it may copy too much.",
+    )
+    segments = compose_extractive(
+        "What is the difference between a shallow copy and a deep copy?", [page]
+    )
+    texts = [s.text for s in segments]
+    assert any(t.startswith("A shallow copy constructs") for t in texts)
+    assert any(t.startswith("A deep copy constructs") for t in texts)
+
+
+def test_what_is_x_prefers_the_sentence_saying_what_x_is_over_an_api_entry() -> None:
+    page = chunk(
+        0,
+        "class collections.deque([iterable[, maxlen]]): Returns a new deque object "
+        "initialized left-to-right with data from iterable.\n\n"
+        "Deques are a generalization of stacks and queues.",
+    )
+    best = min(compose_extractive("What is a deque?", [page]), key=lambda s: s.rank)
+    assert best.text == "Deques are a generalization of stacks and queues."
+
+
+def test_a_code_block_is_about_what_its_caption_says() -> None:
+    page = chunk(
+        0,
+        "Examples of daily use follow.\n\n"
+        "Undo a commit and redo\n\n"
+        "```\n$ git reset --soft HEAD^\n$ edit\n```\n\n"
+        "Remove a file\n\n```\n$ git rm frotz.c\n```\n",
+    )
+    segments = compose_extractive("How do I undo the last commit?", [page])
+    assert any("git reset --soft HEAD^" in s.text for s in segments)
+    assert not any("git rm" in s.text for s in segments)

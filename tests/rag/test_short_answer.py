@@ -88,13 +88,14 @@ async def test_yes_no_says_yes_or_no_then_quotes_the_deciding_phrase() -> None:
     assert text.startswith("No. The closure API is not thread safe on every platform [1]\n\n")
 
 
-async def test_definition_is_the_defining_clause() -> None:
+async def test_definition_is_the_defining_clause_with_its_subject() -> None:
     short, _ = await answer(
         "What is a closure in libffi?",
         "A closure is a function pointer that calls a generic handler, made at run time. "
         "This facility is called the closure API.",
     )
-    assert short == "a function pointer that calls a generic handler"
+    # a line that reads as a definition, not a fragment without its subject
+    assert short == "A closure is a function pointer that calls a generic handler"
 
 
 async def test_when_is_a_date_and_choice_is_one_of_the_two() -> None:
@@ -190,3 +191,75 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
         "of the stream. **Default:** `16`.\n",
     )
     assert short == "`16`"
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "line"),
+    [
+        (  # the command line that does it, not the one saying where it runs
+            "How do I deploy the site to GitHub Pages?",
+            "Change to the repository and deploy the site from there:\n\n"
+            "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master\n\n"
+            "The site is pushed to GitHub Pages.",
+            "mkdocs gh-deploy --remote-branch master",
+        ),
+        (  # the call of the unit saying most of what is asked
+            "How do I copy a file together with its metadata?",
+            "-c, --copy: Copy a branch, together with its config and reflog.\n\n"
+            "shutil.copy2(src, dst): Identical to copy() except that it also preserves the "
+            "file metadata.",
+            "shutil.copy2(src, dst)",
+        ),
+        (  # how the two differ, said by contrast
+            "What is the difference between shutil.copy and shutil.copy2?",
+            "shutil.copy(src, dst): Copies the file src to the file or directory dst.\n\n"
+            "shutil.copy2(src, dst): Identical to copy() except that copy2() also attempts to "
+            "preserve file metadata.",
+            "Identical to copy() except that copy2() also attempts to preserve file metadata",
+        ),
+        (  # the reason follows the colon explaining the claim
+            "Why is rebasing a published branch a bad idea?",
+            "Rebasing a branch that others have based work on is a bad idea: anyone "
+            "downstream of it is forced to fix their history.",
+            "anyone downstream of it is forced to fix their history",
+        ),
+        (  # a number ends before the comma after it
+            "How many times does timeit run the statement by default?",
+            "timeit.timeit(stmt='pass', number=1000000, globals=None): Run the statement "
+            "number times.",
+            "1000000",
+        ),
+        (  # where a program keeps something: a path
+            "Where is the latest stash stored?",
+            "The latest stash you created is stored in refs/stash; older stashes are in its "
+            "reflog.",
+            "refs/stash",
+        ),
+    ],
+)
+async def test_the_line_is_what_answers_each_kind(question: str, text: str, line: str) -> None:
+    short, _ = await answer(question, text)
+    assert short == line
+
+
+async def test_yes_no_quotes_the_phrase_holding_the_no() -> None:
+    short, text = await answer(
+        "Does shutil.copy preserve the file modification time?",
+        "Other metadata, like the file's creation and modification times, is not preserved.",
+    )
+    assert short == "No."
+    assert text.startswith(
+        "No. Other metadata, like the file's creation and modification times, is not preserved"
+    )
+
+
+async def test_yes_no_is_decided_by_what_an_entry_says_not_its_parameter_names() -> None:
+    short, text = await answer(
+        "Is the output of json.dumps ASCII by default?",
+        "json.dumps(obj, *, ensure_ascii=True, cls=None, default=None): Serialize obj to a "
+        "JSON formatted str.\n\n"
+        "If ensure_ascii is true (the default), the output has all non-ASCII characters "
+        "escaped.",
+    )
+    assert short == "Yes."
+    assert text.startswith("Yes. If ensure_ascii is true")

@@ -94,3 +94,13 @@ def test_html_lists_and_tables_one_line_each_are_units_and_wrapped_prose_is_not_
 def test_markdown_link_targets_are_no_units() -> None:
     text = "Reads a file line by line.\n\n[reading files]: #example-read-file-stream\n"
     assert kinds(text) == [("sentence", "Reads a file line by line.")]
+
+
+def test_command_lines_after_a_colon_are_code_and_prose_after_one_is_not() -> None:
+    text = (
+        "To create a new project, run the following command from the command line:\n\n"
+        "mkdocs new my-project\ncd my-project\n\n"
+        "The options are:\n\nThe first one is fast. The second one is safe."
+    )
+    assert ("code", "mkdocs new my-project\ncd my-project") in kinds(text)
+    assert ("sentence", "The first one is fast.") in kinds(text)

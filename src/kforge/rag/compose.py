@@ -26,11 +26,27 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
-from kforge.rag.question import Question, holds_kind, mentions, read_question, unit_terms
+from kforge.rag.question import (
+    ENTRY,
+    Question,
+    defined_subject,
+    defines_subject,
+    holds_kind,
+    is_about,
+    mentions,
+    opens_with_subject,
+    read_question,
+    unit_terms,
+)
 from kforge.rag.types import Chunk
 from kforge.rag.units import Unit, normalized, passage_units
 
-__all__ = ["Segment", "candidate_sentences", "compose_extractive", "mentions_title"]
+__all__ = [
+    "Segment",
+    "candidate_sentences",
+    "compose_extractive",
+    "mentions_title",
+]
 
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
@@ -146,15 +162,26 @@ def _candidates(
     out = []
     for index, chunk in enumerate(passages):
         headings = {_bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
-        for unit in passage_units(chunk.text):
+        units = passage_units(chunk.text)
+        for before, unit in zip([None, *units], units, strict=False):
             if not _usable(unit, question) or normalized(unit.text) in said:
                 continue
             if unit.kind == "sentence" and _bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
             names = {_NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
             terms = unit_terms(unit.text) | names
+            if unit.kind == "code" and before is not None and _captions(before.text):
+                terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
             out.append(_Candidate(unit.text, index, unit.position, unit.kind, terms))
     return out
+
+
+def _captions(text: str) -> bool:
+    """True for a line that says what the code after it does: one introducing it ("run the
+    following command:", "... as follows.") or a short title ("Undo a commit and redo")."""
+    if text.endswith(":") or re.search(r"\b(?:the following|as follows|below)\b", text, re.I):
+        return True
+    return len(text.split()) <= 8 and not text.endswith((".", "!", "?"))
 
 
 def _bare_heading(text: str) -> str:
@@ -203,6 +230,8 @@ def compose_extractive(
     query_weight = sum(idf(t) for t in query) or 1.0
     heading_match = [_heading_match(asked, p, query) for p in passages]
     named = _named(question, passages)
+    subject = defined_subject(asked)
+    defining = _defining_units(candidates, passages, subject) if subject else {}
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -211,7 +240,14 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
-        value += _ENTRY_BONUS * _opens_with_asked(c, asked)  # "--onto <newbase>: ..."
+        # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
+        # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
+        opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
+        value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
+        if asked.kind == "comparison" and any(
+            opens_with_subject(c.text, unit_terms(o)) for o in asked.options
+        ):
+            value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
@@ -255,11 +291,35 @@ def compose_extractive(
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
-        call = next((c for c in asked_here if c.kind == "signature"), None) or next(
-            (c for c in asked_here if c.kind == "code"), None
-        )
+
+        # the call or code holding most of what is asked ("mkdocs new my-project" for "create
+        # a new project", not the page's other block, "mkdocs serve")
+        def said(c: _Candidate) -> float:
+            return sum(idf(t) for t in query if t in c.terms)
+
+        calls = [c for c in asked_here if c.kind in ("signature", "code")]
+        call = max(calls, key=lambda c: (said(c), c.kind == "signature"), default=None)
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
+    if asked.kind == "comparison":  # one unit about each compared item, both always
+        for option in asked.options:
+            if not any(is_about(c.text, option) for c in chosen):
+                about = [c for c in ranked if is_about(c.text, option)]
+                # one that opens with the item says what it is ("A deep copy constructs
+                # ..."); one beside what is said of the other item contrasts the two
+                beside = {
+                    c.source for c in chosen if any(is_about(c.text, o) for o in asked.options)
+                }
+                about.sort(
+                    key=lambda c: (
+                        not opens_with_subject(c.text, unit_terms(option)),
+                        c.source not in beside,
+                    )
+                )
+                if about:
+                    chosen.append(about[0])
+                    if about[0].source not in sources:
+                        sources.append(about[0].source)
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
@@ -282,14 +342,32 @@ def compose_extractive(
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
 
 
-_ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+def _defining_units(
+    candidates: Sequence[_Candidate], passages: Sequence[Chunk], subject: frozenset[str]
+) -> dict[int, float]:
+    """How far each unit (by id) defines ``subject``: 1 for one saying what it is ("Deques
+    are ...", "fast-forward: ...") and for the first unit of a section whose own heading
+    names just it (``docs_dir`` above "The directory containing ..."); less for one that
+    opens with it otherwise ("Named tuple instances do not ...", an API entry
+    ``class collections.deque(...): ...``)."""
+    found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
+    firsts: dict[int, _Candidate] = {}
+    for c in candidates:
+        if c.source not in firsts or c.position < firsts[c.source].position:
+            firsts[c.source] = c
+    for source, c in firsts.items():
+        last = passages[source].heading.rsplit(">", 1)[-1]
+        if unit_terms(last) == subject:
+            found[id(c)] = 1.0
+    return found
 
 
-def _opens_with_asked(unit: _Candidate, question: Question) -> float:
+def _opens_with_asked(unit: _Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
-    of the question's words its short term holds, doubled (at most 1). A sentence opening
-    "Stronger Together: A Blueprint ..." is a title, not an entry."""
+    of the question's words its short term holds, by idf and doubled (at most 1): ``--copy``
+    holds a common word of "copy a file with its metadata", not what sets it apart. A
+    sentence opening "Stronger Together: A Blueprint ..." is a title, not an entry."""
     if question.kind in ("yesno", "choice", "comparison"):
         return 0.0
     text = unit.text
@@ -297,7 +375,7 @@ def _opens_with_asked(unit: _Candidate, question: Question) -> float:
     for name in question.identifiers:
         if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
             return 1.0
-    entry = _ENTRY.match(text)
+    entry = ENTRY.match(text)
     if (
         entry is None
         or unit.kind != "item"
@@ -306,7 +384,8 @@ def _opens_with_asked(unit: _Candidate, question: Question) -> float:
     ):
         return 0.0
     held = unit_terms(entry.group(1)) & set(question.terms)
-    return min(1.0, 2 * len(held) / max(1, len(question.terms)))
+    weight = sum(map(idf, question.terms)) or 1.0
+    return min(1.0, 2 * sum(map(idf, held)) / weight)
 
 
 def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> float:

@@ -18,13 +18,21 @@ from kforge.rag.textcheck import REQUEST_WORDS
 
 __all__ = [
     "DATE",
+    "ENTRY",
     "NUMBER",
     "Question",
     "QuestionKind",
+    "after_subject",
     "asked_noun",
+    "date_spans",
+    "defined_subject",
+    "defines_subject",
     "holds_kind",
     "identifiers",
+    "is_about",
     "mentions",
+    "name_spans",
+    "opens_with_subject",
     "read_question",
     "term_of",
     "unit_terms",
@@ -120,7 +128,7 @@ DATE = re.compile(
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
 NUMBER = re.compile(
-    r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
+    r"(?<![\w.])(?:\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
     re.IGNORECASE,
 )
@@ -282,6 +290,26 @@ def asked_noun(question: str) -> str:
     return words[-1] if words and not words[-1].isdigit() else ""
 
 
+_ASKED_SUBJECT = re.compile(
+    r"^(?:what(?:'s| is| are)|define|explain what)\s+(?:an? |the )?(.+?)"
+    r"(?:\s+(?:is|are|mean|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
+    re.IGNORECASE,
+)
+_NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
+
+
+def defined_subject(question: Question) -> frozenset[str]:
+    """The terms of what a short "what is X" question asks to define ("a deque" -> deque,
+    "the index in Git" -> index), or nothing: for a longer question ("what is the name of the
+    stadium ...") the answer is a name, not a definition."""
+    if question.kind != "definition":
+        return frozenset()
+    match = _ASKED_SUBJECT.match(question.text)
+    if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
+        return frozenset()
+    return unit_terms(match.group(1))
+
+
 def mentions(text: str, name: str) -> bool:
     """True when ``text`` holds ``name`` whole (not inside a longer name), any case."""
     pattern = rf"(?<![\w$-]){re.escape(name)}(?![\w$]|\.[A-Za-z_$])"
@@ -312,3 +340,119 @@ def _words_of(option: str) -> list[str]:
     return [w for w in re.findall(r"[\w'\u2019-]+", option) if w[0].isupper() or len(w) > 3] or [
         option
     ]
+
+
+ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+"""A "term: definition" entry, its term in group 1."""
+
+
+def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
+    """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
+    "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
+    constructs ...", "Deques are ...", "The word **checkpoint** is used ..."; not
+    "Otherwise, the deque is ...")."""
+    return after_subject(text, subject) is not None
+
+
+def after_subject(text: str, subject: frozenset[str]) -> str | None:
+    """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
+    rest of the sentence, or of an entry its definition; None when it does not open so."""
+    entry = ENTRY.match(text)
+    if entry and len(entry.group(1).split()) <= 6:
+        return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
+    words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    if len(words) > 1 and words[0].lower() in _NAMING_WORDS:
+        words = words[1:]  # "the term X", "the word X"
+    if (
+        not words
+        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
+        or not unit_terms(words[0]) & subject
+    ):
+        return None
+    phrase: list[str] = []
+    for word in words[: len(subject) + 1]:
+        phrase.append(word)
+        if not re.fullmatch(r"[\w.-]+", word) or subject <= unit_terms(" ".join(phrase)):
+            break  # "deque," ends the phrase, and so does its last word
+    if not subject <= unit_terms(" ".join(phrase)):
+        return None
+    return " ".join(words[len(phrase) :])
+
+
+_SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
+
+
+def defines_subject(text: str, subject: frozenset[str]) -> float:
+    """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
+    an entry "fast-forward: ..."), 0.6 when it opens with it otherwise ("A counter tool is
+    provided ...", an API entry ``class collections.deque([iterable]): ...``), else 0."""
+    rest = after_subject(text, subject)
+    if rest is None:
+        return 0.0
+    entry = ENTRY.match(text)
+    if entry:
+        says = len(entry.group(1).split()) <= len(subject) + 1
+    else:
+        says = _SAYS_WHAT.match(rest) is not None
+    return 1.0 if says else 0.6
+
+
+_NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])
+
+
+def is_about(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``: a code name whole
+    (``json.dump`` is not in ``json.dumps``), else its words in a row ("git revert", not
+    "Reset, restore and revert in git")."""
+    if identifiers(option):
+        return all(mentions(text, name) for name in identifiers(option))
+    wanted = _term_run(option)
+    said = _term_run(text)
+    size = len(wanted)
+    return size > 0 and any(said[i : i + size] == wanted for i in range(len(said) - size + 1))
+
+
+def _term_run(text: str) -> list[str]:
+    return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]
+
+
+_NAME = re.compile(
+    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
+    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
+    r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
+)
+
+
+def date_spans(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` gives a date the question does not: the year alone for "what year", the
+    fullest date otherwise."""
+    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
+    found = []
+    for match in DATE.finditer(text):
+        if match.group(0) in question.text:
+            continue
+        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
+        start = match.start() + year.start() if year else match.start()
+        found.append((start, start + len(year.group(0)) if year else match.end()))
+    return found
+
+
+_PATH = re.compile(r"(?<![\w/.~-])[\w.~-]*\w/[\w./{}@-]*\w")
+"""A path or ref: ``refs/stash``, ``~/.config/app/settings.yml``."""
+
+
+def name_spans(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
+    between them) and quoted titles; a run joined by "and" also gives each side alone; for
+    "where", also a path (``refs/stash``: where a program keeps something)."""
+    found = [m.span() for m in _PATH.finditer(text)] if question.kind == "where" else []
+    for match in _NAME.finditer(text):
+        start, end = match.span()
+        found.append((start, end))
+        piece = match.group(0)
+        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
+            if part.span() != (0, len(piece)):
+                found.append((start + part.start(), start + part.end()))
+    return found

@@ -14,13 +14,20 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
+from kforge.rag.commands import command_of, description_of
 from kforge.rag.compose import Segment, mentions_title
 from kforge.rag.question import (
     DATE,
     NUMBER,
     Question,
     asked_noun,
+    date_spans,
+    defined_subject,
+    defines_subject,
+    holds_kind,
+    is_about,
     mentions,
+    name_spans,
     read_question,
     term_of,
     unit_terms,
@@ -52,9 +59,10 @@ class ShortAnswer:
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
-    r"won't|unsafe|neither|nor|none|without)\b|n't\b",
+    r"won't|unsafe|neither|nor|none|without)\b(?<!=None)|n't\b",
     re.IGNORECASE,
 )
+"""A word that says no (``cls=None``, a default value written as code, does not)."""
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|refers to|means|denotes|represents|is called|are called|"
     r"contains|returns|holds|stands for)\s+(.+)",
@@ -72,11 +80,6 @@ def _word_set(words: str) -> frozenset[str]:
 
 _NOT_UNITS = _word_set(
     "and or the a an to of in on is are was were be by for with that this it as at from"
-)
-_PROPER = re.compile(
-    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
-    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
-    r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
@@ -99,7 +102,6 @@ _NEAR = 6
 """Words on either side of a name in which the question's words count as near it."""
 _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
-_NOT_A_STEP = re.compile(r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict')")
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 _OPENERS = _word_set("The A An It He She They This These In On At For As")
@@ -136,6 +138,10 @@ def short_answer(
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
+    elif kind == "comparison":
+        found = _difference(asked, units)
+    elif kind == "definition" and (found := _defines(asked, units)):
+        pass
     elif kind == "definition":
         # of the best sentences, the one holding most of what is asked defines it
         terms = set(asked.terms)
@@ -221,27 +227,17 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
-def _dates(text: str, question: Question) -> list[tuple[int, int]]:
-    """Where ``text`` gives a date the question does not: the year alone for "what year", the
-    fullest date otherwise."""
-    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
-    found = []
-    for match in DATE.finditer(text):
-        if match.group(0) in question.text:
-            continue
-        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
-        start = match.start() + year.start() if year else match.start()
-        found.append((start, start + len(year.group(0)) if year else match.end()))
-    return found
-
-
 def _reason(text: str) -> str:
+    """The clause giving a reason: from its cue ("because", "to avoid", "allow for"), or what
+    follows a colon explaining the sentence's claim ("... is a bad idea: anyone downstream
+    of it is forced to ...")."""
     cue = re.search(
-        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow))\b",
+        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow)|"
+        r"allows? (?:for|you to|us to))\b|(?<=\w): (?=[a-z])",
         text,
         re.IGNORECASE,
     )
-    return _clause(text, cue.start()) if cue else ""
+    return _clause(text, cue.end() if cue and cue.group(0) == ": " else cue.start()) if cue else ""
 
 
 def _defining(text: str, question: Question) -> str:
@@ -260,30 +256,57 @@ def _defining(text: str, question: Question) -> str:
     return ""
 
 
-def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """The call, command or code that does it, from the best sentence that has one: an API
-    signature, a code span naming what is asked or holding a call, or a code block's first
-    line that does something."""
-    for unit in units:
-        text = unit.text.strip()
-        if _CODE_SPAN.fullmatch(text):
-            return ShortAnswer(text, text, unit.source)
-        if "\n" in text:  # a code block: the line that does what is asked, else a call
-            lines = [x.strip() for x in text.splitlines() if x.strip()]
-            steps = [x for x in lines if not _NOT_A_STEP.match(x)]
-            asked = [x for x in steps if unit_terms(x) & set(question.terms) and "(" in x]
-            calls = [x for x in steps if "(" in x or x.startswith("$ ")]
-            for group in (asked, calls):
-                if group:
-                    return ShortAnswer(group[0], group[0], unit.source)
-            continue
-        spans = _CODE_SPAN.findall(text)
-        named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
-        calls = [s for s in spans if "(" in s or " " in s.strip("`")]
-        for group in (named, calls):
-            if group:
-                return ShortAnswer(group[0], group[0], unit.source)
+def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """For "what is X": the opening clause, subject and all, of the best sentence that opens
+    with X ("A fast-forward is a special type of merge"); of an entry "X: ...", what follows
+    its term. A line that reads as a definition, not a fragment without its subject."""
+    subject = defined_subject(question)
+    weight = {id(u): defines_subject(u.text, subject) for u in units} if subject else {}
+    opening = [u for u in units if weight.get(id(u))]
+    # one that says what X is ("Deques are ...") before one that says something of it
+    opening.sort(key=lambda u: (-weight[id(u)], not holds_kind(u.text, question)))
+    for unit in opening:
+        entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
+        quote = _clause(unit.text, entry.end() if entry else 0)
+        if quote:
+            return ShortAnswer(quote, quote, unit.source)
     return None
+
+
+_CONTRAST = re.compile(
+    r"\b(?:except|unlike|whereas|while|instead of|rather than|differs?|but|only)\b", re.I
+)
+
+
+def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """How two compared items differ: the clause of a sentence about one of them that says
+    it by contrast ("Identical to copy() except that copy2() also preserves file metadata"),
+    else the opening clause of the best sentence about the first item."""
+    about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
+    contrast = [u for u in about if _CONTRAST.search(u.text)]
+    for unit in contrast + about:
+        entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
+        quote = _clause(unit.text, entry.end() if entry else 0)
+        if quote:
+            return ShortAnswer(quote, quote, unit.source)
+    return None
+
+
+def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The call, command or code that does it: of the supporting units that offer one, the
+    one saying most of what is asked (ties: the better unit). A unit offers an API signature,
+    the option or call an entry opens with, a code span naming what is asked or holding a
+    call, or its code block's line that holds most of what is asked."""
+    terms = set(question.terms)
+    offered = []
+    for order, unit in enumerate(units):
+        quote = command_of(unit.text.strip(), question)
+        if quote:
+            offered.append((-len(unit_terms(unit.text) & terms), order, quote, unit.source))
+    if not offered:
+        return None
+    _, _, quote, source = min(offered)
+    return ShortAnswer(quote, quote, source)
 
 
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
@@ -332,12 +355,28 @@ def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chu
             best = units[0]
             return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
     terms = set(question.terms)
-    best = max(units, key=lambda u: len(unit_terms(u.text) & terms))
-    clause = _clause(best.text)
-    if len(unit_terms(best.text) & terms) < _DECIDES * len(terms):
+    best = max(units, key=lambda u: len(unit_terms(description_of(u.text)) & terms))
+    said = description_of(best.text)
+    clause = _clause(said)
+    if len(unit_terms(said) & terms) < _DECIDES * len(terms):
         return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
-    negated = _NEGATION.search(best.text) is not None
+    negated = _NEGATION.search(said)
+    if negated:  # the phrase that decides it holds the "not": "... times, is not preserved"
+        clause = _deciding(said, negated.start())
     return ShortAnswer("No." if negated else "Yes.", clause, best.source)
+
+
+def _deciding(text: str, at: int) -> str:
+    """The phrase of ``text`` deciding a yes/no question by the negation at ``at``: the
+    sentence up to the end of the clause holding it ("Other metadata, like ..., is not
+    preserved"; "The closure API is not thread safe on every platform"), or that clause
+    alone when the stretch is long."""
+    end = _CLAUSE_END.search(text, at)
+    whole = _trim(text[: end.start() if end else len(text)])
+    if len(whole.split()) <= _MAX_WORDS + 4:
+        return whole
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
+    return _clause(text, starts[-1] if starts else 0)
 
 
 def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
@@ -357,20 +396,6 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
         kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
         return bool(kinds[0] & kinds[1]) if all(kinds) else None
     return all(asked <= unit_terms(text) for text in about) if asked else None
-
-
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
-    between them) and quoted titles; a run joined by "and" also gives each side alone."""
-    found = []
-    for match in _PROPER.finditer(text):
-        start, end = match.span()
-        found.append((start, end))
-        piece = match.group(0)
-        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
-            if part.span() != (0, len(piece)):
-                found.append((start + part.start(), start + part.end()))
-    return found
 
 
 def _name(
@@ -397,7 +422,9 @@ def _name(
     count: dict[str, int] = {}
     for unit in units:
         text = unit.text
-        for order, (start, end) in enumerate(_dates(text, question) if dates else _spans(text)):
+        for order, (start, end) in enumerate(
+            date_spans(text, question) if dates else name_spans(text, question)
+        ):
             span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
             if start == 0:
                 span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)

@@ -128,6 +128,10 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
         if kind == "prose" and (code_lines * 2 > len(lines) or _PROMPT.match(lines[0])):
             out.append(("code", lines))  # code whose fences lie in another passage
             continue
+        said = next((block for block in reversed(out) if block[0] != "blank"), None)
+        if kind == "prose" and said and said[1][-1].rstrip().endswith(":") and _commands(lines):
+            out.append(("code", lines))  # "run the following command:" then its lines
+            continue
         if kind == "prose" and len(lines) >= 2:
             entries = sum(1 for line in lines if _is_entry(line))
             if entries >= 2 and entries * 2 >= len(lines):
@@ -140,6 +144,15 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             continue
         out.append((kind, lines))
     return out
+
+
+_COMMAND_LINE = re.compile(r"^\s*[a-z./$~-][\w./~-]*(?: +\S+){0,8}\s*$")
+
+
+def _commands(lines: list[str]) -> bool:
+    """True for lines that read as commands, not prose: each a lower-case command name or
+    path and a few arguments, none ending a sentence (``mkdocs new my-project``)."""
+    return all(_COMMAND_LINE.match(x) and not _ENDS.search(x) for x in lines)
 
 
 def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:

@@ -1,0 +1,69 @@
+"""The call, command or code a passage's unit offers for a "how do I" question: an API
+signature, the option or call an entry opens with (``-m, --move: ...``, ``shutil.copy2(src,
+dst): ...``), a code span, or the line of a code block that does what is asked.
+
+Quoted exactly from the unit, so a short answer line built from it is as exact as the unit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kforge.rag.question import Question, mentions, unit_terms
+
+__all__ = ["command_of", "description_of"]
+
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_NOT_A_STEP = re.compile(
+    r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict'|\.\.\.\s|>>> import )"
+)
+_API_ENTRY = re.compile(
+    r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
+    r"((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
+)
+"""An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
+``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
+_PROSE_CALL = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
+_QUOTED = re.compile(r'"([^"\n]{3,60})"')
+_ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
+"""What a line of code does is in its words, not in the paths it runs in (``cd
+../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
+_COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
+"""A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
+
+
+def command_of(text: str, question: Question) -> str:
+    """The call, command or code ``text`` offers for a "how do I" question, or ""."""
+    terms = set(question.terms)
+    if _CODE_SPAN.fullmatch(text):
+        return text
+    if "\n" in text:  # a code block: the line that does what is asked, else a call
+        lines = [x.strip() for x in text.splitlines() if x.strip()]
+        steps = [x for x in lines if not _NOT_A_STEP.match(x)]
+        said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
+        asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
+        asked.sort(key=lambda x: -len(said[x]))
+        calls = [x for x in steps if "(" in x or x.startswith("$ ")]
+        return next(iter(asked or calls), "")
+    entry = _API_ENTRY.match(text)
+    if entry:
+        return entry.group(1).rstrip(", ")
+    spans = _CODE_SPAN.findall(text)
+    # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'
+    spans += [m.group(1) for m in _QUOTED.finditer(text) if _COMMAND.match(m.group(1))]
+    named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
+    calls = [s for s in spans if "(" in s or " " in s.strip("`")]
+    if named or calls:
+        return (named or calls)[0]
+    # a call named in prose whose code spans were lost (HTML): "use shutil.rmtree() to ..."
+    written = _PROSE_CALL.findall(text)
+    asked = [c for c in written if unit_terms(c) & terms]
+    return next(iter(asked or written), "")
+
+
+def description_of(text: str) -> str:
+    """``text`` without the option or call an API entry opens with: what the entry says of
+    it (``json.dump(obj, fp, *, ensure_ascii=True, ...): Serialize ...`` -> ``Serialize
+    ...``), whose parameter names say nothing of what it does."""
+    entry = _API_ENTRY.match(text)
+    return text[entry.end() :] if entry else text

@@ -1,0 +1,49 @@
+"""The command a unit offers for a "how do I" question."""
+
+from __future__ import annotations
+
+from kforge.rag.commands import command_of, description_of
+from kforge.rag.question import read_question
+
+
+def test_an_entry_offers_its_option_or_call() -> None:
+    asked = read_question("How do I rename a branch?")
+    assert command_of("-m, --move: Move/rename a branch.", asked) == "-m, --move"
+    assert (
+        command_of("os.path.join(path, *paths): Join paths.", asked) == "os.path.join(path, *paths)"
+    )
+
+
+def test_a_code_block_offers_the_line_doing_what_is_asked_not_where_it_runs() -> None:
+    asked = read_question("How do I create a temporary directory?")
+    code = (
+        ">>> with tempfile.TemporaryDirectory() as d:\n...     print('created temporary directory')"
+    )
+    assert command_of(code, asked) == ">>> with tempfile.TemporaryDirectory() as d:"
+    asked = read_question("How do I deploy to GitHub Pages?")
+    code = "cd ../orgname.github.io/\nmkdocs gh-deploy --remote-branch master"
+    assert command_of(code, asked) == "mkdocs gh-deploy --remote-branch master"
+
+
+def test_an_api_entry_offers_its_call_without_its_kind_and_prose_its_quoted_command() -> None:
+    asked = read_question("How do I get the current local date and time?")
+    entry = "classmethod datetime.now(tz=None): Return the current local date and time."
+    assert command_of(entry, asked) == "datetime.now(tz=None)"
+    asked = read_question("How do I list all tags?")
+    assert command_of('Running "git tag" without arguments lists all tags.', asked) == "git tag"
+
+
+def test_prose_offers_the_call_it_names_when_its_code_spans_are_lost() -> None:
+    asked = read_question("How do I delete a directory tree?")
+    text = "Use shutil.rmtree() to delete a tree, or os.rmdir() for an empty directory."
+    assert command_of(text, asked) == "shutil.rmtree()"
+
+
+def test_prose_offers_no_command() -> None:
+    assert command_of("The site is built.", read_question("How do I build it?")) == ""
+
+
+def test_an_entry_describes_its_call_after_the_signature() -> None:
+    entry = "json.dump(obj, fp, *, ensure_ascii=True): Serialize obj as a JSON stream."
+    assert description_of(entry) == "Serialize obj as a JSON stream."
+    assert description_of("The output is ASCII.") == "The output is ASCII."
