@@ -77,7 +77,7 @@ def test_harness_end_to_end_on_the_fixture_pages(bench: ModuleType, tmp_path: Pa
     out = tmp_path / "result.json"
     assert bench.main(["--docsets", str(tmp_path), "--sets", "fixtures", "--json", str(out)]) == 0
     result = json.loads(out.read_text())["runs"]["after"]["fixtures"]
-    assert result["sources"] == 6  # git-init.html is the same document as git-init.txt
+    assert result["sources"] == 7  # git-init.html is the same document as git-init.txt
     assert result["indexed_twice"] == 0 and result["duplicates_skipped"] == 1
     assert result["boilerplate_chunks"] == 0 and result["chunks"] > 20
     assert result["peak_rss_mib"] > 0

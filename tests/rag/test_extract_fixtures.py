@@ -103,6 +103,18 @@ def test_asciidoc_tables_become_rows() -> None:
     assert "term: Its definition." in doc.text
 
 
+def test_a_real_asciidoc_table_reads_as_rows_with_its_columns_kept() -> None:
+    doc = _doc("reftable.txt")
+    assert doc.format == "asciidoc"
+    rows = _lines(doc)
+    assert "repository | packed-refs | reftable | % original | avg ref | avg obj" in rows
+    assert "android | 62.2 M | 36.1 M | 58.0% | 33 bytes | 5 bytes" in rows
+    # an empty cell keeps its place, so the timings stay under their own columns
+    assert "packed-refs | hot |  | 6,844.6 usec | 20,110.1 usec" in rows
+    assert not any(line.startswith(("|===", "[cols=")) for line in rows)
+    assert "reftable > Overview > Performance" in [s.heading for s in doc.sections]
+
+
 def test_sphinx_page_keeps_the_body_only() -> None:
     doc = _doc("copy.html")
     assert doc.title == "copy"

@@ -302,7 +302,15 @@ def _table_rows(body: list[str], columns: int) -> list[str]:
         columns = len(cells_by_line[0]) if cells_by_line else 1
     cells = [c for line in cells_by_line for c in line]
     rows = [cells[i : i + columns] for i in range(0, len(cells), max(columns, 1))]
-    return [" | ".join(c for c in row if c) for row in rows if any(row)]
+    # an empty cell stays (as an empty place between bars) so later cells keep their columns
+    return [" | ".join(_trimmed(row)) for row in rows if any(row)]
+
+
+def _trimmed(row: list[str]) -> list[str]:
+    end = len(row)
+    while end and not row[end - 1]:
+        end -= 1
+    return row[:end]
 
 
 def _strip_callouts(lines: list[str]) -> str:
