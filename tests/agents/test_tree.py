@@ -236,6 +236,10 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
     assert any(f.type == "agent.thinking" and "Re-planning" in f.message for f in frames)
     assert phases(frames)[-3:] == ["execute", "check", "summary"]
     assert rt.agent_tree(root)[root]["userContent"] == picnic
+    # the live stream (what `kforge assist` draws) shows the new task too, not the old one
+    streamed = [c async for c in rt.stream(root, follow=False)]
+    states = [c["state"] for c in streamed if c["type"] == "agent-state" and c["agentId"] == root]
+    assert states[-1]["userContent"] == picnic
     await rt.aclose()
 
 

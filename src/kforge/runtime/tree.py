@@ -144,6 +144,8 @@ class _Watch:
         self.run = run
         self.comment = "unchanged"
         self.asking = False
+        self.modified: str | None = None
+        """The task a person's latest modify gave the agent, which replaces its own."""
 
 
 def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeChunk]:
@@ -166,6 +168,8 @@ def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeC
         return [chunk]
     if isinstance(item, Intervention):
         watch.comment = _comment(item)
+        if item.action == "modify":
+            watch.modified = item.content
     elif isinstance(item, InteractionRequested):
         watch.asking = True
     elif isinstance(item, InteractionAnswered):
@@ -177,7 +181,7 @@ def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeC
         "status": agent_state(watch.run, comment=watch.comment, asking=watch.asking),
         "runStatus": watch.run.status.value,
         "parentId": watch.run.parent_id,
-        "userContent": user_content(watch.run),
+        "userContent": watch.modified or user_content(watch.run),
         "userComment": watch.comment,
     }
     if isinstance(item, InteractionRequested):
