@@ -86,3 +86,47 @@ def test_chunks_are_exact_ordered_non_overlapping_slices(lines: list[str], limit
         last_end = span.end
     covered = "".join(text[s.start : s.end] for s in spans)
     assert "".join(covered.split()) == "".join(text[doc.body_start :].split())
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip()]
+
+
+def test_a_code_block_that_fits_is_kept_whole_blank_lines_and_all() -> None:
+    code = "def first():\n    return 1\n\n\ndef second():\n    return 2"
+    text = "# Code\n\n" + "Intro words here. " * 20 + "\n\n```python\n" + code + "\n```\n"
+    chunks = _chunks("c.md", text.encode(), max_chars=400)
+    assert any(code in c for c, _, _ in chunks)
+
+
+def test_a_long_code_block_is_split_only_at_line_ends() -> None:
+    lines = [f"    ffi_type **argtypes_{i} = &table[{i}]; /* slot {i} */" for i in range(60)]
+    html = "<h1>Code</h1><pre>" + "\n".join(lines) + "</pre><p>After.</p>"
+    doc = extract("c.html", html.encode())
+    chunks = chunk_document(doc, ChunkingOptions(300))
+    assert len(chunks) > 3
+    seen = [line for c in chunks for line in _code_lines(doc.text[c.start : c.end])]
+    assert [line.strip() for line in seen if "argtypes" in line] == [x.strip() for x in lines]
+    for c in chunks:
+        for line in _code_lines(doc.text[c.start : c.end]):
+            assert line.strip() in {x.strip() for x in lines} | {"Code", "After."}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="abc*[]{}();= _\t", min_size=0, max_size=60), min_size=1, max_size=40
+    ),
+    st.integers(min_value=100, max_value=600),
+)
+def test_for_any_code_block_every_chunk_holds_whole_lines(lines: list[str], limit: int) -> None:
+    body = "\n".join(line.replace("```", "") for line in lines)
+    text = "# T\n\nSome prose.\n\n```\n" + body + "\n```\n"
+    doc = extract("p.md", text.encode())
+    start, end = doc.code[0]
+    long_line = len(max(lines, key=len)) > limit
+    for c in chunk_document(doc, ChunkingOptions(limit)):
+        if start < c.start < end and not long_line:  # only indentation before it on its line
+            assert not text[text.rfind("\n", 0, c.start) + 1 : c.start].strip()
+        if start < c.end < end and not long_line:  # only spaces after it on its line
+            assert not text[c.end : text.find("\n", c.end)].strip()

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kforge.rag.extract import ExtractionError, decode_text, detect_text, extract, format_of
 
@@ -69,3 +71,60 @@ def test_other_encodings_are_decoded_and_named_and_binary_is_refused() -> None:
 def test_unsupported_suffix_is_refused() -> None:
     with pytest.raises(ExtractionError, match=r"unsupported format '\.docx'"):
         extract("a.docx", b"x")
+
+
+def test_titles_lose_their_subtitle_manual_or_site_name() -> None:
+    from kforge.rag.extract import clean_title
+
+    cases = {
+        "The Closure API (libffi: the portable foreign function interface library)": (
+            "The Closure API"
+        ),
+        "GNU gettext utilities: 10. Producing Binary MO Files": "Producing Binary MO Files",
+        "os | Node.js v18.20.4 Documentation": "os",
+        "copy — Shallow and deep copy operations — Python 3.11.2 documentation": "copy",
+        "Installation - MkDocs": "Installation",
+        "libffi: the portable foreign function interface library": "libffi",
+        "git-init(1)": "git-init(1)",
+        "Durable runs": "Durable runs",
+        "C++ (the language)": "C++",
+    }
+    for title, expected in cases.items():
+        assert clean_title(title) == expected
+
+
+def test_markdown_furniture_is_blanked_but_code_is_not() -> None:
+    text = (
+        "---\ntitle: x\n---\n# Guide\n\n<!-- YAML\nadded: v1.0.0\n-->\n\n"
+        "> Stability: 2 - Stable\n\n[![build](https://ci/badge.svg)](https://ci)\n\n"
+        "Text with <!-- inline note --> a comment and `<!-- in code -->`.\n\n"
+        "```html\n<!-- kept in code -->\n[ref]: #kept\n```\n\n[`worker.terminate()`]: #workerterminate\n"
+    )
+    doc = extract("g.md", text.encode())
+    assert len(doc.text) == len(text)
+    for gone in ("YAML", "added:", "Stability", "badge.svg", "inline note", "#workerterminate"):
+        assert gone not in doc.text
+    assert "`<!-- in code -->`" in doc.text
+    assert "<!-- kept in code -->\n[ref]: #kept" in doc.text
+    assert [s.heading for s in doc.sections] == ["Guide"]
+
+
+@given(st.text(alphabet="ab <!->`#[]:\n*", max_size=200))
+def test_for_any_markdown_blanking_keeps_every_offset(text: str) -> None:
+    from kforge.rag.extract_markdown import blank_markup
+
+    blanked = blank_markup(text)
+    assert len(blanked) == len(text)
+    assert all(b == t or b == " " for b, t in zip(blanked, text, strict=True))
+    assert [i for i, c in enumerate(blanked) if c == "\n"] == [
+        i for i, c in enumerate(text) if c == "\n"
+    ]
+
+
+def test_asciidoc_txt_is_detected_and_plain_text_is_not() -> None:
+    plain = extract("notes.txt", b"Shopping list\n\nMilk: two litres.\nBread.\n")
+    assert plain.format == "text"
+    manual = extract(
+        "git-x.txt", b"git-x(1)\n========\n\nNAME\n----\ngit-x - Do x\n\n-q::\n\tQuiet.\n"
+    )
+    assert manual.format == "asciidoc" and "-q: Quiet." in manual.text

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kforge.rag.extract import extract
 
 PAGE = b"""<!doctype html><html><head><title>Agent Notes</title>
@@ -17,7 +20,7 @@ def test_visible_text_only_with_paragraph_breaks() -> None:
     assert doc.title == "Agent Notes"
     assert "secret" not in doc.text and "color" not in doc.text
     assert "Checkpoints let a run resume after a crash." in doc.text
-    assert "one\n\ntwo" in doc.text
+    assert "one\ntwo" in doc.text  # a list item per line
     assert "Resume from the last step & continue.\nNext line." in doc.text
     assert "code\n  indented" in doc.text
 
@@ -45,3 +48,105 @@ def test_unclosed_head_and_title_do_not_swallow_the_body() -> None:
 def test_page_chrome_is_left_out() -> None:
     doc = extract("x.html", PAGE.replace(b"<pre>", b"<footer>(c) 2024</footer><pre>"))
     assert "Menu" not in doc.text and "2024" not in doc.text
+
+
+def test_texinfo_navigation_lines_and_skip_links_are_dropped() -> None:
+    page = (
+        b'<body><a class="skip" href="#main">Skip to main content</a>'
+        b'<div class="header"><p>Next: <a href="t.html">Thread Safety</a>, Previous: '
+        b'<a href="c.html">The Closure API</a>, Up: <a href="u.html">Using libffi</a> '
+        b'[<a href="i.html">Index</a>]</p></div><h3>Closure Example</h3>'
+        b"<p>A trivial example that creates a new puts by binding fputs with stdout.</p>"
+        b"<pre>ffi_type *tm_type_elements[12];\nvoid **code;</pre>"
+        b"</body>"
+    )
+    doc = extract("closures.html", page)
+    assert "Thread Safety" not in doc.text and "Skip to" not in doc.text
+    assert "ffi_type *tm_type_elements[12];\nvoid **code;" in doc.text
+    assert doc.code and doc.text[doc.code[0][0] : doc.code[0][1]].startswith("ffi_type")
+
+
+def test_tables_are_rows_and_definition_lists_are_entries() -> None:
+    page = (
+        b"<h1>Limits</h1><table><tr><th>Limit</th><th>Default</th></tr>"
+        b"<tr><td>steps</td><td>5</td></tr><tr><td>retries</td><td>3</td></tr></table>"
+        b"<dl><dt><code>-q</code></dt><dt><code>--quiet</code></dt><dd><p>Print less.</p></dd>"
+        b"<dt>EOL</dt><dd>The end-of-line marker.</dd></dl>"
+        b"<ul><li><p>First item,</p><p>still first.</p></li><li>Second</li></ul>"
+    )
+    doc = extract("limits.html", page)
+    assert "Limit | Default\nsteps | 5\nretries | 3" in doc.text
+    assert "-q, --quiet: Print less.\nEOL: The end-of-line marker." in doc.text
+    assert "First item, still first.\nSecond" in doc.text
+
+
+def test_main_content_is_preferred_over_the_page_around_it() -> None:
+    page = (
+        b"<body><div class='sidebar'><p>Site menu text</p></div><div><p>Banner words</p></div>"
+        b"<main><h1>Guide</h1><p>The document itself.</p></main><p>Copyright line</p></body>"
+    )
+    doc = extract("m.html", page)
+    assert doc.text == "Guide\n\nThe document itself."
+
+
+def test_several_articles_are_a_listing_and_all_of_them_are_kept() -> None:
+    page = b"<body><article><p>First post.</p></article><article><p>Second post.</p></article>"
+    assert extract("l.html", page).text == "First post.\n\nSecond post."
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *[
+                    "<p>",
+                    "</p>",
+                    "<h2>",
+                    "</h2>",
+                    "<li>",
+                    "<ul>",
+                    "</ul>",
+                    "<pre>",
+                    "</pre>",
+                    "<td>",
+                    "<tr>",
+                    "<table>",
+                    "</table>",
+                    "<dl>",
+                    "<dt>",
+                    "<dd>",
+                    "<nav>",
+                    "</nav>",
+                    "<br>",
+                    "word",
+                    "&amp;",
+                    "**x",
+                    "[12]",
+                    "<main>",
+                    "</div>",
+                ],
+                "two words",
+                "  ",
+                "\n",
+            ]
+        ),
+        max_size=60,
+    )
+)
+def test_for_any_tag_soup_headings_point_at_their_text(parts: list[str]) -> None:
+    doc = extract("soup.html", "".join(parts).encode())
+    for section in doc.sections:
+        assert doc.text[section.start : section.body_start] == section.heading.split(" > ")[-1]
+    for start, end in doc.code:
+        assert 0 <= start < end <= len(doc.text)
+
+
+def test_a_texinfo_page_is_titled_by_its_section_not_its_manual() -> None:
+    head = b'<head><title>%s</title><meta name="Generator" content="texi2html 1.78a"></head>'
+    body = b"<body><h1>Footnotes</h1><p>(1) A note.</p></body>"
+    titled = extract("fot.html", head % b"GNU gettext utilities: Footnotes" + body)
+    assert titled.title == "Footnotes"
+    untitled = extract("fot.html", head % b"GNU gettext utilities" + body)
+    assert untitled.title == "Footnotes"
+    assert untitled.extra["full_title"] == "GNU gettext utilities: Footnotes"

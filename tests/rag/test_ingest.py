@@ -141,3 +141,86 @@ def test_two_folders_share_a_corpus_without_removing_each_other(tmp_path: Path) 
     report = corpus.ingest(b)
     assert report.removed == []
     assert {s.file for s in corpus.sources()} == {"x.md", "y.md"}
+
+
+FIXTURES = Path(__file__).parent / "data" / "docs"
+
+
+def _manual_pair(root: Path) -> Path:
+    docs = root / "manual"
+    docs.mkdir()
+    for name in ("git-init.txt", "git-init.html", "ToolsForGit.txt"):
+        (docs / name).write_bytes((FIXTURES / name).read_bytes())
+    return docs
+
+
+def test_a_page_in_two_formats_is_indexed_once_from_its_source(tmp_path: Path) -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    events: list[IngestProgress] = []
+    report = corpus.ingest(_manual_pair(tmp_path), progress=events.append)
+    assert sorted(report.added) == ["ToolsForGit.txt", "git-init.txt"]
+    assert [d.path for d in report.duplicates] == ["git-init.html"]
+    assert "the same document as git-init.txt" in report.duplicates[0].reason
+    assert "1 duplicates" in report.summary() and "git-init.html" in report.summary()
+    assert {e.path: e.status for e in events}["git-init.html"] == "duplicate"
+    assert sorted(s.file for s in corpus.sources()) == ["ToolsForGit.txt", "git-init.txt"]
+    again = corpus.ingest(tmp_path / "manual")
+    assert sorted(again.unchanged) == ["ToolsForGit.txt", "git-init.txt"]
+    assert [d.path for d in again.duplicates] == ["git-init.html"] and not again.removed
+
+
+def test_files_of_one_stem_that_differ_are_both_indexed(tmp_path: Path) -> None:
+    docs = tmp_path / "d"
+    docs.mkdir()
+    (docs / "notes.md").write_text("# Notes\n\nCheckpoints make long agent runs durable.\n")
+    (docs / "notes.html").write_text("<h1>Recipes</h1><p>Bake the bread for forty minutes.</p>")
+    report = Corpus.open(MemoryStore(), "t").ingest(docs)
+    assert sorted(report.added) == ["notes.html", "notes.md"] and not report.duplicates
+
+
+def test_documents_extracted_by_an_older_version_are_extracted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import kforge.rag.corpus as corpus_module
+    import kforge.rag.ingest as ingest_module
+    import kforge.rag.records as records_module
+
+    store = MemoryStore()
+    docs = _folder(tmp_path)
+    for module in (records_module, ingest_module, corpus_module):
+        monkeypatch.setattr(module, "EXTRACTION_VERSION", "extract-v0")
+    Corpus.open(store, "t").ingest(docs)
+    monkeypatch.undo()
+    with caplog.at_level("WARNING", logger="kforge.rag.corpus"):
+        corpus = Corpus.open(store, "t")
+        corpus.search("agent")
+        corpus.search("memory")
+        Corpus.open(store, "t").search("agent")
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1  # said once
+    assert f"kforge ingest {docs.resolve()} --corpus t" in warnings[0]
+    assert "older version" in warnings[0] and warnings[0] == corpus.stale_warning()
+    assert {s.file for s in corpus.stale_extraction()} >= {"guide.md", "notes.txt"}
+    report = corpus.ingest(docs)
+    assert "guide.md" in report.updated and not report.unchanged
+    assert not Corpus.open(store, "t").stale_extraction()
+    assert Corpus.open(store, "t").stale_warning() == ""
+
+
+def test_an_ingest_before_the_first_search_upgrades_without_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import kforge.rag.records as records_module
+
+    store = MemoryStore()
+    docs = tmp_path / "fresh"
+    docs.mkdir()
+    (docs / "guide.md").write_text(GUIDE)
+    monkeypatch.setattr(records_module, "EXTRACTION_VERSION", "extract-v0")
+    Corpus.open(store, "u").ingest(docs)
+    monkeypatch.undo()
+    with caplog.at_level("WARNING", logger="kforge.rag.corpus"):
+        corpus = Corpus.open(store, "u")
+        assert corpus.ingest(docs).updated == ["guide.md"]
+        assert corpus.search("agent")
+    assert not caplog.records

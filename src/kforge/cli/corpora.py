@@ -69,7 +69,7 @@ def index_folder(store: Store, corpus: Corpus, folder: Path, out: TextIO) -> Non
         if not corpus.sources():
             drop_corpus(store, corpus.name)
         raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf)"
+            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf)"
         )
 
 
@@ -133,7 +133,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"sources    {info.get('sources', 0)}")
     print(f"chunks     {info.get('chunks', 0)}")
     print(f"created    {info.get('created_at', '')}  updated {info.get('updated_at', '')}")
-    for source in Corpus.open(store, args.name).sources():
+    corpus = Corpus.open(store, args.name)
+    stale = corpus.stale_warning()
+    if stale:
+        print(f"warning    {stale}")
+    for source in corpus.sources():
         print(f"  {source.file}  ({source.format}, {source.chunks} chunks)  {source.title}")
     return 0
 

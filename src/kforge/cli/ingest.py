@@ -21,11 +21,13 @@ __all__ = ["progress_line", "progress_printer", "register", "run_ingest"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ingest",
-        help="index a folder of documents (Markdown, text, HTML, PDF) for search",
+        help="index a folder of documents (Markdown, text, AsciiDoc, HTML, PDF) for search",
         description=(
-            "Index every Markdown, text, HTML and PDF file under DIR into a corpus kept in the "
-            "database. Run it again after editing files: only changed files are read again, "
-            "and deleted files are dropped."
+            "Index every Markdown, text, AsciiDoc, HTML and PDF file under DIR into a corpus "
+            "kept in the database. Run it again after editing files: only changed files are "
+            "read again, deleted files are dropped, and files extracted by an older kforge "
+            "are extracted again. A document present in several formats (git-add.txt and "
+            "git-add.html) is indexed once."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="folder of documents")
@@ -108,7 +110,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         print(report.summary())
     if empty:
         raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .html, .pdf); "
+            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf); "
             "nothing was indexed"
         )
     return 0

@@ -12,6 +12,7 @@ __all__ = ["ChunkSpan", "ChunkingOptions", "chunk_document"]
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _SPACE = re.compile(r"\s+")
+_LINE_END = re.compile(r"\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class ChunkingOptions:
     @property
     def key(self) -> str:
         """Identifies the settings; a source chunked with other settings is chunked again."""
-        return f"paragraphs-v1:{self.max_chars}"
+        return f"paragraphs-v2:{self.max_chars}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +74,11 @@ def _segments(doc: ExtractedDocument) -> list[_Segment]:
     return pieces
 
 
-def _blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Paragraphs (runs of text between blank lines) of ``text[start:end]``, trimmed."""
+def _blocks(
+    text: str, start: int, end: int, code: tuple[tuple[int, int], ...] = ()
+) -> list[tuple[int, int]]:
+    """Paragraphs (runs of text between blank lines) of ``text[start:end]``, trimmed; the
+    paragraphs of one code block (blank lines inside it) are one block."""
     blocks = []
     pos = start
     for match in _BLANK_LINE.finditer(text, start, end):
@@ -88,17 +92,33 @@ def _blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
         tail = len(piece) - len(piece.rstrip())
         if hi - tail > lo + lead:
             trimmed.append((lo + lead, hi - tail))
-    return trimmed
+    merged: list[tuple[int, int]] = []
+    for lo, hi in trimmed:
+        if merged and any(
+            merged[-1][1] > c_lo and merged[-1][0] < c_hi and lo < c_hi for c_lo, c_hi in code
+        ):
+            merged[-1] = (merged[-1][0], hi)
+        else:
+            merged.append((lo, hi))
+    return merged
 
 
-def _split_long(text: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
-    """Split one over-long paragraph at sentence ends, else at spaces, else anywhere."""
+def _in_code(lo: int, hi: int, code: tuple[tuple[int, int], ...]) -> bool:
+    return any(c_lo < hi and lo < c_hi for c_lo, c_hi in code)
+
+
+def _split_long(
+    text: str, lo: int, hi: int, limit: int, code: bool = False
+) -> list[tuple[int, int]]:
+    """Split one over-long paragraph at sentence ends, else at spaces, else anywhere; code at
+    line ends only (a line longer than ``limit`` is cut like prose), keeping indentation."""
     pieces: list[tuple[int, int]] = []
+    patterns = (_LINE_END, _SPACE) if code else (_SENTENCE_END, _SPACE)
     while hi - lo > limit:
         window_end = lo + limit
         cut = -1
-        for pattern in (_SENTENCE_END, _SPACE):
-            for match in pattern.finditer(text, lo + limit // 4, window_end):
+        for pattern in patterns:
+            for match in pattern.finditer(text, lo + (1 if code else limit // 4), window_end):
                 cut = match.start()
             if cut > lo:
                 break
@@ -106,7 +126,7 @@ def _split_long(text: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]
             cut = window_end
         pieces.append((lo, cut))
         lo = cut
-        while lo < hi and text[lo].isspace():
+        while lo < hi and text[lo] in ("\n" if code else " \t\r\n\f\v"):
             lo += 1
     if hi > lo:
         pieces.append((lo, hi))
@@ -129,7 +149,7 @@ def chunk_document(
     carry: _Segment | None = None
     """A heading-only stretch waiting to be joined to the next passage."""
     for seg in _segments(doc):
-        blocks = _blocks(text, seg.start, seg.end)
+        blocks = _blocks(text, seg.start, seg.end, doc.code)
         if not blocks:
             continue
         if carry is not None and carry.page != seg.page:
@@ -146,9 +166,10 @@ def chunk_document(
             carry = None
         units: list[tuple[int, int]] = []
         for lo, hi in blocks:
-            units.extend(
-                _split_long(text, lo, hi, limit) if limit and hi - lo > limit else [(lo, hi)]
-            )
+            if limit and hi - lo > limit:
+                units.extend(_split_long(text, lo, hi, limit, _in_code(lo, hi, doc.code)))
+            else:
+                units.append((lo, hi))
         chunk_start, chunk_end = units[0]
         for lo, hi in units[1:]:
             heading_only = chunk_end <= seg.body_start

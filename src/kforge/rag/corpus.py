@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from kforge.rag.analyze import ANALYZER_VERSION, analyze
 from kforge.rag.bm25 import BM25Index, BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.dense import DenseIndex, Embedder, decode_vector, encode_vector
-from kforge.rag.extract import ExtractedDocument
+from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.records import (
     CORPORA_NAMESPACE,
@@ -38,6 +39,9 @@ __all__ = ["DEFAULT_CORPUS", "Corpus", "SearchMode", "SourceInfo", "drop_corpus"
 DEFAULT_CORPUS = "default"
 SearchMode = Literal["auto", "lexical", "dense", "hybrid"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_log = logging.getLogger(__name__)
+_warned_stale: set[tuple[int, str]] = set()
+"""(store, corpus) pairs already told about stale extraction: the warning is given once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,7 @@ class Corpus:
         self._bm25 = BM25Index(bm25)
         self._dense = DenseIndex()
         self._meta: dict[str, Any] = {}
+        self._stale_checked = False
 
     @classmethod
     def open(
@@ -110,7 +115,12 @@ class Corpus:
         embedder: Embedder | None = None,
         bm25: BM25Params | None = None,
     ) -> Corpus:
-        """Load the corpus ``name`` from ``store`` (empty if it does not exist yet)."""
+        """Load the corpus ``name`` from ``store`` (empty if it does not exist yet).
+
+        When some of its files were extracted by an older kforge, its first search logs a
+        warning (once per corpus and process) naming the ``kforge ingest`` command that
+        upgrades them; an ingest before that search upgrades them silently.
+        """
         corpus = cls(store, name, embedder=embedder, bm25=bm25)
         corpus._load()
         return corpus
@@ -130,6 +140,35 @@ class Corpus:
         self._meta = self.store.get_docs(CORPORA_NAMESPACE, [self.name]).get(self.name, {})
         if self.embedder is not None:
             self._load_vectors()
+
+    def stale_extraction(self) -> list[SourceInfo]:
+        """Ingested files whose text an older extraction produced (navigation, markup and
+        duplicates may be indexed); ``kforge ingest`` on their folder extracts them again."""
+        stale = {
+            r.key for r in self._sources.values() if r.root and r.extraction != EXTRACTION_VERSION
+        }
+        return [s for s in self.sources() if s.key in stale]
+
+    def stale_warning(self) -> str:
+        """What to tell a person about sources extracted by an older kforge ("" if none)."""
+        stale = self.stale_extraction()
+        if not stale:
+            return ""
+        folders = sorted({s.root for s in stale})
+        commands = "; ".join(f"kforge ingest {folder} --corpus {self.name}" for folder in folders)
+        return (
+            f"corpus '{self.name}': {len(stale)} of its documents were extracted by an older "
+            "version of kforge, so page navigation or markup may show in answers; to upgrade, "
+            f"run: {commands}"
+        )
+
+    def _warn_stale_extraction(self) -> None:
+        stale = self.stale_extraction()
+        marker = (id(self.store), self.name)
+        if not stale or marker in _warned_stale:
+            return
+        _warned_stale.add(marker)
+        _log.warning("%s", self.stale_warning())
 
     def _load_vectors(self) -> None:
         assert self.embedder is not None
@@ -359,6 +398,9 @@ class Corpus:
         """
         if k <= 0:
             return []
+        if not self._stale_checked:
+            self._stale_checked = True
+            self._warn_stale_extraction()
         if mode == "auto":
             mode = "hybrid" if self.has_dense else "lexical"
         if mode == "lexical":

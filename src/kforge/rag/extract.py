@@ -1,7 +1,9 @@
 """Turn a file's bytes into plain text with its headings and pages, keeping exact offsets.
 
-Markdown and text are kept verbatim, so a chunk's offsets point into the file itself; HTML and
-PDF offsets point into the text extracted from them.
+Markdown and text keep their length, so a chunk's offsets point into the file itself: what a
+Markdown page shows no reader (HTML comments, link-reference definitions, badge lines) is
+blanked with spaces, newlines kept. HTML, AsciiDoc and PDF offsets point into the text
+extracted from them.
 """
 
 from __future__ import annotations
@@ -11,21 +13,31 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 __all__ = [
+    "EXTRACTION_VERSION",
     "FORMATS",
     "ExtractedDocument",
     "ExtractionError",
     "PageSpan",
     "Section",
+    "TextBlock",
+    "clean_title",
     "decode_text",
     "detect_text",
     "extract",
     "format_of",
+    "layout_blocks",
     "title_from_filename",
 ]
+
+EXTRACTION_VERSION = "extract-v2"
+"""Names what extraction produces; a source extracted by another version is extracted again by
+``kforge ingest``, and a corpus holding such sources says so when opened."""
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
     ".markdown": "markdown",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
     ".txt": "text",
     ".text": "text",
     ".rst": "text",
@@ -69,11 +81,84 @@ class ExtractedDocument:
     body_start: int = 0
     """Offset where indexable content begins (after front matter)."""
     extra: dict[str, str] = field(default_factory=dict)
+    code: tuple[tuple[int, int], ...] = ()
+    """Start and end offsets of code blocks, which chunking splits only at line ends."""
+
+
+@dataclass(slots=True)
+class TextBlock:
+    """One unit of rendered text, before it is laid out (HTML and AsciiDoc are rendered so)."""
+
+    kind: str
+    """``p`` paragraph, ``line`` (a list item, table row or definition entry), ``pre`` (code,
+    verbatim) or ``h`` (a heading of ``level``)."""
+    text: str
+    level: int = 0
+
+
+def layout_blocks(
+    blocks: list[TextBlock],
+) -> tuple[str, tuple[Section, ...], tuple[tuple[int, int], ...]]:
+    """The text of ``blocks``, its sections and its code spans: a blank line between blocks,
+    a single newline between consecutive lines (so a list or a table is one paragraph of
+    one-line units)."""
+    parts: list[str] = []
+    length = 0
+    sections: list[Section] = []
+    code: list[tuple[int, int]] = []
+    stack: list[tuple[int, str]] = []
+    previous = ""
+    for block in blocks:
+        if parts:
+            sep = "\n" if block.kind == previous == "line" else "\n\n"
+            parts.append(sep)
+            length += len(sep)
+        if block.kind == "h":
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            stack.append((block.level, block.text))
+            path = " > ".join(h for _, h in stack)
+            sections.append(Section(length, length + len(block.text), block.level, path))
+        elif block.kind == "pre":
+            code.append((length, length + len(block.text)))
+        parts.append(block.text)
+        length += len(block.text)
+        previous = block.kind
+    return "".join(parts), tuple(sections), tuple(code)
 
 
 def format_of(path: str | PurePath) -> str | None:
     """The format name for a file name, or None when the suffix is not supported."""
     return FORMATS.get(PurePath(path).suffix.lower())
+
+
+_TEXINFO_SECTION = re.compile(r"^.{2,}?:\s+(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+(\S.*)$")
+_SITE_SEPARATOR = re.compile(r"\s+[|\u2014\u2013]\s+|\s+-{1,2}\s+")
+_TRAILING_PARENS = re.compile(r"^(.{3,}?)\s+\([^()]*(?:\([^()]*\)[^()]*)*\)$")
+_SUBTITLE_COLON = re.compile(r"^([^:]{2,}?):\s+\S")
+
+
+def clean_title(title: str) -> str:
+    """The name of a document without its subtitle or the manual or site it belongs to.
+
+    "GNU gettext utilities: 10. Producing Binary MO Files" (a Texinfo page) gives "Producing
+    Binary MO Files"; "os | Node.js v18.20.4 Documentation" gives "os"; "The Closure API
+    (libffi: the portable foreign function interface library)" gives "The Closure API".
+    """
+    text = " ".join(title.split())
+    texinfo = _TEXINFO_SECTION.match(text)
+    if texinfo:
+        return texinfo.group(1)
+    head = _SITE_SEPARATOR.split(text, maxsplit=1)[0]
+    if any(c.isalnum() for c in head):
+        text = head
+    parens = _TRAILING_PARENS.match(text)
+    if parens:
+        text = parens.group(1)
+    colon = _SUBTITLE_COLON.match(text)
+    if colon and any(c.isalnum() for c in colon.group(1)):
+        text = colon.group(1)
+    return text.strip()
 
 
 def title_from_filename(path: str | PurePath) -> str:
@@ -115,7 +200,7 @@ def detect_text(data: bytes) -> tuple[str, str]:
 def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
     """Extract ``data`` read from ``path`` by the format its suffix names."""
     fmt = format_of(path)
-    if fmt in ("markdown", "text", "html"):
+    if fmt in ("markdown", "text", "html", "asciidoc"):
         text, encoding = detect_text(data)
         document = _extract_text(fmt, text, title_from_filename(path))
         if encoding != "utf-8":
@@ -133,78 +218,15 @@ def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
 
 def _extract_text(fmt: str, text: str, title: str) -> ExtractedDocument:
     if fmt == "markdown":
+        from kforge.rag.extract_markdown import extract_markdown
+
         return extract_markdown(text, title)
     if fmt == "html":
         from kforge.rag.extract_html import extract_html
 
         return extract_html(text, title)
+    from kforge.rag.extract_asciidoc import extract_asciidoc, looks_like_asciidoc
+
+    if fmt == "asciidoc" or looks_like_asciidoc(text):
+        return extract_asciidoc(text, title)
     return ExtractedDocument(text, title, "text")
-
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$|^ {0,3}(#{1,6})[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"[*_`]+")
-
-
-def _clean_heading(raw: str) -> str:
-    return " ".join(_EMPHASIS.sub("", _INLINE_LINK.sub(r"\1", raw)).split())
-
-
-def extract_markdown(text: str, fallback_title: str) -> ExtractedDocument:
-    """Markdown as-is, with ATX and setext headings found outside code fences."""
-    front = _FRONT_MATTER.match(text)
-    body_start = front.end() if front else 0
-    sections: list[Section] = []
-    stack: list[tuple[int, str]] = []
-    fence: str | None = None
-    prev_start = -1
-    prev_line = ""
-    offset = body_start
-    for line in text[body_start:].splitlines(keepends=True):
-        start, offset = offset, offset + len(line)
-        stripped = line.rstrip("\r\n")
-        fence_match = _FENCE.match(stripped)
-        if fence is not None:
-            if (
-                fence_match
-                and fence_match.group(1)[0] == fence[0]
-                and len(fence_match.group(1)) >= len(fence)
-            ):
-                fence = None
-            prev_line = ""
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
-            prev_line = ""
-            continue
-        level, heading, heading_start = 0, "", start
-        atx = _ATX.match(stripped)
-        setext = _SETEXT.match(stripped)
-        if atx:
-            level = len(atx.group(1) or atx.group(3))
-            heading = _clean_heading(atx.group(2) or "")
-        elif (
-            setext
-            and prev_line.strip()
-            and not _SETEXT.match(prev_line)
-            and not _ATX.match(prev_line)
-        ):
-            level = 1 if setext.group(1)[0] == "=" else 2
-            heading = _clean_heading(prev_line)
-            heading_start = prev_start
-        if level and heading:
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, heading))
-            path = " > ".join(h for _, h in stack)
-            sections.append(Section(heading_start, offset, level, path))
-            prev_line = ""
-        else:
-            prev_line = stripped
-        prev_start = start
-    first_h1 = next((s.heading for s in sections if s.level == 1), "")
-    title = first_h1 or (sections[0].heading.split(" > ")[0] if sections else fallback_title)
-    return ExtractedDocument(text, title, "markdown", tuple(sections), body_start=body_start)

@@ -1,210 +1,436 @@
-"""Visible text of an HTML page, one paragraph per block element, with its headings.
+"""The document inside an HTML page: its main content as headings, paragraphs, list items, table
+rows and whole code blocks, without the page around it (menus, sidebars, navigation bars).
 
-The one HTML reader: ingestion and the page-fetch tool both use it."""
+The one HTML reader: ingestion and the page-fetch tool both use it. Text layout, which the
+chunker and the answer composer rely on: blocks are separated by a blank line; a list item, a
+table row (cells joined by `` | ``) and a definition entry (``term: definition``) are each one
+line, consecutive ones separated by a single newline; a ``pre`` block is kept verbatim.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from kforge.rag.extract import ExtractedDocument, ExtractionError, Section
+from kforge.rag.extract import (
+    ExtractedDocument,
+    ExtractionError,
+    TextBlock,
+    clean_title,
+    layout_blocks,
+)
 
 __all__ = ["extract_html"]
 
-# Page chrome (menus, footers, forms) is left out with what a browser does not show.
-_HIDDEN = frozenset(
-    {"script", "style", "noscript", "template", "svg", "iframe", "object", "nav", "footer", "form"}
-)
-_BLOCKS = frozenset(
-    [
-        "address",
-        "article",
-        "aside",
-        "blockquote",
-        "dd",
-        "details",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hr",
-        "li",
-        "main",
+# What a browser does not show, and page chrome by element name.
+_DROPPED_TAGS = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "iframe",
+        "object",
         "nav",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "summary",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-        "caption",
-    ]
+        "footer",
+        "header",
+        "aside",
+        "form",
+        "button",
+        "select",
+        "textarea",
+        "head",
+        "title",
+    }
+)
+_DROPPED_ROLES = frozenset({"navigation", "search", "banner", "contentinfo", "complementary"})
+# Class and id words of page chrome in Sphinx, MkDocs, Texinfo (makeinfo, texi2html) and
+# common site themes; matched against whole class tokens and ids.
+_CHROME_WORDS = frozenset(
+    {
+        "sphinxsidebar",
+        "sphinxsidebarwrapper",
+        "related",
+        "footer",
+        "header",
+        "headerlink",
+        "navbar",
+        "nav-panel",
+        "navigation",
+        "mini-toc",
+        "menu",
+        "contents",
+        "shortcontents",
+        "toc",
+        "toctree-wrapper",
+        "bs-sidebar",
+        "sidebar",
+        "modal",
+        "searchbox",
+        "inline-search",
+        "mobile-nav",
+        "menu-wrapper",
+        "version_switcher_placeholder",
+        "language_switcher_placeholder",
+        "sourcelink",
+        "this-page-menu",
+        "skip-link",
+        "skiplink",
+        "breadcrumbs",
+        "rst-footer-buttons",
+        "prev-next",
+    }
 )
 _VOID = frozenset(
-    [
-        "area",
-        "base",
-        "br",
-        "col",
-        "embed",
-        "hr",
-        "img",
-        "input",
-        "link",
-        "meta",
-        "param",
-        "source",
-        "track",
-        "wbr",
-    ]
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source"}
+    | {"track", "wbr"}
+)
+# An open element of one of these kinds is closed by a new one of the same group (HTML's
+# optional end tags), but not across the container named with it.
+_IMPLIED_END = {
+    "p": ({"p"}, set()),
+    "li": ({"li"}, {"ul", "ol"}),
+    "dt": ({"dt", "dd"}, {"dl"}),
+    "dd": ({"dt", "dd"}, {"dl"}),
+    "tr": ({"tr", "td", "th"}, {"table", "thead", "tbody", "tfoot"}),
+    "td": ({"td", "th"}, {"tr", "table"}),
+    "th": ({"td", "th"}, {"tr", "table"}),
+    "option": ({"option"}, {"select"}),
+}
+_BLOCK_TAGS = frozenset(
+    {"address", "article", "blockquote", "center", "details", "div", "dl", "fieldset", "figure"}
+    | {"figcaption", "hr", "main", "ol", "p", "pre", "section", "summary", "table", "ul"}
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "body", "html", "dd", "dt", "li", "tr"}
 )
 _SPACE = re.compile(r"\s+")
+_RUN_OF_SPACES = re.compile(r" {2,}")
+_AROUND_BREAK = re.compile(r" *\n *")
+# Texinfo navigation: texi2html's "[ << ] [ >> ] [Top] [Contents]" bars and makeinfo's
+# "Next: …, Previous: …, Up: …" lines; generators' "This document was generated …" notes.
+_BRACKET_BAR = re.compile(r"^(?:\s*\[[^\]]{0,40}\])+\s*$")
+_NEXT_PREV_UP = re.compile(r"^\s*(?:Next|Previous|Prev|Up):\s.*\b(?:Previous|Prev|Up|Next):")
+_SECTION_NUMBER = re.compile(r"^(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+")
+_CALLOUT = re.compile(r"^<\d+>$")
+_SKIP_LINK = re.compile(r"^\s*(?:skip to (?:main )?content|jump to navigation|jump to:)", re.I)
+_GENERATED_BY = re.compile(r"^\s*This document was generated (?:by|on|using)\b.*\busing\b", re.S)
 
 
-class _TextCollector(HTMLParser):
+@dataclass(slots=True)
+class _Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[_Node | str] = field(default_factory=list)
+    parent: _Node | None = None
+
+
+class _TreeBuilder(HTMLParser):
+    """A forgiving element tree: optional end tags implied, stray end tags ignored."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.length = 0
-        self.hidden_depth = 0
-        self.in_head = False
-        self.pre_depth = 0
-        self.pending_break = ""
-        self.title_parts: list[str] | None = None
-        """Text of the <title> being read; None outside it."""
-        self.title = ""
-        self.heading: tuple[int, int, list[str]] | None = None
-        """(level, start offset, collected text) of the heading being read."""
-        self.raw_sections: list[tuple[int, int, int, str]] = []
-
-    def _append(self, text: str) -> None:
-        if not text:
-            return
-        if self.length:
-            if self.pending_break:
-                self.parts.append(self.pending_break)
-                self.length += len(self.pending_break)
-                text = text.lstrip() if not self.pre_depth else text
-            elif self.parts[-1].endswith((" ", "\n")):
-                text = text.lstrip(" ") if not self.pre_depth else text
-        else:
-            text = text.lstrip()
-        self.pending_break = ""
-        if text:
-            self.parts.append(text)
-            self.length += len(text)
-
-    def _break(self, kind: str) -> None:
-        if kind == "\n\n" or not self.pending_break:
-            self.pending_break = kind
-
-    def _finish_title(self) -> None:
-        if self.title_parts is not None:
-            if not self.title:
-                self.title = " ".join("".join(self.title_parts).split())
-            self.title_parts = None
+        self.root = _Node("#root", {})
+        self.stack: list[_Node] = [self.root]
+        self.title: str | None = None
+        self._title_parts: list[str] | None = None
+        self.generator = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title" and not self.title:
-            self.title_parts = []
+        values = {k: v or "" for k, v in attrs}
+        if self._title_parts is not None:
+            self._end_title()  # an unclosed <title> ends where the next element starts
+        if tag == "title" and self.title is None:
+            self._title_parts = []
             return
-        self._finish_title()  # an unclosed <title> ends where the next element starts
-        if tag in ("head", "body"):
-            self.in_head = tag == "head"  # </head> may be omitted: <body> ends the head too
+        if tag == "meta" and values.get("name", "").lower() == "generator":
+            self.generator = values.get("content", "")
+        if tag in ("body", "html", "head"):
+            if tag == "body":  # </head> may be omitted: <body> ends the head too
+                while len(self.stack) > 1:
+                    self.stack.pop()
+            node = _Node(tag, values, parent=self.root)
+            self.root.children.append(node)
+            self.stack = [self.root, node]
             return
-        if tag in _HIDDEN:
-            if tag not in _VOID:
-                self.hidden_depth += 1
-            return
-        if self.hidden_depth:
-            return
-        if tag == "br":
-            self._break("\n")
-        elif tag in _BLOCKS:
-            self._break("\n\n")
-        if tag == "pre":
-            self.pre_depth += 1
-        if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
-            self.heading = (int(tag[1]), -1, [])
+        implied = _IMPLIED_END.get(tag)
+        if implied is not None or tag in _BLOCK_TAGS:
+            closes, scope = implied or ({"p"}, set())
+            for index in range(len(self.stack) - 1, 0, -1):
+                open_tag = self.stack[index].tag
+                if open_tag in scope or (implied is None and open_tag != "p"):
+                    break
+                if open_tag in closes:
+                    del self.stack[index:]
+                    break
+        node = _Node(tag, values, parent=self.stack[-1])
+        self.stack[-1].children.append(node)
+        if tag not in _VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID and self.stack[-1].tag == tag:
+            self.stack.pop()
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "title" and self.title_parts is not None:
-            self._finish_title()
+        if tag == "title" and self._title_parts is not None:
+            self._end_title()
             return
-        if tag == "head":
-            self.in_head = False
-            return
-        if tag in _HIDDEN:
-            self.hidden_depth = max(0, self.hidden_depth - 1)
-            return
-        if self.hidden_depth:
-            return
-        if tag == "pre":
-            self.pre_depth = max(0, self.pre_depth - 1)
-        heading = self.heading
-        if heading is not None and tag == f"h{heading[0]}":
-            level, start, words = heading
-            text = " ".join("".join(words).split())
-            if text and start >= 0:
-                self.raw_sections.append((start, self.length, level, text))
-            self.heading = None
-        if tag in _BLOCKS:
-            self._break("\n\n")
+        for index in range(len(self.stack) - 1, 0, -1):
+            if self.stack[index].tag == tag:
+                del self.stack[index:]
+                return
 
     def handle_data(self, data: str) -> None:
-        if self.title_parts is not None:
-            self.title_parts.append(data)
+        if self._title_parts is not None:
+            self._title_parts.append(data)
+        else:
+            self.stack[-1].children.append(data)
+
+    def _end_title(self) -> None:
+        self.title = " ".join("".join(self._title_parts or ()).split())
+        self._title_parts = None
+
+
+def _is_chrome(node: _Node) -> bool:
+    if node.tag in _DROPPED_TAGS:
+        return True
+    attrs = node.attrs
+    if attrs.get("role", "") in _DROPPED_ROLES or "hidden" in attrs:
+        return True
+    words = set(attrs.get("class", "").split())
+    if attrs.get("id") and attrs["id"] != "header":  # AsciiDoc's id=header holds NAME
+        words.add(attrs["id"])
+    if words & _CHROME_WORDS:
+        return True
+    if node.tag in ("table", "p", "div", "a"):
+        text = _short_text(node)
+        if text is not None and (
+            _BRACKET_BAR.match(text)
+            or _NEXT_PREV_UP.match(text)
+            or _SKIP_LINK.match(text)
+            or _GENERATED_BY.match(text)
+        ):
+            return True
+    return False
+
+
+def _short_text(node: _Node, limit: int = 600) -> str | None:
+    """The node's text when it is at most ``limit`` characters (navigation is short), else None;
+    the walk stops early, so testing every element of a large page stays linear."""
+    parts: list[str] = []
+    size = 0
+    pending: list[_Node | str] = list(reversed(node.children))
+    while pending:
+        child = pending.pop()
+        if isinstance(child, str):
+            parts.append(child)
+            size += len(child)
+            if size > limit * 4:
+                return None
+        elif child.tag not in ("script", "style"):
+            pending.extend(reversed(child.children))
+    text = " ".join("".join(parts).split())
+    return text if len(text) <= limit else None
+
+
+def _plain(node: _Node) -> str:
+    """The node's text on one line, page chrome inside it (e.g. a heading's ¶ link) left out."""
+    sub = _Renderer()
+    sub.line_mode = 1
+    sub.render(node)
+    sub.flush()
+    return " ".join(" ".join(b.text.split()) for b in sub.blocks)
+
+
+def _find_main(root: _Node) -> _Node | None:
+    """The page's main content: the first ``main`` or ``role=main`` element, else a Sphinx
+    ``div.body``, else the page's only ``article`` (several articles are a listing: no main)."""
+    found: dict[str, list[_Node]] = {"main": [], "body": [], "article": []}
+    pending: list[_Node | str] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str) or (node is not root and _is_chrome(node)):
+            continue
+        if node.tag == "main" or node.attrs.get("role") == "main":
+            found["main"].append(node)
+        elif node.tag == "div" and "body" in node.attrs.get("class", "").split():
+            found["body"].append(node)
+        elif node.tag == "article":
+            found["article"].append(node)
+        pending.extend(reversed(node.children))
+    if found["main"]:
+        return found["main"][0]
+    if found["body"]:
+        return found["body"][0]
+    return found["article"][0] if len(found["article"]) == 1 else None
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.blocks: list[TextBlock] = []
+        self.inline: list[str] = []
+        self.line_mode = 0
+        """Above 0 inside a list item or table cell: paragraphs there are lines."""
+
+    def flush(self) -> None:
+        text = _AROUND_BREAK.sub("\n", _RUN_OF_SPACES.sub(" ", "".join(self.inline))).strip()
+        self.inline = []
+        if text:
+            self.blocks.append(TextBlock("line" if self.line_mode else "p", text))
+
+    def render(self, node: _Node) -> None:
+        for child in node.children:
+            if isinstance(child, str):
+                self.inline.append(_SPACE.sub(" ", child))
+            elif not _is_chrome(child):
+                self.element(child)
+
+    def element(self, node: _Node) -> None:
+        tag = node.tag
+        if tag == "br":
+            self.inline.append("\n")
+        elif tag == "pre":
+            self.flush()
+            lines = [line.rstrip() for line in _raw(node).split("\n")]
+            text = "\n".join(lines).strip("\n")
+            if text.strip():
+                self.blocks.append(TextBlock("pre", text))
+        elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
+            self.flush()
+            text = _plain(node)
+            if text:
+                self.blocks.append(TextBlock("h", text, int(tag[1])))
+        elif tag in ("ul", "ol", "menu"):
+            self.flush()
+            self.line_mode += 1
+            self.render(node)
+            self.flush()
+            self.line_mode -= 1
+        elif tag == "li":
+            self.flush()
+            self.render(node)
+            self.flush()
+        elif tag == "dl":
+            self.flush()
+            self.definitions(node)
+        elif tag == "table":
+            self.flush()
+            self.table(node)
+        elif tag in _BLOCK_TAGS:
+            if self.line_mode and tag == "p":
+                self.inline.append(" ")
+                self.render(node)
+                return
+            self.flush()
+            self.render(node)
+            self.flush()
+        else:
+            self.render(node)
+
+    def definitions(self, node: _Node) -> None:
+        terms: list[str] = []
+        for child in node.children:
+            if isinstance(child, str) or _is_chrome(child):
+                continue
+            if child.tag == "dt":
+                term = _plain(child)
+                if term:
+                    terms.append(term)
+            elif child.tag == "dd":
+                sub = _Renderer()
+                sub.render(child)
+                sub.flush()
+                label = ", ".join(terms)
+                terms = []
+                if label and sub.blocks and sub.blocks[0].kind in ("p", "line"):
+                    first = sub.blocks[0]
+                    sub.blocks[0] = TextBlock("line", f"{label}: {first.text}")
+                elif label:
+                    self.blocks.append(TextBlock("line", label))
+                self.blocks.extend(sub.blocks)
+            else:
+                self.element(child)
+        if terms:
+            self.blocks.append(TextBlock("line", ", ".join(terms)))
+
+    def table(self, node: _Node) -> None:
+        rows = [r for r in _descendants(node, "tr") if _is_own_row(r, node)]
+        layout = any(_descendants(cell, "pre") or _descendants(cell, "table") for cell in rows)
+        if layout or not rows:  # a table used to lay out a code example or a page
+            self.render(node)
+            self.flush()
             return
-        if self.hidden_depth or self.in_head:
-            return
-        text = data if self.pre_depth else _SPACE.sub(" ", data)
-        if not text.strip() and not self.pre_depth:
-            if self.length and not self.pending_break and not self.parts[-1].endswith(" "):
-                self._append(" ")
-            return
-        self._append(text)
-        if self.heading is not None:
-            level, start, words = self.heading
-            if start < 0:
-                stripped = text.lstrip()
-                start = self.length - len(stripped) if stripped else -1
-            self.heading = (level, start, [*words, text])
+        caption = next((c for c in _descendants(node, "caption")), None)
+        if caption is not None and _plain(caption):
+            self.blocks.append(TextBlock("p", _plain(caption)))
+        for row in rows:
+            cells = [c for c in row.children if not isinstance(c, str) and c.tag in ("td", "th")]
+            texts = [t for t in (_plain(c) for c in cells) if t]
+            if texts:
+                self.blocks.append(TextBlock("line", " | ".join(texts)))
+
+
+def _descendants(node: _Node, tag: str) -> list[_Node]:
+    found: list[_Node] = []
+    for child in node.children:
+        if isinstance(child, str):
+            continue
+        if child.tag == tag:
+            found.append(child)
+        found.extend(_descendants(child, tag))
+    return found
+
+
+def _is_own_row(row: _Node, table: _Node) -> bool:
+    parent = row.parent
+    while parent is not None and parent is not table:
+        if parent.tag == "table":
+            return False
+        parent = parent.parent
+    return True
+
+
+def _raw(node: _Node) -> str:
+    parts: list[str] = []
+    for child in node.children:
+        if isinstance(child, str):
+            parts.append(child)
+        elif child.tag == "br":
+            parts.append("\n")
+        elif child.tag == "b" and _CALLOUT.match(_raw(child)):
+            continue  # AsciiDoc's callout numbers point into the prose, not part of the code
+        elif not _is_chrome(child):
+            parts.append(_raw(child))
+    return "".join(parts)
 
 
 def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
-    """Visible text of ``html``; scripts, styles, the head and page chrome are left out."""
-    collector = _TextCollector()
+    """The main content of ``html`` as text with its headings; page chrome is left out."""
+    builder = _TreeBuilder()
     try:
-        collector.feed(html)
-        collector.close()
+        builder.feed(html)
+        builder.close()
     except Exception as exc:  # html.parser is lenient; anything it still rejects is a broken file
         raise ExtractionError(f"unreadable HTML ({type(exc).__name__}: {exc})") from None
-    text = "".join(collector.parts)
-    sections: list[Section] = []
-    stack: list[tuple[int, str]] = []
-    for start, body_start, level, heading in collector.raw_sections:
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, heading))
-        sections.append(Section(start, body_start, level, " > ".join(h for _, h in stack)))
+    if builder.generator.startswith("texi2html") and 'name="SEC_About"' in html:
+        raise ExtractionError(
+            "the navigation help page of a generated manual (no document text); nothing to index"
+        )
+    main = _find_main(builder.root) or builder.root
+    renderer = _Renderer()
+    renderer.render(main)
+    renderer.flush()
+    text, sections, code = layout_blocks(renderer.blocks)
     first_h1 = next((s.heading for s in sections if s.level == 1), "")
-    title = collector.title or first_h1 or fallback_title
-    return ExtractedDocument(text, title, "html", tuple(sections))
+    full = builder.title or first_h1 or fallback_title
+    title = clean_title(full) or full
+    if builder.generator.startswith("texi2html"):  # titled "Manual: N. Section" or "Manual"
+        _, colon, section = full.partition(": ")
+        if colon:
+            title = _SECTION_NUMBER.sub("", section) or title
+        elif sections and sections[0].heading != full:
+            title, full = sections[0].heading, f"{full}: {sections[0].heading}"
+    extra = {"full_title": full} if title != full else {}
+    return ExtractedDocument(text, title, "html", sections, extra=extra, code=code)

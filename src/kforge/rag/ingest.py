@@ -4,22 +4,40 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kforge.rag.analyze import ANALYZER_VERSION
 from kforge.rag.chunking import ChunkingOptions
-from kforge.rag.extract import ExtractionError, extract
-from kforge.rag.records import SourceRecord, build_source
-from kforge.rag.scan import SkippedFile, scan_folder
+from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument, ExtractionError, extract
+from kforge.rag.records import build_source
+from kforge.rag.scan import ScannedFile, SkippedFile, scan_folder
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
 
-__all__ = ["IngestProgress", "IngestReport", "ingest_folder"]
+__all__ = [
+    "SAME_DOCUMENT_OVERLAP",
+    "IngestProgress",
+    "IngestReport",
+    "ingest_folder",
+    "pick_source",
+    "word_overlap",
+]
+
+SAME_DOCUMENT_OVERLAP = 0.8
+"""Two files of one stem are one document when this share of the smaller one's distinct words
+is in the other (a manual page and the HTML generated from it share almost all)."""
+_FORMAT_PREFERENCE = ("asciidoc", "markdown", "html", "text", "pdf")
+"""Which format of one document is indexed: the source with structure before what was generated
+from it, unless the generated one is markedly more complete (see ``pick_source``)."""
+_COMPLETE_ENOUGH = 0.85
+_WORD = re.compile(r"[^\W_]{3,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +48,8 @@ class IngestProgress:
     total: int
     path: str
     status: str
-    """``added``, ``updated``, ``unchanged`` or ``skipped``."""
+    """``added``, ``updated``, ``unchanged``, ``skipped`` or ``duplicate`` (the same document
+    is indexed from another format of it)."""
 
 
 @dataclass(slots=True)
@@ -42,6 +61,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    duplicates: list[SkippedFile] = field(default_factory=list)
+    """Files left out because the same document is indexed from another format of it."""
     warnings: list[SkippedFile] = field(default_factory=list)
     """Files indexed with a caveat, e.g. text that was not UTF-8 and was decoded as cp1252."""
     chunks: int = 0
@@ -53,14 +74,21 @@ class IngestReport:
         lines = [
             f"corpus '{self.corpus}' from {self.root}: {len(self.added)} added, "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, "
-            f"{len(self.removed)} removed, {len(self.skipped)} skipped; "
-            f"{self.chunks} chunks ({self.seconds:.1f} s)"
+            f"{len(self.removed)} removed, {len(self.skipped)} skipped, "
+            f"{len(self.duplicates)} duplicates; {self.chunks} chunks ({self.seconds:.1f} s)"
         ]
         by_reason = Counter(s.reason for s in self.skipped)
         for reason, count in by_reason.most_common():
             files = [s.path for s in self.skipped if s.reason == reason]
             shown = ", ".join(files[:3]) + (f" and {count - 3} more" if count > 3 else "")
             lines.append(f"  skipped {shown}: {reason}")
+        if self.duplicates:
+            shown = ", ".join(d.path for d in self.duplicates[:3])
+            more = len(self.duplicates) - 3
+            lines.append(
+                f"  not indexed twice: {shown}{f' and {more} more' if more > 0 else ''} "
+                "(the same document in another format is indexed instead)"
+            )
         lines += [f"  warning: {w.path}: {w.reason}" for w in self.warnings]
         return "\n".join(lines)
 
@@ -73,6 +101,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "duplicates": [{"path": d.path, "reason": d.reason} for d in self.duplicates],
             "warnings": [{"path": w.path, "reason": w.reason} for w in self.warnings],
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
@@ -88,36 +117,196 @@ def _read_inside(path: os.PathLike[str], root: str) -> bytes:
         return handle.read()
 
 
-def _load_record(
-    key: str,
-    root: str,
-    rel: str,
-    data: bytes,
-    options: ChunkingOptions,
-    warnings: list[SkippedFile] | None = None,
-) -> SourceRecord | str:
-    """A new record for the file, or the reason it cannot be read."""
-    sha = hashlib.sha256(data).hexdigest()
+def word_overlap(a: str, b: str) -> float:
+    """Share of the smaller text's distinct words (3+ letters, any case) found in the other."""
+    words_a = {w.lower() for w in _WORD.findall(a)}
+    words_b = {w.lower() for w in _WORD.findall(b)}
+    if not words_a or not words_b:
+        return 0.0
+    return len(words_a & words_b) / min(len(words_a), len(words_b))
+
+
+def pick_source(documents: dict[str, ExtractedDocument]) -> tuple[str, list[str]]:
+    """Of files holding one stem's documents, the one to index and those that are the same
+    document (by ``word_overlap``) and so are left out.
+
+    The source with structure (AsciiDoc, Markdown) is preferred over HTML generated from it,
+    unless the other holds markedly more words (HTML built with the source's ``include::``
+    files resolved): the more complete text wins then.
+    """
+
+    def size(rel: str) -> int:
+        return len(set(_WORD.findall(documents[rel].text.lower())))
+
+    def rank(rel: str) -> int:
+        fmt = documents[rel].format
+        return (
+            _FORMAT_PREFERENCE.index(fmt) if fmt in _FORMAT_PREFERENCE else len(_FORMAT_PREFERENCE)
+        )
+
+    largest = max(size(rel) for rel in documents)
+    complete = [rel for rel in documents if size(rel) >= _COMPLETE_ENOUGH * largest]
+    best = min(complete, key=lambda rel: (rank(rel), rel))
+    same = [
+        rel
+        for rel in sorted(documents)
+        if rel != best
+        and word_overlap(documents[rel].text, documents[best].text) >= SAME_DOCUMENT_OVERLAP
+    ]
+    return best, same
+
+
+def _extract_file(rel: str, data: bytes) -> ExtractedDocument | str:
+    """The extracted document, or the reason the file cannot be read."""
     try:
-        document = extract(rel, data)
+        return extract(rel, data)
     except ExtractionError as exc:
         return str(exc)
     except Exception as exc:  # a reader bug on one odd file must not stop the whole ingest
         return f"could not be read ({type(exc).__name__}: {exc})"
-    record = build_source(
-        key=key, root=root, file=rel, sha256=sha, size=len(data), document=document, options=options
-    )
-    if not record.chunks:
-        return "no text found"
-    encoding = document.extra.get("encoding")
-    if encoding and warnings is not None:
-        warnings.append(
-            SkippedFile(
-                rel,
-                f"not UTF-8; read as {encoding} (convert it to UTF-8 if a character looks wrong)",
-            )
+
+
+def _stem_groups(files: list[ScannedFile]) -> dict[str, list[ScannedFile]]:
+    """Files sharing a folder and a stem (``git-add.txt``, ``git-add.html``), by each member."""
+    by_stem: dict[tuple[str, str], list[ScannedFile]] = {}
+    for found in files:
+        folder, _, name = found.relative.rpartition("/")
+        by_stem.setdefault((folder, name.rsplit(".", 1)[0].lower()), []).append(found)
+    return {f.relative: group for group in by_stem.values() if len(group) > 1 for f in group}
+
+
+class _Ingest:
+    """One pass of ``ingest_folder``: what each file becomes, written as it goes."""
+
+    def __init__(self, corpus: Corpus, root: str, options: ChunkingOptions, report: IngestReport):
+        self.corpus = corpus
+        self.root = root
+        self.options = options
+        self.report = report
+        self.kept: set[str] = set()
+        self.decided: dict[str, str] = {}
+        """Status of files already handled with the others of their stem."""
+
+    def key(self, found: ScannedFile) -> str:
+        return (Path(self.root) / found.relative).as_posix()
+
+    def read(self, found: ScannedFile) -> bytes | None:
+        try:
+            return _read_inside(found.path, self.root)
+        except (OSError, ExtractionError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.report.skipped.append(SkippedFile(found.relative, f"unreadable ({reason})"))
+            return None
+
+    def current(self, found: ScannedFile, sha: str, duplicates: dict[str, str]) -> bool:
+        """Whether the stored record of ``found`` is up to date; marks it kept if so."""
+        old = self.corpus.source_record(self.key(found))
+        if (
+            old is None
+            or old.sha256 != sha
+            or old.chunking != self.options.key
+            or old.analyzer != ANALYZER_VERSION
+            or old.extraction != EXTRACTION_VERSION
+            or old.duplicates != duplicates
+        ):
+            return False
+        self.report.unchanged.append(found.relative)
+        self.kept.add(self.key(found))
+        return True
+
+    def save(
+        self,
+        found: ScannedFile,
+        data: bytes,
+        document: ExtractedDocument | str,
+        duplicates: dict[str, str],
+    ) -> str:
+        if isinstance(document, str):
+            self.report.skipped.append(SkippedFile(found.relative, document))
+            return "skipped"
+        key = self.key(found)
+        record = build_source(
+            key=key,
+            root=self.root,
+            file=found.relative,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size=len(data),
+            document=document,
+            options=self.options,
         )
-    return record
+        if not record.chunks:
+            self.report.skipped.append(SkippedFile(found.relative, "no text found"))
+            return "skipped"
+        record.duplicates = duplicates
+        encoding = document.extra.get("encoding")
+        if encoding:
+            self.report.warnings.append(
+                SkippedFile(
+                    found.relative,
+                    f"not UTF-8; read as {encoding} (convert it to UTF-8 if a character looks "
+                    "wrong)",
+                )
+            )
+        old = self.corpus.source_record(key)
+        self.corpus.save_sources([record])
+        (self.report.added if old is None else self.report.updated).append(found.relative)
+        self.kept.add(key)
+        return "added" if old is None else "updated"
+
+    def single(self, found: ScannedFile) -> str:
+        data = self.read(found)
+        if data is None:
+            return "skipped"
+        if self.current(found, hashlib.sha256(data).hexdigest(), {}):
+            return "unchanged"
+        return self.save(found, data, _extract_file(found.relative, data), {})
+
+    def group(self, members: list[ScannedFile]) -> None:
+        """Files of one stem: the same document is indexed once, from the best of them."""
+        contents = {m.relative: (m, data) for m in members if (data := self.read(m)) is not None}
+        for m in members:
+            self.decided.setdefault(m.relative, "skipped")
+        shas = {rel: hashlib.sha256(data).hexdigest() for rel, (_, data) in contents.items()}
+        for rel, (found, _) in contents.items():
+            old = self.corpus.source_record(self.key(found))
+            if old is None or not old.duplicates or set(old.duplicates) - set(shas):
+                continue
+            if self.current(found, shas[rel], {d: shas[d] for d in old.duplicates}):
+                self.decided[rel] = "unchanged"
+                for other in old.duplicates:
+                    self.duplicate(other, rel)
+                self.rest(contents, {rel, *old.duplicates})
+                return
+        documents = {rel: _extract_file(rel, data) for rel, (_, data) in contents.items()}
+        readable = {r: d for r, d in documents.items() if not isinstance(d, str)}
+        done: set[str] = set()
+        if len(readable) > 1:
+            best, same = pick_source(readable)
+            if same:
+                found, data = contents[best]
+                duplicates = {d: shas[d] for d in same}
+                if self.current(found, shas[best], duplicates):
+                    self.decided[best] = "unchanged"
+                else:
+                    self.decided[best] = self.save(found, data, readable[best], duplicates)
+                for other in same:
+                    self.duplicate(other, best)
+                done = {best, *same}
+        for rel, (found, data) in contents.items():
+            if rel not in done:
+                if self.current(found, shas[rel], {}):
+                    self.decided[rel] = "unchanged"
+                else:
+                    self.decided[rel] = self.save(found, data, documents[rel], {})
+
+    def rest(self, contents: dict[str, tuple[ScannedFile, bytes]], done: set[str]) -> None:
+        for rel, (found, _) in contents.items():
+            if rel not in done:
+                self.decided[rel] = self.single(found)
+
+    def duplicate(self, rel: str, kept: str) -> None:
+        self.decided[rel] = "duplicate"
+        self.report.duplicates.append(SkippedFile(rel, f"the same document as {kept}"))
 
 
 def ingest_folder(
@@ -129,10 +318,12 @@ def ingest_folder(
 ) -> IngestReport:
     """Index every supported file under ``folder`` into ``corpus``.
 
-    A file whose content hash, chunking and analyzer are unchanged is not read again. Files
-    that vanished are removed; files that cannot be read are reported in ``skipped`` (and any
-    earlier version of them is removed), never raised. Each file is written on its own, so an
-    interrupted ingest keeps what it finished.
+    A file whose content hash, extraction, chunking and analyzer are unchanged is not read
+    again. A document present in several formats (same folder and stem, same text) is indexed
+    once, from the best of them (see ``pick_source``); the others are listed in
+    ``duplicates``. Files that vanished are removed; files that cannot be read are reported in
+    ``skipped`` (and any earlier version of them is removed), never raised. Each file is
+    written on its own, so an interrupted ingest keeps what it finished.
     """
     started = time.perf_counter()
     options = chunking or ChunkingOptions()
@@ -140,41 +331,18 @@ def ingest_folder(
     root = str(scan.root)
     report = IngestReport(root=root, corpus=corpus.name, skipped=list(scan.skipped))
     previous = {s.key for s in corpus.sources() if s.root == root}
-    kept: set[str] = set()
+    run = _Ingest(corpus, root, options, report)
+    groups = _stem_groups(scan.files)
     total = len(scan.files)
     for done, found in enumerate(scan.files, start=1):
-        key = (scan.root / found.relative).as_posix()
-        old = corpus.source_record(key)
-        status = "skipped"
-        try:
-            data = _read_inside(found.path, root)
-        except (OSError, ExtractionError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            report.skipped.append(SkippedFile(found.relative, f"unreadable ({reason})"))
-            data = None
-        if data is not None:
-            sha = hashlib.sha256(data).hexdigest()
-            if (
-                old is not None
-                and old.sha256 == sha
-                and old.chunking == options.key
-                and old.analyzer == ANALYZER_VERSION
-            ):
-                status = "unchanged"
-                report.unchanged.append(found.relative)
-                kept.add(key)
+        if found.relative not in run.decided:
+            if found.relative in groups:
+                run.group(groups[found.relative])
             else:
-                loaded = _load_record(key, root, found.relative, data, options, report.warnings)
-                if isinstance(loaded, str):
-                    report.skipped.append(SkippedFile(found.relative, loaded))
-                else:
-                    corpus.save_sources([loaded])
-                    status = "added" if old is None else "updated"
-                    (report.added if old is None else report.updated).append(found.relative)
-                    kept.add(key)
+                run.decided[found.relative] = run.single(found)
         if progress is not None:
-            progress(IngestProgress(done, total, found.relative, status))
-    gone = sorted(previous - kept)
+            progress(IngestProgress(done, total, found.relative, run.decided[found.relative]))
+    gone = sorted(previous - run.kept)
     skipped_paths = {s.path for s in report.skipped}
     for key in gone:
         record = corpus.source_record(key)
@@ -187,7 +355,7 @@ def ingest_folder(
                 else s
                 for s in report.skipped
             ]
-        else:
+        elif record.file not in {d.path for d in report.duplicates}:
             report.removed.append(record.file)
     corpus.remove_sources(gone)
     if corpus.embedder is not None:
@@ -195,5 +363,6 @@ def ingest_folder(
     corpus.touch(root=root)
     report.chunks = sum(s.chunks for s in corpus.sources() if s.root == root)
     report.skipped.sort(key=lambda s: s.path)
+    report.duplicates.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report

@@ -17,7 +17,7 @@ from typing import Any
 
 from kforge.rag.analyze import ANALYZER_VERSION, term_frequencies
 from kforge.rag.chunking import ChunkingOptions, chunk_document
-from kforge.rag.extract import ExtractedDocument
+from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.types import Chunk
 
 __all__ = [
@@ -64,6 +64,12 @@ class SourceRecord:
     chunking: str
     analyzer: str
     ingested_at: str
+    extraction: str = EXTRACTION_VERSION
+    """The ``EXTRACTION_VERSION`` that produced the text; "" for records written before it."""
+    duplicates: dict[str, str] = field(default_factory=dict)
+    """Files of the same document in other formats, left out for this one: path to sha256."""
+    full_title: str = ""
+    """The title as the document gives it, when ``title`` dropped a subtitle or site name."""
     chunks: list[Chunk] = field(default_factory=list)
     terms: list[dict[str, int]] = field(default_factory=list)
     """Term frequencies of each chunk's ``index_text``, so opening a corpus needs no analysis."""
@@ -80,6 +86,9 @@ class SourceRecord:
             "chunking": self.chunking,
             "analyzer": self.analyzer,
             "ingested_at": self.ingested_at,
+            "extraction": self.extraction,
+            "duplicates": self.duplicates,
+            "full_title": self.full_title,
             "chunks": [
                 {
                     "id": c.id,
@@ -108,6 +117,9 @@ class SourceRecord:
             chunking=doc.get("chunking", ""),
             analyzer=doc.get("analyzer", ""),
             ingested_at=doc.get("ingested_at", ""),
+            extraction=doc.get("extraction", ""),
+            duplicates=dict(doc.get("duplicates") or {}),
+            full_title=doc.get("full_title", ""),
         )
         fresh = record.analyzer == ANALYZER_VERSION
         for index, raw in enumerate(doc.get("chunks", ())):
@@ -158,6 +170,8 @@ def build_source(
         chunking=options.key,
         analyzer=ANALYZER_VERSION,
         ingested_at=_now(),
+        extraction=EXTRACTION_VERSION,
+        full_title=document.extra.get("full_title", ""),
     )
     prefix = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
     for index, span in enumerate(chunk_document(document, options)):
