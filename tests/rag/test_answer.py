@@ -21,7 +21,9 @@ async def test_answer_cites_only_relevant_passages_and_drops_bad_markers() -> No
         answer = await answer_question(
             "What is ReAct?", _search(hits), model.complete, config=RAGConfig(k=2)
         )
+    # the only sentence is the whole short answer: said once
     assert answer.text == "ReAct mixes thoughts and actions [1]."
+    assert answer.short_answer == "ReAct mixes thoughts and actions"
     assert [(c.number, c.chunk_id, c.file) for c in answer.citations] == [(1, "c0", "react.md")]
     assert not answer.fallback_used and answer.disclaimer is None
     prompt = model.calls[-1].messages[-1].content
@@ -36,6 +38,7 @@ async def test_an_answer_its_passages_do_not_support_is_replaced_by_their_senten
     with ScriptedModel([REL, invented, invented]) as model:
         answer = await answer_question("What is ReAct?", _search(hits), model.complete)
     assert answer.text == "ReAct mixes thoughts and actions in one loop [1]."
+    assert answer.to_dict()["short_answer"] == answer.short_answer != ""
     assert [c.file for c in answer.citations] == ["react.md"]
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from kforge.rag.compose import candidate_sentences, compose_extractive
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kforge.rag.compose import candidate_sentences, compose_extractive, mentions_title
 from kforge.rag.types import Chunk
+from kforge.rag.units import normalized
 
 
 def chunk(i: int, text: str, title: str = "") -> Chunk:
@@ -44,11 +48,14 @@ def test_the_sentences_that_hold_the_question_terms_are_chosen_verbatim() -> Non
         assert segment.text in " ".join(BM25.text.split())
 
 
-def test_headings_code_and_fragments_are_not_sentences() -> None:
+def test_headings_code_and_fragments_are_not_sentences_and_items_are_quoted_whole() -> None:
     sentences = candidate_sentences(BM25)
     assert not any("#" in s or "score = idf" in s for s in sentences)
     listed = chunk(2, "- **Idf.** Rare terms weigh more than common ones in a ranking.")
-    assert candidate_sentences(listed) == ["Rare terms weigh more than common ones in a ranking."]
+    # an item is one unit, its markup kept: only the bullet goes
+    assert candidate_sentences(listed) == [
+        "**Idf.** Rare terms weigh more than common ones in a ranking."
+    ]
 
 
 def test_a_passage_the_first_one_names_is_followed_for_a_second_hop() -> None:
@@ -178,3 +185,121 @@ def test_the_hop_goes_to_the_title_named_beside_the_question_words() -> None:
     question = "In which director's film was Tom Reed cast as Tyler?"
     segments = compose_extractive(question, [actor, *films])
     assert {s.source for s in segments} == {0, 2}
+
+
+def test_a_hop_to_a_passage_without_a_usable_sentence_does_not_crash() -> None:
+    film = chunk(
+        0,
+        "Kiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.",
+        "Kiss and Tell",
+    )
+    heading_only = chunk(1, "# Shirley Temple", "Shirley Temple")
+    segments = compose_extractive(
+        "Who played Corliss Archer in Kiss and Tell?", [film, heading_only]
+    )
+    assert [s.source for s in segments] == [0]
+
+
+def test_a_title_is_a_name_not_a_word() -> None:
+    assert mentions_title("See the Path module.", "Path")
+    assert not mentions_title("The path is resolved first.", "Path")
+    assert not mentions_title("Done. Path segments are joined.", "Path")  # a capitalised word
+    assert mentions_title("a film starring Shirley Temple as", "Shirley Temple (actress)")
+    fs = chunk(0, "Use `fs.unlink()` to delete a file. The path is resolved first.", "File system")
+    path = chunk(1, "The path module provides utilities for working with file paths.", "Path")
+    segments = compose_extractive("How do I delete a file?", [fs, path])
+    assert {s.source for s in segments} == {0}
+
+
+def test_identifiers_are_matched_whole_and_a_heading_naming_one_leads() -> None:
+    constants = chunk(
+        0,
+        "## `os.constants`\n\nContains commonly used operating system-specific constants for "
+        "error codes, process signals, and so on.",
+        "OS",
+    )
+    eol = Chunk(
+        id="c1",
+        source="os.md",
+        file="os.md",
+        title="OS",
+        heading="OS > os.EOL",
+        page=None,
+        start=0,
+        end=0,
+        text="## `os.EOL`\n\n* {string}\n\nThe operating system-specific end-of-line marker.\n\n"
+        "* `\\n` on POSIX\n* `\\r\\n` on Windows\n",
+    )
+    texts = [s.text for s in compose_extractive("What does os.EOL contain?", [constants, eol])]
+    assert "`\\n` on POSIX" in texts and "`\\r\\n` on Windows" in texts
+    assert not any("Contains commonly used" in t for t in texts)
+
+
+def test_a_procedure_question_is_answered_with_the_call_that_does_it() -> None:
+    nlink = chunk(
+        0,
+        "### `stats.nlink`\n\n* {number|bigint}\n\nThe number of hard-links that exist for the file.",
+    )
+    link = chunk(
+        1,
+        "### `fs.link(existingPath, newPath, callback)`\n\n* `existingPath` {string|Buffer|URL}\n\n"
+        "Creates a new link from the `existingPath` to the `newPath`. See the POSIX link(2) "
+        "documentation for more detail.",
+    )
+    segments = compose_extractive("How do I create a hard link?", [nlink, link])
+    assert segments and segments[0].source == 1
+    assert "`fs.link(existingPath, newPath, callback)`" in [s.text for s in segments]
+
+
+_titles = st.sampled_from(["Shirley Temple", "Kiss and Tell", "Path", "Ghana", "fs"])
+_texts = st.lists(
+    st.sampled_from(
+        [
+            "Shirley Temple was an American actress.",
+            "Kiss and Tell is a 1945 film starring Shirley Temple.",
+            "# Shirley Temple",
+            "Path segments are joined with the separator.",
+            "She served as ambassador to Ghana.",
+            "",
+            "* `fs.link()`",
+            "```\ncode\n```",
+            "x",
+        ]
+    ),
+    max_size=4,
+).map(lambda parts: "\n\n".join(parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    passages=st.lists(st.tuples(_texts, _titles), max_size=5),
+    question=st.text(max_size=60)
+    | st.sampled_from(["Who played Corliss Archer in Kiss and Tell?", "Where did she serve?"]),
+    size=st.integers(1, 5),
+)
+def test_composing_never_raises_and_quotes_its_passages(
+    passages: list[tuple[str, str]], question: str, size: int
+) -> None:
+    chunks = [chunk(i, text, title) for i, (text, title) in enumerate(passages)]
+    segments = compose_extractive(question, chunks, max_sentences=size)
+    assert len(segments) <= size
+    for segment in segments:
+        assert 0 <= segment.source < len(chunks)
+        assert normalized(segment.text) in normalized(chunks[segment.source].text)
+
+
+def test_a_heading_extracted_as_a_line_is_no_answer_sentence() -> None:
+    page = Chunk(
+        id="c0",
+        source="json.html",
+        file="json.html",
+        title="json",
+        heading="json > Infinite and NaN Number Values\u00b6",
+        page=None,
+        start=0,
+        end=0,
+        text="Infinite and NaN Number Values\u00b6\n\nThe RFC does not permit infinite or NaN "
+        "number values.",
+    )
+    texts = [s.text for s in compose_extractive("Are NaN number values valid?", [page])]
+    assert texts == ["The RFC does not permit infinite or NaN number values."]

@@ -68,3 +68,14 @@ def test_sentences_split_on_ends_and_list_items_not_abbreviations() -> None:
         "Second one!",
         "- Item two",
     ]
+
+
+def test_an_initial_is_no_sentence_end() -> None:
+    assert split_sentences("A film directed by M. Night Shyamalan. It opened in 2015.") == [
+        "A film directed by M. Night Shyamalan.",
+        "It opened in 2015.",
+    ]
+    assert split_sentences("Rickets follows deficiency.Treatment restores it.") == [
+        "Rickets follows deficiency.",
+        "Treatment restores it.",
+    ]

@@ -44,6 +44,8 @@ class RAGAnswer:
     fallback_used: bool
     disclaimer: str | None
     retrieval: RAGResult
+    short_answer: str = ""
+    """The direct answer the text opens with; empty for a model-only or unverified answer."""
 
     def to_markdown(self) -> str:
         parts = [self.text.strip()]
@@ -67,6 +69,7 @@ class RAGAnswer:
             "fallback_used": self.fallback_used,
             "disclaimer": self.disclaimer,
             "retrieval": self.retrieval.to_dict(),
+            "short_answer": self.short_answer,
         }
 
 
@@ -116,7 +119,13 @@ async def answer_from_result(
                 question, relevant, write, style=style, system=_GROUNDED_SYSTEM + extra
             )
             return RAGAnswer(
-                question, written.text, written.citations, False, result.disclaimer, result
+                question,
+                written.text,
+                written.citations,
+                False,
+                result.disclaimer,
+                result,
+                written.short_answer,
             )
         response = await complete(messages, settings)
         text = _tidy(_MARKER.sub("", cut_loop(response.text)[0]))

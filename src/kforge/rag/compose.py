@@ -1,44 +1,56 @@
-"""Extractive answers: the sentences of the passages that best answer a question, each cited.
+"""Extractive answers: the units of the passages that best answer a question, each cited.
 
 No model writes anything, so nothing can loop, echo or be invented: every sentence of the answer
-is a sentence of the passage it cites. Sentences are ranked against the question's key terms
-(idf-weighted over the candidate sentences), with a lead for better-ranked passages and for
-sections whose heading matches. Each passage's best sentence comes first; a further sentence
-must answer part of the question that its passage's chosen sentences leave open (near-duplicates
-are skipped), and a lead sentence that only introduces its passage comes last, room permitting.
+is a unit of the passage it cites (a sentence, list item, definition entry, table row, or for
+"how do I" questions a code block or API signature), quoted exactly. Units are ranked against
+the question's terms and the identifiers it names whole (idf-weighted over the candidate units),
+with a lead for better-ranked passages, for sections whose heading names what is asked, and for
+units that hold the kind of thing the question asks for (``kforge.rag.question``). Each
+passage's best unit comes first; a further unit must answer part of the question that its
+passage's chosen units leave open (near-duplicates are skipped), and a lead sentence that only
+introduces its passage comes last, room permitting.
+
 Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
-question) names is brought forward, since it describes something the answer refers to; of
-several, the one holding most of the question's terms that the leading passage lacks, and
-named beside the question's words ("... and Tyler in The Visit" for a question about Tyler).
+question) names is brought forward when it holds question terms the leading passage lacks or is
+named beside the question's words ("... and Tyler in The Visit" for a question about Tyler);
+of several, the one that does so most.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
-from kforge.rag.textcheck import key_terms, split_sentences
+from kforge.rag.question import Question, holds_kind, mentions, read_question, unit_terms
 from kforge.rag.types import Chunk
+from kforge.rag.units import Unit, normalized, passage_units
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive", "mentions_title"]
 
-_MIN_WORDS = 5
+_MIN_WORDS = 4
+_MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
 _REDUNDANT = 0.5
-"""Skip a sentence sharing more than this share of its terms with one already chosen."""
+"""Skip a unit sharing more than this share of its terms with one already chosen."""
 _LEAD_SHARE = 0.6
-"""The best-ranked passage leads the answer when its best sentence scores this share of the
-best sentence overall: the retriever judged the whole passage, a sentence score sees words."""
+"""The best-ranked passage leads the answer when its best unit scores this share of the
+best unit overall: the retriever judged the whole passage, a unit score sees words."""
 _COPY = 0.8
-"""A sentence of another passage is redundant only when it shares this share of its terms."""
+"""A unit of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
-"""Stop adding sentences scoring under this share of the best sentence's score."""
+"""Stop adding units scoring under this share of the best unit's score."""
 _BESIDE = 0.5
 """Weight of the question's words beside a mention, against those the named passage holds."""
+_KIND_BONUS = 0.25
+"""Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
+_NAMED_HEADING = 0.5
+"""Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _CLAUSE_MARKS = ",;."
+_NAME_PREFIX = "\x00"
+"""Marks an identifier of the question among the terms, apart from any word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +60,8 @@ class Segment:
     text: str
     source: int
     """Index of the passage in the list the answer was composed from."""
+    rank: int = 0
+    """How well it answers among the answer's sentences (0 = best)."""
 
 
 @dataclass(slots=True)
@@ -55,48 +69,25 @@ class _Candidate:
     text: str
     source: int
     position: int
-    """Sentence number within its passage (0 = lead sentence)."""
+    """Unit number within its passage (0 = lead unit)."""
+    kind: str
     terms: frozenset[str]
 
 
-def _prose_lines(text: str) -> list[str]:
-    """The passage's lines that are prose: no headings, code blocks or table rows."""
-    lines, fenced = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            fenced = not fenced
-            continue
-        if (
-            fenced
-            or stripped.startswith(("#", "|", "<!--"))
-            or re.fullmatch(r"[-=*_ ]{3,}", stripped)
-        ):
-            lines.append("")
-            continue
-        lines.append(line)
-    return lines
-
-
-def _tidy(sentence: str) -> str:
-    sentence = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
-    sentence = sentence.replace("**", "").replace("__", "")
-    sentence = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", sentence)  # the source's own markers
-    sentence = " ".join(sentence.split()).strip()
-    if sentence and sentence[-1] not in ".!?:":
-        sentence += "."
-    return sentence
+def _usable(unit: Unit, question: Question | None) -> bool:
+    """Whether ``unit`` may stand in an answer to ``question``."""
+    if unit.kind in ("code", "signature"):
+        return question is not None and question.kind == "procedure"
+    words = len(unit.text.split())
+    if unit.kind == "sentence":
+        return _MIN_WORDS <= words <= _MAX_WORDS and not unit.text.endswith(":")
+    return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
 
 
 def candidate_sentences(chunk: Chunk) -> list[str]:
-    """The sentences of ``chunk`` that could stand in an answer, tidied, in order."""
-    out = []
-    for raw in split_sentences("\n".join(_prose_lines(chunk.text))):
-        sentence = _tidy(raw)
-        words = len(sentence.split())
-        if _MIN_WORDS <= words <= _MAX_WORDS and not sentence.endswith(":"):
-            out.append(sentence)
-    return out
+    """The units of ``chunk`` that could stand in an answer, quoted exactly, in order (code
+    blocks and signatures, usable only for "how do I" questions, left out)."""
+    return [u.text for u in passage_units(chunk.text) if _usable(u, None)]
 
 
 def _core_title(title: str) -> str:
@@ -109,12 +100,23 @@ def _title_spans(text: str, title: str) -> list[tuple[int, int]]:
     if len(title) < 3:
         return []
     pattern = rf"(?<!\w){re.escape(title)}(?!\w)"
-    return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+    # a title is a name: "Path" names the document, "path" is a word
+    flags = 0 if any(ch.isupper() for ch in title) else re.IGNORECASE
+    spans = [m.span() for m in re.finditer(pattern, text, flags)]
+    if " " not in title:  # a one-word title opening a sentence may be a word ("Path segments")
+        spans = [(a, b) for a, b in spans if not _opens_sentence(text, a)]
+    return spans
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'(`*_[")
+    return not before or before[-1] in ".!?:#>|\n-"
 
 
 def mentions_title(text: str, title: str) -> bool:
     """True when ``text`` names the document titled ``title`` (without a trailing
-    disambiguation such as "(1945 film)")."""
+    disambiguation such as "(1945 film)"): as written, and for a one-word title not as the
+    first word of a sentence, where a name and a capitalised word look alike."""
     return bool(_title_spans(text, title))
 
 
@@ -133,6 +135,29 @@ def _named(text: str, passages: Sequence[Chunk]) -> list[int]:
     ]
 
 
+def _candidates(
+    question: Question, passages: Sequence[Chunk], exclude: Collection[str]
+) -> list[_Candidate]:
+    said = {normalized(s) for s in exclude}
+    out = []
+    for index, chunk in enumerate(passages):
+        headings = {_bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
+        for unit in passage_units(chunk.text):
+            if not _usable(unit, question) or normalized(unit.text) in said:
+                continue
+            if unit.kind == "sentence" and _bare_heading(unit.text) in headings:
+                continue  # a heading extracted from HTML as a line of its own
+            names = {_NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
+            terms = unit_terms(unit.text) | names
+            out.append(_Candidate(unit.text, index, unit.position, unit.kind, terms))
+    return out
+
+
+def _bare_heading(text: str) -> str:
+    """A heading without its pilcrow or section number, for comparing."""
+    return normalized(text.strip().rstrip("\u00b6").strip()).lower()
+
+
 def compose_extractive(
     question: str,
     passages: Sequence[Chunk],
@@ -140,30 +165,25 @@ def compose_extractive(
     max_sentences: int = 4,
     exclude: Collection[str] = (),
 ) -> list[Segment]:
-    """Up to ``max_sentences`` sentences of ``passages`` that answer ``question``.
+    """Up to ``max_sentences`` units of ``passages`` that answer ``question``, quoted exactly.
 
     ``passages`` are in relevance order (best first). The answer draws on at most two
-    passages: the one holding the best sentence, and a second one that the question or the
-    first passage names (a multi-hop bridge: of several, the one that holds most of the
-    question's terms the first lacks) or, failing that, the one holding the next best
-    sentence. It takes each passage's best sentence first, then further sentences that score
-    close to the best and hold a question term their passage's chosen sentences do not, and,
+    passages: the one holding the best unit, and a second one that the question or the first
+    passage names (a multi-hop bridge, see the module doc) or, failing that, the one holding
+    the next best unit. It takes each passage's best unit first, then further units that
+    score close to the best and hold a question term their passage's chosen units do not, and,
     while there is room, the lead sentence (which says what the passage is about) of a
-    passage whose best sentence opens by referring back ("He designed ...") or that the answer
-    hops to. Sentences in ``exclude`` (already said elsewhere, e.g. earlier in a report) are
-    not used. Returns no segment only when no passage
-    has a usable sentence.
+    passage whose best unit opens by referring back ("He designed ...") or that the answer
+    hops to. Units in ``exclude`` (already said elsewhere, e.g. earlier in a report) are not
+    used. Returns no segment only when no passage has a usable unit.
     """
-    said = {" ".join(s.split()) for s in exclude}
-    candidates = [
-        _Candidate(sentence, index, position, frozenset(analyze(sentence)))
-        for index, chunk in enumerate(passages)
-        for position, sentence in enumerate(candidate_sentences(chunk))
-        if sentence not in said
-    ]
+    asked = read_question(question)
+    candidates = _candidates(asked, passages, exclude)
     if not candidates:
         return []
-    query = key_terms(question) or list(dict.fromkeys(analyze(question)))
+    query = list(asked.terms) + [_NAME_PREFIX + n for n in asked.identifiers]
+    if not query:
+        query = list(dict.fromkeys(analyze(question)))
     df: dict[str, int] = {}
     for c in candidates:
         for term in c.terms:
@@ -174,18 +194,17 @@ def compose_extractive(
         return math.log(1 + total / (1 + df.get(term, 0)))
 
     query_weight = sum(idf(t) for t in query) or 1.0
-    heading_match = [
-        len(set(analyze(f"{p.title} {p.heading}")) & set(query)) / max(1, len(query))
-        for p in passages
-    ]
+    heading_match = [_heading_match(asked, p, query) for p in passages]
     named = _named(question, passages)
 
     def score(c: _Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
-        value = coverage / (1 + 0.15 * c.source) + 0.3 * heading_match[c.source]
+        value = coverage / (1 + 0.15 * c.source) + heading_match[c.source]
         if c.source in named:
             value += 0.25
-        if len(tokenize(c.text)) < 8:
+        if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
+            value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
+        if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         return value
 
@@ -193,34 +212,27 @@ def compose_extractive(
     ranked = sorted(candidates, key=lambda c: (-scores[id(c)], c.source, c.position))
     top = ranked[0]
     first = next((c for c in ranked if c.source == 0), None)
-    if first is not None and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]:
+    typed = asked.kind not in ("thing", "yesno")
+    if (
+        first is not None
+        and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
+        and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
+        and heading_match[0] >= heading_match[top.source] - _NAMED_HEADING / 2
+    ):
         top = first  # the retriever's best passage leads when it answers nearly as well
+    owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}
     sources = [top.source]
-    # the second hop: what the leading passage names, else what the question names; a
-    # namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
-    own_name = _core_title(passages[top.source].title).lower()
-    linked = [
-        i
-        for i in _named(passages[top.source].text, passages) + named
-        if i != top.source and _core_title(passages[i].title).lower() != own_name
-    ]
-    if linked:
-        anchor = passages[top.source]
-        lacking = set(query) - _passage_terms(anchor)
-
-        def hop_value(i: int) -> float:
-            """What the question asks that the leading passage lacks and passage ``i`` holds
-            (the actress the question describes, not her film), and the question's words
-            beside the leading passage's mention of it."""
-            held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
-            mentions = _beside(anchor.text, passages[i].title, query)
-            return held + _BESIDE * max((sum(map(idf, m)) for m in mentions), default=0.0)
-
-        sources.append(max(dict.fromkeys(linked), key=hop_value))
+    linked = _hop(top, passages, named, query, idf, owns)
+    if linked is not None:
+        sources.append(linked)
     else:
         runner_up = next((c for c in ranked if c.source != top.source), None)
+        # another passage joins when it answers nearly as well, or adds what the best lacks
         if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
-            sources.append(runner_up.source)
+            adds = any(t in runner_up.terms and t not in top.terms for t in query)
+            close = scores[id(runner_up)] >= _LEAD_SHARE * scores[id(top)]
+            if (adds or close) and _names_what_is_asked(asked, passages[runner_up.source]):
+                sources.append(runner_up.source)
     best_score = scores[id(top)]
     chosen: list[_Candidate] = []
 
@@ -232,26 +244,97 @@ def compose_extractive(
         ):
             chosen.append(c)
 
-    owns = {source: [c for c in ranked if c.source == source] for source in sources}
-    for source in sources:  # each source's best sentence
+    for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
+        asked_here = [c for c in owns[source] if c.terms & set(query)]
+        call = next((c for c in asked_here if c.kind == "signature"), None) or next(
+            (c for c in asked_here if c.kind == "code"), None
+        )
+        if asked.kind == "procedure" and call is not None and call not in chosen:
+            chosen.append(call)  # the call or code that does it: never redundant
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
         if c.source in sources and scores[id(c)] >= _KEEP_RATIO * best_score > 0:
-            # a further sentence must answer part of the question its passage has not yet
+            # a further unit must answer part of the question its passage has not yet
             said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
-            if any(t in c.terms and t not in said_here for t in query):
+            if any(t in c.terms and t not in said_here for t in query) or _completes(c, chosen):
                 take(c)
     for source in sources:  # and, room permitting, what makes a sentence understood
         own = owns[source]
-        lead = next((c for c in own if c.position == 0), None)
-        needed = _refers_back(own[0].text) or (source != top.source and source in linked)
+        lead = next((c for c in own if c.position == min(o.position for o in own)), None)
+        needed = _refers_back(own[0].text) or source == linked
         if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
             take(lead)
     chosen = chosen[:max_sentences]
+    rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
-    return [Segment(c.text, c.source) for c in chosen]
+    return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+
+
+def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> float:
+    """How well the passage's title and heading name what is asked: the share of the
+    question's terms they hold, and a lead when they name one of its identifiers."""
+    heading = f"{passage.title} {passage.heading}"
+    terms = unit_terms(heading)
+    share = len([t for t in query if t in terms]) / max(1, len(query))
+    last = passage.heading.rsplit(">", 1)[-1]
+    named = any(mentions(last, n) for n in question.identifiers)
+    return 0.3 * share + (_NAMED_HEADING if named else 0.0)
+
+
+def _names_what_is_asked(question: Question, passage: Chunk) -> bool:
+    """False for a passage that names none of the question's identifiers when it names some:
+    ``os.constants`` says nothing of ``os.EOL``."""
+    where = f"{passage.heading}\n{passage.text}"
+    return not question.identifiers or any(mentions(where, n) for n in question.identifiers)
+
+
+def _completes(c: _Candidate, chosen: Sequence[_Candidate]) -> bool:
+    """True for a list item next to a chosen one of its passage: the values of ``os.EOL``
+    are two items, and one alone misleads."""
+    return c.kind == "item" and any(
+        o.source == c.source
+        and o.kind in ("item", "sentence")
+        and abs(o.position - c.position) == 1
+        for o in chosen
+    )
+
+
+def _hop(
+    top: _Candidate,
+    passages: Sequence[Chunk],
+    named: Sequence[int],
+    query: Sequence[str],
+    idf: Callable[[str], float],
+    owns: dict[int, list[_Candidate]],
+) -> int | None:
+    """The passage the answer hops to from ``top``'s passage: one that it or the question
+    names, that has a usable unit, and that holds question terms the leading passage lacks or
+    that it names beside the question's words; of several, the one that does so most. None
+    when there is no such passage."""
+    lead = top.source
+    anchor = passages[lead]
+    own_name = _core_title(anchor.title).lower()
+    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
+    linked = [
+        i
+        for i in dict.fromkeys(_named(anchor.text, passages) + list(named))
+        if i != lead and owns.get(i) and _core_title(passages[i].title).lower() != own_name
+    ]
+    lacking = {t for t in query if not t.startswith(_NAME_PREFIX)} - _passage_terms(anchor)
+
+    def hop_value(i: int) -> float:
+        """What the question asks that the leading passage lacks and passage ``i`` holds
+        (the actress the question describes, not her film), and the question's words
+        beside the leading passage's mention of it."""
+        held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
+        mentions_ = _beside(anchor.text, passages[i].title, query)
+        return held + _BESIDE * max((sum(map(idf, m)) for m in mentions_), default=0.0)
+
+    values = {i: hop_value(i) for i in linked}
+    worth = [i for i in linked if values[i] > 0]
+    return max(worth, key=lambda i: values[i]) if worth else None
 
 
 _ANAPHOR = re.compile(
@@ -265,22 +348,22 @@ def _refers_back(sentence: str) -> bool:
     return _ANAPHOR.match(sentence) is not None
 
 
-def _beside(text: str, title: str, query: Collection[str]) -> list[set[str]]:
+def _beside(text: str, title: str, query: Collection[str]) -> list[frozenset[str]]:
     """For each mention of ``title`` in ``text``, the ``query`` terms in its clause (other than
     the title's own words): in "Dylan in Paper Planes, and Tyler in The Visit", only "Tyler"
     stands beside "The Visit"."""
-    own = set(analyze(title))
+    own = unit_terms(title)
     found = []
     for start, end in _title_spans(text, title):
         left = max(text.rfind(mark, 0, start) for mark in _CLAUSE_MARKS) + 1
         ends = [i for i in (text.find(mark, end) for mark in _CLAUSE_MARKS) if i >= 0]
         clause = text[left : min(ends, default=len(text))]
-        found.append((set(analyze(clause)) - own) & set(query))
+        found.append((unit_terms(clause) - own) & set(query))
     return found
 
 
 def _passage_terms(chunk: Chunk) -> set[str]:
-    return set(analyze(f"{chunk.title} {chunk.text}"))
+    return set(unit_terms(f"{chunk.title} {chunk.text}"))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

@@ -2,15 +2,18 @@
 
 ``write_answer`` is the one way an agent turns relevant passages into the text a user reads:
 
-- **extractive** (the default for small models): sentences of the passages, each cited;
+- **extractive** (the default for small models): a short answer line drawn by rule from the
+  supporting sentences (``kforge.rag.short_answer``), then those sentences of the passages,
+  each cited and quoted exactly;
 - **generative**: the model writes with ``[n]`` markers; the text is cut where it starts to
   loop, refused when it repeats its instructions, and every sentence is checked against the
   passages it cites (re-cited to the passage that does support it, or dropped). A reply that
   fails is retried once with settings that discourage repetition, then replaced by the
   extractive answer.
 
-Either way the markers in the text are the numbers of the answer's own citation list, in order
-of first use, and the list holds only what the text cites.
+Either way the text opens with the short answer line and its ``[n]`` marker, then a blank line,
+then the supporting sentences; the markers are the numbers of the answer's own citation list,
+in order of first use, and the list holds only what the text cites.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from kforge.errors import ModelError, ScriptedModelError
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.prompts import prompt_text
 from kforge.rag.compose import Segment, compose_extractive
+from kforge.rag.short_answer import ShortAnswer, short_answer
 from kforge.rag.textcheck import (
     SUPPORT_THRESHOLD,
     cut_loop,
@@ -76,10 +80,14 @@ class GroundedAnswer:
     """For each citation, the index of its passage in the list the answer was written from."""
     segments: tuple[Segment, ...] = field(default=())
     """The answer's sentences, each with the index of the passage it rests on."""
+    short_answer: str = ""
+    """The direct answer the text opens with (a quote of a supporting sentence, or ``Yes.`` /
+    ``No.``); empty when there is no answer."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
+            "short_answer": self.short_answer,
             "citations": [c.to_dict() for c in self.citations],
             "path": self.path,
             "reason": self.reason,
@@ -90,21 +98,41 @@ class GroundedAnswer:
 
 
 def number_segments(
-    segments: Sequence[Segment], passages: Sequence[Chunk]
+    segments: Sequence[Segment],
+    passages: Sequence[Chunk],
+    *,
+    short: ShortAnswer | None = None,
 ) -> tuple[str, list[Citation], list[int]]:
     """The answer text with one marker per sentence, numbered by first use; the citations of
-    exactly the passages cited; and each citation's passage index."""
+    exactly the passages cited; and each citation's passage index. With ``short``, the text
+    opens with its line and marker, then a blank line, then the sentences (a lone sentence that
+    is the whole short answer is written once). A sentence keeps its
+    closing punctuation after the marker (``... saturates [1].``); a code block stands on its
+    own lines with the marker under it."""
     order: list[int] = []
-    parts = []
+
+    def marker(source: int) -> str:
+        if source not in order:
+            order.append(source)
+        return f"[{order.index(source) + 1}]"
+
+    whole = len(segments) == 1 and short is not None
+    if whole and short is not None and short.line == segments[0].text.strip().rstrip(".!?"):
+        short = None  # one sentence that is all of its short answer: said once
+    head = f"{short.line} {marker(short.source)}" if short is not None else ""
+    body = ""
     for segment in segments:
-        if segment.source not in order:
-            order.append(segment.source)
-        number = order.index(segment.source) + 1
         sentence = segment.text.rstrip()
+        if "\n" in sentence:  # code: never joined into a line
+            body = f"{body.rstrip()}\n\n{sentence}\n{marker(segment.source)}\n\n"
+            continue
         end = sentence[-1] if sentence and sentence[-1] in ".!?" else ""
-        parts.append(f"{sentence[: len(sentence) - len(end)].rstrip()} [{number}]{end}")
+        part = f"{sentence[: len(sentence) - len(end)].rstrip()} {marker(segment.source)}{end}"
+        body = f"{body} {part}" if body and not body.endswith("\n") else body + part
+    body = body.lstrip("\n").rstrip()  # a code block keeps its first line's indentation
+    text = f"{head}\n\n{body}" if head and body else head or body
     citations = [Citation.from_chunk(n, passages[i]) for n, i in enumerate(order, 1)]
-    return " ".join(parts), citations, order
+    return text, citations, order
 
 
 def _numbered(passages: Sequence[Chunk]) -> str:
@@ -138,6 +166,8 @@ class _Check:
     dropped: tuple[str, ...]
     problem: str
     """Why the reply cannot be the answer; empty when it can."""
+    short: ShortAnswer | None = None
+    """The reply's own short answer line, when it wrote one that a passage supports."""
 
 
 def check_generated(text: str, passages: Sequence[Chunk], *, instructions: Sequence[str]) -> _Check:
@@ -148,6 +178,9 @@ def check_generated(text: str, passages: Sequence[Chunk], *, instructions: Seque
         return _Check((), (), f"the reply repeats its instructions ('{echo}')")
     segments: list[Segment] = []
     dropped: list[str] = []
+    short = _short_line(text, passages)
+    if short is not None:
+        text = text.split("\n\n", 1)[1] if "\n\n" in text.strip() else ""
     sentences = split_sentences(text)
     for sentence in sentences:
         cited = [
@@ -175,7 +208,32 @@ def check_generated(text: str, passages: Sequence[Chunk], *, instructions: Seque
             f"{len(dropped)} of {len(segments) + len(dropped)} sentences are not supported "
             "by the passages they cite",
         )
-    return _Check(tuple(segments), tuple(dropped), "")
+    return _Check(tuple(segments), tuple(dropped), "", short)
+
+
+_YES_NO = re.compile(r"^(yes|no)\b[.,:;!]?\s*", re.IGNORECASE)
+
+
+def _short_line(text: str, passages: Sequence[Chunk]) -> ShortAnswer | None:
+    """The reply's opening line when it is a short answer (a line of at most twelve words
+    before a blank line) that a passage supports, its words or the words after "Yes"/"No"."""
+    first, _, rest = text.strip().partition("\n\n")
+    if not rest.strip() or "\n" in first:
+        return None
+    cited = [
+        int(n) - 1 for group in _MARKERS.findall(first) for n in re.split(r"\s*[,;]\s*", group)
+    ]
+    plain = " ".join(_MARKERS.sub("", first).split()).rstrip(".")
+    if not plain or len(plain.split()) > 12:
+        return None
+    verdict = _YES_NO.match(plain)
+    claim = plain[verdict.end() :] if verdict else plain
+    answer = f"{verdict.group(1).capitalize()}." if verdict else claim
+    if not claim:
+        source = next((i for i in cited if 0 <= i < len(passages)), None)
+        return ShortAnswer(answer, "", source) if source is not None else None
+    source = _supporting(claim, [i for i in cited if 0 <= i < len(passages)], passages)
+    return ShortAnswer(answer, claim, source) if source is not None else None
 
 
 def _supporting(sentence: str, cited: Sequence[int], passages: Sequence[Chunk]) -> int | None:
@@ -257,13 +315,31 @@ async def write_answer(
             write, prompt, checked, paths=("generative", "generative_retry")
         )
         if check is not None:
-            text, citations, order = number_segments(check.segments, passages)
+            short = check.short or short_answer(question, check.segments, passages)
+            text, citations, order = number_segments(check.segments, passages, short=short)
             why = "the reply passed the checks" + (f" after: {problems[0]}" if problems else "")
             return GroundedAnswer(
-                text, tuple(citations), path, why, check.dropped, tuple(order), check.segments
+                text,
+                tuple(citations),
+                path,
+                why,
+                check.dropped,
+                tuple(order),
+                check.segments,
+                short.answer if short else "",
             )
         reason = "the generated reply failed the checks: " + "; then ".join(problems)
     segments = compose_extractive(question, passages, max_sentences=max_sentences, exclude=exclude)
-    text, citations, order = number_segments(segments, passages)
+    short = short_answer(question, segments, passages)
+    text, citations, order = number_segments(segments, passages, short=short)
     path = "extractive" if style == "extractive" or write is None else "extractive_fallback"
-    return GroundedAnswer(text, tuple(citations), path, reason, (), tuple(order), tuple(segments))
+    return GroundedAnswer(
+        text,
+        tuple(citations),
+        path,
+        reason,
+        (),
+        tuple(order),
+        tuple(segments),
+        short.answer if short else "",
+    )

@@ -16,6 +16,7 @@ from kforge.rag.stem import porter_stem
 
 __all__ = [
     "DEGENERATE_SHARE",
+    "REQUEST_WORDS",
     "SUPPORT_THRESHOLD",
     "LoopWatch",
     "Support",
@@ -38,7 +39,7 @@ _LOOP_WORDS = 5
 """A run of this many words that comes back within the same text starts a loop."""
 _MIN_WORDS = 8
 
-_REQUEST_WORDS = frozenset(
+REQUEST_WORDS = frozenset(
     [
         "what",
         "which",
@@ -175,11 +176,31 @@ _REQUEST_WORDS = frozenset(
 """Words of a request that say nothing of its topic."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*[A-Z0-9`])")
-_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)\.$", re.I)
+_ABBREVIATIONS = re.compile(
+    r"\b(?:(?i:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)|[A-Z])\.$"
+)
+"""Ends of words that are no sentence end: abbreviations, and an initial ("M. Night")."""
+
+
+_RUN_TOGETHER = re.compile(r"(?<![\w.$/])[a-z]{3,}[.!?](?=[A-Z][a-z]{2,}\b(?![.(]))")
+"""Sentences written without a space between them ("deficiency.Treatment"), not a dotted name
+("os.EOL", "buffer.Blob(", "collections.OrderedDict")."""
+
+
+def _run_together(sentence: str) -> list[str]:
+    """``sentence`` cut where a sentence ends without a space, outside code spans."""
+    pieces, start = [], 0
+    for match in _RUN_TOGETHER.finditer(sentence):
+        if sentence.count("`", 0, match.start()) % 2 == 0:
+            pieces.append(sentence[start : match.end()])
+            start = match.end()
+    pieces.append(sentence[start:])
+    return pieces
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (one paragraph or several), whitespace tidied, none empty."""
+    """Sentences of ``text`` (one paragraph or several), whitespace tidied, none empty; a list
+    item starts a sentence, and so does a sentence run on without a space ("end.Next")."""
     out: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
         block = " ".join(block.split())
@@ -187,7 +208,7 @@ def split_sentences(text: str) -> list[str]:
             continue
         pieces = _SENTENCE_END.split(block)
         merged: list[str] = []
-        for piece in pieces:
+        for piece in (p for whole in pieces for p in _run_together(whole)):
             if merged and _ABBREVIATIONS.search(merged[-1]):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
@@ -279,7 +300,7 @@ def key_terms(text: str) -> list[str]:
     """The stemmed words of ``text`` that name its topic (no stopwords, no request words)."""
     seen: list[str] = []
     for token in tokenize(text):
-        if token in STOPWORDS or token in _REQUEST_WORDS:
+        if token in STOPWORDS or token in REQUEST_WORDS:
             continue
         term = porter_stem(token)
         if term not in seen:
@@ -293,7 +314,7 @@ def _content_terms(sentence: str) -> set[str]:
     }
 
 
-_REQUEST_STEMS = frozenset(porter_stem(w) for w in _REQUEST_WORDS)
+_REQUEST_STEMS = frozenset(porter_stem(w) for w in REQUEST_WORDS)
 
 
 @dataclass(frozen=True, slots=True)

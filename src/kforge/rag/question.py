@@ -1,0 +1,313 @@
+"""What a question asks for: its type (definition, procedure, quantity, yes/no, comparison,
+reason, who, when, where, or a thing named), its terms and the identifiers it names whole.
+
+Read by rule, so it costs nothing and says the same every time. The type decides which
+sentences of a passage answer (a number with its unit for "how many", a command or code for
+"how do I", "X is ..." for "what is X") and what the short answer line quotes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.stem import porter_stem
+from kforge.rag.textcheck import REQUEST_WORDS
+
+__all__ = [
+    "DATE",
+    "NUMBER",
+    "Question",
+    "QuestionKind",
+    "asked_noun",
+    "holds_kind",
+    "identifiers",
+    "mentions",
+    "read_question",
+    "term_of",
+    "unit_terms",
+]
+
+QuestionKind = Literal[
+    "definition",
+    "procedure",
+    "quantity",
+    "yesno",
+    "comparison",
+    "choice",
+    "reason",
+    "who",
+    "when",
+    "where",
+    "thing",
+]
+
+_IDENTIFIER = re.compile(
+    r"`([^`\n]+)`"  # a code span, whatever it holds
+    r"|(?<![\w.$-])(--?[A-Za-z][\w-]*)"  # a command-line option
+    r"|(?<![\w$])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?)"  # dotted: fs.link, os.EOL
+    r"|(?<![\w$])([a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Za-z_]\w*\(\))"  # camelCase, snake_case, f()
+)
+_YESNO = re.compile(
+    r"^(?:is|are|am|was|were|do|does|did|can|could|should|shall|will|would|has|have|had|"
+    r"must|may|might)\b",
+    re.IGNORECASE,
+)
+_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s+(.+?)\s+or\s+(.+?)\s*\??$", re.IGNORECASE)
+_QUANTITY = re.compile(
+    r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small)\b"
+    r"|\b(?:maximum|minimum|max|min|default|limit|size|number of|percentage|length of|"
+    r"how many)\b",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(
+    r"^(?:how (?:do|can|could|should|would|to|does one|must)\b|in what way can\b)"
+    r"|\b(?:steps? to|command (?:to|for)|way to)\b",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
+    r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"^(?:what(?:'s| is| are) the (?:main )?differences? between|how (?:does|do|is|are) .+ "
+    r"(?:differ|compare)|compare\b)|\b(?:versus|vs\.?|better than)\b",
+    re.IGNORECASE,
+)
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_NOT_NOUNS = _word_set(
+    "is are was were be been does do did has have had can could will would should shall may "
+    "might must kind type sort that which who whom whose in on at of for from to by with as "
+    "and or the a an its his her their it he she they this these those"
+)
+_PLACE_NOUNS = _word_set(
+    "city country state county town place region province continent location island area "
+    "street village district nation"
+)
+_TIME_NOUNS = _word_set("year date day month century decade time")
+_PERSON_NOUNS = _word_set(
+    "person man woman director actor actress singer writer author player president king "
+    "queen composer artist musician politician producer founder leader coach"
+)
+_WHEN = re.compile(
+    r"^(?:when\b|(?:in |on |by )?(?:what|which) (?:year|date|day|month|century|decade|time)\b)"
+    r"|\b(?:what|which) (?:year|date)\b|\bborn\b|\bbirthday\b",
+    re.IGNORECASE,
+)
+_WHERE = re.compile(
+    r"^where\b|\b(?:what|which) (?:city|country|state|county|town|place|"
+    r"region|province|continent|location|island|area|street)\b|\bheadquartered\b|\bbased\b",
+    re.IGNORECASE,
+)
+_WHO = re.compile(r"^(?:who|whom|whose)\b|\b(?:which|what) (?:person|man|woman)\b", re.I)
+_REASON = re.compile(r"^(?:why\b|what (?:is|was) the reason\b|for what reason\b)", re.I)
+
+_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+DATE = re.compile(
+    rf"(?<![\d\u2013-])\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
+    rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
+)
+NUMBER = re.compile(
+    r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
+    re.IGNORECASE,
+)
+_REASONING = re.compile(
+    r"\b(?:because|since|so that|in order to|due to|as a result|therefore|thus|otherwise|"
+    r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
+    re.IGNORECASE,
+)
+_PROCEDURAL = re.compile(
+    r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
+    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)\b",
+    re.IGNORECASE,
+)
+_DEFINING = re.compile(
+    r"\b(?:is|are|was|were|refers to|means|denotes|represents|describes|contains|returns|"
+    r"holds|gives|yields|"
+    r"is called|are called|known as|stands for|defined as)\b|^[^:]{1,60}::? ",
+    re.IGNORECASE,
+)
+_PROPER = re.compile(
+    r"(?<!^)(?<![.!?] )\b[A-Z][\w'\u2019-]+(?:\s+(?:[A-Z][\w'\u2019-]+|of|de|the|and))*"
+)
+_LEADING_WH = re.compile(r"^\W*(?:which|what|who|whom|whose|when|where|why|how)\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question read by rule."""
+
+    text: str
+    kind: QuestionKind
+    terms: tuple[str, ...]
+    """Key terms (``term_of`` each word): a one- or two-letter stem is never one."""
+    identifiers: tuple[str, ...]
+    """Names written as code in the question (``fs.link``, ``os.EOL``, ``--force``), whole."""
+    options: tuple[str, ...] = ()
+    """For "which of X or Y" and "are X and Y both …": the two items named."""
+
+
+def identifiers(text: str) -> list[str]:
+    """The code-like names in ``text``, as written: code spans, options, dotted, camelCase."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        name = next(g for g in match.groups() if g)
+        name = name.strip().removesuffix("()")
+        if len(name) >= 2 and name not in found:
+            found.append(name)
+    return found
+
+
+def term_of(token: str) -> str:
+    """The term of a lower-case token: its Porter stem, or the token itself where the stem
+    would be one or two letters it is not (``os`` stays ``os``, never ``o``)."""
+    stem = porter_stem(token)
+    return stem if len(stem) >= 3 or stem == token else token
+
+
+def _terms(text: str) -> list[str]:
+    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in REQUEST_WORDS)
+    return list(dict.fromkeys(map(term_of, words)))
+
+
+def unit_terms(text: str) -> frozenset[str]:
+    """The terms of a passage's unit, comparable with ``Question.terms``."""
+    return frozenset(term_of(t) for t in tokenize(text) if t not in STOPWORDS)
+
+
+_WHICH_OF = re.compile(
+    r"\bwhich of (?:the )?(.+?)\s+and\s+(.+?)\s+(?:has|have|is|was|were|are|did|does|had)\b",
+    re.IGNORECASE,
+)
+_OR_START = re.compile(
+    r"^(?i:is|are|was|were|does|did|do|has|have|can|could)\s+(?:the\s+)?(.+?)\s+or\s+"
+    r"(?:the\s+)?([A-Z][\w'\u2019.&-]*(?:\s+[A-Z0-9][\w'\u2019.&-]*)*)"
+)
+_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*\??$", re.IGNORECASE)
+_BOTH = re.compile(
+    r"^(?:are|were|is|was|do|did|does|have|has)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+"
+    r"(?:both\b|the same\b|each\b|from\b|in\b|considered\b|located\b|[a-z]+ed\b|an?\b)",
+    re.IGNORECASE,
+)
+
+
+def _options(text: str) -> tuple[tuple[str, ...], bool]:
+    """The two items a question names to choose between or compare, and whether it asks to
+    choose one of them."""
+    choice = _CHOICE.search(text)
+    if choice:
+        first = re.split(r",\s*|\bbetween\b|\bof\b", choice.group(1))[-1].strip(" ,:")
+        return (first, choice.group(2).strip(" ,?")), True
+    for pattern in (_WHICH_OF, _OR_START):
+        which = pattern.search(text)
+        if which:
+            return (which.group(1).strip(), which.group(2).strip()), True
+    for pattern in (_BETWEEN, _BOTH):
+        pair = pattern.search(text)
+        if pair:
+            return (pair.group(1).strip(), pair.group(2).strip(" ?")), False
+    return (), False
+
+
+def read_question(text: str) -> Question:
+    """``text`` read as a question: its kind, terms, identifiers and compared items."""
+    question = " ".join(text.split())
+    names = identifiers(question)
+    options, choose = _options(question)
+    kind: QuestionKind
+    noun = asked_noun(question)
+    if choose:
+        kind = "choice"
+    elif _YESNO.match(question):
+        kind = "yesno"
+    elif _REASON.match(question):
+        kind = "reason"
+    elif _COMPARISON.search(question):
+        kind = "comparison"
+    elif _QUANTITY.search(question):
+        kind = "quantity"
+    elif _PROCEDURE.search(question):
+        kind = "procedure"
+    elif re.match(r"(?i)when\b", question):
+        kind = "when"
+    elif re.match(r"(?i)(?:where|who|whom|whose)\b", question):
+        kind = "where" if question[:5].lower() == "where" else "who"
+    elif noun in _TIME_NOUNS:
+        kind = "when"
+    elif noun in _PLACE_NOUNS:
+        kind = "where"
+    elif noun in _PERSON_NOUNS:
+        kind = "who"
+    elif noun:
+        kind = "thing"  # "what brewery headquartered in ...": a brewery, not a place
+    elif _WHEN.search(question):
+        kind = "when"
+    elif _WHERE.search(question):
+        kind = "where"
+    elif _WHO.search(question):
+        kind = "who"
+    elif _DEFINITION.search(question):
+        kind = "definition"
+    else:
+        kind = "thing"
+    return Question(question, kind, tuple(_terms(question)), tuple(names), options)
+
+
+def asked_noun(question: str) -> str:
+    """The noun of "what X" / "which X": the last of up to four words before a verb or
+    function word ("which famous director was" asks for a director), or "" when the
+    question has none ("what is ...")."""
+    match = re.search(r"\b(?:what|which)\s+([^?.,;:!]*)", question.lower())
+    if not match:
+        return ""
+    words: list[str] = []
+    for word in match.group(1).split():
+        if word in _NOT_NOUNS or len(words) == 4:
+            break
+        words.append(word)
+    return words[-1] if words and not words[-1].isdigit() else ""
+
+
+def mentions(text: str, name: str) -> bool:
+    """True when ``text`` holds ``name`` whole (not inside a longer name), any case."""
+    pattern = rf"(?<![\w$-]){re.escape(name)}(?![\w$]|\.[A-Za-z_$])"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def holds_kind(text: str, question: Question) -> bool:
+    """True when ``text`` holds the kind of thing ``question`` asks for."""
+    kind = question.kind
+    if kind == "quantity":
+        return NUMBER.search(text) is not None
+    if kind == "procedure":
+        return _PROCEDURAL.search(text) is not None or "\n" in text
+    if kind == "definition":
+        return _DEFINING.search(text) is not None
+    if kind == "reason":
+        return _REASONING.search(text) is not None
+    if kind == "when":
+        return DATE.search(text) is not None
+    if kind in ("who", "where"):
+        return _PROPER.search(text) is not None
+    if kind in ("choice", "comparison"):
+        return sum(any(mentions(text, w) for w in _words_of(o)) for o in question.options) >= 1
+    return True
+
+
+def _words_of(option: str) -> list[str]:
+    return [w for w in re.findall(r"[\w'\u2019-]+", option) if w[0].isupper() or len(w) > 3] or [
+        option
+    ]

@@ -1,0 +1,424 @@
+"""The short answer line an answer opens with, drawn by rule from its supporting sentences.
+
+The line quotes a stretch of one supporting sentence: the number with its unit for "how many",
+the command or code for "how do I", the date for "when", the name for "who", "where" and
+"which", one of the two named items for "which of X or Y", the defining clause for "what is".
+For a yes/no question it is "Yes." or "No." (kforge's words) and then the deciding phrase,
+quoted. Nothing is reworded, so the line is as exact as the sentences under it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from kforge.rag.analyze import tokenize
+from kforge.rag.compose import Segment, mentions_title
+from kforge.rag.question import (
+    DATE,
+    NUMBER,
+    Question,
+    asked_noun,
+    mentions,
+    read_question,
+    term_of,
+    unit_terms,
+)
+from kforge.rag.types import Chunk
+
+__all__ = ["ShortAnswer", "short_answer"]
+
+
+@dataclass(frozen=True, slots=True)
+class ShortAnswer:
+    """The direct answer to a question, and where it is quoted from."""
+
+    answer: str
+    """What answers: the quote itself, or ``Yes.`` / ``No.`` for a yes/no question."""
+    quote: str
+    """The stretch of the supporting sentence quoted on the line (for yes/no, the deciding
+    phrase; may be empty there)."""
+    source: int
+    """Index of the passage the quoted sentence comes from."""
+
+    @property
+    def line(self) -> str:
+        """The line as the answer shows it, without its ``[n]`` marker."""
+        if self.answer == self.quote or not self.quote:
+            return self.answer
+        return f"{self.answer} {self.quote}"
+
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    r"won't|unsafe|neither|nor|none|without)\b|n't\b",
+    re.IGNORECASE,
+)
+_COPULA = re.compile(
+    r"\b(?:is|are|was|were|refers to|means|denotes|represents|is called|are called|"
+    r"contains|returns|holds|stands for)\s+(.+)",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_UNIT = re.compile(r"`?\s*(%|[A-Za-z]+)(?:\s+(?:per|of)\s+[A-Za-z]+)?")
+"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_NOT_UNITS = _word_set(
+    "and or the a an to of in on is are was were be by for with that this it as at from"
+)
+_PROPER = re.compile(
+    r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"
+    r"(?:[A-Z][\w'\u2019.&\u2013-]*|[a-z]+[A-Z][\w'\u2019-]*)(?:\s+(?:(?:of|de|the|and|for|du|la|von|van|"
+    r"der|da|del|y|on|in|&)\s+)*(?:[A-Z0-9][\w'\u2019.&-]*|[a-z]+[A-Z]\w*))*)"
+)
+_PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
+_PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
+_MAX_WORDS = 12
+_DOES = re.compile(
+    r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
+    r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins)\b"
+)
+_BIRTH = re.compile(r"(?:\(|\bborn)\s*(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?$")
+"""What stands before a birth date: "(", "born", then maybe the month and day of a year."""
+_DETAIL = re.compile(
+    r"\s(?=(?:owned|located|based|founded|published|released|developed|built|written|"
+    r"directed|produced|created|designed|operated|managed|headquartered|situated)\b)"
+)
+_NEAR = 6
+_AGAIN = 0.2
+"""Lead of a name for each further supporting sentence that gives it."""
+"""Words on either side of a name in which the question's words count as near it."""
+_NOT_A_STEP = re.compile(r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict')")
+_DECIDES = 0.6
+"""A sentence decides a yes/no question when it holds this share of the question's terms."""
+_OPENERS = _word_set("The A An It He She They This These In On At For As")
+_VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
+
+
+def short_answer(
+    question: str, segments: Sequence[Segment], passages: Sequence[Chunk] = ()
+) -> ShortAnswer | None:
+    """The short answer to ``question`` drawn from ``segments`` (the supporting sentences, best
+    first), or None when there are none. ``passages`` (the segments' sources) let a yes/no
+    question about two named items compare what each item's passage says."""
+    units = sorted((s for s in segments if s.text.strip()), key=lambda s: s.rank)
+    if not units:
+        return None
+    asked = read_question(question)
+    kind = asked.kind
+    found: ShortAnswer | None = None
+    named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
+    titles = frozenset().union(*(unit_terms(passages[i].title) for i in named))
+    if kind == "yesno":
+        return _yes_no(asked, units, passages)
+    if kind == "choice":
+        found = _choice(asked, units)
+    elif kind == "quantity":
+        found = _quantity(asked, units)
+    elif kind == "when":
+        # the answer is what the question does not name: in a bridge question, the passage
+        # the named one leads to
+        found = _name(asked, units, named, dates=True, titles=titles)
+    elif kind == "procedure":
+        found = _procedure(asked, units)
+    elif kind == "reason":
+        found = _first(units, _reason)
+    elif kind in ("who", "where", "thing"):
+        found = _name(asked, units, named, titles=titles)
+    elif kind == "definition":
+        found = _first(units[:2], lambda s: _defining(s, asked))
+    sentences = [u for u in units if u.text.rstrip().endswith((".", "!", "?"))]
+    return found or _clause_of((sentences or units)[0])
+
+
+def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
+    for unit in units:
+        quote = pick(unit.text)
+        if quote:
+            return ShortAnswer(quote, quote, unit.source)
+    return None
+
+
+def _trim(text: str) -> str:
+    return text.strip().rstrip(".,;:!?").strip()
+
+
+def _clause(text: str, start: int = 0) -> str:
+    """From ``start`` to the end of the clause, at most ``_MAX_WORDS`` words."""
+    rest = text[start:]
+    end = _CLAUSE_END.search(rest, 1)
+    piece = rest[: end.start()] if end else rest
+    words = list(re.finditer(r"\S+", piece))
+    if len(words) > _MAX_WORDS:
+        piece = piece[: words[_MAX_WORDS - 1].end()]
+    return _trim(piece)
+
+
+def _clause_of(unit: Segment) -> ShortAnswer:
+    quote = _clause(unit.text) or _trim(unit.text)
+    return ShortAnswer(quote, quote, unit.source)
+
+
+def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The number with its unit: best in the unit the question asks in ("how many bytes"),
+    near the question's words, in a better sentence; for "default", what follows
+    ``Default:``."""
+    asked = set(re.findall(r"\d[\d,.]*|[a-z]+", question.text.lower()))
+    terms = set(question.terms)
+    best: tuple[float, str, int] | None = None
+    for unit in units:
+        text = unit.text
+        found = []
+        default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
+        if default and "default" in terms:
+            found.append((default.start(1), default.end(1), 1.0))
+        for match in NUMBER.finditer(text):
+            if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
+                continue  # the question's own number, or a reference such as [12]
+            quantity = _UNIT.match(text, match.end())
+            end, value = match.end(), 0.0
+            start = match.start()
+            if quantity and quantity.group(1).lower() not in _NOT_UNITS:
+                end, value = quantity.end(), 0.5
+                if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
+                    start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
+                if unit_terms(quantity.group(0)) & terms:
+                    value = 1.5  # the unit the question asks in: "how many bytes" -> "64 bytes"
+            found.append((start, end, value))
+        for start, end, value in found:
+            near = unit_terms(text[max(0, start - 60) : end + 60]) & terms
+            value += 0.2 * len(near) + 0.3 / (1 + unit.rank)
+            quote = _trim(text[start:end])
+            if quote and (best is None or value > best[0]):
+                best = (value, quote, unit.source)
+    return ShortAnswer(best[1], best[1], best[2]) if best else None
+
+
+def _dates(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` gives a date the question does not: the year alone for "what year", the
+    fullest date otherwise."""
+    year_only = re.search(r"\b(?:what|which) year\b", question.text, re.IGNORECASE)
+    found = []
+    for match in DATE.finditer(text):
+        if match.group(0) in question.text:
+            continue
+        year = re.search(r"\b(?:1\d{3}|20\d{2})\b", match.group(0)) if year_only else None
+        start = match.start() + year.start() if year else match.start()
+        found.append((start, start + len(year.group(0)) if year else match.end()))
+    return found
+
+
+def _reason(text: str) -> str:
+    cue = re.search(
+        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow))\b",
+        text,
+        re.IGNORECASE,
+    )
+    return _clause(text, cue.start()) if cue else ""
+
+
+def _defining(text: str, question: Question) -> str:
+    """The defining clause: what follows "X is" (or "term:") when X is what is asked, or an
+    API description that opens with what it does ("Returns an array of ...")."""
+    if _DOES.match(text):
+        return _clause(text)
+    entry = re.match(r"^([^:]{1,60}?)::?\s+(\S.*)$", text)
+    if entry and unit_terms(entry.group(1)) & set(question.terms):
+        return _clause(text, entry.start(2))
+    copula = _COPULA.search(text)
+    if copula and len(unit_terms(text[: copula.start()]) & set(question.terms)) > 0:
+        clause = _clause(text, copula.start(1))
+        # "a shopping mall owned by ...": what it is, without who owns it
+        return _DETAIL.split(clause, maxsplit=1)[0] if len(clause.split()) > 4 else clause
+    return ""
+
+
+def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The call, command or code that does it, from the best sentence that has one: an API
+    signature, a code span naming what is asked or holding a call, or a code block's first
+    line that does something."""
+    for unit in units:
+        text = unit.text.strip()
+        if _CODE_SPAN.fullmatch(text):
+            return ShortAnswer(text, text, unit.source)
+        if "\n" in text:  # a code block: the line that does what is asked, else a call
+            lines = [x.strip() for x in text.splitlines() if x.strip()]
+            steps = [x for x in lines if not _NOT_A_STEP.match(x)]
+            asked = [x for x in steps if unit_terms(x) & set(question.terms) and "(" in x]
+            calls = [x for x in steps if "(" in x or x.startswith("$ ")]
+            for group in (asked, calls):
+                if group:
+                    return ShortAnswer(group[0], group[0], unit.source)
+            continue
+        spans = _CODE_SPAN.findall(text)
+        named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
+        calls = [s for s in spans if "(" in s or " " in s.strip("`")]
+        for group in (named, calls):
+            if group:
+                return ShortAnswer(group[0], group[0], unit.source)
+    return None
+
+
+def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """One of the two named items, as a supporting sentence writes it: by date when the
+    question asks which came first or later, else the one the best sentence names."""
+    found = {o: [(u, m) for u in units if (m := _mention(u.text, o))] for o in question.options}
+    years = {}
+    for option, mentioned in found.items():
+        dates = [int(y) for u, _ in mentioned for y in re.findall(r"\b(1\d{3}|20\d{2})\b", u.text)]
+        years[option] = min(dates) if dates else None
+    order = [o for o in question.options if found[o]]
+    dated = all(years[o] is not None for o in order)
+    if dated and re.search(r"\b(?:first|earlier|older|oldest|before)\b", question.text, re.I):
+        order.sort(key=lambda o: years[o] or 0)
+    elif dated and re.search(
+        r"\b(?:later|younger|youngest|more recent|newer)\b", question.text, re.I
+    ):
+        order.sort(key=lambda o: -(years[o] or 0))
+    else:
+        order.sort(key=lambda o: min(u.rank for u, _ in found[o]))
+    if not order:
+        return None
+    unit, quote = found[order[0]][0]
+    return ShortAnswer(quote, quote, unit.source)
+
+
+def _mention(text: str, option: str) -> str:
+    """How ``text`` writes ``option``: the whole of it, else its longest run of words."""
+    words = option.split()
+    for size in range(len(words), 0, -1):
+        for i in range(len(words) - size + 1):
+            run = " ".join(words[i : i + size])
+            if len(run) < 3 or (size == 1 and run.lower() in _NOT_UNITS):
+                continue
+            flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
+            match = re.search(rf"(?<!\w){re.escape(run)}(?!\w)", text, flags)
+            if match:
+                return match.group(0)
+    return ""
+
+
+def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chunk]) -> ShortAnswer:
+    if len(question.options) == 2 and passages:
+        verdict = _both(question, passages)
+        if verdict is not None:
+            best = units[0]
+            return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
+    terms = set(question.terms)
+    best = max(units, key=lambda u: len(unit_terms(u.text) & terms))
+    clause = _clause(best.text)
+    if len(unit_terms(best.text) & terms) < _DECIDES * len(terms):
+        return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
+    negated = _NEGATION.search(best.text) is not None
+    return ShortAnswer("No." if negated else "Yes.", clause, best.source)
+
+
+def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
+    """For "are X and Y both P" / "the same P": whether the passages about X and Y agree, or
+    None when a passage about one of them is missing."""
+    about = []
+    for option in question.options:
+        own = [p for p in passages if p.title.lower() == option.lower()]  # its own page first
+        own += [p for p in passages if _mention(p.title, option)]
+        own += [p for p in passages if _mention(p.text[:200], option)]
+        if not own:
+            return None
+        about.append(own[0].text)
+    named = set().union(*(unit_terms(o) for o in question.options))
+    asked = set(question.terms) - named - {"both", "same"}
+    if re.search(r"\bsame\b", question.text, re.IGNORECASE):
+        kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
+        return bool(kinds[0] & kinds[1]) if all(kinds) else None
+    return all(asked <= unit_terms(text) for text in about) if asked else None
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names something: runs of capitalised words (with "of", "the", "and" ...
+    between them) and quoted titles; a run joined by "and" also gives each side alone."""
+    found = []
+    for match in _PROPER.finditer(text):
+        start, end = match.span()
+        found.append((start, end))
+        piece = match.group(0)
+        for part in re.finditer(r"(?:(?<=^)|(?<= and )).+?(?= and |$)", piece):
+            if part.span() != (0, len(piece)):
+                found.append((start + part.start(), start + part.end()))
+    return found
+
+
+def _name(
+    question: Question,
+    units: Sequence[Segment],
+    named: Collection[int] = (),
+    *,
+    dates: bool = False,
+    titles: frozenset[str] = frozenset(),
+) -> ShortAnswer | None:
+    """A name (or with ``dates``, a date) the supporting sentences hold that the question does
+    not: the one standing nearest the question's words, preferring what fits the kind (a place
+    after "in", a person after "by", the noun the question asks for such as "stadium"), named
+    in more of the sentences, in a better sentence, and in a passage the question does not
+    itself name (``named``: the answer of a bridge question lies in the passage the named one
+    leads to). The words of those passages' ``titles`` name the bridge, not what is asked of
+    it, so they count for no name's context."""
+    asked = {_bare(w) for w in question.text.split()}
+    noun = asked_noun(question.text)
+    terms = set(question.terms) - {term_of(noun)} - titles  # the kind asked for is no context
+    born = re.search(r"\b(?:born|birthday|birth)\b", question.text, re.IGNORECASE)
+    best: dict[str, tuple[float, str, int]] = {}
+    """For each name (lower-cased): its best score, as written there, and its passage."""
+    count: dict[str, int] = {}
+    for unit in units:
+        text = unit.text
+        for order, (start, end) in enumerate(_dates(text, question) if dates else _spans(text)):
+            span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
+            if start == 0:
+                span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)
+            words = [_bare(w) for w in span.split()]
+            if not span or all(w in asked for w in words) or (not dates and DATE.search(span)):
+                continue
+            if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
+                continue  # "Signed to Lyric Street ...": a capitalised word, not a name
+            before, after = text[:start], text[end:]
+            left = [term_of(t) for t in tokenize(before)[-_NEAR:]]
+            right = [term_of(t) for t in tokenize(after)[:_NEAR]]
+            value = 0.3 * len(terms & (set(left) | set(right)))
+            if terms & set(left[-3:]):
+                value += 0.5  # "covered by ... [Love and Theft]": the question's words lead in
+            value += 0.3 / (1 + unit.rank) + (0.0 if unit.source in named else 0.3)
+            if question.kind == "where" and _PLACE_CUE.search(before):
+                value += 0.5
+            if question.kind == "who" and (_PERSON_CUE.search(before) or len(words) >= 2):
+                value += 0.3
+            if dates and born and _BIRTH.search(before):
+                value += 1.0  # a life's first date, "(born 2 March 1972)", is its birth
+            elif dates and order == 0:
+                value += 0.3
+            if noun and noun in span.lower():
+                value += 1.2  # "Sam Boyd Stadium" for "what stadium"
+            elif noun and noun in [t.lower() for t in after.split()[:6]]:
+                value += 0.5  # "Love and Theft, a country band"
+            shared = [w for w in words if w in asked and w not in _NOT_UNITS and w != noun]
+            value -= 0.4 * len(shared) / len(words)
+            key = span.lower()
+            count[key] = count.get(key, 0) + 1
+            if key not in best or value > best[key][0]:
+                best[key] = (value, span, unit.source)
+    if not best:
+        return None
+    # a name several supporting sentences give is more likely what they are about
+    key = max(best, key=lambda k: best[k][0] + _AGAIN * (count[k] - 1))
+    _, span, source = best[key]
+    return ShortAnswer(span, span, source)
+
+
+def _bare(word: str) -> str:
+    """``word`` lower-cased without a possessive or punctuation around it."""
+    return re.sub(r"['\u2019]s$", "", word.lower().strip(".,;:()\"'"))

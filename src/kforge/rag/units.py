@@ -1,0 +1,173 @@
+"""The units a person reads in a passage: sentences, list items, definition entries, table rows,
+code blocks and API signatures, each quoted exactly as the passage has it.
+
+Every unit's text is a stretch of the passage with its whitespace collapsed (a list item without
+its bullet), so an answer built from units quotes its sources exactly. Markup stays as written:
+``ffi_type **argtypes`` and ``tm_type_elements[12]`` are code, not emphasis or citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from kforge.rag.textcheck import split_sentences
+
+__all__ = ["Unit", "UnitKind", "normalized", "passage_units"]
+
+UnitKind = Literal["sentence", "item", "row", "code", "signature"]
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BULLET = re.compile(r"^(\s*)(?:[-*+\u2022\u25e6]|\d{1,3}[.)])\s+(?=\S)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_RULE = re.compile(r"^\s*[-=*_]{3,}\s*$")
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_ROW_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+_DEFINITION = re.compile(r"^\s*[^\s:|][^:]{0,80}?(?:::|:)(?:\s+\S|\s*$)")
+_ASCIIDOC_TERM = re.compile(r"^\s*\S.*::\s*$")
+_TYPE_ONLY = re.compile(r"^(?:Returns:\s*|Type:\s*)?\{[^{}]*\}$")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_TAGS = re.compile(r"</?(?:table|thead|tbody|tr|td|th)\b", re.IGNORECASE)
+_CODE_LINE = re.compile(
+    r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w)"
+    r"|^\s*(?:def|class|for|while|with|try|except|elif|else)\b.*:\s*$"
+    r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
+)
+"""A line of code: by its punctuation, a prompt (``$``, ``>>>``), or a Python statement."""
+_PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
+_MAX_CODE_LINES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One unit of a passage, quoted exactly (whitespace collapsed; code keeps its lines)."""
+
+    text: str
+    kind: UnitKind
+    position: int
+    """Order within the passage (0 = first unit)."""
+
+
+def normalized(text: str) -> str:
+    """``text`` with every run of whitespace made one space, as units are compared."""
+    return " ".join(text.split())
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The passage's lines grouped into (kind, lines): prose paragraphs, list items, table rows,
+    code blocks and headings; HTML comments dropped."""
+    blocks: list[tuple[str, list[str]]] = []
+    fences = [line.strip() for line in lines if _FENCE.match(line)]
+    # a passage cut from the middle of a code block or comment starts inside it
+    fenced: list[str] | None = [] if len(fences) % 2 and fences[0] in ("```", "~~~") else None
+    text = "\n".join(lines)
+    opener, closer = text.find("<!--"), text.find("-->")
+    comment = closer >= 0 and (opener < 0 or closer < opener)
+    for line in lines:
+        stripped = line.strip()
+        if fenced is not None:
+            fenced.append(line)
+            if _FENCE.match(line):
+                blocks.append(("code", fenced))
+                fenced = None
+            continue
+        if comment or stripped.startswith("<!--"):
+            comment = "-->" not in stripped
+            continue
+        if _TAGS.search(line):
+            blocks.append(("blank", []))  # raw HTML (a table written as markup) is no prose
+            continue
+        if _FENCE.match(line):
+            fenced = [line]
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            blocks.append(("heading", [heading.group(1)]))
+        elif not stripped or _RULE.match(line):
+            blocks.append(("blank", []))
+        elif _ROW.match(line):
+            if not _ROW_RULE.match(line):
+                blocks.append(("row", [line]))
+        elif _BULLET.match(line):
+            blocks.append(("item", [line]))
+        elif _ASCIIDOC_TERM.match(line):
+            if blocks and blocks[-1][0] == "term" and all(map(_ASCIIDOC_TERM.match, blocks[-1][1])):
+                blocks[-1][1].append(line)  # `-f::` then `--force::`: one entry
+            else:
+                blocks.append(("term", [line]))
+        elif blocks and blocks[-1][0] in ("prose", "item", "term"):
+            blocks[-1][1].append(line)  # a continuation line
+        else:
+            blocks.append(("prose", [line]))
+    if fenced is not None:
+        blocks.append(("code", fenced))
+    return _definition_lines(blocks)
+
+
+def _is_entry(line: str) -> bool:
+    """True for a line of a ``term: definition`` list written one entry a line."""
+    return bool(_DEFINITION.match(line)) and len(line.split()) <= 40
+
+
+def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """A prose paragraph whose lines are mostly ``term: definition`` entries is a list of them."""
+    out: list[tuple[str, list[str]]] = []
+    for kind, lines in blocks:
+        code_lines = sum(bool(_CODE_LINE.search(x)) for x in lines)
+        if kind == "prose" and (code_lines * 2 > len(lines) or _PROMPT.match(lines[0])):
+            out.append(("code", lines))  # code whose fences lie in another passage
+            continue
+        if kind == "prose" and len(lines) >= 2:
+            entries = sum(1 for line in lines if _is_entry(line))
+            if entries >= 2 and entries * 2 >= len(lines):
+                out.extend(("item", [line]) for line in lines)
+                continue
+        out.append((kind, lines))
+    return out
+
+
+def _item_text(lines: list[str]) -> str:
+    first = _BULLET.sub("", lines[0], count=1)
+    return normalized(" ".join([first, *lines[1:]]))
+
+
+def _code_text(lines: list[str]) -> str:
+    body = [line for line in lines if not _FENCE.match(line)]
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return "\n".join(lines) if body else ""
+
+
+def passage_units(text: str) -> list[Unit]:
+    """The units of passage ``text`` in order; see the module doc."""
+    units: list[Unit] = []
+
+    def add(unit_text: str, kind: UnitKind) -> None:
+        if unit_text:
+            units.append(Unit(unit_text, kind, len(units)))
+
+    for kind, lines in _blocks(text.splitlines()):
+        if kind == "code":
+            if len(lines) <= _MAX_CODE_LINES:
+                add(_code_text(lines), "code")
+        elif kind == "heading":
+            if _CODE_SPAN.fullmatch(lines[0].strip()):
+                add(lines[0].strip(), "signature")  # an API heading: `fs.link(path, ...)`
+        elif kind == "row":
+            add(normalized(lines[0]), "row")
+        elif kind in ("item", "term"):
+            item = _item_text(lines) if kind == "item" else normalized(" ".join(lines))
+            if _TYPE_ONLY.match(item):
+                continue
+            if len(item.split()) > 60:
+                for sentence in split_sentences(item):
+                    add(sentence, "sentence")
+            else:
+                add(item, "item")
+        elif kind == "prose":
+            for sentence in split_sentences("\n".join(lines)):
+                add(sentence, "sentence")
+    return units

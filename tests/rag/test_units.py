@@ -1,0 +1,68 @@
+"""Units a person reads: sentences, list items, definition entries, table rows, code blocks."""
+
+from __future__ import annotations
+
+from kforge.rag.units import normalized, passage_units
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(u.kind, u.text) for u in passage_units(text)]
+
+
+def test_markdown_items_definitions_rows_and_code_are_units_quoted_exactly() -> None:
+    text = (
+        "## `os.EOL`\n\n<!-- YAML\nadded: v0.7.8\n-->\n\n* {string}\n\n"
+        "The operating system-specific end-of-line marker.\n\n* `\\n` on POSIX\n* `\\r\\n` on Windows\n\n"
+        "| Flag | Meaning |\n| --- | --- |\n| `O_RDONLY` | open for reading only |\n\n"
+        "```js\nconst { EOL } = require('node:os');\nconsole.log(EOL);\n```\n"
+    )
+    got = kinds(text)
+    assert ("signature", "`os.EOL`") in got
+    assert ("sentence", "The operating system-specific end-of-line marker.") in got
+    assert ("item", "`\\n` on POSIX") in got and ("item", "`\\r\\n` on Windows") in got
+    assert ("row", "| `O_RDONLY` | open for reading only |") in got
+    assert not any("YAML" in t or t == "{string}" or "---" in t for _, t in got)
+    [code] = [t for k, t in got if k == "code"]
+    assert code.splitlines()[1] == "const { EOL } = require('node:os');"  # never split mid-line
+    for _, unit in got:
+        assert normalized(unit) in normalized(text)
+
+
+def test_definition_lines_and_asciidoc_terms_are_entries() -> None:
+    text = "Options:\nverbose: print every step\nquiet: print nothing\n\n-f::\n--force::\n\tOverwrite files."
+    got = kinds(text)
+    assert ("item", "verbose: print every step") in got and ("item", "quiet: print nothing") in got
+    assert ("item", "-f:: --force:: Overwrite files.") in got
+
+
+def test_run_together_sentences_are_split_and_names_are_not() -> None:
+    got = [
+        t
+        for _, t in kinds(
+            "Rickets follows vitamin D deficiency.Treatment restores it. Read os.EOL first."
+        )
+    ]
+    assert got == [
+        "Rickets follows vitamin D deficiency.",
+        "Treatment restores it.",
+        "Read os.EOL first.",
+    ]
+
+
+def test_a_passage_cut_inside_a_code_block_or_comment_keeps_them_apart_from_prose() -> None:
+    text = "buf.copy(buf2, 8, 16, 20);\nconsole.log(buf2);\n```\n\nCopies data between buffers.\n"
+    assert kinds(text)[-1] == ("sentence", "Copies data between buffers.")
+    assert kinds(text)[0][0] == "code"
+    tail = "  description: removed.\n-->\n\nReturns the canonical path of the file."
+    assert kinds(tail) == [("sentence", "Returns the canonical path of the file.")]
+
+
+def test_python_examples_in_extracted_html_are_code() -> None:
+    text = (
+        "Encoding basic Python object hierarchies:\n\n>>> import json\n>>> json.dumps(['foo'])\n"
+        "'[\"foo\"]'\n\n@lru_cache(maxsize=32)\ndef get_pep(num):\n    return num\n\n"
+        "The cache is keyed on the arguments."
+    )
+    got = kinds(text)
+    assert [k for k, _ in got] == ["sentence", "code", "code", "sentence"]
+    assert got[1][1].startswith(">>> import json\n>>> json.dumps(['foo'])")
