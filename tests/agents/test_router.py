@@ -4,6 +4,7 @@ multi-turn conversations whose follow-ups are routed using the earlier turns."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from kforge.agents.router.schema import GuardrailVerdict
@@ -116,13 +117,16 @@ async def test_questions_the_documents_know_nothing_of_are_refused_without_askin
     store = corpus_store()
     model = ScriptedModel([])
     rt = runtime(model, store=store)
-    for question in ("Will it rain in Oslo tomorrow?", "write me a poem about Paris"):
+    for question, named in (
+        ("Will it rain in Oslo tomorrow?", "rain, Oslo or tomorrow"),
+        ("write me a poem about Paris", "poem or Paris"),
+    ):
         run = await rt.run("router", {"question": question, "corpus": "ml"})
         assert run.status == RunStatus.COMPLETED
         result = run.result or {}
-        assert result["out_of_scope"] is True
-        assert result["answer"].startswith("Sorry, I can only help with questions about")
-        assert "Your documents say nothing about" in result["answer"]
+        assert result["out_of_scope"] is True and result["refused"] is True
+        assert result["answer"] == f"The documents do not say. No passage found mentions {named}."
+        assert result["citations"] == [] and result["short_answer"] == ""
         frames = rt.frames(run.id)
         assert steps(frames) == ["guardrail", "out_of_scope"]
         assert not of_type(frames, ToolCallFrame)
@@ -196,7 +200,6 @@ async def test_nothing_relevant_falls_back_to_a_disclaimed_model_answer() -> Non
 async def test_a_repeated_query_is_rewritten_and_bad_router_output_is_retried() -> None:
     model = ScriptedModel(
         [
-            IN_SCOPE,
             IRRELEVANT,
             ModelResponse(text="retrieve more please"),  # not JSON
             route("Is YOLO faster than DETR?"),  # the question again: rewritten
@@ -225,7 +228,8 @@ async def test_web_search_runs_the_configured_tool() -> None:
         Args:
             query: What to search for.
         """
-        results = [{"title": "RT-DETR", "url": "https://example.org/rtdetr", "snippet": "2024"}]
+        snippet = "Real-time detection transformers, 2024"
+        results = [{"title": "RT-DETR", "url": "https://example.org/rtdetr", "snippet": snippet}]
         return ToolResult.success("1 result", {"query": query, "results": results})
 
     model = ScriptedModel(
@@ -386,3 +390,102 @@ async def test_a_document_named_by_a_relevant_passage_is_the_second_hop() -> Non
     assert sorted(c["file"] for c in result["citations"]) == ["kiss", "temple"]
     assert "ambassador to Ghana" in result["answer"]
     assert result["answer_path"] == "extractive"
+
+
+# -- the documents do not say ---------------------------------------------------------------
+
+
+def node_path_store(tmp_path: Path) -> MemoryStore:
+    """A corpus of Node.js's path page only, with the sentence newer releases add to
+    ``path.normalize()`` (not safe for mitigating path traversals)."""
+    from tests.rag.test_focus import node_corpus
+
+    return node_corpus(tmp_path, "path.md").store  # type: ignore[return-value]
+
+
+async def test_when_no_passage_holds_the_focus_the_documents_do_not_say(tmp_path: Path) -> None:
+    model = ScriptedModel([])  # a small model is never asked to answer alone
+    rt = runtime(model, store=node_path_store(tmp_path))
+    run = await rt.run(
+        "router", {"question": "Is libffi thread safe?", "corpus": "node", "answer": "extractive"}
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    answer = result["answer"]
+    assert answer.startswith("The documents do not say. The closest passages mention safe but not")
+    assert "\n\nSee also:\n- path.md § Path > path.normalize(path)" in answer
+    assert "mitigating" not in answer  # the closest passage is listed, not quoted
+    assert result["refused"] is True and result["short_answer"] == ""
+    assert result["citations"] == [] and not result["out_of_scope"]
+    assert result["answer_path"] == "none"
+    model.assert_consumed()
+
+    # a question the page does answer is answered from it
+    run = await rt.run(
+        "router",
+        {"question": "What does path.normalize do?", "corpus": "node", "answer": "extractive"},
+    )
+    result = run.result or {}
+    assert not result["refused"] and result["citations"]
+    assert all(c["file"] == "path.md" for c in result["citations"])
+
+
+async def test_a_capable_model_still_answers_alone_with_its_disclaimer(tmp_path: Path) -> None:
+    # the model grades the passage on "safe" relevant; it lacks the focus, so nothing is cited
+    model = ScriptedModel([RELEVANT, "libffi documents its closures as thread safe."])
+    rt = runtime(model, store=node_path_store(tmp_path))
+    run = await rt.run(
+        "router",
+        {
+            "question": "Is libffi thread safe?",
+            "corpus": "node",
+            "answer": "generative",
+            "guardrail": False,
+            "max_iterations": 1,
+            "k": 1,
+        },
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert result["answer"].startswith("Note: no relevant passages were found")
+    assert result["answer_path"] == "model_only" and result["citations"] == []
+    assert result["short_answer"] == "" and not result["refused"]
+    model.assert_consumed()
+
+
+def test_the_short_answer_is_the_opening_line_that_stands_apart() -> None:
+    from kforge.agents.router.agent import short_answer
+
+    assert short_answer("`\\n` on POSIX [1].\n\nThe end-of-line marker [1].") == "`\\n` on POSIX."
+    assert short_answer("One paragraph only [1].") == ""
+    assert short_answer("A list\nof lines [1]\n\nthen more.") == ""
+
+
+# -- which question is searched in a conversation -------------------------------------------
+
+
+async def test_a_standalone_question_after_an_unrelated_one_is_searched_alone() -> None:
+    rt = runtime(reasoning_model([]), store=corpus_store())
+    history = [{"question": "Why does bread need yeast?", "answer": "To rise."}]
+    for question, searched in (
+        ("How does YOLO detect objects?", "How does YOLO detect objects?"),
+        ("What is DETR?", "What is DETR?"),  # short, but the bread page is no help with it
+        ("Is it fast?", "Why does bread need yeast? Is it fast?"),  # refers back
+        ("And vision transformers?", "Why does bread need yeast? And vision transformers?"),
+    ):
+        run = await rt.run(
+            "router", {"question": question, "corpus": "ml", "k": 1, "history": history}
+        )
+        assert (run.result or {})["queries"][0] == searched, question
+
+
+async def test_a_short_follow_up_is_searched_with_its_topic_when_that_finds_both() -> None:
+    rt = runtime(reasoning_model([]), store=corpus_store())
+    history = [{"question": "What is YOLO?", "answer": "A fast detector."}]
+    run = await rt.run(
+        "router",
+        {"question": "How fast is detection?", "corpus": "ml", "k": 1, "history": history},
+    )
+    result = run.result or {}
+    assert result["queries"][0] == "What is YOLO? How fast is detection?"
+    assert [c["file"] for c in result["citations"]] == ["yolo"]

@@ -227,3 +227,21 @@ def test_ask_works_offline_with_the_local_model_on_the_sample_documents(
     assert run.status == RunStatus.COMPLETED and run.agent_type == "router"
     assert (run.result or {})["answer"].strip()
     store.close()
+
+
+def test_ask_says_plainly_when_the_documents_do_not_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "node"
+    folder.mkdir()
+    (folder / "path.md").write_text(
+        (Path(__file__).parents[1] / "rag" / "data" / "focus" / "path.md").read_text()
+    )
+    model = ScriptedModel([])
+    use_model(monkeypatch, model)
+    argv = ["--db", str(tmp_path / "k.db"), "ask", "Is libffi thread safe?", "--docs", str(folder)]
+    assert main([*argv, "--answer", "extractive"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The documents do not say.")
+    assert "Sources:" not in out
+    model.assert_consumed()

@@ -9,6 +9,7 @@ from kforge.errors import ModelUnavailableError
 from kforge.llm.scripted import ScriptedModel
 from kforge.rag.agentic import RAGConfig, agentic_search
 from kforge.rag.corpus import Corpus
+from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.store.memory import MemoryStore
 from tests.rag.helpers import FakeComplete, make_hit
@@ -32,8 +33,8 @@ class Searches:
         return list(batch)[:k]
 
 
-def _hits(start: int, n: int = 4) -> list[SearchHit]:
-    return [make_hit(i) for i in range(start, start + n)]
+def _hits(start: int, n: int = 4, text: str = "passage") -> list[SearchHit]:
+    return [make_hit(i, f"{text} {i}") for i in range(start, start + n)]
 
 
 async def test_enough_relevant_results_need_no_rewrite() -> None:
@@ -52,7 +53,8 @@ async def test_enough_relevant_results_need_no_rewrite() -> None:
 
 
 async def test_mostly_irrelevant_results_trigger_a_rewrite() -> None:
-    search = Searches([_hits(0), _hits(10)])
+    # the passages hold half of the question's focus: the model's verdicts stand
+    search = Searches([_hits(0, text="a first passage"), _hits(10, text="the first passage")])
     with ScriptedModel(
         [NOT, NOT, NOT, REL, {"query": "better words"}, REL, REL, NOT, NOT]
     ) as model:
@@ -132,6 +134,37 @@ async def test_over_a_real_corpus() -> None:
         )
     [only] = result.relevant_results
     assert only.hit.chunk.file == "a"
+
+
+async def test_passages_without_the_question_focus_are_not_relevant_whatever_the_model_says() -> (
+    None
+):
+    corpus = Corpus.open(MemoryStore(), "path")
+    corpus.add_documents(
+        [
+            SourceDocument(
+                "normalize",
+                "Normalizing a path resolves '..' segments, but it is not safe for mitigating "
+                "path traversals: check the result against an allowed root.",
+                "path.normalize",
+            ),
+            SourceDocument("join", "path.join() joins path segments with the separator.", "join"),
+        ]
+    )
+    question = "Is libffi thread safe?"
+    focus = question_focus(question, CorpusStatistics.of(corpus))
+    with ScriptedModel([REL, {"query": "libffi threads"}]) as model:
+        result = await agentic_search(
+            question,
+            corpus.search,
+            model.complete,
+            config=RAGConfig(k=2, max_rewrites=1),
+            focus=focus,
+        )
+    # "safe" is all the documents hold of it: libffi and thread are never named
+    assert result.relevant_results == () and result.fallback_used
+    graded = [g for a in result.attempts for g in a.graded]
+    assert all("question's focus" in g.reasoning for g in graded)
 
 
 def test_config_is_validated() -> None:

@@ -68,7 +68,7 @@ def test_lexical_grades_need_no_model_and_measure_passages_against_the_best_one(
         make_hit(2, "Bread needs flour, water, yeast and salt."),
     ]
     graded = grade_all_lexically(question, hits)
-    # no passage holds half of the seven key terms, yet the two that answer it are kept
+    # no passage holds half of the question's focus, yet the two that answer it are kept
     assert [g.relevant for g in graded] == [True, True, False]
     assert all((g.confidence >= 0.5) == g.relevant for g in graded)
-    assert "holds 4 of the question's key terms" in graded[0].reasoning
+    assert "holds 4 of the question's focus terms" in graded[0].reasoning

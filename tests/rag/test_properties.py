@@ -86,7 +86,8 @@ def test_majority_irrelevant_searches_are_rewritten(
 
     def search(query: str, size: int) -> list[SearchHit]:
         queries.append(query)
-        return [make_hit(len(queries) * 10 + i) for i in range(size)]
+        # each passage holds half of the question's focus, so the model's verdicts stand
+        return [make_hit(n := len(queries) * 10 + i, f"original passage {n}") for i in range(size)]
 
     fake = FakeComplete(replies)
     result = _run(agentic_search("original query", search, fake, config=RAGConfig(k=k)))

@@ -1,17 +1,53 @@
 """Multi-turn conversations: a chat session is a ``session_id``; each turn is a run of
 the router agent, and the earlier turns of its session inform routing and answers.
+
+A question is searched with the conversation's topic folded in only when it refers back to
+it: it opens with "and", "also", "but", "so", "what about", "how about" or "what else"; a
+pronoun (it, they, this, that, those, …) is its subject (among its first three words) or its
+object (its last word); or it names nothing at all ("Why?"). The topic is the last question,
+after those it followed up itself. A short question (at most ``SHORT_FOLLOW_UP`` focus terms)
+that does none of these is searched both ways, and the folded search wins only when a passage
+it finds holds half of the question's focus and half of the topic's ("What is the default?"
+after a question on ``highWaterMark``); any other question is searched on its own, so a
+standalone question after an unrelated one is not steered by it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kforge.engine.run_context import RunContext
 from kforge.errors import ValidationError
+from kforge.rag.focus import question_focus
 
-__all__ = ["Turn", "format_history", "load_session_turns", "turns_from_args"]
+__all__ = [
+    "SHORT_FOLLOW_UP",
+    "Turn",
+    "folded_question",
+    "format_history",
+    "is_short",
+    "load_session_turns",
+    "refers_back",
+    "topic",
+    "turns_from_args",
+]
+
+SHORT_FOLLOW_UP = 3
+"""A question with at most this many focus terms may be a follow-up without saying so."""
+_OPENER = re.compile(
+    r"^\W*(?:and|also|but|so|or|plus|what\s+about|how\s+about|what\s+else)\b", re.I
+)
+_PRONOUNS = frozenset(
+    {
+        *("it", "its", "they", "them", "their", "theirs", "this", "that", "these", "those"),
+        *("he", "she", "him", "her", "his", "one", "ones"),
+    }
+)
+_SUBJECT_WORDS = 3
+_TOPIC_TURNS = 3
 
 _ANSWER_CHARS = 600
 _MAX_TURNS = 6
@@ -72,3 +108,38 @@ def format_history(turns: Sequence[Turn], *, max_turns: int = _MAX_TURNS) -> str
         lines.append(f"User: {turn.question}")
         lines.append(f"Assistant: {answer}")
     return "\n".join(lines)
+
+
+def _words(question: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:['\u2019][a-z]+)?", question.lower())
+
+
+def refers_back(question: str) -> bool:
+    """True when ``question`` points back at the conversation (see the module docstring)."""
+    if _OPENER.match(question):
+        return True
+    words = _words(question)
+    if any(w in _PRONOUNS for w in words[:_SUBJECT_WORDS]) or (words and words[-1] in _PRONOUNS):
+        return True
+    return not question_focus(question).terms
+
+
+def is_short(question: str) -> bool:
+    """True when ``question`` names at most ``SHORT_FOLLOW_UP`` focus terms."""
+    return len(question_focus(question).terms) <= SHORT_FOLLOW_UP
+
+
+def topic(turns: Sequence[Turn]) -> str:
+    """What the conversation is about: the last question, after the ones it follows up
+    (at most ``_TOPIC_TURNS`` of them)."""
+    asked: list[str] = []
+    for turn in reversed(turns[-_TOPIC_TURNS:]):
+        asked.insert(0, turn.question)
+        if not refers_back(turn.question):
+            break
+    return " ".join(asked)
+
+
+def folded_question(question: str, turns: Sequence[Turn]) -> str:
+    """``question`` after the conversation's ``topic``, for a search that follows up."""
+    return f"{topic(turns)} {question}" if turns else question

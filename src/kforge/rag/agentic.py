@@ -17,6 +17,7 @@ from typing import Any
 
 from kforge.llm.types import ModelSettings
 from kforge.rag.complete import CompleteFn
+from kforge.rag.focus import Focus
 from kforge.rag.grading import GradedResult, grade_results
 from kforge.rag.rewrite import fallback_rewrite, rewrite_query
 from kforge.rag.types import Citation, SearchHit
@@ -158,8 +159,12 @@ async def agentic_search(
     context: str = "",
     config: RAGConfig | None = None,
     on_status: StatusCallback | None = None,
+    focus: Focus | None = None,
 ) -> RAGResult:
-    """Search with grading and query rewriting; see the module docstring for the loop."""
+    """Search with grading and query rewriting; see the module docstring for the loop.
+    ``focus`` is the question's focus in the corpus searched (``kforge.rag.focus``, e.g.
+    ``question_focus(query, CorpusStatistics.of(corpus))``); without it the question's terms
+    weigh alike and only each passage's share of them is checked."""
     config = config or RAGConfig()
     notify = on_status or (lambda event, details: None)
     history = [query]
@@ -185,6 +190,7 @@ async def agentic_search(
             context=context,
             settings=config.grade_settings,
             lexical=config.lexical,
+            focus=focus,
         )
         attempts.append(RAGAttempt(current, tuple(graded)))
         if graded and not any(g.graded for g in graded) and not relevant:

@@ -2,16 +2,17 @@
 
 ``confidence`` is how likely the passage is to be relevant, so a verdict and its confidence
 never disagree: ``relevant`` comes with 0.5 or more, ``not_relevant`` with less. The model says
-how sure it is of its verdict; its verdict is checked against the question's key terms: a
-passage holding (nearly) all of them is not graded away, and a verdict the model is unsure of
-is settled by those terms. ``grade_lexically``
-grades by the key terms alone, for models too small to grade (no model call).
+how sure it is of its verdict; its verdict is checked against the question's focus
+(``kforge.rag.focus``): a passage holding little of it is not relevant, one holding (nearly)
+all of it is not graded away, a verdict the model is unsure of is settled by it, and no passage
+is relevant unless the relevant ones together hold it. ``grade_all_lexically`` grades by the
+focus alone, for models too small to grade (no model call).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,9 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from kforge.llm.structured import complete_structured
 from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import prompt_text
-from kforge.rag.analyze import analyze
 from kforge.rag.complete import CompleteFn, is_recoverable
-from kforge.rag.textcheck import key_terms
+from kforge.rag.focus import FOCUS_SHARE, PASSAGE_SHARE, Focus, passage_text, question_focus
 from kforge.rag.types import SearchHit
 
 __all__ = [
@@ -100,71 +100,108 @@ def _prompt(query: str, hit: SearchHit, context: str) -> list[Message]:
 
 
 _CONTAINS_ANSWER = 0.75
-"""A passage holding this share of the question's key terms is relevant, whatever the model says."""
-_LEXICAL_RELEVANT = 0.5
-_LEXICAL_FLOOR = 0.25
+"""A passage holding this share of the question's focus is relevant, whatever the model says."""
 
 
-def term_coverage(query: str, hit: SearchHit) -> tuple[float, list[str]]:
-    """The share of ``query``'s key terms the passage (with its title and heading) holds, and
-    the terms it holds."""
-    terms = key_terms(query)
-    if not terms:
-        return 0.0, []
-    chunk = hit.chunk
-    present = set(analyze(f"{chunk.title} {chunk.heading} {chunk.text}"))
-    held = [t for t in terms if t in present]
-    return len(held) / len(terms), held
+def _focus(query: str, focus: Focus | None) -> Focus:
+    return focus if focus is not None else question_focus(query)
 
 
-def grade_lexically(query: str, hit: SearchHit, *, best_share: float = 1.0) -> GradedResult:
-    """Relevant when the passage (with its title and heading) holds a good share of the
-    question's key terms: half of them, or half as many as the best passage found holds (a
-    long question's words spread over the passages that answer it), and at least a quarter;
-    or when its section heading holds two of them."""
-    share, held = term_coverage(query, hit)
-    section = hit.chunk.heading.split(" > ")[-1] if " > " in hit.chunk.heading else ""
-    about = set(analyze(section)) & set(key_terms(query))
-    need = max(_LEXICAL_FLOOR, min(_LEXICAL_RELEVANT, best_share / 2))
-    # a section headed by the question's words is about it, whatever words its text uses
-    relevant = (bool(held) and share >= need) or len(about) >= 2
-    confidence = 0.5 + share / 2 if relevant else share / 2
-    reason = f"holds {len(held)} of the question's key terms" + (
+def term_coverage(
+    query: str, hit: SearchHit, *, focus: Focus | None = None
+) -> tuple[float, list[str]]:
+    """The share of ``query``'s focus the passage (with its title and heading) holds, by
+    weight, and the focus terms it holds."""
+    held = _focus(query, focus).held(passage_text(hit.chunk))
+    return _focus(query, focus).weight_of(held), [t.text for t in held]
+
+
+def _lexical(hit: SearchHit, share: float, held: list[str], relevant: bool) -> GradedResult:
+    confidence = 0.5 + share / 2 if relevant else min(share / 2, 0.49)
+    reason = f"holds {len(held)} of the question's focus terms" + (
         f" ({', '.join(held)})" if held else ""
     )
     return GradedResult(hit, "relevant" if relevant else "not_relevant", confidence, reason)
 
 
-def grade_all_lexically(query: str, hits: Sequence[SearchHit]) -> list[GradedResult]:
-    """``grade_lexically`` for every hit, each measured against the best of them."""
-    best = max((term_coverage(query, h)[0] for h in hits), default=1.0)
-    return [grade_lexically(query, h, best_share=best) for h in hits]
+def grade_lexically(
+    query: str, hit: SearchHit, *, best_share: float = 1.0, focus: Focus | None = None
+) -> GradedResult:
+    """Relevant when the passage holds a good share of the question's focus: a quarter of it
+    and half as much as the best passage found (``best_share``) holds; see
+    ``kforge.rag.focus``. Alone (``best_share`` 1), that is half of the focus."""
+    share, held = term_coverage(query, hit, focus=focus)
+    need = max(PASSAGE_SHARE, best_share / 2)
+    return _lexical(hit, share, held, bool(held) and share >= need - 1e-9)
+
+
+def grade_all_lexically(
+    query: str, hits: Sequence[SearchHit], *, focus: Focus | None = None
+) -> list[GradedResult]:
+    """Every hit graded by the question's focus, each measured against the best of them; none
+    is relevant unless one of them, or two joined ones, hold the focus."""
+    focus = _focus(query, focus)
+    verdicts = focus.relevant([h.chunk for h in hits])
+    graded = []
+    for hit, relevant in zip(hits, verdicts, strict=True):
+        share, held = term_coverage(query, hit, focus=focus)
+        graded.append(_lexical(hit, share, held, relevant))
+    return graded
 
 
 def _settled(
-    query: str, hit: SearchHit, relevance: Relevance, certainty: float, reason: str
+    focus: Focus, hit: SearchHit, relevance: Relevance, certainty: float, reason: str
 ) -> GradedResult:
     """The model's verdict, and how sure it is of it, as a consistent grade.
 
-    A verdict the model is less than half sure of is no verdict: the question's key terms
-    decide. A passage holding (nearly) all of them is relevant whatever the model said.
+    A passage that holds little of the question's focus is not relevant whatever the model
+    said; one holding (nearly) all of it is relevant. A verdict the model is less than half
+    sure of is no verdict: the focus decides.
     """
-    share, held = term_coverage(query, hit)
-    enough = len(held) >= min(2, len(key_terms(query)))
-    if relevance == "not_relevant" and share >= _CONTAINS_ANSWER and enough:
+    held = focus.held(passage_text(hit.chunk))
+    share = focus.weight_of(held)
+    names = ", ".join(t.text for t in held)
+    if focus.terms and relevance == "relevant" and share < PASSAGE_SHARE - 1e-9:
+        lacks = focus.describe(focus.missing(passage_text(hit.chunk)))
+        return GradedResult(
+            hit,
+            "not_relevant",
+            min(0.49, share),
+            f"lacks the question's focus ({lacks}); the model said: {reason}",
+        )
+    if relevance == "not_relevant" and share >= _CONTAINS_ANSWER:
         return GradedResult(
             hit,
             "relevant",
             max(0.5, share * 0.9),
-            f"holds the question's key terms ({', '.join(held)}); the model said: {reason}",
+            f"holds the question's focus ({names}); the model said: {reason}",
         )
     if certainty < 0.5:
-        relevance = "relevant" if share >= _LEXICAL_RELEVANT and enough else "not_relevant"
-        reason = f"{reason} (unsure; decided by the key terms it holds: {len(held)})"
+        relevance = "relevant" if share >= FOCUS_SHARE else "not_relevant"
+        reason = f"{reason} (unsure; decided by the focus terms it holds: {len(held)})"
         certainty = 0.5
     confidence = certainty if relevance == "relevant" else 1 - certainty
     confidence = max(confidence, 0.5) if relevance == "relevant" else min(confidence, 0.49)
     return GradedResult(hit, relevance, round(confidence, 4), reason)
+
+
+def _together(focus: Focus, graded: list[GradedResult]) -> list[GradedResult]:
+    """The grades, with every relevant one withdrawn when together they do not hold the
+    focus (one passage alone, or two joined ones)."""
+    relevant = [g.hit.chunk for g in graded if g.relevant]
+    if not focus.terms or not relevant or focus.holds_any(relevant):
+        return graded
+    return [
+        replace(
+            g,
+            relevance="not_relevant",
+            confidence=min(g.confidence, 0.49),
+            reasoning=f"the passages found do not hold the question's focus together; {g.reasoning}",
+        )
+        if g.relevant
+        else g
+        for g in graded
+    ]
 
 
 async def grade_result(
@@ -175,8 +212,11 @@ async def grade_result(
     context: str = "",
     settings: ModelSettings | None = None,
     attempts: int = 2,
+    focus: Focus | None = None,
 ) -> GradedResult:
-    """Grade one hit. A model failure is retried, then recorded as an ungraded, not-relevant result."""
+    """Grade one hit, checked against the question's focus (``focus``, else the question's own
+    terms weighed alike). A model failure is retried, then recorded as an ungraded,
+    not-relevant result."""
     last_error: BaseException | None = None
     for _ in range(max(1, attempts)):
         try:
@@ -194,7 +234,9 @@ async def grade_result(
             last_error = exc
             continue
         confidence = min(1.0, max(0.0, grade.confidence))
-        return _settled(query, hit, grade.relevance, confidence, grade.reasoning.strip())
+        return _settled(
+            _focus(query, focus), hit, grade.relevance, confidence, grade.reasoning.strip()
+        )
     return GradedResult(
         hit, "not_relevant", 0.0, f"could not be graded: {last_error}", graded=False
     )
@@ -208,11 +250,16 @@ async def grade_results(
     context: str = "",
     settings: ModelSettings | None = None,
     lexical: bool = False,
+    focus: Focus | None = None,
 ) -> list[GradedResult]:
     """Grade every hit, in order, one model call each (none when ``lexical``): exactly one
-    grade per hit."""
+    grade per hit. ``focus`` is the question's focus in the corpus searched (see
+    ``kforge.rag.focus``); without it the question's terms weigh alike."""
+    focus = _focus(query, focus)
     if lexical:
-        return grade_all_lexically(query, hits)
-    return [
-        await grade_result(query, hit, complete, context=context, settings=settings) for hit in hits
+        return grade_all_lexically(query, hits, focus=focus)
+    graded = [
+        await grade_result(query, hit, complete, context=context, settings=settings, focus=focus)
+        for hit in hits
     ]
+    return _together(focus, graded)

@@ -12,9 +12,10 @@ from kforge.llm.types import Message, ModelSettings
 from kforge.prompts import prompt_text
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.complete import CompleteFn, is_recoverable
+from kforge.rag.focus import question_focus
 from kforge.rag.grading import GradedResult
 
-__all__ = ["Rewrite", "fallback_rewrite", "normalize_query", "rewrite_query"]
+__all__ = ["Rewrite", "fallback_rewrite", "focus_query", "normalize_query", "rewrite_query"]
 
 
 class Rewrite(BaseModel):
@@ -40,13 +41,20 @@ def _is_new(candidate: str, tried: Sequence[str]) -> bool:
     return bool(norm) and all(norm != normalize_query(t) for t in tried)
 
 
+def focus_query(question: str) -> str:
+    """The question's focus terms in its order (identifiers whole): ``fs.link`` for "What does
+    fs.link() do?"."""
+    return " ".join(t.text for t in question_focus(question).terms)
+
+
 def fallback_rewrite(original: str, tried: Sequence[str]) -> str:
-    """A rewrite made without a model: keywords only, then fewer keywords, then a broadening word.
+    """A rewrite made without a model: the question's focus terms, then its keywords, then fewer
+    keywords, then a broadening word.
 
     Always returns a query that differs from every query in ``tried``.
     """
     words = [w for w in tokenize(original) if w not in STOPWORDS]
-    candidates = [" ".join(words)]
+    candidates = [focus_query(original), " ".join(words)]
     candidates += [" ".join(words[:n]) for n in range(len(words) - 1, 1, -1)]
     base = " ".join(words) or original.strip() or "overview"
     candidates += [f"{base} {extra}" for extra in _BROADENERS]

@@ -19,6 +19,7 @@ model's provider says).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
@@ -27,13 +28,17 @@ from pydantic import Field
 
 from kforge.agents.conversation import (
     Turn,
+    folded_question,
     format_history,
+    is_short,
     load_session_turns,
+    refers_back,
+    topic,
     turns_from_args,
 )
 from kforge.agents.react import service_tools
 from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer
-from kforge.agents.router.guardrail import judge_scope, polite_refusal
+from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
 from kforge.agents.router.schema import RouterDecision, router_reply, router_system
 from kforge.agents.router.tools import (
     MAX_K,
@@ -60,6 +65,8 @@ from kforge.frames import (
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.memory.compaction import journaled_complete
+from kforge.rag.corpus import Corpus
+from kforge.rag.focus import FOCUS_SHARE, CorpusStatistics, Focus, passage_text, question_focus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
@@ -75,6 +82,7 @@ _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
 _LINKED = 2
+_FOLLOW_UP_HITS = 5
 """Documents named by the relevant passages that join them (the second hop)."""
 _ACTION_HELP = {
     RETRIEVE: "- retrieve_chunks: search the user's documents; give a search query.",
@@ -133,6 +141,14 @@ class RouterState:
     answer_path: str = ""
     """Which path wrote the answer (extractive, generative, ...), and why, in the result."""
     answer_reason: str = ""
+    search_question: str = ""
+    """What is searched and graded: the question, or with the previous one when it follows up."""
+    focus: dict[str, Any] | None = None
+    """The focus of ``search_question`` in the corpus (``kforge.rag.focus``), as first read."""
+    closest: list[dict[str, Any]] = field(default_factory=list)
+    """Passages found but not relevant, for "See also" when the documents do not say."""
+    refused: bool = False
+    """The answer says the documents do not say (or the question is out of scope)."""
 
 
 class RouterAgent:
@@ -203,15 +219,19 @@ class RouterAgent:
             loaded = await load_session_turns(ctx, self.agent_type)
             if loaded is not None:
                 self.turns = loaded
+        await self._read_focus(ctx)
         if not self.use_guardrail:
             self.state.node = "router"
             return
+        corpus = ctx.corpus(self.corpus_name)
+        evidence = await scope_evidence(ctx, corpus, self.state.search_question, self._focus())
         verdict = await judge_scope(
             ctx,
-            ctx.corpus(self.corpus_name),
-            self.question,
+            corpus,
+            self.state.search_question,
             self.turns,
             self.scope,
+            evidence=evidence,
             ask_model=self._style(ctx) == "generative",
             documents_only=not self.web,
         )
@@ -219,8 +239,42 @@ class RouterAgent:
             self.state.node = "router"
             return
         self._status(ctx, "out_of_scope")
-        self.state.out_of_scope = True
-        self._finish(ctx, polite_refusal(self.scope, verdict), achieved=False)
+        self.state.out_of_scope = self.state.refused = True
+        if evidence.nothing:  # no passage holds any focus term: there is nothing to list
+            answer = self._focus().refusal([])
+        else:
+            answer = polite_refusal(self.scope, verdict)
+        self._finish(ctx, answer, achieved=False)
+
+    async def _read_focus(self, ctx: RunContext) -> None:
+        """Decide what to search (the question, or with the previous one: see
+        ``kforge.agents.conversation``) and read its focus in the corpus; recorded, so a
+        re-executed step decides as the first one did."""
+        corpus = ctx.corpus(self.corpus_name)
+        question, turns = self.question, self.turns
+
+        def read() -> dict[str, Any]:
+            searched = question
+            if turns and refers_back(question):
+                searched = folded_question(question, turns)
+            elif turns and is_short(question):
+                folded = folded_question(question, turns)
+                if _follows_up(corpus, question, topic(turns), folded):
+                    searched = folded
+            statistics = CorpusStatistics.of(corpus) if len(corpus) else None
+            return {
+                "search_question": searched,
+                "focus": question_focus(searched, statistics).to_dict(),
+            }
+
+        payload = await ctx.recorded("rag.focus", read)
+        self.state.search_question = str(payload.get("search_question") or question)
+        self.state.focus = dict(payload.get("focus") or {})
+
+    def _focus(self) -> Focus:
+        if self.state.focus is None:  # a run saved before focus was read: weigh terms alike
+            return question_focus(self.state.search_question or self.question)
+        return Focus.from_dict(self.state.focus)
 
     # -- router -------------------------------------------------------------------------------
 
@@ -283,18 +337,9 @@ class RouterAgent:
         self._search(ctx, decision.action, query, decision.reasoning or f"search for {query}")
 
     def _first_query(self) -> str:
-        """The user's words: the question, and in a conversation the previous question too, so
-        that a follow-up ("what about for detection?") searches within its topic."""
-        if self.turns:
-            return f"{self.turns[-1].question} {self.question}"
-        return self.question
-
-    def _grading_query(self) -> str:
-        """What a passage must be about: the question, or with the previous question when the
-        question alone names too little ("and why?")."""
-        if len(key_terms(self.question)) >= 2 or not self.turns:
-            return self.question
-        return self._first_query()
+        """The user's words: the question, and in a conversation the previous question too when
+        the question follows up ("what about for detection?"), so it searches within its topic."""
+        return self.state.search_question or self.question
 
     def _search(self, ctx: RunContext, action: str, query: str, reasoning: str) -> None:
         plan = self._plan(ctx, reasoning, action)
@@ -409,14 +454,16 @@ class RouterAgent:
         lexical = self._style(ctx) == "extractive"
         # graded against what the user asked, not against the query that found them
         graded = await grade_results(
-            self._grading_query(),
+            self._first_query(),
             hits,
             journaled_complete(ctx, "grading"),
             context=background,
             lexical=lexical,
+            focus=self._focus(),
         )
         relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
         found = [(g.hit.chunk, g.reasoning) for g in relevant]
+        self._keep_closest([g.hit.chunk for g in graded if not g.relevant])
         if relevant and all(g.hit.retriever != "web" for g in relevant):
             found += await self._linked(ctx, [g.hit.chunk for g in relevant])
         for chunk, reasoning in found:
@@ -442,6 +489,11 @@ class RouterAgent:
         )
         self.state.hits = []
         self.state.node = self._after_tool_round()
+
+    def _keep_closest(self, chunks: list[Chunk]) -> None:
+        known = [Chunk.from_dict(c) for c in self.state.closest]
+        closest = self._focus().closest([*known, *chunks])
+        self.state.closest = [c.to_dict() for c in closest]
 
     async def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
         """Documents the question or the relevant passages name by title: the second hop of a
@@ -485,6 +537,7 @@ class RouterAgent:
                 self.question, passages, write, style=style, history=history
             )
         else:
+            # a small model does not answer alone: the documents do not say
             written = await model_only_answer(
                 self.question, write if style == "generative" else None, history=history
             )
@@ -504,8 +557,10 @@ class RouterAgent:
         if not answer and self.state.conversational:
             answer = "Hello! Ask me anything about your documents."
         elif not answer:
-            searched = "; ".join(f"'{q}'" for q in self.state.queries) or "nothing"
-            answer = f"I found nothing about this in your documents (searched: {searched})."
+            closest = [Chunk.from_dict(c) for c in self.state.closest]
+            answer = self._focus().refusal(closest)
+            self.state.refused = True
+            written = replace(written, citations=())  # a refusal quotes and cites nothing
         elif self.state.fallback:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
         self.state.citations = [c.to_dict() for c in written.citations]
@@ -530,6 +585,8 @@ class RouterAgent:
         return {
             "question": self.question,
             "answer": self.state.answer,
+            "short_answer": short_answer(self.state.answer) if self.state.citations else "",
+            "refused": self.state.refused,
             "citations": list(self.state.citations),
             "out_of_scope": self.state.out_of_scope,
             "fallback": self.state.fallback,
@@ -562,6 +619,30 @@ _NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
     "generate": RouterAgent._generate,
 }
 """The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
+
+
+def _follows_up(corpus: Corpus, question: str, previous: str, folded: str) -> bool:
+    """True when a search for ``folded`` finds a passage that holds both the question's focus
+    and the previous question's (half of each, by weight): the question continues that topic."""
+    statistics = CorpusStatistics.of(corpus) if len(corpus) else None
+    own = question_focus(question, statistics)
+    earlier = question_focus(previous, statistics)
+    if not own.terms or not {t.match for t in earlier.terms} - {t.match for t in own.terms}:
+        return False
+    for hit in corpus.search(folded, _FOLLOW_UP_HITS):
+        text = passage_text(hit.chunk)
+        if own.share(text) >= FOCUS_SHARE and earlier.share(text) >= FOCUS_SHARE:
+            return True
+    return False
+
+
+def short_answer(answer: str) -> str:
+    """The answer's opening line when it stands apart (a blank line after it), without its
+    ``[n]`` markers; empty otherwise."""
+    first, blank, _ = answer.strip().partition("\n\n")
+    if not blank or "\n" in first.strip():
+        return ""
+    return " ".join(re.sub(r"\s*\[\d+\]", "", first).split())
 
 
 def register(registry: AgentRegistry = default_registry) -> None:

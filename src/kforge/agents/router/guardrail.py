@@ -1,11 +1,12 @@
 """The router's guardrail: is the latest message in scope of the assistant?
 
-The documents speak first. The question's key terms are looked up in the corpus: when no
-passage holds them (two of them, for a question with two or more), the documents have nothing
-on it and it is refused, whatever a model says ("write me a poem about Paris" to a corpus about
-SQLite). When a passage clearly matches, it is in scope. Between the two, a model that writes
-its own answers judges, with the conversation so far (a short follow-up continues its topic);
-a model too small to judge is not asked, and the question goes on to retrieval.
+The documents speak first. The question's focus (``kforge.rag.focus``) is looked up in the
+corpus: when no passage found holds any of its terms, the documents have nothing on it and it
+is refused, whatever a model says ("write me a poem about Paris" to a corpus about SQLite).
+When the passages found hold the focus, it is in scope; one shared word is not enough. Between
+the two, a model that writes its own answers judges, with the conversation so far (a short
+follow-up continues its topic); a model too small to judge is not asked, and the question goes
+on to retrieval, whose grading decides by the focus.
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, ErrorFrame
 from kforge.llm.types import Message, ModelSettings
-from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.corpus import Corpus
-from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import key_terms
+from kforge.rag.focus import Focus, passage_text
 
 __all__ = ["ScopeEvidence", "judge_scope", "polite_refusal", "scope_evidence"]
 
@@ -35,40 +34,48 @@ _EVIDENCE_HITS = 5
 @dataclass(frozen=True, slots=True)
 class ScopeEvidence:
     terms: tuple[str, ...]
-    """The question's key terms (stemmed)."""
+    """The question's focus terms, as it wrote them."""
     matched: tuple[str, ...]
-    """The most key terms any one passage holds."""
+    """The focus terms of the passage found that holds the most of the focus."""
+    holds: bool
+    """The passages found hold the focus (one alone, or two joined ones)."""
 
     @property
     def clear_match(self) -> bool:
-        return bool(self.terms) and len(self.matched) >= min(2, len(self.terms))
+        return bool(self.terms) and self.holds
 
     @property
     def nothing(self) -> bool:
         return bool(self.terms) and not self.matched
 
 
-async def scope_evidence(ctx: RunContext, corpus: Corpus, question: str) -> ScopeEvidence:
-    """What the corpus holds of the question's key terms; recorded, so a resumed step reads
-    the evidence it saw the first time, not a corpus changed since."""
+async def scope_evidence(
+    ctx: RunContext, corpus: Corpus, question: str, focus: Focus
+) -> ScopeEvidence:
+    """What the corpus holds of the question's focus; recorded, so a resumed step reads the
+    evidence it saw the first time, not a corpus changed since."""
 
     def held_terms() -> dict[str, Any]:
-        terms = key_terms(question)
-        best: list[str] = []
-        if terms and len(corpus):
-            for hit in corpus.search(question, _EVIDENCE_HITS):
-                chunk = hit.chunk
-                present = set(analyze(f"{chunk.title} {chunk.heading} {chunk.text}"))
-                held = [t for t in terms if t in present]
-                if len(held) > len(best):
-                    best = held
-        return {"terms": terms, "matched": best}
+        best: tuple[str, ...] = ()
+        holds = False
+        if focus.terms and len(corpus):
+            # the focus alone finds what the request's words drown ("what does fs.link do")
+            found = {}
+            for query in (question, " ".join(t.text for t in focus.terms)):
+                found.update({h.chunk.id: h.chunk for h in corpus.search(query, _EVIDENCE_HITS)})
+            chunks = list(found.values())
+            held = [focus.held(passage_text(c)) for c in chunks]
+            top = max(held, key=focus.weight_of, default=())
+            best = tuple(t.text for t in top)
+            holds = focus.holds_any(chunks)
+        return {"terms": [t.text for t in focus.terms], "matched": list(best), "holds": holds}
 
     payload = await ctx.recorded("guardrail.evidence", held_terms)
-    return ScopeEvidence(
-        tuple(str(t) for t in payload.get("terms", [])),
-        tuple(str(t) for t in payload.get("matched", [])),
-    )
+    terms = tuple(str(t) for t in payload.get("terms", []))
+    matched = tuple(str(t) for t in payload.get("matched", []))
+    # evidence recorded before it said whether the focus is held: two terms were a match
+    holds = bool(payload.get("holds", len(matched) >= min(2, len(terms))))
+    return ScopeEvidence(terms, matched, holds)
 
 
 async def judge_scope(
@@ -78,17 +85,16 @@ async def judge_scope(
     turns: Sequence[Turn],
     scope: str,
     *,
+    evidence: ScopeEvidence,
     ask_model: bool = True,
     documents_only: bool = True,
 ) -> GuardrailVerdict:
-    """In scope or not; ``documents_only`` is False when other sources (the web) may answer
-    what the documents do not, and ``ask_model`` False skips the model's judgement."""
-    evidence = await scope_evidence(ctx, corpus, question)
+    """In scope or not, given the ``evidence`` of ``scope_evidence``; ``documents_only`` is
+    False when other sources (the web) may answer what the documents do not, and ``ask_model``
+    False skips the model's judgement."""
     if evidence.nothing and documents_only and len(corpus):
-        return GuardrailVerdict(
-            in_scope=False,
-            reason="Your documents say nothing about " + ", ".join(_words(question)) + ".",
-        )
+        words = ", ".join(f"'{t}'" for t in evidence.terms[:4])
+        return GuardrailVerdict(in_scope=False, reason=f"Your documents say nothing about {words}.")
     if evidence.clear_match or not ask_model:
         return GuardrailVerdict(in_scope=True, reason="the documents have passages on it")
     topics = sorted({s.title for s in corpus.sources() if s.title})[:_TOPICS]
@@ -119,16 +125,6 @@ async def judge_scope(
         )
         return GuardrailVerdict(in_scope=True, reason=verdict.reason)
     return verdict
-
-
-def _words(question: str) -> list[str]:
-    """The question's topic words as the user wrote them, for the refusal."""
-    terms = set(key_terms(question))
-    seen: list[str] = []
-    for token in tokenize(question):
-        if token not in seen and porter_stem(token) in terms:
-            seen.append(token)
-    return [f"'{w}'" for w in seen[:4]]
 
 
 def polite_refusal(scope: str, verdict: GuardrailVerdict) -> str:

@@ -1,0 +1,403 @@
+"""A question's focus: the terms that say what it is about, weighted by how rare they are in
+the corpus, and the rule that decides which passages hold it.
+
+Terms. Stopwords and the words of the request ("how do I", "what is", "tell me") are not
+focus, except the verb a "how do I …" question asks about ("how do I *write* a file").
+Identifiers as written (``fs.link``, ``os.EOL``, ``--force``, ``ffi_call``, ``readFileSync``,
+``sha256``) and numbers (``1945``, ``2.5``) are one term each and match only whole: ``fs.link``
+is not in ``fs.linkSync``. Other words match by their Porter stem, except that a word of one or
+two letters is never stemmed (the stemmer turns ``os`` into ``o``): a two-letter word (``fs``,
+``io``) matches only as that whole word, and a one-letter word is no term.
+
+Weights. A term weighs its BM25 idf in the corpus, ``ln(1 + (N - df + 0.5) / (df + 0.5))``
+over its N passages; an identifier or number weighs what its parts weigh together. A term the
+corpus never names weighs the most, scaled by the corpus's *silence*: a common word turns up
+about once in ``COMMON_WORD_CHARS`` characters of text, so ten short paragraphs may well lack
+"given" or "both", while a manual that never names ``libffi`` does not speak of it. Silence is
+``1 - exp(-C / COMMON_WORD_CHARS)`` for a corpus of C characters (how likely a common word is
+to occur in it), and a term never named weighs at least as much as the lightest term named.
+
+Rule. The core of the focus is its heaviest terms the corpus names that together weigh at
+least ``FOCUS_SHARE`` (half) of what all such terms weigh. Passages found hold the focus when
+every core term is in one of them (one passage, or two that join two facts: "the 1945 film
+starring the actress who became an ambassador"), except when half of the question's terms or
+more are never named in the corpus, or, in a corpus whose silence is one half or more, when a
+term it never names outweighs every other. When the passages do not hold the focus, none is relevant and the documents
+do not say. When they do, a passage (title, heading and text) is relevant when the terms it
+holds weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus and at least half of what the
+best passage's weigh. Over Node.js's path page, "Is libffi thread safe?" is not held (libffi
+and thread are never named); "What does os.EOL contain?" is not held by ``os.constants``
+("Contains commonly used …"): ``os.EOL`` is the core, and "contain" weighs far less.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.stem import porter_stem
+from kforge.rag.textcheck import key_terms
+from kforge.rag.types import Chunk
+
+if TYPE_CHECKING:
+    from kforge.rag.corpus import Corpus
+
+__all__ = [
+    "COMMON_WORD_CHARS",
+    "FOCUS_SHARE",
+    "PASSAGE_SHARE",
+    "SEE_ALSO",
+    "CorpusStatistics",
+    "Focus",
+    "FocusTerm",
+    "TermKind",
+    "passage_text",
+    "question_focus",
+]
+
+FOCUS_SHARE = 0.5
+"""The core of the focus: its heaviest terms weighing at least this share of it."""
+PASSAGE_SHARE = 0.25
+"""A relevant passage holds at least this share of it (and half of what the best one holds)."""
+SEE_ALSO = 3
+"""Passages a refusal lists as the closest ones."""
+COMMON_WORD_CHARS = 20_000
+"""About how many characters of English text hold one use of a common word."""
+
+TermKind = Literal["word", "identifier", "number"]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusStatistics:
+    """What the focus needs to know of a corpus: its passages' document frequencies."""
+
+    passages: int
+    characters: int
+    document_frequency: Callable[[str], int]
+    """How many passages hold an analyzed term."""
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> CorpusStatistics:
+        """The statistics of a corpus, read from the term frequencies it stores for search."""
+        keys = [s.key for s in corpus.sources()]
+        records = [r for r in (corpus.source_record(k) for k in keys) if r is not None]
+        frequencies = [tf for r in records for tf in r.terms]
+        characters = sum(len(c.text) for r in records for c in r.chunks)
+        cache: dict[str, int] = {}
+
+        def df(term: str) -> int:
+            if term not in cache:
+                cache[term] = sum(term in tf for tf in frequencies)
+            return cache[term]
+
+        return cls(len(frequencies), characters, df)
+
+    @property
+    def silence(self) -> float:
+        """How likely a common word is to occur somewhere in the corpus: how much its never
+        naming a word says (see the module docstring)."""
+        return 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
+
+    def idf(self, term: str) -> float:
+        n, df = self.passages, self.document_frequency(term)
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return idf * self.silence if df == 0 else idf
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FocusTerm:
+    """One term of a question's focus."""
+
+    text: str
+    """As the question wrote it (``os.EOL``, ``thread``)."""
+    match: str
+    """What a passage must hold: a word's Porter stem, else the lower-cased whole term."""
+    kind: TermKind
+    weight: float
+    """The term's idf in the corpus (its parts' together, for an identifier or a number)."""
+    whole: bool
+    """Matched as a whole word or identifier rather than by stem."""
+    known: bool = True
+    """The corpus holds the term (some passage has it, or its rarest part)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "match": self.match,
+            "kind": self.kind,
+            "weight": self.weight,
+            "whole": self.whole,
+            "known": self.known,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FocusTerm:
+        kind = data.get("kind")
+        return cls(
+            text=str(data["text"]),
+            match=str(data["match"]),
+            kind=kind if kind in ("identifier", "number") else "word",
+            weight=float(data["weight"]),
+            whole=bool(data.get("whole", False)),
+            known=bool(data.get("known", True)),
+        )
+
+
+# an option (--force, -k), a dotted or :: path (fs.link, os.EOL, Node.js, std::vector), a
+# snake_case or camelCase name, a word with digits (sha256, utf8), each maybe with "()"
+_IDENTIFIER = re.compile(
+    r"(?<![\w.$-])(?:"
+    r"--?[A-Za-z][\w-]*"
+    r"|[A-Za-z_$][\w$]*(?:(?:\.|::|:)[A-Za-z_$][\w$]*)+"
+    r"|[A-Za-z$]\w*_\w*|_\w+"
+    r"|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z]+\d\w*"
+    r")(?:\(\))?(?![\w$])"
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
+_HOW_TO = re.compile(
+    r"\bhow\s+(?:(?:do|can|could|should|would|shall|to)\s+)+(?:(?:i|we|you|one)\s+)?"
+    r"(?:to\s+)?([a-z]+)",
+    re.I,
+)
+_MIN_STEM = 3
+
+
+def _whole(term: str) -> re.Pattern[str]:
+    """``term`` as a whole: after no word character (``fs.readFileSync`` holds ``readFileSync``)
+    and before none (``fs.linkSync`` does not hold ``fs.link``)."""
+    return re.compile(rf"(?<![\w$-]){re.escape(term)}(?![\w$])", re.I)
+
+
+def _weight(terms: Iterable[FocusTerm]) -> float:
+    return sum(t.weight for t in terms)
+
+
+def passage_text(chunk: Chunk) -> str:
+    """What a passage says, for the focus: its title, heading and text."""
+    return f"{chunk.title}\n{chunk.heading}\n{chunk.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The focus of one question in one corpus (see the module docstring)."""
+
+    question: str
+    terms: tuple[FocusTerm, ...]
+    """Heaviest first (of equal weights, those the corpus holds first, in the question's order)."""
+    weighted: bool = True
+    """Weighed by a corpus's statistics; without them every term weighs the same and only
+    the per-passage share decides (there is no core)."""
+    silence: float = 1.0
+    """The corpus's ``CorpusStatistics.silence``."""
+
+    @property
+    def weight(self) -> float:
+        return sum(t.weight for t in self.terms)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "terms": [t.to_dict() for t in self.terms],
+            "weighted": self.weighted,
+            "silence": self.silence,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Focus:
+        terms = tuple(FocusTerm.from_dict(t) for t in data.get("terms", []))
+        weighted, silence = bool(data.get("weighted", True)), float(data.get("silence", 1.0))
+        return cls(str(data.get("question", "")), terms, weighted, silence)
+
+    def held(self, text: str) -> tuple[FocusTerm, ...]:
+        """The focus terms ``text`` holds, heaviest first."""
+        if not self.terms:
+            return ()
+        stems = set(analyze(text))
+        tokens = set(tokenize(text))
+        held = []
+        for term in self.terms:
+            if term.kind != "word":
+                found = bool(_whole(term.text).search(text))
+            else:
+                found = term.match in (tokens if term.whole else stems)
+            if found:
+                held.append(term)
+        return tuple(held)
+
+    def share(self, text: str) -> float:
+        """The weight of the focus terms ``text`` holds over the whole focus's (0 without terms)."""
+        return self.weight_of(self.held(text))
+
+    def missing(self, text: str) -> tuple[FocusTerm, ...]:
+        """The focus terms ``text`` lacks, heaviest first."""
+        held = set(self.held(text))
+        return tuple(t for t in self.terms if t not in held)
+
+    def weight_of(self, terms: Iterable[FocusTerm]) -> float:
+        total = self.weight
+        return sum(t.weight for t in set(terms)) / total if total > 0 else 0.0
+
+    @property
+    def core(self) -> tuple[FocusTerm, ...]:
+        """The heaviest terms the corpus holds that together weigh at least ``FOCUS_SHARE`` of
+        what all such terms weigh: what the question is most distinctly about."""
+        known = [t for t in self.terms if t.known]
+        core: list[FocusTerm] = []
+        for term in known:
+            if core and _weight(core) >= FOCUS_SHARE * _weight(known) - 1e-9:
+                break
+            core.append(term)
+        return tuple(core)
+
+    @property
+    def unknown_share(self) -> float:
+        """The share of the focus's terms that the corpus never names (by count: their weights
+        are the least certain)."""
+        return sum(not t.known for t in self.terms) / len(self.terms) if self.terms else 0.0
+
+    def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
+        """Which of ``chunks`` are relevant to the question (the rule of the module docstring):
+        none unless they hold every core term between them."""
+        held = [self.held(passage_text(c)) for c in chunks]
+        if not self._covers(held):
+            return [False] * len(chunks)
+        shares = [self.weight_of(h) for h in held]
+        need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
+        core = set(self.core) if self.weighted else set(self.terms)
+        return [
+            bool(core.intersection(h)) and s >= need - 1e-9
+            for h, s in zip(held, shares, strict=True)
+        ]
+
+    def holds_any(self, chunks: Sequence[Chunk]) -> bool:
+        """True when ``chunks`` hold every core term between them."""
+        return self._covers([self.held(passage_text(c)) for c in chunks])
+
+    def _covers(self, held: Sequence[tuple[FocusTerm, ...]]) -> bool:
+        found = {t for h in held for t in h}
+        if not self.weighted:  # without the corpus's word counts there is no core to ask for
+            return bool(found)
+        if not self.terms:
+            return False
+        if self.unknown_share >= FOCUS_SHARE - 1e-9:
+            return False
+        # where a common word would more likely than not be named, never naming one speaks
+        if self.silence >= 0.5 and not self.terms[0].known:
+            return False
+        return all(t in found for t in self.core)
+
+    def describe(self, terms: Sequence[FocusTerm] | None = None, joint: str = "or") -> str:
+        """Terms as the question wrote them: ``libffi, thread or safe``."""
+        names = [t.text for t in (self.terms if terms is None else terms)]
+        if len(names) <= 1:
+            return "".join(names)
+        return f"{', '.join(names[:-1])} {joint} {names[-1]}"
+
+    def closest(self, chunks: Iterable[Chunk], limit: int = SEE_ALSO) -> list[Chunk]:
+        """The passages of ``chunks`` that hold most of the focus, one per file and heading,
+        in that order (ties keep the given order)."""
+        seen: dict[tuple[str, str], tuple[float, int, Chunk]] = {}
+        for n, chunk in enumerate(chunks):
+            share = self.share(passage_text(chunk))
+            key = (chunk.file, chunk.heading)
+            if share > 0 and (key not in seen or share > seen[key][0]):
+                seen[key] = (share, seen[key][1] if key in seen else n, chunk)
+        ranked = sorted(seen.values(), key=lambda item: (-item[0], item[1]))
+        return [chunk for _, _, chunk in ranked[:limit]]
+
+    def refusal(self, closest: Sequence[Chunk]) -> str:
+        """The answer when no passage holds the focus: that the documents do not say, what the
+        closest passages do and do not mention, and those passages under "See also:" (file and
+        heading), none of them quoted."""
+        text = "The documents do not say."
+        if self.terms:
+            held = set().union(*(self.held(passage_text(c)) for c in closest))
+            said = [t for t in self.terms if t in held]
+            lacking = [t for t in self.terms if t not in held]
+            if said and lacking:
+                text += (
+                    f" The closest passages mention {self.describe(said, 'and')} but not "
+                    f"{self.describe(lacking)}."
+                )
+            elif not said:
+                text += f" No passage found mentions {self.describe()}."
+        if closest:
+            lines = [f"- {c.file}" + (f" § {c.heading}" if c.heading else "") for c in closest]
+            text += "\n\nSee also:\n" + "\n".join(lines)
+        return text
+
+
+def _request_words(question: str) -> set[str]:
+    """The words of the request frame, lower-cased: what ``key_terms`` drops, except the verb
+    a "how do I …" asks about."""
+    asked = {m.group(1).lower() for m in _HOW_TO.finditer(question)}
+    return {
+        t for t in tokenize(question) if t not in asked and (t in STOPWORDS or not key_terms(t))
+    }
+
+
+def _candidates(question: str) -> list[tuple[str, TermKind]]:
+    """The question's terms in order: identifiers and numbers whole, and the other words."""
+    found: list[tuple[int, str, TermKind]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _IDENTIFIER.finditer(question):
+        text = m.group(0).removesuffix("()")
+        parts = [p for p in re.split(r"[.:_$-]+", text) if p]
+        if all(len(p) <= 1 for p in parts):  # "e.g", "i.e", "-v"
+            continue
+        found.append((m.start(), text, "identifier"))
+        taken.append(m.span())
+    for m in _NUMBER.finditer(question):
+        if not any(a <= m.start() < b for a, b in taken):
+            found.append((m.start(), m.group(0), "number"))
+            taken.append(m.span())
+    rest = list(question)
+    for a, b in taken:
+        rest[a:b] = " " * (b - a)
+    for m in re.finditer(r"[^\W\d_]+(?:['\u2019]s\b)?", "".join(rest)):
+        found.append((m.start(), m.group(0), "word"))
+    return [(text, kind) for _, text, kind in sorted(found)]
+
+
+def question_focus(question: str, statistics: CorpusStatistics | None = None) -> Focus:
+    """The focus of ``question``, its terms weighted by ``statistics`` (all alike without)."""
+    request = _request_words(question)
+
+    def weigh(text: str) -> tuple[float, bool]:
+        """The idf of ``text``'s analyzed parts together (as if they occurred independently),
+        and whether the corpus holds every part."""
+        if statistics is None or statistics.passages == 0:
+            return 1.0, True
+        parts = list(dict.fromkeys(analyze(text))) or [text.lower()]
+        known = all(statistics.document_frequency(p) > 0 for p in parts)
+        return sum(statistics.idf(p) for p in parts), known
+
+    terms: dict[str, FocusTerm] = {}
+    for text, kind in _candidates(question):
+        if kind == "word":
+            words = tokenize(text)
+            if not words or words[0] in request or len(words[0]) < 2:
+                continue
+            stem = porter_stem(words[0])
+            whole = len(words[0]) < _MIN_STEM or len(stem) < _MIN_STEM
+            match = words[0] if whole else stem
+            shown = re.sub(r"['\u2019]s$", "", text)
+        else:
+            match, whole, shown = text.lower(), True, text
+        if match not in terms:
+            weight, known = weigh(shown)
+            terms[match] = FocusTerm(
+                text=shown, match=match, kind=kind, weight=weight, whole=whole, known=known
+            )
+    # never naming a word says no less than naming it everywhere
+    floor = min((t.weight for t in terms.values() if t.known), default=0.0)
+    lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
+    ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
+    if statistics is None or statistics.passages == 0:
+        return Focus(question, tuple(ordered), weighted=False)
+    return Focus(question, tuple(ordered), silence=statistics.silence)

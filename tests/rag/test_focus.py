@@ -1,0 +1,201 @@
+"""A question's focus: its terms (identifiers and numbers whole, no request words, no short
+stems), their weights in a corpus, and which passages hold it, over real Node.js pages."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kforge.rag.corpus import Corpus
+from kforge.rag.focus import (
+    PASSAGE_SHARE,
+    CorpusStatistics,
+    Focus,
+    passage_text,
+    question_focus,
+)
+from kforge.rag.ingest import ingest_folder
+from kforge.rag.types import Chunk, SourceDocument
+from kforge.store.memory import MemoryStore
+
+DATA = Path(__file__).parent / "data" / "focus"
+TRAVERSALS = (
+    "\n\nNormalizing a path resolves `..` segments, but it's not safe for mitigating path "
+    "traversals: check the result against an allowed root.\n"
+)
+"""What newer Node.js releases say of ``path.normalize()`` (see data/focus/SOURCES.md)."""
+
+
+def node_corpus(tmp_path: Path, *pages: str) -> Corpus:
+    """A corpus of the given pages of the Node.js reference, ``path.md`` with the sentence on
+    path traversals that newer releases add to ``path.normalize()``."""
+    folder = tmp_path / "node"
+    folder.mkdir()
+    for page in pages:
+        shutil.copy(DATA / page, folder / page)
+    path_md = folder / "path.md"
+    if path_md.exists():
+        text = path_md.read_text(encoding="utf-8")
+        marker = "`'.'` segments.\n"
+        path_md.write_text(text.replace(marker, marker + TRAVERSALS, 1), encoding="utf-8")
+    corpus = Corpus.open(MemoryStore(), "node")
+    ingest_folder(corpus, folder)
+    return corpus
+
+
+def terms(question: str) -> list[tuple[str, str]]:
+    return [(t.text, t.kind) for t in question_focus(question).terms]
+
+
+def test_identifiers_and_numbers_are_whole_terms_and_request_words_are_none() -> None:
+    assert terms("What does os.EOL contain?") == [("os.EOL", "identifier"), ("contain", "word")]
+    assert terms("What does --force do to msgfmt?") == [
+        ("--force", "identifier"),
+        ("msgfmt", "word"),
+    ]
+    assert terms("Does ffi_call() or readFileSync take 2.5 seconds in 1945?") == [
+        ("ffi_call", "identifier"),
+        ("readFileSync", "identifier"),
+        ("take", "word"),
+        ("2.5", "number"),
+        ("seconds", "word"),
+        ("1945", "number"),
+    ]
+    # the verb a "how do I" asks about is focus, though "write" is a request word elsewhere
+    assert terms("How do I write a file?") == [("write", "word"), ("file", "word")]
+    assert terms("Can you tell me what it is?") == []
+
+
+def test_a_short_word_is_never_a_stem_of_its_own() -> None:
+    [os_term, module] = question_focus("What is the os module?").terms
+    assert (os_term.match, os_term.whole) == ("os", True)  # the stemmer would make it "o"
+    assert module.match == "modul" and not module.whole
+    focus = question_focus("What is the os module?")
+    assert [t.text for t in focus.held("The o module")] == ["module"]
+    assert [t.text for t in focus.held("The os module")] == ["os", "module"]
+    assert not question_focus("Is x a variable?").held("x")  # one letter: no term
+
+
+def test_identifiers_match_only_whole() -> None:
+    focus = question_focus("What does fs.link() do?")
+    assert focus.held("### `fs.link(existingPath, newPath, callback)`")
+    assert not focus.held("fs.linkSync(existingPath, newPath)")
+    assert not focus.held("fs link")
+    assert question_focus("Is readFileSync blocking?").held("fs.readFileSync(path)")
+
+
+def test_weights_follow_rarity_in_the_corpus(tmp_path: Path) -> None:
+    corpus = node_corpus(tmp_path, "path.md", "os.md")
+    focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
+    weights = {t.text: t.weight for t in focus.terms}
+    assert weights["os.EOL"] > weights["contain"]
+    assert [t.text for t in focus.core] == ["os.EOL"]
+
+
+def test_the_passage_that_names_the_identifier_holds_the_focus(tmp_path: Path) -> None:
+    corpus = node_corpus(tmp_path, "path.md", "os.md")
+    focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
+    chunks = corpus.chunks()
+    eol = [c for c in chunks if c.heading.endswith("os.EOL")]
+    constants = [c for c in chunks if c.heading.endswith("os.constants")]
+    assert eol and constants and "Contains commonly used" in constants[0].text
+    verdicts = dict(zip((c.id for c in chunks), focus.relevant(chunks), strict=True))
+    assert all(verdicts[c.id] for c in eol)
+    assert not any(verdicts[c.id] for c in constants)  # "contains" is not the focus
+
+
+def test_one_shared_word_does_not_hold_the_focus(tmp_path: Path) -> None:
+    corpus = node_corpus(tmp_path, "path.md")
+    statistics = CorpusStatistics.of(corpus)
+    for question in ("Is libffi thread safe?", "How do I join libffi threads?"):
+        focus = question_focus(question, statistics)
+        hits = [h.chunk for h in corpus.search(question, 5)]
+        assert hits and not focus.holds_any(hits)
+        assert not any(focus.relevant(hits))
+    focus = question_focus("How do I join two paths?", statistics)
+    hits = [h.chunk for h in corpus.search("How do I join two paths?", 5)]
+    assert focus.holds_any(hits) and any(focus.relevant(hits))
+
+
+def test_the_refusal_names_what_is_missing_and_lists_the_closest_passages(tmp_path: Path) -> None:
+    corpus = node_corpus(tmp_path, "path.md")
+    focus = question_focus("Is libffi thread safe?", CorpusStatistics.of(corpus))
+    closest = focus.closest(h.chunk for h in corpus.search("Is libffi thread safe?", 5))
+    text = focus.refusal(closest)
+    assert text.startswith("The documents do not say. The closest passages mention safe but ")
+    assert "not libffi or thread" in text or "not thread or libffi" in text
+    assert "\n\nSee also:\n- path.md § Path > path.normalize(path)" in text
+    assert "mitigating" not in text  # listed, never quoted
+    assert question_focus("Why?").refusal([]) == "The documents do not say."
+
+
+def test_two_passages_may_hold_the_focus_between_them() -> None:
+    documents = [
+        ("kiss", "Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 comedy film starring "),
+        ("temple", "Shirley Temple", "Shirley Temple was an American actress who later became "),
+        ("bread", "Baking", "Bread needs flour, water, yeast and salt. "),
+    ]
+    corpus = Corpus.open(MemoryStore(), "films")
+    corpus.add_documents(
+        SourceDocument(key, text + "Shirley Temple." * (key == "kiss") or text, title)
+        if key != "temple"
+        else SourceDocument(key, text + "United States ambassador to Ghana.", title)
+        for key, title, text in documents
+    )
+    question = "Which 1945 comedy starred the actress who later became an ambassador?"
+    focus = question_focus(question, CorpusStatistics.of(corpus))
+    chunks = corpus.chunks()
+    assert max(focus.share(passage_text(c)) for c in chunks) < 0.75
+    assert [c.file for c, ok in zip(chunks, focus.relevant(chunks), strict=True) if ok] == [
+        "kiss",
+        "temple",
+    ]
+
+
+def test_a_focus_round_trips() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents([SourceDocument("a", "os.EOL is the end-of-line marker.", "OS")])
+    focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
+    assert Focus.from_dict(focus.to_dict()) == focus
+
+
+_WORDS = st.sampled_from(
+    ["libffi", "thread", "safe", "path", "join", "os.EOL", "--force", "1945", "the", "how", "x"]
+)
+_TEXT = st.lists(_WORDS, min_size=0, max_size=12).map(" ".join)
+
+
+def _chunk(n: int, text: str) -> Chunk:
+    return Chunk(f"c{n}", f"s{n}", f"f{n}.md", "", "", None, 0, len(text), text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(question=_TEXT, texts=st.lists(_TEXT, min_size=0, max_size=6), weighted=st.booleans())
+def test_relevant_passages_always_hold_part_of_the_focus(
+    question: str, texts: list[str], weighted: bool
+) -> None:
+    """For any question and passages: a relevant passage holds at least a quarter of the focus,
+    and when no passage holds any focus term, none is relevant and the refusal quotes none."""
+    corpus = Corpus.open(MemoryStore(), "p")
+    corpus.add_documents(SourceDocument(f"d{i}", t or "empty", "") for i, t in enumerate(texts))
+    focus = question_focus(question, CorpusStatistics.of(corpus) if weighted else None)
+    chunks = [_chunk(i, t) for i, t in enumerate(texts)]
+    verdicts = focus.relevant(chunks)
+    assert len(verdicts) == len(chunks)
+    for chunk, relevant in zip(chunks, verdicts, strict=True):
+        if relevant:
+            assert focus.share(chunk.text) >= PASSAGE_SHARE - 1e-9
+    if not any(focus.held(c.text) for c in chunks):
+        assert not any(verdicts)
+    refusal = focus.refusal(focus.closest(chunks))
+    assert refusal.startswith("The documents do not say")
+
+
+@pytest.mark.parametrize("question", ["", "?", "how do I", "what is it"])
+def test_questions_without_focus_hold_nothing(question: str) -> None:
+    focus = question_focus(question)
+    assert focus.terms == () and not focus.holds_any([_chunk(0, "anything at all")])
