@@ -229,14 +229,38 @@ async def test_reject_at_the_checkpoint_decomposes_again_with_the_reason(corpus_
 
 
 async def test_answer_reveals_a_new_category(corpus_dir: Path) -> None:
-    script = Script(new_category_once="Evaluation methods")
+    script = Script(new_category_once="Checkpoints")
     rt = make_runtime(corpus_dir, script)
     run = await run_to_end(rt, {"question": "How do agents work?"})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == [("answer", "decompose", "new_category_discovered")]
     names = [c["name"] for c in (run.result or {})["categories"]]
-    assert "Evaluation methods" in names
+    assert "Checkpoints" in names
     assert "How are agents evaluated?" in (run.result or {})["report"]
+
+
+@pytest.mark.parametrize(
+    "proposed",
+    [
+        "Evaluation methods",  # neither the question nor the documents say it
+        "memory_category",  # a slug of a category the tree has
+        "agentsMemory",
+        "MEMORY",
+        "Reasoning, Memory",  # a join of categories
+    ],
+)
+async def test_a_category_found_later_must_be_new_and_said_by_the_documents(
+    corpus_dir: Path, proposed: str
+) -> None:
+    script = Script(new_category_once=proposed, missing_category_once=proposed)
+    rt = make_runtime(corpus_dir, script)
+    run = await run_to_end(rt, {"question": "How do agents work?"})
+    assert run.status == RunStatus.COMPLETED
+    assert backward_moves(rt, run.id) == []
+    names = [c["name"] for c in (run.result or {})["categories"]]
+    assert proposed not in names
+    refused = [f for f in rt.frames(run.id) if f.type == "data.category.refused"]
+    assert refused
 
 
 async def test_synthesis_requires_more_answers(corpus_dir: Path) -> None:
@@ -248,18 +272,19 @@ async def test_synthesis_requires_more_answers(corpus_dir: Path) -> None:
         ("rise_above", "answer", "synthesis_requires_more_answers")
     ]
     assert "What tools does ReAct call?" in [q["text"] for q in (run.result or {})["questions"]]
-    assert len((run.result or {})["answers"]) == 3
+    result = run.result or {}
+    assert len(result["answers"]) == len(result["questions"]) == 4  # the question's own part too
 
 
 async def test_synthesis_reveals_a_missing_category(corpus_dir: Path) -> None:
-    script = Script(missing_category_once="Safety and oversight")
+    script = Script(missing_category_once="Checkpoints")
     rt = make_runtime(corpus_dir, script)
     run = await run_to_end(rt, {"question": "How do agents work?"})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == [
         ("rise_above", "decompose", "synthesis_reveals_missing_category")
     ]
-    assert "Safety and oversight" in [c["name"] for c in (run.result or {})["categories"]]
+    assert "Checkpoints" in [c["name"] for c in (run.result or {})["categories"]]
 
 
 async def test_no_relevant_source_falls_back_with_a_disclaimer_and_cites_nothing(
@@ -303,7 +328,7 @@ async def test_empty_question_is_refused() -> None:
         ResearchAgent({"question": "  "})
 
 
-async def test_a_breakdown_without_distinct_questions_gets_facets_from_the_documents(
+async def test_a_thin_breakdown_gets_sub_questions_from_the_passages_the_question_finds(
     corpus_dir: Path,
 ) -> None:
     script = Script(
@@ -317,12 +342,33 @@ async def test_a_breakdown_without_distinct_questions_gets_facets_from_the_docum
     assert run.status == RunStatus.COMPLETED
     result = run.result or {}
     texts = [q["text"] for q in result["questions"]]
-    assert "How do agents work?" in texts
-    assert "Agents work.?" not in texts and "Agents work?" not in texts
-    assert "What is memory?" in texts  # a plain question about the document's subject
-    assert not any("say about" in t for t in texts)
+    # the question itself, then a plain question about the passage it finds best
+    assert texts == ["How do agents keep memory and reflections?", "What is memory?"]
     names = [c["name"] for c in result["categories"]]
-    assert "Research Question" not in names  # an echo of the instructions is not a topic
+    assert names == ["Agents keep memory and reflections", "Memory"]
+    # an echo of the instructions and a word that names nothing are no categories
+    assert "Research Question" not in names and "Other" not in names
+
+
+async def test_each_part_of_the_question_is_asked_under_a_name_from_its_words(
+    corpus_dir: Path,
+) -> None:
+    script = Script(tree=[{"name": "Agent Memory", "questions": ["How is memory kept?"]}])
+    rt = make_runtime(corpus_dir, script)
+    question = "What is ReAct, how do agents keep memory, and how is a plan approved?"
+    run = await run_to_end(rt, {"question": question, "answer": "extractive"})
+    assert run.status == RunStatus.COMPLETED
+    result = run.result or {}
+    assert [q["text"] for q in result["questions"]][:3] == [
+        "What is ReAct?",
+        "How do agents keep memory?",
+        "How is a plan approved?",
+    ]
+    names = [c["name"] for c in result["categories"]]
+    assert names[:3] == ["ReAct", "Agents keep memory", "Approving a plan"]
+    assert "Agent Memory" not in names  # the tree has it: "Agents keep memory"
+    cited = {s["file"] for s in result["sources"]}
+    assert {"react.md", "memory.md", "hitl.md"} <= cited  # each part answered from its page
 
 
 async def test_no_sentence_is_written_twice_in_a_report(corpus_dir: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.agents.research.evidence import HITS_EVENT, gather_evidence
+from kforge.agents.research.planning import PASSAGES_EVENT
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
@@ -134,7 +135,7 @@ async def _decompose(corpus: Corpus, journal: list[Frame]) -> tuple[Any, list[Fr
     from kforge.agents.research import ResearchAgent
     from kforge.engine.run_context import Suspended
 
-    agent = ResearchAgent({"question": "How do agents work?", "corpus": "docs"})
+    agent = ResearchAgent({"question": "How do agents keep memory?", "corpus": "docs"})
     committed: list[Frame] = []
     ctx = RunContext(
         run_id="r",
@@ -153,17 +154,20 @@ async def _decompose(corpus: Corpus, journal: list[Frame]) -> tuple[Any, list[Fr
     return [c["name"] for c in agent.rc.categories], committed + ctx.take_pending()
 
 
-async def test_a_re_executed_breakdown_takes_its_facets_from_the_recorded_titles() -> None:
+async def test_a_re_executed_breakdown_takes_its_sub_questions_from_the_recorded_passages() -> None:
     before = Corpus(
         [
-            _hit("Approval Workflows", "People approve plans.", 1),
-            _hit("Memory Systems", "Agents keep memory.", 2),
+            _hit("Memory Systems", "Agents keep memory.", 1),
+            _hit("Approval Workflows", "People approve plans.", 2),
         ]
     )
     categories, frames = await _decompose(before, [])
-    assert categories[1:] == ["Approval Workflows", "Memory Systems"]
-    (facets,) = [f for f in frames if isinstance(f, DataEvent) and f.name == "facets.titles"]
-    assert facets.payload == {"titles": ["Approval Workflows", "Memory Systems"]}
+    assert categories == ["Agents keep memory", "Agents", "Memory Systems"]
+    (passages,) = [f for f in frames if isinstance(f, DataEvent) and f.name == PASSAGES_EVENT]
+    assert [h["title"] for h in passages.payload["whole"]] == [
+        "Memory Systems",
+        "Approval Workflows",
+    ]
 
     after = Corpus([_hit("Something Else Entirely", "Ingested later.", 1)])
     replayed, _ = await _decompose(after, frames)

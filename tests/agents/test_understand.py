@@ -305,8 +305,108 @@ def test_reading_answers_without_a_model() -> None:
     ok, feedback = grade_answer("the run pauses until someone approves", explanation, "What?")
     assert ok and "pauses" in feedback
     ok, feedback = grade_answer("I don't know", explanation, "What is a checkpoint?")
-    assert not ok and "look again at" in feedback
+    assert not ok and feedback.endswith(f'read again: "{explanation}"')
     assert not grade_answer("a checkpoint", explanation, "What is a checkpoint?")[0]
+
+
+def _extractive_model() -> ScriptedModel:
+    # a model that writes extractive answers is never asked to judge: a scripted model with no
+    # replies fails loudly if it is called
+    model = ScriptedModel([])
+    model.answer_style = "extractive"  # type: ignore[attr-defined]
+    return model
+
+
+@pytest.mark.parametrize(
+    ("check", "understood"),
+    [
+        ("the run stops until someone approves or rejects the plan", True),  # a paraphrase
+        ("a person must approve, change or reject the plan before the run goes on", True),
+        ("it saves the database to disk every hour", False),
+        ("a checkpoint", False),  # the question's own words say nothing
+    ],
+)
+async def test_a_check_answer_is_graded_by_the_key_fact_it_states(
+    tmp_path: Path, check: str, understood: bool
+) -> None:
+    rt = make_runtime(tmp_path, _extractive_model())
+    run = await run_to_end(rt, answers_by_kind(check=check), max_objectives=1)
+    assert run.status == RunStatus.COMPLETED, run.error
+    objective = (run.result or {})["objectives"][-1]
+    assert objective["concept"] == "Checkpoints"
+    assert (objective["status"] == "passed") is understood
+    if understood:
+        assert objective["feedback"].startswith('Right: the documents say "A blocking checkpoint')
+    else:
+        assert 'read again: "' in objective["feedback"]
+
+
+async def test_objectives_come_from_the_passages_and_are_explained_from_their_own_pages(
+    tmp_path: Path,
+) -> None:
+    rt = make_runtime(tmp_path, _extractive_model())
+    run = await run_to_end(rt, answers_by_kind(check="not sure"), topic="approval workflows")
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    first = result["objectives"][0]
+    assert first["concept"] == "Approval workflows" and first["files"] == ["approval.md"]
+    by_id = {s["id"]: s for s in result["sources"]}
+    for objective in result["objectives"]:
+        for segment in objective["explanation"]:
+            assert by_id[segment["source_id"]]["file"] in objective["files"]
+
+
+async def test_nothing_to_teach_fails_the_run_and_says_so(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, _extractive_model())
+    run = await run_to_end(rt, answers_by_kind(), topic="quantum chromodynamics")
+    assert run.status == RunStatus.FAILED
+    assert "I found nothing to teach about quantum chromodynamics in these documents" in (
+        run.error or ""
+    )
+    assert run.result is None  # no learning record that says otherwise
+
+
+@pytest.mark.parametrize(
+    ("explanation", "question", "right", "wrong"),
+    [
+        # Node.js 18.20.4 API docs (nodejs-doc, MIT licence): fs.md, worker_threads.md,
+        # timers.md; GNU gettext 0.21 manual (gettext-doc, GFDL 1.2): 7.1, 10.1
+        (
+            "The number of hard-links that exist for the file.",
+            "In your own words: what is stats.nlink?",
+            "how many hard links point to the file",
+            "the size of the file in bytes",
+        ),
+        (
+            "Stop all JavaScript execution in the worker thread as soon as possible. Returns a "
+            "Promise for the exit code that is fulfilled when the 'exit' event is emitted.",
+            "In your own words: what does worker.terminate() do?",
+            "it kills the worker as fast as possible and gives back a promise of the exit code",
+            "it starts a new worker thread",
+        ),
+        (
+            "The msgmerge program merges two Uniforum style .po files together.",
+            "In your own words: what does the msgmerge program do?",
+            "it combines two .po files into one",
+            "it compiles a PO file into a binary MO file",
+        ),
+        (
+            "The timer functions within Node.js implement a similar API as the timers API "
+            "provided by Web Browsers but use a different internal implementation that is built "
+            "around the Node.js Event Loop. The `timer` module exposes a global API for "
+            "scheduling functions to be called at some future period of time.",
+            "In your own words: what are timers?",
+            "they schedule functions to be called later, at some future time",
+            "they measure how long a function took to run",
+        ),
+    ],
+)
+def test_a_paraphrase_passes_and_an_answer_about_something_else_does_not(
+    explanation: str, question: str, right: str, wrong: str
+) -> None:
+    assert grade_answer(right, explanation, question)[0]
+    ok, feedback = grade_answer(wrong, explanation, question)
+    assert not ok and "read again" in feedback
 
 
 def test_a_topic_is_required() -> None:

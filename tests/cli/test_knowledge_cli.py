@@ -6,6 +6,7 @@ path without the model; the ``slow`` tests run the bundled model end to end."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,45 @@ def test_understand_waits_when_the_answers_run_out_and_says_how_to_answer(
     missing = kforge(tmp_path, "understand", "checkpoints", "--answers", "nope.txt", *FAKE)
     assert missing.returncode == 1
     assert "kforge: error: answers file nope.txt does not exist" in missing.stderr
+
+
+def test_understand_with_nothing_to_teach_exits_1_and_writes_no_record(tmp_path: Path) -> None:
+    (tmp_path / "answers.txt").write_text(ANSWERS)
+    done = kforge(
+        tmp_path,
+        "understand",
+        "quantum chromodynamics",
+        "--answers",
+        "answers.txt",
+        "-o",
+        "record.md",
+        *FAKE,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "I found nothing to teach about quantum chromodynamics in these documents" in done.stderr
+    assert not (tmp_path / "record.md").exists()
+    assert "every objective was understood" not in done.stdout + done.stderr
+
+
+def test_research_asks_each_part_of_the_question_and_answers_it_from_the_documents(
+    tmp_path: Path,
+) -> None:
+    question = (
+        "What is a human checkpoint, how is a paused run resumed, and what are the limits "
+        "of an agent loop?"
+    )
+    done = kforge(tmp_path, "research", question, "--yes", "-o", "report.md", *FAKE)
+    assert done.returncode == 0, done.stderr
+    report = (tmp_path / "report.md").read_text()
+    tree = report.split("## Answers")[0]
+    for category, asked in [
+        ("Human checkpoint", "What is a human checkpoint?"),
+        ("Resuming a paused run", "How is a paused run resumed?"),
+        ("Limits of an agent loop", "What are the limits of an agent loop?"),
+    ]:
+        assert f"- **{category}**\n  - {asked} _(answered)_" in tree
+        answer = report.split(f"**{asked}**\n\n", 1)[1].split("\n\n", 1)[0]
+        assert re.search(r"\[\d+\]", answer), answer  # taken from the documents, cited
 
 
 def test_build_writes_only_in_out_and_the_artifact_checks_itself(tmp_path: Path) -> None:

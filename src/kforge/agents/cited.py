@@ -46,11 +46,15 @@ async def cited_text(
     system: str,
     exclude: Collection[str] = (),
     max_sentences: int = 3,
+    files: Collection[str] = (),
 ) -> Cited:
     """``search`` holds the retrieval arguments (``corpus``, ``k``, ...; ``question`` is the
-    run's overall subject). ``sources`` is read, not changed: the sources the text cites that it
-    does not hold yet are in ``Cited.new_sources``, numbered after it."""
-    evidence = await gather_evidence(ctx, question, search, lexical=style == "extractive")
+    run's overall subject); ``files``, when given, are the only documents read. ``sources`` is
+    read, not changed: the sources the text cites that it does not hold yet are in
+    ``Cited.new_sources``, numbered after it."""
+    evidence = await gather_evidence(
+        ctx, question, search, lexical=style == "extractive", files=files
+    )
     if not evidence.passages:
         return Cited([], [], [], "none", list(evidence.queries))
     written = await write_grounded(

@@ -13,7 +13,14 @@ from typing import Any
 
 from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.arguments import ResearchArgs
+from kforge.agents.research.decompose import Part
 from kforge.agents.research.evidence import gather_evidence, source_record
+from kforge.agents.research.planning import (
+    CategoryCheck,
+    check_category,
+    passage_parts,
+    plan_parts,
+)
 from kforge.agents.research.prompts import (
     DISCOVERY_PROMPT,
     GAPS_PROMPT,
@@ -36,7 +43,6 @@ from kforge.agents.research.report import render_report
 from kforge.agents.research.writing import (
     Written,
     frontier_from_headings,
-    question_from_title,
     usable_frontier_question,
     write_grounded,
 )
@@ -55,10 +61,11 @@ from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
 
+ECHO_SOURCES = (*INITIAL_PROMPTS.values(), DISCOVERY_PROMPT, GAPS_PROMPT)
+"""The instructions a category name must not be echoed from."""
+
 P = ResearchPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
-FACETS_EVENT = "facets.titles"
-"""Records the document titles a thin question tree took its facets from."""
 WRITING = ModelSettings(temperature=0.2, max_tokens=400)
 
 
@@ -176,6 +183,9 @@ class ResearchAgent(ForgeAgent):
             # rejected at the checkpoint: start the tree again, guided by the reason
             rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
             rc.synthesized_categories, rc.category_insights = [], {}
+        parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
+        for part in parts:
+            self._add_part(ctx, part)
         user = f"Research question: {self.question}"
         if trigger:
             user += f"\nThe previous breakdown was rejected because: {trigger}"
@@ -187,18 +197,29 @@ class ResearchAgent(ForgeAgent):
             "decompose",
         )
         for item in breakdown.categories if breakdown else []:
-            name = topic_name(item.name)
-            if not name:
+            check = await check_category(
+                ctx,
+                self.corpus_name,
+                item.name,
+                question=self.question,
+                existing=[c["name"] for c in rc.categories],
+                instructions=[self.phase_prompt(P.DECOMPOSE), *ECHO_SOURCES],
+            )
+            if not check.accepted:
+                self._refused(ctx, check)
                 continue
-            category = rc.add_category(name)
+            category = rc.add_category(check.name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))
             for text in item.questions:
-                self._add_question(ctx, category, text)
+                if clean_question(text).lower() != clean_question(self.question).lower():
+                    self._add_question(ctx, category, text)  # the parts ask the question itself
+            if not category["question_ids"]:
+                rc.categories.remove(category)
+        for part in passage_parts(self.question, passages, [c["name"] for c in rc.categories]):
+            self._add_part(ctx, part)
         if not rc.questions:
-            category = rc.add_category("Overview")
+            category = rc.add_category(self.question.strip(" ?") or self.question)
             self._add_question(ctx, category, self.question)
-        if len(rc.questions) < 2:
-            await self._facets_from_documents(ctx)
         ctx.emit(
             AgentSpeaking(
                 text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
@@ -206,32 +227,19 @@ class ResearchAgent(ForgeAgent):
         )
         return True
 
-    async def _facets_from_documents(self, ctx: RunContext) -> None:
-        """When the model's breakdown has fewer than two distinct questions, take facets from
-        the documents the question retrieves: one category per document title (recorded)."""
+    def _add_part(self, ctx: RunContext, part: Part) -> None:
+        category = self.rc.add_category(part.category)
+        if not category["question_ids"]:
+            ctx.emit(DataEvent(name="category.added", payload=dict(category)))
+        self._add_question(ctx, category, part.question)
+        if not category["question_ids"]:
+            self.rc.categories.remove(category)
 
-        def document_titles() -> dict[str, Any]:
-            titles: list[str] = []
-            for hit in ctx.corpus(self.corpus_name).search(self.question, 8):
-                title = " ".join(hit.chunk.title.split())
-                if title and title not in titles:
-                    titles.append(title)
-            return {"titles": titles}
-
-        titles = (await ctx.recorded(FACETS_EVENT, document_titles)).get("titles", [])
-        added = 0
-        for title in titles[:3]:
-            category = self.rc.add_category(title)
-            before = len(self.rc.questions)
-            self._add_question(ctx, category, question_from_title(title))
-            added += len(self.rc.questions) - before
-            if not category["question_ids"]:
-                self.rc.categories.remove(category)
-        if added:
+    def _refused(self, ctx: RunContext, check: CategoryCheck) -> None:
+        if check.name:
             ctx.emit(
-                AgentThinking(
-                    message=f"the model's breakdown had fewer than two distinct questions; added "
-                    f"{added} from the documents' titles"
+                DataEvent(
+                    name="category.refused", payload={"name": check.name, "why": check.reason}
                 )
             )
 
@@ -320,8 +328,8 @@ class ResearchAgent(ForgeAgent):
                 Discovery,
                 "answer.discover",
             )
-            new_category = topic_name(discovery.new_category if discovery else "")
-            if new_category and not rc.is_known_category(new_category):
+            new_category = await self._discovered(ctx, discovery.new_category if discovery else "")
+            if new_category:
                 rc.discovered_categories.append(new_category)
                 rc.backtracks["new_category_discovered"] = (
                     rc.backtracks.get("new_category_discovered", 0) + 1
@@ -426,12 +434,10 @@ class ResearchAgent(ForgeAgent):
                 )
                 rc.backward_trigger_detail = f"'{category['name']}' needs: {added['text']}"
                 return True
-        missing = topic_name(gaps.missing_category if gaps else "")
-        if (
-            missing
-            and self._may_backtrack("synthesis_reveals_missing_category")
-            and not rc.is_known_category(missing)
-        ):
+        missing = ""
+        if gaps and self._may_backtrack("synthesis_reveals_missing_category"):
+            missing = await self._discovered(ctx, gaps.missing_category)
+        if missing:
             rc.discovered_categories.append(missing)
             rc.backtracks["synthesis_reveals_missing_category"] = (
                 rc.backtracks.get("synthesis_reveals_missing_category", 0) + 1
@@ -471,18 +477,38 @@ class ResearchAgent(ForgeAgent):
             rc.adjacent_questions.append(record)
             ctx.emit(DataEvent(name="adjacent.added", payload=record))
         if len(rc.adjacent_questions) < 2:
-            used = {s["chunk_id"] for s in rc.sources}
+            used = {s["file"] for s in rc.sources}
 
             def search() -> list[Chunk]:
                 return [h.chunk for h in ctx.corpus(self.corpus_name).search(self.question, 12)]
 
             for record in await frontier_from_headings(
-                ctx, search, used, seen, 4 - len(rc.adjacent_questions)
+                ctx, search, used, seen, 4 - len(rc.adjacent_questions), self.question
             ):
                 rc.adjacent_questions.append(record)
                 ctx.emit(DataEvent(name="adjacent.added", payload=record))
         rc.expanded = True
         return True
+
+    async def _discovered(self, ctx: RunContext, value: str) -> str:
+        """A category found after the tree was approved, or "" when it is refused: not said
+        by the question or the documents, a variant of a category, or already cited."""
+        rc = self.rc
+        if not topic_name(value):
+            return ""
+        check = await check_category(
+            ctx,
+            self.corpus_name,
+            value,
+            question=self.question,
+            existing=[c["name"] for c in rc.categories] + rc.discovered_categories,
+            instructions=ECHO_SOURCES,
+            cited={s["chunk_id"] for s in rc.sources},
+        )
+        if not check.accepted:
+            self._refused(ctx, check)
+            return ""
+        return check.name
 
     def _said(self) -> set[str]:
         """Every sentence the report already holds, so that none is written twice."""

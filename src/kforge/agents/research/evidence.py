@@ -3,7 +3,7 @@ rewrite, fall back), reduced to the passages graded relevant — the only ones a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,9 +82,11 @@ async def gather_evidence(
     args: ResearchArgs | Mapping[str, Any],
     *,
     lexical: bool = False,
+    files: Collection[str] = (),
 ) -> Evidence:
     """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
-    (graded by the question's key terms, with no model call, when ``lexical``).
+    (graded by the question's key terms, with no model call, when ``lexical``); with
+    ``files``, only passages of those documents are found.
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
@@ -109,7 +111,9 @@ async def gather_evidence(
         # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
         # the first time, even if the corpus was re-ingested in between.
         def hits() -> dict[str, Any]:
-            found = corpus.search(query, k)
+            found = corpus.search(query, max(k, 100) if files else k)
+            if files:
+                found = [h for h in found if h.chunk.file in files][:k]
             return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
 
         payload = await ctx.recorded(HITS_EVENT, hits)

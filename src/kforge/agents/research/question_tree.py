@@ -11,6 +11,7 @@ from typing import Any
 from kforge.engine.phases import PhaseContext
 
 __all__ = [
+    "FUNCTION_WORDS",
     "ResearchPhase",
     "ResearchPhaseContext",
     "clean_question",
@@ -85,6 +86,21 @@ _NOT_TOPICS = frozenset(
 )
 
 
+FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"[a-z']+",
+        """a about above after again all also an and any are as at back be because been before
+        below between both but by can could did do does each even every few for from get gets
+        give gives got had has have here how i if in into is it its it's just least less like
+        many may might more most much must my never no not now of off on one only or other our
+        out over own same should since so some still such than that the their them then there
+        these they this those through to too under until upon very was we were what when where
+        which while who whom whose why will with would you your""",
+    )
+)
+"""Words that name nothing on their own ("before", "each", "what")."""
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)}
 
@@ -128,16 +144,64 @@ def usable_text(text: str) -> str:
     return text
 
 
+_SECTION_NUMBER = re.compile(
+    r"^(?:(?:chapter|section|appendix|part)\s+)?"
+    r"(?:\d+\.(?:\d+\.?)*|\d+(?:\.\d+)+|[A-Z]\.(?:\d+\.?)*)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_DASH = re.compile(r"\s+[-\u2013\u2014|]\s+")
+_LABELS = frozenset(
+    ["class", "event", "module", "method", "function", "chapter", "section", "appendix", "part"]
+)
+_ARTICLES = frozenset(["a", "an", "the"])
+_FILE_NAME = re.compile(r"\w\.(?:md|txt|html?|rst|adoc|pdf|json|ya?ml|py|toml|cfg)\b", re.I)
+
+
+def _main_title(title: str) -> str:
+    """The title without its subtitle: one in parentheses at the end, after a dash, or after a
+    colon ("Agent Architectures: An Overview"); after a colon the part that names the subject
+    is kept ("GNU gettext utilities: 10. Producing Binary MO Files", "Class: Worker")."""
+    name = re.sub(r"\s*\([^()]+\)\s*$", "", title).strip() or title
+    if "(" in name and ")" not in name.split("(")[-1]:  # a parenthesis cut short
+        name = name.rsplit("(", 1)[0].strip() or name
+    name = next((p for p in _DASH.split(name) if p.strip(" -*\"'`")), name)
+    while re.search(r":\s", name):
+        before, after = re.split(r":\s+", name, maxsplit=1)
+        first = after.split(maxsplit=1)[0] if after.split() else ""
+        words = before.split()
+        if not after.strip() or not before.strip():
+            name = before.strip() or after.strip()
+        elif _SECTION_NUMBER.match(after) or (
+            first[:1].isupper()
+            and first.lower() not in _ARTICLES
+            and (len(words) >= 3 or (len(words) == 1 and words[0].lower() in _LABELS))
+        ):
+            name = after
+        elif first[:1].islower() or first.lower() in _ARTICLES or len(words) < 3:
+            name = before
+        else:
+            name = after
+    return _SECTION_NUMBER.sub("", name.strip())
+
+
 def topic_name(value: object) -> str:
-    """A category name from model output, or "" when it is not a usable name."""
-    name = " ".join(str(value).split()).strip(" .,:-*\"'")
+    """A topic name from a title, a heading or model output, or "" when it is not one: a
+    subtitle and a leading section number are split off ("The Closure API (libffi: the
+    portable foreign function interface library)" -> "The Closure API"); questions, paths,
+    file names, bare numbers and echoes of the instructions are not topics."""
+    text = " ".join(str(value).split()).strip(" .,:-*\"'`")
+    if not text or text.endswith("?") or re.search(r"[/\\<>{}]", text):
+        return ""  # a question or a path, not a topic
+    name = _main_title(text).strip(" .,:;-*\"'`")
     words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", name)
-    if not words or len(name) > 60 or len(name.split()) > 6:
+    if not words or len(name) > 80 or len(name.split()) > 8:
         return ""
-    if re.search(r"[?:/\\<>{}\[\]]|\.[a-z]{2,4}\b|\d", name):
-        return ""  # a question, a path, a file name or a count, not a topic
+    if _FILE_NAME.search(name) or (name.split()[0].lower() in _QUESTION_WORDS and "?" in text):
+        return ""
     if name.lower() in _NOT_TOPICS:
         return ""  # the model echoed the instructions
+    if all(w.lower() in FUNCTION_WORDS for w in re.findall(r"[A-Za-z']+", name)):
+        return ""  # "What", "Each": no subject at all
     return name
 
 
@@ -237,13 +301,3 @@ class ResearchPhaseContext(PhaseContext):
                 category["question_ids"].remove(question_id)
         self.answered_questions = [a for a in self.answered_questions if a != question_id]
         self.answers.pop(question_id, None)
-
-    def is_known_category(self, name: str) -> bool:
-        words = set(re.findall(r"[a-z0-9]+", name.lower()))
-        if not words:
-            return True
-        for category in self.categories:
-            other = set(re.findall(r"[a-z0-9]+", category["name"].lower()))
-            if other and len(words & other) / len(words | other) >= 0.5:
-                return True
-        return False

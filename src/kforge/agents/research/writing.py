@@ -9,11 +9,11 @@ headings of relevant documents the report did not use become the frontier.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.agents.research.question_tree import topic_name
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import Message, ModelResponse, ModelSettings
@@ -101,7 +101,7 @@ async def write_grounded(
 def question_from_title(title: str) -> str:
     """A plain question about a document's subject: "Approval Workflows" -> "What are
     approval workflows?"; a title that is already a question keeps its words."""
-    title = " ".join(re.sub(r"[:\u2014\u2013]\s.*$", "", title).split()).strip(" .?!")
+    title = topic_name(title) or " ".join(title.split()).strip(" .?!")
     if not title:
         return ""
     first = title.split()[0].lower()
@@ -126,7 +126,8 @@ def question_from_title(title: str) -> str:
 def _keeps_case(word: str) -> bool:
     """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered."""
     core = word.strip("()[],.;:'\"")
-    return any(c.isdigit() for c in core) or sum(c.isupper() for c in core) > 1
+    identifier = any(c in core for c in "._`/") or any(c.isupper() for c in core[1:])
+    return any(c.isdigit() for c in core) or identifier
 
 
 def usable_frontier_question(text: str, instructions: str) -> bool:
@@ -142,17 +143,19 @@ def usable_frontier_question(text: str, instructions: str) -> bool:
 async def frontier_from_headings(
     ctx: RunContext,
     search: Callable[[], Sequence[Chunk]],
-    used_chunks: set[str],
+    used_files: set[str],
     asked: set[str],
     limit: int,
+    question: str = "",
 ) -> list[dict[str, str]]:
-    """Questions from the headings of the passages ``search`` finds that the report did not
-    use. The search and the headings are recorded, so a re-executed step builds the same."""
+    """Questions from the headings of the passages ``search`` finds in documents the report
+    did not cite, whose heading shares a word with ``question`` (when given). The search and
+    the headings are recorded, so a re-executed step builds the same."""
 
     def unused_headings() -> dict[str, Any]:
         candidates = []
         for chunk in search():
-            if chunk.id in used_chunks:
+            if chunk.file in used_files:
                 continue
             heading = chunk.heading.split(" > ")[-1] if chunk.heading else chunk.title
             candidates.append({"heading": heading, "file": chunk.file})
@@ -160,12 +163,16 @@ async def frontier_from_headings(
 
     candidates = (await ctx.recorded(FRONTIER_EVENT, unused_headings)).get("candidates", [])
     out: list[dict[str, str]] = []
+    focus = set(key_terms(question))
     for item in candidates:
-        question = question_from_title(str(item.get("heading", "")))
-        if not question or question.lower() in asked or len(key_terms(question)) < 2:
+        heading = str(item.get("heading", ""))
+        adjacent = question_from_title(heading)
+        if not adjacent or adjacent.lower() in asked or len(key_terms(adjacent)) < 2:
             continue
-        asked.add(question.lower())
-        out.append({"question": question, "why": f"covered in {item.get('file')}, not used above"})
+        if focus and not focus & set(key_terms(heading)):
+            continue  # a passage that matched on words the question does not turn on
+        asked.add(adjacent.lower())
+        out.append({"question": adjacent, "why": f"covered in {item.get('file')}, not used above"})
         if len(out) >= limit:
             break
     return out

@@ -18,6 +18,7 @@ from typing import Any
 
 from kforge.agents.cited import cited_text
 from kforge.agents.decisions import decide
+from kforge.agents.research.decompose import overlaps
 from kforge.agents.research.question_tree import clean_question, slug, topic_name
 from kforge.agents.research.writing import question_from_title, usable_frontier_question
 from kforge.agents.understand.arguments import UnderstandArgs
@@ -36,6 +37,7 @@ from kforge.agents.understand.prompts import (
     Remedial,
 )
 from kforge.agents.understand.record import render_record
+from kforge.agents.understand.topics import subjects_of
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
@@ -51,8 +53,6 @@ __all__ = ["UnderstandAgent"]
 
 P = UnderstandPhase
 DECISION = ModelSettings(temperature=0.1, max_tokens=400)
-TITLES_EVENT = "understand.titles"
-"""Records the document titles concepts were taken from, so a re-executed step sees the same."""
 LEVELS = ("known", "partial", "unknown")
 
 
@@ -206,6 +206,9 @@ class UnderstandAgent(ForgeAgent):
 
     async def _first_questions(self, ctx: RunContext) -> None:
         rc = self.rc
+        subjects = await subjects_of(ctx, self.params.corpus, self.topic)
+        if not subjects:  # said before the learner is asked anything
+            self._nothing_to_teach()
         reply: Calibration | None = None
         if self._style(ctx) == "generative":  # a small model names no usable concept
             reply = await decide(
@@ -220,7 +223,7 @@ class UnderstandAgent(ForgeAgent):
             )
         concepts = [n for n in (topic_name(c.name) for c in (reply.concepts if reply else [])) if n]
         if len(concepts) < 2:
-            concepts += [c for c in await self._concepts_from_titles(ctx) if c not in concepts]
+            concepts += [s.concept for s in subjects if s.concept not in concepts]
         concepts = concepts[:2]
         self._add_question(ctx, f"What do you already know about {self.topic}?", "background")
         if self.params.background:
@@ -244,25 +247,6 @@ class UnderstandAgent(ForgeAgent):
                 )
             )
             self._add_question(ctx, text, "concept", concept)
-
-    async def _concepts_from_titles(self, ctx: RunContext) -> list[str]:
-        return list(await self._documents_by_title(ctx))
-
-    async def _documents_by_title(self, ctx: RunContext) -> dict[str, str]:
-        """The titles of the documents the topic finds, best first, each with its file."""
-
-        def titles() -> dict[str, Any]:
-            found: list[str] = []
-            files: list[str] = []
-            for hit in ctx.corpus(self.params.corpus).search(self.topic, 6):
-                title = topic_name(hit.chunk.title)
-                if title and title not in found:
-                    found.append(title)
-                    files.append(hit.chunk.file)
-            return {"titles": found, "files": files}
-
-        recorded = await ctx.recorded(TITLES_EVENT, titles)
-        return dict(zip(recorded.get("titles", []), recorded.get("files", []), strict=False))
 
     def _follow_up_questions(self, ctx: RunContext) -> None:
         """Re-entry: ask only about what sent us back."""
@@ -372,24 +356,47 @@ class UnderstandAgent(ForgeAgent):
             if concept and concept.lower() not in known and len(text.split()) >= 3:
                 prerequisites = [p for p in (topic_name(x) for x in item.prerequisites) if p]
                 self._add_objective(ctx, concept, text, prerequisites, item.misconception)
+        subjects = await subjects_of(ctx, self.params.corpus, self.topic)
         if not rc.objectives:
-            concepts = [
-                c
+            # what the learner does not know yet first, then the passages' order
+            wanted = [
+                c.lower()
                 for c in [*rc.knowledge.get("unknown", []), *rc.knowledge.get("partial", [])]
-                if c.lower() not in known
             ]
-            documents = await self._documents_by_title(ctx)
-            concepts += [c for c in documents if c not in concepts]
-            for concept in [c for c in concepts if c.lower() not in known]:
+            ordered = sorted(
+                subjects,
+                key=lambda s: (
+                    wanted.index(s.concept.lower()) if s.concept.lower() in wanted else len(wanted)
+                ),
+            )
+            for subject in [s for s in ordered if s.concept.lower() not in known]:
                 if len(rc.objectives) >= self.params.max_objectives:
                     break
-                added = self._add_objective(ctx, concept, question_from_title(concept), [], "")
-                if added is not None and concept in documents:
-                    added["document"] = documents[concept]  # the document it is drawn from
+                added = self._add_objective(
+                    ctx, subject.concept, question_from_title(subject.concept), [], ""
+                )
+                if added is not None:
+                    added["document"] = subject.files[0]  # the document it is drawn from
+                    added["files"] = list(subject.files)
+        else:
+            for objective in rc.objectives:
+                match = next(
+                    (s for s in subjects if overlaps(objective["concept"], [s.concept])), None
+                )
+                if match is not None:
+                    objective["files"] = list(match.files)
+        if not rc.objectives and not subjects:
+            self._nothing_to_teach()
         rc.objectives = rc.objectives[: self.params.max_objectives]
         rc.diagnosed = True
         ctx.emit(AgentSpeaking(text=f"{len(rc.objectives)} learning objectives for {self.topic}."))
         return True
+
+    def _nothing_to_teach(self) -> None:
+        raise ValidationError(
+            f"I found nothing to teach about {self.topic} in these documents; index documents "
+            "that speak of it (--docs DIR) or name the topic in their words"
+        )
 
     async def _diagnose_again(self, ctx: RunContext) -> None:
         rc = self.rc
@@ -436,6 +443,7 @@ class UnderstandAgent(ForgeAgent):
                 added["remedial_for"] = failed["id"]
                 if failed.get("document"):
                     added["document"] = failed["document"]
+                    added["files"] = list(failed.get("files") or [failed["document"]])
             failed["status"] = "reviewing"  # the review's check decides it: not asked twice
         rc.failed = []
 
@@ -522,6 +530,7 @@ class UnderstandAgent(ForgeAgent):
             purpose="teach",
             system=self.phase_prompt(P.TEACH),
             exclude=said,
+            files=objective.get("files") or (),
         )
         for record in cited.new_sources:
             rc.sources.append(record)
@@ -572,8 +581,9 @@ class UnderstandAgent(ForgeAgent):
     async def _grade(self, ctx: RunContext, objective: dict[str, Any]) -> None:
         rc = self.rc
         explanation = " ".join(s["text"] for s in objective["explanation"])
+        read = [str(s.get("text", "")) for s in rc.sources if s["id"] in objective["source_ids"]]
         understood, feedback = grade_answer(
-            objective["answer"], explanation, objective["check_question"]
+            objective["answer"], explanation, objective["check_question"], read
         )
         missing = ""
         if self._style(ctx) == "generative" and not is_unsure(objective["answer"]):

@@ -8,9 +8,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kforge.rag.analyze import tokenize
+from kforge.agents.research.question_tree import FUNCTION_WORDS
+from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import key_terms
+from kforge.rag.textcheck import split_sentences
 
 __all__ = ["assess_answers", "grade_answer", "is_unsure"]
 
@@ -20,7 +21,9 @@ _UNSURE = re.compile(
     re.IGNORECASE,
 )
 MATCHED_TERMS = 2
-"""Key terms of the explanation a check answer must use to count as understood."""
+"""Content words of one key fact a check answer must use to count as understood."""
+SUPPORTED_SHARE = 0.5
+"""The share of a check answer's content words that what the learner read must hold."""
 
 
 def is_unsure(answer: str) -> bool:
@@ -75,34 +78,54 @@ def _level_of(concept: str, known: list[str], partial: list[str], unknown: list[
     return "partial" if concept in partial else "unknown"
 
 
-def grade_answer(answer: str, explanation: str, question: str) -> tuple[bool, str]:
-    """Whether ``answer`` uses at least two key ideas of ``explanation`` (the words of the
-    question alone do not count), with feedback naming them."""
+def grade_answer(
+    answer: str, explanation: str, question: str, passages: Sequence[str] = ()
+) -> tuple[bool, str]:
+    """Whether ``answer`` states a key fact of what was taught, with feedback naming it.
+
+    The key facts are the explanation's sentences and the sentences of the passages it cites
+    (``passages``) that speak of what the question asks. The answer passes when it shares at
+    least two content words, beyond the question's own, with one key fact (its wording aside)
+    and most of what it says is said there too, so a paraphrase passes and an answer about
+    something else does not. Feedback quotes the fact rather than listing words."""
+    asked = _terms(question)
+    facts = _key_facts(explanation, passages, asked)
     if is_unsure(answer):
-        return False, "No answer yet: " + _ideas(explanation, set(), question)
-    asked = set(key_terms(question))
-    taught = set(key_terms(explanation)) - asked
-    used = set(key_terms(answer)) & taught
-    if len(used) >= MATCHED_TERMS:
-        return True, f"Your answer uses the key ideas: {', '.join(_words(explanation, used))}."
-    return False, "Your answer misses what the explanation says: " + _ideas(
-        explanation, used, question
-    )
+        return False, "No answer yet: " + _hint(facts)
+    said = _terms(answer) - asked
+    if not said:
+        return False, "Your answer only repeats the question: " + _hint(facts)
+    read = set().union(*(terms for _, terms in facts)) if facts else set()
+    best, stated = max(((s, len(said & t)) for s, t in facts), key=lambda f: f[1], default=("", 0))
+    supported = len(said & read) / len(said)
+    if stated >= MATCHED_TERMS and supported >= SUPPORTED_SHARE:
+        return True, f'Right: the documents say "{best}"'
+    if stated >= MATCHED_TERMS:
+        return False, "Part of your answer is not in what you read: " + _hint(facts)
+    return False, "Your answer misses what the explanation says: " + _hint(facts)
 
 
-def _ideas(explanation: str, used: set[str], question: str) -> str:
-    missing = set(key_terms(explanation)) - used - set(key_terms(question))
-    words = _words(explanation, missing)[:5]
-    return f"look again at {', '.join(words)}." if words else "read the explanation again."
+def _key_facts(
+    explanation: str, passages: Sequence[str], asked: set[str]
+) -> list[tuple[str, set[str]]]:
+    """The explanation's sentences, then the passages' sentences that share a content word
+    with the explanation or the question, each with its content words beyond the question's."""
+    facts = [(s, _terms(s) - asked) for s in split_sentences(explanation)]
+    topic = asked | _terms(explanation)
+    for passage in passages:
+        for sentence in split_sentences(passage):
+            terms = _terms(sentence)
+            if terms & topic and all(sentence != f for f, _ in facts):
+                facts.append((sentence, terms - asked))
+    return [(s, t) for s, t in facts if t]
 
 
-def _words(text: str, stems: set[str]) -> list[str]:
-    """The words of ``text`` whose stems are in ``stems``, in order, once each."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for token in tokenize(text):
-        stem = porter_stem(token)
-        if stem in stems and stem not in seen:
-            seen.add(stem)
-            out.append(token)
-    return out
+def _terms(text: str) -> set[str]:
+    return {porter_stem(w) for w in tokenize(text) if w not in FUNCTION_WORDS} - _STOP_STEMS
+
+
+_STOP_STEMS = frozenset(porter_stem(w) for w in STOPWORDS)
+
+
+def _hint(facts: list[tuple[str, set[str]]]) -> str:
+    return f'read again: "{facts[0][0]}"' if facts else "read the explanation again."

@@ -54,11 +54,13 @@ def render_record(topic: str, rc: UnderstandPhaseContext) -> str:
                 out.append(f"**Feedback:** {objective['feedback']}")
             out.append("")
     if not rc.objectives:
-        out += ["_No objectives: the knowledge state shows nothing left to teach._", ""]
+        out += ["_No objectives: you said you know what the documents teach about it._", ""]
     remaining = [o for o in rc.objectives if o["status"] != "passed"]
     out += ["## What remains", ""]
     out += [f"- {o['text']} ({_STATUS.get(o['status'], o['status'])})" for o in remaining] or [
         "- Nothing: every objective was understood."
+        if rc.objectives
+        else "- Nothing to teach: the knowledge state already holds it."
     ]
     cited = [s for s in rc.sources if any(s["id"] in o["source_ids"] for o in rc.objectives)]
     out += ["", "## Sources", ""]
