@@ -6,6 +6,8 @@ from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag import records
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus, drop_corpus, list_corpora
+from kforge.rag.extract import ExtractedDocument
+from kforge.rag.index import INDEX_LAYOUT
 from kforge.rag.records import sources_namespace
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
@@ -58,18 +60,67 @@ def test_reopen_restores_index_and_catalog() -> None:
     assert meta["name"] == "t" and meta["chunks"] == 3 and meta["sources"] == 3
 
 
-def test_a_stale_analyzer_version_is_recomputed_and_saved(monkeypatch: pytest.MonkeyPatch) -> None:
+def _legacy_store() -> MemoryStore:
+    """A corpus as a kforge that kept whole sources as documents wrote it."""
     store = MemoryStore()
-    Corpus.open(store, "t").add_documents(DOCS)
-    doc = store.get_docs(sources_namespace("t"), ["doc:rag"])["doc:rag"]
+    source = records.build_source(
+        key="doc:rag",
+        root="",
+        file="rag",
+        sha256="0" * 64,
+        size=10,
+        document=ExtractedDocument(DOCS[1].text, "RAG", "text"),
+        options=ChunkingOptions(),
+    )
+    doc = source.to_doc()
     doc["analyzer"] = "old"
     doc["chunks"][0]["tf"] = {"bogus": 1}
     store.put_docs(sources_namespace("t"), {"doc:rag": doc})
+    store.put_docs(records.CORPORA_NAMESPACE, {"t": {"name": "t", "sources": 1, "chunks": 1}})
+    return store
+
+
+def test_a_corpus_kept_as_documents_moves_into_the_index_once() -> None:
+    store = _legacy_store()
+    corpus = Corpus.open(store, "t")
+    assert corpus.search("retrieval", mode="lexical")[0].chunk.file == "rag"
+    assert not corpus.search("bogus", mode="lexical")
+    assert store.get_docs(sources_namespace("t")) == {}
+    [meta] = list_corpora(store)
+    assert meta["index"] == INDEX_LAYOUT and meta["chunks"] == 1
+    assert len(Corpus.open(store, "t")) == 1
+
+
+def test_a_changed_analyzer_analyzes_the_index_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = MemoryStore()
+    Corpus.open(store, "t").add_documents(DOCS)
+    monkeypatch.setattr("kforge.rag.corpus.ANALYZER_VERSION", "next")
+    monkeypatch.setattr("kforge.rag.index.ANALYZER_VERSION", "next")
+    monkeypatch.setattr("kforge.rag.index.term_frequencies", lambda text: {"marker": 1})
     again = Corpus.open(store, "t")
-    assert again.search("retrieval", mode="lexical")[0].chunk.file == "rag"
-    assert not again.search("bogus", mode="lexical")
-    saved = store.get_docs(sources_namespace("t"), ["doc:rag"])["doc:rag"]
-    assert saved["analyzer"] == records.ANALYZER_VERSION
+    assert len(again.search("marker", k=5, mode="lexical")) == 3
+    assert list_corpora(store)[0]["analyzer"] == "next"
+
+
+def test_statistics_come_from_the_index() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(DOCS)
+    stats = corpus.statistics()
+    assert stats.passages == 3
+    assert stats.chars == sum(len(c.text) for c in corpus.chunks())
+    assert stats.document_frequency("tool") == 2 and stats.document_frequency("zebra") == 0
+    assert stats.document_frequencies(["tool", "approv"]) == {"tool": 2, "approv": 1}
+
+
+def test_linked_chunks_reads_only_sources_whose_title_the_text_names() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(
+        [*DOCS, SourceDocument("st", "Shirley Temple was an actress.", "Shirley Temple")]
+    )
+    text = "She starred with Shirley Temple; oversight mattered."
+    assert [c.file for c in corpus.linked_chunks(text)] == ["hitl", "st"]
+    assert [c.file for c in corpus.linked_chunks(text, exclude=["doc:st"])] == ["hitl"]
+    assert corpus.linked_chunks("Shirley alone") == []
 
 
 def test_drop_corpus_removes_everything() -> None:
