@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kforge.errors import ConfigurationError, ValidationError
@@ -11,6 +13,7 @@ from kforge.rag.index import INDEX_LAYOUT
 from kforge.rag.records import sources_namespace
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
+from kforge.store.sqlite import SQLiteStore
 from tests.rag.helpers import HashEmbedder
 
 DOCS = [
@@ -177,3 +180,18 @@ def test_chunking_options_change_forces_rechunking() -> None:
     assert len(corpus) == 1
     assert corpus.add_documents([long_doc], chunking=ChunkingOptions(max_chars=500)) == 1
     assert len(corpus) > 1
+
+
+def test_a_corpus_in_a_sqlite_file_is_searched_where_it_is_stored(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "k.db")
+    Corpus.open(store, "t").add_documents(DOCS)
+    store.close()
+    again = SQLiteStore(tmp_path / "k.db")
+    corpus = Corpus.open(again, "t")
+    [hit] = corpus.search("approval", k=1, mode="lexical")
+    assert hit.chunk.file == "hitl" and corpus.chunk(hit.chunk.id) == hit.chunk
+    assert corpus.statistics().document_frequency("approv") == 1
+    assert [s.file for s in corpus.sources()] == ["hitl", "rag", "react"]
+    corpus.remove_sources(["doc:hitl"])
+    assert not corpus.search("approval", mode="lexical") and len(corpus) == 2
+    again.close()

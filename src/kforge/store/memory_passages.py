@@ -44,27 +44,32 @@ class _Index:
                 if not posting:
                     del self.postings[term]
 
-    def scored(
-        self, weights: Mapping[str, float], base: float, slope: float, k: int, slack: float
-    ) -> list[tuple[int, int, float]]:
+    def top(
+        self,
+        essential: Mapping[str, float],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> list[tuple[str, float]]:
+        def share(w: float, tf: int, row: int) -> float:
+            return w * tf / (tf + base + slope * self.lengths[row])
+
         totals: dict[int, float] = {}
-        for term, w in weights.items():
+        for term, w in essential.items():
             for row, tf in self.postings.get(term, {}).items():
-                norm = base + slope * self.lengths[row]
-                totals[row] = totals.get(row, 0.0) + w * tf / (tf + norm)
+                totals[row] = totals.get(row, 0.0) + share(w, tf, row)
         best = heapq.nlargest(k, totals.values())
         floor = best[-1] - slack if len(best) >= k else float("-inf")
-        return [(r, self.lengths[r], s) for r, s in totals.items() if s >= floor]
-
-    def frequencies(
-        self, terms: Iterable[str], passages: Iterable[int]
-    ) -> list[tuple[int, str, int]]:
-        wanted = list(passages)
-        out: list[tuple[int, str, int]] = []
-        for term in terms:
+        scores = {row: score for row, score in totals.items() if score >= floor}
+        for term, w in rest.items():
             posting = self.postings.get(term, {})
-            out.extend((row, term, posting[row]) for row in wanted if row in posting)
-        return out
+            for row in scores:
+                if row in posting:
+                    scores[row] += share(w, posting[row], row)
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        return [(self.passages[row][0], score) for row, score in ranked]
 
 
 class MemoryPassages:
@@ -142,5 +147,4 @@ class MemoryPassages:
         with self._index_lock:
             ix = self._indexes.get(index, _Index())
             frequencies = {t: len(ix.postings.get(t, ())) for t in terms}
-            top = bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b)
-            return [(ix.passages[row][0], score) for row, score in top]
+            return bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b)

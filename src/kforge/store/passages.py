@@ -10,7 +10,7 @@ cost grows with how common those terms are, not with the size of the index.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -122,22 +122,25 @@ def lucene_idf(passages: int, df: int) -> float:
 
 
 class Postings(Protocol):
-    """The two reads ``bm25_top`` makes of a backend's postings (``P`` is the backend's own
-    passage key: a row id, in the order passages were written)."""
+    """The read ``bm25_top`` makes of a backend's postings."""
 
-    def scored(
-        self, weights: Mapping[str, float], base: float, slope: float, k: int, slack: float
-    ) -> list[tuple[int, int, float]]:
-        """``(passage, length, partial score)`` of the passages holding a term of ``weights``,
-        where a partial score is ``sum(w * tf / (tf + base + slope * length))`` over those
-        terms; only those within ``slack`` of the ``k``-th best partial score (all of them when
-        fewer than ``k`` match)."""
-        ...
+    def top(
+        self,
+        essential: Mapping[str, float],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best ``(passage id, score)`` among the passages holding a term of
+        ``essential``, best first, ties in the order passages were written.
 
-    def frequencies(
-        self, terms: Iterable[str], passages: Iterable[int]
-    ) -> list[tuple[int, str, int]]:
-        """``(passage, term, tf)`` of ``terms`` in ``passages``, looked up one by one."""
+        A term's share of a score is ``w * tf / (tf + base + slope * length)`` with ``w`` its
+        weight; the ``essential`` terms' shares are summed from their postings, and the
+        ``rest`` terms' shares are looked up, passage by passage, only for the passages whose
+        essential sum is within ``slack`` of the ``k``-th best one (the others cannot reach
+        the top ``k``)."""
         ...
 
 
@@ -156,9 +159,9 @@ def bm25_top(
     *,
     k1: float,
     b: float,
-) -> list[tuple[int, float]]:
-    """The ``k`` best ``(passage, score)`` by Okapi BM25 with Lucene's idf, exactly as if every
-    posting of every query term were read, best first, ties by passage.
+) -> list[tuple[str, float]]:
+    """The ``k`` best ``(passage id, score)`` by Okapi BM25 with Lucene's idf, exactly as if
+    every posting of every query term were read, best first.
 
     MaxScore pruning: the postings of the rarest terms (``essential``) are scored in full; a
     passage holding none of them scores less than the sum of the other terms' upper bounds
@@ -190,27 +193,14 @@ def bm25_top(
             read += frequencies[term]
         rest = ordered[len(essential) :]
         slack = sum(weights[t] for t in rest)
-        found = _score(postings, weights, essential, rest, base, slope, k, slack)
+        found = postings.top(
+            {t: weights[t] for t in essential},
+            {t: weights[t] for t in rest},
+            base,
+            slope,
+            k,
+            slack,
+        )
         if not rest or (len(found) >= k and found[k - 1][1] >= slack):
-            return found[:k]
+            return found
         budget *= 4
-
-
-def _score(
-    postings: Postings,
-    weights: Mapping[str, float],
-    essential: Sequence[str],
-    rest: Sequence[str],
-    base: float,
-    slope: float,
-    k: int,
-    slack: float,
-) -> list[tuple[int, float]]:
-    partial = postings.scored({t: weights[t] for t in essential}, base, slope, k, slack)
-    scores = {p: score for p, _, score in partial}
-    if rest and partial:
-        lengths = {p: length for p, length, _ in partial}
-        norm: Callable[[int], float] = lambda p: base + slope * lengths[p]  # noqa: E731
-        for p, term, tf in postings.frequencies(rest, list(scores)):
-            scores[p] += weights[term] * tf / (tf + norm(p))
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))

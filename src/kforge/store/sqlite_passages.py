@@ -19,21 +19,30 @@ from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
 
 __all__ = ["SQLitePassages"]
 
-_SCORED = """
-WITH q AS (SELECT key AS term, value AS w FROM json_each(?)),
+_TOP = """
+WITH e AS (SELECT key AS term, value AS w FROM json_each(?)),
 s AS MATERIALIZED (
     SELECT p.passage AS pid, p.length AS len,
-           sum(q.w * p.tf / (p.tf + ? + ? * p.length)) AS score
-    FROM q CROSS JOIN search_postings p ON p.index_id = ? AND p.term = q.term
+           sum(e.w * p.tf / (p.tf + ?2 + ?3 * p.length)) AS score
+    FROM e CROSS JOIN search_postings p ON p.index_id = ?4 AND p.term = e.term
     GROUP BY p.passage
+),
+c AS MATERIALIZED (
+    SELECT pid, len, score FROM s
+    WHERE score >= coalesce((SELECT score FROM s ORDER BY score DESC LIMIT 1 OFFSET ?5), 0) - ?6
+),
+x AS (
+    SELECT c.pid, sum(r.value * p.tf / (p.tf + ?2 + ?3 * c.len)) AS extra
+    FROM c CROSS JOIN json_each(?7) AS r CROSS JOIN search_postings p
+        ON p.index_id = ?4 AND p.term = r.key AND p.passage = c.pid
+    GROUP BY c.pid
+),
+t AS (
+    SELECT c.pid, c.score + coalesce(x.extra, 0) AS total
+    FROM c LEFT JOIN x ON x.pid = c.pid ORDER BY total DESC, c.pid LIMIT ?5 + 1
 )
-SELECT pid, len, score FROM s
-WHERE score >= coalesce((SELECT score FROM s ORDER BY score DESC LIMIT 1 OFFSET ?), 0) - ?
-"""
-_FREQUENCIES = """
-SELECT p.passage, p.term, p.tf
-FROM json_each(?) AS t CROSS JOIN json_each(?) AS c CROSS JOIN search_postings p
-    ON p.index_id = ? AND p.term = t.value AND p.passage = c.value
+SELECT sp.passage, t.total FROM t JOIN search_passages sp ON sp.id = t.pid
+ORDER BY t.total DESC, t.pid
 """
 
 
@@ -41,21 +50,20 @@ class _Postings:
     def __init__(self, conn: sqlite3.Connection, index_id: int) -> None:
         self._conn, self._id = conn, index_id
 
-    def scored(
-        self, weights: Mapping[str, float], base: float, slope: float, k: int, slack: float
-    ) -> list[tuple[int, int, float]]:
+    def top(
+        self,
+        essential: Mapping[str, float],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> list[tuple[str, float]]:
         rows = self._conn.execute(
-            _SCORED, (dumps(dict(weights)), base, slope, self._id, k - 1, slack)
+            _TOP,
+            (dumps(dict(essential)), base, slope, self._id, k - 1, slack, dumps(dict(rest))),
         ).fetchall()
-        return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
-
-    def frequencies(
-        self, terms: Iterable[str], passages: Iterable[int]
-    ) -> list[tuple[int, str, int]]:
-        rows = self._conn.execute(
-            _FREQUENCIES, (dumps(list(terms)), dumps(list(passages)), self._id)
-        ).fetchall()
-        return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+        return [(str(r[0]), float(r[1])) for r in rows]
 
 
 def _statistics(conn: sqlite3.Connection, index: str) -> IndexStatistics:
@@ -263,12 +271,4 @@ class SQLitePassages:
                 return []
             statistics = _statistics(conn, index)
             frequencies = _frequencies(conn, index, terms)
-            top = bm25_top(_Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b)
-            ids = dict(
-                conn.execute(
-                    "SELECT id, passage FROM search_passages "
-                    "WHERE id IN (SELECT value FROM json_each(?))",
-                    (dumps([p for p, _ in top]),),
-                ).fetchall()
-            )
-        return [(str(ids[p]), score) for p, score in top]
+            return bm25_top(_Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b)
