@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,3 +197,41 @@ def test_a_corpus_in_a_sqlite_file_is_searched_where_it_is_stored(tmp_path: Path
     corpus.remove_sources(["doc:hitl"])
     assert not corpus.search("approval", mode="lexical") and len(corpus) == 2
     again.close()
+
+
+class _CountingStore(MemoryStore):
+    """Records the reads that take a whole corpus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole: list[str] = []
+
+    def index_sources(self, index: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        if keys is None:
+            self.whole.append("index_sources")
+        return super().index_sources(index, keys)
+
+    def source_passages(self, index: str, key: str | None = None) -> list[dict[str, Any]]:
+        if key is None:
+            self.whole.append("source_passages")
+        return super().source_passages(index, key)
+
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        if keys is None:
+            self.whole.append(f"get_docs {namespace}")
+        return super().get_docs(namespace, keys)
+
+
+def test_opening_and_asking_read_no_whole_corpus() -> None:
+    store = _CountingStore()
+    Corpus.open(store, "t").add_documents(DOCS)
+    store.whole.clear()
+    corpus = Corpus.open(store, "t")
+    assert len(corpus) == 3
+    [hit] = corpus.search("approval", k=1)
+    assert corpus.chunk(hit.chunk.id).file == "hitl"
+    assert corpus.linked_chunks("the ReAct paper", exclude=["doc:hitl"])[0].file == "react"
+    assert corpus.statistics().document_frequency("approv") == 1
+    assert store.whole == []

@@ -60,6 +60,7 @@ def test_update_replaces_a_source_and_remove_takes_its_postings(store: Store) ->
     store.put_sources("c", [source("a", {"cat": 1}), source("b", {"cat": 1, "dog": 1})])
     store.put_sources("d", [source("a", {"cat": 1})])
     store.put_sources("c", [source("a", {"emu": 2}, {"emu": 1})])
+    store.settle_index()
     assert store.document_frequencies("c", ["cat", "emu"]) == {"cat": 1, "emu": 2}
     assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["b-0"]
     assert store.index_statistics("c").passages == 3

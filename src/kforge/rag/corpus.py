@@ -20,7 +20,7 @@ from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.index import (
     INDEX_LAYOUT,
-    CorpusStatistics,
+    CorpusIndexStatistics,
     indexed_source,
     record_from_index,
     reindex,
@@ -258,6 +258,7 @@ class Corpus:
             "extractions": sorted({str(m.get("extraction", "")) for m in metas if m.get("root")}),
         }
         self.store.put_docs(CORPORA_NAMESPACE, {self.name: self._meta})
+        self.store.settle_index()
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector yet (e.g. after adding an embedder)."""
@@ -344,7 +345,7 @@ class Corpus:
         """True when an embedder is set and at least one chunk has a vector."""
         return self.embedder is not None and len(self._dense) > 0
 
-    def statistics(self) -> CorpusStatistics:
+    def statistics(self) -> CorpusIndexStatistics:
         """Passage count, total characters and a ``document_frequency(term)`` backed by the
         index: reading them costs one row, each frequency one indexed lookup."""
         counts = self.store.index_statistics(self.name)
@@ -355,7 +356,7 @@ class Corpus:
         def document_frequencies(terms: Iterable[str]) -> dict[str, int]:
             return self.store.document_frequencies(self.name, terms)
 
-        return CorpusStatistics(
+        return CorpusIndexStatistics(
             passages=counts.passages,
             chars=counts.chars,
             terms=counts.terms,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INDEX_LAYOUT",
-    "CorpusStatistics",
+    "CorpusIndexStatistics",
     "indexed_source",
     "record_from_index",
     "record_meta",
@@ -49,7 +49,7 @@ _META_FIELDS = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CorpusStatistics:
+class CorpusIndexStatistics:
     """Counts of a whole corpus read from its index, costing one row each: what a ranking
     needs (how many passages, how much text, how many passages hold a term) without reading
     the passages themselves."""

@@ -132,6 +132,9 @@ class MemoryPassages:
             keys = sorted(ix.sources) if key is None else [key] if key in ix.sources else []
             return [loads(ix.passages[r][3]) for k in keys for r in ix.sources[k][2]]
 
+    def settle_index(self) -> None:
+        pass
+
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._index_lock:
             return self._indexes.get(index, _Index()).statistics()

@@ -114,6 +114,11 @@ class PassageIndex(Protocol):
         first (ties in the order passages were written); see ``bm25_top``."""
         ...
 
+    def settle_index(self) -> None:
+        """After many writes (an ingest), bring what the database knows of the index tables up
+        to date, so that searches right after are planned and read as fast as later ones."""
+        ...
+
 
 def lucene_idf(passages: int, df: int) -> float:
     """``ln(1 + (N - df + 0.5) / (df + 0.5))``: never negative, so a term most passages hold

@@ -211,17 +211,15 @@ class PostgresPassages:
                     [dumps(s.meta) for s in sources],
                 ),
             )
-            postings = [
-                (term, rowid, tf, length)
-                for rowid, c, length in zip(ids, counts, lengths, strict=True)
-                for term, tf in c.items()
-            ]
+            columns: tuple[list[Any], ...] = ([], [], [], [])
+            for rowid, c, length in zip(ids, counts, lengths, strict=True):
+                for term, tf in c.items():
+                    for column, value in zip(columns, (term, rowid, tf, length), strict=True):
+                        column.append(value)
             conn.execute(
                 "INSERT INTO search_postings(index_id, term, passage, tf, length) "
                 "SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])",
-                (ix, *(list(column) for column in zip(*postings, strict=True)))
-                if postings
-                else (ix, [], [], [], []),
+                (ix, *columns),
             )
             df: Counter[str] = Counter(t for c in counts for t in c)
             _count_terms(conn, ix, df, 1)
@@ -288,6 +286,14 @@ class PostgresPassages:
                     (ix, key),
                 ).fetchall()
         return [loads(r[0]) for r in rows]
+
+    def settle_index(self) -> None:
+        # the planner's row counts, and the visibility map that lets a term's postings be read
+        # from the index alone; autovacuum would do it too, minutes later
+        with self._conn() as conn:
+            conn.execute(
+                "VACUUM (ANALYZE) search_postings, search_passages, search_terms, search_sources"
+            )
 
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._conn() as conn:

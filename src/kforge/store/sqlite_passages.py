@@ -254,6 +254,10 @@ class SQLitePassages:
                 )
             return [loads(r[0]) for r in rows]
 
+    def settle_index(self) -> None:
+        """Nothing to do: the search statements fix their join order, and SQLite reads a table
+        through its index without a visibility map."""
+
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._read() as conn:
             return _statistics(conn, index)
