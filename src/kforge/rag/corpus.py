@@ -113,6 +113,8 @@ class Corpus:
         self._dense = DenseIndex()
         self._meta: dict[str, Any] = {}
         self._stale_checked = False
+        self._written = False
+        """Sources were written or removed since the last ``touch``."""
 
     @classmethod
     def open(
@@ -225,6 +227,7 @@ class Corpus:
             return
         self._forget_vectors([r.key for r in records])
         self.store.put_sources(self.name, [indexed_source(r) for r in records])
+        self._written = True
         if self.embedder is not None:
             self.store.put_docs(vectors_namespace(self.name), self._embed_records(records))
 
@@ -236,6 +239,7 @@ class Corpus:
         self._forget_vectors(keys)
         self.store.delete_sources(self.name, keys)
         self.store.delete_docs(vectors_namespace(self.name), keys)
+        self._written = True
 
     def touch(self, *, root: str | None = None) -> None:
         """Record counts, roots, the extractions and analyzer in use and the time of the last
@@ -258,7 +262,9 @@ class Corpus:
             "extractions": sorted({str(m.get("extraction", "")) for m in metas if m.get("root")}),
         }
         self.store.put_docs(CORPORA_NAMESPACE, {self.name: self._meta})
-        self.store.settle_index()
+        if self._written:
+            self._written = False
+            self.store.settle_index()
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector yet (e.g. after adding an embedder)."""
