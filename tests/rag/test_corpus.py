@@ -235,3 +235,9 @@ def test_opening_and_asking_read_no_whole_corpus() -> None:
     assert corpus.linked_chunks("the ReAct paper", exclude=["doc:hitl"])[0].file == "react"
     assert corpus.statistics().document_frequency("approv") == 1
     assert store.whole == []
+
+
+def test_a_title_with_a_disambiguation_is_found_by_its_core() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents([SourceDocument("m", "A small planet.", "Mercury (planet)"), *DOCS])
+    assert [c.file for c in corpus.linked_chunks("Mercury is closest to the Sun.")] == ["m"]

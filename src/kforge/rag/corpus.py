@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.errors import ConfigurationError, ValidationError
-from kforge.rag.analyze import ANALYZER_VERSION, analyze, tokenize
+from kforge.rag.analyze import ANALYZER_VERSION, analyze
 from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.dense import DenseIndex, Embedder, decode_vector, encode_vector
@@ -24,6 +24,7 @@ from kforge.rag.index import (
     indexed_source,
     record_from_index,
     reindex,
+    text_words,
     upgrade_legacy_sources,
 )
 from kforge.rag.records import (
@@ -400,14 +401,14 @@ class Corpus:
     ) -> list[Chunk]:
         """The opening chunk of each source whose title ``text`` names (a second hop: a passage
         that names "Shirley Temple" leads to the document about her), at most ``limit``,
-        skipping the sources in ``exclude``. Only sources whose title starts with a word of
-        ``text`` are read."""
+        skipping the sources in ``exclude``. Only sources whose title starts with two adjacent
+        words of ``text`` (or its one word) are read."""
         from kforge.rag.compose import mentions_title
 
         skip = set(exclude)
         keys = [
             k
-            for k in self.store.sources_by_title_word(self.name, set(tokenize(text)))
+            for k in self.store.sources_by_title_word(self.name, text_words(text))
             if k not in skip
         ]
         found: list[Chunk] = []

@@ -4,8 +4,10 @@ modules read (passage count, characters, document frequencies) without loading t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from kforge.rag.analyze import ANALYZER_VERSION, term_frequencies, tokenize
@@ -23,6 +25,7 @@ __all__ = [
     "record_from_index",
     "record_meta",
     "reindex",
+    "text_words",
     "title_word",
     "upgrade_legacy_sources",
 ]
@@ -71,11 +74,22 @@ class CorpusIndexStatistics:
         return self.chars / self.passages if self.passages else 0.0
 
 
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+"""A trailing "(1945 film)", which ``compose.mentions_title`` does not require in a text."""
+
+
 def title_word(title: str) -> str:
-    """The first word of ``title`` as ``tokenize`` gives it: a text that names the title
-    (``compose.mentions_title``) holds that word, so sources are found by it."""
-    words = tokenize(title)
-    return words[0] if words else ""
+    """The first two words of ``title`` (without a trailing disambiguation) as ``tokenize``
+    gives them, or its only word: a text that names the title (``compose.mentions_title``)
+    holds them side by side, so it finds the source among its ``text_words``."""
+    words = tokenize(_DISAMBIGUATION.sub("", title))
+    return " ".join(words[:2])
+
+
+def text_words(text: str) -> set[str]:
+    """The words and pairs of adjacent words of ``text``: what ``title_word`` is looked up in."""
+    words = tokenize(text)
+    return {*words, *(f"{a} {b}" for a, b in pairwise(words))}
 
 
 def record_meta(record: SourceRecord) -> dict[str, Any]:
