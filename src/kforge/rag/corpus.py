@@ -97,6 +97,9 @@ class Corpus:
     Open one with ``Corpus.open(store, name)``: the chunks and their BM25 postings live in the
     store's passage index (``kforge.store.passages``) and are searched there, so opening reads
     one record and a search reads the postings of its terms and the chunks it returns.
+    Dense vectors (with an embedder) stay documents beside the index, read when the corpus
+    opens: SQLite's vector extension needs a sqlite3 that loads extensions, and pgvector a
+    server package, neither of which kforge may assume.
     """
 
     def __init__(
