@@ -121,14 +121,15 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str, 
 
 
 def _ask(target: str, question: str) -> tuple[float, float, str]:
-    """Seconds from starting ``kforge ask`` to its exit, its peak RSS (MB) and its output."""
+    """Seconds from starting ``kforge ask`` to its exit, its peak RSS (MB) and its output (or
+    its error, when it failed: ``"failed: ..."``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     env.pop("KFORGE_DB", None)
     command = [str(Path(sys.executable).parent / "kforge"), "ask", "--db", target, "--corpus",
                CORPUS, question]  # fmt: skip
     seconds, rss, stdout, stderr, code = _timed(command, env)
     if code != 0:
-        raise RuntimeError(f"kforge ask failed ({code}): {stderr[-2000:]}")
+        return seconds, rss, f"failed ({code}): {stderr.strip().splitlines()[-1]}"
     return seconds, rss, stdout
 
 
@@ -169,6 +170,7 @@ def measure(
         "ask_median_s": round(statistics.median(r[0] for r in runs), 2),
         "ask_s": [round(r[0], 2) for r in runs],
         "ask_peak_rss_mb": [round(r[1]) for r in runs],
+        "ask_failures": [r[2] for r in runs if r[2].startswith("failed")],
         "database_bytes": _database_bytes(target),
     }
 
@@ -192,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default KFORGE_DB; scripts/postgres start runs one)")  # fmt: skip
     parser.add_argument("--side-path", type=Path, help="where bm25s (and tantivy) are installed")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", type=Path, help="keep the SQLite database in this folder")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     docs, queries, qrels = load_scifact(args.data)
@@ -217,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif store_name == "postgres":
                 targets[store_name] = _postgres_database(args.postgres)
             else:
-                targets[store_name] = str(Path(tmp) / "scale.db")
+                targets[store_name] = str((args.keep or Path(tmp)) / "scale.db")
         have = 0
         for size in sizes:
             for store_name, target in targets.items():

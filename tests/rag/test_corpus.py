@@ -241,3 +241,15 @@ def test_a_title_with_a_disambiguation_is_found_by_its_core() -> None:
     corpus = Corpus.open(MemoryStore(), "t")
     corpus.add_documents([SourceDocument("m", "A small planet.", "Mercury (planet)"), *DOCS])
     assert [c.file for c in corpus.linked_chunks("Mercury is closest to the Sun.")] == ["m"]
+
+
+def test_a_long_title_is_found_by_its_first_four_words() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(
+        [
+            SourceDocument("l", "Text.", "The Quick Brown Fox Jumps"),
+            SourceDocument("o", "x", "The Quick"),
+        ]
+    )
+    found = corpus.linked_chunks("We read The Quick Brown Fox Jumps today.", limit=5)
+    assert [c.file for c in found] == ["l", "o"]

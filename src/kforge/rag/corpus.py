@@ -404,8 +404,8 @@ class Corpus:
     ) -> list[Chunk]:
         """The opening chunk of each source whose title ``text`` names (a second hop: a passage
         that names "Shirley Temple" leads to the document about her), at most ``limit``,
-        skipping the sources in ``exclude``. Only sources whose title starts with two adjacent
-        words of ``text`` (or its one word) are read."""
+        skipping the sources in ``exclude``. Only sources whose title's first words (up to
+        four) stand side by side in ``text`` are read."""
         from kforge.rag.compose import mentions_title
 
         skip = set(exclude)

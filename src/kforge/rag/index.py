@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from kforge.rag.analyze import ANALYZER_VERSION, term_frequencies, tokenize
@@ -78,18 +77,28 @@ _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 """A trailing "(1945 film)", which ``compose.mentions_title`` does not require in a text."""
 
 
+_TITLE_WORDS = 4
+"""How many of a title's first words find it: enough that a corpus of many titles yields few
+candidates for a text (two common words open many titles), few enough to look up cheaply."""
+
+
 def title_word(title: str) -> str:
-    """The first two words of ``title`` (without a trailing disambiguation) as ``tokenize``
-    gives them, or its only word: a text that names the title (``compose.mentions_title``)
+    """The first words of ``title`` (without a trailing disambiguation) as ``tokenize`` gives
+    them, up to ``_TITLE_WORDS``: a text that names the title (``compose.mentions_title``)
     holds them side by side, so it finds the source among its ``text_words``."""
     words = tokenize(_DISAMBIGUATION.sub("", title))
-    return " ".join(words[:2])
+    return " ".join(words[:_TITLE_WORDS])
 
 
 def text_words(text: str) -> set[str]:
-    """The words and pairs of adjacent words of ``text``: what ``title_word`` is looked up in."""
+    """Every run of 1 to ``_TITLE_WORDS`` adjacent words of ``text``: what ``title_word`` is
+    looked up in."""
     words = tokenize(text)
-    return {*words, *(f"{a} {b}" for a, b in pairwise(words))}
+    return {
+        " ".join(words[start : start + size])
+        for size in range(1, _TITLE_WORDS + 1)
+        for start in range(len(words) - size + 1)
+    }
 
 
 def record_meta(record: SourceRecord) -> dict[str, Any]:
