@@ -188,14 +188,14 @@ def bm25_top(
     slope = k1 * b / average if average > 0 else 0.0
     ordered = sorted(counts, key=lambda t: (frequencies[t], t))
     budget = max(float(_MIN_BUDGET), _FIRST_BUDGET * n)
+    essential: list[str] = []
+    read = 0
+    for term in ordered:
+        if essential and read + frequencies[term] > budget:
+            break
+        essential.append(term)
+        read += frequencies[term]
     while True:
-        essential: list[str] = []
-        read = 0
-        for term in ordered:
-            if essential and read + frequencies[term] > budget:
-                break
-            essential.append(term)
-            read += frequencies[term]
         rest = ordered[len(essential) :]
         slack = sum(weights[t] for t in rest)
         found = postings.top(
@@ -208,4 +208,13 @@ def bm25_top(
         )
         if not rest or (len(found) >= k and found[k - 1][1] >= slack):
             return found
-        budget *= 4
+        # the k-th score found is a floor for the true one, and stays found when more terms
+        # are essential: keep out only the common terms whose bounds together stay below it,
+        # so the next round is the last
+        floor = found[k - 1][1] if len(found) >= k else 0.0
+        kept_out = 0.0
+        cut = len(ordered)
+        while cut > len(essential) + 1 and kept_out + weights[ordered[cut - 1]] <= floor:
+            cut -= 1
+            kept_out += weights[ordered[cut]]
+        essential = ordered[:cut]
