@@ -122,7 +122,7 @@ def test_linked_chunks_reads_only_sources_whose_title_the_text_names() -> None:
     corpus.add_documents(
         [*DOCS, SourceDocument("st", "Shirley Temple was an actress.", "Shirley Temple")]
     )
-    text = "She starred with Shirley Temple; oversight mattered."
+    text = "She starred with Shirley Temple, and the Oversight board mattered."
     assert [c.file for c in corpus.linked_chunks(text)] == ["hitl", "st"]
     assert [c.file for c in corpus.linked_chunks(text, exclude=["doc:st"])] == ["hitl"]
     assert corpus.linked_chunks("Shirley alone") == []
@@ -240,7 +240,7 @@ def test_opening_and_asking_read_no_whole_corpus() -> None:
 def test_a_title_with_a_disambiguation_is_found_by_its_core() -> None:
     corpus = Corpus.open(MemoryStore(), "t")
     corpus.add_documents([SourceDocument("m", "A small planet.", "Mercury (planet)"), *DOCS])
-    assert [c.file for c in corpus.linked_chunks("Mercury is closest to the Sun.")] == ["m"]
+    assert [c.file for c in corpus.linked_chunks("The closest to the Sun is Mercury.")] == ["m"]
 
 
 def test_a_long_title_is_found_by_its_first_four_words() -> None:
