@@ -1,7 +1,7 @@
 """SciFact retrieval benchmark: BM25, dense, hybrid (RRF) and agentic variants of kforge.rag.
 
 Indexes the 5,183 SciFact abstracts (title + text, one chunk each) through ``Corpus`` on a
-SQLite store, then ranks the claims of one split. BM25 constants were chosen on the train
+SQLite store (or on PostgreSQL: ``--db postgresql://...``), then ranks the claims of one split. BM25 constants were chosen on the train
 split; report the test split. The agentic variant grades the top hits with a model, so it runs
 on the first ``--agentic-limit`` queries only and says so in its label.
 
@@ -28,7 +28,8 @@ from kforge.rag.corpus import Corpus
 from kforge.rag.dense import MiniLMEmbedder, dense_available
 from kforge.rag.metrics import ndcg_at_k, percentile, recall_at_k
 from kforge.rag.types import SearchHit, SourceDocument
-from kforge.store.sqlite import SQLiteStore
+from kforge.store.open import open_store
+from kforge.store.postgres import is_postgres_url
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
 PUBLISHED = {
@@ -121,9 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--agentic-k", type=int, default=5, help="hits graded per agentic search")
     parser.add_argument(
-        "--db", type=Path,
-        help="keep the index (and dense vectors) in this SQLite file and reuse it on later runs; "
-        "build times then measure the reuse, and the JSON says so",
+        "--db",
+        help="keep the index (and dense vectors) in this SQLite file or PostgreSQL database "
+        "(a postgresql:// URL) and reuse it on later runs; build times then measure the reuse, "
+        "and the JSON says so",
     )  # fmt: skip
     parser.add_argument("--k1", type=float, default=BM25Params().k1)
     parser.add_argument("--b", type=float, default=BM25Params().b)
@@ -134,8 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        db = args.db or Path(tmp) / "scifact.db"
-        store = SQLiteStore(db)
+        db = args.db or str(Path(tmp) / "scifact.db")
+        store = open_store(db)
+        notes.append(f"store: {'postgres' if is_postgres_url(db) else 'sqlite'}")
         params = BM25Params(args.k1, args.b)
         started = time.perf_counter()
         corpus = Corpus.open(store, "scifact", bm25=params)

@@ -1,14 +1,21 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag import records
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus, drop_corpus, list_corpora
+from kforge.rag.extract import ExtractedDocument
+from kforge.rag.index import INDEX_LAYOUT
 from kforge.rag.records import sources_namespace
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
+from kforge.store.sqlite import SQLiteStore
 from tests.rag.helpers import HashEmbedder
 
 DOCS = [
@@ -58,18 +65,67 @@ def test_reopen_restores_index_and_catalog() -> None:
     assert meta["name"] == "t" and meta["chunks"] == 3 and meta["sources"] == 3
 
 
-def test_a_stale_analyzer_version_is_recomputed_and_saved(monkeypatch: pytest.MonkeyPatch) -> None:
+def _legacy_store() -> MemoryStore:
+    """A corpus as a kforge that kept whole sources as documents wrote it."""
     store = MemoryStore()
-    Corpus.open(store, "t").add_documents(DOCS)
-    doc = store.get_docs(sources_namespace("t"), ["doc:rag"])["doc:rag"]
+    source = records.build_source(
+        key="doc:rag",
+        root="",
+        file="rag",
+        sha256="0" * 64,
+        size=10,
+        document=ExtractedDocument(DOCS[1].text, "RAG", "text"),
+        options=ChunkingOptions(),
+    )
+    doc = source.to_doc()
     doc["analyzer"] = "old"
     doc["chunks"][0]["tf"] = {"bogus": 1}
     store.put_docs(sources_namespace("t"), {"doc:rag": doc})
+    store.put_docs(records.CORPORA_NAMESPACE, {"t": {"name": "t", "sources": 1, "chunks": 1}})
+    return store
+
+
+def test_a_corpus_kept_as_documents_moves_into_the_index_once() -> None:
+    store = _legacy_store()
+    corpus = Corpus.open(store, "t")
+    assert corpus.search("retrieval", mode="lexical")[0].chunk.file == "rag"
+    assert not corpus.search("bogus", mode="lexical")
+    assert store.get_docs(sources_namespace("t")) == {}
+    [meta] = list_corpora(store)
+    assert meta["index"] == INDEX_LAYOUT and meta["chunks"] == 1
+    assert len(Corpus.open(store, "t")) == 1
+
+
+def test_a_changed_analyzer_analyzes_the_index_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = MemoryStore()
+    Corpus.open(store, "t").add_documents(DOCS)
+    monkeypatch.setattr("kforge.rag.corpus.ANALYZER_VERSION", "next")
+    monkeypatch.setattr("kforge.rag.index.ANALYZER_VERSION", "next")
+    monkeypatch.setattr("kforge.rag.index.term_frequencies", lambda text: {"marker": 1})
     again = Corpus.open(store, "t")
-    assert again.search("retrieval", mode="lexical")[0].chunk.file == "rag"
-    assert not again.search("bogus", mode="lexical")
-    saved = store.get_docs(sources_namespace("t"), ["doc:rag"])["doc:rag"]
-    assert saved["analyzer"] == records.ANALYZER_VERSION
+    assert len(again.search("marker", k=5, mode="lexical")) == 3
+    assert list_corpora(store)[0]["analyzer"] == "next"
+
+
+def test_statistics_come_from_the_index() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(DOCS)
+    stats = corpus.statistics()
+    assert stats.passages == 3
+    assert stats.chars == sum(len(c.text) for c in corpus.chunks())
+    assert stats.document_frequency("tool") == 2 and stats.document_frequency("zebra") == 0
+    assert stats.document_frequencies(["tool", "approv"]) == {"tool": 2, "approv": 1}
+
+
+def test_linked_chunks_reads_only_sources_whose_title_the_text_names() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(
+        [*DOCS, SourceDocument("st", "Shirley Temple was an actress.", "Shirley Temple")]
+    )
+    text = "She starred with Shirley Temple, and the Oversight board mattered."
+    assert [c.file for c in corpus.linked_chunks(text)] == ["hitl", "st"]
+    assert [c.file for c in corpus.linked_chunks(text, exclude=["doc:st"])] == ["hitl"]
+    assert corpus.linked_chunks("Shirley alone") == []
 
 
 def test_drop_corpus_removes_everything() -> None:
@@ -126,3 +182,74 @@ def test_chunking_options_change_forces_rechunking() -> None:
     assert len(corpus) == 1
     assert corpus.add_documents([long_doc], chunking=ChunkingOptions(max_chars=500)) == 1
     assert len(corpus) > 1
+
+
+def test_a_corpus_in_a_sqlite_file_is_searched_where_it_is_stored(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "k.db")
+    Corpus.open(store, "t").add_documents(DOCS)
+    store.close()
+    again = SQLiteStore(tmp_path / "k.db")
+    corpus = Corpus.open(again, "t")
+    [hit] = corpus.search("approval", k=1, mode="lexical")
+    assert hit.chunk.file == "hitl" and corpus.chunk(hit.chunk.id) == hit.chunk
+    assert corpus.statistics().document_frequency("approv") == 1
+    assert [s.file for s in corpus.sources()] == ["hitl", "rag", "react"]
+    corpus.remove_sources(["doc:hitl"])
+    assert not corpus.search("approval", mode="lexical") and len(corpus) == 2
+    again.close()
+
+
+class _CountingStore(MemoryStore):
+    """Records the reads that take a whole corpus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole: list[str] = []
+
+    def index_sources(self, index: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        if keys is None:
+            self.whole.append("index_sources")
+        return super().index_sources(index, keys)
+
+    def source_passages(self, index: str, key: str | None = None) -> list[dict[str, Any]]:
+        if key is None:
+            self.whole.append("source_passages")
+        return super().source_passages(index, key)
+
+    def get_docs(
+        self, namespace: str, keys: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        if keys is None:
+            self.whole.append(f"get_docs {namespace}")
+        return super().get_docs(namespace, keys)
+
+
+def test_opening_and_asking_read_no_whole_corpus() -> None:
+    store = _CountingStore()
+    Corpus.open(store, "t").add_documents(DOCS)
+    store.whole.clear()
+    corpus = Corpus.open(store, "t")
+    assert len(corpus) == 3
+    [hit] = corpus.search("approval", k=1)
+    assert corpus.chunk(hit.chunk.id).file == "hitl"
+    assert corpus.linked_chunks("the ReAct paper", exclude=["doc:hitl"])[0].file == "react"
+    assert corpus.statistics().document_frequency("approv") == 1
+    assert store.whole == []
+
+
+def test_a_title_with_a_disambiguation_is_found_by_its_core() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents([SourceDocument("m", "A small planet.", "Mercury (planet)"), *DOCS])
+    assert [c.file for c in corpus.linked_chunks("The closest to the Sun is Mercury.")] == ["m"]
+
+
+def test_a_long_title_is_found_by_its_first_four_words() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(
+        [
+            SourceDocument("l", "Text.", "The Quick Brown Fox Jumps"),
+            SourceDocument("o", "x", "The Quick"),
+        ]
+    )
+    found = corpus.linked_chunks("We read The Quick Brown Fox Jumps today.", limit=5)
+    assert [c.file for c in found] == ["l", "o"]

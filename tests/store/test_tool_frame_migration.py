@@ -32,6 +32,8 @@ def old_database(path: Path) -> str:
     store.close()
     conn = sqlite3.connect(path)
     conn.execute("DELETE FROM schema_version")
+    for later in ("postings", "terms", "passages", "sources", "indexes"):  # migration 5's
+        conn.execute(f"DROP TABLE search_{later}")
     for table, content in dump.items():
         columns = content["columns"]
         marks = ", ".join("?" for _ in columns)

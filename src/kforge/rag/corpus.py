@@ -13,11 +13,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag.analyze import ANALYZER_VERSION, analyze
-from kforge.rag.bm25 import BM25Index, BM25Params
+from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.dense import DenseIndex, Embedder, decode_vector, encode_vector
 from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.fusion import reciprocal_rank_fusion
+from kforge.rag.index import (
+    INDEX_LAYOUT,
+    CorpusIndexStatistics,
+    indexed_source,
+    record_from_index,
+    reindex,
+    text_words,
+    upgrade_legacy_sources,
+)
 from kforge.rag.records import (
     CORPORA_NAMESPACE,
     SourceRecord,
@@ -76,6 +85,7 @@ def list_corpora(store: Store) -> list[dict[str, Any]]:
 def drop_corpus(store: Store, name: str) -> None:
     """Delete a corpus and everything indexed in it."""
     _check_name(name)
+    store.delete_sources(name)
     store.delete_docs(sources_namespace(name))
     store.delete_docs(vectors_namespace(name))
     store.delete_docs(CORPORA_NAMESPACE, [name])
@@ -84,8 +94,12 @@ def drop_corpus(store: Store, name: str) -> None:
 class Corpus:
     """Chunks of many sources, searchable by BM25 and, with an embedder, by vectors.
 
-    Open one with ``Corpus.open(store, name)``; everything it indexes is written through the
-    store's document API at once, so a reopened corpus finds it again.
+    Open one with ``Corpus.open(store, name)``: the chunks and their BM25 postings live in the
+    store's passage index (``kforge.store.passages``) and are searched there, so opening reads
+    one record and a search reads the postings of its terms and the chunks it returns.
+    Dense vectors (with an embedder) stay documents beside the index, read when the corpus
+    opens: SQLite's vector extension needs a sqlite3 that loads extensions, and pgvector a
+    server package, neither of which kforge may assume.
     """
 
     def __init__(
@@ -99,12 +113,12 @@ class Corpus:
         self.store = store
         self.name = _check_name(name)
         self.embedder = embedder
-        self._sources: dict[str, SourceRecord] = {}
-        self._chunks: dict[str, Chunk] = {}
-        self._bm25 = BM25Index(bm25)
+        self.bm25 = bm25 or BM25Params()
         self._dense = DenseIndex()
         self._meta: dict[str, Any] = {}
         self._stale_checked = False
+        self._written = False
+        """Sources were written or removed since the last ``touch``."""
 
     @classmethod
     def open(
@@ -115,8 +129,10 @@ class Corpus:
         embedder: Embedder | None = None,
         bm25: BM25Params | None = None,
     ) -> Corpus:
-        """Load the corpus ``name`` from ``store`` (empty if it does not exist yet).
+        """The corpus ``name`` in ``store`` (empty if it does not exist yet); reads its record.
 
+        A corpus written by a kforge that kept whole sources as documents moves into the
+        passage index here, once; one indexed by an older analyzer is analyzed again, once.
         When some of its files were extracted by an older kforge, its first search logs a
         warning (once per corpus and process) naming the ``kforge ingest`` command that
         upgrades them; an ingest before that search upgrades them silently.
@@ -128,26 +144,24 @@ class Corpus:
     # -- loading and writing --------------------------------------------------------------
 
     def _load(self) -> None:
-        docs = self.store.get_docs(sources_namespace(self.name))
-        stale: list[SourceRecord] = []
-        for doc in docs.values():
-            record = SourceRecord.from_doc(doc)
-            if doc.get("analyzer") != ANALYZER_VERSION:
-                stale.append(record)
-            self._index_record(record)
-        if stale:
-            self.store.put_docs(sources_namespace(self.name), {r.key: r.to_doc() for r in stale})
         self._meta = self.store.get_docs(CORPORA_NAMESPACE, [self.name]).get(self.name, {})
+        if self._meta.get("index") != INDEX_LAYOUT:
+            if upgrade_legacy_sources(self.store, self.name) or self._meta:
+                self.touch()
+        elif self._meta.get("analyzer") != ANALYZER_VERSION:
+            reindex(self.store, self.name)
+            self.touch()
         if self.embedder is not None:
             self._load_vectors()
 
     def stale_extraction(self) -> list[SourceInfo]:
         """Ingested files whose text an older extraction produced (navigation, markup and
         duplicates may be indexed); ``kforge ingest`` on their folder extracts them again."""
-        stale = {
-            r.key for r in self._sources.values() if r.root and r.extraction != EXTRACTION_VERSION
-        }
-        return [s for s in self.sources() if s.key in stale]
+        return [
+            _info(meta)
+            for meta in self.store.index_sources(self.name).values()
+            if meta.get("root") and meta.get("extraction") != EXTRACTION_VERSION
+        ]
 
     def stale_warning(self) -> str:
         """What to tell a person about sources extracted by an older kforge ("" if none)."""
@@ -163,41 +177,29 @@ class Corpus:
         )
 
     def _warn_stale_extraction(self) -> None:
-        stale = self.stale_extraction()
         marker = (id(self.store), self.name)
-        if not stale or marker in _warned_stale:
+        # the corpus record lists the extractions its files came from: no need to read them
+        if marker in _warned_stale or set(self._meta.get("extractions", ())) <= {
+            EXTRACTION_VERSION
+        }:
+            return
+        stale = self.stale_extraction()
+        if not stale:
             return
         _warned_stale.add(marker)
         _log.warning("%s", self.stale_warning())
 
     def _load_vectors(self) -> None:
         assert self.embedder is not None
+        metas = self.store.index_sources(self.name)
         for key, doc in self.store.get_docs(vectors_namespace(self.name)).items():
-            record = self._sources.get(key)
-            if record is None or doc.get("sha256") != record.sha256:
+            meta = metas.get(key)
+            if meta is None or doc.get("sha256") != meta.get("sha256"):
                 continue
             if doc.get("model") != self.embedder.name:
                 continue
-            vectors = doc.get("vectors") or {}
-            for chunk in record.chunks:
-                if chunk.id in vectors:
-                    self._dense.add(chunk.id, decode_vector(vectors[chunk.id]))
-
-    def _index_record(self, record: SourceRecord) -> None:
-        self._unindex(record.key)
-        self._sources[record.key] = record
-        for chunk, tf in zip(record.chunks, record.terms, strict=True):
-            self._chunks[chunk.id] = chunk
-            self._bm25.add(chunk.id, tf)
-
-    def _unindex(self, key: str) -> None:
-        old = self._sources.pop(key, None)
-        if old is None:
-            return
-        for chunk in old.chunks:
-            self._chunks.pop(chunk.id, None)
-            self._bm25.remove(chunk.id)
-            self._dense.remove(chunk.id)
+            for chunk_id, vector in (doc.get("vectors") or {}).items():
+                self._dense.add(chunk_id, decode_vector(vector))
 
     def _embed_records(self, records: Sequence[SourceRecord]) -> dict[str, dict[str, Any]]:
         """Embed the chunks of ``records``; returns the vector documents to store."""
@@ -217,42 +219,56 @@ class Corpus:
                 self._dense.add(c.id, by_chunk[c.id])
         return docs
 
+    def _forget_vectors(self, keys: Sequence[str]) -> None:
+        if len(self._dense):
+            for data in (p for key in keys for p in self.store.source_passages(self.name, key)):
+                self._dense.remove(str(data["id"]))
+
     def save_sources(self, records: Sequence[SourceRecord]) -> None:
-        """Index ``records`` and write them (and their vectors, with an embedder) to the store."""
+        """Index ``records`` (replacing earlier versions) with their chunks and postings in one
+        transaction, and their vectors, with an embedder."""
         if not records:
             return
-        self.store.put_docs(sources_namespace(self.name), {r.key: r.to_doc() for r in records})
-        for record in records:
-            self._index_record(record)
+        self._forget_vectors([r.key for r in records])
+        self.store.put_sources(self.name, [indexed_source(r) for r in records])
+        self._written = True
         if self.embedder is not None:
             self.store.put_docs(vectors_namespace(self.name), self._embed_records(records))
 
     def remove_sources(self, keys: Iterable[str]) -> None:
         """Forget sources by key (unknown keys are ignored)."""
-        keys = [k for k in keys if k in self._sources]
+        keys = list(self.store.index_sources(self.name, list(keys)))
         if not keys:
             return
-        self.store.delete_docs(sources_namespace(self.name), keys)
+        self._forget_vectors(keys)
+        self.store.delete_sources(self.name, keys)
         self.store.delete_docs(vectors_namespace(self.name), keys)
-        for key in keys:
-            self._unindex(key)
+        self._written = True
 
     def touch(self, *, root: str | None = None) -> None:
-        """Record counts, roots and the time of the last change in ``rag/corpora``."""
+        """Record counts, roots, the extractions and analyzer in use and the time of the last
+        change in ``rag/corpora`` (reads every source's record: a step of ingesting)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        metas = self.store.index_sources(self.name).values()
         roots = set(self._meta.get("roots", ()))
         if root:
             roots.add(root)
-        roots &= {r.root for r in self._sources.values()} | ({root} if root else set())
+        roots &= {str(m.get("root", "")) for m in metas} | ({root} if root else set())
         self._meta = {
             "name": self.name,
             "created_at": self._meta.get("created_at", now),
             "updated_at": now,
             "roots": sorted(roots),
-            "sources": len(self._sources),
-            "chunks": len(self._chunks),
+            "sources": len(metas),
+            "chunks": self.store.index_statistics(self.name).passages,
+            "index": INDEX_LAYOUT,
+            "analyzer": ANALYZER_VERSION,
+            "extractions": sorted({str(m.get("extraction", "")) for m in metas if m.get("root")}),
         }
         self.store.put_docs(CORPORA_NAMESPACE, {self.name: self._meta})
+        if self._written:
+            self._written = False
+            self.store.settle_index()
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector yet (e.g. after adding an embedder)."""
@@ -261,9 +277,12 @@ class Corpus:
                 f"corpus '{self.name}' was opened without an embedder; open it with "
                 "embedder=MiniLMEmbedder() to compute dense vectors"
             )
-        records = [
-            r for r in self._sources.values() if any(c.id not in self._dense for c in r.chunks)
-        ]
+        metas = self.store.index_sources(self.name)
+        records = []
+        for key, meta in metas.items():
+            record = record_from_index(meta, self.store.source_passages(self.name, key))
+            if any(c.id not in self._dense for c in record.chunks):
+                records.append(record)
         if records:
             self.store.put_docs(vectors_namespace(self.name), self._embed_records(records))
         return sum(len(r.chunks) for r in records)
@@ -292,33 +311,36 @@ class Corpus:
         """Index documents given as text (key ``doc:ID``); returns how many were new or changed."""
         options = chunking or ChunkingOptions()
         changed = 0
-        batch: list[SourceRecord] = []
-        for doc in documents:
-            if not doc.id:
-                raise ValidationError("a SourceDocument needs a non-empty id")
-            key = f"doc:{doc.id}"
-            sha = hashlib.sha256(f"{doc.title}\0{doc.text}".encode()).hexdigest()
-            old = self._sources.get(key)
-            if old is not None and old.sha256 == sha and old.chunking == options.key:
-                continue
-            extracted = ExtractedDocument(doc.text, doc.title or doc.id, "text")
-            batch.append(
+        pending: dict[str, tuple[str, SourceDocument]] = {}
+
+        def flush() -> int:
+            stored = self.store.index_sources(self.name, list(pending))
+            batch = [
                 build_source(
                     key=key,
                     root="",
                     file=doc.id,
                     sha256=sha,
                     size=len(doc.text),
-                    document=extracted,
+                    document=ExtractedDocument(doc.text, doc.title or doc.id, "text"),
                     options=options,
                 )
-            )
-            if len(batch) >= batch_size:
-                self.save_sources(batch)
-                changed += len(batch)
-                batch = []
-        self.save_sources(batch)
-        changed += len(batch)
+                for key, (sha, doc) in pending.items()
+                if stored.get(key, {}).get("sha256") != sha
+                or stored[key].get("chunking") != options.key
+            ]
+            self.save_sources(batch)
+            pending.clear()
+            return len(batch)
+
+        for doc in documents:
+            if not doc.id:
+                raise ValidationError("a SourceDocument needs a non-empty id")
+            sha = hashlib.sha256(f"{doc.title}\0{doc.text}".encode()).hexdigest()
+            pending[f"doc:{doc.id}"] = (sha, doc)
+            if len(pending) >= batch_size:
+                changed += flush()
+        changed += flush()
         if changed:
             self.touch()
         return changed
@@ -326,63 +348,79 @@ class Corpus:
     # -- reading --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._chunks)
+        return self.store.index_statistics(self.name).passages
 
     @property
     def has_dense(self) -> bool:
         """True when an embedder is set and at least one chunk has a vector."""
         return self.embedder is not None and len(self._dense) > 0
 
-    def sources(self) -> list[SourceInfo]:
-        return sorted(
-            (
-                SourceInfo(
-                    r.key,
-                    r.root,
-                    r.file,
-                    r.format,
-                    r.title,
-                    r.sha256,
-                    r.size,
-                    len(r.chunks),
-                    r.ingested_at,
-                )
-                for r in self._sources.values()
-            ),
-            key=lambda s: (s.root, s.file),
+    def statistics(self) -> CorpusIndexStatistics:
+        """Passage count, total characters and a ``document_frequency(term)`` backed by the
+        index: reading them costs one row, each frequency one indexed lookup."""
+        counts = self.store.index_statistics(self.name)
+
+        def document_frequency(term: str) -> int:
+            return self.store.document_frequencies(self.name, [term])[term]
+
+        def document_frequencies(terms: Iterable[str]) -> dict[str, int]:
+            return self.store.document_frequencies(self.name, terms)
+
+        return CorpusIndexStatistics(
+            passages=counts.passages,
+            chars=counts.chars,
+            terms=counts.terms,
+            document_frequency=document_frequency,
+            document_frequencies=document_frequencies,
         )
 
+    def sources(self) -> list[SourceInfo]:
+        """Every source (reads each one's record, not its chunks)."""
+        infos = (_info(meta) for meta in self.store.index_sources(self.name).values())
+        return sorted(infos, key=lambda s: (s.root, s.file))
+
     def source_record(self, key: str) -> SourceRecord | None:
-        return self._sources.get(key)
+        meta = self.store.index_sources(self.name, [key]).get(key)
+        if meta is None:
+            return None
+        return record_from_index(meta, self.store.source_passages(self.name, key))
 
     def chunk(self, chunk_id: str) -> Chunk:
         """The chunk with ``chunk_id``; raises KeyError naming the corpus when it is unknown."""
-        try:
-            return self._chunks[chunk_id]
-        except KeyError:
+        data = self.store.read_passages(self.name, [chunk_id]).get(chunk_id)
+        if data is None:
             raise KeyError(
                 f"corpus '{self.name}' has no chunk '{chunk_id}' (its source may have changed; "
                 "search again)"
-            ) from None
+            )
+        return Chunk.from_dict(data)
 
     def chunks(self) -> list[Chunk]:
-        return [c for r in self._sources.values() for c in r.chunks]
+        """Every chunk of every source: reads the whole corpus (searching never needs it)."""
+        return [Chunk.from_dict(d) for d in self.store.source_passages(self.name)]
 
     def linked_chunks(
         self, text: str, *, exclude: Iterable[str] = (), limit: int = 2
     ) -> list[Chunk]:
         """The opening chunk of each source whose title ``text`` names (a second hop: a passage
         that names "Shirley Temple" leads to the document about her), at most ``limit``,
-        skipping the sources in ``exclude``."""
+        skipping the sources in ``exclude``. Only sources whose title's first words (up to
+        four) stand side by side in ``text`` are read."""
         from kforge.rag.compose import mentions_title
 
         skip = set(exclude)
+        keys = [
+            k
+            for k in self.store.sources_by_title_word(self.name, text_words(text))
+            if k not in skip
+        ]
         found: list[Chunk] = []
-        for record in self._sources.values():
-            if record.key in skip or not record.chunks or len(record.title.strip()) < 4:
+        for key, meta in self.store.index_sources(self.name, keys).items():
+            title = str(meta.get("title", ""))
+            if not meta.get("chunks") or len(title.strip()) < 4:
                 continue
-            if mentions_title(text, record.title):
-                found.append(record.chunks[0])
+            if mentions_title(text, title):
+                found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
                 if len(found) >= limit:
                     break
         return found
@@ -404,7 +442,7 @@ class Corpus:
         if mode == "auto":
             mode = "hybrid" if self.has_dense else "lexical"
         if mode == "lexical":
-            ranked = self._bm25.search(analyze(query), k)
+            ranked = self._lexical(query, k)
         elif mode in ("dense", "hybrid"):
             if self.embedder is None:
                 raise ConfigurationError(
@@ -416,7 +454,7 @@ class Corpus:
             if mode == "dense":
                 ranked = dense[:k]
             else:
-                lexical = self._bm25.search(analyze(query), max(k, candidates))
+                lexical = self._lexical(query, max(k, candidates))
                 ranked = reciprocal_rank_fusion(
                     [[d for d, _ in lexical], [d for d, _ in dense]], limit=k
                 )
@@ -425,10 +463,33 @@ class Corpus:
                 f"unknown search mode '{mode}'; use auto, lexical, dense or hybrid"
             )
         retriever = {"lexical": "bm25"}.get(mode, mode)
+        found = self.store.read_passages(self.name, [doc_id for doc_id, _ in ranked])
         return [
-            SearchHit(self._chunks[doc_id], score, rank, retriever)
-            for rank, (doc_id, score) in enumerate(ranked, start=1)
+            SearchHit(Chunk.from_dict(found[doc_id]), score, rank, retriever)
+            for rank, (doc_id, score) in enumerate(
+                ((d, s) for d, s in ranked if d in found), start=1
+            )
         ]
 
+    def _lexical(self, query: str, k: int) -> list[tuple[str, float]]:
+        return self.store.search_passages(
+            self.name, analyze(query), k, k1=self.bm25.k1, b=self.bm25.b
+        )
+
     def roots(self) -> list[Path]:
-        return [Path(r) for r in sorted({r.root for r in self._sources.values() if r.root})]
+        metas = self.store.index_sources(self.name).values()
+        return [Path(r) for r in sorted({str(m["root"]) for m in metas if m.get("root")})]
+
+
+def _info(meta: dict[str, Any]) -> SourceInfo:
+    return SourceInfo(
+        str(meta["key"]),
+        str(meta.get("root", "")),
+        str(meta["file"]),
+        str(meta.get("format", "text")),
+        str(meta.get("title", "")),
+        str(meta["sha256"]),
+        int(meta.get("size", 0)),
+        int(meta.get("chunks", 0)),
+        str(meta.get("ingested_at", "")),
+    )

@@ -94,19 +94,17 @@ class CorpusStatistics:
 
     @classmethod
     def of(cls, corpus: Corpus) -> CorpusStatistics:
-        """The statistics of a corpus, read from the term frequencies it stores for search."""
-        keys = [s.key for s in corpus.sources()]
-        records = [r for r in (corpus.source_record(k) for k in keys) if r is not None]
-        frequencies = [tf for r in records for tf in r.terms]
-        characters = sum(len(c.text) for r in records for c in r.chunks)
+        """The statistics of a corpus, read from its search index (one row, then one indexed
+        lookup per term asked, each asked once)."""
+        index = corpus.statistics()
         cache: dict[str, int] = {}
 
         def df(term: str) -> int:
             if term not in cache:
-                cache[term] = sum(term in tf for tf in frequencies)
+                cache[term] = index.document_frequency(term)
             return cache[term]
 
-        return cls(len(frequencies), characters, df)
+        return cls(index.passages, index.chars, df)
 
     @property
     def silence(self) -> float:

@@ -1,11 +1,12 @@
-"""How a corpus lives in the store: one document per source, holding its chunks and terms.
+"""A corpus's sources as records (a file or an added document with its chunks and terms),
+and the store documents a corpus keeps beside its passage index (``kforge.rag.index``).
 
 Namespaces (``NAME`` is the corpus name):
 
-- ``rag/corpora``: one document per corpus (roots, counts, timestamps);
-- ``rag/NAME/sources``: one document per file or added document, written in one call, so a
-  source is replaced atomically;
-- ``rag/NAME/vectors``: optional dense vectors per source, tagged with the source hash.
+- ``rag/corpora``: one document per corpus (roots, counts, timestamps, index layout);
+- ``rag/NAME/vectors``: optional dense vectors per source, tagged with the source hash;
+- ``rag/NAME/sources``: where an older kforge kept one document per source with its chunks
+  (``to_doc``/``from_doc``); opening such a corpus moves it into the passage index.
 """
 
 from __future__ import annotations

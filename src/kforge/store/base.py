@@ -11,6 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
 from kforge.store.lease import Lease, lease_is_live
+from kforge.store.passages import PassageIndex
 
 __all__ = [
     "TERMINAL_STATUSES",
@@ -112,8 +113,9 @@ class Snapshot:
     """The state's JSON as the store read it, when it has it (spares the runner an encode)."""
 
 
-class Store(Protocol):
-    """Durable record of runs. Every write method is one transaction."""
+class Store(PassageIndex, Protocol):
+    """Durable record of runs (and passage indexes, see ``kforge.store.passages``). Every write
+    method is one transaction."""
 
     def create_run(
         self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None

@@ -27,14 +27,16 @@ from kforge.store.base import (
     run_with_snapshot,
 )
 from kforge.store.lease import Lease, owner_alive
+from kforge.store.memory_passages import MemoryPassages
 
 __all__ = ["MemoryStore"]
 
 
-class MemoryStore:
+class MemoryStore(MemoryPassages):
     """Keeps everything in dictionaries. Values are copied through JSON, as a real store would."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._runs: dict[str, RunRecord] = {}
         self._frames: dict[str, list[str]] = {}
         self._steps: dict[str, list[StepRecord]] = {}

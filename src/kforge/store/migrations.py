@@ -134,6 +134,55 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
         """,
     ),
     (4, upgrade_tool_frames),
+    (
+        5,
+        # the passage index (kforge.store.sqlite_passages): postings clustered by term, each
+        # carrying its passage's length so that scoring needs no other row
+        """
+        CREATE TABLE search_indexes (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            passages INTEGER NOT NULL DEFAULT 0,
+            terms INTEGER NOT NULL DEFAULT 0,
+            chars INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE search_sources (
+            index_id INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            title_word TEXT NOT NULL,
+            meta TEXT NOT NULL,
+            PRIMARY KEY (index_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX search_sources_title ON search_sources(index_id, title_word);
+        CREATE TABLE search_passages (
+            id INTEGER PRIMARY KEY,
+            index_id INTEGER NOT NULL,
+            passage TEXT NOT NULL,
+            source TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            chars INTEGER NOT NULL,
+            terms TEXT NOT NULL,
+            data TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX search_passages_id ON search_passages(index_id, passage);
+        CREATE INDEX search_passages_source ON search_passages(index_id, source, ordinal);
+        CREATE TABLE search_terms (
+            index_id INTEGER NOT NULL,
+            term TEXT NOT NULL,
+            df INTEGER NOT NULL,
+            PRIMARY KEY (index_id, term)
+        ) WITHOUT ROWID;
+        CREATE TABLE search_postings (
+            index_id INTEGER NOT NULL,
+            term TEXT NOT NULL,
+            passage INTEGER NOT NULL,
+            tf INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            PRIMARY KEY (index_id, term, passage)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )
 
 

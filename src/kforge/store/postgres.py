@@ -28,6 +28,7 @@ from kforge.jsoncodec import dumps, loads
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease, lease_is_live
 from kforge.store.packing import pack
+from kforge.store.postgres_passages import PostgresPassages
 from kforge.store.postgres_schema import apply_migrations
 from kforge.store.records import (
     JSON_RUN_FIELDS,
@@ -116,8 +117,9 @@ def _warm(conn: Any) -> None:
             conn.execute(_READ_DOCS, (run_id,)).fetchall()
 
 
-class PostgresStore:
-    """Runs, frames, step deltas, snapshots and documents in a PostgreSQL database.
+class PostgresStore(PostgresPassages):
+    """Runs, frames, step deltas, snapshots, documents and passage indexes in a PostgreSQL
+    database.
 
     ``url`` is a libpq connection URL (``postgresql://user@host:port/db``). Connections come
     from a pool of at most ``pool_size``; the schema migrates itself on open.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.errors import StoreError
+from kforge.store.postgres_passages import PASSAGE_TABLES
 
 __all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "apply_migrations"]
 
@@ -185,6 +186,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             _COMMIT_FUNCTION.replace("BODY", "bytea"),
         ),
     ),
+    (3, PASSAGE_TABLES),  # the passage index (kforge.store.postgres_passages)
 )
 
 _LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database

@@ -43,6 +43,7 @@ from kforge.store.records import (
     run_from_row,
     run_row,
 )
+from kforge.store.sqlite_passages import SQLitePassages
 
 __all__ = ["SQLiteStore", "damage_text", "default_db_path"]
 
@@ -103,8 +104,8 @@ def _update_statement(fields: tuple[str, ...], frames: bool, lease: bool) -> str
     return f"UPDATE runs SET {', '.join(sets)} WHERE {' AND '.join(where)}"
 
 
-class SQLiteStore:
-    """Runs, frames, step deltas, snapshots and documents in one SQLite file.
+class SQLiteStore(SQLitePassages):
+    """Runs, frames, step deltas, snapshots, documents and passage indexes in one SQLite file.
 
     ``synchronous="NORMAL"`` (the default) survives a killed process; ``"FULL"`` also survives
     power loss at the cost of an fsync per commit.

@@ -1,0 +1,162 @@
+"""How a corpus lives in the store's passage index (``kforge.store.passages``): a source's
+metadata, its chunks as passages with their analyzed terms, and the cheap statistics other
+modules read (passage count, characters, document frequencies) without loading the corpus."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kforge.rag.analyze import ANALYZER_VERSION, term_frequencies, tokenize
+from kforge.rag.records import SourceRecord, index_text, sources_namespace
+from kforge.rag.types import Chunk
+from kforge.store.passages import IndexedPassage, IndexedSource
+
+if TYPE_CHECKING:
+    from kforge.store.base import Store
+
+__all__ = [
+    "INDEX_LAYOUT",
+    "CorpusIndexStatistics",
+    "indexed_source",
+    "record_from_index",
+    "record_meta",
+    "reindex",
+    "text_words",
+    "title_word",
+    "upgrade_legacy_sources",
+]
+
+INDEX_LAYOUT = 1
+"""Written into a corpus's ``rag/corpora`` record once its sources live in the passage index;
+a record without it was written by a kforge that kept whole sources as documents."""
+
+_META_FIELDS = (
+    "key",
+    "root",
+    "file",
+    "format",
+    "sha256",
+    "size",
+    "title",
+    "chunking",
+    "analyzer",
+    "ingested_at",
+    "extraction",
+    "duplicates",
+    "full_title",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorpusIndexStatistics:
+    """Counts of a whole corpus read from its index, costing one row each: what a ranking
+    needs (how many passages, how much text, how many passages hold a term) without reading
+    the passages themselves."""
+
+    passages: int
+    """Chunks in the corpus."""
+    chars: int
+    """Characters of all chunk texts together."""
+    terms: int
+    """Analyzed terms of all chunks together (their lengths for BM25)."""
+    document_frequency: Callable[[str], int]
+    """``document_frequency(term)``: how many chunks hold the analyzed ``term`` (one indexed
+    lookup per call; pass a term as ``kforge.rag.analyze.analyze`` produces it)."""
+    document_frequencies: Callable[[Iterable[str]], dict[str, int]]
+    """The same for many terms in one lookup: ``{term: chunks holding it}``."""
+
+    @property
+    def average_chars(self) -> float:
+        return self.chars / self.passages if self.passages else 0.0
+
+
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+"""A trailing "(1945 film)", which ``compose.mentions_title`` does not require in a text."""
+
+
+_TITLE_WORDS = 4
+"""How many of a title's first words find it: enough that a corpus of many titles yields few
+candidates for a text (two common words open many titles), few enough to look up cheaply."""
+
+
+def title_word(title: str) -> str:
+    """The first words of ``title`` (without a trailing disambiguation) as ``tokenize`` gives
+    them, up to ``_TITLE_WORDS``: a text that names the title (``compose.mentions_title``)
+    holds them side by side, so it finds the source among its ``text_words``."""
+    words = tokenize(_DISAMBIGUATION.sub("", title))
+    return " ".join(words[:_TITLE_WORDS])
+
+
+def text_words(text: str) -> set[str]:
+    """Every run of 1 to ``_TITLE_WORDS`` adjacent words of ``text``: what ``title_word`` is
+    looked up in."""
+    words = tokenize(text)
+    return {
+        " ".join(words[start : start + size])
+        for size in range(1, _TITLE_WORDS + 1)
+        for start in range(len(words) - size + 1)
+    }
+
+
+def record_meta(record: SourceRecord) -> dict[str, Any]:
+    """What the index keeps about a source besides its chunks."""
+    meta = {name: getattr(record, name) for name in _META_FIELDS}
+    meta["chunks"] = len(record.chunks)
+    return meta
+
+
+def indexed_source(record: SourceRecord) -> IndexedSource:
+    """``record`` as the store indexes it (terms computed now if the record has none)."""
+    terms = record.terms
+    if len(terms) != len(record.chunks):
+        terms = [term_frequencies(index_text(c)) for c in record.chunks]
+    return IndexedSource(
+        key=record.key,
+        meta=record_meta(record),
+        title_word=title_word(record.title),
+        passages=[
+            IndexedPassage(id=c.id, terms=tf, data=c.to_dict(), chars=len(c.text))
+            for c, tf in zip(record.chunks, terms, strict=True)
+        ],
+    )
+
+
+def record_from_index(meta: dict[str, Any], passages: Sequence[dict[str, Any]]) -> SourceRecord:
+    """The record of a source read back from the index (its terms are not read: they stay in
+    the index; ``indexed_source`` recomputes them if the record is written again)."""
+    fields = {name: meta[name] for name in _META_FIELDS if name in meta}
+    fields["duplicates"] = dict(fields.get("duplicates") or {})
+    record = SourceRecord(**fields)
+    record.chunks = [Chunk.from_dict(p) for p in passages]
+    return record
+
+
+def upgrade_legacy_sources(store: Store, name: str, *, batch: int = 256) -> int:
+    """Move a corpus kept as whole-source documents (``rag/NAME/sources``) into the passage
+    index, once; returns how many sources moved (0 when there were none)."""
+    namespace = sources_namespace(name)
+    docs = store.get_docs(namespace)
+    records = [SourceRecord.from_doc(doc) for doc in docs.values()]
+    for start in range(0, len(records), batch):
+        store.put_sources(name, [indexed_source(r) for r in records[start : start + batch]])
+    if docs:
+        store.delete_docs(namespace)
+    return len(records)
+
+
+def reindex(store: Store, name: str, *, batch: int = 256) -> int:
+    """Analyze every chunk again (after ``ANALYZER_VERSION`` changed) and rewrite the index;
+    returns how many sources were rewritten."""
+    metas = store.index_sources(name)
+    keys = list(metas)
+    for start in range(0, len(keys), batch):
+        records = []
+        for key in keys[start : start + batch]:
+            record = record_from_index(metas[key], store.source_passages(name, key))
+            record.analyzer = ANALYZER_VERSION
+            records.append(record)
+        store.put_sources(name, [indexed_source(r) for r in records])
+    return len(keys)

@@ -1,0 +1,278 @@
+"""The passage index of the SQLite store: postings in an ordinary table clustered by term,
+BM25 summed in SQL over the postings of the query's terms (see ``kforge.store.passages``).
+
+FTS5 is compiled into Python's sqlite3, but its ``bm25()`` fixes k1 and b and uses another idf,
+and Python cannot register a ranking function of its own; postings in a table keep today's
+ranking exactly and share one search algorithm with the PostgreSQL store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from kforge.jsoncodec import dumps, loads
+from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
+
+__all__ = ["SQLitePassages"]
+
+_TOP = """
+WITH e AS (SELECT key AS term, value AS w FROM json_each(?)),
+s AS MATERIALIZED (
+    SELECT p.passage AS pid, p.length AS len,
+           sum(e.w * p.tf / (p.tf + ?2 + ?3 * p.length)) AS score
+    FROM e CROSS JOIN search_postings p ON p.index_id = ?4 AND p.term = e.term
+    GROUP BY p.passage
+),
+c AS MATERIALIZED (
+    SELECT pid, len, score FROM s
+    WHERE score >= coalesce((SELECT score FROM s ORDER BY score DESC LIMIT 1 OFFSET ?5), 0) - ?6
+),
+x AS (
+    SELECT c.pid, sum(r.value * p.tf / (p.tf + ?2 + ?3 * c.len)) AS extra
+    FROM c CROSS JOIN json_each(?7) AS r CROSS JOIN search_postings p
+        ON p.index_id = ?4 AND p.term = r.key AND p.passage = c.pid
+    GROUP BY c.pid
+),
+t AS (
+    SELECT c.pid, c.score + coalesce(x.extra, 0) AS total
+    FROM c LEFT JOIN x ON x.pid = c.pid ORDER BY total DESC, c.pid LIMIT ?5 + 1
+)
+SELECT sp.passage, t.total FROM t JOIN search_passages sp ON sp.id = t.pid
+ORDER BY t.total DESC, t.pid
+"""
+
+
+class _Postings:
+    def __init__(self, conn: sqlite3.Connection, index_id: int) -> None:
+        self._conn, self._id = conn, index_id
+
+    def top(
+        self,
+        essential: Mapping[str, float],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> list[tuple[str, float]]:
+        rows = self._conn.execute(
+            _TOP,
+            (dumps(dict(essential)), base, slope, self._id, k - 1, slack, dumps(dict(rest))),
+        ).fetchall()
+        return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def _statistics(conn: sqlite3.Connection, index: str) -> IndexStatistics:
+    row = conn.execute(
+        "SELECT passages, terms, chars FROM search_indexes WHERE name = ?", (index,)
+    ).fetchone()
+    if row is None:
+        return IndexStatistics()
+    return IndexStatistics(passages=int(row[0]), terms=int(row[1]), chars=int(row[2]))
+
+
+def _frequencies(conn: sqlite3.Connection, index: str, terms: Iterable[str]) -> dict[str, int]:
+    wanted = list(dict.fromkeys(terms))
+    rows = conn.execute(
+        "SELECT t.term, t.df FROM search_indexes i JOIN search_terms t "
+        "ON t.index_id = i.id AND t.term IN (SELECT value FROM json_each(?)) WHERE i.name = ?",
+        (dumps(wanted), index),
+    ).fetchall()
+    found = {str(r[0]): int(r[1]) for r in rows}
+    return {t: found.get(t, 0) for t in wanted}
+
+
+class SQLitePassages:
+    """``PassageIndex`` over the ``search_*`` tables (migration 5); mixed into SQLiteStore."""
+
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _index_id(conn: sqlite3.Connection, index: str, *, create: bool = False) -> int | None:
+        row = conn.execute("SELECT id FROM search_indexes WHERE name = ?", (index,)).fetchone()
+        if row is not None or not create:
+            return None if row is None else int(row[0])
+        return int(
+            conn.execute("INSERT INTO search_indexes(name) VALUES (?)", (index,)).lastrowid or 0
+        )
+
+    def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
+        if not sources:
+            return
+        with self._tx() as conn:
+            ix = self._index_id(conn, index, create=True)
+            assert ix is not None
+            self._remove(conn, ix, [s.key for s in sources])
+            conn.executemany(
+                "INSERT INTO search_sources(index_id, key, title_word, meta) VALUES (?,?,?,?)",
+                [(ix, s.key, s.title_word, dumps(s.meta)) for s in sources],
+            )
+            postings: list[tuple[int, str, int, int, int]] = []
+            df: Counter[str] = Counter()
+            passages = terms = chars = 0
+            for source in sources:
+                for ordinal, p in enumerate(source.passages):
+                    counts = {t: tf for t, tf in p.terms.items() if tf > 0}
+                    length = sum(counts.values())
+                    rowid = conn.execute(
+                        "INSERT INTO search_passages(index_id, passage, source, ordinal, length, "
+                        "chars, terms, data) VALUES (?,?,?,?,?,?,?,?)",
+                        (
+                            ix,
+                            p.id,
+                            source.key,
+                            ordinal,
+                            length,
+                            p.chars,
+                            dumps(counts),
+                            dumps(p.data),
+                        ),
+                    ).lastrowid
+                    postings.extend(
+                        (ix, t, int(rowid or 0), tf, length) for t, tf in counts.items()
+                    )
+                    df.update(counts.keys())
+                    passages, terms, chars = passages + 1, terms + length, chars + p.chars
+            conn.executemany(
+                "INSERT INTO search_postings(index_id, term, passage, tf, length) "
+                "VALUES (?,?,?,?,?)",
+                postings,
+            )
+            self._count_terms(conn, ix, df, 1)
+            self._add_statistics(conn, ix, passages, terms, chars)
+
+    @staticmethod
+    def _count_terms(conn: sqlite3.Connection, ix: int, df: Counter[str], sign: int) -> None:
+        conn.executemany(
+            "INSERT INTO search_terms(index_id, term, df) VALUES (?,?,?) "
+            "ON CONFLICT(index_id, term) DO UPDATE SET df = df + excluded.df",
+            [(ix, term, sign * n) for term, n in df.items()],
+        )
+
+    @staticmethod
+    def _add_statistics(
+        conn: sqlite3.Connection, ix: int, passages: int, terms: int, chars: int
+    ) -> None:
+        conn.execute(
+            "UPDATE search_indexes SET passages = passages + ?, terms = terms + ?, "
+            "chars = chars + ? WHERE id = ?",
+            (passages, terms, chars, ix),
+        )
+
+    def _remove(self, conn: sqlite3.Connection, ix: int, keys: Sequence[str]) -> None:
+        rows = conn.execute(
+            "SELECT id, length, chars, terms FROM search_passages "
+            "WHERE index_id = ? AND source IN (SELECT value FROM json_each(?))",
+            (ix, dumps(list(keys))),
+        ).fetchall()
+        df: Counter[str] = Counter()
+        gone: list[tuple[int, str, int]] = []
+        for rowid, _, _, text in rows:
+            terms = loads(text)
+            df.update(terms.keys())
+            gone.extend((ix, t, rowid) for t in terms)
+        conn.executemany(
+            "DELETE FROM search_postings WHERE index_id = ? AND term = ? AND passage = ?", gone
+        )
+        self._count_terms(conn, ix, df, -1)
+        conn.executemany("DELETE FROM search_passages WHERE id = ?", [(r[0],) for r in rows])
+        conn.executemany(
+            "DELETE FROM search_sources WHERE index_id = ? AND key = ?", [(ix, k) for k in keys]
+        )
+        self._add_statistics(
+            conn, ix, -len(rows), -sum(r[1] for r in rows), -sum(r[2] for r in rows)
+        )
+
+    def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
+        with self._tx() as conn:
+            ix = self._index_id(conn, index)
+            if ix is None:
+                return
+            if keys is not None:
+                self._remove(conn, ix, list(keys))
+                return
+            for table in ("search_postings", "search_terms", "search_passages", "search_sources"):
+                conn.execute(f"DELETE FROM {table} WHERE index_id = ?", (ix,))
+            conn.execute("DELETE FROM search_indexes WHERE id = ?", (ix,))
+
+    def index_sources(self, index: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        sql = (
+            "SELECT s.key, s.meta FROM search_sources s JOIN search_indexes i "
+            "ON s.index_id = i.id WHERE i.name = ?"
+        )
+        params: tuple[Any, ...] = (index,)
+        if keys is not None:
+            sql += " AND s.key IN (SELECT value FROM json_each(?))"
+            params = (index, dumps(list(keys)))
+        with self._read() as conn:
+            rows = conn.execute(sql + " ORDER BY s.key", params).fetchall()
+        return {str(r[0]): loads(r[1]) for r in rows}
+
+    def sources_by_title_word(self, index: str, words: Iterable[str]) -> list[str]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT s.key FROM search_indexes i JOIN search_sources s ON s.index_id = i.id "
+                "AND s.title_word IN (SELECT value FROM json_each(?)) WHERE i.name = ? "
+                "ORDER BY s.key",
+                (dumps(sorted(set(words))), index),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def read_passages(self, index: str, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT p.passage, p.data FROM search_indexes i JOIN search_passages p "
+                "ON p.index_id = i.id AND p.passage IN (SELECT value FROM json_each(?)) "
+                "WHERE i.name = ?",
+                (dumps(list(ids)), index),
+            ).fetchall()
+        return {str(r[0]): loads(r[1]) for r in rows}
+
+    def source_passages(self, index: str, key: str | None = None) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            ix = self._index_id(conn, index)
+            if ix is None:
+                return []
+            if key is None:
+                rows: Iterator[Any] = conn.execute(
+                    "SELECT data FROM search_passages WHERE index_id = ? ORDER BY source, ordinal",
+                    (ix,),
+                )
+            else:
+                rows = conn.execute(
+                    "SELECT data FROM search_passages WHERE index_id = ? AND source = ? "
+                    "ORDER BY ordinal",
+                    (ix, key),
+                )
+            return [loads(r[0]) for r in rows]
+
+    def settle_index(self) -> None:
+        """Nothing to do: the search statements fix their join order, and SQLite reads a table
+        through its index without a visibility map."""
+
+    def index_statistics(self, index: str) -> IndexStatistics:
+        with self._read() as conn:
+            return _statistics(conn, index)
+
+    def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
+        with self._read() as conn:
+            return _frequencies(conn, index, terms)
+
+    def search_passages(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> list[tuple[str, float]]:
+        with self._read() as conn:
+            ix = self._index_id(conn, index)
+            if ix is None:
+                return []
+            statistics = _statistics(conn, index)
+            frequencies = _frequencies(conn, index, terms)
+            return bm25_top(_Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b)
