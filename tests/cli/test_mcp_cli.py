@@ -137,3 +137,23 @@ async def test_mcp_explain_and_summarize_check_a_looping_model_and_quote_the_tex
         assert "not supported by the" in text
     explanation = explained.content[0].text  # type: ignore[union-attr]
     assert explanation.startswith("Interoperability lets two systems exchange data.")
+
+
+async def test_mcp_fetch_page_refusing_a_loopback_address_names_the_cli_flag(
+    tmp_path: Path,
+) -> None:
+    import mcp
+
+    env = {**os.environ, "PYTHONPATH": str(Path(kforge.__file__).parents[1])}
+    env.pop("KFORGE_MODEL", None)
+    params = mcp.StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kforge", "mcp", "--db", str(tmp_path / "k.db"), "--model", "test"],
+        env=env,
+    )
+    async with mcp.Client(params) as client:
+        refused = await client.call_tool("fetch_page", {"url": "http://127.0.0.1:9/x"})
+        assert refused.is_error
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert "to permit it: restart kforge mcp with --allow-private-network" in text
+        assert "allow_private" not in text

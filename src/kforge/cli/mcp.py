@@ -92,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
     corpus = choose_corpus(runtime, args, sys.stderr)
     tools = default_tools(
         model=model,
-        network=NetworkPolicy(allow_private=args.allow_private_network),
+        network=NetworkPolicy(
+            allow_private=args.allow_private_network,
+            permit_hint="restart kforge mcp with --allow-private-network",
+        ),
         search_url=args.search_url or DUCKDUCKGO_HTML,
         files_dir=args.files_dir,
         python=not args.no_python,

@@ -45,6 +45,9 @@ class NetworkPolicy:
     timeout_s: float = 15.0
     max_redirects: int = 5
     user_agent: str = "kforge/0.1 (+https://github.com/knowledge-forge)"
+    permit_hint: str = "NetworkPolicy(allow_private=True) or allowed_hosts"
+    """How the person who set this policy lets a blocked address through (the CLI names its
+    flag), said in the refusal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,7 @@ async def allowed_addresses(host: str, port: int, policy: NetworkPolicy) -> list
             raise BlockedAddressError(
                 f"refusing to fetch from {host}: it resolves to {address}, {kind} address; "
                 "private, loopback and link-local addresses are blocked to prevent server-side "
-                "request forgery (configure allow_private or allowed_hosts to permit it)"
+                f"request forgery (to permit it: {policy.permit_hint})"
             )
     return addresses
 
