@@ -69,6 +69,8 @@ def test_a_signal_pauses_the_run_and_runs_resume_completes_it(
         run_id = run_id_of(err)  # progress and hints go to stderr, results to stdout
         assert f"resume with: kforge --db {db} runs resume {run_id}" in err
         assert "Traceback" not in err
+        again = "press Ctrl-C again" if signum == signal.SIGINT else "send the signal again"
+        assert f"kforge: pausing the run ({again} to exit at once)" in err
         store = SQLiteStore(db)
         run = store.get_run(run_id)
         store.close()
