@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
 from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
@@ -170,8 +170,9 @@ def _frequencies(conn: Any, index: str, terms: Iterable[str]) -> dict[str, int]:
 class PostgresPassages:
     """``PassageIndex`` over the ``search_*`` tables (migration 3); mixed into PostgresStore."""
 
-    def _conn(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # PostgresStore's own pooled connection
+
+        def _conn(self) -> AbstractContextManager[Any]: ...
 
     def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
         if not sources:

@@ -12,7 +12,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
 from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
@@ -89,11 +89,11 @@ def _frequencies(conn: sqlite3.Connection, index: str, terms: Iterable[str]) -> 
 class SQLitePassages:
     """``PassageIndex`` over the ``search_*`` tables (migration 5); mixed into SQLiteStore."""
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # SQLiteStore's own transaction and read helpers
 
-    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
+        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def _read(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
     @staticmethod
     def _index_id(conn: sqlite3.Connection, index: str, *, create: bool = False) -> int | None:
