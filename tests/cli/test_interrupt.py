@@ -184,6 +184,27 @@ def _paused_research(endpoint: SchemaEndpoint, db: Path, report: Path) -> str:
     return run_id_of(err)
 
 
+def _resume_to_the_end(
+    endpoint: SchemaEndpoint, cwd: Path, db: Path, run_id: str, *options: str
+) -> tuple[str, str]:
+    resumed = kforge_proc(
+        endpoint,
+        cwd,
+        "--db",
+        str(db),
+        "runs",
+        "resume",
+        run_id,
+        "--max-steps",
+        "500",
+        "--yes",
+        *options,
+    )
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    return out, err
+
+
 def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     chosen = tmp_path / "out" / "mine.md"
@@ -192,20 +213,7 @@ def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -
     with SchemaEndpoint() as endpoint:
         run_id = _paused_research(endpoint, db, chosen)
         partial = chosen.read_text()
-        resumed = kforge_proc(
-            endpoint,
-            elsewhere,
-            "--db",
-            str(db),
-            "runs",
-            "resume",
-            run_id,
-            "--max-steps",
-            "500",
-            "--yes",
-        )
-        out, err = resumed.communicate(timeout=120)
-        assert resumed.returncode == 0, err
+        out, _ = _resume_to_the_end(endpoint, elsewhere, db, run_id)
         assert f"report written to {chosen}" in out
         assert chosen.read_text() != partial
         assert not (elsewhere / "reports").exists()
@@ -214,22 +222,7 @@ def test_the_report_file_of_research_o_is_kept_for_runs_resume(tmp_path: Path) -
         second = tmp_path / "second.md"
         run_id = _paused_research(endpoint, db, second)
         other = tmp_path / "other.md"
-        again = kforge_proc(
-            endpoint,
-            elsewhere,
-            "--db",
-            str(db),
-            "runs",
-            "resume",
-            run_id,
-            "--max-steps",
-            "500",
-            "--yes",
-            "-o",
-            str(other),
-        )
-        out, err = again.communicate(timeout=120)
-        assert again.returncode == 0, err
+        out, err = _resume_to_the_end(endpoint, elsewhere, db, run_id, "-o", str(other))
         assert f"report written to {other}" in out
         assert f"an earlier report of this run is in {second}" in err
 

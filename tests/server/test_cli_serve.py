@@ -24,26 +24,33 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
-    port = free_port()
+def serve_command(db: Path, port: int, *options: str) -> tuple[list[str], dict[str, str]]:
+    """``kforge --db DB serve --port PORT --model test OPTIONS`` from this checkout's sources,
+    and its environment."""
     src = Path(__file__).resolve().parents[2] / "src"
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     env.pop("KFORGE_TOKEN", None)
+    argv = [
+        sys.executable,
+        "-c",
+        "import sys; from kforge.cli import main; sys.exit(main())",
+        "--db",
+        str(db),
+        "serve",
+        "--port",
+        str(port),
+        "--model",
+        "test",
+        *options,
+    ]
+    return argv, env
+
+
+def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
+    port = free_port()
+    argv, env = serve_command(tmp_path / "k.db", port, "--token", TOKEN)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from kforge.cli import main; sys.exit(main())",
-            "--db",
-            str(tmp_path / "k.db"),
-            "serve",
-            "--port",
-            str(port),
-            "--model",
-            "test",
-            "--token",
-            TOKEN,
-        ],
+        argv,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -86,25 +93,13 @@ def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
 
 
 def test_kforge_serve_on_a_port_in_use_says_so_and_exits_1(tmp_path: Path) -> None:
-    src = Path(__file__).resolve().parents[2] / "src"
-    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
+        argv, env = serve_command(tmp_path / "k.db", port)
         done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "import sys; from kforge.cli import main; sys.exit(main())",
-                "--db",
-                str(tmp_path / "k.db"),
-                "serve",
-                "--port",
-                str(port),
-                "--model",
-                "test",
-            ],
+            argv,
             env=env,
             capture_output=True,
             text=True,
