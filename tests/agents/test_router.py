@@ -101,10 +101,8 @@ async def test_one_turn_walks_the_graph_and_cites_only_relevant_passages() -> No
     # the first search is the user's own question, with no routing call to the model
     assert result["queries"] == ["What is a vision transformer?"]
     # only the passage graded relevant is numbered, so the stray [2] is removed
-    # the short answer line first, then the checked sentences
-    assert result["answer"] == (
-        "ViTs split images into patches [1]\n\nViTs split images into patches; see also [1]."
-    )
+    # the checked sentences (no short line: a "what is" line would repeat the one sentence)
+    assert result["answer"] == "ViTs split images into patches; see also [1]."
     assert [c["file"] for c in result["citations"]] == ["vit"]
     assert result["answer_path"] == "generative"
     assert not result["fallback"] and not result["out_of_scope"]

@@ -253,7 +253,7 @@ async def test_yes_no_quotes_the_phrase_holding_the_no() -> None:
     )
 
 
-async def test_yes_no_is_decided_by_what_an_entry_says_not_its_parameter_names() -> None:
+async def test_yes_no_quotes_what_an_entry_says_not_its_parameter_names() -> None:
     short, text = await answer(
         "Is the output of json.dumps ASCII by default?",
         "json.dumps(obj, *, ensure_ascii=True, cls=None, default=None): Serialize obj to a "
@@ -261,5 +261,7 @@ async def test_yes_no_is_decided_by_what_an_entry_says_not_its_parameter_names()
         "If ensure_ascii is true (the default), the output has all non-ASCII characters "
         "escaped.",
     )
-    assert short == "Yes."
-    assert text.startswith("Yes. If ensure_ascii is true")
+    # the sentence that decides it holds no "not", and kforge adds no "Yes." of its own: the
+    # deciding phrase is quoted (a verdict by rule was "Yes." for "LANGUAGE is ignored if ...")
+    assert short.startswith("If ensure_ascii is true")
+    assert not text.startswith(("Yes.", "No."))

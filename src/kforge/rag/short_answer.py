@@ -147,8 +147,9 @@ def short_answer(
         terms = set(asked.terms)
         best = sorted(units[:3], key=lambda u: (-len(unit_terms(u.text) & terms), u.rank))
         found = _first(best, lambda s: _defining(s, asked))
-    sentences = [u for u in units if u.text.rstrip().endswith((".", "!", "?"))]
-    return found or _clause_of((sentences or units)[0])
+    # no rule found the kind of thing asked: no short line, rather than a sentence's opening
+    # clause that would read as the answer ("Uniforum" for "which program compiles …")
+    return found
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -348,7 +349,9 @@ def _mention(text: str, option: str) -> str:
     return ""
 
 
-def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chunk]) -> ShortAnswer:
+def _yes_no(
+    question: Question, units: Sequence[Segment], passages: Sequence[Chunk]
+) -> ShortAnswer | None:
     if len(question.options) == 2 and passages:
         verdict = _both(question, passages)
         if verdict is not None:
@@ -361,9 +364,13 @@ def _yes_no(question: Question, units: Sequence[Segment], passages: Sequence[Chu
     if len(unit_terms(said) & terms) < _DECIDES * len(terms):
         return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
     negated = _NEGATION.search(said)
-    if negated:  # the phrase that decides it holds the "not": "... times, is not preserved"
-        clause = _deciding(said, negated.start())
-    return ShortAnswer("No." if negated else "Yes.", clause, best.source)
+    if not negated:
+        # no "not" is no "yes": "LANGUAGE is ignored if the locale is C" says no without one;
+        # the deciding phrase is quoted, and kforge adds no verdict of its own (nor a phrase
+        # too short to decide anything, such as the "Note" before a colon)
+        return ShortAnswer(clause, clause, best.source) if len(clause.split()) >= 3 else None
+    # the phrase that decides it holds the "not": "... times, is not preserved"
+    return ShortAnswer("No.", _deciding(said, negated.start()), best.source)
 
 
 def _deciding(text: str, at: int) -> str:
