@@ -133,7 +133,7 @@ class MemoryPassages:
             return [loads(ix.passages[r][3]) for k in keys for r in ix.sources[k][2]]
 
     def settle_index(self) -> None:
-        pass
+        """Nothing to settle: dictionaries keep no planner statistics (PostgreSQL's do)."""
 
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._index_lock:
