@@ -4,37 +4,20 @@ run still resumes."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import kforge
 from kforge.store import RunStatus, SQLiteStore
+from tests.cli.processes import kforge_popen
 from tests.cli.schema_endpoint import SchemaEndpoint
-
-SRC = Path(kforge.__file__).resolve().parents[1]
 
 
 def kforge_proc(endpoint: SchemaEndpoint, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "KFORGE_BASE_URL": endpoint.base_url,
-        "OPENAI_API_KEY": "test-key",
-        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "kforge", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=cwd,
-    )
+    env = {"KFORGE_BASE_URL": endpoint.base_url, "OPENAI_API_KEY": "test-key"}
+    return kforge_popen(args, cwd=cwd, env=env, stdin=subprocess.PIPE)
 
 
 def research(endpoint: SchemaEndpoint, db: Path) -> subprocess.Popen[str]:

@@ -283,7 +283,14 @@ def resolve_model(args: argparse.Namespace, *, instance: bool = False) -> Model 
 
 def open_runtime(args: argparse.Namespace, *, own_model: bool = False, **kwargs: Any) -> Runtime:
     """The runtime over ``--db`` with the command's model; ``own_model`` makes that model
-    override the one a resumed run was started with. A Ctrl-C pauses the runs it executes."""
+    override the one a resumed run was started with. The application modules of ``--app`` (or
+    ``KFORGE_APP``) give it their tools and agents. A Ctrl-C pauses the runs it executes."""
+    if "services" not in kwargs:
+        from kforge.cli._app import app_services
+
+        services = app_services(args)
+        if services is not None:
+            kwargs["services"] = services
     runtime = Runtime(open_store(args), model=resolve_model(args, instance=own_model), **kwargs)
     _OPEN_RUNTIMES.add(runtime)
     return runtime
@@ -434,12 +441,14 @@ async def drive_run(
         else:
             return run
         try:
-            await rt.resume(run_id, answer)
+            await rt.resume(run_id, answer, durable=True)
         except Exception as exc:  # a bad answer: say so and ask again
-            from kforge.errors import ForgeError
+            from kforge.errors import ForgeError, WriteConflictError
 
             if not isinstance(exc, ForgeError):
                 raise
+            if isinstance(exc, WriteConflictError):  # the run moved on: follow it from here
+                exc = ForgeError("your answer was not applied: another process answered first")
             print(f"  ! {exc}", file=out, flush=True)
 
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kforge.cli._app import add_app_option, check_run_needs
 from kforge.cli._common import (
     NoDatabaseError,
     UsageError,
@@ -30,11 +31,18 @@ from kforge.cli._common import (
     run_interruptible,
 )
 from kforge.cli.pending import render_pending
-from kforge.errors import InvalidRunStateError, StateCorruptionError, ValidationError
+from kforge.errors import (
+    ForgeError,
+    InvalidRunStateError,
+    RunLeasedError,
+    StateCorruptionError,
+    ValidationError,
+    WriteConflictError,
+)
 from kforge.frames import frame_to_json
 from kforge.store.base import RunRecord, RunStatus, Store
 
-__all__ = ["register", "run_title"]
+__all__ = ["AnswerNotAppliedError", "register", "run_title"]
 
 _RUN_HELP = "run id, or a unique prefix of one (see: kforge runs list)"
 
@@ -75,6 +83,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--yes", action="store_true", help="approve every checkpoint")
     add_model_options(p, model_help="model to continue with (default: the run's own)")
     p.add_argument("--max-steps", type=int, help="raise the step limit (for runs paused by it)")
+    add_app_option(p)
     p.add_argument("-v", "--verbose", action="store_true", help="show every frame")
     p.add_argument(
         "-o",
@@ -217,6 +226,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     async def go() -> RunRecord:
         rt = open_runtime(args, own_model=explicit)
         run = rt.get_run(find_run(rt.store, args.run_id).id)
+        check_run_needs(rt, run)
         limits = None
         if args.max_steps is not None:
             if args.max_steps < 1:
@@ -233,7 +243,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 if answer is None:
                     return run
         after = run.last_seq
-        await rt.resume(run.id, answer, limits=limits)
+        try:
+            # durable: returns once the answer is recorded, so a lost race is known here
+            await rt.resume(run.id, answer, limits=limits, durable=True)
+        except (InvalidRunStateError, WriteConflictError) as exc:
+            if answer is None:
+                raise
+            raise not_applied(args, run, exc) from None
         return await drive_run(
             rt, run.id, out=sys.stderr, auto_approve=args.yes, verbose=args.verbose, after_seq=after
         )
@@ -249,6 +265,23 @@ def cmd_resume(args: argparse.Namespace) -> int:
     ):
         print(f"an earlier report of this run is in {kept}", file=sys.stderr)
     return report_outcome(run, args, output=output)
+
+
+def not_applied(args: argparse.Namespace, run: RunRecord, exc: Exception) -> ForgeError:
+    """Why an answer given with ``--answer`` was not recorded, and what to do instead."""
+    if isinstance(exc, RunLeasedError) or not isinstance(exc, WriteConflictError):
+        why = str(exc)  # the run moved on before this command looked: it says how
+    else:
+        why = f"another process answered run {run.id} first and continues it"
+    return AnswerNotAppliedError(
+        f"your answer was not applied: {why}. See what the run was answered and where it is "
+        f"with: {command_hint(args, f'runs show {run.id}')}; if it waits again, answer its "
+        f"new question with: {command_hint(args, f'runs resume {run.id} --answer ...')}"
+    )
+
+
+class AnswerNotAppliedError(InvalidRunStateError):
+    """``runs resume --answer``: the run was answered, or taken, by someone else first."""
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
