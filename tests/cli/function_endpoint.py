@@ -7,12 +7,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from kforge.llm.types import ToolCall
 from tests.cli.schema_endpoint import SchemaEndpoint
 
 __all__ = ["FunctionEndpoint", "Reply"]
 
 Reply = Callable[[list[dict[str, Any]], dict[str, Any] | None], Any]
-"""(messages, schema or None) -> a JSON value for a schema, or text."""
+"""(messages, schema or None) -> a JSON value for a schema, text, or a ``ToolCall``."""
 
 
 class FunctionEndpoint(SchemaEndpoint):
@@ -25,7 +26,16 @@ class FunctionEndpoint(SchemaEndpoint):
         self.requests.append(body)
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         value = self.reply(list(body["messages"]), schema)
-        text = value if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, ToolCall):
+            call = {
+                "id": value.id,
+                "type": "function",
+                "function": {"name": value.name, "arguments": json.dumps(value.arguments)},
+            }
+            message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        else:
+            text = value if isinstance(value, str) else json.dumps(value)
+            message = {"role": "assistant", "content": text}
         return 200, {
             "id": "chatcmpl-function",
             "object": "chat.completion",
@@ -34,8 +44,8 @@ class FunctionEndpoint(SchemaEndpoint):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
                 }
             ],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},

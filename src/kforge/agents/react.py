@@ -53,9 +53,11 @@ def service_tools(services: Services) -> list[Tool]:
     return services.tool_list()
 
 
-def resolve_tools(services: Services, names: Sequence[str] | None) -> ToolRegistry:
+def resolve_tools(
+    services: Services, names: Sequence[str] | None, *, agent: str = "react"
+) -> ToolRegistry:
     """The tools called ``names``: the run's own first, then the built-ins. ``None`` means every
-    tool the run was given (no built-ins)."""
+    tool the run was given (no built-ins). ``agent`` is the agent type errors name."""
     own = {t.name: t for t in service_tools(services)}
     if names is None:
         return ToolRegistry(own.values())
@@ -70,7 +72,9 @@ def resolve_tools(services: Services, names: Sequence[str] | None) -> ToolRegist
         if tool is None:
             known = sorted({*own, *(builtins or {})})
             raise ConfigurationError(
-                f"react agent: unknown tool '{name}'; available tools: {', '.join(known) or 'none'}"
+                f"{agent} agent: unknown tool '{name}'; available tools: "
+                f"{', '.join(known) or 'none'}; give this process the application's tools "
+                "(kforge.Services(tools=...), or --app MODULE / KFORGE_APP on the command line)"
             )
         chosen.append(tool)
     return ToolRegistry(chosen)

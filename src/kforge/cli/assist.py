@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from kforge.cli._app import add_app_option
 from kforge.cli._common import (
     EXIT_ERROR,
     EXIT_LIMIT,
@@ -78,6 +79,7 @@ def register(subparsers: Any) -> None:
         help="tools for the main execution, separated by commas (e.g. python)",
     )
     p.add_argument("--max-steps", type=int, default=60, help="step limit per agent (default 60)")
+    add_app_option(p)
     p.set_defaults(func=cmd_assist)
 
 

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kforge.cli._app import add_app_option, app_services
 from kforge.cli._common import add_mcp_extension_option
 
 __all__ = ["register", "run"]
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
         help="do not resume, on start, the runs a stopped or killed process left unfinished "
         "(by default those whose lease expired, or whose process on this host is gone, continue)",
     )
+    add_app_option(p)
     add_mcp_extension_option(p, "/mcp")
     p.add_argument("--no-samples", action="store_true", help="do not index the sample documents")
     p.add_argument(
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         from kforge.mcp_catalog import catalog_from_extensions
 
         catalog = catalog_from_extensions(args.mcp_extension)
+    services = app_services(args)  # a module that cannot be loaded is refused before binding
     sock = bind(settings)  # a port in use is refused before anything is announced
     if not args.no_samples:
         _index_samples(args)
@@ -111,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         executor=args.executor,
         mcp_catalog=catalog,
+        services=services,
     )
     return 0
 

@@ -11,6 +11,7 @@ from kforge.errors import ConfigurationError
 from kforge.server.settings import ServerSettings
 
 if TYPE_CHECKING:
+    from kforge.engine.services import Services
     from kforge.mcp_catalog import MCPCatalog
 
 __all__ = ["bind", "serve"]
@@ -60,11 +61,13 @@ def serve(
     log_level: str = "info",
     executor: Literal["local", "dbos"] = "local",
     mcp_catalog: MCPCatalog | None = None,
+    services: Services | None = None,
 ) -> None:
     """Serve a runtime over the store ``db`` names (a SQLite file or a PostgreSQL URL) until
     interrupted. With ``executor="dbos"`` (a PostgreSQL URL) runs are queued for
     ``kforge worker`` processes instead of executing in the server. ``mcp_catalog`` adds
-    tools, resources and prompts to the MCP server at ``/mcp``. ``sock`` is a socket from
+    tools, resources and prompts to the MCP server at ``/mcp``; ``services`` (an application's
+    tools, from ``--app``) are given to every run. ``sock`` is a socket from
     ``bind`` (bound before anything is announced); without it one is bound here."""
     import uvicorn
 
@@ -75,7 +78,7 @@ def serve(
 
     settings.check()
     listening = sock if sock is not None else bind(settings)
-    runtime = Runtime(open_store(db), model=model, executor=executor)
+    runtime = Runtime(open_store(db), model=model, executor=executor, services=services)
     app = create_app(runtime, settings, model=model, close_runtime=True, mcp_catalog=mcp_catalog)
     config: dict[str, Any] = {
         "host": settings.host,

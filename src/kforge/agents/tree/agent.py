@@ -408,7 +408,7 @@ class TreeAgent:
         from kforge.tools.execution import execute_call
 
         state = self.state
-        tools = resolve_tools(ctx.services, self.params.tools)
+        tools = resolve_tools(ctx.services, self.params.tools, agent=self.agent_type)
         if not state.messages:
             found = state.main.get("text", "")
             context = f"\n\nFrom the documents: {found}" if found else ""
