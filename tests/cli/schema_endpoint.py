@@ -5,13 +5,14 @@ hold a chosen request until released, and be switched down (HTTP 503) and back u
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from kforge.llm.schema_values import valid_value
 
-__all__ = ["SchemaEndpoint"]
+__all__ = ["SchemaEndpoint", "stream_chunks"]
 
 
 class SchemaEndpoint:
@@ -80,11 +81,25 @@ class SchemaEndpoint:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
-                status, reply = endpoint._reply(json.loads(self.rfile.read(length) or b"{}"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                status, reply = endpoint._reply(body)
                 try:
-                    self._send(status, reply)
+                    if status == 200 and body.get("stream"):
+                        self._send_stream(reply)
+                    else:
+                        self._send(status, reply)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _send_stream(self, reply: dict[str, Any]) -> None:
+                """The reply as an OpenAI stream: its text a word per chunk, then the end."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for chunk in stream_chunks(reply):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
 
             def _send(self, status: int, reply: dict[str, Any]) -> None:
                 data = json.dumps(reply).encode()
@@ -95,3 +110,20 @@ class SchemaEndpoint:
                 self.wfile.write(data)
 
         return Handler
+
+
+def stream_chunks(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chat completion as the chunks of its stream (usage in the last one)."""
+    choice = reply["choices"][0]
+    message = choice["message"]
+    base = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+    deltas += [{"content": word} for word in re.findall(r"\S+\s*|\s+", message["content"] or "")]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        deltas.append({"tool_calls": [{"index": index, **call}]})
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+    ]
+    end = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
+    chunks.append({**base, "choices": [end], "usage": reply.get("usage")})
+    return chunks

@@ -8,7 +8,7 @@ from its run status and its frames, the same way in the snapshot and in the stre
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
 from kforge.engine.run_context import SUBAGENTS_REASON
@@ -26,6 +26,7 @@ from kforge.frames import (
     UsageFrame,
 )
 from kforge.runtime.interventions import InterventionInbox, descendants
+from kforge.runtime.text_deltas import SpokenText
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
 if TYPE_CHECKING:
@@ -146,14 +147,21 @@ class _Watch:
         self.asking = False
         self.modified: str | None = None
         """The task a person's latest modify gave the agent, which replaces its own."""
+        self.text = SpokenText()
+        """Its text given as ``text-delta`` chunks so far."""
+
+
+def _text_chunks(agent_id: str, said: Iterable[str]) -> list[TreeChunk]:
+    """Pieces of an agent's text as ``text-delta`` chunks."""
+    return [{"type": "text-delta", "agentId": agent_id, "textDelta": text} for text in said]
 
 
 def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeChunk]:
     agent_id = watch.run.id
     if isinstance(item, TokenDelta):
-        return [{"type": "text-delta", "agentId": agent_id, "textDelta": item.text}]
+        return _text_chunks(agent_id, watch.text.live(item.text))
     if isinstance(item, AgentSpeaking):
-        return [{"type": "text-delta", "agentId": agent_id, "textDelta": item.text}]
+        return _text_chunks(agent_id, watch.text.spoken(item.text))
     if isinstance(item, ToolCallFrame | ToolResultFrame):
         chunk: TreeChunk = {
             "type": "tool-call" if isinstance(item, ToolCallFrame) else "tool-result",

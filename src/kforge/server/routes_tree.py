@@ -53,7 +53,10 @@ async def agent_tree(
     summary="The frames of a run and every run below it, merged, as Server-Sent Events",
     description="Each event's data is a frame (with its run_id); its id is a cursor of the "
     "last seq received per run, so reconnecting with Last-Event-ID resumes every run of the "
-    "tree. Ends with an 'end' event once every run of the tree has ended.",
+    "tree. Ends with an 'end' event once every run of the tree has ended. With deltas=true, "
+    "what agents say also streams as 'text-delta' events ({type, agentId, textDelta}): model "
+    "text as it is written, then the rest of the recorded answer in pieces; joined, an agent's "
+    "pieces are its answer, and a stream resumed with Last-Event-ID repeats none.",
     response_class=EventSourceResponse,
     responses={200: {"content": {"text/event-stream": {}}}},
 )

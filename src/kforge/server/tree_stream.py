@@ -2,6 +2,9 @@
 
 The event id is a cursor naming the last seq received of each run (``RUN:SEQ,RUN:SEQ``), so
 ``Last-Event-ID`` resumes every run of the tree where it stopped, nothing lost or repeated.
+With ``deltas``, what agents say streams as ``text-delta`` events (model text while it is
+written, then the rest of the recorded text in pieces); their ids add the characters given of
+the agent's current text (``RUN:SEQ+CHARS``), so a resumed stream goes on from there.
 """
 
 from __future__ import annotations
@@ -9,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 
-from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.frames import AgentSpeaking, Frame, TokenDelta, frame_to_dict
+from kforge.runtime.text_deltas import SpokenText
 from kforge.server.interventions import descendants
 from kforge.server.problems import Problem
 from kforge.server.sse import counted_stream
@@ -28,10 +32,11 @@ MAX_RUNS = 200
 _DISCOVER_S = 1.0
 """How often a quiet tree is checked for new child runs (a parent may fork while it commits
 nothing, e.g. inside one tool call that forks and waits)."""
-_PAIR = re.compile(r"^[A-Za-z0-9_.-]{1,200}:\d{1,12}$")
+_PAIR = re.compile(r"^[A-Za-z0-9_.-]{1,200}:\d{1,12}(\+\d{1,9})?$")
 
 
-def parse_cursor(text: str | None) -> dict[str, int]:
+def parse_cursor(text: str | None) -> dict[str, tuple[int, int]]:
+    """Per run: the last seq received, and the characters received of its current text."""
     if text is None or not text.strip():
         return {}
     pairs = text.strip().split(",")
@@ -42,11 +47,21 @@ def parse_cursor(text: str | None) -> dict[str, int]:
             "Last-Event-ID of a tree stream must be the id of the last event received "
             "(RUN:SEQ pairs separated by commas)",
         )
-    return {run: int(seq) for run, _, seq in (p.rpartition(":") for p in pairs)}
+    found: dict[str, tuple[int, int]] = {}
+    for run, _, place in (p.rpartition(":") for p in pairs):
+        seq, _, chars = place.partition("+")
+        found[run] = (int(seq), int(chars or 0))
+    return found
 
 
-def _cursor(seen: dict[str, int]) -> str:
-    return ",".join(f"{run}:{seq}" for run, seq in seen.items() if seq > 0)
+def _cursor(seen: dict[str, int], texts: dict[str, SpokenText]) -> str:
+    parts = []
+    for run, seq in seen.items():
+        text = texts.get(run)
+        sent = text.sent if text is not None else 0
+        if seq > 0 or sent:
+            parts.append(f"{run}:{seq}" + (f"+{sent}" if sent else ""))
+    return ",".join(parts)
 
 
 def tree_event_stream(
@@ -54,7 +69,9 @@ def tree_event_stream(
 ) -> EventSourceResponse:
     runtime = state.runtime
     runtime.get_run(root)
-    seen = parse_cursor(request.headers.get("last-event-id"))
+    cursor = parse_cursor(request.headers.get("last-event-id"))
+    seen = {run: seq for run, (seq, _) in cursor.items()}
+    texts = {run: SpokenText(sent) for run, (_, sent) in cursor.items()}
 
     async def events() -> AsyncIterator[ServerSentEvent]:
         # bounded: a slow client makes the pumps wait, their mailboxes overflow, and they catch
@@ -90,15 +107,25 @@ def tree_event_stream(
                 if item is None:
                     ended.add(run_id)
                     discover()
-                elif isinstance(item, TokenDelta):
-                    data = {"run_id": run_id, "text": item.text, "purpose": item.purpose}
-                    yield ServerSentEvent(_dumps(data), event=item.type)
                 else:
+                    text = texts.setdefault(run_id, SpokenText())
+                    said: Iterable[str] = ()
+                    if isinstance(item, TokenDelta):
+                        said = text.live(item.text)
+                    elif isinstance(item, AgentSpeaking) and deltas:
+                        said = text.spoken(item.text)
+                    for piece in said:
+                        chunk = {"type": "text-delta", "agentId": run_id, "textDelta": piece}
+                        yield ServerSentEvent(
+                            _dumps(chunk), event="text-delta", id=_cursor(seen, texts)
+                        )
+                    if isinstance(item, TokenDelta):
+                        continue
                     seen[run_id] = item.seq
                     if item.type in ("status.changed", "intervention"):
                         discover()
                     yield ServerSentEvent(
-                        _dumps(frame_to_dict(item)), event=item.type, id=_cursor(seen)
+                        _dumps(frame_to_dict(item)), event=item.type, id=_cursor(seen, texts)
                     )
         finally:
             for task in tasks.values():

@@ -418,8 +418,14 @@ class TreeAgent:
             ]
         messages = [Message.from_dict(m) for m in state.messages]
         last = state.tool_rounds >= self.params.max_tool_rounds
+        # the last round offers no tool, so its text is the answer: it streams as it is
+        # written (a reply that may be a tool call does not: it could be a call's JSON)
         response = await ctx.complete(
-            messages, EXECUTION, tools=() if last else tools.specs(), purpose="tree.execute"
+            messages,
+            EXECUTION,
+            tools=() if last else tools.specs(),
+            purpose="tree.execute",
+            stream=last,
         )
         if not response.tool_calls or last:
             text, _ = cut_loop(response.text)
@@ -442,7 +448,8 @@ class TreeAgent:
         from kforge.agents.router.answer import model_only_answer
 
         async def write(messages: list[Message], settings: ModelSettings) -> Any:
-            return await ctx.complete(messages, settings, purpose="tree.answer")
+            # streamed: listeners see the answer as it is written
+            return await ctx.complete(messages, settings, purpose="tree.answer", stream=True)
 
         style = self.params.answer or answer_style(ctx.model)
         answer = await model_only_answer(self._request(), write if style == "generative" else None)
