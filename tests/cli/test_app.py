@@ -1,45 +1,26 @@
 """``--app MODULE`` (or ``KFORGE_APP``): a tree run that uses an application's own tool,
 started with its module, killed, and continued from the command line: without the module the
 command refuses, naming the run's agent and the option, and changes nothing; with it the run
-completes, the tool called once."""
+completes, the tool called once. A worker given the module executes runs that use its tool."""
 
 from __future__ import annotations
 
+import shutil
 import signal
-import textwrap
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kforge.agents.tree import decisions
+from kforge.frames import ToolResultFrame
 from kforge.llm.types import ToolCall
+from kforge.runtime import Runtime
 from kforge.store import RunStatus, SQLiteStore
+from tests.cli import shop_app
 from tests.cli.function_endpoint import FunctionEndpoint
 from tests.cli.processes import kforge_popen
-
-SHOP_APP = '''
-"""A shop's own tool, for runs of kforge's agents."""
-
-import os
-
-from kforge import Services, tool
-
-
-@tool(read_only=True)
-def lookup(item: str) -> str:
-    """The price of an item in the shop.
-
-    Args:
-        item: What to price.
-    """
-    with open(os.environ["SHOP_LEDGER"], "a", encoding="utf-8") as ledger:
-        ledger.write(item + "\\n")
-    return f"{item}: 12 euros"
-
-
-def kforge_services():
-    return Services(tools=[lookup])
-'''
 
 REQUEST = "What does the cake cost?"
 
@@ -74,7 +55,7 @@ class Shop:
 
 
 def test_a_tree_using_an_applications_tool_continues_with_its_module(tmp_path: Path) -> None:
-    (tmp_path / "shopapp.py").write_text(textwrap.dedent(SHOP_APP), encoding="utf-8")
+    shutil.copy(Path(shop_app.__file__), tmp_path / "shopapp.py")
     ledger = tmp_path / "ledger.txt"
     db = tmp_path / "shop.db"
     shop = Shop()
@@ -137,3 +118,26 @@ def test_serve_refuses_an_application_module_that_cannot_load_before_it_listens(
         )
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 1 and says in err and "Traceback" not in err, err
+
+
+async def test_a_worker_given_the_module_executes_runs_that_use_its_tool(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("dbos", reason="the dbos extra is not installed")
+    from tests.runtime.test_workers import start_worker, stop_workers
+
+    ledger = tmp_path / "ledger.txt"
+    monkeypatch.setenv("SHOP_LEDGER", str(ledger))
+    rt = Runtime(postgres_url, model="test", executor="dbos")
+    app = ("--app", "tests.cli.shop_app")
+    proc, _ = start_worker(postgres_url, tmp_path / "effects.txt", 1, *app)
+    try:
+        args = {"goal": "Price the cake", "tools": ["lookup"], "decision_mode": "native"}
+        run = await rt.run("react", args)
+    finally:
+        stop_workers([proc])
+    assert run.status == RunStatus.COMPLETED, run.error
+    results = [f for f in rt.frames(run.id) if isinstance(f, ToolResultFrame)]
+    assert results and all(f.tool_name == "lookup" and f.success for f in results)
+    assert len(ledger.read_text(encoding="utf-8").splitlines()) == len(results)
+    await rt.aclose()

@@ -10,6 +10,8 @@ import sys
 import threading
 from typing import Any
 
+from kforge.cli._app import add_app_option, app_services
+
 __all__ = ["register", "run"]
 
 
@@ -39,6 +41,7 @@ def register(subparsers: Any) -> None:
         help="import MODULE first (one that registers your own agents with "
         "kforge.register_agent); repeatable",
     )
+    add_app_option(p)
     p.add_argument(
         "--model",
         help="model for every run this worker executes, as provider:model (default: the model "
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             importlib.import_module(module)
         except ImportError as exc:
             raise UsageError(f"--import {module}: {exc}") from None
+    services = app_services(args)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -98,5 +102,6 @@ def run(args: argparse.Namespace) -> int:
         stop=stop,
         on_ready=ready,
         recover=args.recover,
+        services=services,
     )
     return 0

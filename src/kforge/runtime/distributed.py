@@ -21,6 +21,7 @@ from kforge.extras import require_extra
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, lease_is_live
 
 if TYPE_CHECKING:
+    from kforge.engine.services import Services
     from kforge.llm.base import Model
     from kforge.runtime.registry import AgentRegistry
     from kforge.runtime.runtime import Runtime
@@ -84,8 +85,10 @@ def run_worker(
     poll_s: float = 0.1,
     lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
     recover: bool = True,
+    services: Services | None = None,
 ) -> None:
     """Execute queued stretches, at most ``concurrency`` at once, until ``stop`` is set.
+    ``services`` (an application's tools) are given to every run it executes.
 
     ``on_ready(owner)`` is called once the worker takes work; ``owner`` is both its lease owner
     and its DBOS executor id. With ``recover`` (the default) it first queues the runs a gone
@@ -105,6 +108,7 @@ def run_worker(
         store,
         model=model,
         registry=registry,
+        services=services,
         lease_ttl_s=lease_ttl_s,
         executor="dbos",
     )
