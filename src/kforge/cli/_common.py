@@ -423,7 +423,9 @@ async def drive_run(
                 status.update(frame)
         if status is not None:
             status.clear()
-        run = rt.get_run(run_id)
+        # the stretch's own end: an error it could not record (another writer took the run
+        # over, the store failed) is raised here rather than read past
+        run = await rt.wait(run_id)
         if run.status != RunStatus.AWAITING_USER:
             return run
         pending = run.pending_interaction or {}
