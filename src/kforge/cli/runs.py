@@ -267,6 +267,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return report_outcome(run, args, output=output)
 
 
+class AnswerNotAppliedError(InvalidRunStateError):
+    """``runs resume --answer``: the run was answered, or taken, by someone else first."""
+
+
 def not_applied(args: argparse.Namespace, run: RunRecord, exc: Exception) -> ForgeError:
     """Why an answer given with ``--answer`` was not recorded, and what to do instead."""
     if isinstance(exc, RunLeasedError) or not isinstance(exc, WriteConflictError):
@@ -274,14 +278,10 @@ def not_applied(args: argparse.Namespace, run: RunRecord, exc: Exception) -> For
     else:
         why = f"another process answered run {run.id} first and continues it"
     return AnswerNotAppliedError(
-        f"your answer was not applied: {why}. See what the run was answered and where it is "
-        f"with: {command_hint(args, f'runs show {run.id}')}; if it waits again, answer its "
-        f"new question with: {command_hint(args, f'runs resume {run.id} --answer ...')}"
+        f"your answer was not applied: {why}. See where the run is with: "
+        f"{command_hint(args, f'runs show {run.id}')}; when it waits for an answer, give yours "
+        f"with: {command_hint(args, f'runs resume {run.id} --answer ...')}"
     )
-
-
-class AnswerNotAppliedError(InvalidRunStateError):
-    """``runs resume --answer``: the run was answered, or taken, by someone else first."""
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
