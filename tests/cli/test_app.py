@@ -71,6 +71,11 @@ def test_a_tree_using_an_applications_tool_continues_with_its_module(tmp_path: P
                 ["--db", str(db), *args], cwd=tmp_path, env={**env, **extra}, path=[tmp_path]
             )
 
+        unknown = kforge("assist", REQUEST, "--tools", "lookup", "--no-docs", "--model", "openai:x")
+        _, err = unknown.communicate(timeout=120)
+        assert unknown.returncode == 1, err
+        assert not db.exists() or not SQLiteStore(db).list_runs()  # no run was started
+        assert "--tools uses tool 'lookup', which this process was not given; pass --app" in err
         started = kforge(
             "assist", REQUEST, "--app", "shopapp", "--tools", "lookup", "--no-docs", "--yes",
             "--model", "openai:fake",

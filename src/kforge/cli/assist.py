@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from kforge.cli._app import add_app_option
+from kforge.cli._app import add_app_option, check_tools, tool_names
 from kforge.cli._common import (
     EXIT_ERROR,
     EXIT_LIMIT,
@@ -250,6 +250,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
 
     async def go() -> RunRecord:
         rt = open_runtime(args)
+        check_tools(rt, tool_names(args.tools), "--tools")
         answers = Answers(args, out)
         if args.yes:
             rt.services = replace(rt.services, approval=ApprovalPolicy.of(auto_approve=True))
