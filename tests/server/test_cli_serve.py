@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -16,6 +18,7 @@ import httpx
 from tests.server.helpers import iter_events
 
 TOKEN = "cli-test-token-0123456789"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def free_port() -> int:
@@ -27,8 +30,7 @@ def free_port() -> int:
 def serve_command(db: Path, port: int, *options: str) -> tuple[list[str], dict[str, str]]:
     """``kforge --db DB serve --port PORT --model test OPTIONS`` from this checkout's sources,
     and its environment."""
-    src = Path(__file__).resolve().parents[2] / "src"
-    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     env.pop("KFORGE_TOKEN", None)
     argv = [
         sys.executable,
@@ -46,12 +48,15 @@ def serve_command(db: Path, port: int, *options: str) -> tuple[list[str], dict[s
     return argv, env
 
 
-def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
+@contextmanager
+def serving(db: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``kforge serve`` in a process, from when it accepts requests: its URL; stopped with
+    Ctrl-C at the end, which it must take with exit code 0."""
     port = free_port()
-    argv, env = serve_command(tmp_path / "k.db", port, "--token", TOKEN)
+    argv, environ = serve_command(db, port, *options)
     proc = subprocess.Popen(
         argv,
-        env=env,
+        env={**environ, **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -66,7 +71,15 @@ def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
         # keep reading its log so a full pipe never blocks the server
         threading.Thread(target=proc.stderr.read, daemon=True).start()
         assert f"kforge serving on http://127.0.0.1:{port}" in proc.stdout.readline()
-        url = f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    assert code == 0
+
+
+def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
+    with serving(tmp_path / "k.db", "--token", TOKEN) as url:
         assert httpx.get(f"{url}/health").status_code == 401
         auth = {"Authorization": f"Bearer {TOKEN}"}
         with httpx.Client(base_url=url, headers=auth, timeout=60) as client:
@@ -86,10 +99,23 @@ def test_kforge_serve_runs_an_agent_behind_its_token(tmp_path: Path) -> None:
             with client.stream("GET", f"/runs/{run.json()['id']}/stream") as response:
                 events = list(iter_events(response))
             assert events[-1].event == "end" and events[-1].json()["status"] == "completed"
-    finally:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=60)
-    assert code == 0
+
+
+def test_kforge_serve_gives_runs_the_tools_of_its_application_module(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.txt"
+    app = ("--app", "tests.cli.shop_app", "--no-samples")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"SHOP_LEDGER": str(ledger), "PYTHONPATH": os.pathsep.join([str(SRC), root])}
+    with serving(tmp_path / "k.db", *app, env=env) as url, httpx.Client(base_url=url) as client:
+        args = {"goal": "Price the cake", "tools": ["lookup"], "decision_mode": "native"}
+        run = client.post("/runs", json={"agent": "react", "args": args}, timeout=60)
+        assert run.status_code == 201, run.text
+        with client.stream("GET", f"/runs/{run.json()['id']}/stream", timeout=60) as response:
+            events = list(iter_events(response))
+    assert events[-1].json()["status"] == "completed", events[-3:]
+    results = [e.json() for e in events if e.event == "tool.result"]
+    assert results and all(r["tool_name"] == "lookup" and r["success"] for r in results)
+    assert len(ledger.read_text(encoding="utf-8").splitlines()) == len(results)
 
 
 def test_kforge_serve_on_a_port_in_use_says_so_and_exits_1(tmp_path: Path) -> None:
