@@ -303,7 +303,9 @@ def compose_extractive(
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
         for option in asked.options:
-            if not any(is_about(c.text, option) for c in chosen):
+            # a unit naming both items ("the difference between X and Y is small") says
+            # nothing of either: each needs one of its own
+            if not any(_said_of(c.text, option, asked.options) for c in chosen):
                 about = [c for c in ranked if is_about(c.text, option)]
                 # one that opens with the item says what it is ("A deep copy constructs
                 # ..."); one beside what is said of the other item contrasts the two
@@ -312,6 +314,7 @@ def compose_extractive(
                 }
                 about.sort(
                     key=lambda c: (
+                        not _said_of(c.text, option, asked.options),
                         not opens_with_subject(c.text, unit_terms(option)),
                         c.source not in beside,
                     )
@@ -340,6 +343,19 @@ def compose_extractive(
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+
+
+def _said_of(text: str, option: str, options: Sequence[str]) -> bool:
+    """True when ``text`` speaks of the compared item ``option``: it opens with it ("A deep
+    copy constructs ..."), or names it and no other compared item."""
+    if not is_about(text, option):
+        return False
+    others = [o for o in options if o != option]
+    if not any(is_about(text, o) for o in others):
+        return True
+    return opens_with_subject(text, unit_terms(option)) and not any(
+        opens_with_subject(text, unit_terms(o)) for o in others
+    )
 
 
 def _defining_units(

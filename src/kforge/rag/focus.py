@@ -300,6 +300,11 @@ class Focus:
                 held.append(term)
         return tuple(held)
 
+    def within(self, text: str) -> Focus:
+        """The part of this focus that ``text`` (a part of the question, such as one of two
+        compared items) holds: what a passage found for that part must hold."""
+        return replace(self, terms=self.held(text))
+
     def share(self, text: str) -> float:
         """The weight of the focus terms ``text`` holds over the whole focus's (0 without terms)."""
         return self.weight_of(self.held(text))

@@ -64,6 +64,7 @@ from kforge.memory.compaction import journaled_complete
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle, write_answer
+from kforge.rag.question import read_question
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk, SearchHit
@@ -284,6 +285,12 @@ class RouterAgent:
                 ctx, RETRIEVE, self._first_query(), "search the documents for the question"
             )
             return
+        item = self._unsearched_item()
+        if self.state.passages and item is not None:
+            # "the difference between X and Y": each item's own passage, not only the
+            # passages that name both
+            self._search(ctx, RETRIEVE, item, f"search for one of the compared items: {item}")
+            return
         if self.state.passages:
             self._plan(ctx, f"{len(self.state.passages)} relevant passage(s) found", None)
             self.state.node = "generate"
@@ -325,6 +332,17 @@ class RouterAgent:
             ctx.emit(AgentThinking(message=f"'{query}' was already searched; trying '{rewritten}'"))
             query = rewritten
         self._search(ctx, decision.action, query, decision.reasoning or f"search for {query}")
+
+    def _unsearched_item(self) -> str | None:
+        """For a question comparing or choosing between two items, the first item not yet
+        searched for on its own (while tool rounds remain)."""
+        if self.state.iteration >= self.max_iterations:
+            return None
+        asked = read_question(self._first_query())
+        if asked.kind not in ("comparison", "choice"):
+            return None
+        searched = {normalize_query(q) for q in self.state.queries}
+        return next((o for o in asked.options if normalize_query(o) not in searched), None)
 
     def _first_query(self) -> str:
         """The user's words: the question, and in a conversation the previous question too when
@@ -442,14 +460,18 @@ class RouterAgent:
         hits = [SearchHit.from_dict(h) for h in self.state.hits]
         background = format_history(self.turns, max_turns=2)
         lexical = self._style(ctx) == "extractive"
-        # graded against what the user asked, not against the query that found them
+        # graded against what the user asked, not against the query that found them; the
+        # search for one compared item, against the part of the question that names it
+        focus = self._focus()
+        if query in read_question(self._first_query()).options and focus.within(query).terms:
+            focus = focus.within(query)
         graded = await grade_results(
             self._first_query(),
             hits,
             journaled_complete(ctx, "grading"),
             context=background,
             lexical=lexical,
-            focus=self._focus(),
+            focus=focus,
         )
         relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
         found = [(g.hit.chunk, g.reasoning) for g in relevant]
