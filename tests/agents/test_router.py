@@ -63,11 +63,11 @@ def corpus_store() -> MemoryStore:
 
 
 async def ask_extractive(
-    store: MemoryStore, corpus: str, question: str, k: int
+    store: MemoryStore, corpus: str, question: str, k: int, **more: Any
 ) -> tuple[Runtime, RunRecord]:
     """One extractive router run over ``corpus`` (no model call is scripted)."""
     rt = runtime(ScriptedModel([]), store=store)
-    args = {"question": question, "corpus": corpus, "answer": "extractive", "k": k}
+    args = {"question": question, "corpus": corpus, "answer": "extractive", "k": k, **more}
     return rt, await rt.run("router", args)
 
 
@@ -536,7 +536,11 @@ async def test_a_comparison_searches_each_compared_item_and_quotes_both() -> Non
         ]
     )
     rt, run = await ask_extractive(
-        store, "ser", "What is the difference between pack.write and pack.writes?", 3
+        store,
+        "ser",
+        "What is the difference between pack.write and pack.writes?",
+        3,
+        max_iterations=1,  # each item is searched beyond the rounds asked for
     )
     assert run.status == RunStatus.COMPLETED, run.error
     result = run.result or {}

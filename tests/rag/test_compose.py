@@ -349,6 +349,34 @@ def test_a_comparison_quotes_a_sentence_about_each_item() -> None:
     assert any(t.startswith("A deep copy constructs") for t in texts)
 
 
+def test_each_compared_item_is_said_by_its_own_unit_or_section() -> None:
+    notes = chunk(
+        0,
+        "The difference between pack.write and pack.writes is small in practice, and "
+        "pack.write and pack.writes share one encoder.",
+    )
+    write = chunk(1, "pack.write(obj, stream): Serialize obj as packed bytes to the stream.")
+    writes = Chunk(
+        id="c2",
+        source="cli.md",
+        file="cli.md",
+        title="Command line",
+        heading="Command line > pack.writes",
+        page=None,
+        start=0,
+        end=60,
+        text="pack.writes\n\nReturn obj serialized as a packed bytes object.",
+    )
+    segments = compose_extractive(
+        "What is the difference between pack.write and pack.writes?", [notes, write, writes]
+    )
+    texts = [s.text for s in segments]
+    # the sentence naming both says nothing of either: each item's own unit is quoted
+    assert "pack.write(obj, stream): Serialize obj as packed bytes to the stream." in texts
+    # a section headed by the item says what it is in its first sentence
+    assert "Return obj serialized as a packed bytes object." in texts
+
+
 def test_what_is_x_prefers_the_sentence_saying_what_x_is_over_an_api_entry() -> None:
     page = chunk(
         0,

@@ -265,3 +265,15 @@ async def test_yes_no_quotes_what_an_entry_says_not_its_parameter_names() -> Non
     # deciding phrase is quoted (a verdict by rule was "Yes." for "LANGUAGE is ignored if ...")
     assert short.startswith("If ensure_ascii is true")
     assert not text.startswith(("Yes.", "No."))
+
+
+async def test_a_comparison_has_a_line_only_when_a_sentence_contrasts_the_two() -> None:
+    short, text = await answer(
+        "What is the difference between docs_dir and site_dir?",
+        "docs_dir: The directory containing the documentation source files.\n\n"
+        "site_dir: The directory where the output HTML files are created.\n\n"
+        "Previously, a warning was issued if the site_dir was a child of the docs_dir.",
+    )
+    assert short == ""  # not "Previously", nor the opening of one item's entry
+    assert "The directory containing the documentation source files" in text
+    assert "The directory where the output HTML files are created" in text

@@ -82,3 +82,27 @@ def test_passages_are_reranked_by_the_unit_that_says_it() -> None:
     assert [h.rank for h in hits] == [1, 2]
     unranked = retrieve_chunks_tool(corpus, rerank=False).func(query="How do I delete a branch?")
     assert hits_from_result(unranked)[0].chunk.file == "branch-notes"
+
+
+def test_what_is_x_is_reranked_to_the_unit_that_defines_x() -> None:
+    corpus = Corpus.open(MemoryStore(), "glossary")
+    uses = " ".join(
+        f"Step {n} adds the file to the index and shows the index beside the work tree."
+        for n in range(4)
+    )
+    corpus.add_documents(
+        [
+            SourceDocument("tutorial", uses, "Tutorial"),
+            SourceDocument(
+                "glossary",
+                "hook: A script run at certain points.\n\nindex: A collection of files with "
+                "their stat information, whose contents are stored as objects.\n\nobject: The "
+                "unit of storage, named by its hash.\n\nref: A name that points to an object.",
+                "Glossary",
+            ),
+            *[SourceDocument(f"p{n}", f"Page {n} lists the index once.", "") for n in range(5)],
+        ]
+    )
+    assert corpus.search("What is the index?", 1)[0].chunk.file == "tutorial"
+    hits = hits_from_result(retrieve_chunks_tool(corpus).func(query="What is the index?", k=1))
+    assert hits[0].chunk.file == "glossary"

@@ -303,26 +303,11 @@ def compose_extractive(
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
         for option in asked.options:
-            # a unit naming both items ("the difference between X and Y is small") says
-            # nothing of either: each needs one of its own
-            if not any(_said_of(c.text, option, asked.options) for c in chosen):
-                about = [c for c in ranked if is_about(c.text, option)]
-                # one that opens with the item says what it is ("A deep copy constructs
-                # ..."); one beside what is said of the other item contrasts the two
-                beside = {
-                    c.source for c in chosen if any(is_about(c.text, o) for o in asked.options)
-                }
-                about.sort(
-                    key=lambda c: (
-                        not _said_of(c.text, option, asked.options),
-                        not opens_with_subject(c.text, unit_terms(option)),
-                        c.source not in beside,
-                    )
-                )
-                if about:
-                    chosen.append(about[0])
-                    if about[0].source not in sources:
-                        sources.append(about[0].source)
+            unit = _compared_unit(option, asked.options, ranked, chosen, passages)
+            if unit is not None:
+                chosen.insert(1, unit)  # before what else the best passage says
+                if unit.source not in sources:
+                    sources.append(unit.source)
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
@@ -343,6 +328,48 @@ def compose_extractive(
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+
+
+def _compared_unit(
+    option: str,
+    options: Sequence[str],
+    ranked: Sequence[_Candidate],
+    chosen: Sequence[_Candidate],
+    passages: Sequence[Chunk],
+) -> _Candidate | None:
+    """The unit to add for the compared item ``option``, or None when one already chosen
+    says what it is (or nothing speaks of it). A unit that says what the item is (it opens
+    with it, or opens the item's own section: "mkdocs build" opens "Build the MkDocs
+    documentation") beats one that mentions it ("... differ for mkdocs serve"); a unit naming
+    both items says nothing of either. Of equals, one beside what is said of the other item
+    contrasts the two ("If you want to throw away uncommitted changes, see git-reset")."""
+
+    def defines(c: _Candidate) -> bool:
+        opens = opens_with_subject(c.text, unit_terms(option))
+        return (_said_of(c.text, option, options) and opens) or _leads_section_on(
+            c, passages, option
+        )
+
+    if any(defines(c) for c in chosen):
+        return None
+    about = [c for c in ranked if defines(c)]
+    if not about:
+        if any(_said_of(c.text, option, options) for c in chosen):
+            return None
+        about = [c for c in ranked if _said_of(c.text, option, options)]
+    beside = {c.source for c in chosen if any(is_about(c.text, o) for o in options)}
+    about.sort(key=lambda c: c.source not in beside)
+    return about[0] if about else None
+
+
+def _leads_section_on(c: _Candidate, passages: Sequence[Chunk], option: str) -> bool:
+    """True when ``c`` opens a section whose own heading is the compared item ``option`` (the
+    section "mkdocs build" opens "Build the MkDocs documentation.")."""
+    passage = passages[c.source]
+    own = _bare_heading(passage.heading.split(">")[-1]) if passage.heading else ""
+    first_line = _bare_heading(passage.text.lstrip().split("\n", 1)[0])
+    # the passage starts its section (its first line is the heading), and ``c`` follows it
+    return c.position <= 1 and own == first_line == _bare_heading(option)
 
 
 def _said_of(text: str, option: str, options: Sequence[str]) -> bool:

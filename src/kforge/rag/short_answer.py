@@ -282,13 +282,13 @@ _CONTRAST = re.compile(
 def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """How two compared items differ: the clause of a sentence about one of them that says
     it by contrast ("Identical to copy() except that copy2() also preserves file metadata"),
-    else the opening clause of the best sentence about the first item."""
+    or None: the opening clause of a sentence about one item ("Previously", "json.dumps(obj")
+    does not say how the two differ, and the sentences under the line say what each is."""
     about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
-    contrast = [u for u in about if _CONTRAST.search(u.text)]
-    for unit in contrast + about:
+    for unit in (u for u in about if _CONTRAST.search(u.text)):
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = _clause(unit.text, entry.end() if entry else 0)
-        if quote:
+        if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
 

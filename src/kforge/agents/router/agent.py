@@ -12,7 +12,8 @@ tool_end, grading and generation.
 Args: ``question`` (required); ``corpus`` (name of the document collection); ``history``
 (earlier turns as ``{question, answer}``; when absent, the earlier turns of the run's session are
 read from the store); ``web_search`` (offer web search); ``max_iterations`` (tool rounds, 3);
-``k`` (passages per search, 5); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
+``k`` (passages per search, 5; a question comparing two items also searches each item on its
+own, beyond ``max_iterations``); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
 ``guardrail`` (false skips it); ``answer`` (``extractive`` or ``generative``; default: what the
 model's provider says).
 """
@@ -206,6 +207,8 @@ class RouterAgent:
         ctx.flush()  # a person watching sees each node as it starts, not when the step ends
 
     def _after_tool_round(self) -> str:
+        if self.state.passages and self._unsearched_item() is not None:
+            return "router"
         return "generate" if self.state.iteration >= self.max_iterations else "router"
 
     # -- guardrail ----------------------------------------------------------------------------
@@ -271,6 +274,12 @@ class RouterAgent:
 
     async def _route(self, ctx: RunContext) -> None:
         self._status(ctx, "routing")
+        item = self._unsearched_item()
+        if self.state.passages and item is not None:
+            # "the difference between X and Y": each item's own passage, not only the
+            # passages that name both (rounds beyond ``max_iterations``, at most two)
+            self._search(ctx, RETRIEVE, item, f"search for one of the compared items: {item}")
+            return
         if self.state.iteration >= self.max_iterations:
             self._plan(ctx, f"{self.max_iterations} tool round(s) done; writing the answer", None)
             self.state.node = "generate"
@@ -284,12 +293,6 @@ class RouterAgent:
             self._search(
                 ctx, RETRIEVE, self._first_query(), "search the documents for the question"
             )
-            return
-        item = self._unsearched_item()
-        if self.state.passages and item is not None:
-            # "the difference between X and Y": each item's own passage, not only the
-            # passages that name both
-            self._search(ctx, RETRIEVE, item, f"search for one of the compared items: {item}")
             return
         if self.state.passages:
             self._plan(ctx, f"{len(self.state.passages)} relevant passage(s) found", None)
@@ -335,9 +338,7 @@ class RouterAgent:
 
     def _unsearched_item(self) -> str | None:
         """For a question comparing or choosing between two items, the first item not yet
-        searched for on its own (while tool rounds remain)."""
-        if self.state.iteration >= self.max_iterations:
-            return None
+        searched for on its own."""
         asked = read_question(self._first_query())
         if asked.kind not in ("comparison", "choice"):
             return None
