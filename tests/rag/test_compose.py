@@ -10,13 +10,13 @@ from kforge.rag.types import Chunk
 from kforge.rag.units import normalized
 
 
-def chunk(i: int, text: str, title: str = "") -> Chunk:
+def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
     return Chunk(
         id=f"c{i}",
         source=f"doc{i}.md",
         file=f"doc{i}.md",
         title=title or f"Doc {i}",
-        heading="",
+        heading=heading,
         page=None,
         start=0,
         end=len(text),
@@ -356,16 +356,11 @@ def test_each_compared_item_is_said_by_its_own_unit_or_section() -> None:
         "pack.write and pack.writes share one encoder.",
     )
     write = chunk(1, "pack.write(obj, stream): Serialize obj as packed bytes to the stream.")
-    writes = Chunk(
-        id="c2",
-        source="cli.md",
-        file="cli.md",
-        title="Command line",
+    writes = chunk(
+        2,
+        "pack.writes\n\nReturn obj serialized as a packed bytes object.",
+        "Command line",
         heading="Command line > pack.writes",
-        page=None,
-        start=0,
-        end=60,
-        text="pack.writes\n\nReturn obj serialized as a packed bytes object.",
     )
     segments = compose_extractive(
         "What is the difference between pack.write and pack.writes?", [notes, write, writes]
