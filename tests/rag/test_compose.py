@@ -394,3 +394,34 @@ def test_a_code_block_is_about_what_its_caption_says() -> None:
     segments = compose_extractive("How do I undo the last commit?", [page])
     assert any("git reset --soft HEAD^" in s.text for s in segments)
     assert not any("git rm" in s.text for s in segments)
+
+
+def test_a_sentence_continuing_another_names_entry_does_not_answer_for_the_asked_name() -> None:
+    page = chunk(
+        0,
+        "os.path.exists(path): Return True if path refers to an existing path. Returns False "
+        "for broken symbolic links.\n\n"
+        "os.path.lexists(path): Return True if path refers to an existing path. Returns True "
+        "for broken symbolic links.",
+    )
+    texts = [
+        s.text
+        for s in compose_extractive(
+            "Does os.path.exists return True for broken symbolic links?", [page]
+        )
+    ]
+    assert "Returns False for broken symbolic links." in texts
+    assert "Returns True for broken symbolic links." not in texts
+
+
+def test_an_options_entry_answers_how_to_do_what_it_does() -> None:
+    page = chunk(
+        0,
+        "-u, --include-untracked: When used with the push and save commands, all untracked "
+        "files are also stashed.\n\n"
+        "When used with the show command, show the untracked files in the stash entry.",
+    )
+    best = min(
+        compose_extractive("How do I stash untracked files too?", [page]), key=lambda s: s.rank
+    )
+    assert best.text.startswith("-u, --include-untracked:")

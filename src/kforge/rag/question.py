@@ -140,7 +140,8 @@ _REASONING = re.compile(
 )
 _PROCEDURAL = re.compile(
     r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
-    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)\b",
+    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
+    r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)",  # an option's entry: "-u, --include-untracked: ..."
     re.IGNORECASE,
 )
 _DEFINING = re.compile(
