@@ -36,6 +36,7 @@ from kforge.rag.question import (
     holds_kind,
     mentions,
     opens_with_subject,
+    parameter_defaults,
     read_question,
     unit_terms,
 )
@@ -187,6 +188,8 @@ def compose_extractive(
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
+        if parameter_defaults(c.text, asked):
+            value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
         if _other_entry(c, asked):
             value *= _OTHER_ENTRY
         return value

@@ -20,7 +20,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
-from kforge.rag.question import defined_subject, defines_subject, read_question
+from kforge.rag.question import (
+    Question,
+    defined_subject,
+    defines_subject,
+    parameter_defaults,
+    read_question,
+)
 from kforge.rag.types import SearchHit
 from kforge.rag.units import passage_units
 
@@ -42,23 +48,28 @@ CONTEXT_WEIGHT = 0.5
 SEARCH_WEIGHT = 0.6
 """What the search's own score (over the best hit's) adds to the best unit's share."""
 DEFINES_WEIGHT = 0.5
-"""What a unit defining the subject of a "what is X" question adds."""
+"""What a unit defining the subject of a "what is X" question (or giving the default asked
+about) adds."""
 POOL = 40
 """Hits read before reranking: at least this many, or four times those asked for."""
 
 
-def best_unit_share(focus: Focus, hit: SearchHit, subject: frozenset[str] = frozenset()) -> float:
+def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = None) -> float:
     """The largest share of ``focus`` that one unit of ``hit``'s passage holds, its title and
-    heading counted at ``CONTEXT_WEIGHT``; with the ``subject`` of a "what is X" question, a
-    unit that defines it ("X: A collection of ...", "An X is ...") adds ``DEFINES_WEIGHT``."""
+    heading counted at ``CONTEXT_WEIGHT``. For a "what is X" ``question``, a unit that defines
+    X ("X: A collection of ...", "An X is ...") adds ``DEFINES_WEIGHT``; for "what is the
+    default X", so does an entry whose signature gives X's default (``lru_cache(maxsize=128)``)."""
     chunk = hit.chunk
     context = set(focus.held(f"{chunk.title}\n{chunk.heading}"))
+    subject = defined_subject(question) if question is not None else frozenset()
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     for unit in passage_units(chunk.text):
         held = set(focus.held(unit.text))
         share = focus.weight_of(held) + CONTEXT_WEIGHT * focus.weight_of(context - held)
         if subject:
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
+        if question is not None and parameter_defaults(unit.text, question):
+            share += DEFINES_WEIGHT
         best = max(best, share)
     return best
 
@@ -69,9 +80,9 @@ def rerank_hits(focus: Focus, hits: Sequence[SearchHit], k: int) -> list[SearchH
     if not focus.terms or not hits:
         return list(hits[:k])
     top = max(h.score for h in hits) or 1.0
-    subject = defined_subject(read_question(focus.question))
+    question = read_question(focus.question)
     scored = [
-        (best_unit_share(focus, hit, subject) + SEARCH_WEIGHT * hit.score / top, -n, hit)
+        (best_unit_share(focus, hit, question) + SEARCH_WEIGHT * hit.score / top, -n, hit)
         for n, hit in enumerate(hits)
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)

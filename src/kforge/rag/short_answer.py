@@ -28,6 +28,7 @@ from kforge.rag.question import (
     is_about,
     mentions,
     name_spans,
+    parameter_defaults,
     read_question,
     term_of,
     unit_terms,
@@ -202,6 +203,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             about = len(unit_terms(text) & terms) * 0.2
             named = any(mentions(text, n) for n in question.identifiers)
             found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
+        for start, end in parameter_defaults(text, question):  # maxsize=128
+            found.append((start, end, 1.5))
         for match in NUMBER.finditer(text):
             if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
                 continue  # the question's own number, or a reference such as [12]
