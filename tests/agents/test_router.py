@@ -23,7 +23,8 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus
 from kforge.rag.grading import Grade
 from kforge.rag.types import SourceDocument
-from kforge.store.base import RunStatus
+from kforge.runtime import Runtime
+from kforge.store.base import RunRecord, RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import ToolResult, tool
 from tests.agents.helpers import of_type, runtime
@@ -59,6 +60,15 @@ def corpus_store() -> MemoryStore:
     store = MemoryStore()
     Corpus.open(store, "ml").add_documents(DOCS)
     return store
+
+
+async def ask_extractive(
+    store: MemoryStore, corpus: str, question: str, k: int, **more: Any
+) -> tuple[Runtime, RunRecord]:
+    """One extractive router run over ``corpus`` (no model call is scripted)."""
+    rt = runtime(ScriptedModel([]), store=store)
+    args = {"question": question, "corpus": corpus, "answer": "extractive", "k": k, **more}
+    return rt, await rt.run("router", args)
 
 
 def route(query: str, action: str = "retrieve_chunks") -> dict[str, str]:
@@ -373,15 +383,8 @@ async def test_a_document_named_by_a_relevant_passage_is_the_second_hop() -> Non
             SourceDocument("meet", "Meet Corliss Archer is a radio sitcom.", "Meet Corliss Archer"),
         ]
     )
-    rt = runtime(ScriptedModel([]), store=store)
-    run = await rt.run(
-        "router",
-        {
-            "question": "Which post did the star of the 1945 comedy Kiss and Tell hold later?",
-            "corpus": "films",
-            "answer": "extractive",
-            "k": 1,
-        },
+    _rt, run = await ask_extractive(
+        store, "films", "Which post did the star of the 1945 comedy Kiss and Tell hold later?", 1
     )
     result = run.result or {}
     # numbered by first use: the short answer line may quote the second hop first
@@ -487,3 +490,64 @@ async def test_a_short_follow_up_is_searched_with_its_topic_when_that_finds_both
     result = run.result or {}
     assert result["queries"][0] == "What is YOLO? How fast is detection?"
     assert [c["file"] for c in result["citations"]] == ["yolo"]
+
+
+async def test_a_comparison_searches_each_compared_item_and_quotes_both() -> None:
+    """Pages that name both items outrank each item's own entry; the answer still says what
+    each one is, from its entry."""
+    store = MemoryStore()
+    Corpus.open(store, "ser").add_documents(
+        [
+            SourceDocument(
+                "notes",
+                "Both pack.write and pack.writes take the same options; pack.write and "
+                "pack.writes share their encoder. The difference between pack.write and "
+                "pack.writes is small in practice.",
+                "Notes",
+            ),
+            SourceDocument(
+                "cli",
+                "The command line tool calls pack.writes for its output and pack.write when "
+                "given a file; see pack.write and pack.writes for their options.",
+                "Command line",
+            ),
+            SourceDocument(
+                "history",
+                "Version 2 made pack.write and pack.writes faster, and pack.writes gained an "
+                "indent option; pack.write followed in version 3.",
+                "History",
+            ),
+            SourceDocument(
+                "write",
+                "pack.write(obj, stream): Serialize obj as packed bytes to the open stream, "
+                "which must be writable in binary mode.",
+                "pack.write",
+            ),
+            SourceDocument(
+                "writes",
+                "pack.writes(obj): Serialize obj to a packed bytes object and return it; "
+                "nothing is written anywhere.",
+                "pack.writes",
+            ),
+            *[
+                SourceDocument(f"other{n}", f"Chapter {n} explains a difference of setup.", "")
+                for n in range(4)
+            ],
+        ]
+    )
+    rt, run = await ask_extractive(
+        store,
+        "ser",
+        "What is the difference between pack.write and pack.writes?",
+        3,
+        max_iterations=1,  # each item is searched beyond the rounds asked for
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    answer = result["answer"]
+    assert "to the open stream" in answer, answer
+    assert "return it" in answer, answer
+    cited = {c["file"] for c in result["citations"]}
+    assert {"write", "writes"} <= cited
+    searched = [f.arguments["query"] for f in of_type(rt.frames(run.id), ToolCallFrame)]
+    assert searched[1:] == ["pack.write", "pack.writes"]

@@ -10,13 +10,13 @@ from kforge.rag.types import Chunk
 from kforge.rag.units import normalized
 
 
-def chunk(i: int, text: str, title: str = "") -> Chunk:
+def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
     return Chunk(
         id=f"c{i}",
         source=f"doc{i}.md",
         file=f"doc{i}.md",
         title=title or f"Doc {i}",
-        heading="",
+        heading=heading,
         page=None,
         start=0,
         end=len(text),
@@ -349,6 +349,29 @@ def test_a_comparison_quotes_a_sentence_about_each_item() -> None:
     assert any(t.startswith("A deep copy constructs") for t in texts)
 
 
+def test_each_compared_item_is_said_by_its_own_unit_or_section() -> None:
+    notes = chunk(
+        0,
+        "The difference between pack.write and pack.writes is small in practice, and "
+        "pack.write and pack.writes share one encoder.",
+    )
+    write = chunk(1, "pack.write(obj, stream): Serialize obj as packed bytes to the stream.")
+    writes = chunk(
+        2,
+        "pack.writes\n\nReturn obj serialized as a packed bytes object.",
+        "Command line",
+        heading="Command line > pack.writes",
+    )
+    segments = compose_extractive(
+        "What is the difference between pack.write and pack.writes?", [notes, write, writes]
+    )
+    texts = [s.text for s in segments]
+    # the sentence naming both says nothing of either: each item's own unit is quoted
+    assert "pack.write(obj, stream): Serialize obj as packed bytes to the stream." in texts
+    # a section headed by the item says what it is in its first sentence
+    assert "Return obj serialized as a packed bytes object." in texts
+
+
 def test_what_is_x_prefers_the_sentence_saying_what_x_is_over_an_api_entry() -> None:
     page = chunk(
         0,
@@ -371,3 +394,34 @@ def test_a_code_block_is_about_what_its_caption_says() -> None:
     segments = compose_extractive("How do I undo the last commit?", [page])
     assert any("git reset --soft HEAD^" in s.text for s in segments)
     assert not any("git rm" in s.text for s in segments)
+
+
+def test_a_sentence_continuing_another_names_entry_does_not_answer_for_the_asked_name() -> None:
+    page = chunk(
+        0,
+        "os.path.exists(path): Return True if path refers to an existing path. Returns False "
+        "for broken symbolic links.\n\n"
+        "os.path.lexists(path): Return True if path refers to an existing path. Returns True "
+        "for broken symbolic links.",
+    )
+    texts = [
+        s.text
+        for s in compose_extractive(
+            "Does os.path.exists return True for broken symbolic links?", [page]
+        )
+    ]
+    assert "Returns False for broken symbolic links." in texts
+    assert "Returns True for broken symbolic links." not in texts
+
+
+def test_an_options_entry_answers_how_to_do_what_it_does() -> None:
+    page = chunk(
+        0,
+        "-u, --include-untracked: When used with the push and save commands, all untracked "
+        "files are also stashed.\n\n"
+        "When used with the show command, show the untracked files in the stash entry.",
+    )
+    best = min(
+        compose_extractive("How do I stash untracked files too?", [page]), key=lambda s: s.rank
+    )
+    assert best.text.startswith("-u, --include-untracked:")

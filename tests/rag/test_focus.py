@@ -243,3 +243,20 @@ def test_the_common_words_come_from_the_header_of_a_gguf_file(tmp_path: Path) ->
     assert _gguf_tokens(path) == tokens
     (tmp_path / "other.bin").write_bytes(b"NOPE")
     assert _gguf_tokens(tmp_path / "other.bin") == []
+
+
+def test_a_modifier_never_outweighs_what_the_question_names() -> None:
+    rare_modifier = CorpusStatistics(
+        passages=1000,
+        characters=500_000,
+        document_frequency=lambda term: {"too": 1, "stash": 40, "untrack": 30, "file": 400}.get(
+            term, 0
+        ),
+    )
+    focus = question_focus("How do I stash untracked files too?", rare_modifier)
+    weights = {t.text: t.weight for t in focus.terms}
+    assert weights["too"] == min(weights.values()) == weights["files"]
+    assert [t.text for t in focus.terms][:2] == ["untracked", "stash"]
+    # the entry that stashes untracked files holds the focus without saying "too"
+    entry = "-u, --include-untracked: all untracked files are also stashed"
+    assert focus.share(entry) > 0.8

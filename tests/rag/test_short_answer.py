@@ -265,3 +265,26 @@ async def test_yes_no_quotes_what_an_entry_says_not_its_parameter_names() -> Non
     # deciding phrase is quoted (a verdict by rule was "Yes." for "LANGUAGE is ignored if ...")
     assert short.startswith("If ensure_ascii is true")
     assert not text.startswith(("Yes.", "No."))
+
+
+async def test_a_comparison_has_a_line_only_when_a_sentence_contrasts_the_two() -> None:
+    short, text = await answer(
+        "What is the difference between docs_dir and site_dir?",
+        "docs_dir: The directory containing the documentation source files.\n\n"
+        "site_dir: The directory where the output HTML files are created.\n\n"
+        "Previously, a warning was issued if the site_dir was a child of the docs_dir.",
+    )
+    assert short == ""  # not "Previously", nor the opening of one item's entry
+    assert "The directory containing the documentation source files" in text
+    assert "The directory where the output HTML files are created" in text
+
+
+async def test_a_default_is_read_from_the_signature_of_the_entry_asked_about() -> None:
+    short, text = await answer(
+        "What is the default maxsize of lru_cache?",
+        "functools.cache(user_function): Returns the same as lru_cache(maxsize=None).\n\n"
+        "@functools.lru_cache(maxsize=128, typed=False): Decorator to wrap a function with a "
+        "memoizing callable that saves up to the maxsize most recent calls.",
+    )
+    assert short == "128"
+    assert "@functools.lru_cache(maxsize=128, typed=False): Decorator" in text

@@ -38,3 +38,71 @@ def test_bad_arguments_are_errors_the_model_can_fix() -> None:
     assert "k must be between 1 and 3" in retrieve.func(query="x", k=9).text
     assert retrieve.func(query="  ").is_error
     assert hits_from_result(retrieve.func(query="  ")) == []
+
+
+def _manual() -> Corpus:
+    """A command's manual: its notes say "branch" again and again, its options entry says
+    what deletes one; filler pages make "delete" and "branch" usual words of the corpus."""
+    corpus = Corpus.open(MemoryStore(), "manual")
+    notes = (
+        "If you create a branch to switch to it at once, switch with the branch option. A "
+        "branch tracks its upstream branch; a new branch starts where the current branch is. "
+        "Branch names may hold slashes. Renaming a branch keeps its branch log; a branch "
+        "merged into another branch stays a branch. Deleted tags are fetched again by others."
+    )
+    options = (
+        "--list: List branches matching a pattern. --copy: Copy a branch with its log. "
+        "--move: Move a branch together with its log. --delete: Delete a branch; it must be "
+        "fully merged. --force: Reset a branch to another start point. --quiet: Be quiet. "
+        "--verbose: Show the hash and subject of each head. --color: Color the output. "
+        "--column: Display the listing in columns. --sort: Sort by the given key. --abbrev: "
+        "Use the shortest prefix of each object name that is unique."
+    )
+    filler = [
+        SourceDocument(f"page{n}", f"Page {n} mentions a branch of work and a delete key.", "")
+        for n in range(6)
+    ]
+    corpus.add_documents(
+        [
+            SourceDocument("branch-notes", notes, "Notes"),
+            SourceDocument("branch-options", options, "Options"),
+            *filler,
+        ]
+    )
+    return corpus
+
+
+def test_passages_are_reranked_by_the_unit_that_says_it() -> None:
+    corpus = _manual()
+    # BM25 alone ranks the page that says "branch" most first
+    assert corpus.search("How do I delete a branch?", 1)[0].chunk.file == "branch-notes"
+    result = retrieve_chunks_tool(corpus).func(query="How do I delete a branch?", k=2)
+    hits = hits_from_result(result)
+    assert hits[0].chunk.file == "branch-options"
+    assert [h.rank for h in hits] == [1, 2]
+    unranked = retrieve_chunks_tool(corpus, rerank=False).func(query="How do I delete a branch?")
+    assert hits_from_result(unranked)[0].chunk.file == "branch-notes"
+
+
+def test_what_is_x_is_reranked_to_the_unit_that_defines_x() -> None:
+    corpus = Corpus.open(MemoryStore(), "glossary")
+    uses = " ".join(
+        f"Step {n} adds the file to the index and shows the index beside the work tree."
+        for n in range(4)
+    )
+    corpus.add_documents(
+        [
+            SourceDocument("tutorial", uses, "Tutorial"),
+            SourceDocument(
+                "glossary",
+                "hook: A script run at certain points.\n\nindex: A collection of files with "
+                "their stat information, whose contents are stored as objects.\n\nobject: The "
+                "unit of storage, named by its hash.\n\nref: A name that points to an object.",
+                "Glossary",
+            ),
+            *[SourceDocument(f"p{n}", f"Page {n} lists the index once.", "") for n in range(5)],
+        ]
+    )
+    assert corpus.search("What is the index?", 1)[0].chunk.file == "tutorial"
+    hits = hits_from_result(retrieve_chunks_tool(corpus).func(query="What is the index?", k=1))
+    assert hits[0].chunk.file == "glossary"

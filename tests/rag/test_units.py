@@ -104,3 +104,14 @@ def test_command_lines_after_a_colon_are_code_and_prose_after_one_is_not() -> No
     )
     assert ("code", "mkdocs new my-project\ncd my-project") in kinds(text)
     assert ("sentence", "The first one is fast.") in kinds(text)
+
+
+def test_an_api_entry_opening_with_a_decorator_is_prose_and_a_decorator_line_is_code() -> None:
+    text = (
+        "@functools.lru_cache(maxsize=128, typed=False): Decorator to wrap a function with a "
+        "memoizing callable.\n\n"
+        "@lru_cache(maxsize=32)\ndef get_pep(num):\n    return num\n"
+    )
+    kinds = [(u.kind, u.text.split("\n")[0]) for u in passage_units(text)]
+    assert kinds[0] == ("sentence", kinds[0][1]) and kinds[0][1].startswith("@functools")
+    assert ("code", "@lru_cache(maxsize=32)") in kinds

@@ -26,20 +26,21 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
+from kforge.rag.candidates import NAME_PREFIX, Candidate, candidate_sentences, find_candidates
+from kforge.rag.comparison import compared_unit
 from kforge.rag.question import (
     ENTRY,
     Question,
     defined_subject,
     defines_subject,
     holds_kind,
-    is_about,
     mentions,
     opens_with_subject,
+    parameter_defaults,
     read_question,
     unit_terms,
 )
 from kforge.rag.types import Chunk
-from kforge.rag.units import Unit, normalized, passage_units
 
 __all__ = [
     "Segment",
@@ -48,9 +49,6 @@ __all__ = [
     "mentions_title",
 ]
 
-_MIN_WORDS = 4
-_MIN_ITEM_WORDS = 2
-_MAX_WORDS = 60
 _REDUNDANT = 0.5
 """Skip a unit sharing more than this share of its terms with one already chosen."""
 _LEAD_SHARE = 0.6
@@ -68,9 +66,9 @@ _NAMED_HEADING = 0.5
 """Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
+_OTHER_ENTRY = 0.5
+"""Weight of a unit continuing the entry of a name the question does not ask about."""
 _CLAUSE_MARKS = ",;."
-_NAME_PREFIX = "\x00"
-"""Marks an identifier of the question among the terms, apart from any word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,32 +80,6 @@ class Segment:
     """Index of the passage in the list the answer was composed from."""
     rank: int = 0
     """How well it answers among the answer's sentences (0 = best)."""
-
-
-@dataclass(slots=True)
-class _Candidate:
-    text: str
-    source: int
-    position: int
-    """Unit number within its passage (0 = lead unit)."""
-    kind: str
-    terms: frozenset[str]
-
-
-def _usable(unit: Unit, question: Question | None) -> bool:
-    """Whether ``unit`` may stand in an answer to ``question``."""
-    if unit.kind in ("code", "signature"):
-        return question is not None and question.kind == "procedure"
-    words = len(unit.text.split())
-    if unit.kind == "sentence":
-        return _MIN_WORDS <= words <= _MAX_WORDS and not unit.text.endswith(":")
-    return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
-
-
-def candidate_sentences(chunk: Chunk) -> list[str]:
-    """The units of ``chunk`` that could stand in an answer, quoted exactly, in order (code
-    blocks and signatures, usable only for "how do I" questions, left out)."""
-    return [u.text for u in passage_units(chunk.text) if _usable(u, None)]
 
 
 def _core_title(title: str) -> str:
@@ -155,40 +127,6 @@ def _named(text: str, passages: Sequence[Chunk]) -> list[int]:
     ]
 
 
-def _candidates(
-    question: Question, passages: Sequence[Chunk], exclude: Collection[str]
-) -> list[_Candidate]:
-    said = {normalized(s) for s in exclude}
-    out = []
-    for index, chunk in enumerate(passages):
-        headings = {_bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
-        units = passage_units(chunk.text)
-        for before, unit in zip([None, *units], units, strict=False):
-            if not _usable(unit, question) or normalized(unit.text) in said:
-                continue
-            if unit.kind == "sentence" and _bare_heading(unit.text) in headings:
-                continue  # a heading extracted from HTML as a line of its own
-            names = {_NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
-            terms = unit_terms(unit.text) | names
-            if unit.kind == "code" and before is not None and _captions(before.text):
-                terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
-            out.append(_Candidate(unit.text, index, unit.position, unit.kind, terms))
-    return out
-
-
-def _captions(text: str) -> bool:
-    """True for a line that says what the code after it does: one introducing it ("run the
-    following command:", "... as follows.") or a short title ("Undo a commit and redo")."""
-    if text.endswith(":") or re.search(r"\b(?:the following|as follows|below)\b", text, re.I):
-        return True
-    return len(text.split()) <= 8 and not text.endswith((".", "!", "?"))
-
-
-def _bare_heading(text: str) -> str:
-    """A heading without its pilcrow or section number, for comparing."""
-    return normalized(text.strip().rstrip("\u00b6").strip()).lower()
-
-
 def compose_extractive(
     question: str,
     passages: Sequence[Chunk],
@@ -212,10 +150,10 @@ def compose_extractive(
     Returns no segment only when no passage has a usable unit.
     """
     asked = read_question(question)
-    candidates = _candidates(asked, passages, exclude)
+    candidates = find_candidates(asked, passages, exclude)
     if not candidates:
         return []
-    query = list(asked.terms) + [_NAME_PREFIX + n for n in asked.identifiers]
+    query = list(asked.terms) + [NAME_PREFIX + n for n in asked.identifiers]
     if not query:
         query = list(dict.fromkeys(analyze(question)))
     df: dict[str, int] = {}
@@ -233,7 +171,7 @@ def compose_extractive(
     subject = defined_subject(asked)
     defining = _defining_units(candidates, passages, subject) if subject else {}
 
-    def score(c: _Candidate) -> float:
+    def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
         value = coverage / (1 + 0.15 * c.source) + heading_match[c.source]
         if c.source in named:
@@ -250,6 +188,10 @@ def compose_extractive(
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
+        if parameter_defaults(c.text, asked):
+            value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
+        if _other_entry(c, asked):
+            value *= _OTHER_ENTRY
         return value
 
     scores = {id(c): score(c) for c in candidates}
@@ -278,9 +220,9 @@ def compose_extractive(
             if (adds or close) and _names_what_is_asked(asked, passages[runner_up.source]):
                 sources.append(runner_up.source)
     best_score = scores[id(top)]
-    chosen: list[_Candidate] = []
+    chosen: list[Candidate] = []
 
-    def take(c: _Candidate) -> None:
+    def take(c: Candidate) -> None:
         # another passage may restate a fact to name its subject: only a near copy is redundant
         if c not in chosen and not any(
             _overlap(c.terms, o.terms) > (_REDUNDANT if o.source == c.source else _COPY)
@@ -294,7 +236,7 @@ def compose_extractive(
 
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
         # a new project", not the page's other block, "mkdocs serve")
-        def said(c: _Candidate) -> float:
+        def said(c: Candidate) -> float:
             return sum(idf(t) for t in query if t in c.terms)
 
         calls = [c for c in asked_here if c.kind in ("signature", "code")]
@@ -303,23 +245,11 @@ def compose_extractive(
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
         for option in asked.options:
-            if not any(is_about(c.text, option) for c in chosen):
-                about = [c for c in ranked if is_about(c.text, option)]
-                # one that opens with the item says what it is ("A deep copy constructs
-                # ..."); one beside what is said of the other item contrasts the two
-                beside = {
-                    c.source for c in chosen if any(is_about(c.text, o) for o in asked.options)
-                }
-                about.sort(
-                    key=lambda c: (
-                        not opens_with_subject(c.text, unit_terms(option)),
-                        c.source not in beside,
-                    )
-                )
-                if about:
-                    chosen.append(about[0])
-                    if about[0].source not in sources:
-                        sources.append(about[0].source)
+            unit = compared_unit(option, asked.options, ranked, chosen, passages)
+            if unit is not None:
+                chosen.insert(1, unit)  # before what else the best passage says
+                if unit.source not in sources:
+                    sources.append(unit.source)
     for c in ranked:  # then whatever else scores close to the best
         if len(chosen) >= max_sentences:
             break
@@ -342,8 +272,19 @@ def compose_extractive(
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
 
 
+def _other_entry(c: Candidate, question: Question) -> bool:
+    """True when ``c`` continues the entry of a name other than those the question asks
+    about: "Returns True for broken symbolic links." under ``os.path.lexists`` does not answer
+    a question about ``os.path.exists``."""
+    if not c.entry or not question.identifiers:
+        return False
+    return not any(
+        mentions(c.entry, name) or mentions(c.text, name) for name in question.identifiers
+    )
+
+
 def _defining_units(
-    candidates: Sequence[_Candidate], passages: Sequence[Chunk], subject: frozenset[str]
+    candidates: Sequence[Candidate], passages: Sequence[Chunk], subject: frozenset[str]
 ) -> dict[int, float]:
     """How far each unit (by id) defines ``subject``: 1 for one saying what it is ("Deques
     are ...", "fast-forward: ...") and for the first unit of a section whose own heading
@@ -351,7 +292,7 @@ def _defining_units(
     opens with it otherwise ("Named tuple instances do not ...", an API entry
     ``class collections.deque(...): ...``)."""
     found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
-    firsts: dict[int, _Candidate] = {}
+    firsts: dict[int, Candidate] = {}
     for c in candidates:
         if c.source not in firsts or c.position < firsts[c.source].position:
             firsts[c.source] = c
@@ -362,7 +303,7 @@ def _defining_units(
     return found
 
 
-def _opens_with_asked(unit: _Candidate, question: Question, idf: Callable[[str], float]) -> float:
+def _opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
     of the question's words its short term holds, by idf and doubled (at most 1): ``--copy``
@@ -406,7 +347,7 @@ def _names_what_is_asked(question: Question, passage: Chunk) -> bool:
     return not question.identifiers or any(mentions(where, n) for n in question.identifiers)
 
 
-def _completes(c: _Candidate, chosen: Sequence[_Candidate]) -> bool:
+def _completes(c: Candidate, chosen: Sequence[Candidate]) -> bool:
     """True for a list item next to a chosen one of its passage: the values of ``os.EOL``
     are two items, and one alone misleads."""
     return c.kind == "item" and any(
@@ -418,12 +359,12 @@ def _completes(c: _Candidate, chosen: Sequence[_Candidate]) -> bool:
 
 
 def _hop(
-    top: _Candidate,
+    top: Candidate,
     passages: Sequence[Chunk],
     named: Sequence[int],
     query: Sequence[str],
     idf: Callable[[str], float],
-    owns: dict[int, list[_Candidate]],
+    owns: dict[int, list[Candidate]],
 ) -> int | None:
     """The passage the answer hops to from ``top``'s passage: one that it or the question
     names, that has a usable unit, and that holds question terms the leading passage lacks or
@@ -438,7 +379,7 @@ def _hop(
         for i in dict.fromkeys(_named(anchor.text, passages) + list(named))
         if i != lead and owns.get(i) and _core_title(passages[i].title).lower() != own_name
     ]
-    lacking = {t for t in query if not t.startswith(_NAME_PREFIX)} - _passage_terms(anchor)
+    lacking = {t for t in query if not t.startswith(NAME_PREFIX)} - _passage_terms(anchor)
 
     def hop_value(i: int) -> float:
         """What the question asks that the leading passage lacks and passage ``i`` holds

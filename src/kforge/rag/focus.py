@@ -9,6 +9,11 @@ is not in ``fs.linkSync``. Other words match by their Porter stem, except that a
 two letters is never stemmed (the stemmer turns ``os`` into ``o``): a two-letter word (``fs``,
 ``io``) matches only as that whole word, and a one-letter word is no term.
 
+Modifiers ("too", "whole", "entire", "several", ``MODIFIERS``) are terms that weigh no more
+than the question's lightest other term: in a manual they are rare, so their idf is high, yet
+"How do I stash untracked files *too*?" is about stashing untracked files, and the entry that
+says so need not say "too".
+
 Weights. A term weighs its BM25 idf in the corpus, ``ln(1 + (N - df + 0.5) / (df + 0.5))``
 over its N passages; an identifier or number weighs what its parts weigh together. A term the
 corpus never names weighs the most, scaled by the corpus's *silence*: a common word turns up
@@ -54,6 +59,7 @@ __all__ = [
     "COMMON_WORD_CHARS",
     "FOCUS_SHARE",
     "LOUD_SILENCE",
+    "MODIFIERS",
     "PASSAGE_SHARE",
     "SEE_ALSO",
     "UNNAMED_SHARE",
@@ -77,6 +83,13 @@ LOUD_SILENCE = 0.9
 """A corpus that would name a common word nine times in ten (about 46,000 characters)."""
 SEE_ALSO = 3
 """Passages a refusal lists as the closest ones."""
+MODIFIERS = frozenset(
+    """too also whole entire entirely several various certain even really actually quite very
+    rather already still instead together altogether completely fully properly correctly
+    exactly simply basically generally usually typically normally just merely anyway somehow
+    particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
+)
+"""Words that modify what a question asks rather than name it (see the module docstring)."""
 COMMON_WORD_CHARS = 20_000
 """About how many characters of English text hold one use of a common word."""
 
@@ -300,6 +313,11 @@ class Focus:
                 held.append(term)
         return tuple(held)
 
+    def within(self, text: str) -> Focus:
+        """The part of this focus that ``text`` (a part of the question, such as one of two
+        compared items) holds: what a passage found for that part must hold."""
+        return replace(self, terms=self.held(text))
+
     def share(self, text: str) -> float:
         """The weight of the focus terms ``text`` holds over the whole focus's (0 without terms)."""
         return self.weight_of(self.held(text))
@@ -457,6 +475,14 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     # never naming a word says no less than naming it everywhere
     floor = min((t.weight for t in terms.values() if t.known), default=0.0)
     lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
+    # a modifier weighs no more than the lightest term that names what is asked
+    named = [t.weight for t in lifted if t.text.lower() not in MODIFIERS]
+    if named:
+        ceiling = min(named)
+        lifted = [
+            replace(t, weight=min(t.weight, ceiling)) if t.text.lower() in MODIFIERS else t
+            for t in lifted
+        ]
     ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
     if statistics is None or statistics.passages == 0:
         return Focus(question, tuple(ordered), weighted=False)

@@ -33,6 +33,7 @@ __all__ = [
     "mentions",
     "name_spans",
     "opens_with_subject",
+    "parameter_defaults",
     "read_question",
     "term_of",
     "unit_terms",
@@ -140,7 +141,8 @@ _REASONING = re.compile(
 )
 _PROCEDURAL = re.compile(
     r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
-    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)\b",
+    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
+    r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)",  # an option's entry: "-u, --include-untracked: ..."
     re.IGNORECASE,
 )
 _DEFINING = re.compile(
@@ -334,6 +336,30 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind in ("choice", "comparison"):
         return sum(any(mentions(text, w) for w in _words_of(o)) for o in question.options) >= 1
     return True
+
+
+def parameter_defaults(text: str, question: Question) -> list[tuple[int, int]]:
+    """Where ``text`` gives the default of a parameter a "what is the default X" question
+    names, as the signature an entry opens with writes it: the span of ``128`` in
+    ``lru_cache(maxsize=128, typed=False): Decorator ...`` (not a call in a sentence, "Returns
+    the same as lru_cache(maxsize=None)"). None for a question that asks no default."""
+    if question.kind != "quantity" or "default" not in question.terms:
+        return []
+    head = _SIGNATURE_HEAD.match(text)
+    if head is None:
+        return []
+    words = {w for w in tokenize(question.text) if w not in STOPWORDS and len(w) > 2}
+    words.discard("default")  # "default=None" is a parameter named default
+    return [
+        m.span(2)
+        for m in _PARAMETER_DEFAULT.finditer(text, 0, head.end())
+        if m.group(1).lower() in words
+    ]
+
+
+_SIGNATURE_HEAD = re.compile(r"^@?[A-Za-z_$][\w.$]*\(.*?\)(?=:\s)")
+"""An API entry's signature: ``name(...)`` up to the ``: `` its description follows."""
+_PARAMETER_DEFAULT = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\s*=\s*([^\s,)\]}]+)")
 
 
 def _words_of(option: str) -> list[str]:

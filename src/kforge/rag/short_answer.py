@@ -28,6 +28,7 @@ from kforge.rag.question import (
     is_about,
     mentions,
     name_spans,
+    parameter_defaults,
     read_question,
     term_of,
     unit_terms,
@@ -202,6 +203,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             about = len(unit_terms(text) & terms) * 0.2
             named = any(mentions(text, n) for n in question.identifiers)
             found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
+        for start, end in parameter_defaults(text, question):  # maxsize=128
+            found.append((start, end, 1.5))
         for match in NUMBER.finditer(text):
             if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
                 continue  # the question's own number, or a reference such as [12]
@@ -282,13 +285,13 @@ _CONTRAST = re.compile(
 def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """How two compared items differ: the clause of a sentence about one of them that says
     it by contrast ("Identical to copy() except that copy2() also preserves file metadata"),
-    else the opening clause of the best sentence about the first item."""
+    or None: the opening clause of a sentence about one item ("Previously", "json.dumps(obj")
+    does not say how the two differ, and the sentences under the line say what each is."""
     about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
-    contrast = [u for u in about if _CONTRAST.search(u.text)]
-    for unit in contrast + about:
+    for unit in (u for u in about if _CONTRAST.search(u.text)):
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = _clause(unit.text, entry.end() if entry else 0)
-        if quote:
+        if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kforge.rag.rerank import search_units
 from kforge.rag.types import SearchHit
 from kforge.tools.result import ToolResult  # resolved at run time by the tool's schema builder
 
@@ -25,9 +26,16 @@ def _render(hits: list[SearchHit]) -> str:
 
 
 def retrieve_chunks_tool(
-    corpus: Corpus, *, mode: SearchMode = "auto", max_k: int = 10, name: str = "retrieve_chunks"
+    corpus: Corpus,
+    *,
+    mode: SearchMode = "auto",
+    max_k: int = 10,
+    name: str = "retrieve_chunks",
+    rerank: bool = True,
 ) -> FunctionTool:
     """A read-only tool that searches ``corpus``; grading stays a separate step of the caller.
+    With ``rerank`` (the default) a wider pool is searched and reranked by the sentence, item
+    or row of each passage that best holds the query (``kforge.rag.rerank``).
 
     The result's structured content holds the hits as ``SearchHit.to_dict()`` values, so a
     journaled tool result can be turned back into hits with ``hits_from_result``.
@@ -45,7 +53,11 @@ def retrieve_chunks_tool(
             return ToolResult.error("query is empty; give keywords or a question", kind="invalid")
         if not 1 <= k <= max_k:
             return ToolResult.error(f"k must be between 1 and {max_k} (got {k})", kind="invalid")
-        hits = corpus.search(query, k, mode=mode)
+        hits = (
+            search_units(corpus, query, k, mode=mode)
+            if rerank
+            else corpus.search(query, k, mode=mode)
+        )
         return ToolResult.success(_render(hits), {"hits": [h.to_dict() for h in hits]})
 
     return tool(name=name, read_only=True)(retrieve_chunks)

@@ -31,11 +31,13 @@ _TYPE_ONLY = re.compile(r"^(?:Returns:\s*|Type:\s*)?\{[^{}]*\}$")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _TAGS = re.compile(r"</?(?:table|thead|tbody|tr|td|th)\b", re.IGNORECASE)
 _CODE_LINE = re.compile(
-    r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w)"
+    r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w(?!.*\): [A-Z]))"
     r"|^\s*(?:def|class|for|while|with|try|except|elif|else)\b.*:\s*$"
     r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
 )
-"""A line of code: by its punctuation, a prompt (``$``, ``>>>``), or a Python statement."""
+"""A line of code: by its punctuation, a prompt (``$``, ``>>>``), a decorator (not an API
+entry that opens with one: ``@functools.cache(user_function): Simple ...``), or a Python
+statement."""
 _PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
 _MAX_CODE_LINES = 20
 _LINK_REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+\s*$")

@@ -12,7 +12,8 @@ tool_end, grading and generation.
 Args: ``question`` (required); ``corpus`` (name of the document collection); ``history``
 (earlier turns as ``{question, answer}``; when absent, the earlier turns of the run's session are
 read from the store); ``web_search`` (offer web search); ``max_iterations`` (tool rounds, 3);
-``k`` (passages per search, 5); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
+``k`` (passages per search, 5; a question comparing two items also searches each item on its
+own, beyond ``max_iterations``); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
 ``guardrail`` (false skips it); ``answer`` (``extractive`` or ``generative``; default: what the
 model's provider says).
 """
@@ -64,6 +65,7 @@ from kforge.memory.compaction import journaled_complete
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle, write_answer
+from kforge.rag.question import read_question
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk, SearchHit
@@ -205,6 +207,8 @@ class RouterAgent:
         ctx.flush()  # a person watching sees each node as it starts, not when the step ends
 
     def _after_tool_round(self) -> str:
+        if self.state.passages and self._unsearched_item() is not None:
+            return "router"
         return "generate" if self.state.iteration >= self.max_iterations else "router"
 
     # -- guardrail ----------------------------------------------------------------------------
@@ -270,6 +274,12 @@ class RouterAgent:
 
     async def _route(self, ctx: RunContext) -> None:
         self._status(ctx, "routing")
+        item = self._unsearched_item()
+        if self.state.passages and item is not None:
+            # "the difference between X and Y": each item's own passage, not only the
+            # passages that name both (rounds beyond ``max_iterations``, at most two)
+            self._search(ctx, RETRIEVE, item, f"search for one of the compared items: {item}")
+            return
         if self.state.iteration >= self.max_iterations:
             self._plan(ctx, f"{self.max_iterations} tool round(s) done; writing the answer", None)
             self.state.node = "generate"
@@ -325,6 +335,15 @@ class RouterAgent:
             ctx.emit(AgentThinking(message=f"'{query}' was already searched; trying '{rewritten}'"))
             query = rewritten
         self._search(ctx, decision.action, query, decision.reasoning or f"search for {query}")
+
+    def _unsearched_item(self) -> str | None:
+        """For a question comparing or choosing between two items, the first item not yet
+        searched for on its own."""
+        asked = read_question(self._first_query())
+        if asked.kind not in ("comparison", "choice"):
+            return None
+        searched = {normalize_query(q) for q in self.state.queries}
+        return next((o for o in asked.options if normalize_query(o) not in searched), None)
 
     def _first_query(self) -> str:
         """The user's words: the question, and in a conversation the previous question too when
@@ -442,14 +461,18 @@ class RouterAgent:
         hits = [SearchHit.from_dict(h) for h in self.state.hits]
         background = format_history(self.turns, max_turns=2)
         lexical = self._style(ctx) == "extractive"
-        # graded against what the user asked, not against the query that found them
+        # graded against what the user asked, not against the query that found them; the
+        # search for one compared item, against the part of the question that names it
+        focus = self._focus()
+        if query in read_question(self._first_query()).options and focus.within(query).terms:
+            focus = focus.within(query)
         graded = await grade_results(
             self._first_query(),
             hits,
             journaled_complete(ctx, "grading"),
             context=background,
             lexical=lexical,
-            focus=self._focus(),
+            focus=focus,
         )
         relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
         found = [(g.hit.chunk, g.reasoning) for g in relevant]

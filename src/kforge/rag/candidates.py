@@ -1,0 +1,117 @@
+"""The candidate units of an extractive answer: each usable unit of the passages, with its
+terms, the name of the API entry it continues, and where it stands."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from kforge.rag.question import ENTRY, Question, identifiers, mentions, unit_terms
+from kforge.rag.types import Chunk
+from kforge.rag.units import Unit, normalized, passage_units
+
+__all__ = [
+    "NAME_PREFIX",
+    "Candidate",
+    "bare_heading",
+    "candidate_sentences",
+    "entry_names",
+    "find_candidates",
+    "usable",
+]
+
+_MIN_WORDS = 4
+_MIN_ITEM_WORDS = 2
+_MAX_WORDS = 60
+NAME_PREFIX = "\x00"
+"""Marks an identifier of the question among the terms, apart from any word."""
+
+
+@dataclass(slots=True)
+class Candidate:
+    text: str
+    source: int
+    position: int
+    """Unit number within its passage (0 = lead unit)."""
+    kind: str
+    terms: frozenset[str]
+    entry: str = ""
+    """The name an API entry opening this unit's paragraph documents (``os.path.lexists`` for
+    "Returns True for broken symbolic links." after "os.path.lexists(path): Return True ..."),
+    when the unit continues that entry."""
+
+
+def entry_names(text: str, units: Sequence[Unit]) -> list[str]:
+    """For each unit of ``text``, the code name of the entry it continues, or "": a paragraph
+    opening "name(args): ..." documents ``name``, and so do its further sentences."""
+    out: list[str] = []
+    cursor, current = 0, ""
+    for unit in units:
+        words = unit.text.split()[:3]
+        found = (
+            re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+        )
+        if found is None:  # not located: no claim about its entry
+            out.append("")
+            continue
+        if cursor == 0 or "\n" in text[cursor : found.start()]:  # a new paragraph
+            entry = ENTRY.match(unit.text)
+            names = identifiers(entry.group(1)) if entry else []
+            current = names[0] if names else ""
+            out.append("")
+        else:
+            out.append(current)
+        cursor = found.end()
+    return out
+
+
+def usable(unit: Unit, question: Question | None) -> bool:
+    """Whether ``unit`` may stand in an answer to ``question``."""
+    if unit.kind in ("code", "signature"):
+        return question is not None and question.kind == "procedure"
+    words = len(unit.text.split())
+    if unit.kind == "sentence":
+        return _MIN_WORDS <= words <= _MAX_WORDS and not unit.text.endswith(":")
+    return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
+
+
+def candidate_sentences(chunk: Chunk) -> list[str]:
+    """The units of ``chunk`` that could stand in an answer, quoted exactly, in order (code
+    blocks and signatures, usable only for "how do I" questions, left out)."""
+    return [u.text for u in passage_units(chunk.text) if usable(u, None)]
+
+
+def find_candidates(
+    question: Question, passages: Sequence[Chunk], exclude: Collection[str]
+) -> list[Candidate]:
+    said = {normalized(s) for s in exclude}
+    out = []
+    for index, chunk in enumerate(passages):
+        headings = {bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
+        units = passage_units(chunk.text)
+        entries = entry_names(chunk.text, units)
+        for before, unit, entry in zip([None, *units], units, entries, strict=False):
+            if not usable(unit, question) or normalized(unit.text) in said:
+                continue
+            if unit.kind == "sentence" and bare_heading(unit.text) in headings:
+                continue  # a heading extracted from HTML as a line of its own
+            names = {NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
+            terms = unit_terms(unit.text) | names
+            if unit.kind == "code" and before is not None and _captions(before.text):
+                terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
+            out.append(Candidate(unit.text, index, unit.position, unit.kind, terms, entry))
+    return out
+
+
+def _captions(text: str) -> bool:
+    """True for a line that says what the code after it does: one introducing it ("run the
+    following command:", "... as follows.") or a short title ("Undo a commit and redo")."""
+    if text.endswith(":") or re.search(r"\b(?:the following|as follows|below)\b", text, re.I):
+        return True
+    return len(text.split()) <= 8 and not text.endswith((".", "!", "?"))
+
+
+def bare_heading(text: str) -> str:
+    """A heading without its pilcrow or section number, for comparing."""
+    return normalized(text.strip().rstrip("\u00b6").strip()).lower()

@@ -1,0 +1,67 @@
+"""What an extractive answer quotes for each item a question compares: a unit that says what
+the item is, not one that names both items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kforge.rag.candidates import Candidate, bare_heading
+from kforge.rag.question import is_about, opens_with_subject, unit_terms
+from kforge.rag.types import Chunk
+
+__all__ = ["compared_unit", "said_of"]
+
+
+def compared_unit(
+    option: str,
+    options: Sequence[str],
+    ranked: Sequence[Candidate],
+    chosen: Sequence[Candidate],
+    passages: Sequence[Chunk],
+) -> Candidate | None:
+    """The unit to add for the compared item ``option``, or None when one already chosen
+    says what it is (or nothing speaks of it). A unit that says what the item is (it opens
+    with it, or opens the item's own section: "mkdocs build" opens "Build the MkDocs
+    documentation") beats one that mentions it ("... differ for mkdocs serve"); a unit naming
+    both items says nothing of either. Of equals, one beside what is said of the other item
+    contrasts the two ("If you want to throw away uncommitted changes, see git-reset")."""
+
+    def defines(c: Candidate) -> bool:
+        opens = opens_with_subject(c.text, unit_terms(option))
+        return (said_of(c.text, option, options) and opens) or _leads_section_on(
+            c, passages, option
+        )
+
+    if any(defines(c) for c in chosen):
+        return None
+    about = [c for c in ranked if defines(c)]
+    if not about:
+        if any(said_of(c.text, option, options) for c in chosen):
+            return None
+        about = [c for c in ranked if said_of(c.text, option, options)]
+    beside = {c.source for c in chosen if any(is_about(c.text, o) for o in options)}
+    about.sort(key=lambda c: c.source not in beside)
+    return about[0] if about else None
+
+
+def _leads_section_on(c: Candidate, passages: Sequence[Chunk], option: str) -> bool:
+    """True when ``c`` opens a section whose own heading is the compared item ``option`` (the
+    section "mkdocs build" opens "Build the MkDocs documentation.")."""
+    passage = passages[c.source]
+    own = bare_heading(passage.heading.split(">")[-1]) if passage.heading else ""
+    first_line = bare_heading(passage.text.lstrip().split("\n", 1)[0])
+    # the passage starts its section (its first line is the heading), and ``c`` follows it
+    return c.position <= 1 and own == first_line == bare_heading(option)
+
+
+def said_of(text: str, option: str, options: Sequence[str]) -> bool:
+    """True when ``text`` speaks of the compared item ``option``: it opens with it ("A deep
+    copy constructs ..."), or names it and no other compared item."""
+    if not is_about(text, option):
+        return False
+    others = [o for o in options if o != option]
+    if not any(is_about(text, o) for o in others):
+        return True
+    return opens_with_subject(text, unit_terms(option)) and not any(
+        opens_with_subject(text, unit_terms(o)) for o in others
+    )

@@ -1,0 +1,99 @@
+"""Passages reranked by the unit that says it: a search's wider pool, ordered by how much of the
+question's focus one sentence, list item or table row of each passage holds.
+
+A chunk of a reference manual holds several entries (a page's OPTIONS section: ``-d, --delete:
+Delete a branch.`` beside ten other options), and BM25 scores the chunk as a bag of words: for
+"How do I delete a branch?" the NOTES section, which says "branch" a dozen times, outranks the
+entry that says "Delete a branch". An answer is one of a passage's units, so the passage whose
+best unit holds most of the question's focus (``kforge.rag.focus``: terms weighted by their idf in
+the corpus) is the better one to read. A unit also counts its passage's title and heading terms
+at ``CONTEXT_WEIGHT`` (``shutil.rmtree``'s entry says "Delete an entire directory tree" under a
+heading that names the function); the search's own score, scaled to the best hit's, is added at
+``SEARCH_WEIGHT`` so that of two passages with equally good units the one the whole passage
+matches better comes first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kforge.rag.focus import CorpusStatistics, Focus, question_focus
+from kforge.rag.question import (
+    Question,
+    defined_subject,
+    defines_subject,
+    parameter_defaults,
+    read_question,
+)
+from kforge.rag.types import SearchHit
+from kforge.rag.units import passage_units
+
+if TYPE_CHECKING:
+    from kforge.rag.corpus import Corpus, SearchMode
+
+__all__ = [
+    "CONTEXT_WEIGHT",
+    "DEFINES_WEIGHT",
+    "POOL",
+    "SEARCH_WEIGHT",
+    "best_unit_share",
+    "rerank_hits",
+    "search_units",
+]
+
+CONTEXT_WEIGHT = 0.5
+"""What a focus term weighs in a unit when only its passage's title or heading holds it."""
+SEARCH_WEIGHT = 0.6
+"""What the search's own score (over the best hit's) adds to the best unit's share."""
+DEFINES_WEIGHT = 0.5
+"""What a unit defining the subject of a "what is X" question (or giving the default asked
+about) adds."""
+POOL = 40
+"""Hits read before reranking: at least this many, or four times those asked for."""
+
+
+def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = None) -> float:
+    """The largest share of ``focus`` that one unit of ``hit``'s passage holds, its title and
+    heading counted at ``CONTEXT_WEIGHT``. For a "what is X" ``question``, a unit that defines
+    X ("X: A collection of ...", "An X is ...") adds ``DEFINES_WEIGHT``; for "what is the
+    default X", so does an entry whose signature gives X's default (``lru_cache(maxsize=128)``)."""
+    chunk = hit.chunk
+    context = set(focus.held(f"{chunk.title}\n{chunk.heading}"))
+    subject = defined_subject(question) if question is not None else frozenset()
+    best = focus.weight_of(context) * CONTEXT_WEIGHT
+    for unit in passage_units(chunk.text):
+        held = set(focus.held(unit.text))
+        share = focus.weight_of(held) + CONTEXT_WEIGHT * focus.weight_of(context - held)
+        if subject:
+            share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
+        if question is not None and parameter_defaults(unit.text, question):
+            share += DEFINES_WEIGHT
+        best = max(best, share)
+    return best
+
+
+def rerank_hits(focus: Focus, hits: Sequence[SearchHit], k: int) -> list[SearchHit]:
+    """The ``k`` best of ``hits`` by their best unit (see the module docstring), ranks renumbered
+    from 1; ties keep the search's order. Without focus terms, the search's first ``k``."""
+    if not focus.terms or not hits:
+        return list(hits[:k])
+    top = max(h.score for h in hits) or 1.0
+    question = read_question(focus.question)
+    scored = [
+        (best_unit_share(focus, hit, question) + SEARCH_WEIGHT * hit.score / top, -n, hit)
+        for n, hit in enumerate(hits)
+    ]
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [replace(hit, rank=n) for n, (_, _, hit) in enumerate(scored[:k], 1)]
+
+
+def search_units(
+    corpus: Corpus, query: str, k: int, *, mode: SearchMode = "auto"
+) -> list[SearchHit]:
+    """``corpus.search`` over a wider pool, reranked by the unit that best holds ``query``'s
+    focus (its terms weighted by this corpus's statistics)."""
+    pool = corpus.search(query, max(POOL, 4 * k), mode=mode)
+    focus = question_focus(query, CorpusStatistics.of(corpus))
+    return rerank_hits(focus, pool, k)
