@@ -4,8 +4,13 @@ prompt) and the request the agent works on, with gates that hold a call until a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from collections.abc import Awaitable, Callable
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from kforge.agents.tree import decisions
@@ -121,3 +126,29 @@ def barrier_gate(barrier: asyncio.Barrier) -> Gate:
 
 def phases(frames: list[Any]) -> list[str]:
     return [f.to_phase for f in frames if f.type == "phase.changed"]
+
+
+@contextlib.asynccontextmanager
+async def held_worker(
+    db: Path, prompt: str, subquestions: list[str], *, hold_all: bool = False
+) -> AsyncIterator[str]:
+    """A tree run in another process (``tree_worker.py``), held inside its main execution (with
+    ``hold_all``, every subagent inside its own too): yields the root's id, then SIGKILLs it."""
+    worker = Path(__file__).with_name("tree_worker.py")
+    hold = ["--hold-all"] if hold_all else []
+    proc = subprocess.Popen(
+        [sys.executable, str(worker), *hold, str(db), prompt, *subquestions],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        root = proc.stdout.readline().strip()
+        line = await asyncio.to_thread(proc.stderr.readline)
+        assert line.strip() == "blocked", line + proc.stderr.read()
+        yield root
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
