@@ -32,7 +32,8 @@ class TreeScript:
     """``ambiguous``: requests whose clarification check says ambiguous; ``missing``: per
     request, the questions asked round after round; ``subquestions``: per request; ``resolve``:
     requests whose summary asks one last question; ``gates``: per request, awaited before its
-    answer is written; ``code``: per request, Python the main execution runs first."""
+    answer is written; ``code``: per request, Python the main execution runs first;
+    ``tool_calls``: per request, a tool call the main execution makes first."""
 
     def __init__(
         self,
@@ -43,13 +44,16 @@ class TreeScript:
         resolve: tuple[str, ...] = (),
         gates: dict[str, Gate] | None = None,
         code: dict[str, str] | None = None,
+        tool_calls: dict[str, ToolCall] | None = None,
     ) -> None:
         self.ambiguous = ambiguous
         self.missing = {k: list(v) for k, v in (missing or {}).items()}
         self.subquestions = subquestions or {}
         self.resolve = resolve
         self.gates = gates or {}
-        self.code = code or {}
+        self.tool_calls = dict(tool_calls or {})
+        for request, source in (code or {}).items():
+            self.tool_calls[request] = ToolCall("python", {"code": source}, "call-1")
         self.calls: list[tuple[str, str]] = []
         """(decision, request) per call, in order."""
         self.seen: list[str] = []
@@ -80,8 +84,8 @@ class TreeScript:
             return {"ask": hit, "question": "Should I book the venue anyway?" if hit else ""}
         self.calls.append(("answer", request))
         self.seen.append(messages[-1].content)
-        if request in self.code and info.tools and messages[-1].role == "user":
-            return ToolCall("python", {"code": self.code[request]}, "call-1")
+        if request in self.tool_calls and info.tools and messages[-1].role == "user":
+            return self.tool_calls[request]
         gate = self.gates.get(request)
         if gate is not None:
             await gate()

@@ -1,0 +1,96 @@
+"""Forks of a tree: the subtree is forked with its root, each child at the point the root had
+reached; every fork resumes to its end and no recorded side effect is made again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kforge import Runtime, Services
+from kforge.frames import ToolResultFrame
+from kforge.llm.types import ToolCall
+from kforge.runtime.forking import lineage
+from kforge.store.base import RunRecord, RunStatus
+from kforge.tools import ToolRegistry
+from tests.agents.helpers import Counter
+from tests.agents.tree_model import TreeScript
+
+PARTY = "Plan my birthday party"
+FOOD = "What food should we serve?"
+VENUE = "Which venue works best?"
+
+
+def tree_runtime(db: Path, counter: Counter) -> Runtime:
+    """Every agent of the tree makes one side-effecting tool call in its main execution."""
+    calls = {r: ToolCall("record_note", {"note": r}, "call-1") for r in (PARTY, FOOD, VENUE)}
+    script = TreeScript(subquestions={PARTY: [FOOD, VENUE]}, tool_calls=calls)
+    return Runtime(db, model=script.model(), services=Services(tools=ToolRegistry([counter.tool])))
+
+
+async def resumed_to_end(rt: Runtime, run_id: str) -> RunRecord:
+    await rt.resume(run_id)
+    run = await rt.wait(run_id)
+    # a root parked for a subagent waiting on a person would stop here: none does in these tests
+    assert run.status in (RunStatus.COMPLETED, RunStatus.FAILED), (run.status, run.pause_reason)
+    return run
+
+
+def recorded_calls(rt: Runtime) -> int:
+    """Tool calls that ran, as the store records them: a result shared by a fork is one."""
+    found = set()
+    for run in rt.store.list_runs(limit=100_000):
+        frames = rt.store.read_frames(run.id)
+        found |= {f.id for f in frames if isinstance(f, ToolResultFrame) and f.success}
+    return len(found)
+
+
+@pytest.fixture
+async def tree(tmp_path: Path) -> tuple[Runtime, Counter, RunRecord]:
+    counter = Counter()
+    rt = tree_runtime(tmp_path / "tree.db", counter)
+    run = await rt.run("tree", {"prompt": PARTY, "tools": ["record_note"]})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert counter.calls == 3 == recorded_calls(rt)
+    return rt, counter, run
+
+
+async def test_a_fork_at_every_seq_of_a_tree_resumes_and_repeats_no_side_effect(
+    tree: tuple[Runtime, Counter, RunRecord],
+) -> None:
+    rt, counter, run = tree
+    for seq in range(1, run.last_seq + 1):
+        fork = await rt.fork(run.id, at_seq=seq)
+        done = await resumed_to_end(rt, fork)
+        assert done.status == RunStatus.COMPLETED, (seq, done.error)
+        result = done.result or {}
+        subagents = result["subagents"]
+        assert [c["prompt"] for c in subagents] == [FOOD, VENUE], seq
+        assert [c["status"] for c in subagents] == ["completed"] * 2, seq
+        # the fork's subagents are its own runs (results it had recorded before the fork
+        # point name the runs that produced them, which its own were forked from)
+        children = rt.store.list_runs(parent_id=fork)
+        assert len(children) == 2, seq
+        for subagent in subagents:
+            assert any(subagent["id"] in lineage(rt.store, c) for c in children), seq
+        assert all(c.status == RunStatus.COMPLETED for c in children), seq
+        # every call that ran is recorded once, and none recorded ran again
+        assert counter.calls == recorded_calls(rt), seq
+    await rt.aclose()
+
+
+async def test_a_fork_after_the_subagents_ended_does_none_of_their_work_again(
+    tree: tuple[Runtime, Counter, RunRecord],
+) -> None:
+    rt, counter, run = tree
+    frames = rt.frames(run.id)
+    collected = next(f.seq for f in frames if f.type == "data.tree.subagents.results")
+    fork = await rt.fork(run.id, at_seq=collected)
+    children = rt.store.list_runs(parent_id=fork)
+    sources = {c.forked_from for c in children}
+    assert sources == {c.id for c in rt.store.list_runs(parent_id=run.id)}
+    assert {c.status for c in children} == {RunStatus.COMPLETED}  # as they were then
+    done = await resumed_to_end(rt, fork)
+    assert done.status == RunStatus.COMPLETED, done.error
+    assert counter.calls == 3  # only the source's calls ever ran
+    await rt.aclose()
