@@ -22,16 +22,23 @@ GUARD_S = 60
 """How long a test waits for what must happen before it fails instead of hanging."""
 
 
-async def seen(rt: Runtime, run_id: str, wanted: Callable[[Frame], bool]) -> Frame:
-    """The first committed frame of ``run_id`` that is ``wanted``, waiting for it to come."""
+async def seen(
+    rt: Runtime, run_id: str, wanted: Callable[[Frame], bool], *, after_seq: int = 0
+) -> Frame:
+    """The first committed frame of ``run_id`` after ``after_seq`` that is ``wanted``, waiting
+    for it to come."""
 
     async def look() -> Frame:
-        async for frame in rt.subscribe(run_id, follow=True):
+        async for frame in rt.subscribe(run_id, after_seq=after_seq, follow=True):
             if wanted(frame):
                 return frame
         raise AssertionError(f"run {run_id} ended without the frame")
 
     return await asyncio.wait_for(look(), GUARD_S)
+
+
+def ended_as(status: str) -> Callable[[Frame], bool]:
+    return lambda f: isinstance(f, StatusChanged) and f.to_status == status
 
 
 async def waiting_on_a_held_child(tmp_path: Path, *held: str) -> tuple[Runtime, Gates, str, str]:
@@ -128,4 +135,34 @@ async def test_subagents_a_kill_left_behind_resume_side_by_side(tmp_path: Path) 
         began.append(next(f for f in frames if isinstance(f, StatusChanged)).created_at)
         ended.append(next(f for f in frames if isinstance(f, Complete)).created_at)
     assert max(began) < min(ended)
+    await rt.aclose()
+
+
+async def test_a_comment_wakes_a_parent_parked_while_a_child_waits_for_a_person(
+    tmp_path: Path,
+) -> None:
+    script = TreeScript(subquestions={PARTY: [FOOD, VENUE]}, ambiguous=(VENUE,))
+    rt = Runtime(tmp_path / "tree.db", model=script.model())
+    root = await rt.start("tree", {"prompt": PARTY})
+    run = await rt.wait(root)
+    assert run.status == RunStatus.PAUSED and run.pause_reason == "subagents"
+    outcome = await rt.intervene(root, user_comment="keep it cheap")
+    assert outcome["applied"] == "now"
+    # it answers again with the note while its child still waits for its answer
+    noted = await seen(
+        rt,
+        root,
+        lambda f: f.type == "model.call" and "Noted: keep it cheap." in f.response["text"],
+    )
+    venue = next(
+        r for r in rt.store.list_runs(parent_id=root) if r.input["args"]["prompt"] == VENUE
+    )
+    parked = await seen(rt, root, ended_as("paused"), after_seq=noted.seq)
+    assert rt.get_run(venue.id).status == RunStatus.AWAITING_USER
+    await rt.resume(venue.id, "The rooftop")
+    await rt.wait(venue.id)
+    await seen(rt, root, ended_as("completed"), after_seq=parked.seq)
+    run = rt.get_run(root)
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert (run.result or {})["answer"].startswith(f"Answer about {PARTY}. Noted: keep it cheap.")
     await rt.aclose()

@@ -503,9 +503,13 @@ class Runtime:
         at their next step boundary; ``"modify"`` with ``user_content`` makes it re-plan
         from its current step with those instructions; any other text is a comment it sees
         at its next step. A waiting or queued agent takes it when it next runs; a finished
-        one refuses it (InvalidRunStateError)."""
+        one refuses it (InvalidRunStateError). A parent parked while its subagents work is
+        resumed to take it now, not when they end."""
         action, content = parse_intervention(user_comment, user_content, status)
-        return await intervene(self, agent_id, action, content)
+        outcome = await intervene(self, agent_id, action, content)
+        if outcome.get("applied") == "now" and action != "delete":
+            self._wake_parked(self.store.get_run(agent_id))
+        return outcome
 
     def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
         """The tree under ``root_id`` as a map by agent id (no message history)."""
@@ -552,6 +556,10 @@ class Runtime:
             parent = self.store.get_run(run.parent_id)
         except Exception:
             return
+        self._wake_parked(parent)
+
+    def _wake_parked(self, parent: RunRecord) -> None:
+        """Resume ``parent`` if it is paused for its subagents (here, or queued for a worker)."""
         if (
             parent.status != RunStatus.PAUSED
             or parent.pause_reason != SUBAGENTS_REASON

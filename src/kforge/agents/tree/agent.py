@@ -60,6 +60,7 @@ STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
 DECISION = ModelSettings(temperature=0.0, max_tokens=200)
 EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
 _CONTINUE = StepOutcome()
+_CHECKED = "tree.intervention_check"
 _Reply = TypeVar("_Reply")
 
 
@@ -222,16 +223,16 @@ class TreeAgent:
 
     async def _check(self, ctx: RunContext) -> None:
         """The intervention check: what people said is applied between steps (``intervene``);
-        here the agent records what it works with and collects its subagents' results. An
+        here the agent collects its subagents' results and records what it works with. An
         intervention sent while it waits for them ends this step at once, so it is taken now
-        (not when they end), and the next step checks again."""
+        (not when they end), and the next step checks again. Nothing is recorded before the
+        results: a step parked until they end leaves nothing to replay, so an intervention
+        that wakes it is applied before it runs again."""
         state = self.state
-        ctx.emit(
-            DataEvent(
-                name="tree.intervention_check",
-                payload={"comments": state.comments, "modified": bool(state.modifications)},
-            )
-        )
+        journal = ctx.recorded_next()
+        checked_first = isinstance(journal, DataEvent) and journal.name == _CHECKED
+        if checked_first:
+            self._checked(ctx)  # a step recorded in the earlier order, re-executed
         if state.subagents:
             try:
                 recorded = await ctx.recorded(
@@ -243,7 +244,14 @@ class TreeAgent:
             # in the order they were started; a forked tree's children have ids of their own
             results = recorded["results"]
             state.subagents = [{**c, **r} for c, r in zip(state.subagents, results, strict=False)]
+        if not checked_first:
+            self._checked(ctx)
         self._goto(ctx, "summary", "subagents collected")
+
+    def _checked(self, ctx: RunContext) -> None:
+        state = self.state
+        payload = {"comments": state.comments, "modified": bool(state.modifications)}
+        ctx.emit(DataEvent(name=_CHECKED, payload=payload))
 
     async def _summary(self, ctx: RunContext) -> StepOutcome:
         state = self.state
