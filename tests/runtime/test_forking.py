@@ -3,6 +3,7 @@ reached; every fork resumes to its end and no recorded side effect is made again
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,13 @@ def tree_runtime(db: Path, counter: Counter) -> Runtime:
     return Runtime(db, model=script.model(), services=Services(tools=ToolRegistry([counter.tool])))
 
 
-async def resumed_to_end(rt: Runtime, run_id: str) -> RunRecord:
+async def resumed_or_parked(rt: Runtime, run_id: str) -> RunRecord:
     await rt.resume(run_id)
-    run = await rt.wait(run_id)
-    # a root parked for a subagent waiting on a person would stop here: none does in these tests
+    return await rt.wait(run_id)
+
+
+async def resumed_to_end(rt: Runtime, run_id: str) -> RunRecord:
+    run = await resumed_or_parked(rt, run_id)
     assert run.status in (RunStatus.COMPLETED, RunStatus.FAILED), (run.status, run.pause_reason)
     return run
 
@@ -93,4 +97,49 @@ async def test_a_fork_after_the_subagents_ended_does_none_of_their_work_again(
     done = await resumed_to_end(rt, fork)
     assert done.status == RunStatus.COMPLETED, done.error
     assert counter.calls == 3  # only the source's calls ever ran
+    await rt.aclose()
+
+
+async def test_a_fork_of_a_fork_at_every_seq_resumes_and_repeats_no_side_effect(
+    tree: tuple[Runtime, Counter, RunRecord],
+) -> None:
+    rt, counter, run = tree
+    tool_result = next(f.seq for f in rt.frames(run.id) if f.type == "tool.result")
+    first = await resumed_to_end(rt, await rt.fork(run.id, at_seq=tool_result))
+    assert first.status == RunStatus.COMPLETED, first.error
+    for seq in range(1, first.last_seq + 1):
+        done = await resumed_to_end(rt, await rt.fork(first.id, at_seq=seq))
+        assert done.status == RunStatus.COMPLETED, (seq, done.error)
+        subagents = (done.result or {})["subagents"]
+        assert [c["status"] for c in subagents] == ["completed"] * 2, seq
+        assert len(rt.store.list_runs(parent_id=done.id)) == 2, seq
+        assert counter.calls == recorded_calls(rt), seq
+    await rt.aclose()
+
+
+async def test_a_fork_of_a_tree_whose_subagent_waits_for_a_person_waits_the_same_way(
+    tmp_path: Path,
+) -> None:
+    script = TreeScript(subquestions={PARTY: [FOOD, VENUE]}, ambiguous=(VENUE,))
+    rt = Runtime(tmp_path / "tree.db", model=script.model())
+    run = await rt.run("tree", {"prompt": PARTY})
+    assert run.status == RunStatus.PAUSED and run.pause_reason == "subagents"
+    fork = await rt.fork(run.id)
+    asking = [c for c in rt.store.list_runs(parent_id=fork) if c.pending_interaction]
+    assert [c.status for c in asking] == [RunStatus.AWAITING_USER]
+    parked = await resumed_or_parked(rt, fork)
+    assert parked.status == RunStatus.PAUSED and parked.pause_reason == "subagents"
+    await rt.resume(asking[0].id, "The rooftop")
+    await rt.wait(asking[0].id)
+    for _ in range(100):  # the child's end wakes its parent
+        done = await rt.wait(fork)
+        if done.status == RunStatus.COMPLETED:
+            break
+        await asyncio.sleep(0)
+    assert done.status == RunStatus.COMPLETED, done.error
+    result = done.result or {}
+    assert [c["status"] for c in result["subagents"]] == ["completed"] * 2
+    # the source's own subagent still waits for its answer
+    source_children = rt.store.list_runs(parent_id=run.id)
+    assert RunStatus.AWAITING_USER in {c.status for c in source_children}
     await rt.aclose()
