@@ -12,7 +12,8 @@ from kforge import Runtime, Services
 from kforge.frames import ToolResultFrame
 from kforge.llm.types import ToolCall
 from kforge.runtime.forking import lineage
-from kforge.store.base import RunRecord, RunStatus
+from kforge.store import MemoryStore, SQLiteStore
+from kforge.store.base import RunRecord, RunStatus, Store
 from kforge.tools import ToolRegistry
 from tests.agents.helpers import Counter
 from tests.agents.tree_model import TreeScript
@@ -22,11 +23,12 @@ FOOD = "What food should we serve?"
 VENUE = "Which venue works best?"
 
 
-def tree_runtime(db: Path, counter: Counter) -> Runtime:
+def tree_runtime(store: Store, counter: Counter) -> Runtime:
     """Every agent of the tree makes one side-effecting tool call in its main execution."""
     calls = {r: ToolCall("record_note", {"note": r}, "call-1") for r in (PARTY, FOOD, VENUE)}
     script = TreeScript(subquestions={PARTY: [FOOD, VENUE]}, tool_calls=calls)
-    return Runtime(db, model=script.model(), services=Services(tools=ToolRegistry([counter.tool])))
+    tools = Services(tools=ToolRegistry([counter.tool]))
+    return Runtime(store, model=script.model(), services=tools)
 
 
 async def resumed_or_parked(rt: Runtime, run_id: str) -> RunRecord:
@@ -49,10 +51,21 @@ def recorded_calls(rt: Runtime) -> int:
     return len(found)
 
 
-@pytest.fixture
-async def tree(tmp_path: Path) -> tuple[Runtime, Counter, RunRecord]:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+async def tree(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> tuple[Runtime, Counter, RunRecord]:
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    elif request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "tree.db")
+    else:
+        from kforge.store.postgres import PostgresStore
+
+        store = PostgresStore(request.getfixturevalue("postgres_url"))
     counter = Counter()
-    rt = tree_runtime(tmp_path / "tree.db", counter)
+    rt = tree_runtime(store, counter)
     run = await rt.run("tree", {"prompt": PARTY, "tools": ["record_note"]})
     assert run.status == RunStatus.COMPLETED, run.error
     assert counter.calls == 3 == recorded_calls(rt)
