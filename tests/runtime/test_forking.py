@@ -12,11 +12,11 @@ from kforge import Runtime, Services
 from kforge.frames import ToolResultFrame
 from kforge.llm.types import ToolCall
 from kforge.runtime.forking import lineage
-from kforge.store import MemoryStore, SQLiteStore
 from kforge.store.base import RunRecord, RunStatus, Store
 from kforge.tools import ToolRegistry
 from tests.agents.helpers import Counter
 from tests.agents.tree_model import TreeScript
+from tests.postgres import STORE_KINDS, store_of_kind
 
 PARTY = "Plan my birthday party"
 FOOD = "What food should we serve?"
@@ -51,19 +51,11 @@ def recorded_calls(rt: Runtime) -> int:
     return len(found)
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=STORE_KINDS)
 async def tree(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> tuple[Runtime, Counter, RunRecord]:
-    store: Store
-    if request.param == "memory":
-        store = MemoryStore()
-    elif request.param == "sqlite":
-        store = SQLiteStore(tmp_path / "tree.db")
-    else:
-        from kforge.store.postgres import PostgresStore
-
-        store = PostgresStore(request.getfixturevalue("postgres_url"))
+    store = store_of_kind(request.param, request, tmp_path)
     counter = Counter()
     rt = tree_runtime(store, counter)
     run = await rt.run("tree", {"prompt": PARTY, "tools": ["record_note"]})
