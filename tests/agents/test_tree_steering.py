@@ -114,11 +114,12 @@ async def test_subagents_a_kill_left_behind_resume_side_by_side(tmp_path: Path) 
     subquestions = [FOOD, VENUE, GUESTS, MUSIC]
     async with held_worker(db, PARTY, subquestions, hold_all=True) as root:
         pass
-    # resumed, the four subagents answer only once all four are inside a model call at once
-    barrier = asyncio.Barrier(len(subquestions))
+    # resumed, the root's main execution and the four subagents answer only once all five
+    # are inside a model call at once
+    barrier = asyncio.Barrier(len(subquestions) + 1)
     script = TreeScript(
         subquestions={PARTY: subquestions},
-        gates={q: barrier_gate(barrier) for q in subquestions},
+        gates={q: barrier_gate(barrier) for q in [PARTY, *subquestions]},
     )
     rt = Runtime(db, model=script.model())
     children = rt.store.list_runs(parent_id=root)

@@ -8,7 +8,12 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked
-from kforge.errors import InvalidRunStateError, RunNotFoundError, ValidationError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    ValidationError,
+)
 from kforge.runtime.forking import fork_child, lineage
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
@@ -90,13 +95,17 @@ class ChildAgents:
     async def start(
         self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
     ) -> str:
-        """Start a child run; with ``run_id``, one that already exists is left as it is (a
-        re-executed step starts each of its children once). Returns the child's id."""
+        """Start a child run; with ``run_id``, one that already exists is not started again (a
+        re-executed step starts each of its children once), only resumed if no process
+        executes it any more. Returns the child's id."""
         if run_id is not None:
             try:
-                return self._child(run_id).id
+                child = self._child(run_id)
             except RunNotFoundError:
                 pass
+            else:
+                await self._continue(child)
+                return child.id
         parent = self._runtime.get_run(self._parent_id)
         return await self._runtime.start(
             agent_type,
@@ -105,6 +114,21 @@ class ChildAgents:
             session_id=parent.session_id,
             run_id=run_id,
         )
+
+    async def _continue(self, run: RunRecord) -> None:
+        """Resume a child no process executes (left behind by a crash, or forked with this
+        run), so that it works alongside this run again; one that ended, waits, or is queued
+        for a worker is left as it is."""
+        runtime = self._runtime
+        if runtime.is_active(run.id) or run.is_live() or _waits(run) or _at_limit(run):
+            return
+        queued = run.status == RunStatus.PENDING and runtime.stretches is not None
+        if run.status in TERMINAL_STATUSES or queued:
+            return
+        try:
+            await runtime.resume(run.id)
+        except (InvalidRunStateError, RunLeasedError):
+            pass  # another process or stretch took it meanwhile
 
     def _child(self, handle: str) -> RunRecord:
         """The child run ``handle`` names. A forked run's code names its children by the ids

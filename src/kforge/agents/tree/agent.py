@@ -209,6 +209,7 @@ class TreeAgent:
 
     async def _execute(self, ctx: RunContext) -> None:
         state = self.state
+        await self._keep_subagents_working(ctx)
         if self.params.corpus and not state.retrieved:
             await self._retrieve(ctx)
             state.retrieved = True
@@ -385,6 +386,15 @@ class TreeAgent:
             )
         self.state.subagents = [dict(c) for c in planned["subagents"]]
         ctx.emit(DataEvent(name="tree.subagents", payload={"subagents": self.state.subagents}))
+
+    async def _keep_subagents_working(self, ctx: RunContext) -> None:
+        """Subagents a crash left behind, or forked with this agent, work again alongside its
+        main execution, as they did before (not only once it waits for them)."""
+        if self.state.subagents:
+            spawner = self._spawner(ctx)
+            for child in self.state.subagents:
+                args = self._child_args(child["prompt"])
+                await spawner.start(self.agent_type, args, run_id=child["id"])
 
     def _tools_offered(self, ctx: RunContext) -> bool:
         return bool(self.params.tools) and answer_style(ctx.model) == "generative"
