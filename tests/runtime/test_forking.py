@@ -148,3 +148,17 @@ async def test_a_fork_of_a_tree_whose_subagent_waits_for_a_person_waits_the_same
     source_children = rt.store.list_runs(parent_id=run.id)
     assert RunStatus.AWAITING_USER in {c.status for c in source_children}
     await rt.aclose()
+
+
+async def test_a_fork_resumes_its_own_subagents_once_its_source_is_deleted(
+    tree: tuple[Runtime, Counter, RunRecord],
+) -> None:
+    rt, counter, run = tree
+    planned = next(f.seq for f in rt.frames(run.id) if f.type == "data.tree.subagents")
+    fork = await rt.fork(run.id, at_seq=planned)
+    rt.store.delete_runs([run.id, *(c.id for c in rt.store.list_runs(parent_id=run.id))])
+    done = await resumed_to_end(rt, fork)
+    assert done.status == RunStatus.COMPLETED, done.error
+    assert len(rt.store.list_runs(parent_id=fork)) == 2  # the ones forked with it, no others
+    assert counter.calls - 3 == recorded_calls(rt)  # the source's three went with it
+    await rt.aclose()

@@ -132,16 +132,22 @@ class ChildAgents:
 
     def _child(self, handle: str) -> RunRecord:
         """The child run ``handle`` names. A forked run's code names its children by the ids
-        its source recorded: those are the children forked with it (a child its source started
-        after the fork point is started over here, as a fork of its first frame)."""
+        its source recorded: those are the children forked with it (even once the source is
+        deleted); a child its source started after the fork point is started over here, as a
+        fork of its first frame. RunNotFoundError when there is no such run yet."""
         runtime = self._runtime
-        run = runtime.get_run(handle)
-        if run.parent_id == self._parent_id:
-            return run
         store = runtime.store
+        try:
+            run: RunRecord | None = runtime.get_run(handle)
+        except RunNotFoundError:
+            run = None
+        if run is not None and run.parent_id == self._parent_id:
+            return run
         for child in store.list_runs(parent_id=self._parent_id, limit=10_000):
             if handle in lineage(store, child):
                 return child
+        if run is None:
+            raise RunNotFoundError(handle)
         parent = runtime.get_run(self._parent_id)
         if run.parent_id is not None and run.parent_id in lineage(store, parent):
             return runtime.get_run(fork_child(store, handle, self._parent_id))
