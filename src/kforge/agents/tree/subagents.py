@@ -45,10 +45,18 @@ async def collect(
         runs = settled.result()
     finally:
         steered.cancel()
-        settled.cancel()
+        if not settled.done():
+            # cancelled while waiting, the gathering ends with the cancellation as its error
+            settled.add_done_callback(_retrieved)
+            settled.cancel()
     if any(not ended(run) for run in runs):
         raise Parked(SUBAGENTS_REASON)
     return {"results": [child_result(run) for run in runs]}
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def ended(run: RunRecord) -> bool:
