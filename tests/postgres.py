@@ -17,6 +17,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from kforge.store import MemoryStore, SQLiteStore
+from kforge.store.base import Store
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres"
 NOT_INSTALLABLE = 3
 """The script's exit code for "PostgreSQL is missing and cannot be installed here"."""
@@ -71,3 +74,17 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+STORE_KINDS = ["memory", "sqlite", "postgres"]
+
+
+def store_of_kind(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """A new empty store of ``kind`` (one of ``STORE_KINDS``); PostgreSQL's on this server."""
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "sqlite":
+        return SQLiteStore(tmp_path / "k.db")
+    from kforge.store.postgres import PostgresStore
+
+    return PostgresStore(request.getfixturevalue("postgres_url"))

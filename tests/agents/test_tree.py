@@ -4,9 +4,6 @@ interventions while they run, and a failure at each step of a subagent."""
 from __future__ import annotations
 
 import asyncio
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError, ValidationError
 from kforge.store.base import RunRecord, RunStatus
 from kforge.tools.approval import ApprovalPolicy
-from tests.agents.tree_model import Gates, TreeScript, barrier_gate, phases
+from tests.agents.tree_model import Gates, TreeScript, barrier_gate, held_worker, phases
 
 PARTY = "Plan my birthday party"
 FOOD = "What food should we serve?"
@@ -370,29 +367,13 @@ async def test_the_stream_yields_agent_states_and_text_for_the_whole_tree(tmp_pa
 async def test_an_intervention_sent_to_a_process_that_is_then_killed_applies_after_resume(
     tmp_path: Path,
 ) -> None:
-    db = tmp_path / "tree.db"
-    worker = Path(__file__).with_name("tree_worker.py")
-    proc = subprocess.Popen(
-        [sys.executable, str(worker), str(db), PARTY, FOOD, VENUE],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stderr is not None
-        root = proc.stdout.readline().strip()
-        line = await asyncio.to_thread(proc.stderr.readline)
-        assert line.strip() == "blocked", line + proc.stderr.read()
+    async with held_worker(tmp_path / "tree.db", PARTY, [FOOD, VENUE]) as root:
         picnic = "Plan a picnic instead"
-        other = Runtime(db, model=TreeScript().model())
+        other = Runtime(tmp_path / "tree.db", model=TreeScript().model())
         assert other.get_run(root).is_live()
         outcome = await other.intervene(root, user_comment="modify", user_content=picnic)
         assert outcome["applied"] == "next_step"  # the other process executes it
         other.store.close()
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == -signal.SIGKILL
     rt = runtime(tmp_path, TreeScript(subquestions={PARTY: [FOOD, VENUE]}))
     await rt.resume(root)
     # the subagents the killed process left behind are resumed and collected

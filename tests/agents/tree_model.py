@@ -4,8 +4,13 @@ prompt) and the request the agent works on, with gates that hold a call until a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from collections.abc import Awaitable, Callable
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from kforge.agents.tree import decisions
@@ -27,7 +32,8 @@ class TreeScript:
     """``ambiguous``: requests whose clarification check says ambiguous; ``missing``: per
     request, the questions asked round after round; ``subquestions``: per request; ``resolve``:
     requests whose summary asks one last question; ``gates``: per request, awaited before its
-    answer is written; ``code``: per request, Python the main execution runs first."""
+    answer is written; ``code``: per request, Python the main execution runs first;
+    ``tool_calls``: per request, a tool call the main execution makes first."""
 
     def __init__(
         self,
@@ -38,13 +44,16 @@ class TreeScript:
         resolve: tuple[str, ...] = (),
         gates: dict[str, Gate] | None = None,
         code: dict[str, str] | None = None,
+        tool_calls: dict[str, ToolCall] | None = None,
     ) -> None:
         self.ambiguous = ambiguous
         self.missing = {k: list(v) for k, v in (missing or {}).items()}
         self.subquestions = subquestions or {}
         self.resolve = resolve
         self.gates = gates or {}
-        self.code = code or {}
+        self.tool_calls = dict(tool_calls or {})
+        for request, source in (code or {}).items():
+            self.tool_calls[request] = ToolCall("python", {"code": source}, "call-1")
         self.calls: list[tuple[str, str]] = []
         """(decision, request) per call, in order."""
         self.seen: list[str] = []
@@ -75,8 +84,8 @@ class TreeScript:
             return {"ask": hit, "question": "Should I book the venue anyway?" if hit else ""}
         self.calls.append(("answer", request))
         self.seen.append(messages[-1].content)
-        if request in self.code and info.tools and messages[-1].role == "user":
-            return ToolCall("python", {"code": self.code[request]}, "call-1")
+        if request in self.tool_calls and info.tools and messages[-1].role == "user":
+            return self.tool_calls[request]
         gate = self.gates.get(request)
         if gate is not None:
             await gate()
@@ -121,3 +130,29 @@ def barrier_gate(barrier: asyncio.Barrier) -> Gate:
 
 def phases(frames: list[Any]) -> list[str]:
     return [f.to_phase for f in frames if f.type == "phase.changed"]
+
+
+@contextlib.asynccontextmanager
+async def held_worker(
+    db: Path, prompt: str, subquestions: list[str], *, hold_all: bool = False
+) -> AsyncIterator[str]:
+    """A tree run in another process (``tree_worker.py``), held inside its main execution (with
+    ``hold_all``, every subagent inside its own too): yields the root's id, then SIGKILLs it."""
+    worker = Path(__file__).with_name("tree_worker.py")
+    hold = ["--hold-all"] if hold_all else []
+    proc = subprocess.Popen(
+        [sys.executable, str(worker), *hold, str(db), prompt, *subquestions],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        root = proc.stdout.readline().strip()
+        line = await asyncio.to_thread(proc.stderr.readline)
+        assert line.strip() == "blocked", line + proc.stderr.read()
+        yield root
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL

@@ -1,6 +1,8 @@
 """An agent with a side effect per step, for the multi-worker tests: importing this module
-registers ``test.effects`` (``kforge worker --import tests.runtime.effect_agent``), and
-``test.parent``, which starts one ``test.effects`` child and waits for it.
+registers ``test.effects`` (``kforge worker --import tests.runtime.effect_agent``),
+``test.parent``, which starts one ``test.effects`` child and waits for it, and ``test.tree``, a
+tree agent whose subagents hold before their main execution until the file named by
+``KFORGE_TEST_GATE`` exists.
 
 Each step calls ``record_effect``, a tool that is neither read-only nor idempotent: it appends
 ``RUN_ID STEP`` to the file named by ``KFORGE_TEST_EFFECTS``. A re-executed step must never call
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
+from kforge.agents.tree import TreeAgent
 from kforge.engine.agent import StepOutcome
 from kforge.engine.registry import register_agent
 from kforge.engine.run_context import RunContext
@@ -105,3 +109,17 @@ class ParentAgent:
 
 
 register_agent(ParentAgent.agent_type, ParentAgent, replace=True)
+
+
+class GatedTree(TreeAgent):
+    agent_type = "test.tree"
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        if self.params.depth > 0 and self.state.stage == "execute":
+            gate = Path(os.environ["KFORGE_TEST_GATE"])
+            while not gate.exists():  # another process opens it
+                await asyncio.sleep(0.02)
+        return await super().step(ctx)
+
+
+register_agent(GatedTree.agent_type, GatedTree, replace=True)

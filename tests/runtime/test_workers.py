@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from kforge.errors import ValidationError
 from kforge.frames import StatusChanged, ToolResultFrame
 from kforge.runtime import Runtime
-from kforge.store import RunStatus
+from kforge.store import RunRecord, RunStatus
 
 pytest.importorskip("dbos", reason="the dbos extra is not installed")
 
@@ -220,3 +221,57 @@ def test_worker_refuses_what_cannot_work(argv: list[str], message: str, tmp_path
     )
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_a_comment_wakes_a_tree_parent_parked_on_its_subagents(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers a parent always parks while its subagents work: a comment queues it at
+    once, and it takes the comment while they are still held."""
+    import tests.runtime.effect_agent  # noqa: F401
+
+    effects = tmp_path / "effects.txt"
+    effects.touch()
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("KFORGE_TEST_GATE", str(gate))
+    rt = Runtime(postgres_url, model="test", executor="dbos")
+    proc, _ = start_worker(postgres_url, effects, concurrency=4)
+    try:
+        args = {"prompt": "Compare Python with Go; explain closures", "clarify": False}
+        root = await rt.start("test.tree", {**args, "max_question_rounds": 0})
+
+        def parks(run: RunRecord) -> int:
+            frames = rt.frames(run.id)
+            return sum(isinstance(f, StatusChanged) and f.to_status == "paused" for f in frames)
+
+        await until(rt, root, lambda r: r.pause_reason == "subagents")
+        outcome = await rt.intervene(root, user_comment="keep it short")
+        assert outcome["applied"] == "now"
+        # woken, it took the comment and parked again, its subagents still held
+        await until(rt, root, lambda r: r.pause_reason == "subagents" and parks(r) == 2)
+        children = rt.store.list_runs(parent_id=root)
+        assert len(children) == 2
+        assert {c.status for c in children} <= {RunStatus.PENDING, RunStatus.RUNNING}
+        frames = rt.frames(root)
+        taken = [f for f in frames if f.type == "agent.thinking" and "keep it short" in f.message]
+        assert len(taken) == 1
+        assert any(f.type == "phase.changed" and f.reason == "comment from user" for f in frames)
+        gate.touch()
+        run = await until(rt, root, lambda r: r.status in (RunStatus.COMPLETED, RunStatus.FAILED))
+    finally:
+        stop_workers([proc])
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert (run.result or {})["metadata"]["comments"] == ["keep it short"]
+    await rt.aclose()
+
+
+async def until(rt: Runtime, run_id: str, wanted: Callable[[RunRecord], bool]) -> RunRecord:
+    """The run once ``wanted(run)`` holds (a final question the fake model asks is answered)."""
+    async with asyncio.timeout(120):
+        while True:
+            run = rt.get_run(run_id)
+            if run.status == RunStatus.AWAITING_USER:
+                await rt.resume(run_id, "fine")
+            elif wanted(run):
+                return run
+            await asyncio.sleep(0.05)

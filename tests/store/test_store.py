@@ -16,22 +16,15 @@ from kforge.errors import (
     WriteConflictError,
 )
 from kforge.frames import AgentThinking, StatusChanged, utc_now
-from kforge.store import MemoryStore, RunRecord, RunStatus, Snapshot, SQLiteStore, StepRecord, Store
+from kforge.store import RunRecord, RunStatus, Snapshot, SQLiteStore, StepRecord, Store
 from kforge.store.lease import Lease
 from kforge.store.migrations import MIGRATIONS, schema_version
+from tests.postgres import STORE_KINDS, store_of_kind
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=STORE_KINDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store
-    if request.param == "memory":
-        s = MemoryStore()
-    elif request.param == "sqlite":
-        s = SQLiteStore(tmp_path / "k.db")
-    else:
-        from kforge.store.postgres import PostgresStore
-
-        s = PostgresStore(request.getfixturevalue("postgres_url"))
+    s = store_of_kind(request.param, request, tmp_path)
     yield s
     s.close()
 

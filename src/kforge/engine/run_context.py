@@ -8,6 +8,7 @@ instead of being requested again.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -109,6 +110,7 @@ class RunContext:
         services: Services | Mapping[str, Any] | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
         answerer: Answerer | None = None,
+        steering: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.run_id = run_id
         self.agent_type = agent_type
@@ -127,6 +129,7 @@ class RunContext:
         self._flush = flush
         self._on_delta = on_delta
         self._answerer = answerer
+        self._steering = steering
         self._pending: list[Frame] = []
         self._journal: list[Frame] = []
         self._cursor = 0
@@ -464,6 +467,16 @@ class RunContext:
         self.budget.check(self.usage, self.cost_usd)
 
     # -- people ---------------------------------------------------------------------------
+
+    async def steered(self) -> None:
+        """Return once a person's intervention (delete, modify, comment) waits for this run;
+        never, for a run that takes none. A step that waits on something slow (its subagents)
+        races this and ends early when it wins: interventions are taken between steps, so the
+        run takes it at once instead of when the wait is over."""
+        if self._steering is None:
+            await asyncio.Event().wait()
+        else:
+            await self._steering()
 
     async def ask(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -78,6 +78,10 @@ class InterventionSource(Protocol):
 
     def done(self, run_id: str, ids: list[str]) -> None:
         """Forget interventions now recorded in the run's log."""
+        ...
+
+    async def arrival(self, run_id: str, *, known: Collection[str] = ()) -> None:
+        """Return once an intervention other than ``known`` waits for ``run_id``."""
         ...
 
 
@@ -397,6 +401,7 @@ class StepRunner:
             services=self.services,
             on_delta=self.on_delta,
             answerer=self.answerer,
+            steering=self._steering if self.interventions is not None else None,
         )
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
@@ -555,6 +560,11 @@ class StepRunner:
                 baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
+
+    async def _steering(self) -> None:
+        """Return once a person's intervention waits for this run beyond those it took."""
+        assert self.interventions is not None
+        await self.interventions.arrival(self.run.id, known=frozenset(self._delivered))
 
     def _take_interventions(self, ctx: RunContext) -> Intervention | None:
         """Apply the interventions waiting for this run (those recorded in its log while it

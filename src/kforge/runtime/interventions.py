@@ -8,7 +8,9 @@ it there, so it is a frame of the run either way, survives a restart and replays
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
@@ -44,11 +46,37 @@ class InterventionInbox:
         self._poll_s = poll_s
         self._read_at: dict[str, float] = {}
         self._left_here: set[str] = set()
+        self._waiting: dict[str, set[asyncio.Event]] = {}
 
     def put(self, run_id: str, item: Intervention) -> None:
         value = {"action": item.action, "content": item.content, "at": utc_now().isoformat()}
         self._store.put_docs(_NAMESPACE + run_id, {item.id: value})
         self._left_here.add(run_id)
+        for event in self._waiting.get(run_id, ()):
+            event.set()
+
+    async def arrival(self, run_id: str, *, known: Collection[str] = ()) -> None:
+        """Return once an intervention other than ``known`` waits for ``run_id``: at once for
+        one left through this inbox, within ``poll_s`` for one another process left. The next
+        ``take`` then reads it, so a run waiting inside a step (a parent on its subagents) can
+        end the step and take it at the boundary."""
+        event = asyncio.Event()
+        self._waiting.setdefault(run_id, set()).add(event)
+        try:
+            while run_id not in self._left_here:
+                if any(item.id not in known for item in self.pending(run_id)):
+                    self._left_here.add(run_id)
+                    return
+                try:
+                    async with asyncio.timeout(self._poll_s):
+                        await event.wait()
+                except TimeoutError:
+                    pass
+        finally:
+            waiting = self._waiting.get(run_id, set())
+            waiting.discard(event)
+            if not waiting:
+                self._waiting.pop(run_id, None)
 
     def take(self, run_id: str) -> list[Intervention]:
         """What waits for ``run_id``, for the run itself at a step boundary: as :meth:`pending`,

@@ -29,7 +29,6 @@ from kforge.errors import (
     ValidationError,
 )
 from kforge.frames import (
-    ErrorFrame,
     Frame,
     InteractionAnswered,
     InteractionRequested,
@@ -44,6 +43,7 @@ from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
+from kforge.runtime.forking import fork_tree
 from kforge.runtime.interactions import normalize_answer
 from kforge.runtime.interventions import InterventionInbox, intervene, parse_intervention
 from kforge.runtime.registry import AgentRegistry, default_registry
@@ -406,62 +406,10 @@ class Runtime:
 
     async def fork(self, run_id: str, *, at_seq: int | None = None) -> str:
         """A new run sharing ``run_id``'s frames up to ``at_seq``, ready to resume. By default all
-        of them, or for a failed run all before its failure (so the failed step runs again)."""
-        source = self.store.get_run(run_id)
-        upto = self._fork_point(source) if at_seq is None else at_seq
-        if upto < 1:
-            raise InvalidRunStateError(
-                f"cannot fork run '{run_id}' at seq {upto}: a fork keeps at least the first "
-                f"frame (seqs 1..{source.last_seq}); fork at 1 to start the run over"
-            )
-        now = utc_now()
-        new = RunRecord(
-            id=new_id(),
-            agent_type=source.agent_type,
-            status=RunStatus.PAUSED,
-            created_at=now,
-            updated_at=now,
-            input=source.input,
-            session_id=source.session_id,
-            parent_id=source.parent_id,
-            max_iterations=source.max_iterations,
-            pause_reason=f"forked from {run_id} at seq {upto}",
-            forked_from=run_id,
-            forked_at_seq=upto,
-        )
-        self.store.fork_run(run_id, new, upto_seq=upto)
-        try:
-            self._settle_fork(new, upto)
-        except BaseException:
-            self.store.delete_runs([new.id])  # no half-made fork is left behind
-            raise
-        return new.id
-
-    def _settle_fork(self, new: RunRecord, upto: int) -> None:
-        _, step_no, step_seq = load_state(self.store, new.id)
-        tail = [f for f in self.store.read_frames(new.id, after_seq=step_seq)]
-        pending = [f for f in tail if isinstance(f, InteractionRequested)]
-        answered = {f.interaction_id for f in tail if isinstance(f, InteractionAnswered)}
-        fields: dict[str, Any] = {"iteration": step_no}
-        if pending and pending[-1].interaction_id not in answered:
-            fields.update(status=RunStatus.AWAITING_USER, pending_interaction=_to_dict(pending[-1]))
-        frame = StatusChanged(
-            run_id=new.id,
-            seq=upto + 1,
-            from_status=None,
-            to_status=(fields.get("status") or RunStatus.PAUSED).value,
-            reason=new.pause_reason or "",
-        )
-        self.store.commit(new.id, [frame], run_fields=fields)
-
-    def _fork_point(self, run: RunRecord) -> int:
-        """All of a run's frames, or for a failed run the frames before the failure (its error
-        and status change would otherwise be replayed into the step that failed)."""
-        if run.status != RunStatus.FAILED:
-            return run.last_seq
-        tail = self.store.read_frames(run.id, after_seq=max(0, run.last_seq - 2))
-        failure = [f for f in tail if isinstance(f, ErrorFrame | StatusChanged)]
-        return failure[0].seq - 1 if failure else run.last_seq
+        of them, or for a failed run all before its failure (so the failed step runs again).
+        The child runs it had started come with it, each forked at the point it had reached
+        then, so the fork's subagents do none of their recorded work again."""
+        return fork_tree(self.store, run_id, at_seq=at_seq)
 
     def _launch(
         self,
@@ -555,9 +503,13 @@ class Runtime:
         at their next step boundary; ``"modify"`` with ``user_content`` makes it re-plan
         from its current step with those instructions; any other text is a comment it sees
         at its next step. A waiting or queued agent takes it when it next runs; a finished
-        one refuses it (InvalidRunStateError)."""
+        one refuses it (InvalidRunStateError). A parent parked while its subagents work is
+        resumed to take it now, not when they end."""
         action, content = parse_intervention(user_comment, user_content, status)
-        return await intervene(self, agent_id, action, content)
+        outcome = await intervene(self, agent_id, action, content)
+        if outcome.get("applied") == "now" and action != "delete":
+            self._wake_parked(self.store.get_run(agent_id))
+        return outcome
 
     def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
         """The tree under ``root_id`` as a map by agent id (no message history)."""
@@ -604,6 +556,10 @@ class Runtime:
             parent = self.store.get_run(run.parent_id)
         except Exception:
             return
+        self._wake_parked(parent)
+
+    def _wake_parked(self, parent: RunRecord) -> None:
+        """Resume ``parent`` if it is paused for its subagents (here, or queued for a worker)."""
         if (
             parent.status != RunStatus.PAUSED
             or parent.pause_reason != SUBAGENTS_REASON
@@ -765,12 +721,6 @@ def _check_json_args(agent_type: str, args: dict[str, Any]) -> None:
             "record; pass strings, finite numbers, booleans, null, lists and objects with "
             "string keys (e.g. a date as an ISO 8601 string)"
         )
-
-
-def _to_dict(frame: Frame) -> dict[str, Any]:
-    from kforge.frames import frame_to_dict
-
-    return frame_to_dict(frame)
 
 
 def _answered(run: RunRecord, answer: Any) -> tuple[InteractionRequested, InteractionAnswered]:

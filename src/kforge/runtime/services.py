@@ -8,7 +8,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked
-from kforge.errors import InvalidRunStateError, RunNotFoundError, ValidationError
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    ValidationError,
+)
+from kforge.runtime.forking import fork_child, lineage
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
 if TYPE_CHECKING:
@@ -57,6 +63,10 @@ def _waits(run: RunRecord) -> bool:
     )
 
 
+def _at_limit(run: RunRecord) -> bool:
+    return run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:")
+
+
 class ChildAgents:
     """``fork(prompt)`` / ``wait(handle)`` for agent code and the python tool: each fork is a
     child run (its own durable record, ``parent_id`` set); ``plan`` says of which agent type
@@ -85,16 +95,17 @@ class ChildAgents:
     async def start(
         self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
     ) -> str:
-        """Start a child run; with ``run_id``, one that already exists is left as it is (a
-        re-executed step starts each of its children once)."""
+        """Start a child run; with ``run_id``, one that already exists is not started again (a
+        re-executed step starts each of its children once), only resumed if no process
+        executes it any more. Returns the child's id."""
         if run_id is not None:
             try:
-                existing = self._runtime.get_run(run_id)
+                child = self._child(run_id)
             except RunNotFoundError:
                 pass
             else:
-                self._check_child(existing)
-                return run_id
+                await self._continue(child)
+                return child.id
         parent = self._runtime.get_run(self._parent_id)
         return await self._runtime.start(
             agent_type,
@@ -104,29 +115,66 @@ class ChildAgents:
             run_id=run_id,
         )
 
-    def _check_child(self, run: RunRecord) -> None:
-        if run.parent_id != self._parent_id:
-            raise ValidationError(f"wait({run.id!r}): not a run forked by this run")
+    async def _continue(self, run: RunRecord) -> None:
+        """Resume a child no process executes (left behind by a crash, or forked with this
+        run), so that it works alongside this run again; one that ended, waits, or is queued
+        for a worker is left as it is."""
+        runtime = self._runtime
+        if runtime.is_active(run.id) or run.is_live() or _waits(run) or _at_limit(run):
+            return
+        queued = run.status == RunStatus.PENDING and runtime.stretches is not None
+        if run.status in TERMINAL_STATUSES or queued:
+            return
+        try:
+            await runtime.resume(run.id)
+        except (InvalidRunStateError, RunLeasedError):
+            pass  # another process or stretch took it meanwhile
+
+    def _child(self, handle: str) -> RunRecord:
+        """The child run ``handle`` names. A forked run's code names its children by the ids
+        its source recorded: those are the children forked with it (even once the source is
+        deleted); a child its source started after the fork point is started over here, as a
+        fork of its first frame. RunNotFoundError when there is no such run yet."""
+        runtime = self._runtime
+        store = runtime.store
+        try:
+            run: RunRecord | None = runtime.get_run(handle)
+        except RunNotFoundError:
+            run = None
+        if run is not None and run.parent_id == self._parent_id:
+            return run
+        for child in store.list_runs(parent_id=self._parent_id, limit=10_000):
+            if handle in lineage(store, child):
+                return child
+        if run is None:
+            raise RunNotFoundError(handle)
+        parent = runtime.get_run(self._parent_id)
+        if run.parent_id is not None and run.parent_id in lineage(store, parent):
+            return runtime.get_run(fork_child(store, handle, self._parent_id))
+        raise ValidationError(f"wait({handle!r}): not a run forked by this run")
 
     async def settle(self, handle: str, *, park: bool = False) -> RunRecord:
         """The child once it has ended or waits for a person (or for its own children): a
-        child no process executes any more (after a restart) is resumed here first.
+        child no process executes any more (after a restart, or forked with this run) is
+        resumed here first.
 
         With ``park`` and stretches executed by workers, a child still at work is not waited
         for: ``Parked`` pauses this run, holding no worker, and the child's end resumes it."""
         runtime = self._runtime
-        run = runtime.get_run(handle)
-        self._check_child(run)
+        run = self._child(handle)
+        handle = run.id
         if park and runtime.stretches is not None:
             if run.status in TERMINAL_STATUSES or _waits(run):
                 return run
+            if run.status == RunStatus.PAUSED and not _at_limit(run) and not run.is_live():
+                await runtime.resume(handle)  # queued for a worker
             raise Parked(SUBAGENTS_REASON)
         while True:
             if runtime.is_active(handle):
                 run = await runtime.wait(handle)
             if run.status in TERMINAL_STATUSES or _waits(run):
                 return run
-            if run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:"):
+            if _at_limit(run):
                 return run
             if run.is_live():
                 raise InvalidRunStateError(

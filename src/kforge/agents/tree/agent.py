@@ -15,7 +15,7 @@ names its parts split into them when the model's split is unusable.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
 from kforge.agents.research.evidence import gather_evidence
 from kforge.agents.research.writing import write_grounded
@@ -41,10 +41,11 @@ from kforge.agents.tree.questions import (
     same_task,
     task_text,
 )
+from kforge.agents.tree.subagents import Steered, TreeSpawner, collect
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.run_context import SUBAGENTS_REASON, Parked, RunContext
+from kforge.engine.run_context import RunContext
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, DataEvent, PhaseChanged, new_id
 from kforge.llm.base import answer_style
@@ -52,7 +53,6 @@ from kforge.llm.types import Message, ModelSettings, ToolCall
 from kforge.rag.compose import Segment
 from kforge.rag.grounded import GENERATE_SYSTEM, number_segments
 from kforge.rag.textcheck import cut_loop
-from kforge.store.base import RunRecord, RunStatus
 
 __all__ = ["STEPS", "TreeAgent", "TreeSpawner", "TreeState"]
 
@@ -60,19 +60,8 @@ STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
 DECISION = ModelSettings(temperature=0.0, max_tokens=200)
 EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
 _CONTINUE = StepOutcome()
+_CHECKED = "tree.intervention_check"
 _Reply = TypeVar("_Reply")
-
-
-@runtime_checkable
-class TreeSpawner(Protocol):
-    """What the tree agent needs of ``ctx.services.agents``: child runs it can name and wait for
-    (``kforge.runtime.services.ChildAgents``)."""
-
-    async def start(
-        self, agent_type: str, args: dict[str, Any], *, run_id: str | None = None
-    ) -> str: ...
-
-    async def settle(self, handle: str, *, park: bool = False) -> RunRecord: ...
 
 
 @dataclass(kw_only=True)
@@ -141,6 +130,8 @@ class TreeAgent:
         if action == "comment":
             state.comments.append(content)
             ctx.emit(AgentThinking(message=f"User comment: {content[:200]}"))
+            if state.stage in ("check", "summary") and state.main and not self.params.corpus:
+                self._answer_again(ctx, content)
             return
         if action != "modify":
             return
@@ -151,6 +142,17 @@ class TreeAgent:
             state.main, state.retrieved, state.messages, state.tool_rounds = {}, False, [], 0
             state.resolved = False
             self._goto(ctx, "execute", "modified by user")
+
+    def _answer_again(self, ctx: RunContext, note: str) -> None:
+        """A comment that came after the main answer was written: write it again with the
+        note (one more turn of the tool conversation, whose calls are not made again)."""
+        state = self.state
+        if state.messages:
+            state.messages.append(Message.user(f"Note from the user: {note}").to_dict())
+        else:
+            state.main = {}
+        state.resolved = False
+        self._goto(ctx, "execute", "comment from user")
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         stage = self.state.stage
@@ -207,6 +209,7 @@ class TreeAgent:
 
     async def _execute(self, ctx: RunContext) -> None:
         state = self.state
+        await self._keep_subagents_working(ctx)
         if self.params.corpus and not state.retrieved:
             await self._retrieve(ctx)
             state.retrieved = True
@@ -221,27 +224,35 @@ class TreeAgent:
 
     async def _check(self, ctx: RunContext) -> None:
         """The intervention check: what people said is applied between steps (``intervene``);
-        here the agent records what it works with and collects its subagents' results."""
+        here the agent collects its subagents' results and records what it works with. An
+        intervention sent while it waits for them ends this step at once, so it is taken now
+        (not when they end), and the next step checks again. Nothing is recorded before the
+        results: a step parked until they end leaves nothing to replay, so an intervention
+        that wakes it is applied before it runs again."""
         state = self.state
-        ctx.emit(
-            DataEvent(
-                name="tree.intervention_check",
-                payload={"comments": state.comments, "modified": bool(state.modifications)},
-            )
-        )
+        journal = ctx.recorded_next()
+        checked_first = isinstance(journal, DataEvent) and journal.name == _CHECKED
+        if checked_first:
+            self._checked(ctx)  # a step recorded in the earlier order, re-executed
         if state.subagents:
-            spawner = self._spawner(ctx)
-
-            async def settle() -> dict[str, Any]:
-                runs = [await spawner.settle(child["id"], park=True) for child in state.subagents]
-                if any(not _ended(run) for run in runs):
-                    raise Parked(SUBAGENTS_REASON)
-                return {"results": [_child_result(run) for run in runs]}
-
-            recorded = await ctx.recorded("tree.subagents.results", settle)
-            by_id = {r["id"]: r for r in recorded["results"]}
-            state.subagents = [{**c, **by_id.get(c["id"], {})} for c in state.subagents]
+            try:
+                recorded = await ctx.recorded(
+                    "tree.subagents.results",
+                    lambda: collect(self._spawner(ctx), ctx, state.subagents),
+                )
+            except Steered:
+                return
+            # in the order they were started; a forked tree's children have ids of their own
+            results = recorded["results"]
+            state.subagents = [{**c, **r} for c, r in zip(state.subagents, results, strict=False)]
+        if not checked_first:
+            self._checked(ctx)
         self._goto(ctx, "summary", "subagents collected")
+
+    def _checked(self, ctx: RunContext) -> None:
+        state = self.state
+        payload = {"comments": state.comments, "modified": bool(state.modifications)}
+        ctx.emit(DataEvent(name=_CHECKED, payload=payload))
 
     async def _summary(self, ctx: RunContext) -> StepOutcome:
         state = self.state
@@ -376,6 +387,15 @@ class TreeAgent:
         self.state.subagents = [dict(c) for c in planned["subagents"]]
         ctx.emit(DataEvent(name="tree.subagents", payload={"subagents": self.state.subagents}))
 
+    async def _keep_subagents_working(self, ctx: RunContext) -> None:
+        """Subagents a crash left behind, or forked with this agent, work again alongside its
+        main execution, as they did before (not only once it waits for them)."""
+        if self.state.subagents:
+            spawner = self._spawner(ctx)
+            for child in self.state.subagents:
+                args = self._child_args(child["prompt"])
+                await spawner.start(self.agent_type, args, run_id=child["id"])
+
     def _tools_offered(self, ctx: RunContext) -> bool:
         return bool(self.params.tools) and answer_style(ctx.model) == "generative"
 
@@ -477,25 +497,3 @@ class TreeAgent:
                 "note": state.note,
             },
         }
-
-
-def _ended(run: RunRecord) -> bool:
-    return run.status in (
-        RunStatus.COMPLETED,
-        RunStatus.FAILED,
-        RunStatus.CANCELLED,
-        RunStatus.DELETED,
-    ) or (run.status == RunStatus.PAUSED and (run.pause_reason or "").startswith("limit:"))
-
-
-def _child_result(run: RunRecord) -> dict[str, Any]:
-    result = run.result or {}
-    answer = result.get("answer")
-    return {
-        "id": run.id,
-        "status": run.status.value,
-        "answer": answer if isinstance(answer, str) else "",
-        "main_answer": str(result.get("main_answer") or ""),
-        "sources": sorted({str(c.get("file", "")) for c in result.get("citations") or []}),
-        "error": run.error or "",
-    }
