@@ -353,9 +353,14 @@ class RunContext:
         started = time.perf_counter()
         try:
             if stream and self._on_delta is not None:
-                response = await self._streamed(
-                    messages, settings, tools, output_schema, purpose, watch
-                )
+                try:
+                    response = await self._streamed(
+                        messages, settings, tools, output_schema, purpose, watch
+                    )
+                except NotImplementedError:  # a model that cannot stream answers whole
+                    response = await self.model.complete(
+                        messages, settings, tools=tools, output_schema=output_schema
+                    )
             else:
                 response = await self.model.complete(
                     messages, settings, tools=tools, output_schema=output_schema
