@@ -20,6 +20,7 @@ __all__ = [
     "DATE",
     "ENTRY",
     "NUMBER",
+    "PROCEDURAL",
     "Question",
     "QuestionKind",
     "after_subject",
@@ -139,7 +140,7 @@ _REASONING = re.compile(
     r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
     re.IGNORECASE,
 )
-_PROCEDURAL = re.compile(
+PROCEDURAL = re.compile(
     r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
     r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)",  # an option's entry: "-u, --include-untracked: ..."
@@ -324,7 +325,7 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind == "quantity":
         return NUMBER.search(text) is not None
     if kind == "procedure":
-        return _PROCEDURAL.search(text) is not None or "\n" in text
+        return PROCEDURAL.search(text) is not None or "\n" in text
     if kind == "definition":
         return _DEFINING.search(text) is not None
     if kind == "reason":
