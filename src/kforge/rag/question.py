@@ -77,6 +77,7 @@ _PROCEDURE = re.compile(
     r"|\b(?:steps? to|command (?:to|for)|way to)\b",
     re.IGNORECASE,
 )
+_HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
     r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
     r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
@@ -249,6 +250,8 @@ def read_question(text: str) -> Question:
         kind = "reason"
     elif _COMPARISON.search(question):
         kind = "comparison"
+    elif _HOW_DO_I.match(question):
+        kind = "procedure"  # "how do I get the number of CPUs?" asks for a way, not a number
     elif _QUANTITY.search(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):
