@@ -210,6 +210,14 @@ _OR_START = re.compile(
     r"(?:the\s+)?([A-Z][\w'\u2019.&-]*(?:\s+[A-Z0-9][\w'\u2019.&-]*)*)"
 )
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*\??$", re.IGNORECASE)
+_DIFFER = re.compile(
+    r"\bhow (?:does|do|is|are|did|was|were)\s+(.+?)\s+(?:differ|compare|different)\w*\s+"
+    r"(?:from|to|with|than)\s+(.+?)\s*\??$"
+    r"|^compare\s+(.+?)\s+(?:and|with|to)\s+(.+?)\s*\??$"
+    r"|^(?:what about\s+)?(.+?)\s+(?:vs\.?|versus)\s+(.+?)\s*\??$",
+    re.IGNORECASE,
+)
+"""Two compared items said otherwise: "how does X differ from Y", "compare X and Y", "X vs Y"."""
 _BOTH = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|has)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+"
     r"(?:both\b|the same\b|each\b|from\b|in\b|considered\b|located\b|[a-z]+ed\b|an?\b)",
@@ -228,11 +236,17 @@ def _options(text: str) -> tuple[tuple[str, ...], bool]:
         which = pattern.search(text)
         if which:
             return (which.group(1).strip(), which.group(2).strip()), True
-    for pattern in (_BETWEEN, _BOTH):
+    for pattern in (_BETWEEN, _DIFFER, _BOTH):
         pair = pattern.search(text)
         if pair:
-            return (pair.group(1).strip(), pair.group(2).strip(" ?")), False
+            first, second = [g for g in pair.groups() if g][:2]
+            return (_bare_item(first), _bare_item(second)), False
     return (), False
+
+
+def _bare_item(text: str) -> str:
+    """A compared item without the article or the question mark around it."""
+    return re.sub(r"^(?:the|a|an)\s+", "", text.strip(" ?"), flags=re.IGNORECASE)
 
 
 def read_question(text: str) -> Question:
