@@ -27,6 +27,18 @@ def test_sections_become_chunks_with_their_heading_path() -> None:
     ]
 
 
+def test_a_blanked_comment_does_not_count_toward_a_passages_size() -> None:
+    history = "\n".join(f"changes:\n  - version: v{n}.0.0\n    pr-url: #{n}" for n in range(40))
+    text = (
+        f"# fs\n\n## `fs.lstat(path)`\n\n<!-- YAML\n{history}\n-->\n\n"
+        "* `path` {string}\n\nRetrieves the stats of the symbolic link the path names.\n"
+    )
+    [(passage, heading, _)] = _chunks("fs.md", text.encode(), max_chars=300)
+    assert heading == "fs > fs.lstat(path)"
+    assert passage.startswith("# fs\n\n## `fs.lstat(path)`")
+    assert passage.rstrip().endswith("Retrieves the stats of the symbolic link the path names.")
+
+
 def test_heading_only_sections_join_the_next_one() -> None:
     chunks = _chunks("g.md", b"# Title\n\n## Part\n\nBody text.\n")
     assert chunks == [("# Title\n\n## Part\n\nBody text.", "Title > Part", None)]

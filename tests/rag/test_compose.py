@@ -425,3 +425,18 @@ def test_an_options_entry_answers_how_to_do_what_it_does() -> None:
         compose_extractive("How do I stash untracked files too?", [page]), key=lambda s: s.rank
     )
     assert best.text.startswith("-u, --include-untracked:")
+
+
+def test_a_parameter_item_does_not_answer_what_the_call_does() -> None:
+    page = chunk(
+        0,
+        "* `path` {string} The path whose stats to get\n"
+        "* Returns: {fs.Stats}\n\n"
+        "Retrieves the stats of the path, following symbolic links.",
+    )
+    question = "How do I get the stats of a path?"
+    best = min(compose_extractive(question, [page]), key=lambda s: s.rank)
+    assert best.text.startswith("Retrieves the stats of the path")
+    # asked about by name, the parameter's item answers
+    asked = compose_extractive("What is the path parameter of stat?", [page])
+    assert min(asked, key=lambda s: s.rank).text.startswith("`path` {string}")

@@ -1,6 +1,8 @@
-"""What a question asks to define."""
+"""What a question asks: the subject it asks to define, the items it compares."""
 
 from __future__ import annotations
+
+import pytest
 
 from kforge.rag.question import (
     defined_subject,
@@ -35,3 +37,24 @@ def test_a_sentence_defines_its_subject_when_it_says_what_it_is() -> None:
     assert defines_subject("A Counter is a dict subclass for counting objects.", subject) == 1.0
     assert defines_subject("A counter tool is provided for rapid tallies.", subject) == 0.6
     assert defines_subject("Changed in version 3.7: a Counter keeps order.", subject) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "items"),
+    [
+        (
+            "What is the difference between a shallow copy and a deep copy?",
+            ("shallow copy", "deep copy"),
+        ),
+        ("How does fs.stat differ from fs.lstat?", ("fs.stat", "fs.lstat")),
+        ("How is msgmerge different from msgcat?", ("msgmerge", "msgcat")),
+        ("Compare git merge and git rebase", ("git merge", "git rebase")),
+        ("spawn vs exec?", ("spawn", "exec")),
+    ],
+)
+def test_a_comparison_names_its_two_items_however_it_is_asked(
+    question: str, items: tuple[str, str]
+) -> None:
+    asked = read_question(question)
+    assert asked.kind == "comparison"
+    assert asked.options == items

@@ -30,6 +30,7 @@ def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
         ("What is a closure in libffi?", "definition"),
         ("What does os.EOL contain?", "definition"),
         ("How do I create a hard link?", "procedure"),
+        ("How do I get the number of CPUs?", "procedure"),  # a way, not a number
         ("How many bytes does a pointer take?", "quantity"),
         ("What is the default highWaterMark?", "quantity"),
         ("Is libffi thread safe?", "yesno"),

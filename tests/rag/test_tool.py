@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from kforge.rag.corpus import Corpus
+from kforge.rag.ingest import ingest_folder
 from kforge.rag.tool import hits_from_result, retrieve_chunks_tool
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
@@ -106,3 +109,26 @@ def test_what_is_x_is_reranked_to_the_unit_that_defines_x() -> None:
     assert corpus.search("What is the index?", 1)[0].chunk.file == "tutorial"
     hits = hits_from_result(retrieve_chunks_tool(corpus).func(query="What is the index?", k=1))
     assert hits[0].chunk.file == "glossary"
+
+
+def test_how_to_is_reranked_to_the_section_named_for_it_that_says_how(tmp_path: Path) -> None:
+    (tmp_path / "contributing.md").write_text(
+        "# Contributing\n\n## Installing for development\n\nInstall the tool from a clone to "
+        "work on the tool itself. Installing it so installs the tool in development mode: the "
+        "installed tool runs your changes. Install the tool again after a pull.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "installation.md").write_text(
+        "# Installation\n\n## Installing the tool\n\nInstall the tool with the package manager:\n\n"
+        "    pkg add tool\n\nCheck that it worked with `tool --version`, which prints the "
+        "version number and the place of its configuration file, and then read the guide to "
+        "writing your first configuration file.\n",
+        encoding="utf-8",
+    )
+    for n in range(5):
+        (tmp_path / f"p{n}.md").write_text(f"# Page {n}\n\nOther things.\n", encoding="utf-8")
+    corpus = Corpus.open(MemoryStore(), "install")
+    ingest_folder(corpus, tmp_path)
+    assert corpus.search("How do I install the tool?", 1)[0].chunk.file == "contributing.md"
+    hits = hits_from_result(retrieve_chunks_tool(corpus).func(query="How do I install the tool?"))
+    assert hits[0].chunk.file == "installation.md"

@@ -13,12 +13,16 @@ _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _SPACE = re.compile(r"\s+")
 _LINE_END = re.compile(r"\n")
+_BREAK = 2
+"""What a break between two paragraphs of one passage counts toward its size."""
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkingOptions:
     max_chars: int = 1200
-    """Longest passage in characters; paragraphs are packed up to it. 0 keeps each section whole."""
+    """Longest passage in characters (its paragraphs and a break between each two, however
+    much blank space lies between them); paragraphs are packed up to it. 0 keeps each section
+    whole."""
 
     def __post_init__(self) -> None:
         if self.max_chars < 0 or 0 < self.max_chars < 100:
@@ -29,7 +33,7 @@ class ChunkingOptions:
     @property
     def key(self) -> str:
         """Identifies the settings; a source chunked with other settings is chunked again."""
-        return f"paragraphs-v2:{self.max_chars}"
+        return f"paragraphs-v3:{self.max_chars}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +148,8 @@ def chunk_document(
 
     A heading stays with the paragraph after it, and a section that holds only its heading is
     joined to the next section on the same page, so no passage is a bare heading; such a
-    passage may exceed ``max_chars`` by the heading's length.
+    passage may exceed ``max_chars`` by the heading's length. Blank space between paragraphs
+    counts as one break, so a passage's span may be longer than what it says.
     """
     options = options or ChunkingOptions()
     limit = options.max_chars
@@ -175,11 +180,17 @@ def chunk_document(
             else:
                 units.append((lo, hi))
         chunk_start, chunk_end = units[0]
+        # a passage's size is what it says: the blank stretch a blanked comment leaves between
+        # paragraphs (Node.js's YAML history) counts as one paragraph break, not as its length
+        size = chunk_end - chunk_start
         for lo, hi in units[1:]:
             heading_only = chunk_end <= seg.body_start
-            if limit and hi - chunk_start > limit and not heading_only:
+            if limit and size + _BREAK + hi - lo > limit and not heading_only:
                 spans.append(ChunkSpan(chunk_start, chunk_end, seg.heading, seg.page))
-                chunk_start = lo
+                chunk_start, size = lo, 0
+            else:
+                size += _BREAK
+            size += hi - lo
             chunk_end = hi
         spans.append(ChunkSpan(chunk_start, chunk_end, seg.heading, seg.page))
     if carry is not None:

@@ -26,10 +26,13 @@ def compared_unit(
     both items says nothing of either. Of equals, one beside what is said of the other item
     contrasts the two ("If you want to throw away uncommitted changes, see git-reset")."""
 
+    others = [o for o in options if o != option]
+
     def defines(c: Candidate) -> bool:
         opens = opens_with_subject(c.text, unit_terms(option))
-        return (said_of(c.text, option, options) and opens) or _leads_section_on(
-            c, passages, option
+        return (said_of(c.text, option, options) and opens) or (
+            _leads_section_on(c, passages, option, ranked)
+            and not any(is_about(passages[c.source].heading.split(">")[-1], o) for o in others)
         )
 
     if any(defines(c) for c in chosen):
@@ -44,14 +47,28 @@ def compared_unit(
     return about[0] if about else None
 
 
-def _leads_section_on(c: Candidate, passages: Sequence[Chunk], option: str) -> bool:
-    """True when ``c`` opens a section whose own heading is the compared item ``option`` (the
-    section "mkdocs build" opens "Build the MkDocs documentation.")."""
+def _leads_section_on(
+    c: Candidate, passages: Sequence[Chunk], option: str, ranked: Sequence[Candidate]
+) -> bool:
+    """True when ``c`` is the first sentence of a section whose own heading names the compared
+    item ``option`` and no other (the section "mkdocs build" opens "Build the MkDocs
+    documentation."; "Static method: ``Buffer.allocUnsafe(size)``", after its parameter list,
+    "Allocates a new ``Buffer`` of ``size`` bytes.")."""
+    if c.kind != "sentence":
+        return False
     passage = passages[c.source]
-    own = bare_heading(passage.heading.split(">")[-1]) if passage.heading else ""
-    first_line = bare_heading(passage.text.lstrip().split("\n", 1)[0])
-    # the passage starts its section (its first line is the heading), and ``c`` follows it
-    return c.position <= 1 and own == first_line == bare_heading(option)
+    own = passage.heading.split(">")[-1] if passage.heading else ""
+    first_line = passage.text.lstrip().split("\n", 1)[0].lstrip("#= ")
+    # the passage starts its section: its first line is the heading
+    if bare_heading(first_line).replace("`", "") != bare_heading(own).replace("`", ""):
+        return False
+    if len(own.split()) > 8 or not is_about(own, option):
+        return False
+    first = min(
+        (o.position for o in ranked if o.source == c.source and o.kind == "sentence"),
+        default=c.position,
+    )
+    return c.position == first
 
 
 def said_of(text: str, option: str, options: Sequence[str]) -> bool:

@@ -67,7 +67,8 @@ _NAMED_HEADING = 0.5
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
 _OTHER_ENTRY = 0.5
-"""Weight of a unit continuing the entry of a name the question does not ask about."""
+"""Weight of a unit continuing the entry of a name the question does not ask about, or of a
+parameter list's item for a parameter it does not name."""
 _CLAUSE_MARKS = ",;."
 
 
@@ -190,7 +191,7 @@ def compose_extractive(
             value *= 0.8
         if parameter_defaults(c.text, asked):
             value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
-        if _other_entry(c, asked):
+        if _other_entry(c, asked) or _parameter_item(c.text, asked):
             value *= _OTHER_ENTRY
         return value
 
@@ -270,6 +271,27 @@ def compose_extractive(
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+
+
+_PARAMETER_ITEM = re.compile(r"^(?:`([^`]+)`\s*\{[^}]*\}|Returns:\s*\{)")
+"""A parameter list's item (a name in backticks, then its type in braces: "paths {string} A
+sequence of path segments"), or its "Returns: {Promise}"."""
+
+
+def _parameter_item(text: str, question: Question) -> bool:
+    """True for an item of a parameter list that the question does not ask about by name: it
+    says what a parameter is, not what the call does."""
+    item = _PARAMETER_ITEM.match(text)
+    if item is None:
+        return False
+    name = (item.group(1) or "").strip(".")
+    asks_parameters = re.search(
+        r"\b(?:parameter|argument|option|property)s?\b", question.text, re.I
+    )
+    return not name or not (
+        any(mentions(name, n) or mentions(n, name) for n in question.identifiers)
+        or (asks_parameters and mentions(question.text, name))
+    )
 
 
 def _other_entry(c: Candidate, question: Question) -> bool:

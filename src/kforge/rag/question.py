@@ -20,6 +20,7 @@ __all__ = [
     "DATE",
     "ENTRY",
     "NUMBER",
+    "PROCEDURAL",
     "Question",
     "QuestionKind",
     "after_subject",
@@ -76,6 +77,7 @@ _PROCEDURE = re.compile(
     r"|\b(?:steps? to|command (?:to|for)|way to)\b",
     re.IGNORECASE,
 )
+_HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
     r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
     r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
@@ -139,7 +141,7 @@ _REASONING = re.compile(
     r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
     re.IGNORECASE,
 )
-_PROCEDURAL = re.compile(
+PROCEDURAL = re.compile(
     r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
     r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)",  # an option's entry: "-u, --include-untracked: ..."
@@ -208,6 +210,14 @@ _OR_START = re.compile(
     r"(?:the\s+)?([A-Z][\w'\u2019.&-]*(?:\s+[A-Z0-9][\w'\u2019.&-]*)*)"
 )
 _BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*\??$", re.IGNORECASE)
+_DIFFER = re.compile(
+    r"\bhow (?:does|do|is|are|did|was|were)\s+(.+?)\s+(?:differ|compare|different)\w*\s+"
+    r"(?:from|to|with|than)\s+(.+?)\s*\??$"
+    r"|^compare\s+(.+?)\s+(?:and|with|to)\s+(.+?)\s*\??$"
+    r"|^(?:what about\s+)?(.+?)\s+(?:vs\.?|versus)\s+(.+?)\s*\??$",
+    re.IGNORECASE,
+)
+"""Two compared items said otherwise: "how does X differ from Y", "compare X and Y", "X vs Y"."""
 _BOTH = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|has)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+"
     r"(?:both\b|the same\b|each\b|from\b|in\b|considered\b|located\b|[a-z]+ed\b|an?\b)",
@@ -226,11 +236,17 @@ def _options(text: str) -> tuple[tuple[str, ...], bool]:
         which = pattern.search(text)
         if which:
             return (which.group(1).strip(), which.group(2).strip()), True
-    for pattern in (_BETWEEN, _BOTH):
+    for pattern in (_BETWEEN, _DIFFER, _BOTH):
         pair = pattern.search(text)
         if pair:
-            return (pair.group(1).strip(), pair.group(2).strip(" ?")), False
+            first, second = [g for g in pair.groups() if g][:2]
+            return (_bare_item(first), _bare_item(second)), False
     return (), False
+
+
+def _bare_item(text: str) -> str:
+    """A compared item without the article or the question mark around it."""
+    return re.sub(r"^(?:the|a|an)\s+", "", text.strip(" ?"), flags=re.IGNORECASE)
 
 
 def read_question(text: str) -> Question:
@@ -248,6 +264,8 @@ def read_question(text: str) -> Question:
         kind = "reason"
     elif _COMPARISON.search(question):
         kind = "comparison"
+    elif _HOW_DO_I.match(question):
+        kind = "procedure"  # "how do I get the number of CPUs?" asks for a way, not a number
     elif _QUANTITY.search(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):
@@ -324,7 +342,7 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind == "quantity":
         return NUMBER.search(text) is not None
     if kind == "procedure":
-        return _PROCEDURAL.search(text) is not None or "\n" in text
+        return PROCEDURAL.search(text) is not None or "\n" in text
     if kind == "definition":
         return _DEFINING.search(text) is not None
     if kind == "reason":

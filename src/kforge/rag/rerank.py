@@ -19,16 +19,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.question import (
+    PROCEDURAL,
     Question,
     defined_subject,
     defines_subject,
     parameter_defaults,
     read_question,
 )
-from kforge.rag.types import SearchHit
-from kforge.rag.units import passage_units
+from kforge.rag.types import Chunk, SearchHit
+from kforge.rag.units import Unit, passage_units
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus, SearchMode
@@ -36,9 +38,12 @@ if TYPE_CHECKING:
 __all__ = [
     "CONTEXT_WEIGHT",
     "DEFINES_WEIGHT",
+    "HEADING_WEIGHT",
+    "KIND_WEIGHT",
     "POOL",
     "SEARCH_WEIGHT",
     "best_unit_share",
+    "heading_fit",
     "rerank_hits",
     "search_units",
 ]
@@ -50,6 +55,10 @@ SEARCH_WEIGHT = 0.6
 DEFINES_WEIGHT = 0.5
 """What a unit defining the subject of a "what is X" question (or giving the default asked
 about) adds."""
+KIND_WEIGHT = 0.25
+"""What a unit saying how to do something (code, a command) adds for a "how do I" question."""
+HEADING_WEIGHT = 0.3
+"""What a passage whose own heading names exactly what is asked adds (``heading_fit``)."""
 POOL = 40
 """Hits read before reranking: at least this many, or four times those asked for."""
 
@@ -70,8 +79,28 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
         if question is not None and parameter_defaults(unit.text, question):
             share += DEFINES_WEIGHT
+        if question is not None and question.kind == "procedure" and _does(unit):
+            share += KIND_WEIGHT
         best = max(best, share)
-    return best
+    return best + HEADING_WEIGHT * heading_fit(focus, chunk)
+
+
+def _does(unit: Unit) -> bool:
+    """A unit that says how to do something: code, a signature, or a procedural sentence."""
+    return unit.kind in ("code", "signature") or bool(PROCEDURAL.search(unit.text))
+
+
+def heading_fit(focus: Focus, chunk: Chunk) -> float:
+    """How exactly the passage's own heading (its last part) names what is asked: the share of
+    the focus it holds times the share of its words that are focus terms ("Installing MkDocs"
+    fits "How do I install MkDocs?"; "Installing for Development" half as well)."""
+    own = chunk.heading.split(">")[-1].strip() if chunk.heading else ""
+    words = [w for w in tokenize(own) if w not in STOPWORDS]
+    if not words:
+        return 0.0
+    held = focus.held(own)
+    named = sum(1 for w in words if focus.held(w))
+    return focus.weight_of(held) * named / len(words)
 
 
 def rerank_hits(focus: Focus, hits: Sequence[SearchHit], k: int) -> list[SearchHit]:
