@@ -1,5 +1,11 @@
 """Evidence for one research question: agentic retrieval over the run's corpus (search, grade,
-rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites."""
+rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites.
+
+Passages answer in the order of the share of the question's focus they hold. With ``weighed``
+(a question in the user's words or one of its parts), that focus is weighed in the corpus (a
+rare term counts for more than "agents") and, when the focus grades with no model call, the
+search looks further down the ranking (``LEXICAL_HITS``), so the passage that holds the focus
+best is found even where the ranker puts it fifth."""
 
 from __future__ import annotations
 
@@ -14,10 +20,22 @@ from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 from kforge.rag.types import Chunk
 
-__all__ = ["HITS_EVENT", "Evidence", "Passage", "gather_evidence", "source_record"]
+__all__ = [
+    "FOCUS_EVENT",
+    "HITS_EVENT",
+    "LEXICAL_HITS",
+    "Evidence",
+    "Passage",
+    "gather_evidence",
+    "source_record",
+]
 
 HITS_EVENT = "rag.hits"
 """The data event that records each corpus search's hits (chunks in full)."""
+FOCUS_EVENT = "rag.focus"
+"""The data event that records a question's focus in the corpus."""
+LEXICAL_HITS = 8
+"""Hits graded per search when the focus grades them (it costs no model call)."""
 GRADING = ModelSettings(temperature=0.0, max_tokens=120)
 REWRITING = ModelSettings(temperature=0.2, max_tokens=60)
 
@@ -83,21 +101,32 @@ async def gather_evidence(
     *,
     lexical: bool = False,
     files: Collection[str] = (),
+    weighed: bool = False,
 ) -> Evidence:
     """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
     (graded by the question's key terms, with no model call, when ``lexical``); with
-    ``files``, only passages of those documents are found.
+    ``files``, only passages of those documents are found; with ``weighed``, the focus is
+    weighed in the corpus and a lexical search looks further (see the module docstring).
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
     from kforge.rag.agentic import RAGConfig, agentic_search
+    from kforge.rag.focus import CorpusStatistics, Focus, question_focus
     from kforge.rag.types import SearchHit
 
     if not isinstance(args, ResearchArgs):
         args = parse_arguments(ResearchArgs, args, agent="research")
     corpus = ctx.corpus(args.corpus)
+
+    def read_focus() -> dict[str, Any]:
+        statistics = CorpusStatistics.of(corpus) if len(corpus) else None
+        return {"focus": question_focus(question, statistics).to_dict()}
+
+    focus: Focus | None = None
+    if weighed:
+        focus = Focus.from_dict((await ctx.recorded(FOCUS_EVENT, read_focus))["focus"])
     config = RAGConfig(
-        k=args.k,
+        k=max(args.k, LEXICAL_HITS) if lexical and weighed else args.k,
         max_rewrites=args.max_rewrites,
         grade_settings=GRADING,
         rewrite_settings=REWRITING,
@@ -126,6 +155,7 @@ async def gather_evidence(
         context=args.question,
         config=config,
         on_status=on_status,
+        focus=focus,
     )
     keep = args.passages_per_answer
     ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]

@@ -225,6 +225,9 @@ class ResearchPhaseContext(PhaseContext):
     # DECOMPOSE
     categories: list[dict[str, Any]] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
+    focus: list[dict[str, Any]] = field(default_factory=list)
+    """The focus of the question and of each of its parts in the corpus (``Focus.to_dict``):
+    what a sub-question or a category the model proposes must be about."""
     # ANSWER
     answered_questions: list[str] = field(default_factory=list)
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
