@@ -13,6 +13,7 @@ recorded, so a re-executed step plans the same tree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,8 @@ THIN = 3
 """A tree with fewer questions than this takes aspects from the passages while it is thin."""
 ASPECTS = 2
 """Aspects the passages add at most."""
+_LABEL = re.compile(r"[A-Z]+(?: [A-Z]+)?")
+"""A section label of a manual page (upper-case words): it names no aspect."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,8 +131,11 @@ def passage_parts(question: str, passages: dict[str, Any], taken: Sequence[str])
     one for the document that holds it best when no part finds that document, and, while the
     tree is thin (fewer than ``THIN`` questions), one for each next passage on another subject.
     A passage counts when it holds the focus (``Focus.relevant``) and is a section of that
-    document or has a heading that holds a share of the focus itself."""
-    focus = foci(question, passages)[0]
+    document or has a heading that holds a share of the focus itself, and the question asked
+    of it is about the user's question (``about_question``). A manual page's section label
+    ("DESCRIPTION", "OPTIONS") names no aspect."""
+    every = foci(question, passages)
+    focus = every[0]
     hits = list(passages.get("whole", []))
     if hits and "relevant" not in hits[0]:  # recorded before shares were: headings decide
         hits = [{**h, "share": focus.share(f"{h.get('title')}\n{h.get('heading')}")} for h in hits]
@@ -144,6 +150,8 @@ def passage_parts(question: str, passages: dict[str, Any], taken: Sequence[str])
     for rank, hit in enumerate(ranked):
         heading = str(hit.get("heading") or "").split(" > ")[-1]
         name = topic_name(heading) or topic_name(hit.get("title", ""))
+        if _LABEL.fullmatch(name):
+            continue
         if not name or is_variant(name, names) or overlaps(name, names):
             continue
         if hit.get("file") != main and focus.share(name) < PASSAGE_SHARE - 1e-9:
@@ -152,7 +160,7 @@ def passage_parts(question: str, passages: dict[str, Any], taken: Sequence[str])
         if not needed and len(names) >= THIN:
             continue
         asked = _aspect_question(name, topic_name(hit.get("title", "")), focus)
-        if asked:
+        if asked and about_question(asked, every):
             out.append(Part(question=asked, category=name))
             names.append(name)
         if len(out) >= ASPECTS:
