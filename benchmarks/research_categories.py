@@ -13,7 +13,8 @@ gettext-doc 0.21 Texinfo HTML, git-doc 2.39.5 AsciiDoc and HTML). For every run 
 - **parts answered** for questions written with three parts: a part is answered when the
   report's own section for it (the category of the sub-question ``question_parts`` makes of
   it) holds an answer taken from the documents (not a fallback, not "the documents do not
-  say") that holds each of the part's words (any spelling listed);
+  say") that holds the part's key fact: each group of its words, in one of the spellings
+  listed (the call, command or option that does it, or the defining words);
 - **sub-questions off the question**: tree questions that hold nothing distinctive of the
   question's focus nor of one of its parts' (``about_question``);
 - whether the document that best matches the whole question (BM25's first) is cited, and
@@ -60,18 +61,18 @@ QUESTIONS: list[dict[str, Any]] = [
         "question": "What is a worker thread in Node.js, how do threads share memory, and how "
         "is a worker terminated?",
         "parts": [
-            {"part": "what a worker thread is", "words": [["worker"], ["thread"]]},
-            {"part": "how threads share memory", "words": [["SharedArrayBuffer", "share"]]},
-            {"part": "how a worker is terminated", "words": [["terminat", "exit"]]},
+            {"part": "what a worker thread is", "words": [["thread"], ["parallel"]]},
+            {"part": "how threads share memory", "words": [["SharedArrayBuffer", "share memory"]]},
+            {"part": "how a worker is terminated", "words": [["worker"], ["stop", "exit"]]},
         ],
     },
     {
         "corpus": "nodejs",
         "question": "How do I create, rename and delete a file?",
         "parts": [
-            {"part": "create a file", "words": [["writeFile", "open", "creat"]]},
-            {"part": "rename a file", "words": [["rename"]]},
-            {"part": "delete a file", "words": [["unlink", "rm(", "rmSync", "remov", "delet"]]},
+            {"part": "create a file", "words": [["writeFile", "open(", "'w'"], ["creat"]]},
+            {"part": "rename a file", "words": [["rename("]]},
+            {"part": "delete a file", "words": [["unlink(", "rm("]]},
         ],
     },
     {
@@ -79,18 +80,24 @@ QUESTIONS: list[dict[str, Any]] = [
         "question": "What is a PO file, how is it updated with msgmerge, and how is it turned "
         "into an MO file?",
         "parts": [
-            {"part": "what a PO file is", "words": [["PO file"]]},
-            {"part": "updating with msgmerge", "words": [["msgmerge"]]},
-            {"part": "turning it into an MO file", "words": [["msgfmt", "MO file"]]},
+            {
+                "part": "what a PO file is",
+                "words": [["PO file"], ["Portable Object", "human", "translator"]],
+            },
+            {"part": "updating with msgmerge", "words": [["msgmerge"], ["updat", "merg"]]},
+            {"part": "turning it into an MO file", "words": [["msgfmt"]]},
         ],
     },
     {
         "corpus": "git",
         "question": "How do I create, rename and delete a branch?",
         "parts": [
-            {"part": "create a branch", "words": [["branch"], ["creat", "checkout -b", "-c"]]},
-            {"part": "rename a branch", "words": [["branch"], ["renam", "-m", "move"]]},
-            {"part": "delete a branch", "words": [["branch"], ["delet", "-d", "remov"]]},
+            {
+                "part": "create a branch",
+                "words": [["creates a new branch", "switch -c", "-c option", "checkout -b"]],
+            },
+            {"part": "rename a branch", "words": [["-m,", "--move", "branch -m"]]},
+            {"part": "delete a branch", "words": [["-d,", "--delete", "branch -d"]]},
         ],
     },
     {"corpus": "nodejs", "question": "How do streams handle backpressure?"},

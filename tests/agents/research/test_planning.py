@@ -4,16 +4,20 @@ common word with the question, adds nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from kforge.agents.research.planning import passage_parts
 from kforge.agents.research.prompts import Breakdown
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
 from kforge.llm.types import Message
 from kforge.rag import sample_corpus_path
+from kforge.rag.focus import question_focus
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunRecord, RunStatus
+from tests.agents.research.test_evidence import branch_docs
 
 MAIN_JOB = "How do agents keep a human in the loop?"
 """The README's first command asks this of the sample documents."""
@@ -98,3 +102,53 @@ async def test_each_part_of_a_three_part_question_has_its_own_section() -> None:
         answer = result["answers"][qid]
         assert not answer["fallback"], name
         assert sources[answer["source_ids"][0]] == document, name  # the best passage first
+
+
+def _passages(question: str, hits: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """A recorded plan: the whole question's hits as (file, title, heading), each graded by the
+    question's focus, the terms weighed alike."""
+    focus = question_focus(question)
+    chunks = [
+        {"chunk_id": f"c{n}", "file": file, "title": title, "heading": heading}
+        for n, (file, title, heading) in enumerate(hits)
+    ]
+    for chunk in chunks:
+        share = focus.share(f"{chunk['title']}\n{chunk['heading']}\n{question}")
+        chunk |= {"share": share, "relevant": True}
+    return {"whole": chunks, "parts": [[]], "focus": [focus.to_dict()]}
+
+
+def test_a_manual_page_s_section_label_is_no_aspect() -> None:
+    question = "How do branches work in git?"
+    passages = _passages(
+        question,
+        [
+            ("git-branch.txt", "git-branch(1)", "git-branch(1) > DESCRIPTION"),
+            ("git-branch.txt", "git-branch(1)", "git-branch(1) > Renaming branches"),
+        ],
+    )
+    parts = passage_parts(question, passages, ["Branches work in git"])
+    assert [p.category for p in parts] == ["Renaming branches"]
+
+
+async def test_each_part_is_answered_from_the_page_the_whole_question_turns_on(
+    tmp_path: Path,
+) -> None:
+    rt = Runtime(MemoryStore(), model=FunctionModel(Proposer([])))
+    ingest_folder(rt.services.corpus("git"), branch_docs(tmp_path))
+    question = "How do I create, rename and delete a branch?"
+    args = {"question": question, "corpus": "git", "answer": "extractive"}
+    run = await rt.run("research", args)
+    while run.status == RunStatus.AWAITING_USER:
+        await rt.resume(run.id, "approve")
+        run = await rt.wait(run.id)
+    result = run.result or {}
+    files = {s["id"]: s["file"] for s in result["sources"]}
+    said = {}
+    for q in result["questions"]:
+        answer = result["answers"][q["id"]]
+        assert files[answer["source_ids"][0]] == "git-branch.md", q["text"]
+        said[q["text"]] = answer["text"]
+    assert "-m, --move" in said["How do I rename a branch?"]
+    assert "-d, --delete" in said["How do I delete a branch?"]
+    assert "creates a new branch" in said["How do I create a branch?"]

@@ -21,6 +21,7 @@ from kforge.agents.research.planning import (
     about_question,
     check_category,
     foci,
+    main_document,
     passage_parts,
     plan_parts,
 )
@@ -190,6 +191,7 @@ class ResearchAgent(ForgeAgent):
             rc.synthesized_categories, rc.category_insights = [], {}
         parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
         rc.focus = [f.to_dict() for f in foci(self.question, passages)]
+        rc.documents = [d for d in [main_document(self.question, passages)] if d]
         for part in parts:
             self._add_part(ctx, part)
         user = f"Research question: {self.question}"
@@ -219,7 +221,7 @@ class ResearchAgent(ForgeAgent):
             category = rc.add_category(check.name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))
             for text in item.questions:
-                if clean_question(text).lower() == clean_question(self.question).lower():
+                if self._restates_question(text):
                     continue  # the parts ask the question itself
                 if self._about_question(text):
                     self._add_question(ctx, category, text)
@@ -267,7 +269,12 @@ class ResearchAgent(ForgeAgent):
         ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
         style = self._style(ctx)
         evidence = await gather_evidence(
-            ctx, question["text"], self.params, lexical=style == "extractive", weighed=True
+            ctx,
+            question["text"],
+            self.params,
+            lexical=style == "extractive",
+            weighed=True,
+            documents=rc.documents,
         )
         passages = [p.as_chunk() for p in evidence.passages]
         if passages:
@@ -432,6 +439,7 @@ class ResearchAgent(ForgeAgent):
             gaps
             and gaps.needs_more_answers
             and follow_up.strip()
+            and not self._restates_question(follow_up)
             and self._about_question(follow_up)
             and self._may_backtrack("synthesis_requires_more_answers")
         ):
@@ -535,6 +543,10 @@ class ResearchAgent(ForgeAgent):
     def _foci(self) -> list[Focus]:
         """The focus of the question and of its parts, as read when the tree was planned."""
         return [Focus.from_dict(f) for f in self.rc.focus] or [question_focus(self.question)]
+
+    def _restates_question(self, text: str) -> bool:
+        """The model asked the research question again (its parts ask it already)."""
+        return clean_question(text).lower() == clean_question(self.question).lower()
 
     def _about_question(self, text: str) -> bool:
         """A sub-question the model wrote is kept only when it is about the user's question

@@ -9,8 +9,8 @@ best is found even where the ranker puts it fifth."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kforge.agents.research.arguments import ResearchArgs
@@ -102,11 +102,15 @@ async def gather_evidence(
     lexical: bool = False,
     files: Collection[str] = (),
     weighed: bool = False,
+    documents: Collection[str] = (),
 ) -> Evidence:
     """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
     (graded by the question's key terms, with no model call, when ``lexical``); with
     ``files``, only passages of those documents are found; with ``weighed``, the focus is
     weighed in the corpus and a lexical search looks further (see the module docstring).
+    ``documents`` (the ones most relevant to the run's question) are also searched on their
+    own, so their passages are graded even where the ranker puts others first; of passages
+    holding as much of the focus, theirs come first.
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
@@ -136,29 +140,48 @@ async def gather_evidence(
     def on_status(event: str, details: dict[str, Any]) -> None:
         ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
 
-    async def search(query: str, k: int) -> list[SearchHit]:
-        # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
-        # the first time, even if the corpus was re-ingested in between.
-        def hits() -> dict[str, Any]:
-            found = corpus.search(query, max(k, 100) if files else k)
-            if files:
-                found = [h for h in found if h.chunk.file in files][:k]
-            return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
+    def searching(within: Collection[str]) -> Callable[[str, int], Awaitable[list[SearchHit]]]:
+        async def search(query: str, k: int) -> list[SearchHit]:
+            # Recorded, so a step re-executed after a crash grades and cites exactly what it
+            # saw the first time, even if the corpus was re-ingested in between.
+            def hits() -> dict[str, Any]:
+                found = corpus.search(query, max(k, 100) if within else k)
+                if within:
+                    found = [h for h in found if h.chunk.file in within][:k]
+                return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
 
-        payload = await ctx.recorded(HITS_EVENT, hits)
-        return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
+            payload = await ctx.recorded(HITS_EVENT, hits)
+            return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
+
+        return search
 
     result = await agentic_search(
         question,
-        search,
+        searching(files),
         ctx.complete,
         context=args.question,
         config=config,
         on_status=on_status,
         focus=focus,
     )
+    graded = {g.hit.chunk.id: g for g in result.relevant_results}
+    if documents and not files:
+        inside = await agentic_search(
+            question,
+            searching(documents),
+            ctx.complete,
+            context=args.question,
+            config=replace(config, max_rewrites=0),
+            on_status=on_status,
+            focus=focus,
+        )
+        graded |= {
+            g.hit.chunk.id: g for g in inside.relevant_results if g.hit.chunk.id not in graded
+        }
     keep = args.passages_per_answer
-    ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]
+    ranked = sorted(
+        graded.values(), key=lambda g: (-g.confidence, g.hit.chunk.file not in documents)
+    )[:keep]
     passages = tuple(
         Passage(
             chunk_id=g.hit.chunk.id,

@@ -40,6 +40,7 @@ __all__ = [
     "about_question",
     "check_category",
     "foci",
+    "main_document",
     "passage_parts",
     "plan_parts",
 ]
@@ -126,9 +127,30 @@ async def plan_parts(
     return parts, await ctx.recorded(PASSAGES_EVENT, passages)
 
 
+def _holding(question: str, passages: dict[str, Any]) -> list[dict[str, Any]]:
+    """The whole question's hits that hold its focus, the largest share first."""
+    hits = list(passages.get("whole", []))
+    if hits and "relevant" not in hits[0]:  # recorded before shares were: headings decide
+        focus = foci(question, passages)[0]
+        hits = [{**h, "share": focus.share(f"{h.get('title')}\n{h.get('heading')}")} for h in hits]
+        hits = [{**h, "relevant": h["share"] >= PASSAGE_SHARE} for h in hits]
+    return sorted((h for h in hits if h.get("relevant")), key=lambda h: -float(h["share"]))
+
+
+def main_document(question: str, passages: dict[str, Any]) -> str:
+    """The document most relevant to the whole question: the one with the most passages
+    holding its focus among those the question finds, then the largest share ("" when none
+    holds it). A general index holds every term once; the page on the subject holds them in
+    several passages."""
+    held = _holding(question, passages)
+    files = list(dict.fromkeys(str(h.get("file", "")) for h in held))
+    count = {f: sum(1 for h in held if h.get("file") == f) for f in files}
+    return max(files, key=lambda f: (count[f], -files.index(f)), default="")
+
+
 def passage_parts(question: str, passages: dict[str, Any], taken: Sequence[str]) -> list[Part]:
     """Aspects of the question from the passages that hold its focus, the best holder first:
-    one for the document that holds it best when no part finds that document, and, while the
+    one for the most relevant document (``main_document``) when no part finds it, and, while the
     tree is thin (fewer than ``THIN`` questions), one for each next passage on another subject.
     A passage counts when it holds the focus (``Focus.relevant``) and is a section of that
     document or has a heading that holds a share of the focus itself, and the question asked
@@ -136,14 +158,10 @@ def passage_parts(question: str, passages: dict[str, Any], taken: Sequence[str])
     ("DESCRIPTION", "OPTIONS") names no aspect."""
     every = foci(question, passages)
     focus = every[0]
-    hits = list(passages.get("whole", []))
-    if hits and "relevant" not in hits[0]:  # recorded before shares were: headings decide
-        hits = [{**h, "share": focus.share(f"{h.get('title')}\n{h.get('heading')}")} for h in hits]
-        hits = [{**h, "relevant": h["share"] >= PASSAGE_SHARE} for h in hits]
-    ranked = sorted((h for h in hits if h.get("relevant")), key=lambda h: -float(h["share"]))
+    main = main_document(question, passages)
+    ranked = sorted(_holding(question, passages), key=lambda h: h.get("file") != main)
     if not ranked:
         return []
-    main = ranked[0].get("file")
     covered = {h["file"] for found in passages.get("parts", []) for h in found}
     names = list(taken)
     out: list[Part] = []

@@ -228,6 +228,9 @@ class ResearchPhaseContext(PhaseContext):
     focus: list[dict[str, Any]] = field(default_factory=list)
     """The focus of the question and of each of its parts in the corpus (``Focus.to_dict``):
     what a sub-question or a category the model proposes must be about."""
+    documents: list[str] = field(default_factory=list)
+    """The document most relevant to the question (``main_document``): searched on its own
+    for every sub-question, so it is never left to the Frontier."""
     # ANSWER
     answered_questions: list[str] = field(default_factory=list)
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
