@@ -147,7 +147,9 @@ def usable_text(text: str) -> str:
 
 _SECTION_NUMBER = re.compile(
     r"^(?:(?:chapter|section|appendix|part)\s+)?"
-    r"(?:\d+\.(?:\d+\.?)*|\d+(?:\.\d+)+|[A-Z]\.(?:\d+\.?)*)\s+(?=\S)",
+    # each run of digits ends at a dot or at the number's end, so a long number that is no
+    # section number ("10.2023.2023.2023.20") fails at once rather than in every split of it
+    r"(?:\d+\.(?:\d+\.)*(?:\d+)?|\d+(?:\.\d+)+|[A-Z]\.(?:\d+\.)*(?:\d+)?)\s+(?=\S)",
     re.IGNORECASE,
 )
 _DASH = re.compile(r"\s+[-\u2013\u2014|]\s+")
