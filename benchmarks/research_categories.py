@@ -1,8 +1,8 @@
 """Research question trees on real documentation: invented categories and coverage of each part.
 
-Runs the Research agent (extractive answers, checkpoints approved) over three corpora: the
-shipped samples and two Debian documentation sets fetched by ``benchmarks/docsets.py``
-(nodejs-doc 18.20.4 Markdown, gettext-doc 0.21 Texinfo HTML). For every run it counts
+Runs the Research agent (extractive answers, checkpoints approved) over three Debian
+documentation sets fetched by ``benchmarks/docsets.py`` (nodejs-doc 18.20.4 Markdown,
+gettext-doc 0.21 Texinfo HTML, git-doc 2.39.5 AsciiDoc and HTML). For every run it counts
 
 - **invented categories**, by this benchmark's own rule: a category name that neither occurs in
   the documents (as a phrase, case, punctuation and spacing aside) nor is made of the question's
@@ -10,9 +10,13 @@ shipped samples and two Debian documentation sets fetched by ``benchmarks/docset
   or that is a case, slug or join variant of another category of the same tree (the same
   letters once lowercased with spaces, ``_``, ``-`` and the word "category" removed, or a
   comma-separated list);
-- **parts covered** for questions written with their parts: a part is covered when an answer
-  taken from the documents (not a fallback) holds each of the part's words (any spelling
-  listed);
+- **parts answered** for questions written with three parts: a part is answered when the
+  report's own section for it (the category of the sub-question ``question_parts`` makes of
+  it) holds an answer taken from the documents (not a fallback, not "the documents do not
+  say") that holds the part's key fact: each group of its words, in one of the spellings
+  listed (the call, command or option that does it, or the defining words);
+- **sub-questions off the question**: tree questions that hold nothing distinctive of the
+  question's focus nor of one of its parts' (``about_question``);
 - whether the document that best matches the whole question (BM25's first) is cited, and
   whether the Frontier names, uncited, the best document of the question or of one of its
   tree's questions.
@@ -40,28 +44,35 @@ from pathlib import Path
 from typing import Any
 
 from kforge import Runtime, ingest_folder
+from kforge.agents.research.decompose import question_parts
+from kforge.agents.research.planning import about_question
 from kforge.agents.research.prompts import Breakdown, CategoryQuestions, Discovery, Expansion, Gaps
 from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
 from kforge.llm.types import Message
-from kforge.rag.samples import sample_corpus_path
+from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.store import RunStatus
 
 DOCSETS = Path.home() / ".cache" / "kforge-docsets"
-CORPORA = {
-    "samples": sample_corpus_path(),
-    "nodejs": DOCSETS / "nodejs",
-    "gettext": DOCSETS / "gettext",
-}
+CORPORA = {name: DOCSETS / name for name in ("nodejs", "gettext", "git")}
 QUESTIONS: list[dict[str, Any]] = [
     {
         "corpus": "nodejs",
         "question": "What is a worker thread in Node.js, how do threads share memory, and how "
         "is a worker terminated?",
         "parts": [
-            {"part": "what a worker thread is", "words": [["worker"], ["thread"]]},
-            {"part": "how threads share memory", "words": [["SharedArrayBuffer", "share"]]},
-            {"part": "how a worker is terminated", "words": [["terminat", "exit"]]},
+            {"part": "what a worker thread is", "words": [["thread"], ["parallel"]]},
+            {"part": "how threads share memory", "words": [["SharedArrayBuffer", "share memory"]]},
+            {"part": "how a worker is terminated", "words": [["worker"], ["stop", "exit"]]},
+        ],
+    },
+    {
+        "corpus": "nodejs",
+        "question": "How do I create, rename and delete a file?",
+        "parts": [
+            {"part": "create a file", "words": [["writeFile", "open(", "'w'"], ["creat"]]},
+            {"part": "rename a file", "words": [["rename("]]},
+            {"part": "delete a file", "words": [["unlink(", "rm("]]},
         ],
     },
     {
@@ -69,29 +80,34 @@ QUESTIONS: list[dict[str, Any]] = [
         "question": "What is a PO file, how is it updated with msgmerge, and how is it turned "
         "into an MO file?",
         "parts": [
-            {"part": "what a PO file is", "words": [["PO file"]]},
-            {"part": "updating with msgmerge", "words": [["msgmerge"]]},
-            {"part": "turning it into an MO file", "words": [["msgfmt", "MO file"]]},
+            {
+                "part": "what a PO file is",
+                "words": [["PO file"], ["Portable Object", "human", "translator"]],
+            },
+            {"part": "updating with msgmerge", "words": [["msgmerge"], ["updat", "merg"]]},
+            {"part": "turning it into an MO file", "words": [["msgfmt"]]},
         ],
     },
     {
-        "corpus": "samples",
-        "question": "What is a human checkpoint, how is a paused run resumed, and what are the "
-        "limits of an agent loop?",
+        "corpus": "git",
+        "question": "How do I create, rename and delete a branch?",
         "parts": [
-            {"part": "what a human checkpoint is", "words": [["checkpoint"]]},
-            {"part": "how a paused run resumes", "words": [["resum"]]},
-            {"part": "limits of an agent loop", "words": [["limit"]]},
+            {
+                "part": "create a branch",
+                "words": [["creates a new branch", "switch -c", "-c option", "checkout -b"]],
+            },
+            {"part": "rename a branch", "words": [["-m,", "--move", "branch -m"]]},
+            {"part": "delete a branch", "words": [["-d,", "--delete", "branch -d"]]},
         ],
     },
-    {"corpus": "nodejs", "question": "How do I create a hard link and how do I delete a file?"},
     {"corpus": "nodejs", "question": "How do streams handle backpressure?"},
     {"corpus": "nodejs", "question": "What does os.EOL contain?"},
     {"corpus": "gettext", "question": "How do I go from a PO file to an MO file?"},
     {"corpus": "gettext", "question": "What is the difference between msgmerge and msgfmt?"},
-    {"corpus": "samples", "question": "How do agents keep memory and what is context compaction?"},
-    {"corpus": "samples", "question": "How is retrieval-augmented generation evaluated?"},
+    {"corpus": "git", "question": "How do I undo the last commit?"},
+    {"corpus": "git", "question": "What does git rebase do?"},
 ]
+NO_ANSWER = ("No passage in the documents", "The documents do not say")
 _GENERIC = {"category", "categories", "topic", "section"}
 
 
@@ -124,13 +140,34 @@ def invented(names: Sequence[str], question: str, corpus_text: str) -> list[dict
     return out
 
 
-def covered(part: dict[str, Any], answers: Sequence[str]) -> str:
-    """The answer that covers ``part`` ("" when none does)."""
-    for text in answers:
-        low = text.lower()
-        if all(any(w.lower() in low for w in spellings) for spellings in part["words"]):
-            return text
+def answered(part: dict[str, Any], answer: dict[str, Any] | None) -> str:
+    """The text of ``answer`` when it answers ``part`` from the documents ("" otherwise)."""
+    if not answer or answer.get("fallback"):
+        return ""
+    text = str(answer.get("text", ""))
+    if text.startswith(NO_ANSWER):
+        return ""
+    low = text.lower()
+    if all(any(w.lower() in low for w in spellings) for spellings in part["words"]):
+        return text
     return ""
+
+
+def part_sections(question: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """For each part ``question_parts`` makes of ``question``: its section's name and answer."""
+    by_text = {q["text"].lower(): q for q in result.get("questions", [])}
+    names = {c["id"]: c["name"] for c in result.get("categories", [])}
+    out = []
+    for part in question_parts(question):
+        asked = by_text.get(part.question.lower())
+        out.append(
+            {
+                "question": part.question,
+                "section": names.get(asked["category_id"], "") if asked else "",
+                "answer": result.get("answers", {}).get(asked["id"]) if asked else None,
+            }
+        )
+    return out
 
 
 class EchoModel:
@@ -204,10 +241,14 @@ async def one_run(rt: Runtime, item: dict[str, Any], corpus_text: str) -> dict[s
         run = await rt.wait(run.id)
     result = run.result or {}
     names = [c["name"] for c in result.get("categories", [])]
-    answers = [a["text"] for a in result.get("answers", {}).values() if not a.get("fallback")]
     corpus = rt.services.corpus(item["corpus"])
     best = corpus.search(item["question"], 1)
     cited = {s["file"] for s in result.get("sources", [])}
+    statistics = CorpusStatistics.of(corpus)
+    foci = [
+        question_focus(q, statistics)
+        for q in [item["question"], *(p.question for p in question_parts(item["question"]))]
+    ]
     asked = [item["question"], *(q["text"] for q in result.get("questions", []))]
     bests = {hit.chunk.file for q in asked for hit in corpus.search(q, 1)}
     frontier = {
@@ -224,6 +265,9 @@ async def one_run(rt: Runtime, item: dict[str, Any], corpus_text: str) -> dict[s
         "categories": names,
         "questions": [q["text"] for q in result.get("questions", [])],
         "invented": invented(names, item["question"], corpus_text),
+        "off_question": [
+            q["text"] for q in result.get("questions", []) if not about_question(q["text"], foci)
+        ],
         "refused": [
             dict(f.payload) for f in rt.frames(run.id) if f.type == "data.category.refused"
         ],
@@ -233,8 +277,14 @@ async def one_run(rt: Runtime, item: dict[str, Any], corpus_text: str) -> dict[s
         "report": result.get("report", ""),
     }
     if item.get("parts"):
+        sections = part_sections(item["question"], result)
         row["parts"] = [
-            {"part": p["part"], "covered_by": covered(p, answers)[:300]} for p in item["parts"]
+            {
+                "part": p["part"],
+                "section": section["section"],
+                "answer": answered(p, section["answer"])[:400],
+            }
+            for p, section in zip(item["parts"], sections, strict=False)
         ]
     return row
 
@@ -270,7 +320,9 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         "invented": sum(len(r["invented"]) for r in rows),
         "categories": sum(len(r["categories"]) for r in rows),
         "refused": sum(len(r["refused"]) for r in rows),
-        "parts_covered": sum(1 for p in parts if p["covered_by"]),
+        "parts_answered": sum(1 for p in parts if p["answer"]),
+        "off_question": sum(len(r["off_question"]) for r in rows),
+        "questions": sum(len(r["questions"]) for r in rows),
         "parts": len(parts),
         "best_document_cited": sum(1 for r in rows if r["best_document_cited"]),
         "best_left_to_frontier": sum(1 for r in rows if r["best_left_to_frontier"]),
@@ -297,12 +349,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{'yes' if row['best_document_cited'] else 'no':>14}  {row['question'][:60]}"
         )
         for part in row.get("parts", []):
-            mark = "covered" if part["covered_by"] else "NOT covered"
-            print(f"{'':<31}  - {part['part']}: {mark}")
+            mark = "answered" if part["answer"] else "NOT answered"
+            print(f"{'':<31}  - {part['part']} ({part['section'] or 'no section'}): {mark}")
     print(
         f"invented categories: {report['invented']} of {report['categories']} (the agent "
-        f"refused {report['refused']} proposed names); parts covered: "
-        f"{report['parts_covered']} of {report['parts']}; best document cited in "
+        f"refused {report['refused']} proposed names); tree questions off the question: "
+        f"{report['off_question']} of {report['questions']}; parts answered in their own "
+        f"section: {report['parts_answered']} of {report['parts']}; best document cited in "
         f"{report['best_document_cited']} of {report['runs']} runs; a question's best document "
         f"left to the Frontier in {report['best_left_to_frontier']} runs"
     )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
+from kforge.engine.services import Services
 from kforge.frames import Frame
 from kforge.llm.base import Model
 
@@ -19,6 +20,7 @@ def step_context(
     step: int = 1,
     agent_type: str = "react",
     journal: Sequence[Frame] = (),
+    services: Services | None = None,
 ) -> RunContext:
     """A context inside step ``step`` (replaying ``journal``); committed frames go to ``committed``."""
     ctx = RunContext(
@@ -28,6 +30,7 @@ def step_context(
         limits=RunLimits(),
         next_seq=1,
         flush=committed.extend,
+        services=services,
     )
     ctx.begin_step(step, journal)
     return ctx

@@ -1,6 +1,6 @@
 """The README's main job (`kforge research "How do agents keep a human in the loop?" --yes` on the
-bundled model and the sample documents): every sentence of its report is a verbatim stretch of
-the passage its marker cites."""
+bundled model and the sample documents): every question of its tree is about the question, and
+every sentence of its report is a verbatim stretch of the passage its marker cites."""
 
 from __future__ import annotations
 
@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 
 import kforge
+from kforge.agents.research.planning import about_question
 from kforge.rag import sample_corpus_path
+from kforge.rag.focus import CorpusStatistics, question_focus
+from kforge.rag.ingest import ingest_folder
+from kforge.runtime import Runtime
+from kforge.store import MemoryStore
 
 SRC = Path(kforge.__file__).resolve().parents[1]
+QUESTION = "How do agents keep a human in the loop?"
 _SOURCE = re.compile(r"^\[(\d+)\] `([^`]+)` — .*chars (\d+)-(\d+)$")
 _MARKER = re.compile(r"\s*\[(\d+)\]")
 
@@ -57,7 +63,7 @@ def test_the_readme_reports_sentences_are_quoted_exactly(tmp_path: Path) -> None
             "--db",
             str(tmp_path / "k.db"),
             "research",
-            "How do agents keep a human in the loop?",
+            QUESTION,
             "--yes",
             "-o",
             str(tmp_path / "r.md"),
@@ -69,6 +75,14 @@ def test_the_readme_reports_sentences_are_quoted_exactly(tmp_path: Path) -> None
     )
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "r.md").read_text()
+    tree = report.split("## Question tree", 1)[1].split("## Answers", 1)[0]
+    asked = re.findall(r"^  - (.+?) _\(", tree, re.MULTILINE)
+    corpus = Runtime(MemoryStore()).services.corpus("samples")
+    ingest_folder(corpus, sample_corpus_path())
+    focus = question_focus(QUESTION, CorpusStatistics.of(corpus))
+    assert asked and asked[0] == QUESTION
+    off = [q for q in asked if not about_question(q, [focus])]
+    assert not off, off  # not "What are agent architectures?", which shares only "agents"
     sources = {}
     for line in report.split("## Sources", 1)[1].splitlines():
         found = _SOURCE.match(line.strip())

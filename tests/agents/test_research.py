@@ -40,6 +40,10 @@ DOCS = {
 }
 
 
+QUESTION = "How do agents keep memory and reason with checkpoints?"
+"""A question the documents speak of, which the model's categories are about."""
+
+
 @dataclass
 class Script:
     """Decides each model reply from the schema the agent asked for."""
@@ -147,7 +151,7 @@ def backward_moves(rt: Runtime, run_id: str) -> list[tuple[str | None, str, str 
 async def test_full_run_writes_a_cited_report(corpus_dir: Path) -> None:
     script = Script()
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     assert run.status == RunStatus.COMPLETED, run.error
     result = run.result or {}
     report = result["report"]
@@ -204,7 +208,7 @@ async def test_modify_at_the_checkpoint_replaces_the_tree(corpus_dir: Path) -> N
         seen.append((run.pending_interaction or {}).get("payload", {}))
         return next(answers)
 
-    run = await run_to_end(rt, {"question": "How do agents work?"}, answer)
+    run = await run_to_end(rt, {"question": QUESTION}, answer)
     assert run.status == RunStatus.COMPLETED
     assert [c["name"] for c in seen[1]["categories"]] == ["Oversight"]
     result = run.result or {}
@@ -218,7 +222,7 @@ async def test_reject_at_the_checkpoint_decomposes_again_with_the_reason(corpus_
     script = Script()
     rt = make_runtime(corpus_dir, script)
     answers = iter([{"action": "reject", "reason": "too broad"}, "approve"])
-    run = await run_to_end(rt, {"question": "How do agents work?"}, lambda _: next(answers))
+    run = await run_to_end(rt, {"question": QUESTION}, lambda _: next(answers))
     assert run.status == RunStatus.COMPLETED
     assert script.calls.count("decompose") == 2
 
@@ -226,7 +230,7 @@ async def test_reject_at_the_checkpoint_decomposes_again_with_the_reason(corpus_
 async def test_answer_reveals_a_new_category(corpus_dir: Path) -> None:
     script = Script(new_category_once="Checkpoints")
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == [("answer", "decompose", "new_category_discovered")]
     names = [c["name"] for c in (run.result or {})["categories"]]
@@ -249,7 +253,7 @@ async def test_a_category_found_later_must_be_new_and_said_by_the_documents(
 ) -> None:
     script = Script(new_category_once=proposed, missing_category_once=proposed)
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == []
     names = [c["name"] for c in (run.result or {})["categories"]]
@@ -259,14 +263,16 @@ async def test_a_category_found_later_must_be_new_and_said_by_the_documents(
 
 
 async def test_synthesis_requires_more_answers(corpus_dir: Path) -> None:
-    script = Script(more_answers_once="What tools does ReAct call?")
+    script = Script(more_answers_once="How does ReAct reason with tools?")
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == [
         ("rise_above", "answer", "synthesis_requires_more_answers")
     ]
-    assert "What tools does ReAct call?" in [q["text"] for q in (run.result or {})["questions"]]
+    assert "How does ReAct reason with tools?" in [
+        q["text"] for q in (run.result or {})["questions"]
+    ]
     result = run.result or {}
     assert len(result["answers"]) == len(result["questions"]) == 4  # the question's own part too
 
@@ -274,7 +280,7 @@ async def test_synthesis_requires_more_answers(corpus_dir: Path) -> None:
 async def test_synthesis_reveals_a_missing_category(corpus_dir: Path) -> None:
     script = Script(missing_category_once="Checkpoints")
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     assert run.status == RunStatus.COMPLETED
     assert backward_moves(rt, run.id) == [
         ("rise_above", "decompose", "synthesis_reveals_missing_category")
@@ -394,7 +400,7 @@ async def test_a_frontier_reason_is_the_model_s_claim_and_shown_only_when_it_can
     corpus_dir: Path, answer: str, why: str, shown: bool
 ) -> None:
     rt = make_runtime(corpus_dir, Script(why=why))
-    run = await run_to_end(rt, {"question": "How do agents work?", "answer": answer})
+    run = await run_to_end(rt, {"question": QUESTION, "answer": answer})
     report = (run.result or {})["report"]
     assert "- How do agents plan over long horizons?" in report
     assert (f"How do agents plan over long horizons? — {why}" in report) is shown
@@ -409,7 +415,7 @@ async def test_the_frontier_holds_no_statement_and_nothing_the_tree_asked(corpus
         ]
     )
     rt = make_runtime(corpus_dir, script)
-    run = await run_to_end(rt, {"question": "How do agents work?"})
+    run = await run_to_end(rt, {"question": QUESTION})
     frontier = [f["question"] for f in (run.result or {})["frontier"]]
     assert "How do agents plan over long horizons?" in frontier
     assert not any(q.startswith(("ReAct is", "How does ReAct")) for q in frontier)

@@ -39,6 +39,9 @@ class Corpus:
         self.searches += 1
         return self.hits[:k]
 
+    def __len__(self) -> int:
+        return 0  # no index to weigh terms by: every focus term weighs the same
+
 
 class Corpora:
     def __init__(self, corpus: Corpus) -> None:

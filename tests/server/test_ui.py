@@ -19,7 +19,7 @@ from kforge.rag.ingest import ingest_folder
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings
 from kforge.store.sqlite import SQLiteStore
-from tests.agents.test_research import DOCS, Script
+from tests.agents.test_research import DOCS, QUESTION, Script
 from tests.server.agents import GATES, PacedAgent
 from tests.server.helpers import LiveServer
 
@@ -130,7 +130,7 @@ def test_start_watch_approve_and_read_the_report(
 def test_modify_the_question_tree_at_the_checkpoint(ui_server: LiveServer, page: Any) -> None:
     expect = playwright_api.expect
     page.goto(f"{ui_server.url}/ui/")
-    page.get_by_label("Question").fill("How do agents remember?")
+    page.get_by_label("Question").fill(QUESTION)
     page.get_by_role("button", name="Start").click()
     expect(page.locator("#tree-editor fieldset")).to_have_count(3)  # the question, 2 of the model
     page.locator("#cat-questions-0").fill("What is episodic memory for agents?")

@@ -18,7 +18,10 @@ from kforge.agents.research.decompose import Part
 from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.planning import (
     CategoryCheck,
+    about_question,
     check_category,
+    foci,
+    main_document,
     passage_parts,
     plan_parts,
 )
@@ -56,6 +59,7 @@ from kforge.errors import ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.rag.focus import Focus, question_focus
 from kforge.rag.grounded import AnswerStyle
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk
@@ -175,7 +179,8 @@ class ResearchAgent(ForgeAgent):
                     "decompose.new_category",
                 )
                 for text in proposed.questions if proposed else []:
-                    self._add_question(ctx, category, text)
+                    if self._about_question(f"{name} {text}"):
+                        self._add_question(ctx, category, text)
                 if not category["question_ids"]:
                     self._add_question(ctx, category, f"What about {name} for {self.question}")
             rc.discovered_categories = []
@@ -185,6 +190,8 @@ class ResearchAgent(ForgeAgent):
             rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
             rc.synthesized_categories, rc.category_insights = [], {}
         parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
+        rc.focus = [f.to_dict() for f in foci(self.question, passages)]
+        rc.documents = [d for d in [main_document(self.question, passages)] if d]
         for part in parts:
             self._add_part(ctx, part)
         user = f"Research question: {self.question}"
@@ -204,6 +211,8 @@ class ResearchAgent(ForgeAgent):
                 item.name,
                 question=self.question,
                 existing=[c["name"] for c in rc.categories],
+                focus=self._foci(),
+                questions=item.questions,
                 instructions=[self.phase_prompt(P.DECOMPOSE), *ECHO_SOURCES],
             )
             if not check.accepted:
@@ -212,8 +221,10 @@ class ResearchAgent(ForgeAgent):
             category = rc.add_category(check.name)
             ctx.emit(DataEvent(name="category.added", payload=dict(category)))
             for text in item.questions:
-                if clean_question(text).lower() != clean_question(self.question).lower():
-                    self._add_question(ctx, category, text)  # the parts ask the question itself
+                if self._restates_question(text):
+                    continue  # the parts ask the question itself
+                if self._about_question(text):
+                    self._add_question(ctx, category, text)
             if not category["question_ids"]:
                 rc.categories.remove(category)
         for part in passage_parts(self.question, passages, [c["name"] for c in rc.categories]):
@@ -258,7 +269,12 @@ class ResearchAgent(ForgeAgent):
         ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
         style = self._style(ctx)
         evidence = await gather_evidence(
-            ctx, question["text"], self.params, lexical=style == "extractive"
+            ctx,
+            question["text"],
+            self.params,
+            lexical=style == "extractive",
+            weighed=True,
+            documents=rc.documents,
         )
         passages = [p.as_chunk() for p in evidence.passages]
         if passages:
@@ -423,6 +439,8 @@ class ResearchAgent(ForgeAgent):
             gaps
             and gaps.needs_more_answers
             and follow_up.strip()
+            and not self._restates_question(follow_up)
+            and self._about_question(follow_up)
             and self._may_backtrack("synthesis_requires_more_answers")
         ):
             added = rc.add_question(category, follow_up)
@@ -513,6 +531,7 @@ class ResearchAgent(ForgeAgent):
             value,
             question=self.question,
             existing=[c["name"] for c in rc.categories] + rc.discovered_categories,
+            focus=self._foci(),
             instructions=ECHO_SOURCES,
             cited={s["chunk_id"] for s in rc.sources},
         )
@@ -520,6 +539,19 @@ class ResearchAgent(ForgeAgent):
             self._refused(ctx, check)
             return ""
         return check.name
+
+    def _foci(self) -> list[Focus]:
+        """The focus of the question and of its parts, as read when the tree was planned."""
+        return [Focus.from_dict(f) for f in self.rc.focus] or [question_focus(self.question)]
+
+    def _restates_question(self, text: str) -> bool:
+        """The model asked the research question again (its parts ask it already)."""
+        return clean_question(text).lower() == clean_question(self.question).lower()
+
+    def _about_question(self, text: str) -> bool:
+        """A sub-question the model wrote is kept only when it is about the user's question
+        (holds a share of its focus or of one of its parts'), not about a word they share."""
+        return about_question(text, self._foci())
 
     def _said(self) -> set[str]:
         """Every sentence the report already holds, so that none is written twice."""

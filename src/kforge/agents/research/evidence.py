@@ -1,10 +1,16 @@
 """Evidence for one research question: agentic retrieval over the run's corpus (search, grade,
-rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites."""
+rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites.
+
+Passages answer in the order of the share of the question's focus they hold. With ``weighed``
+(a question in the user's words or one of its parts), that focus is weighed in the corpus (a
+rare term counts for more than "agents") and, when the focus grades with no model call, the
+search looks further down the ranking (``LEXICAL_HITS``), so the passage that holds the focus
+best is found even where the ranker puts it fifth."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kforge.agents.research.arguments import ResearchArgs
@@ -14,10 +20,22 @@ from kforge.frames import DataEvent
 from kforge.llm.types import ModelSettings
 from kforge.rag.types import Chunk
 
-__all__ = ["HITS_EVENT", "Evidence", "Passage", "gather_evidence", "source_record"]
+__all__ = [
+    "FOCUS_EVENT",
+    "HITS_EVENT",
+    "LEXICAL_HITS",
+    "Evidence",
+    "Passage",
+    "gather_evidence",
+    "source_record",
+]
 
 HITS_EVENT = "rag.hits"
 """The data event that records each corpus search's hits (chunks in full)."""
+FOCUS_EVENT = "rag.focus"
+"""The data event that records a question's focus in the corpus."""
+LEXICAL_HITS = 8
+"""Hits graded per search when the focus grades them (it costs no model call)."""
 GRADING = ModelSettings(temperature=0.0, max_tokens=120)
 REWRITING = ModelSettings(temperature=0.2, max_tokens=60)
 
@@ -83,21 +101,36 @@ async def gather_evidence(
     *,
     lexical: bool = False,
     files: Collection[str] = (),
+    weighed: bool = False,
+    documents: Collection[str] = (),
 ) -> Evidence:
     """Search the corpus named in ``args.corpus`` for ``question`` with grading and rewrites
     (graded by the question's key terms, with no model call, when ``lexical``); with
-    ``files``, only passages of those documents are found.
+    ``files``, only passages of those documents are found; with ``weighed``, the focus is
+    weighed in the corpus and a lexical search looks further (see the module docstring).
+    ``documents`` (the ones most relevant to the run's question) are also searched on their
+    own, so their passages are graded even where the ranker puts others first; of passages
+    holding as much of the focus, theirs come first.
 
     Every model call goes through ``ctx.complete``, so a resumed step replays them.
     """
     from kforge.rag.agentic import RAGConfig, agentic_search
+    from kforge.rag.focus import CorpusStatistics, Focus, question_focus
     from kforge.rag.types import SearchHit
 
     if not isinstance(args, ResearchArgs):
         args = parse_arguments(ResearchArgs, args, agent="research")
     corpus = ctx.corpus(args.corpus)
+
+    def read_focus() -> dict[str, Any]:
+        statistics = CorpusStatistics.of(corpus) if len(corpus) else None
+        return {"focus": question_focus(question, statistics).to_dict()}
+
+    focus: Focus | None = None
+    if weighed:
+        focus = Focus.from_dict((await ctx.recorded(FOCUS_EVENT, read_focus))["focus"])
     config = RAGConfig(
-        k=args.k,
+        k=max(args.k, LEXICAL_HITS) if lexical and weighed else args.k,
         max_rewrites=args.max_rewrites,
         grade_settings=GRADING,
         rewrite_settings=REWRITING,
@@ -107,28 +140,48 @@ async def gather_evidence(
     def on_status(event: str, details: dict[str, Any]) -> None:
         ctx.emit(DataEvent(name=f"rag.{event}", payload=_compact(details)))
 
-    async def search(query: str, k: int) -> list[SearchHit]:
-        # Recorded, so a step re-executed after a crash grades and cites exactly what it saw
-        # the first time, even if the corpus was re-ingested in between.
-        def hits() -> dict[str, Any]:
-            found = corpus.search(query, max(k, 100) if files else k)
-            if files:
-                found = [h for h in found if h.chunk.file in files][:k]
-            return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
+    def searching(within: Collection[str]) -> Callable[[str, int], Awaitable[list[SearchHit]]]:
+        async def search(query: str, k: int) -> list[SearchHit]:
+            # Recorded, so a step re-executed after a crash grades and cites exactly what it
+            # saw the first time, even if the corpus was re-ingested in between.
+            def hits() -> dict[str, Any]:
+                found = corpus.search(query, max(k, 100) if within else k)
+                if within:
+                    found = [h for h in found if h.chunk.file in within][:k]
+                return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
 
-        payload = await ctx.recorded(HITS_EVENT, hits)
-        return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
+            payload = await ctx.recorded(HITS_EVENT, hits)
+            return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
+
+        return search
 
     result = await agentic_search(
         question,
-        search,
+        searching(files),
         ctx.complete,
         context=args.question,
         config=config,
         on_status=on_status,
+        focus=focus,
     )
+    graded = {g.hit.chunk.id: g for g in result.relevant_results}
+    if documents and not files:
+        inside = await agentic_search(
+            question,
+            searching(documents),
+            ctx.complete,
+            context=args.question,
+            config=replace(config, max_rewrites=0),
+            on_status=on_status,
+            focus=focus,
+        )
+        graded |= {
+            g.hit.chunk.id: g for g in inside.relevant_results if g.hit.chunk.id not in graded
+        }
     keep = args.passages_per_answer
-    ranked = sorted(result.relevant_results, key=lambda g: -g.confidence)[:keep]
+    ranked = sorted(
+        graded.values(), key=lambda g: (-g.confidence, g.hit.chunk.file not in documents)
+    )[:keep]
     passages = tuple(
         Passage(
             chunk_id=g.hit.chunk.id,

@@ -147,7 +147,9 @@ def usable_text(text: str) -> str:
 
 _SECTION_NUMBER = re.compile(
     r"^(?:(?:chapter|section|appendix|part)\s+)?"
-    r"(?:\d+\.(?:\d+\.?)*|\d+(?:\.\d+)+|[A-Z]\.(?:\d+\.?)*)\s+(?=\S)",
+    # each run of digits ends at a dot or at the number's end, so a long number that is no
+    # section number ("10.2023.2023.2023.20") fails at once rather than in every split of it
+    r"(?:\d+\.(?:\d+\.)*(?:\d+)?|\d+(?:\.\d+)+|[A-Z]\.(?:\d+\.)*(?:\d+)?)\s+(?=\S)",
     re.IGNORECASE,
 )
 _DASH = re.compile(r"\s+[-\u2013\u2014|]\s+")
@@ -225,6 +227,12 @@ class ResearchPhaseContext(PhaseContext):
     # DECOMPOSE
     categories: list[dict[str, Any]] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
+    focus: list[dict[str, Any]] = field(default_factory=list)
+    """The focus of the question and of each of its parts in the corpus (``Focus.to_dict``):
+    what a sub-question or a category the model proposes must be about."""
+    documents: list[str] = field(default_factory=list)
+    """The document most relevant to the question (``main_document``): searched on its own
+    for every sub-question, so it is never left to the Frontier."""
     # ANSWER
     answered_questions: list[str] = field(default_factory=list)
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)

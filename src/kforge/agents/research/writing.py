@@ -25,6 +25,7 @@ __all__ = [
     "FRONTIER_EVENT",
     "Written",
     "frontier_from_headings",
+    "plain_subject",
     "question_from_title",
     "usable_frontier_question",
     "write_grounded",
@@ -107,8 +108,8 @@ def question_from_title(title: str) -> str:
     first = title.split()[0].lower()
     if first in {"what", "how", "why", "when", "which", "who", "where", "is", "are", "can", "do"}:
         return title[0].upper() + title[1:] + "?"
-    words = [w if _keeps_case(w) else w.lower() for w in title.split()]
-    subject = " ".join(words)
+    subject = plain_subject(title)
+    words = subject.split()
     if words[0].endswith("ing") and len(words) > 1:
         # "Designing tools" is an activity, "Chunking strategies" a thing: ask what fits both
         return f"What should I know about {subject}?"
@@ -123,10 +124,19 @@ def question_from_title(title: str) -> str:
     return f"What {'are' if plural else 'is'} {subject}?"
 
 
+def plain_subject(title: str) -> str:
+    """A title as a phrase inside a sentence: "Human-in-the-Loop Design" -> "human-in-the-loop
+    design"; acronyms and names keep their case (BM25, ReAct, fs.link)."""
+    return " ".join(w if _keeps_case(w) else w.lower() for w in title.split())
+
+
 def _keeps_case(word: str) -> bool:
-    """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered."""
+    """Acronyms and names keep their case (BM25, ReAct, LangGraph); other words are lowered,
+    each piece of a hyphenated one too ("Human-in-the-Loop")."""
     core = word.strip("()[],.;:'\"")
-    identifier = any(c in core for c in "._`/") or any(c.isupper() for c in core[1:])
+    identifier = any(c in core for c in "._`/") or any(
+        c.isupper() for piece in core.split("-") for c in piece[1:]
+    )
     return any(c.isdigit() for c in core) or identifier
 
 
