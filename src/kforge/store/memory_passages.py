@@ -89,9 +89,11 @@ class MemoryPassages:
         self._indexes: dict[str, _Index] = {}
         self._next_row = 0
         self._index_lock = threading.RLock()
+        self._index_writes = 0
 
     def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
         with self._index_lock:
+            self._index_writes += 1
             ix = self._indexes.setdefault(index, _Index())
             for source in sources:
                 ix.remove(source.key)
@@ -111,6 +113,7 @@ class MemoryPassages:
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
         with self._index_lock:
+            self._index_writes += 1
             if keys is None:
                 self._indexes.pop(index, None)
                 return
@@ -148,6 +151,10 @@ class MemoryPassages:
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._index_lock:
             return self._indexes.get(index, _Index()).statistics()
+
+    def index_version(self, index: str) -> str:
+        with self._index_lock:
+            return str(self._index_writes)
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._index_lock:

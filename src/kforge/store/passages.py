@@ -104,6 +104,12 @@ class PassageIndex(Protocol):
 
     def index_statistics(self, index: str) -> IndexStatistics: ...
 
+    def index_version(self, index: str) -> str:
+        """A token that changes whenever the index is written, by this process or any other
+        (it may change more often); two equal tokens mean the same postings, so a search made
+        under one may be reused under the other. One cheap read."""
+        ...
+
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         """How many passages hold each term (absent terms: 0); one indexed lookup per term."""
         ...
@@ -127,7 +133,7 @@ def lucene_idf(passages: int, df: int) -> float:
     return math.log(1.0 + (passages - df + 0.5) / (df + 0.5))
 
 
-FLOOR_SAMPLE = 2
+FLOOR_SAMPLE = 20
 """``Postings.top`` completes the scores of this many times ``k`` passages first: the ``k``-th
 best of them is the floor a passage must be able to reach to be looked at further."""
 

@@ -313,6 +313,14 @@ class PostgresPassages:
         with self._conn() as conn:
             return _statistics(conn, index)
 
+    def index_version(self, index: str) -> str:
+        # every write updates the index's counts row: a new row version, a new xmin
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT id, xmin::text FROM search_indexes WHERE name = %s", (index,)
+            ).fetchone()
+        return "" if row is None else f"{row[0]}.{row[1]}"
+
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._conn() as conn:
             return _frequencies(conn, index, terms)

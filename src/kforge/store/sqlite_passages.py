@@ -104,6 +104,10 @@ def _frequencies(conn: sqlite3.Connection, index: str, terms: Iterable[str]) -> 
 class SQLitePassages:
     """``PassageIndex`` over the ``search_*`` tables (migration 5); mixed into SQLiteStore."""
 
+    _index_writes = 0
+    """Index writes through this store's connection: ``PRAGMA data_version`` counts only the
+    other connections' commits."""
+
     if TYPE_CHECKING:  # SQLiteStore's own transaction and read helpers
 
         def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
@@ -123,6 +127,7 @@ class SQLitePassages:
         if not sources:
             return
         with self._tx() as conn:
+            self._index_writes += 1
             ix = self._index_id(conn, index, create=True)
             assert ix is not None
             self._remove(conn, ix, [s.key for s in sources])
@@ -208,6 +213,7 @@ class SQLitePassages:
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:
+            self._index_writes += 1
             ix = self._index_id(conn, index)
             if ix is None:
                 return
@@ -276,6 +282,11 @@ class SQLitePassages:
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._read() as conn:
             return _statistics(conn, index)
+
+    def index_version(self, index: str) -> str:
+        with self._read() as conn:
+            other = int(conn.execute("PRAGMA data_version").fetchone()[0])
+            return f"{other}.{self._index_writes}"
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._read() as conn:
