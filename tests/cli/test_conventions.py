@@ -97,6 +97,7 @@ def test_a_command_loads_only_its_own_module() -> None:
     every = {path for path, _ in every_parser(build_parser(["serve?"]))}
     assert {"kforge ask", "kforge serve", "kforge intervene"} <= every
     assert "kforge runs list" in {path for path, _ in every_parser(build_parser(["intervene"]))}
+    assert "kforge serve" in {path for path, _ in every_parser(build_parser(["-h", "ask"]))}
 
 
 def test_usage_errors_exit_2_and_errors_exit_1_in_one_format(

@@ -70,14 +70,14 @@ _GLOBAL_VALUES = frozenset({"--db", "--model"})
 
 def _command_in(argv: Sequence[str]) -> str | None:
     """The command ``argv`` names (its first word that is neither an option nor a global
-    option's value), or None."""
+    option's value), or None (also for ``kforge --help ...``, which lists every command)."""
     skip = False
     for token in argv:
         if skip:
             skip = False
         elif token in _GLOBAL_VALUES:
             skip = True
-        elif token == "--":
+        elif token in ("--", "-h", "--help"):
             return None
         elif not token.startswith("-"):
             return token
