@@ -16,7 +16,10 @@ in place: the 50k corpus is the 5k one plus generated documents, and so on.
 At each size: documents ingested per second (of that step), database bytes, ``kforge ask`` on
 five SciFact test claims as a new process each (start to answer, median, and the peak RSS of
 each), search of the 300 test claims in this process (top 10, p50/p95) and nDCG@10 on them
-(past 5k the generated documents are distractors). bm25s and tantivy index the same chunks in
+(past 5k the generated documents are distractors). ``kforge ask`` runs from compiled bytecode,
+as an installed package does (the benchmark compiles ``src`` first: with
+``PYTHONDONTWRITEBYTECODE`` set, each process would compile every module again). bm25s and
+tantivy index the same chunks in
 their own process (``benchmarks/_corpus_scale_side.py``; ``--side-path`` is where they are
 installed, never a dependency of kforge).
 """
@@ -197,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="keep the SQLite database in this folder")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
     docs, queries, qrels = load_scifact(args.data)
     asks = list(queries.values())[:5]
     results: list[dict[str, Any]] = []

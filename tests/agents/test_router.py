@@ -393,6 +393,41 @@ async def test_a_document_named_by_a_relevant_passage_is_the_second_hop() -> Non
     assert result["answer_path"] == "extractive"
 
 
+async def test_a_named_document_with_no_sentence_to_quote_is_no_second_hop() -> None:
+    """A document a relevant passage names by title, whose text holds no sentence an answer
+    can quote (one run-on line of 70 words, as in a corpus of generated text), is not hopped
+    to: the answer quotes the relevant passage (the hop once indexed its empty list of units:
+    an IndexError in the answering step)."""
+    store = MemoryStore()
+    run_on = " ".join(["shirley", "temple", "actress", "ghana", "diplomat"] * 14)
+    Corpus.open(store, "films").add_documents(
+        [
+            SourceDocument(
+                "kiss",
+                "Kiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer.",
+                "Kiss and Tell (1945 film)",
+            ),
+            SourceDocument("temple", run_on, "Shirley Temple"),
+        ]
+    )
+    rt = runtime(ScriptedModel([]), store=store)
+    run = await rt.run(
+        "router",
+        {
+            "question": "Which 1945 comedy film starred Shirley Temple as Corliss Archer?",
+            "corpus": "films",
+            "answer": "extractive",
+            "k": 1,
+        },
+    )
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert [c["file"] for c in result["citations"]] == ["kiss"]
+    assert "Kiss and Tell is a 1945 comedy film" in result["answer"]
+    linked = [f for f in of_type(rt.frames(run.id), DataEvent) if f.name == "rag.linked"]
+    assert [c["file"] for f in linked for c in f.payload["chunks"]] == ["temple"]
+
+
 # -- the documents do not say ---------------------------------------------------------------
 
 

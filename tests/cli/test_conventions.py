@@ -1,5 +1,6 @@
 """The command line's conventions: global options anywhere, ``--version``, help on every
-argument, one error format on stderr, and the documented exit codes."""
+argument, one error format on stderr, the documented exit codes, and a command that loads only
+what it runs."""
 
 from __future__ import annotations
 
@@ -80,6 +81,23 @@ def test_version_and_bare_kforge(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["--help"])
     assert exit_info.value.code == 0 and "exit codes:" in capsys.readouterr().out
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    """``kforge ask`` does not import the other commands, the agents it does not run, or the
+    package metadata reader (``--version`` reads it when asked)."""
+    code = (
+        "import sys; from kforge.cli import build_parser; "
+        "args = build_parser(['--db', 'x.db', 'ask', 'serve?']).parse_args(['ask', 'q']); "
+        "loaded = ('kforge.cli.serve', 'kforge.cli.research', 'kforge.agents.research', "
+        "'importlib.metadata'); print(args.command, [m for m in loaded if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["ask", "[]"]
+    every = {path for path, _ in every_parser(build_parser(["serve?"]))}
+    assert {"kforge ask", "kforge serve", "kforge intervene"} <= every
+    assert "kforge runs list" in {path for path, _ in every_parser(build_parser(["intervene"]))}
+    assert "kforge serve" in {path for path, _ in every_parser(build_parser(["-h", "ask"]))}
 
 
 def test_usage_errors_exit_2_and_errors_exit_1_in_one_format(

@@ -54,3 +54,22 @@ def test_an_unreachable_database_is_a_clear_error() -> None:
     assert done.returncode == 1
     assert "cannot open PostgreSQL database postgresql://kf:***@127.0.0.1:1/kforge" in done.stderr
     assert "s3cret" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_command_opens_postgres_without_preparing_for_many_resumes(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's or worker's pooled connections first run a step's statements (warming the
+    server's caches for resumes); a command that runs once does not spend that time."""
+    import argparse
+
+    from kforge.cli._common import open_store as command_store
+    from kforge.store import postgres
+    from kforge.store.open import open_store
+
+    warmed: list[object] = []
+    monkeypatch.setattr(postgres, "_warm", warmed.append)
+    open_store(postgres_url).close()
+    assert len(warmed) == 1
+    command_store(argparse.Namespace(db=postgres_url)).close()
+    assert len(warmed) == 1

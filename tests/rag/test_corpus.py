@@ -253,3 +253,30 @@ def test_a_long_title_is_found_by_its_first_four_words() -> None:
     )
     found = corpus.linked_chunks("We read The Quick Brown Fox Jumps today.", limit=5)
     assert [c.file for c in found] == ["l", "o"]
+
+
+def test_alike_searches_reuse_a_ranking_until_the_index_changes_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "k.db")
+    corpus = Corpus.open(store, "t")
+    corpus.add_documents(DOCS)
+    searched: list[list[str]] = []
+    real = store.search_passages
+
+    def counted(index: str, terms: list[str], k: int, **kw: float) -> list[tuple[str, float]]:
+        searched.append(terms)
+        return real(index, terms, k, **kw)
+
+    monkeypatch.setattr(store, "search_passages", counted)
+    first = corpus.search("approval of tools", k=2, mode="lexical")
+    assert corpus.search("Approval, of the tools?", k=2, mode="lexical") == first  # same terms
+    assert searched == [["approv", "tool"]]
+    other = SQLiteStore(tmp_path / "k.db")  # another process writes the corpus
+    Corpus.open(other, "t").add_documents([SourceDocument("more", "Approval of tools.", "More")])
+    other.close()
+    assert "more" in [h.chunk.file for h in corpus.search("approval of tools", k=3)]
+    corpus.remove_sources(["doc:more"])  # and this one
+    assert "more" not in [h.chunk.file for h in corpus.search("approval of tools", k=3)]
+    assert len(searched) == 3
+    store.close()

@@ -126,3 +126,38 @@ async def test_a_listener_whose_connection_is_cut_reconnects_and_wakes_everyone(
         assert await watched.get() is None
     elsewhere.close()
     await rt.aclose()
+
+
+async def test_following_a_run_executed_here_opens_no_listening_connection(
+    postgres_url: str,
+) -> None:
+    """Its frames are published here; listening starts only for a run another process may
+    execute."""
+    import psycopg
+
+    from kforge.frames import utc_now
+    from kforge.llm.scripted import ScriptedModel
+    from kforge.llm.types import ModelResponse
+    from kforge.store import RunRecord
+
+    def listeners() -> int:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            row = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    model = ScriptedModel([ModelResponse(text=str(n)) for n in (1, 2)])
+    rt = Runtime(postgres_url, model=model, registry=make_registry())
+    run_id = await rt.start("test.counter", {"target": 2})
+    async with asyncio.timeout(60):
+        seen = [frame async for frame in rt.subscribe(run_id)]
+    assert rt.get_run(run_id).status == RunStatus.COMPLETED
+    assert [f.seq for f in seen] == list(range(1, rt.get_run(run_id).last_seq + 1))
+    assert listeners() == 0
+    now = utc_now()
+    rt.store.create_run(RunRecord("elsewhere", "t", RunStatus.PENDING, now, now, {}))
+    rt.bus.subscribe("elsewhere")
+    assert listeners() == 1
+    await rt.aclose()

@@ -108,3 +108,31 @@ def test_search_ranks_as_a_full_bm25_index(
     assert [round(s, 9) for _, s in found] == [round(s, 9) for _, s in expected]
     scores = full.scores(query)
     assert all(abs(scores[p] - s) < 1e-9 for p, s in found)
+
+
+def test_the_index_version_changes_with_every_write_from_anywhere(store: Store) -> None:
+    """Equal versions mean the same postings: reads keep it, every write (this store's or
+    another's on the same database) changes it."""
+    store.put_sources("c", [source("a", {"cat": 1})])
+    versions = [store.index_version("c")]
+    store.search_passages("c", ["cat"], 5, k1=K1, b=B)
+    store.read_passages("c", ["a-0"])
+    assert store.index_version("c") == versions[-1] != ""
+    for write in (
+        lambda: store.put_sources("c", [source("b", {"dog": 1})]),
+        lambda: store.delete_sources("c", ["a"]),
+        lambda: store.delete_sources("c"),
+        lambda: store.put_sources("c", [source("b", {"dog": 1})]),
+    ):
+        write()
+        versions.append(store.index_version("c"))
+    assert len(set(versions)) == len(versions)
+    target = getattr(store, "path", None) or getattr(store, "url", None)
+    if target is None:
+        return  # one process's memory: no other writer
+    from kforge.store.open import open_store
+
+    other = open_store(str(target))
+    other.put_sources("c", [source("e", {"emu": 1})])
+    other.close()
+    assert store.index_version("c") not in versions

@@ -1,5 +1,6 @@
 """What only the PostgreSQL store does: migrate once under concurrent opens, refuse a newer
-schema, name an unreachable server without its password, notify listeners of each commit, keep
+schema, name an unreachable server without its password, notify listeners of each commit (and
+stop listening at once), keep
 frames and deltas packed and still read those stored as text before."""
 
 from __future__ import annotations
@@ -87,6 +88,32 @@ def test_each_commit_notifies_the_run_and_its_last_seq(postgres_url: str) -> Non
         store.commit("r1", [], step=StepRecord(2, 2, []))  # no frames, no fields: no notice
         got = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
     assert got == ["r1 2", "r1 2"]
+    store.close()
+
+
+def test_commit_notices_arrive_and_stop_ends_the_listener_however_long_it_waits(
+    postgres_url: str,
+) -> None:
+    from kforge.store.postgres_events import CommitNotices
+
+    store = PostgresStore(postgres_url)
+    got: list[tuple[str | None, int]] = []
+    arrived = threading.Event()
+
+    def on_notice(run_id: str | None, seq: int) -> None:
+        got.append((run_id, seq))
+        arrived.set()
+
+    # an hour between looks at the connection: only the socket's data or stop() wake it
+    notices = CommitNotices(postgres_url, on_notice, poll_s=3600.0)
+    notices.start()
+    store.create_run(new_run("r1"))
+    store.commit("r1", [AgentThinking(run_id="r1", seq=1, message="a")], step=StepRecord(1, 1, []))
+    assert arrived.wait(30)
+    notices.stop()
+    assert got == [("r1", 1)]
+    assert not [t for t in threading.enumerate() if t.name == "kforge-notices"]
+    notices.stop()  # twice is harmless
     store.close()
 
 

@@ -150,7 +150,7 @@ def open_store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
                 f"no database at {path}: nothing has been recorded there yet; check --db "
                 "(or KFORGE_DB)"
             )
-    return open_named(target)
+    return open_named(target, long_lived=False)  # serve and worker open their own
 
 
 _OPEN_RUNTIMES: weakref.WeakSet[Runtime] = weakref.WeakSet()

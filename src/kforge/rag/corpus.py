@@ -21,6 +21,7 @@ from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.index import (
     INDEX_LAYOUT,
     CorpusIndexStatistics,
+    Rankings,
     indexed_source,
     record_from_index,
     reindex,
@@ -115,6 +116,7 @@ class Corpus:
         self.embedder = embedder
         self.bm25 = bm25 or BM25Params()
         self._dense = DenseIndex()
+        self._rankings = Rankings()
         self._meta: dict[str, Any] = {}
         self._stale_checked = False
         self._written = False
@@ -472,9 +474,8 @@ class Corpus:
         ]
 
     def _lexical(self, query: str, k: int) -> list[tuple[str, float]]:
-        return self.store.search_passages(
-            self.name, analyze(query), k, k1=self.bm25.k1, b=self.bm25.b
-        )
+        # one answer searches alike terms several times (the guardrail's evidence, retrieval)
+        return self._rankings.search(self.store, self.name, analyze(query), k, self.bm25)
 
     def roots(self) -> list[Path]:
         metas = self.store.index_sources(self.name).values()

@@ -15,11 +15,13 @@ from kforge.rag.types import Chunk
 from kforge.store.passages import IndexedPassage, IndexedSource
 
 if TYPE_CHECKING:
+    from kforge.rag.bm25 import BM25Params
     from kforge.store.base import Store
 
 __all__ = [
     "INDEX_LAYOUT",
     "CorpusIndexStatistics",
+    "Rankings",
     "indexed_source",
     "record_from_index",
     "record_meta",
@@ -71,6 +73,33 @@ class CorpusIndexStatistics:
     @property
     def average_chars(self) -> float:
         return self.chars / self.passages if self.passages else 0.0
+
+
+class Rankings:
+    """Recent lexical rankings of a corpus by terms, k and BM25 parameters, each kept with the
+    index version (``PassageIndex.index_version``) it was made under and reused only while that
+    version holds; the oldest go past ``keep``."""
+
+    def __init__(self, keep: int = 32) -> None:
+        self.keep = keep
+        self._kept: dict[Any, tuple[str, list[tuple[str, float]]]] = {}
+
+    def search(
+        self, store: Store, name: str, terms: list[str], k: int, bm25: BM25Params
+    ) -> list[tuple[str, float]]:
+        """``store.search_passages`` of ``terms``, or its ranking kept from before."""
+        key = (tuple(terms), k, bm25.k1, bm25.b)
+        version = store.index_version(name)
+        kept = self._kept.get(key)
+        if version and kept is not None and kept[0] == version:
+            return list(kept[1])
+        ranked = store.search_passages(name, terms, k, k1=bm25.k1, b=bm25.b)
+        if version:  # a store that cannot tell when its index changes keeps nothing
+            self._kept.pop(key, None)
+            self._kept[key] = (version, list(ranked))
+            while len(self._kept) > self.keep:
+                del self._kept[next(iter(self._kept))]
+        return ranked
 
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")

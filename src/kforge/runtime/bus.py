@@ -35,18 +35,28 @@ class EventBus:
         """Whether commits of other processes reach the subscribers here."""
         return self._listen is not None
 
-    def subscribe(self, run_id: str) -> asyncio.Queue[Frame | TokenDelta | None]:
+    def subscribe(
+        self, run_id: str, *, listen: bool = True
+    ) -> asyncio.Queue[Frame | TokenDelta | None]:
+        """A queue of the run's frames as they are published here; with ``listen`` (and a store
+        that announces commits) other processes' commits wake it too, from now on. A subscriber
+        to a run that this process executes needs no listening until it stops doing so."""
         queue: asyncio.Queue[Frame | TokenDelta | None] = asyncio.Queue()
         self._subscribers[run_id].add(queue)
+        if listen:
+            self.listen()
+        return queue
+
+    def listen(self) -> None:
+        """Start listening to other processes' commits, if the store announces them and this
+        bus does not listen yet. Call it before reading the store: no commit falls in between."""
         if self._listen is not None:
             try:
                 self._loop = asyncio.get_running_loop()
             except RuntimeError:
                 pass
             if self._stop_listening is None:
-                # listening before the subscriber reads the store: no commit falls in between
                 self._stop_listening = self._listen(self._from_listener)
-        return queue
 
     def unsubscribe(self, run_id: str, queue: asyncio.Queue[Frame | TokenDelta | None]) -> None:
         subs = self._subscribers.get(run_id)

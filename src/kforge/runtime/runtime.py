@@ -638,7 +638,10 @@ class Runtime:
         A run executing in another process (its lease is live there) counts as executing: its
         frames come from the store as that process commits them, announced by the store where
         it can (PostgreSQL), else found by looking every ``poll_s`` seconds."""
-        queue = self.bus.subscribe(run_id)
+        # a run this process executes publishes here: other processes' commits are listened
+        # for only once it is not (a one-shot command opens no listening connection)
+        listening = run_id not in self._tasks
+        queue = self.bus.subscribe(run_id, listen=listening)
         last = after_seq
         try:
             for frame in self.store.read_frames(run_id, after_seq=after_seq):
@@ -669,6 +672,10 @@ class Runtime:
                     return
                 if here:
                     woke.append(await queue.get())
+                    continue
+                if not listening:  # listen, then look at the store again before waiting
+                    self.bus.listen()
+                    listening = True
                     continue
                 try:
                     async with asyncio.timeout(_POLL_S):

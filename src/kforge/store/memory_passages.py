@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
+from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
 
 __all__ = ["MemoryPassages"]
 
@@ -60,14 +60,24 @@ class _Index:
         for term, w in essential.items():
             for row, tf in self.postings.get(term, {}).items():
                 totals[row] = totals.get(row, 0.0) + share(w, tf, row)
-        best = heapq.nlargest(k, totals.values())
-        floor = best[-1] - slack if len(best) >= k else float("-inf")
-        scores = {row: score for row, score in totals.items() if score >= floor}
-        for term, w in rest.items():
-            posting = self.postings.get(term, {})
-            for row in scores:
-                if row in posting:
-                    scores[row] += share(w, posting[row], row)
+
+        def complete(rows: Iterable[int]) -> dict[int, float]:
+            scores = {row: totals[row] for row in rows}
+            for term, w in rest.items():
+                posting = self.postings.get(term, {})
+                for row in scores:
+                    if row in posting:
+                        scores[row] += share(w, posting[row], row)
+            return scores
+
+        sample = heapq.nsmallest(FLOOR_SAMPLE * k, totals, key=lambda row: (-totals[row], row))
+        scores = complete(sample)
+        best = heapq.nlargest(k, scores.values())
+        floor = best[-1] if len(best) >= k else 0.0
+        if floor >= slack:
+            scores |= complete(
+                row for row, score in totals.items() if score >= floor - slack and row not in scores
+            )
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         return [(self.passages[row][0], score) for row, score in ranked]
 
@@ -79,9 +89,11 @@ class MemoryPassages:
         self._indexes: dict[str, _Index] = {}
         self._next_row = 0
         self._index_lock = threading.RLock()
+        self._index_writes = 0
 
     def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
         with self._index_lock:
+            self._index_writes += 1
             ix = self._indexes.setdefault(index, _Index())
             for source in sources:
                 ix.remove(source.key)
@@ -101,6 +113,7 @@ class MemoryPassages:
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
         with self._index_lock:
+            self._index_writes += 1
             if keys is None:
                 self._indexes.pop(index, None)
                 return
@@ -138,6 +151,10 @@ class MemoryPassages:
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._index_lock:
             return self._indexes.get(index, _Index()).statistics()
+
+    def index_version(self, index: str) -> str:
+        with self._index_lock:
+            return str(self._index_writes)
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._index_lock:

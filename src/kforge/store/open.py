@@ -20,12 +20,14 @@ def store_target(target: str | os.PathLike[str] | None) -> str | os.PathLike[str
     return target
 
 
-def open_store(target: str | os.PathLike[str] | None = None) -> Store:
+def open_store(target: str | os.PathLike[str] | None = None, *, long_lived: bool = True) -> Store:
+    """The store ``target`` names; a process that runs one command passes ``long_lived=False``
+    (a PostgreSQL store then opens its connections without preparing for many resumes)."""
     from kforge.store.postgres import PostgresStore, is_postgres_url
 
     target = store_target(target)
     if is_postgres_url(target):
-        return PostgresStore(str(target))
+        return PostgresStore(str(target), warm=long_lived)
     from kforge.store.sqlite import SQLiteStore
 
     return SQLiteStore(target)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
+    "FLOOR_SAMPLE",
     "IndexStatistics",
     "IndexedPassage",
     "IndexedSource",
@@ -103,6 +104,12 @@ class PassageIndex(Protocol):
 
     def index_statistics(self, index: str) -> IndexStatistics: ...
 
+    def index_version(self, index: str) -> str:
+        """A token that changes whenever the index is written, by this process or any other
+        (it may change more often); two equal tokens mean the same postings, so a search made
+        under one may be reused under the other. One cheap read."""
+        ...
+
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         """How many passages hold each term (absent terms: 0); one indexed lookup per term."""
         ...
@@ -126,6 +133,11 @@ def lucene_idf(passages: int, df: int) -> float:
     return math.log(1.0 + (passages - df + 0.5) / (df + 0.5))
 
 
+FLOOR_SAMPLE = 20
+"""``Postings.top`` completes the scores of this many times ``k`` passages first: the ``k``-th
+best of them is the floor a passage must be able to reach to be looked at further."""
+
+
 class Postings(Protocol):
     """The read ``bm25_top`` makes of a backend's postings."""
 
@@ -138,13 +150,15 @@ class Postings(Protocol):
         k: int,
         slack: float,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best ``(passage id, score)`` among the passages holding a term of
-        ``essential``, best first, ties in the order passages were written.
+        """The ``k`` best ``(passage id, score)`` among the passages whose scores were
+        completed, best first, ties in the order passages were written.
 
         A term's share of a score is ``w * tf / (tf + base + slope * length)`` with ``w`` its
         weight; the ``essential`` terms' shares are summed from their postings, and the
-        ``rest`` terms' shares are looked up, passage by passage, only for the passages whose
-        essential sum is within ``slack`` of the ``k``-th best one (the others cannot reach
+        ``rest`` terms' shares are looked up, passage by passage, for the ``FLOOR_SAMPLE * k``
+        passages of best essential sum (the ``k``-th best of their totals is the floor); then,
+        only when the floor reaches ``slack`` (the answer can be exact), for every other
+        passage whose essential sum is within ``slack`` of the floor (the others cannot reach
         the top ``k``)."""
         ...
 
@@ -153,6 +167,9 @@ _FIRST_BUDGET = 0.05
 """The first round reads the postings of the rarest terms up to this share of the passages"""
 _MIN_BUDGET = 1000
 """... or up to this many postings, whichever is more (small indexes read everything)."""
+_REST_SHARE = 0.6
+"""A later round keeps out common terms whose bounds sum to at most this share of the floor
+found: the nearer to the floor, the more passages it must look at term by term."""
 
 
 def bm25_top(
@@ -209,12 +226,14 @@ def bm25_top(
         if not rest or (len(found) >= k and found[k - 1][1] >= slack):
             return found
         # the k-th score found is a floor for the true one, and stays found when more terms
-        # are essential: keep out only the common terms whose bounds together stay below it,
-        # so the next round is the last
+        # are essential: keep out only common terms whose bounds together stay well below it,
+        # so the next round is the last and looks at few passages term by term
         floor = found[k - 1][1] if len(found) >= k else 0.0
         kept_out = 0.0
         cut = len(ordered)
-        while cut > len(essential) + 1 and kept_out + weights[ordered[cut - 1]] <= floor:
+        while (
+            cut > len(essential) + 1 and kept_out + weights[ordered[cut - 1]] <= _REST_SHARE * floor
+        ):
             cut -= 1
             kept_out += weights[ordered[cut]]
         essential = ordered[:cut]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import select
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,15 +20,24 @@ lost and made again (notices may have been missed: every subscriber should look 
 
 
 class CommitNotices:
-    """Listens on its own connection until :meth:`stop`; reconnects when the connection drops."""
+    """Listens on its own connection until :meth:`stop`; reconnects when the connection drops.
 
-    def __init__(self, url: str, on_notice: OnNotice, *, retry_s: float = 1.0) -> None:
+    The thread waits on the connection's socket and on a wake-up socket together, so
+    :meth:`stop` ends it at once (a one-shot command does not wait out a polling interval)."""
+
+    def __init__(
+        self, url: str, on_notice: OnNotice, *, retry_s: float = 1.0, poll_s: float = 5.0
+    ) -> None:
         import psycopg
 
         self._psycopg = psycopg
         self.url = url
         self.on_notice = on_notice
         self.retry_s = retry_s
+        self.poll_s = poll_s
+        """The longest wait without looking at the connection (notices that a TLS layer read
+        ahead of the socket are taken then)."""
+        self._wake, self._woken = socket.socketpair()
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._conn: Any = None
@@ -56,7 +67,8 @@ class CommitNotices:
                         self.on_notice(None, 0)
                     first = False
                     while not self._stop.is_set():
-                        for notice in conn.notifies(timeout=0.5):
+                        select.select([conn.fileno(), self._woken], [], [], self.poll_s)
+                        for notice in conn.notifies(timeout=0):
                             run_id, _, seq = notice.payload.rpartition(" ")
                             self.on_notice(run_id, int(seq))
             except psycopg.Error as exc:
@@ -70,5 +82,12 @@ class CommitNotices:
 
     def stop(self) -> None:
         self._stop.set()
+        try:
+            self._wake.send(b"x")
+        except OSError:  # stopped before: the socket is closed
+            pass
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=5.0)
+        if not self._thread.is_alive():
+            self._wake.close()
+            self._woken.close()

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
+from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
 
 __all__ = ["PASSAGE_TABLES", "PostgresPassages"]
 
@@ -84,10 +84,20 @@ WITH s AS MATERIALIZED (
     JOIN search_postings p ON p.index_id = %(ix)s AND p.term = e.term
     GROUP BY p.passage
 ),
+h AS MATERIALIZED (SELECT pid, len, score FROM s ORDER BY score DESC, pid LIMIT %(sample)s),
+hx AS MATERIALIZED (
+    SELECT h.pid, h.score + coalesce((
+        SELECT sum(r.w * q.tf / (q.tf + %(base)s + %(slope)s * h.len))
+        FROM unnest(%(rest)s::text[], %(rest_weights)s::float8[]) AS r(term, w)
+        JOIN search_postings q ON q.index_id = %(ix)s AND q.term = r.term AND q.passage = h.pid
+    ), 0) AS total
+    FROM h
+),
+f AS (SELECT coalesce((SELECT total FROM hx ORDER BY total DESC LIMIT 1 OFFSET %(offset)s), 0) AS v),
 c AS MATERIALIZED (
-    SELECT pid, len, score FROM s
-    WHERE score >= coalesce(
-        (SELECT score FROM s ORDER BY score DESC LIMIT 1 OFFSET %(offset)s), 0) - %(slack)s
+    SELECT s.pid, s.len, s.score FROM s, f
+    WHERE f.v >= %(slack)s AND s.score >= f.v - %(slack)s
+      AND s.pid NOT IN (SELECT pid FROM h)
 ),
 x AS (
     SELECT c.pid, sum(r.w * p.tf / (p.tf + %(base)s + %(slope)s * c.len)) AS extra
@@ -99,8 +109,10 @@ x AS (
     GROUP BY c.pid
 ),
 t AS (
-    SELECT c.pid, c.score + coalesce(x.extra, 0) AS total
-    FROM c LEFT JOIN x ON x.pid = c.pid ORDER BY total DESC, c.pid LIMIT %(offset)s + 1
+    SELECT pid, total FROM hx
+    UNION ALL
+    SELECT c.pid, c.score + coalesce(x.extra, 0) FROM c LEFT JOIN x ON x.pid = c.pid
+    ORDER BY 2 DESC, 1 LIMIT %(offset)s + 1
 )
 SELECT sp.passage, t.total FROM t JOIN search_passages sp ON sp.id = t.pid
 ORDER BY t.total DESC, t.pid
@@ -132,6 +144,7 @@ class _Postings:
                 "ix": self._id,
                 "offset": k - 1,
                 "slack": slack,
+                "sample": FLOOR_SAMPLE * k,
             },
             prepare=False,  # a generic plan cannot see how many postings a term has
         ).fetchall()
@@ -299,6 +312,14 @@ class PostgresPassages:
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._conn() as conn:
             return _statistics(conn, index)
+
+    def index_version(self, index: str) -> str:
+        # every write updates the index's counts row: a new row version, a new xmin
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT id, xmin::text FROM search_indexes WHERE name = %s", (index,)
+            ).fetchone()
+        return "" if row is None else f"{row[0]}.{row[1]}"
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._conn() as conn:

@@ -15,21 +15,31 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import IndexedSource, IndexStatistics, bm25_top
+from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
 
 __all__ = ["SQLitePassages"]
 
 _TOP = """
-WITH e AS (SELECT key AS term, value AS w FROM json_each(?)),
+WITH e AS (SELECT key AS term, value AS w FROM json_each(?1)),
 s AS MATERIALIZED (
     SELECT p.passage AS pid, p.length AS len,
            sum(e.w * p.tf / (p.tf + ?2 + ?3 * p.length)) AS score
     FROM e CROSS JOIN search_postings p ON p.index_id = ?4 AND p.term = e.term
     GROUP BY p.passage
 ),
+h AS MATERIALIZED (SELECT pid, len, score FROM s ORDER BY score DESC, pid LIMIT ?8),
+hx AS MATERIALIZED (
+    SELECT h.pid, h.score + coalesce((
+        SELECT sum(r.value * p.tf / (p.tf + ?2 + ?3 * h.len))
+        FROM json_each(?7) AS r CROSS JOIN search_postings p
+            ON p.index_id = ?4 AND p.term = r.key AND p.passage = h.pid
+    ), 0) AS total
+    FROM h
+),
+f AS (SELECT coalesce((SELECT total FROM hx ORDER BY total DESC LIMIT 1 OFFSET ?5), 0) AS v),
 c AS MATERIALIZED (
-    SELECT pid, len, score FROM s
-    WHERE score >= coalesce((SELECT score FROM s ORDER BY score DESC LIMIT 1 OFFSET ?5), 0) - ?6
+    SELECT pid, len, score FROM s, f
+    WHERE f.v >= ?6 AND score >= f.v - ?6 AND pid NOT IN (SELECT pid FROM h)
 ),
 x AS (
     SELECT c.pid, sum(r.value * p.tf / (p.tf + ?2 + ?3 * c.len)) AS extra
@@ -38,8 +48,10 @@ x AS (
     GROUP BY c.pid
 ),
 t AS (
-    SELECT c.pid, c.score + coalesce(x.extra, 0) AS total
-    FROM c LEFT JOIN x ON x.pid = c.pid ORDER BY total DESC, c.pid LIMIT ?5 + 1
+    SELECT pid, total FROM hx
+    UNION ALL
+    SELECT c.pid, c.score + coalesce(x.extra, 0) FROM c LEFT JOIN x ON x.pid = c.pid
+    ORDER BY 2 DESC, 1 LIMIT ?5 + 1
 )
 SELECT sp.passage, t.total FROM t JOIN search_passages sp ON sp.id = t.pid
 ORDER BY t.total DESC, t.pid
@@ -61,7 +73,10 @@ class _Postings:
     ) -> list[tuple[str, float]]:
         rows = self._conn.execute(
             _TOP,
-            (dumps(dict(essential)), base, slope, self._id, k - 1, slack, dumps(dict(rest))),
+            (
+                dumps(dict(essential)),
+                *(base, slope, self._id, k - 1, slack, dumps(dict(rest)), FLOOR_SAMPLE * k),
+            ),
         ).fetchall()
         return [(str(r[0]), float(r[1])) for r in rows]
 
@@ -89,6 +104,10 @@ def _frequencies(conn: sqlite3.Connection, index: str, terms: Iterable[str]) -> 
 class SQLitePassages:
     """``PassageIndex`` over the ``search_*`` tables (migration 5); mixed into SQLiteStore."""
 
+    _index_writes = 0
+    """Index writes through this store's connection: ``PRAGMA data_version`` counts only the
+    other connections' commits."""
+
     if TYPE_CHECKING:  # SQLiteStore's own transaction and read helpers
 
         def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
@@ -108,6 +127,7 @@ class SQLitePassages:
         if not sources:
             return
         with self._tx() as conn:
+            self._index_writes += 1
             ix = self._index_id(conn, index, create=True)
             assert ix is not None
             self._remove(conn, ix, [s.key for s in sources])
@@ -193,6 +213,7 @@ class SQLitePassages:
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:
+            self._index_writes += 1
             ix = self._index_id(conn, index)
             if ix is None:
                 return
@@ -261,6 +282,11 @@ class SQLitePassages:
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._read() as conn:
             return _statistics(conn, index)
+
+    def index_version(self, index: str) -> str:
+        with self._read() as conn:
+            other = int(conn.execute("PRAGMA data_version").fetchone()[0])
+            return f"{other}.{self._index_writes}"
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._read() as conn:
