@@ -11,7 +11,6 @@ the command; results go to stdout and progress, prompts and errors to stderr; ev
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import pkgutil
@@ -179,12 +178,7 @@ _DAMAGED = re.compile(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` (else the process's own arguments); returns the exit code."""
-    code = _main(sys.argv[1:] if argv is None else list(argv))
-    if argv is None:
-        # the process ends now: the collector's last walk over every object at exit is
-        # wasted work (a tenth of a second of a short command on a busy machine)
-        gc.freeze()
-    return code
+    return _main(sys.argv[1:] if argv is None else list(argv))
 
 
 def _main(argv: list[str]) -> int:
