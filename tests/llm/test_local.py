@@ -311,7 +311,7 @@ def test_the_same_research_twice_gives_the_same_run(tmp_path: Path) -> None:
         db = tmp_path / f"k{number}.db"
         done = subprocess.run(
             [sys.executable, "-m", "kforge", "--db", str(db), "research",
-             "How do agents remember what they did?", "--docs", str(docs), "--yes",
+             "What kinds of memory do agents keep?", "--docs", str(docs), "--yes",
              "-o", str(tmp_path / f"r{number}.md"), "--model", "local:smollm2"],
             capture_output=True, text=True, env={**env, "PYTHONHASHSEED": hash_seed},
             cwd=tmp_path, timeout=900,
