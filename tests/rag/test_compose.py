@@ -440,3 +440,15 @@ def test_a_parameter_item_does_not_answer_what_the_call_does() -> None:
     # asked about by name, the parameter's item answers
     asked = compose_extractive("What is the path parameter of stat?", [page])
     assert min(asked, key=lambda s: s.rank).text.startswith("`path` {string}")
+
+
+def test_of_two_commands_saying_what_is_asked_the_one_saying_least_else_is_quoted() -> None:
+    page = chunk(
+        0,
+        "To make manual pages for the tool, install the click-man package first:\n\n"
+        "    pip install click-man\n    click-man --target path/to/man/pages tool\n\n"
+        "Install the tool with pip:\n\n    pip install tool\n\n"
+        "You should now have the tool command installed on your system.",
+    )
+    texts = [s.text for s in compose_extractive("How do I install the tool?", [page])]
+    assert any(t.strip() == "pip install tool" for t in texts), texts

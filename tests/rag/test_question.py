@@ -37,6 +37,9 @@ def test_a_sentence_defines_its_subject_when_it_says_what_it_is() -> None:
     assert defines_subject("A Counter is a dict subclass for counting objects.", subject) == 1.0
     assert defines_subject("A counter tool is provided for rapid tallies.", subject) == 0.6
     assert defines_subject("Changed in version 3.7: a Counter keeps order.", subject) == 0.0
+    # a summary table's row whose first cell is the subject says what it is
+    assert defines_subject("Counter | dict subclass for counting hashable objects", subject) == 1.0
+    assert defines_subject("deque | list-like container with fast appends", subject) == 0.0
 
 
 @pytest.mark.parametrize(

@@ -241,7 +241,9 @@ def compose_extractive(
             return sum(idf(t) for t in query if t in c.terms)
 
         calls = [c for c in asked_here if c.kind in ("signature", "code")]
-        call = max(calls, key=lambda c: (said(c), c.kind == "signature"), default=None)
+        call = max(
+            calls, key=lambda c: (said(c), c.kind == "signature", -len(c.terms)), default=None
+        )
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always

@@ -388,6 +388,9 @@ def _words_of(option: str) -> list[str]:
 
 ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
 """A "term: definition" entry, its term in group 1."""
+_TERM_OPENING = re.compile(r"^([^:|]{1,60}?)(?::{1,2}\s|\s\|\s)")
+"""An entry, or a table row whose first cell is the term ("OrderedDict | dict subclass that
+remembers the order entries were added"), its term in group 1."""
 
 
 def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
@@ -401,7 +404,7 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
 def after_subject(text: str, subject: frozenset[str]) -> str | None:
     """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
     rest of the sentence, or of an entry its definition; None when it does not open so."""
-    entry = ENTRY.match(text)
+    entry = _TERM_OPENING.match(text)
     if entry and len(entry.group(1).split()) <= 6:
         return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
     words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
@@ -430,12 +433,12 @@ _SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
 
 def defines_subject(text: str, subject: frozenset[str]) -> float:
     """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
-    an entry "fast-forward: ..."), 0.6 when it opens with it otherwise ("A counter tool is
+    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ..."), 0.6 when it opens with it otherwise ("A counter tool is
     provided ...", an API entry ``class collections.deque([iterable]): ...``), else 0."""
     rest = after_subject(text, subject)
     if rest is None:
         return 0.0
-    entry = ENTRY.match(text)
+    entry = _TERM_OPENING.match(text)
     if entry:
         says = len(entry.group(1).split()) <= len(subject) + 1
     else:
