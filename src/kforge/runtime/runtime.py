@@ -543,7 +543,15 @@ class Runtime:
             return {"declined": True}
         return {"text": str(reply)}
 
-    async def intervene(
+    async def intervene(self, agent_id: str, action: str, content: str = "") -> dict[str, Any]:
+        """Steer one agent of a tree: ``"delete"`` stops it and its subagents at their next step
+        boundary; ``"modify"`` makes it re-plan with ``content`` as its instructions;
+        ``"comment"`` gives it ``content`` to see at its next step. The action is never read
+        from the content. A finished agent refuses it, as does one that ends or is deleted
+        while it is delivered (InvalidRunStateError)."""
+        return await intervene(self, agent_id, action, content)
+
+    async def user_intervention(
         self,
         agent_id: str,
         *,
@@ -551,11 +559,9 @@ class Runtime:
         user_content: str | None = None,
         status: str | None = None,
     ) -> dict[str, Any]:
-        """Steer one agent of a tree: ``user_comment="delete"`` stops it and its subagents
-        at their next step boundary; ``"modify"`` with ``user_content`` makes it re-plan
-        from its current step with those instructions; any other text is a comment it sees
-        at its next step. A waiting or queued agent takes it when it next runs; a finished
-        one refuses it (InvalidRunStateError)."""
+        """The tree specification's ``userIntervention(agentId, overrides)``, where the words
+        ``"delete"`` and ``"modify"`` in ``user_comment`` are its markers (a comment with such
+        words is ``intervene(agent_id, "comment", text)``)."""
         action, content = parse_intervention(user_comment, user_content, status)
         return await intervene(self, agent_id, action, content)
 
