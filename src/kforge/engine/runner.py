@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kforge.engine.agent import StepAgent
+from kforge.engine.agent import StepAgent, StepOutcome
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
@@ -41,7 +41,14 @@ from kforge.frames import (
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
 from kforge.memory.tokens import PriceTable, RunBudget
-from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
+from kforge.store.base import (
+    TERMINAL_STATUSES,
+    RunRecord,
+    RunStatus,
+    Snapshot,
+    StepRecord,
+    Store,
+)
 from kforge.store.lease import Lease
 
 if TYPE_CHECKING:
@@ -80,6 +87,13 @@ class InterventionSource(Protocol):
         """Forget interventions now recorded in the run's log."""
         ...
 
+    def forget(self, run_id: str) -> None:
+        """Drop whatever still waits for a run that has ended (nothing will take it)."""
+        ...
+
+
+_ENDING = ("delete", "cancel")
+"""Interventions that end the run: nothing after one of them is applied."""
 
 _DELIVERED_KEPT = 64
 """Ids of the latest inbox interventions a run's state remembers, so none applies twice."""
@@ -331,6 +345,10 @@ class StepRunner:
         status: RunStatus | None = None
         try:
             status = await self._stretch()
+            if status in TERMINAL_STATUSES and self.interventions is not None:
+                # what arrived too late (after a delete, or during the last step) is refused
+                # by its sender; the inbox keeps nothing for a run that takes nothing more
+                self.interventions.forget(self.run.id)
             return status
         except asyncio.CancelledError:
             if self._lost is not None:
@@ -429,12 +447,26 @@ class StepRunner:
         baseline: Baseline,
     ) -> RunStatus:
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
+        # interventions recorded while the unfinished step waited come after its frames: they
+        # apply once it has been re-executed, in its commit
+        after_replay, self._tail_interventions = (
+            (self._tail_interventions, []) if journal else ([], self._tail_interventions)
+        )
         while True:
             started = time.monotonic()
             if not journal:
-                ending = self._take_interventions(ctx)
+                taken = self._take_interventions(ctx)
+                ending = self._apply_interventions(ctx, taken)
                 if ending is not None:
                     return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
+                if taken:
+                    # durable on its own, before the step that uses it: a kill from here on
+                    # resumes with the intervention applied, never replays it into that step
+                    step_no += 1
+                    try:
+                        step_seq = self._commit_step(ctx, step_no, elapsed, baseline)
+                    except (TypeError, ValueError) as exc:
+                        return self._fail_unserializable(exc)
             try:
                 self._check_limits(step_no, elapsed)
                 ctx.begin_step(step_no + 1, journal)
@@ -512,67 +544,97 @@ class StepRunner:
                     },
                 )
                 return RunStatus.FAILED
+            ending = None
+            if after_replay and not outcome.done:
+                ending = self._apply_interventions(ctx, after_replay)
+            after_replay = []
             elapsed += time.monotonic() - started
             step_no += 1
-            live_state = {
-                "agent": self.agent.get_state(),
-                "runtime": {
-                    "elapsed_s": round(elapsed, 6),
-                    "usage": ctx.usage.to_dict(),
-                    **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
-                    **({"interventions": self._delivered} if self._delivered else {}),
-                },
-            }
-            # The delta holds copies; applying it keeps the baseline free of references into the
-            # agent, without copying the whole state every step.
-            delta = diff_state(baseline.trusted(), live_state)
-            frames = ctx.take_pending()
-            if outcome.done:
-                ctx.end_replay()
-                frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
-                frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
-                ctx.take_pending()
-            step_seq = ctx.last_seq
-            snapshot = None
-            if outcome.done or step_no % SNAPSHOT_EVERY == 0:
-                snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
-            elif not baseline.shared:
-                baseline.advance(delta)
-            fields: dict[str, Any] = {"iteration": step_no}
-            if outcome.done:
-                fields.update(status=RunStatus.COMPLETED, result=outcome.result)
             try:
-                self._commit(
-                    frames,
-                    final=outcome.done,
-                    step=StepRecord(step_no, step_seq, delta),
-                    snapshot=snapshot,
-                    run_fields=fields,
-                )
+                step_seq = self._commit_step(ctx, step_no, elapsed, baseline, outcome)
             except (TypeError, ValueError) as exc:
                 return self._fail_unserializable(exc)
-            if snapshot is None and baseline.shared:
-                baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
+            if ending is not None:
+                return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
 
-    def _take_interventions(self, ctx: RunContext) -> Intervention | None:
-        """Apply the interventions waiting for this run (those recorded in its log while it
-        waited, then those left in the inbox while it executed); returns the one that ends
-        it (a delete, or a cancel asked from another process), if any."""
+    def _commit_step(
+        self,
+        ctx: RunContext,
+        step_no: int,
+        elapsed: float,
+        baseline: Baseline,
+        outcome: StepOutcome | None = None,
+    ) -> int:
+        """Commit step ``step_no`` (an agent's step, or with no ``outcome`` the interventions
+        taken at a boundary): its frames, its state delta and the run's new fields, with the
+        run's end when the outcome is done. Returns the step's last seq."""
+        done = outcome is not None and outcome.done
+        live_state = {
+            "agent": self.agent.get_state(),
+            "runtime": {
+                "elapsed_s": round(elapsed, 6),
+                "usage": ctx.usage.to_dict(),
+                **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
+                **({"interventions": self._delivered} if self._delivered else {}),
+            },
+        }
+        # The delta holds copies; applying it keeps the baseline free of references into the
+        # agent, without copying the whole state every step.
+        delta = diff_state(baseline.trusted(), live_state)
+        frames = ctx.take_pending()
+        if outcome is not None and outcome.done:
+            ctx.end_replay()
+            frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
+            frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
+            ctx.take_pending()
+        step_seq = ctx.last_seq
+        snapshot = None
+        if done or step_no % SNAPSHOT_EVERY == 0:
+            snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
+        elif not baseline.shared:
+            baseline.advance(delta)
+        fields: dict[str, Any] = {"iteration": step_no}
+        if outcome is not None and outcome.done:
+            fields.update(status=RunStatus.COMPLETED, result=outcome.result)
+        self._commit(
+            frames,
+            final=done,
+            step=StepRecord(step_no, step_seq, delta),
+            snapshot=snapshot,
+            run_fields=fields,
+        )
+        if snapshot is None and baseline.shared:
+            baseline.advance(delta)  # the private copy, once this step is durable
+        return step_seq
+
+    def _take_interventions(self, ctx: RunContext) -> list[Intervention]:
+        """The interventions waiting for this run, in order: those recorded in its log while
+        it waited, then those left in the inbox while it executed (recorded here). None after
+        a delete or a cancel: they stay in the inbox, which is cleared once the run ends."""
         found = list(self._tail_interventions)
         self._tail_interventions = []
         if self.interventions is not None:
             for item in self.interventions.take(self.run.id):
+                if any(i.action in _ENDING for i in found):
+                    break
                 if item.id in self._delivered:
                     self.interventions.done(self.run.id, [item.id])
                     continue
                 found.append(ctx.emit(item))
                 self._unacked.append(item.id)
                 self._delivered = [*self._delivered, item.id][-_DELIVERED_KEPT:]
+        return found
+
+    def _apply_interventions(
+        self, ctx: RunContext, found: list[Intervention]
+    ) -> Intervention | None:
+        """Apply interventions to the agent in order; returns the one that ends the run (a
+        delete, or a cancel asked from another process), if any."""
         apply = getattr(self.agent, "intervene", None)
         for item in found:
-            if item.action in ("delete", "cancel"):
+            if item.action in _ENDING:
                 return item
             if apply is not None:
                 apply(ctx, item.action, item.content)
