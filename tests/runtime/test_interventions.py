@@ -1,0 +1,100 @@
+"""Interventions that race: a delete and a modify of one agent at the same instant, from two
+processes or one. The loser is refused with a clear error and nothing of it is kept."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kforge
+from kforge.errors import InvalidRunStateError
+from kforge.frames import Intervention
+from kforge.runtime import Runtime
+from kforge.store import RunStatus, SQLiteStore
+from kforge.store.base import RunRecord
+from tests.agents.tree_model import Gates, TreeScript
+
+SRC = Path(kforge.__file__).resolve().parents[1]
+PARTY = "Plan my birthday party"
+PICNIC = "Plan a picnic instead"
+
+
+class DeletedMeanwhile(SQLiteStore):
+    """A store whose first read of ``run_id`` is answered as it was, while ``kforge intervene
+    --delete`` deletes that run in another process right after the read."""
+
+    run_id = ""
+
+    def get_run(self, run_id: str) -> RunRecord:
+        run = super().get_run(run_id)
+        if run_id == self.run_id:
+            self.run_id = ""
+            env = {**os.environ, "PYTHONPATH": str(SRC)}
+            cli = [sys.executable, "-m", "kforge", "--db", str(self.path)]
+            deleted = subprocess.run(
+                [*cli, "intervene", run_id, "--delete"], capture_output=True, text=True, env=env
+            )
+            assert deleted.returncode == 0, deleted.stderr
+        return run
+
+
+def interventions(rt: Runtime, run_id: str) -> list[tuple[str, str]]:
+    return [(f.action, f.content) for f in rt.frames(run_id) if isinstance(f, Intervention)]
+
+
+async def test_a_modify_racing_a_delete_from_another_process_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    rt = Runtime(DeletedMeanwhile(db), model=TreeScript(ambiguous=(PARTY,)).model())
+    run = await rt.run("tree", {"prompt": PARTY})
+    assert run.status == RunStatus.AWAITING_USER  # parked: no process executes it
+    rt.store.run_id = run.id  # type: ignore[attr-defined]
+    with pytest.raises(InvalidRunStateError, match=r"ended \(deleted\) before this modify"):
+        await rt.intervene(run.id, "modify", PICNIC)
+    assert rt.get_run(run.id).status == RunStatus.DELETED
+    assert interventions(rt, run.id) == [("delete", "")]
+    assert rt.interventions.pending(run.id) == []
+    await rt.aclose()
+
+
+async def test_a_modify_behind_a_waiting_delete_is_refused_and_the_delete_applies(
+    tmp_path: Path,
+) -> None:
+    gates = Gates()
+    script = TreeScript(gates={PARTY: gates.gate(PARTY)})
+    rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model())
+    root = await rt.start("tree", {"prompt": PARTY})
+    await gates.entered(PARTY)  # inside its main execution step
+    deleted = await rt.intervene(root, "delete")
+    assert deleted["applied"] == "next_step"
+    with pytest.raises(InvalidRunStateError, match=r"being deleted \(that came first\)"):
+        await rt.intervene(root, "modify", PICNIC)
+    with pytest.raises(InvalidRunStateError, match="being deleted"):
+        await rt.intervene(root, "delete")  # the second delete loses too
+    assert [i.action for i in rt.interventions.pending(root)] == ["delete"]
+    gates.release(PARTY)
+    run = await rt.wait(root)
+    assert run.status == RunStatus.DELETED
+    assert interventions(rt, root) == [("delete", "")]
+    assert rt.interventions.pending(root) == []
+    await rt.aclose()
+
+
+async def test_a_modify_ahead_of_a_delete_applies_then_the_delete(tmp_path: Path) -> None:
+    gates = Gates()
+    script = TreeScript(gates={PARTY: gates.gate(PARTY)})
+    rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model())
+    root = await rt.start("tree", {"prompt": PARTY})
+    await gates.entered(PARTY)
+    assert (await rt.intervene(root, "modify", PICNIC))["applied"] == "next_step"
+    assert (await rt.intervene(root, "delete"))["applied"] == "next_step"
+    gates.release(PARTY)
+    run = await rt.wait(root)
+    assert run.status == RunStatus.DELETED
+    assert interventions(rt, root) == [("modify", PICNIC), ("delete", "")]
+    assert (run.result or {})["metadata"]["modifications"] == [PICNIC]
+    assert rt.interventions.pending(root) == []
+    await rt.aclose()
