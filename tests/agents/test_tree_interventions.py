@@ -23,7 +23,7 @@ PICNIC = "Plan a picnic instead"
 NOTE = "keep it cheap"
 STEERED = ("Re-planning", "User comment")
 """How the tree agent's thinking begins when it applies a modify or a comment."""
-WRITES = 12
+WRITES = 14
 """More writes than the run makes after the intervention: the last kill points never fire."""
 
 

@@ -3,17 +3,21 @@ processes or one. The loser is refused with a clear error and nothing of it is k
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import kforge
+from kforge.engine.agent import StepOutcome
+from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError
 from kforge.frames import Intervention
-from kforge.runtime import Runtime
+from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import RunStatus, SQLiteStore
 from kforge.store.base import RunRecord
 from tests.agents.tree_model import Gates, TreeScript
@@ -97,4 +101,57 @@ async def test_a_modify_ahead_of_a_delete_applies_then_the_delete(tmp_path: Path
     assert interventions(rt, root) == [("modify", PICNIC), ("delete", "")]
     assert (run.result or {})["metadata"]["modifications"] == [PICNIC]
     assert rt.interventions.pending(root) == []
+    await rt.aclose()
+
+
+class Notebook:
+    """One step that waits for ``gate``, then ends with the notes people sent it."""
+
+    agent_type = "test.notebook"
+    gate: asyncio.Event
+    entered: asyncio.Event
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.notes: list[str] = []
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        Notebook.entered.set()
+        await Notebook.gate.wait()
+        return StepOutcome(True, {"notes": list(self.notes)})
+
+    def intervene(self, ctx: RunContext, action: str, content: str) -> None:
+        self.notes.append(f"{action}: {content}")
+
+    def get_state(self) -> dict[str, Any]:
+        return {"notes": list(self.notes)}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.notes = list(state["notes"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return {"notes": list(self.notes)}
+
+
+async def test_a_comment_sent_during_the_last_step_is_taken_before_the_run_ends(
+    tmp_path: Path,
+) -> None:
+    Notebook.gate, Notebook.entered = asyncio.Event(), asyncio.Event()
+    registry = AgentRegistry()
+    registry.register(Notebook.agent_type, Notebook)
+    db = tmp_path / "k.db"
+    rt = Runtime(SQLiteStore(db), registry=registry)
+    run_id = await rt.start(Notebook.agent_type)
+    await Notebook.entered.wait()  # inside its only step
+    other = Runtime(SQLiteStore(db))  # another process, as far as the inbox can tell
+    said = await other.intervene(run_id, "comment", "bring cake")
+    assert said["applied"] == "next_step"
+    Notebook.gate.set()
+    run = await rt.wait(run_id)
+    assert run.status == RunStatus.COMPLETED
+    assert (run.result or {})["notes"] == ["comment: bring cake"]  # not lost at the end
+    assert interventions(rt, run_id) == [("comment", "bring cake")]
+    assert rt.interventions.pending(run_id) == []
+    with pytest.raises(InvalidRunStateError, match="it has finished"):
+        await other.intervene(run_id, "comment", "too late")
+    other.store.close()
     await rt.aclose()

@@ -79,8 +79,18 @@ JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "in
 class InterventionSource(Protocol):
     """Where interventions on executing runs wait for the run's next step boundary."""
 
-    def take(self, run_id: str) -> list[Intervention]:
-        """What waits for ``run_id``, oldest first; it stays until ``done``."""
+    def take(self, run_id: str, *, fresh: bool = False) -> list[Intervention]:
+        """What waits for ``run_id``, oldest first; it stays until ``done``. ``fresh``: read
+        now, whenever it was last read."""
+        ...
+
+    def closing(self, run_id: str, owner: str) -> None:
+        """The run's last step is done (``owner``: its writer): senders wait for its end or
+        ``reopened``."""
+        ...
+
+    def reopened(self, run_id: str) -> None:
+        """The closing run took interventions and goes on."""
         ...
 
     def done(self, run_id: str, ids: list[str]) -> None:
@@ -544,10 +554,17 @@ class StepRunner:
                     },
                 )
                 return RunStatus.FAILED
-            ending = None
-            if after_replay and not outcome.done:
-                ending = self._apply_interventions(ctx, after_replay)
-            after_replay = []
+            late, after_replay = after_replay, []
+            closing = outcome.done and self.interventions is not None
+            if closing and self.interventions is not None:
+                owner = self.lease.owner if self.lease is not None else ""
+                # the end is a step boundary too: what was sent during the last step is taken
+                # now, and a sender that comes later learns that the run has ended
+                self.interventions.closing(self.run.id, owner)
+                late += self._take_interventions(ctx, fresh=True)
+            ending = self._apply_interventions(ctx, late)
+            if late and outcome.done and (ending or hasattr(self.agent, "intervene")):
+                outcome = StepOutcome()  # it goes on with what people said
             elapsed += time.monotonic() - started
             step_no += 1
             try:
@@ -556,6 +573,8 @@ class StepRunner:
                 return self._fail_unserializable(exc)
             if outcome.done:
                 return RunStatus.COMPLETED
+            if closing and self.interventions is not None:
+                self.interventions.reopened(self.run.id)
             if ending is not None:
                 return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
 
@@ -609,14 +628,14 @@ class StepRunner:
             baseline.advance(delta)  # the private copy, once this step is durable
         return step_seq
 
-    def _take_interventions(self, ctx: RunContext) -> list[Intervention]:
+    def _take_interventions(self, ctx: RunContext, *, fresh: bool = False) -> list[Intervention]:
         """The interventions waiting for this run, in order: those recorded in its log while
         it waited, then those left in the inbox while it executed (recorded here). None after
         a delete or a cancel: they stay in the inbox, which is cleared once the run ends."""
         found = list(self._tail_interventions)
         self._tail_interventions = []
         if self.interventions is not None:
-            for item in self.interventions.take(self.run.id):
+            for item in self.interventions.take(self.run.id, fresh=fresh):
                 if any(i.action in _ENDING for i in found):
                     break
                 if item.id in self._delivered:

@@ -8,6 +8,7 @@ it there, so it is a frame of the run either way, survives a restart and replays
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ __all__ = [
 ACTIONS = ("delete", "modify", "comment")
 _STATUSES = ("running", "modified", "deleted")
 _NAMESPACE = "interventions/"
+_CLOSING = "~closing"
+"""The inbox entry that says a run is about to end (see ``InterventionInbox.closing``)."""
 
 
 POLL_S = 0.25
@@ -52,13 +55,14 @@ class InterventionInbox:
         self._store.put_docs(_NAMESPACE + run_id, {item.id: value})
         self._left_here.add(run_id)
 
-    def take(self, run_id: str) -> list[Intervention]:
+    def take(self, run_id: str, *, fresh: bool = False) -> list[Intervention]:
         """What waits for ``run_id``, for the run itself at a step boundary: as :meth:`pending`,
         except that the store (where other processes leave theirs) is read at most every
-        ``poll_s`` per run, not at every step of every run; one left through this inbox is seen
-        at once."""
+        ``poll_s`` per run, not at every step of every run, unless ``fresh``; one left through
+        this inbox is seen at once."""
         now = time.monotonic()
-        if run_id not in self._left_here and now - self._read_at.get(run_id, -1e9) < self._poll_s:
+        throttled = now - self._read_at.get(run_id, -1e9) < self._poll_s
+        if not fresh and run_id not in self._left_here and throttled:
             return []
         self._read_at[run_id] = now
         self._left_here.discard(run_id)
@@ -67,9 +71,15 @@ class InterventionInbox:
     def pending(self, run_id: str) -> list[Intervention]:
         """What waits for ``run_id``, oldest first, as frames to record (left in the inbox
         until ``done``)."""
+        return self.waiting(run_id)[0]
+
+    def waiting(self, run_id: str) -> tuple[list[Intervention], str | None]:
+        """What waits for ``run_id``, and who is ``closing`` the run, if anyone."""
         docs = self._store.get_docs(_NAMESPACE + run_id)
+        marker = docs.pop(_CLOSING, None)
+        closing = None if marker is None else str(marker.get("by", ""))
         ordered = sorted(docs.items(), key=lambda kv: (str(kv[1].get("at", "")), kv[0]))
-        return [
+        items = [
             Intervention(
                 id=key,
                 action=str(v.get("action", "")),
@@ -78,6 +88,18 @@ class InterventionInbox:
             )
             for key, v in ordered
         ]
+        return items, closing
+
+    def closing(self, run_id: str, owner: str) -> None:
+        """Mark the run as about to end: its last step is done and its writer (``owner``, of
+        its lease) reads the inbox once more before it commits the end. Until the end (or
+        ``reopened``) a sender waits to learn whether that read took its intervention."""
+        marker = {"by": owner, "at": utc_now().isoformat()}
+        self._store.put_docs(_NAMESPACE + run_id, {_CLOSING: marker})
+
+    def reopened(self, run_id: str) -> None:
+        """The closing run took interventions and goes on."""
+        self._store.delete_docs(_NAMESPACE + run_id, [_CLOSING])
 
     def done(self, run_id: str, ids: list[str]) -> None:
         if ids:
@@ -173,6 +195,10 @@ async def intervene(runtime: Runtime, run_id: str, action: str, content: str) ->
 ENDING = ("delete", "cancel")
 """Interventions that end the run: nothing after one of them applies."""
 
+_CLOSING_WAIT_S = 30.0
+"""How long a sender waits at most for a closing run to end or go on (one commit, normally)."""
+_CLOSING_POLL_S = 0.005
+
 _DELIVERY_ATTEMPTS = 8
 """How often a delivery re-reads a run whose log moved under it before it leaves the
 intervention in the inbox for the run's next step boundary."""
@@ -194,17 +220,25 @@ async def _deliver(runtime: Runtime, run: RunRecord, action: str, content: str) 
             if run.status in TERMINAL_STATUSES:
                 raise _lost(run, item) from None
     runtime.interventions.put(run.id, item)
-    _confirm(runtime, run.id, item, since)
+    await _confirm(runtime, run.id, item, since)
     return {**result, "applied": "next_step"}
 
 
-def _confirm(runtime: Runtime, run_id: str, item: Intervention, since: int) -> None:
+async def _confirm(runtime: Runtime, run_id: str, item: Intervention, since: int) -> None:
     """Make sure the intervention just left in the inbox reaches the run: not behind a delete
     or a cancel still waiting there, nor left behind by a run that ended without recording
-    it; else withdraw it and refuse it. The runner takes the inbox in the same order and
-    clears it once the run has ended, so both sides agree on who won."""
+    it; else withdraw it and refuse it. The runner takes the inbox in the same order, reads it
+    once more between its last step and its end (marked ``closing`` meanwhile) and clears it
+    once the run has ended, so both sides agree on who won."""
     inbox = runtime.interventions
-    waiting = inbox.pending(run_id)
+    waiting, closing = inbox.waiting(run_id)
+    deadline = time.monotonic() + _CLOSING_WAIT_S
+    while closing is not None and item.id in [i.id for i in waiting]:
+        run = runtime.store.get_run(run_id)
+        if not run.is_live() or run.lease_owner != closing or time.monotonic() > deadline:
+            break  # the writer that was closing it is gone: a resume takes the inbox
+        await asyncio.sleep(_CLOSING_POLL_S)
+        waiting, closing = inbox.waiting(run_id)
     ids = [i.id for i in waiting]
     if item.id in ids:
         ender = next((i for i in waiting[: ids.index(item.id)] if i.action in ENDING), None)
