@@ -19,7 +19,7 @@ from kforge.errors import InvalidRunStateError
 from kforge.frames import Intervention
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import RunStatus, SQLiteStore
-from kforge.store.base import RunRecord
+from kforge.store.base import RunRecord, Snapshot
 from tests.agents.tree_model import Gates, TreeScript
 
 SRC = Path(kforge.__file__).resolve().parents[1]
@@ -27,23 +27,31 @@ PARTY = "Plan my birthday party"
 PICNIC = "Plan a picnic instead"
 
 
-class DeletedMeanwhile(SQLiteStore):
-    """A store whose first read of ``run_id`` is answered as it was, while ``kforge intervene
-    --delete`` deletes that run in another process right after the read."""
+class Meanwhile(SQLiteStore):
+    """A store whose first read of ``run_id`` is answered as it was, while ``kforge`` with
+    ``argv`` acts on that run in another process right after the read."""
 
     run_id = ""
+    argv: tuple[str, ...] = ()
+
+    def _then(self, run_id: str) -> None:
+        if run_id != self.run_id:
+            return
+        self.run_id = ""
+        env = {**os.environ, "PYTHONPATH": str(SRC)}
+        cli = [sys.executable, "-m", "kforge", "--db", str(self.path)]
+        done = subprocess.run([*cli, *self.argv], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
 
     def get_run(self, run_id: str) -> RunRecord:
         run = super().get_run(run_id)
-        if run_id == self.run_id:
-            self.run_id = ""
-            env = {**os.environ, "PYTHONPATH": str(SRC)}
-            cli = [sys.executable, "-m", "kforge", "--db", str(self.path)]
-            deleted = subprocess.run(
-                [*cli, "intervene", run_id, "--delete"], capture_output=True, text=True, env=env
-            )
-            assert deleted.returncode == 0, deleted.stderr
+        self._then(run_id)
         return run
+
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        found = super().get_run_with_snapshot(run_id)
+        self._then(run_id)
+        return found
 
 
 def interventions(rt: Runtime, run_id: str) -> list[tuple[str, str]]:
@@ -52,10 +60,11 @@ def interventions(rt: Runtime, run_id: str) -> list[tuple[str, str]]:
 
 async def test_a_modify_racing_a_delete_from_another_process_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
-    rt = Runtime(DeletedMeanwhile(db), model=TreeScript(ambiguous=(PARTY,)).model())
+    store = Meanwhile(db)
+    rt = Runtime(store, model=TreeScript(ambiguous=(PARTY,)).model())
     run = await rt.run("tree", {"prompt": PARTY})
     assert run.status == RunStatus.AWAITING_USER  # parked: no process executes it
-    rt.store.run_id = run.id  # type: ignore[attr-defined]
+    store.run_id, store.argv = run.id, ("intervene", run.id, "--delete")
     with pytest.raises(InvalidRunStateError, match=r"ended \(deleted\) before this modify"):
         await rt.intervene(run.id, "modify", PICNIC)
     assert rt.get_run(run.id).status == RunStatus.DELETED
@@ -154,4 +163,24 @@ async def test_a_comment_sent_during_the_last_step_is_taken_before_the_run_ends(
     with pytest.raises(InvalidRunStateError, match="it has finished"):
         await other.intervene(run_id, "comment", "too late")
     other.store.close()
+    await rt.aclose()
+
+
+async def test_a_resume_that_races_a_comment_from_another_process_starts_over_and_takes_it(
+    tmp_path: Path,
+) -> None:
+    store = Meanwhile(tmp_path / "k.db")
+    rt = Runtime(store, model=TreeScript(ambiguous=(PARTY,)).model())
+    run = await rt.run("tree", {"prompt": PARTY, "max_subquestions": 0})
+    assert run.status == RunStatus.AWAITING_USER
+    # the comment is recorded right after the resume read the run, before its opening
+    store.run_id, store.argv = run.id, ("intervene", run.id, "--comment", "keep it cheap")
+    await rt.resume(run.id, "the small one", durable=True)
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert (run.result or {})["metadata"]["comments"] == ["keep it cheap"]
+    assert (run.result or {})["metadata"]["clarifications"][0]["answer"] == "the small one"
+    frames = rt.frames(run.id)
+    assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
+    assert interventions(rt, run.id) == [("comment", "keep it cheap")]
     await rt.aclose()

@@ -23,6 +23,7 @@ from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
     ModelUnavailableError,
+    RunLeasedError,
     StateCorruptionError,
     WriteConflictError,
 )
@@ -37,6 +38,7 @@ from kforge.frames import (
     TokenDelta,
     UsageFrame,
     frame_to_dict,
+    stamped,
 )
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
@@ -104,6 +106,9 @@ class InterventionSource(Protocol):
 
 _ENDING = ("delete", "cancel")
 """Interventions that end the run: nothing after one of them is applied."""
+
+_RESTARTS = 16
+"""How often a stretch starts over when interventions keep landing before its opening."""
 
 _DELIVERED_KEPT = 64
 """Ids of the latest inbox interventions a run's state remembers, so none applies twice."""
@@ -222,6 +227,7 @@ class StepRunner:
         self._delivered: list[str] = []
         self._unacked: list[str] = []
         self._tail_interventions: list[Intervention] = []
+        self._restarts = 0
         self.prices = prices or PriceTable()
         """What model calls cost (the config file's ``[prices]``)."""
         self.run = run
@@ -270,7 +276,8 @@ class StepRunner:
             self.store.commit(self.run.id, frames, lease=lease, **kwargs)
         except WriteConflictError as exc:
             self._lost = exc
-            self._set_opened(exc)
+            if opening is None or isinstance(exc, RunLeasedError):
+                self._set_opened(exc)  # else the stretch may start over (_start_over)
             raise
         if self._unacked and self.interventions is not None:
             committed = {f.id for f in frames}
@@ -289,6 +296,32 @@ class StepRunner:
             self.on_commit(self.run.id, frames)
         if self.telemetry is not None:
             self.telemetry.committed(self.run.id, frames, step_done="step" in kwargs)
+
+    def _start_over(self, exc: WriteConflictError) -> bool:
+        """Whether a stretch whose opening lost to interventions recorded meanwhile (a person
+        commented on the run while it was being resumed) starts over from the log as it is
+        now: it wrote nothing yet, and what it lost to is not another writer."""
+        if self._opening_fields is None or isinstance(exc, RunLeasedError):
+            return False
+        if self._restarts >= _RESTARTS:
+            return False
+        run = self.store.get_run(self.run.id)
+        added = self.store.read_frames(self.run.id, after_seq=self.run.last_seq)
+        steering = [f for f in added if isinstance(f, Intervention) and f.action not in _ENDING]
+        if run.status in TERMINAL_STATUSES or not added or len(steering) != len(added):
+            return False
+        if self.lease is not None:
+            # claim the run before the work of starting over, so that what people send from
+            # now on waits in the inbox instead of racing the opening again
+            try:
+                self.store.commit(run.id, [], lease=self.lease)
+            except WriteConflictError:
+                return False
+        self._restarts += 1
+        self.run, self._lost, self._snapshot, self._unacked = run, None, None, []
+        first = run.last_seq + 1
+        self.opening = [stamped(f, run.id, first + i) for i, f in enumerate(self.opening)]
+        return True
 
     def _set_opened(self, error: BaseException | None) -> None:
         if self.opened is None or self.opened.done():
@@ -354,7 +387,13 @@ class StepRunner:
             telemetry.stretch_started(self.run.id, self.run.agent_type, self.run.parent_id)
         status: RunStatus | None = None
         try:
-            status = await self._stretch()
+            while True:
+                try:
+                    status = await self._stretch()
+                    break
+                except WriteConflictError as exc:
+                    if not self._start_over(exc):
+                        raise
             if status in TERMINAL_STATUSES and self.interventions is not None:
                 # what arrived too late (after a delete, or during the last step) is refused
                 # by its sender; the inbox keeps nothing for a run that takes nothing more

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
 from kforge.frames import Frame, Intervention, StatusChanged, new_id, stamped, utc_now
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.lease import Lease
 
 if TYPE_CHECKING:
     from kforge.runtime.runtime import Runtime
@@ -283,7 +284,10 @@ def _record_now(runtime: Runtime, run: RunRecord, item: Intervention) -> None:
             )
         )
         fields = {"status": RunStatus.DELETED, "pending_interaction": None}
-    runtime.store.commit(run.id, frames, run_fields=fields or None)
+    # with a lease of its own, released at once: refused (RunLeasedError) if a writer has
+    # claimed the run since it was read, so an intervention never lands in a live run's log
+    lease = Lease(owner=runtime.owner, release=True)
+    runtime.store.commit(run.id, frames, run_fields=fields or None, lease=lease)
     runtime.bus.publish(run.id, frames)
     if item.action == "delete":
         runtime.bus.idle(run.id)
