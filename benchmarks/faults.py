@@ -1,12 +1,14 @@
 """Fault benchmark: runs with a side-effecting tool killed at random points, resumed twice at
-once, and resumed from damaged records, all from outside in real processes.
+once, and resumed from damaged records; agent trees steered while they run and killed (see
+``_faults_tree.py``); all from outside in real processes.
 
 Reports: runs resumed, side effects duplicated, steps lost, model calls requested again after
 their reply was recorded, runs left unrecoverable; tool calls whose outcome a kill left unknown
 (recorded as such, never run again) and, of those, effects that were never done; per kind of
 record damage, what became of the run. Prints a table; ``--json PATH`` writes the numbers.
 
-usage: python benchmarks/faults.py [--kills 30] [--races 10] [--steps 8] [--json PATH]
+usage: python benchmarks/faults.py [--kills 30] [--races 10] [--steps 8] [--trees 10]
+                                  [--json PATH]
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.sqlite import SQLiteStore  # noqa: E402
 from kforge.tools import ToolAnnotations, execute_tool, tool  # noqa: E402
+
+sys.path.insert(0, str(HERE.parent))
+from _faults_tree import spawn, tree_kills  # noqa: E402
 
 AGENT_TYPE = "bench.ledger"
 
@@ -145,15 +150,8 @@ class Trial:
         self.run_id = ""
 
     def worker(self, *args: str, delay: float = 0.0, role: str = "") -> subprocess.Popen[str]:
-        env = {**os.environ, "FAULTS_LEDGER": str(self.ledger), "FAULTS_DELAY": str(delay)}
-        env["FAULTS_ROLE"] = role
-        return subprocess.Popen(
-            [sys.executable, str(HERE), "--worker", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        env = {"FAULTS_LEDGER": str(self.ledger), "FAULTS_DELAY": str(delay), "FAULTS_ROLE": role}
+        return spawn(HERE, "--worker", *args, **env)
 
     def start(self, steps: int, *extra: str, delay: float = 0.0) -> subprocess.Popen[str]:
         proc = self.worker("start", str(self.db), str(self.log), str(steps), *extra, delay=delay)
@@ -364,6 +362,9 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=30, help="random SIGKILL points (30)")
     parser.add_argument("--races", type=int, default=10, help="double-resume races (10)")
     parser.add_argument("--steps", type=int, default=8, help="steps per run (8)")
+    parser.add_argument(
+        "--trees", type=int, default=10, help="steered trees killed at random points (10)"
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = parser.parse_args()
@@ -375,6 +376,7 @@ def main() -> int:
             "sigkill": random_kills(root, args.kills, args.steps, rng),
             "double_resume": races(root, args.races, args.steps),
             "damage": damage(root, args.steps),
+            "tree": tree_kills(root, args.trees, rng),
         }
     _print_table(results)
     if args.json:
@@ -407,6 +409,7 @@ def _print_table(results: dict[str, Any]) -> None:
         f"refused side made before its first commit (replies never recorded or used): "
         f"{race['loser_model_requests']}"
     )
+    _print_tree(results["tree"])
     print(f"\n{'record damage':<36}{'outcome':>24}{'expected':>16}")
     for kind, row in results["damage"].items():
         if "status" in row:
@@ -417,6 +420,17 @@ def _print_table(results: dict[str, Any]) -> None:
         if row.get("recovered_by_fork"):
             outcome += ", fork ok"
         print(f"{kind:<36}{outcome:>24}{expected:>16}")
+
+
+def _print_tree(row: dict[str, Any]) -> None:
+    print(
+        f"\nsteered trees (1 root + 4 children, comments and modifies sent at random while they "
+        f"run and while killed): {row['trials']} trials, killed mid-run in "
+        f"{row['killed_mid_run']}, completed {row['completed']}, {row['agents']} agents"
+    )
+    cols = ("sent", "accepted", "refused", "lost", "applied_twice", "failed_agents")
+    print("".join(f"{c.replace('_', ' '):>15}" for c in (*cols, "dup effects")))
+    print("".join(f"{row[c]:>15}" for c in (*cols, "duplicated_effects")))
 
 
 if __name__ == "__main__":

@@ -188,7 +188,7 @@ async def test_delete_of_a_running_child_stops_it_at_its_next_step_and_the_paren
     venue = next(
         r for r in rt.store.list_runs(parent_id=root) if r.input["args"]["prompt"] == VENUE
     )
-    outcome = await rt.intervene(venue.id, user_comment="delete")
+    outcome = await rt.intervene(venue.id, "delete")
     assert outcome["applied"] == "next_step"
     assert rt.agent_tree(root)[venue.id]["userComment"] == "delete"
     gates.release(VENUE)
@@ -206,7 +206,7 @@ async def test_delete_of_a_running_child_stops_it_at_its_next_step_and_the_paren
     assert f"- {VENUE} (deleted by the user before it finished)" in result["answer"]
     assert result["metadata"]["partial"] is True
     with pytest.raises(InvalidRunStateError, match="finished"):
-        await rt.intervene(venue.id, user_comment="a late comment")
+        await rt.intervene(venue.id, "comment", "a late comment")
     await rt.aclose()
 
 
@@ -223,7 +223,7 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
     root = await rt.start("tree", {"prompt": PARTY})
     await gates.entered(FOOD)
     await gates.entered(VENUE)
-    await rt.intervene(root, user_comment="modify", user_content=picnic)
+    await rt.intervene(root, "modify", picnic)
     assert rt.agent_tree(root)[root]["status"] == "modified"
     gates.release(FOOD)
     gates.release(VENUE)
@@ -242,7 +242,7 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
 
 async def test_a_comment_on_a_waiting_agent_is_seen_at_its_next_step(tmp_path: Path) -> None:
     rt, _, run = await parked_on_clarification(tmp_path)
-    outcome = await rt.intervene(run.id, user_comment="keep it cheap")
+    outcome = await rt.intervene(run.id, "comment", "keep it cheap")
     assert outcome["applied"] == "now"
     assert rt.frames(run.id)[-1].type == "intervention"
     assert rt.agent_tree(run.id)[run.id]["userComment"] == "keep it cheap"
@@ -257,15 +257,44 @@ async def test_a_comment_on_a_waiting_agent_is_seen_at_its_next_step(tmp_path: P
 async def test_intervention_arguments_are_checked(tmp_path: Path) -> None:
     rt = runtime(tmp_path, TreeScript(ambiguous=(PARTY,)))
     run = await rt.run("tree", {"prompt": PARTY})
+    with pytest.raises(ValidationError, match="must be one of delete, modify, comment"):
+        await rt.intervene(run.id, "explode", "now")
+    with pytest.raises(ValidationError, match="modify intervention needs content"):
+        await rt.intervene(run.id, "modify", "  ")
+    with pytest.raises(ValidationError, match="comment intervention needs content"):
+        await rt.intervene(run.id, "comment")
+    # the specification's overrides shape, where the comment's words are its markers
     with pytest.raises(ValidationError, match="user_content"):
-        await rt.intervene(run.id, user_comment="modify")
+        await rt.user_intervention(run.id, user_comment="modify")
     with pytest.raises(ValidationError, match="status must be one of"):
-        await rt.intervene(run.id, status="completed")
+        await rt.user_intervention(run.id, status="completed")
     with pytest.raises(ValidationError, match="needs user_comment"):
-        await rt.intervene(run.id)
-    deleted = await rt.intervene(run.id, status="deleted")
+        await rt.user_intervention(run.id)
+    deleted = await rt.user_intervention(run.id, status="deleted")
     assert deleted["applied"] == "now" and rt.get_run(run.id).status == RunStatus.DELETED
     assert rt.agent_tree(run.id)[run.id]["status"] == "deleted"
+    await rt.aclose()
+
+
+async def test_a_comment_is_typed_whatever_its_words(tmp_path: Path) -> None:
+    rt, _, run = await parked_on_clarification(tmp_path)
+    for words in ("delete", "modify", "unchanged"):
+        outcome = await rt.intervene(run.id, "comment", words)
+        assert outcome["action"] == "comment" and outcome["applied"] == "now"
+        node = rt.agent_tree(run.id)[run.id]
+        assert node["intervention"] == {"action": "comment", "content": words}
+        assert node["status"] == "awaiting_user" and node["userContent"] == PARTY
+    await rt.resume(run.id, "the small one")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert result["metadata"]["comments"] == ["delete", "modify", "unchanged"]
+    assert result["metadata"]["modifications"] == []
+    states = [
+        c["state"] async for c in rt.stream(run.id, follow=False) if c["type"] == "agent-state"
+    ]
+    assert {"action": "comment", "content": "delete"} in [s["intervention"] for s in states]
+    assert "modified" not in [s["status"] for s in states]
     await rt.aclose()
 
 
@@ -371,7 +400,7 @@ async def test_an_intervention_sent_to_a_process_that_is_then_killed_applies_aft
         picnic = "Plan a picnic instead"
         other = Runtime(tmp_path / "tree.db", model=TreeScript().model())
         assert other.get_run(root).is_live()
-        outcome = await other.intervene(root, user_comment="modify", user_content=picnic)
+        outcome = await other.intervene(root, "modify", picnic)
         assert outcome["applied"] == "next_step"  # the other process executes it
         other.store.close()
     rt = runtime(tmp_path, TreeScript(subquestions={PARTY: [FOOD, VENUE]}))

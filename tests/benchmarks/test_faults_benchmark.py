@@ -16,8 +16,9 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "faults.py"
 
 def test_faults_benchmark_reports_a_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "faults.json"
+    sizes = ("--kills", "3", "--races", "2", "--trees", "2")
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--kills", "3", "--races", "2", "--json", str(out)],
+        [sys.executable, str(SCRIPT), *sizes, "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -25,6 +26,7 @@ def test_faults_benchmark_reports_a_table_and_json(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "dup effects" in done.stdout and "record damage" in done.stdout
+    assert "steered trees" in done.stdout
     results = json.loads(out.read_text())
     for name in ("sigkill", "double_resume"):
         row = results[name]
@@ -43,3 +45,7 @@ def test_faults_benchmark_reports_a_table_and_json(tmp_path: Path) -> None:
         else:
             assert row["failed_clearly"], (kind, row)
     assert results["damage"]["last frame"]["recovered_by_fork"]
+    tree = results["tree"]
+    assert tree["trials"] == 2 and tree["completed"] == 2 and tree["accepted"] > 0
+    for key in ("lost", "applied_twice", "failed_agents", "duplicated_effects", "unfinished"):
+        assert tree[key] == 0, (key, tree)

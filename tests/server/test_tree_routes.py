@@ -16,12 +16,16 @@ PARTY = "Plan my birthday party"
 FOOD = "What food should we serve?"
 
 
-def test_interventions_over_http_on_a_waiting_tree(tmp_path: Path) -> None:
+def tree_runtime(tmp_path: Path) -> Runtime:
+    """A runtime whose tree agent asks a clarifying question first, then has one subagent."""
     registry = AgentRegistry()
     registry.register(TreeAgent.agent_type, TreeAgent)
     script = TreeScript(ambiguous=(PARTY,), subquestions={PARTY: [FOOD]})
-    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model(), registry=registry)
-    with LiveServer(runtime) as server, server.client() as client:
+    return Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model(), registry=registry)
+
+
+def test_interventions_over_http_on_a_waiting_tree(tmp_path: Path) -> None:
+    with LiveServer(tree_runtime(tmp_path)) as server, server.client() as client:
         root = start(client, "tree", prompt=PARTY)["id"]
         follow(client, root, until="interaction.requested")  # the clarification parks it
         tree = client.get("/agent/tree", params={"root": root}).json()
@@ -49,3 +53,23 @@ def test_interventions_over_http_on_a_waiting_tree(tmp_path: Path) -> None:
         assert [f["type"] for f in one["frames"]].count("intervention") == 2
         refused = client.post(f"/agent/{root}/intervene", json={"action": "delete"})
         assert refused.status_code == 409 and "finished" in refused.json()["detail"]
+
+
+def test_a_comment_that_says_delete_is_a_comment_over_http(tmp_path: Path) -> None:
+    with LiveServer(tree_runtime(tmp_path)) as server, server.client() as client:
+        root = start(client, "tree", prompt=PARTY)["id"]
+        follow(client, root, until="interaction.requested")
+        said = client.post(
+            f"/agent/{root}/intervene", json={"action": "comment", "content": "delete"}
+        )
+        assert said.status_code == 200, said.text
+        agent = said.json()["agent"]
+        assert said.json()["action"] == "comment" and agent["status"] == "awaiting_user"
+        assert agent["intervention"] == {"action": "comment", "content": "delete"}
+        frames = client.get(f"/runs/{root}/frames").json()["frames"]
+        assert [(f["action"], f["content"]) for f in frames if f["type"] == "intervention"] == [
+            ("comment", "delete")
+        ]
+        empty = client.post(f"/agent/{root}/intervene", json={"action": "modify", "content": " "})
+        assert empty.status_code == 422 and "content" in empty.json()["detail"]
+        assert client.get(f"/runs/{root}").json()["status"] == "awaiting_user"

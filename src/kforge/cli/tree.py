@@ -51,10 +51,7 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
     def walk(agent: str, depth: int) -> None:
         node = tree[agent]
         task = " ".join(str(node.get("userContent", "")).split())[:80]
-        comment = node.get("userComment", "unchanged")
-        # a person's note is shown whole: it is what they told the agent
-        said = "" if comment == "unchanged" else f"  [{' '.join(str(comment).split())}]"
-        lines.append(f"{'  ' * depth}{node['status']:<13} {agent[:8]}  {task}{said}")
+        lines.append(f"{'  ' * depth}{node['status']:<13} {agent[:8]}  {task}{_said(node)}")
         for child in node["subagents"]:
             if child in tree:
                 walk(child, depth + 1)
@@ -62,6 +59,18 @@ def tree_lines(tree: dict[str, dict[str, Any]]) -> list[str]:
     if tree:
         walk(next(iter(tree)), 0)
     return lines
+
+
+def _said(node: dict[str, Any]) -> str:
+    """The agent's latest intervention: its action, and a comment's text whole (it is what a
+    person told the agent), marked as a comment even when its words are an action's."""
+    typed = node.get("intervention")
+    if isinstance(typed, dict):
+        if typed.get("action") == "comment":
+            return f"  [comment: {' '.join(str(typed.get('content', '')).split())}]"
+        return f"  [{typed.get('action')}]"
+    comment = node.get("userComment", "unchanged")
+    return "" if comment == "unchanged" else f"  [{' '.join(str(comment).split())}]"
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
@@ -83,12 +92,12 @@ def cmd_intervene(args: argparse.Namespace) -> int:
         if text is not None and not text.strip():
             raise ValidationError(f"{flag} needs text: the agent's new instructions or a note")
     if args.delete:
-        kwargs = {"user_comment": "delete"}
+        action, content = "delete", ""
     elif args.modify is not None:
-        kwargs = {"user_comment": "modify", "user_content": args.modify}
+        action, content = "modify", args.modify
     else:
-        kwargs = {"user_comment": args.comment}
-    outcome = asyncio.run(runtime.intervene(run.id, **kwargs))
+        action, content = "comment", args.comment
+    outcome = asyncio.run(runtime.intervene(run.id, action, content))
     when = (
         "applied now" if outcome["applied"] == "now" else "it takes effect at the agent's next step"
     )

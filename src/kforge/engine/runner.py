@@ -11,18 +11,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kforge.engine.agent import StepAgent
+from kforge.engine.agent import StepAgent, StepOutcome
 from kforge.engine.limits import RunLimits
+from kforge.engine.restore import RestorePoint, load_state, restore_point, session_usage
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
-from kforge.engine.state import Baseline, diff_state, rebuild_state
+from kforge.engine.state import Baseline, diff_state
 from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
     ModelUnavailableError,
+    RunLeasedError,
     StateCorruptionError,
     WriteConflictError,
 )
@@ -35,13 +36,20 @@ from kforge.frames import (
     LimitReached,
     StatusChanged,
     TokenDelta,
-    UsageFrame,
     frame_to_dict,
+    stamped,
 )
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
 from kforge.memory.tokens import PriceTable, RunBudget
-from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
+from kforge.store.base import (
+    TERMINAL_STATUSES,
+    RunRecord,
+    RunStatus,
+    Snapshot,
+    StepRecord,
+    Store,
+)
 from kforge.store.lease import Lease
 
 if TYPE_CHECKING:
@@ -72,8 +80,18 @@ JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "in
 class InterventionSource(Protocol):
     """Where interventions on executing runs wait for the run's next step boundary."""
 
-    def take(self, run_id: str) -> list[Intervention]:
-        """What waits for ``run_id``, oldest first; it stays until ``done``."""
+    def take(self, run_id: str, *, fresh: bool = False) -> list[Intervention]:
+        """What waits for ``run_id``, oldest first; it stays until ``done``. ``fresh``: read
+        now, whenever it was last read."""
+        ...
+
+    def closing(self, run_id: str, owner: str) -> None:
+        """The run's last step is done (``owner``: its writer): senders wait for its end or
+        ``reopened``."""
+        ...
+
+    def reopened(self, run_id: str) -> None:
+        """The closing run took interventions and goes on."""
         ...
 
     def done(self, run_id: str, ids: list[str]) -> None:
@@ -84,87 +102,28 @@ class InterventionSource(Protocol):
         """Return once an intervention other than ``known`` waits for ``run_id``."""
         ...
 
+    def forget(self, run_id: str) -> None:
+        """Drop whatever still waits for a run that has ended (nothing will take it)."""
+        ...
+
+
+_ENDING = ("delete", "cancel")
+"""Interventions that end the run: nothing after one of them is applied."""
+
+_RESTARTS = 16
+"""How often a stretch starts over when interventions keep landing before its opening."""
 
 _DELIVERED_KEPT = 64
 """Ids of the latest inbox interventions a run's state remembers, so none applies twice."""
-
-
-@dataclass(frozen=True, slots=True)
-class RestorePoint:
-    """A run's state as of its last committed step."""
-
-    state: dict[str, Any]
-    step: int
-    seq: int
-    """The last frame seq committed with that step."""
-    text: str | None = None
-    """The state's JSON as stored, when the state is exactly a stored snapshot."""
 
 
 _DAMAGE = (StateCorruptionError, KeyError, TypeError, ValueError, AttributeError, IndexError)
 """What restoring from damaged records raises (agents' restore_state included)."""
 
 
-def restore_point(
-    store: Store,
-    run_id: str,
-    *,
-    last_step: int | None = None,
-    use_snapshot: bool = True,
-    snapshot: Snapshot | None = None,
-) -> RestorePoint:
-    """Rebuild a run's state from its latest snapshot and the step deltas after it.
-
-    ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
-    follow it and they are not read. Falls back from an unreadable snapshot (or with
-    ``use_snapshot=False``) to replaying every step delta. ``snapshot``: the latest snapshot,
-    if already read (with the run record that ``last_step`` comes from).
-    """
-    base: dict[str, Any] = {}
-    step_no, seq = -1, 0
-    if not use_snapshot:
-        snapshot = None
-    elif snapshot is None:
-        try:
-            snapshot = store.latest_snapshot(run_id)
-        except StateCorruptionError:
-            snapshot = None
-    if snapshot is None:
-        steps = store.read_steps(run_id, after_step=-1)
-    else:
-        base, step_no, seq = snapshot.state, snapshot.step, snapshot.seq
-        is_last = last_step is not None and snapshot.step == last_step
-        steps = [] if is_last else store.read_steps(run_id, after_step=snapshot.step)
-    state = rebuild_state(base, (s.delta for s in steps), copy_base=False)
-    if steps:
-        step_no, seq = steps[-1].step, steps[-1].seq
-    if step_no < 0:
-        raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
-    text = snapshot.text if snapshot is not None and not steps else None
-    return RestorePoint(state, step_no, seq, text)
-
-
 def printable(text: str) -> str:
     """``text`` with lone surrogates escaped, so that an error quoting bad input can be stored."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
-    """Rebuild a run's state: returns (state, last committed step, that step's seq)."""
-    point = restore_point(store, run_id)
-    return point.state, point.step, point.seq
-
-
-def session_usage(store: Store, session_id: str, *, but: str = "") -> int:
-    """Tokens the runs of ``session_id`` (except ``but``) used, from their last usage frames."""
-    total = 0
-    for run in store.list_runs(session_id=session_id, limit=1_000_000):
-        if run.id == but:
-            continue
-        usage = [f for f in store.read_frames(run.id) if isinstance(f, UsageFrame)]
-        if usage:
-            total += usage[-1].run_input_tokens + usage[-1].run_output_tokens
-    return total
 
 
 class StepRunner:
@@ -202,6 +161,7 @@ class StepRunner:
         self._delivered: list[str] = []
         self._unacked: list[str] = []
         self._tail_interventions: list[Intervention] = []
+        self._restarts = 0
         self.prices = prices or PriceTable()
         """What model calls cost (the config file's ``[prices]``)."""
         self.run = run
@@ -250,7 +210,8 @@ class StepRunner:
             self.store.commit(self.run.id, frames, lease=lease, **kwargs)
         except WriteConflictError as exc:
             self._lost = exc
-            self._set_opened(exc)
+            if opening is None or isinstance(exc, RunLeasedError):
+                self._set_opened(exc)  # else the stretch may start over (_start_over)
             raise
         if self._unacked and self.interventions is not None:
             committed = {f.id for f in frames}
@@ -269,6 +230,32 @@ class StepRunner:
             self.on_commit(self.run.id, frames)
         if self.telemetry is not None:
             self.telemetry.committed(self.run.id, frames, step_done="step" in kwargs)
+
+    def _start_over(self, exc: WriteConflictError) -> bool:
+        """Whether a stretch whose opening lost to interventions recorded meanwhile (a person
+        commented on the run while it was being resumed) starts over from the log as it is
+        now: it wrote nothing yet, and what it lost to is not another writer."""
+        if self._opening_fields is None or isinstance(exc, RunLeasedError):
+            return False
+        if self._restarts >= _RESTARTS:
+            return False
+        run = self.store.get_run(self.run.id)
+        added = self.store.read_frames(self.run.id, after_seq=self.run.last_seq)
+        steering = [f for f in added if isinstance(f, Intervention) and f.action not in _ENDING]
+        if run.status in TERMINAL_STATUSES or not added or len(steering) != len(added):
+            return False
+        if self.lease is not None:
+            # claim the run before the work of starting over, so that what people send from
+            # now on waits in the inbox instead of racing the opening again
+            try:
+                self.store.commit(run.id, [], lease=self.lease)
+            except WriteConflictError:
+                return False
+        self._restarts += 1
+        self.run, self._lost, self._snapshot, self._unacked = run, None, None, []
+        first = run.last_seq + 1
+        self.opening = [stamped(f, run.id, first + i) for i, f in enumerate(self.opening)]
+        return True
 
     def _set_opened(self, error: BaseException | None) -> None:
         if self.opened is None or self.opened.done():
@@ -334,7 +321,17 @@ class StepRunner:
             telemetry.stretch_started(self.run.id, self.run.agent_type, self.run.parent_id)
         status: RunStatus | None = None
         try:
-            status = await self._stretch()
+            while True:
+                try:
+                    status = await self._stretch()
+                    break
+                except WriteConflictError as exc:
+                    if not self._start_over(exc):
+                        raise
+            if status in TERMINAL_STATUSES and self.interventions is not None:
+                # what arrived too late (after a delete, or during the last step) is refused
+                # by its sender; the inbox keeps nothing for a run that takes nothing more
+                self.interventions.forget(self.run.id)
             return status
         except asyncio.CancelledError:
             if self._lost is not None:
@@ -434,12 +431,26 @@ class StepRunner:
         baseline: Baseline,
     ) -> RunStatus:
         elapsed = float(runtime_state.get("elapsed_s", 0.0))
+        # interventions recorded while the unfinished step waited come after its frames: they
+        # apply once it has been re-executed, in its commit
+        after_replay, self._tail_interventions = (
+            (self._tail_interventions, []) if journal else ([], self._tail_interventions)
+        )
         while True:
             started = time.monotonic()
             if not journal:
-                ending = self._take_interventions(ctx)
+                taken = self._take_interventions(ctx)
+                ending = self._apply_interventions(ctx, taken)
                 if ending is not None:
                     return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
+                if taken:
+                    # durable on its own, before the step that uses it: a kill from here on
+                    # resumes with the intervention applied, never replays it into that step
+                    step_no += 1
+                    try:
+                        step_seq = self._commit_step(ctx, step_no, elapsed, baseline)
+                    except (TypeError, ValueError) as exc:
+                        return self._fail_unserializable(exc)
             try:
                 self._check_limits(step_no, elapsed)
                 ctx.begin_step(step_no + 1, journal)
@@ -517,72 +528,111 @@ class StepRunner:
                     },
                 )
                 return RunStatus.FAILED
+            late, after_replay = after_replay, []
+            closing = outcome.done and self.interventions is not None
+            if closing and self.interventions is not None:
+                owner = self.lease.owner if self.lease is not None else ""
+                # the end is a step boundary too: what was sent during the last step is taken
+                # now, and a sender that comes later learns that the run has ended
+                self.interventions.closing(self.run.id, owner)
+                late += self._take_interventions(ctx, fresh=True)
+            ending = self._apply_interventions(ctx, late)
+            if late and outcome.done and (ending or hasattr(self.agent, "intervene")):
+                outcome = StepOutcome()  # it goes on with what people said
             elapsed += time.monotonic() - started
             step_no += 1
-            live_state = {
-                "agent": self.agent.get_state(),
-                "runtime": {
-                    "elapsed_s": round(elapsed, 6),
-                    "usage": ctx.usage.to_dict(),
-                    **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
-                    **({"interventions": self._delivered} if self._delivered else {}),
-                },
-            }
-            # The delta holds copies; applying it keeps the baseline free of references into the
-            # agent, without copying the whole state every step.
-            delta = diff_state(baseline.trusted(), live_state)
-            frames = ctx.take_pending()
-            if outcome.done:
-                ctx.end_replay()
-                frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
-                frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
-                ctx.take_pending()
-            step_seq = ctx.last_seq
-            snapshot = None
-            if outcome.done or step_no % SNAPSHOT_EVERY == 0:
-                snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
-            elif not baseline.shared:
-                baseline.advance(delta)
-            fields: dict[str, Any] = {"iteration": step_no}
-            if outcome.done:
-                fields.update(status=RunStatus.COMPLETED, result=outcome.result)
             try:
-                self._commit(
-                    frames,
-                    final=outcome.done,
-                    step=StepRecord(step_no, step_seq, delta),
-                    snapshot=snapshot,
-                    run_fields=fields,
-                )
+                step_seq = self._commit_step(ctx, step_no, elapsed, baseline, outcome)
             except (TypeError, ValueError) as exc:
                 return self._fail_unserializable(exc)
-            if snapshot is None and baseline.shared:
-                baseline.advance(delta)  # the private copy, once this step is durable
             if outcome.done:
                 return RunStatus.COMPLETED
+            if closing and self.interventions is not None:
+                self.interventions.reopened(self.run.id)
+            if ending is not None:
+                return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
 
     async def _steering(self) -> None:
         """Return once a person's intervention waits for this run beyond those it took."""
         assert self.interventions is not None
         await self.interventions.arrival(self.run.id, known=frozenset(self._delivered))
 
-    def _take_interventions(self, ctx: RunContext) -> Intervention | None:
-        """Apply the interventions waiting for this run (those recorded in its log while it
-        waited, then those left in the inbox while it executed); returns the one that ends
-        it (a delete, or a cancel asked from another process), if any."""
+    def _commit_step(
+        self,
+        ctx: RunContext,
+        step_no: int,
+        elapsed: float,
+        baseline: Baseline,
+        outcome: StepOutcome | None = None,
+    ) -> int:
+        """Commit step ``step_no`` (an agent's step, or with no ``outcome`` the interventions
+        taken at a boundary): its frames, its state delta and the run's new fields, with the
+        run's end when the outcome is done. Returns the step's last seq."""
+        done = outcome is not None and outcome.done
+        live_state = {
+            "agent": self.agent.get_state(),
+            "runtime": {
+                "elapsed_s": round(elapsed, 6),
+                "usage": ctx.usage.to_dict(),
+                **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
+                **({"interventions": self._delivered} if self._delivered else {}),
+            },
+        }
+        # The delta holds copies; applying it keeps the baseline free of references into the
+        # agent, without copying the whole state every step.
+        delta = diff_state(baseline.trusted(), live_state)
+        frames = ctx.take_pending()
+        if outcome is not None and outcome.done:
+            ctx.end_replay()
+            frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
+            frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
+            ctx.take_pending()
+        step_seq = ctx.last_seq
+        snapshot = None
+        if done or step_no % SNAPSHOT_EVERY == 0:
+            snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
+        elif not baseline.shared:
+            baseline.advance(delta)
+        fields: dict[str, Any] = {"iteration": step_no}
+        if outcome is not None and outcome.done:
+            fields.update(status=RunStatus.COMPLETED, result=outcome.result)
+        self._commit(
+            frames,
+            final=done,
+            step=StepRecord(step_no, step_seq, delta),
+            snapshot=snapshot,
+            run_fields=fields,
+        )
+        if snapshot is None and baseline.shared:
+            baseline.advance(delta)  # the private copy, once this step is durable
+        return step_seq
+
+    def _take_interventions(self, ctx: RunContext, *, fresh: bool = False) -> list[Intervention]:
+        """The interventions waiting for this run, in order: those recorded in its log while
+        it waited, then those left in the inbox while it executed (recorded here). None after
+        a delete or a cancel: they stay in the inbox, which is cleared once the run ends."""
         found = list(self._tail_interventions)
         self._tail_interventions = []
         if self.interventions is not None:
-            for item in self.interventions.take(self.run.id):
+            for item in self.interventions.take(self.run.id, fresh=fresh):
+                if any(i.action in _ENDING for i in found):
+                    break
                 if item.id in self._delivered:
                     self.interventions.done(self.run.id, [item.id])
                     continue
                 found.append(ctx.emit(item))
                 self._unacked.append(item.id)
                 self._delivered = [*self._delivered, item.id][-_DELIVERED_KEPT:]
+        return found
+
+    def _apply_interventions(
+        self, ctx: RunContext, found: list[Intervention]
+    ) -> Intervention | None:
+        """Apply interventions to the agent in order; returns the one that ends the run (a
+        delete, or a cancel asked from another process), if any."""
         apply = getattr(self.agent, "intervene", None)
         for item in found:
-            if item.action in ("delete", "cancel"):
+            if item.action in _ENDING:
                 return item
             if apply is not None:
                 apply(ctx, item.action, item.content)

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING, Any
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
 from kforge.frames import Frame, Intervention, StatusChanged, new_id, stamped, utc_now
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.lease import Lease
 
 if TYPE_CHECKING:
     from kforge.runtime.runtime import Runtime
 
 __all__ = [
     "ACTIONS",
+    "ENDING",
     "InterventionInbox",
+    "check_intervention",
     "descendants",
     "intervene",
     "parse_intervention",
@@ -31,6 +34,8 @@ __all__ = [
 ACTIONS = ("delete", "modify", "comment")
 _STATUSES = ("running", "modified", "deleted")
 _NAMESPACE = "interventions/"
+_CLOSING = "~closing"
+"""The inbox entry that says a run is about to end (see ``InterventionInbox.closing``)."""
 
 
 POLL_S = 0.25
@@ -78,13 +83,14 @@ class InterventionInbox:
             if not waiting:
                 self._waiting.pop(run_id, None)
 
-    def take(self, run_id: str) -> list[Intervention]:
+    def take(self, run_id: str, *, fresh: bool = False) -> list[Intervention]:
         """What waits for ``run_id``, for the run itself at a step boundary: as :meth:`pending`,
         except that the store (where other processes leave theirs) is read at most every
-        ``poll_s`` per run, not at every step of every run; one left through this inbox is seen
-        at once."""
+        ``poll_s`` per run, not at every step of every run, unless ``fresh``; one left through
+        this inbox is seen at once."""
         now = time.monotonic()
-        if run_id not in self._left_here and now - self._read_at.get(run_id, -1e9) < self._poll_s:
+        throttled = now - self._read_at.get(run_id, -1e9) < self._poll_s
+        if not fresh and run_id not in self._left_here and throttled:
             return []
         self._read_at[run_id] = now
         self._left_here.discard(run_id)
@@ -93,9 +99,15 @@ class InterventionInbox:
     def pending(self, run_id: str) -> list[Intervention]:
         """What waits for ``run_id``, oldest first, as frames to record (left in the inbox
         until ``done``)."""
+        return self.waiting(run_id)[0]
+
+    def waiting(self, run_id: str) -> tuple[list[Intervention], str | None]:
+        """What waits for ``run_id``, and who is ``closing`` the run, if anyone."""
         docs = self._store.get_docs(_NAMESPACE + run_id)
+        marker = docs.pop(_CLOSING, None)
+        closing = None if marker is None else str(marker.get("by", ""))
         ordered = sorted(docs.items(), key=lambda kv: (str(kv[1].get("at", "")), kv[0]))
-        return [
+        items = [
             Intervention(
                 id=key,
                 action=str(v.get("action", "")),
@@ -104,18 +116,53 @@ class InterventionInbox:
             )
             for key, v in ordered
         ]
+        return items, closing
+
+    def closing(self, run_id: str, owner: str) -> None:
+        """Mark the run as about to end: its last step is done and its writer (``owner``, of
+        its lease) reads the inbox once more before it commits the end. Until the end (or
+        ``reopened``) a sender waits to learn whether that read took its intervention."""
+        marker = {"by": owner, "at": utc_now().isoformat()}
+        self._store.put_docs(_NAMESPACE + run_id, {_CLOSING: marker})
+
+    def reopened(self, run_id: str) -> None:
+        """The closing run took interventions and goes on."""
+        self._store.delete_docs(_NAMESPACE + run_id, [_CLOSING])
 
     def done(self, run_id: str, ids: list[str]) -> None:
         if ids:
             self._store.delete_docs(_NAMESPACE + run_id, ids)
 
+    def forget(self, run_id: str) -> None:
+        """Drop whatever still waits for ``run_id`` once it has ended: nothing will take it."""
+        self._store.delete_docs(_NAMESPACE + run_id)
+        self._left_here.discard(run_id)
+        self._read_at.pop(run_id, None)
+
+
+def check_intervention(action: str, content: str = "") -> tuple[str, str]:
+    """A typed intervention as (action, content), checked: the action is one of ``ACTIONS``
+    and never read from the content; a modify or a comment needs its text."""
+    if action not in ACTIONS:
+        raise ValidationError(
+            f"intervention action must be one of {', '.join(ACTIONS)} (got {action!r})"
+        )
+    text = content.strip()
+    if action == "modify" and not text:
+        raise ValidationError("a modify intervention needs content: the agent's new instructions")
+    if action == "comment" and not text:
+        raise ValidationError("a comment intervention needs content: the text of the comment")
+    return action, text
+
 
 def parse_intervention(
     user_comment: str | None, user_content: str | None, status: str | None
 ) -> tuple[str, str]:
-    """The tree API's arguments as (action, content): ``user_comment`` is ``delete``, ``modify``
-    (``user_content`` holds the new instructions) or any other text, a comment; ``status``
-    ``deleted`` or ``modified`` says the same as the comment would."""
+    """The tree specification's overrides as (action, content): there ``user_comment`` is
+    ``delete``, ``modify`` (``user_content`` holds the new instructions) or any other text, a
+    comment; ``status`` ``deleted`` or ``modified`` says the same as the comment would. Only
+    this shape reads an action from a comment's words; a comment whose text is one of them
+    is sent as ``check_intervention("comment", text)``."""
     comment = (user_comment or "").strip()
     content = (user_content or "").strip()
     if status is not None and status not in _STATUSES:
@@ -153,12 +200,10 @@ def descendants(store: Store, run_id: str, *, limit: int = 10_000) -> list[RunRe
 
 
 async def intervene(runtime: Runtime, run_id: str, action: str, content: str) -> dict[str, Any]:
-    """Apply one intervention to ``run_id`` (a delete to its whole subtree); returns what
-    happened: ``{"agent_id", "action", "applied": "now" | "next_step", "intervention_id"}``."""
-    if action not in ACTIONS:
-        raise ValidationError(
-            f"intervention action must be one of {', '.join(ACTIONS)} (got {action!r})"
-        )
+    """Apply one typed intervention to ``run_id`` (a delete to its whole subtree); returns what
+    happened: ``{"agent_id", "action", "applied": "now" | "next_step", "intervention_id"}``.
+    One that loses a race (the run ended, or a delete came first) is refused and left nowhere."""
+    action, content = check_intervention(action, content)
     run = runtime.store.get_run(run_id)
     if run.status in TERMINAL_STATUSES:
         raise InvalidRunStateError(
@@ -168,21 +213,86 @@ async def intervene(runtime: Runtime, run_id: str, action: str, content: str) ->
     if action == "delete":
         for child in reversed(descendants(runtime.store, run_id)):
             if child.status not in TERMINAL_STATUSES:
-                await _deliver(runtime, child, "delete", f"parent {run_id} deleted")
+                try:
+                    await _deliver(runtime, child, "delete", f"parent {run_id} deleted")
+                except InvalidRunStateError:
+                    pass  # it ended, or another delete reached it, meanwhile
     return await _deliver(runtime, run, action, content)
+
+
+ENDING = ("delete", "cancel")
+"""Interventions that end the run: nothing after one of them applies."""
+
+_CLOSING_WAIT_S = 30.0
+"""How long a sender waits at most for a closing run to end or go on (one commit, normally)."""
+_CLOSING_POLL_S = 0.005
+
+_DELIVERY_ATTEMPTS = 8
+"""How often a delivery re-reads a run whose log moved under it before it leaves the
+intervention in the inbox for the run's next step boundary."""
 
 
 async def _deliver(runtime: Runtime, run: RunRecord, action: str, content: str) -> dict[str, Any]:
     item = Intervention(id=new_id(), action=action, content=content, target_run_id=run.id)
     result = {"agent_id": run.id, "action": action, "intervention_id": item.id}
-    if not (runtime.is_active(run.id) or run.is_live()):
+    since = run.last_seq
+    for _ in range(_DELIVERY_ATTEMPTS):
+        if runtime.is_active(run.id) or run.is_live():
+            break
         try:
             _record_now(runtime, run, item)
             return {**result, "applied": "now"}
         except WriteConflictError:
-            pass  # it started meanwhile: its next step boundary takes it
+            # its log moved meanwhile: it started, or another intervention ended it
+            run = runtime.store.get_run(run.id)
+            if run.status in TERMINAL_STATUSES:
+                raise _lost(run, item) from None
     runtime.interventions.put(run.id, item)
+    await _confirm(runtime, run.id, item, since)
     return {**result, "applied": "next_step"}
+
+
+async def _confirm(runtime: Runtime, run_id: str, item: Intervention, since: int) -> None:
+    """Make sure the intervention just left in the inbox reaches the run: not behind a delete
+    or a cancel still waiting there, nor left behind by a run that ended without recording
+    it; else withdraw it and refuse it. The runner takes the inbox in the same order, reads it
+    once more between its last step and its end (marked ``closing`` meanwhile) and clears it
+    once the run has ended, so both sides agree on who won."""
+    inbox = runtime.interventions
+    waiting, closing = inbox.waiting(run_id)
+    deadline = time.monotonic() + _CLOSING_WAIT_S
+    while closing is not None and item.id in [i.id for i in waiting]:
+        run = runtime.store.get_run(run_id)
+        if not run.is_live() or run.lease_owner != closing or time.monotonic() > deadline:
+            break  # the writer that was closing it is gone: a resume takes the inbox
+        await asyncio.sleep(_CLOSING_POLL_S)
+        waiting, closing = inbox.waiting(run_id)
+    ids = [i.id for i in waiting]
+    if item.id in ids:
+        ender = next((i for i in waiting[: ids.index(item.id)] if i.action in ENDING), None)
+        if ender is not None:
+            inbox.done(run_id, [item.id])
+            being = "deleted" if ender.action == "delete" else "cancelled"
+            raise InvalidRunStateError(
+                f"agent '{run_id}' is being {being} (that came first), so this {item.action} "
+                "was not applied; nothing of it was kept"
+            )
+        run = runtime.store.get_run(run_id)
+        if run.status not in TERMINAL_STATUSES:
+            return
+        inbox.done(run_id, [item.id])
+    # the run took it, or cleared it when it ended: it counts only if the run recorded it
+    recorded = runtime.store.read_frames(run_id, after_seq=since)
+    if any(isinstance(f, Intervention) and f.id == item.id for f in recorded):
+        return
+    raise _lost(runtime.store.get_run(run_id), item)
+
+
+def _lost(run: RunRecord, item: Intervention) -> InvalidRunStateError:
+    return InvalidRunStateError(
+        f"agent '{run.id}' ended ({run.status.value}) before this {item.action} reached it, "
+        "so it was not applied; nothing of it was kept"
+    )
 
 
 def _record_now(runtime: Runtime, run: RunRecord, item: Intervention) -> None:
@@ -201,7 +311,10 @@ def _record_now(runtime: Runtime, run: RunRecord, item: Intervention) -> None:
             )
         )
         fields = {"status": RunStatus.DELETED, "pending_interaction": None}
-    runtime.store.commit(run.id, frames, run_fields=fields or None)
+    # with a lease of its own, released at once: refused (RunLeasedError) if a writer has
+    # claimed the run since it was read, so an intervention never lands in a live run's log
+    lease = Lease(owner=runtime.owner, release=True)
+    runtime.store.commit(run.id, frames, run_fields=fields or None, lease=lease)
     runtime.bus.publish(run.id, frames)
     if item.action == "delete":
         runtime.bus.idle(run.id)

@@ -491,7 +491,20 @@ class Runtime:
             return {"declined": True}
         return {"text": str(reply)}
 
-    async def intervene(
+    async def intervene(self, agent_id: str, action: str, content: str = "") -> dict[str, Any]:
+        """Steer one agent of a tree: ``"delete"`` stops it and its subagents at their next step
+        boundary; ``"modify"`` makes it re-plan with ``content`` as its instructions;
+        ``"comment"`` gives it ``content`` to see at its next step. The action is never read
+        from the content. A waiting or queued agent takes it when it next runs, and a parent
+        parked while its subagents work is resumed to take it now, not when they end. A
+        finished agent refuses it, as does one that ends or is deleted while it is delivered
+        (InvalidRunStateError)."""
+        outcome = await intervene(self, agent_id, action, content)
+        if outcome.get("applied") == "now" and action != "delete":
+            self._wake_parked(self.store.get_run(agent_id))
+        return outcome
+
+    async def user_intervention(
         self,
         agent_id: str,
         *,
@@ -499,17 +512,11 @@ class Runtime:
         user_content: str | None = None,
         status: str | None = None,
     ) -> dict[str, Any]:
-        """Steer one agent of a tree: ``user_comment="delete"`` stops it and its subagents
-        at their next step boundary; ``"modify"`` with ``user_content`` makes it re-plan
-        from its current step with those instructions; any other text is a comment it sees
-        at its next step. A waiting or queued agent takes it when it next runs; a finished
-        one refuses it (InvalidRunStateError). A parent parked while its subagents work is
-        resumed to take it now, not when they end."""
+        """The tree specification's ``userIntervention(agentId, overrides)``, where the words
+        ``"delete"`` and ``"modify"`` in ``user_comment`` are its markers (a comment with such
+        words is ``intervene(agent_id, "comment", text)``)."""
         action, content = parse_intervention(user_comment, user_content, status)
-        outcome = await intervene(self, agent_id, action, content)
-        if outcome.get("applied") == "now" and action != "delete":
-            self._wake_parked(self.store.get_run(agent_id))
-        return outcome
+        return await self.intervene(agent_id, action, content)
 
     def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
         """The tree under ``root_id`` as a map by agent id (no message history)."""

@@ -58,8 +58,9 @@ def user_content(run: RunRecord) -> str:
     return ""
 
 
-def agent_state(run: RunRecord, *, comment: str = "unchanged", asking: bool = False) -> str:
-    """The tree state of the agent behind ``run``: see the table in the documentation."""
+def agent_state(run: RunRecord, *, action: str = "", asking: bool = False) -> str:
+    """The tree state of the agent behind ``run`` (``action``: its latest intervention's): see
+    the table in the documentation."""
     status = run.status
     if status == RunStatus.COMPLETED:
         return "completed"
@@ -71,11 +72,17 @@ def agent_state(run: RunRecord, *, comment: str = "unchanged", asking: bool = Fa
         return "awaiting_user"
     if status == RunStatus.PAUSED and run.pause_reason != SUBAGENTS_REASON:
         return "awaiting_user"  # a person resumes it (a limit was reached, or it was paused)
-    return "modified" if comment == "modify" else "running"
+    return "modified" if action == "modify" else "running"
 
 
 def _comment(item: Intervention) -> str:
+    """The specification's ``userComment``: the action's marker, or a comment's text (read
+    the typed ``intervention`` to tell a comment that says "delete" from a delete)."""
     return item.action if item.action in ("delete", "modify") else item.content
+
+
+def _typed(item: Intervention | None) -> dict[str, str] | None:
+    return None if item is None else {"action": item.action, "content": item.content}
 
 
 def agent_node(
@@ -97,8 +104,8 @@ def agent_node(
         frames = store.read_frames(run.id)
     interventions = [f for f in frames if isinstance(f, Intervention)]
     pending = inbox.pending(run.id) if run.status not in TERMINAL_STATUSES else []
-    latest = (interventions + pending)[-1:] or None
-    comment = _comment(latest[0]) if latest else "unchanged"
+    latest = (interventions + pending)[-1] if interventions or pending else None
+    comment = _comment(latest) if latest else "unchanged"
     usage = next((f for f in reversed(frames) if isinstance(f, UsageFrame)), None)
     asked = {f.interaction_id for f in frames if isinstance(f, InteractionRequested)}
     answered = {f.interaction_id for f in frames if isinstance(f, InteractionAnswered)}
@@ -108,10 +115,11 @@ def agent_node(
         "agentId": run.id,
         "parentId": run.parent_id,
         "agent": run.agent_type,
-        "status": agent_state(run, comment=comment, asking=asking),
+        "status": agent_state(run, action=latest.action if latest else "", asking=asking),
         "runStatus": run.status.value,
         "userContent": modified or user_content(run),
         "userComment": comment,
+        "intervention": _typed(latest),
         "subagents": children,
         "steps": run.iteration,
         "last_seq": run.last_seq,
@@ -144,6 +152,7 @@ class _Watch:
     def __init__(self, run: RunRecord) -> None:
         self.run = run
         self.comment = "unchanged"
+        self.latest: Intervention | None = None
         self.asking = False
         self.modified: str | None = None
         """The task a person's latest modify gave the agent, which replaces its own."""
@@ -176,6 +185,7 @@ def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeC
         return [chunk]
     if isinstance(item, Intervention):
         watch.comment = _comment(item)
+        watch.latest = item
         if item.action == "modify":
             watch.modified = item.content
     elif isinstance(item, InteractionRequested):
@@ -186,11 +196,14 @@ def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeC
         return []
     watch.run = store.get_run(agent_id)
     state = {
-        "status": agent_state(watch.run, comment=watch.comment, asking=watch.asking),
+        "status": agent_state(
+            watch.run, action=watch.latest.action if watch.latest else "", asking=watch.asking
+        ),
         "runStatus": watch.run.status.value,
         "parentId": watch.run.parent_id,
         "userContent": watch.modified or user_content(watch.run),
         "userComment": watch.comment,
+        "intervention": _typed(watch.latest),
     }
     if isinstance(item, InteractionRequested):
         state["question"] = item.prompt
@@ -235,6 +248,7 @@ async def stream_tree(
                     "parentId": run.parent_id,
                     "userContent": user_content(run),
                     "userComment": "unchanged",
+                    "intervention": None,
                 },
             }
             for run in new

@@ -86,14 +86,9 @@ async def intervene(agent_id: str, body: InterveneBody, state: State) -> dict[st
     """An intervention: ``delete`` stops the agent and its subagents at their next
     step, ``modify`` gives it new instructions, ``comment`` an annotation it reads next."""
     runtime = state.runtime
-    content = body.content or ""
-    if body.action == "comment":
-        if not content.strip():
-            raise Problem(422, "invalid-intervention", "a comment needs 'content', its text")
-        outcome = await runtime.intervene(agent_id, user_comment=content)
-    elif body.action == "modify":
-        outcome = await runtime.intervene(agent_id, user_comment="modify", user_content=content)
-    else:
-        outcome = await runtime.intervene(agent_id, user_comment="delete", user_content=content)
+    if body.action != "delete" and not body.content.strip():
+        raise Problem(422, "invalid-intervention", f"a {body.action} needs 'content', its text")
+    # typed: the action is the body's, never read from the content's words
+    outcome = await runtime.intervene(agent_id, body.action, body.content)
     node = runtime.agent_tree(agent_id)[agent_id]
     return {"success": True, **outcome, "agent": node}
