@@ -289,3 +289,14 @@ async def test_a_default_is_read_from_the_signature_of_the_entry_asked_about() -
     )
     assert short == "128"
     assert "@functools.lru_cache(maxsize=128, typed=False): Decorator" in text
+
+
+async def test_a_line_keeps_its_marks_paired_and_says_more_than_the_question() -> None:
+    short, text = await answer(
+        "What is reciprocal rank fusion?",
+        "**Reciprocal rank fusion (RRF)**, introduced in 2009, ignores scores and uses only ranks.",
+    )
+    assert short.count("**") % 2 == 0 and short.count("`") % 2 == 0
+    # the subject alone answers nothing: no line rather than "Reciprocal rank fusion"
+    assert short.lower() != "reciprocal rank fusion"
+    assert "ignores scores and uses only ranks" in text

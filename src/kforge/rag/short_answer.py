@@ -150,7 +150,27 @@ def short_answer(
         found = _first(best, lambda s: _defining(s, asked))
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
     # clause that would read as the answer ("Uniforum" for "which program compiles …")
-    return found
+    return _telling(found, asked)
+
+
+def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | None:
+    """``found`` with emphasis or code marks it opens or closes without their pair dropped
+    (``**Reciprocal rank fusion`` cut from ``**Reciprocal rank fusion (RRF)**, ...``), or None
+    when a line that should say what, how or why says nothing the question does not (the
+    subject of "what is X" alone)."""
+    if found is None:
+        return None
+    quote = found.quote
+    for mark in ("**", "`", "*", "_"):
+        if quote.count(mark) % 2:
+            quote = quote.strip().removeprefix(mark).removesuffix(mark).strip()
+    if not quote:
+        return None
+    says_what = question.kind in ("definition", "procedure", "reason", "comparison")
+    if says_what and unit_terms(quote) <= unit_terms(question.text):
+        return None  # (a choice's answer is one of the question's own two items)
+    answer = quote if found.answer == found.quote else found.answer
+    return ShortAnswer(answer, quote, found.source)
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
