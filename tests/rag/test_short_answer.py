@@ -300,3 +300,23 @@ async def test_a_line_keeps_its_marks_paired_and_says_more_than_the_question() -
     # the subject alone answers nothing: no line rather than "Reciprocal rank fusion"
     assert short.lower() != "reciprocal rank fusion"
     assert "ignores scores and uses only ranks" in text
+
+
+async def test_a_not_about_something_else_decides_no_yes_no_question() -> None:
+    short, text = await answer(
+        "Is crypto.randomBytes synchronous?",
+        "The `crypto.randomBytes()` method will not complete until there is sufficient "
+        "entropy available.\n\n"
+        "If the `callback` function is not provided, the random bytes are generated "
+        "synchronously.",
+    )
+    assert not short.startswith("No.") and not text.startswith("No.")
+
+
+async def test_a_number_inside_an_address_is_no_quantity() -> None:
+    short, _ = await answer(
+        "What is the default port of the inspector?",
+        "Binding the inspector to `0.0.0.0` with an open port is insecure if the port (`9229` "
+        "by default) is not firewall-protected.",
+    )
+    assert short == "`9229`"

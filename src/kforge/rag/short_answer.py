@@ -228,6 +228,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         for match in NUMBER.finditer(text):
             if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
                 continue  # the question's own number, or a reference such as [12]
+            if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", text[: match.start()]):
+                continue  # a piece of an address or a version ("0.0" of 0.0.0.0)
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()
@@ -384,7 +386,13 @@ def _yes_no(
     best = max(units, key=lambda u: len(unit_terms(description_of(u.text)) & terms))
     said = description_of(best.text)
     clause = _clause(said)
-    if len(unit_terms(said) & terms) < _DECIDES * len(terms):
+    # what is asked of the named thing ("synchronous" of crypto.randomBytes) must be in the
+    # sentence too: a "not" about something else the thing does decides nothing
+    predicate = terms - unit_terms(" ".join(question.identifiers))
+    held = unit_terms(said)
+    if len(held & terms) < _DECIDES * len(terms) or (
+        predicate and len(held & predicate) < _DECIDES * len(predicate)
+    ):
         return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
     negated = _NEGATION.search(said)
     if not negated:
