@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kforge.rag.compose import candidate_sentences, compose_extractive, mentions_title
+from kforge.rag.question import read_question
 from kforge.rag.types import Chunk
 from kforge.rag.units import normalized
 
@@ -282,7 +283,7 @@ def test_composing_never_raises_and_quotes_its_passages(
 ) -> None:
     chunks = [chunk(i, text, title) for i, (text, title) in enumerate(passages)]
     segments = compose_extractive(question, chunks, max_sentences=size)
-    assert len(segments) <= size
+    assert len(segments) <= size + (read_question(question).kind == "comparison")
     for segment in segments:
         assert 0 <= segment.source < len(chunks)
         assert normalized(segment.text) in normalized(chunks[segment.source].text)
@@ -452,3 +453,33 @@ def test_of_two_commands_saying_what_is_asked_the_one_saying_least_else_is_quote
     )
     texts = [s.text for s in compose_extractive("How do I install the tool?", [page])]
     assert any(t.strip() == "pip install tool" for t in texts), texts
+
+
+def test_the_sentence_going_on_from_the_best_one_comes_with_it() -> None:
+    page = chunk(
+        0,
+        "Using fs.access() to check a file before calling fs.open() is not recommended. "
+        "Doing so introduces a race condition, since other processes may change the file "
+        "between the two calls. The access mode defaults to F_OK.",
+        "fs.access",
+    )
+    segments = compose_extractive(
+        "Why should I not call fs.access() to check a file before opening it?",
+        [page],
+        max_sentences=2,
+    )
+    assert [s.text[:20] for s in segments] == ["Using fs.access() to", "Doing so introduces "]
+
+
+def test_a_sentence_introducing_a_list_comes_with_its_items_and_alone_is_no_answer() -> None:
+    page = chunk(
+        0,
+        "The exit event is emitted when the process is about to exit as a result of either:\n\n"
+        "* The process.exit() method being called explicitly;\n"
+        "* The event loop no longer having any additional work to perform.\n",
+        "Event: exit",
+    )
+    segments = compose_extractive("When is the exit event emitted?", [page], max_sentences=3)
+    assert [s.text[:12] for s in segments] == ["The exit eve", "The process.", "The event lo"]
+    code_after = chunk(1, "The exit event is emitted on these calls:\n\n```\nexit()\n```\n")
+    assert compose_extractive("When is the exit event emitted?", [code_after]) == []

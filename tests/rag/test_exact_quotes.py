@@ -199,7 +199,10 @@ def quoted_pieces(answer: str) -> list[tuple[str, int]]:
     """The answer cut at kforge's markers: each sentence as quoted, with its number."""
     pieces, start = [], 0
     for match in KFORGE_MARKER.finditer(answer):
-        text = answer[start : match.start()].strip() + match.group(2)
+        raw = answer[start : match.start()]
+        text = raw.strip() + match.group(2)
+        if raw.lstrip(" ").startswith("\n- "):
+            text = text.removeprefix("- ")  # kforge lists the items a sentence introduces
         if "\n" in text.strip() and not text.strip().endswith("```"):
             text = text.strip().rsplit("\n", 1)[-1]  # after a code block: the next sentence
         pieces.append((text.strip(), int(match.group(1))))

@@ -230,6 +230,13 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
             "number times.",
             "1000000",
         ),
+        (  # the contrast and what follows it, not the clause's opening cut at "except"
+            "What is the difference between child_process.exec() and child_process.execFile()?",
+            "child_process.exec(): spawns a shell and runs a command within that shell.\n\n"
+            "child_process.execFile(): similar to child_process.exec() except that it spawns "
+            "the command directly without first spawning a shell by default.",
+            "except that it spawns the command directly without first spawning a shell",
+        ),
         (  # where a program keeps something: a path
             "Where is the latest stash stored?",
             "The latest stash you created is stored in refs/stash; older stashes are in its "
@@ -320,3 +327,12 @@ async def test_a_number_inside_an_address_is_no_quantity() -> None:
         "by default) is not firewall-protected.",
     )
     assert short == "`9229`"
+
+
+async def test_a_default_that_names_no_value_is_no_quantity() -> None:
+    short, _ = await answer(
+        "What port does the inspector listen on by default?",
+        "`port` {number} Port to listen on for inspector connections. Optional. "
+        "**Default:** what was specified on the CLI.",
+    )
+    assert short == ""  # not "what"

@@ -72,7 +72,9 @@ def usable(unit: Unit, question: Question | None) -> bool:
         return question is not None and question.kind == "procedure"
     words = len(unit.text.split())
     if unit.kind == "sentence":
-        return _MIN_WORDS <= words <= _MAX_WORDS and not unit.text.endswith(":")
+        # one introducing a list ("... as a result of either:") answers only with its items
+        colon_ok = question is not None or not unit.text.endswith(":")
+        return _MIN_WORDS <= words <= _MAX_WORDS and colon_ok
     return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
 
 
@@ -91,9 +93,15 @@ def find_candidates(
         headings = {bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
         units = passage_units(chunk.text)
         entries = entry_names(chunk.text, units)
-        for before, unit, entry in zip([None, *units], units, entries, strict=False):
+        for n, (unit, entry) in enumerate(zip(units, entries, strict=True)):
             if not usable(unit, question) or normalized(unit.text) in said:
                 continue
+            before, after = (
+                units[n - 1] if n else None,
+                units[n + 1] if n + 1 < len(units) else None,
+            )
+            if unit.text.endswith(":") and (after is None or after.kind != "item"):
+                continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
             names = {NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}

@@ -135,7 +135,8 @@ def compose_extractive(
     max_sentences: int = 4,
     exclude: Collection[str] = (),
 ) -> list[Segment]:
-    """Up to ``max_sentences`` units of ``passages`` that answer ``question``, quoted exactly.
+    """Up to ``max_sentences`` units of ``passages`` that answer ``question`` (one more for a
+    comparison), quoted exactly.
 
     ``passages`` are in relevance order (best first). The answer draws on at most two
     passages: the one holding the best unit, and a second one that the question or the first
@@ -146,8 +147,9 @@ def compose_extractive(
     question term), then further units that score close to the best and hold a question term
     their passage's chosen units do not (or complete a list item chosen), and, while there is
     room, the lead sentence (which says what the passage is about) of a passage whose best unit
-    opens by referring back ("He designed ...") or that the answer hops to. Units in ``exclude`` (already said elsewhere, e.g.
-    earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
+    opens by referring back ("He designed ...") or that the answer hops to. A chosen unit is
+    followed by the units that finish what it says (``_follow_on``). Units in ``exclude``
+    (already said elsewhere, e.g. earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
     """
     asked = read_question(question)
@@ -222,9 +224,13 @@ def compose_extractive(
                 sources.append(runner_up.source)
     best_score = scores[id(top)]
     chosen: list[Candidate] = []
+    follows: dict[int, list[Candidate]] = {}
 
     def take(c: Candidate) -> None:
-        # another passage may restate a fact to name its subject: only a near copy is redundant
+        # another passage may restate a fact to name its subject: only a near copy is redundant;
+        # a sentence introducing a list ("... as a result of either:") only leads, with its items
+        if c.text.endswith(":") and c is not owns[c.source][0]:
+            return
         if c not in chosen and not any(
             _overlap(c.terms, o.terms) > (_REDUNDANT if o.source == c.source else _COPY)
             for o in chosen
@@ -233,6 +239,9 @@ def compose_extractive(
 
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
+        # what the best unit's next words say of it: never redundant, and not counted apart
+        if asked.kind not in ("yesno", "quantity", "procedure") or owns[source][0].text[-1:] == ":":
+            follows[id(owns[source][0])] = _follow_on(owns[source][0], owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
@@ -269,7 +278,12 @@ def compose_extractive(
         needed = _refers_back(own[0].text) or source == linked
         if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
             take(lead)
-    chosen = chosen[:max_sentences]
+    # what finishes a unit's words comes right after it, before any unit chosen later; a
+    # comparison has room for one more unit, one about each item
+    placed: list[Candidate] = []
+    for c in chosen:
+        placed.extend(u for u in (c, *follows.get(id(c), ())) if u not in placed)
+    chosen = placed[: max_sentences + (asked.kind == "comparison")]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
@@ -427,6 +441,34 @@ _ANAPHOR = re.compile(
 def _refers_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
     return _ANAPHOR.match(sentence) is not None
+
+
+_GOES_ON = re.compile(
+    r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
+    r"because of this|for (?:this|that) reason|that is|instead)\b",
+    re.IGNORECASE,
+)
+_MAX_LISTED = 3
+
+
+def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The units right after ``best`` that finish what it says: a sentence that goes on from
+    it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
+    "They do not use getaddrinfo(3)" after "These functions are implemented quite
+    differently"), or the items a sentence ending in a colon introduces ("... is about to
+    exit as a result of either:")."""
+    after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
+    if best.text.endswith(":"):
+        items: list[Candidate] = []
+        for c in after:
+            if c.kind != "item" or c.position != best.position + 1 + len(items):
+                break
+            items.append(c)
+        return items[:_MAX_LISTED]
+    if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
+        return []
+    nxt = after[0]
+    return [nxt] if _refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
 
 
 def _beside(text: str, title: str, query: Collection[str]) -> list[frozenset[str]]:

@@ -121,15 +121,23 @@ def number_segments(
         short = None  # one sentence that is all of its short answer: said once
     head = f"{short.line} {marker(short.source)}" if short is not None else ""
     body = ""
+    listing = -1  # the source whose sentence ending in a colon introduced the items that follow
     for segment in segments:
         sentence = segment.text.rstrip()
         if "\n" in sentence:  # code: never joined into a line
             body = f"{body.rstrip()}\n\n{sentence}\n{marker(segment.source)}\n\n"
+            listing = -1
             continue
         # the marker goes before the closing punctuation, so that taking it out gives the
         # sentence back exactly ("... 0 ." keeps its space: the marker goes after it)
         end = sentence[-1] if sentence[-1:] in (".", "!", "?") and sentence[-2:-1].strip() else ""
         part = f"{sentence[: len(sentence) - len(end)]} {marker(segment.source)}{end}"
+        if segment.source == listing:  # "... as a result of either:" then its items, a list
+            body = f"{body.rstrip()}\n- {part}\n"
+            continue
+        if listing >= 0:
+            body += "\n"  # the list ends before the next paragraph
+        listing = segment.source if sentence.endswith(":") else -1
         body = f"{body} {part}" if body and not body.endswith("\n") else body + part
     body = body.lstrip("\n").rstrip()  # a code block keeps its first line's indentation
     text = f"{head}\n\n{body}" if head and body else head or body

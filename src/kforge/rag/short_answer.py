@@ -218,6 +218,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         text = unit.text
         found = []
         default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
+        if default and not (default.group(1).startswith("`") or NUMBER.search(default.group(1))):
+            default = None  # "Default: what was specified on the CLI" gives no value
         if default and "default" in terms:
             # an item of a parameter list is about one parameter: all of it is near its default
             about = len(unit_terms(text) & terms) * 0.2
@@ -310,9 +312,17 @@ def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | N
     or None: the opening clause of a sentence about one item ("Previously", "json.dumps(obj")
     does not say how the two differ, and the sentences under the line say what each is."""
     about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
-    for unit in (u for u in about if _CONTRAST.search(u.text)):
+    for unit in about:
+        contrast = _CONTRAST.search(unit.text)
+        if contrast is None:
+            continue
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = _clause(unit.text, entry.end() if entry else 0)
+        said = _CONTRAST.search(quote)
+        if said is None or len(quote[said.end() :].split()) < 4:
+            # from the contrast on ("except that it spawns the command directly ..."), not the
+            # clause's opening words cut short ("similar to exec() except")
+            quote = _clause(unit.text, contrast.start())
         if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
