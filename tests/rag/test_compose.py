@@ -483,3 +483,52 @@ def test_a_sentence_introducing_a_list_comes_with_its_items_and_alone_is_no_answ
     assert [s.text[:12] for s in segments] == ["The exit eve", "The process.", "The event lo"]
     code_after = chunk(1, "The exit event is emitted on these calls:\n\n```\nexit()\n```\n")
     assert compose_extractive("When is the exit event emitted?", [code_after]) == []
+
+
+def test_what_does_x_do_is_answered_by_the_first_sentence_of_xs_entry() -> None:
+    entry = chunk(
+        0,
+        "## `util.promisify(original)`\n\n* `original` {Function}\n\nTakes a function following "
+        "the error-first callback style and returns a version that returns promises.\n\n"
+        "If there is an `original[util.promisify.custom]` property present, `promisify` will "
+        "return its value.",
+        "Util",
+        heading="Util > util.promisify(original)",
+    )
+    segments = compose_extractive("What does util.promisify do?", [entry], max_sentences=1)
+    assert segments[0].text.startswith("Takes a function")
+
+
+def test_how_do_i_names_the_entry_whose_sentence_says_how() -> None:
+    entry = chunk(
+        0,
+        "## `os.homedir()`\n\n* Returns: {string}\n\nReturns the string path of the current "
+        "user's home directory.",
+        "OS",
+        heading="OS > os.homedir()",
+    )
+    segments = compose_extractive("How do I get the current user's home directory?", [entry])
+    assert [s.text for s in segments][:2] == [
+        "`os.homedir()`",
+        "Returns the string path of the current user's home directory.",
+    ]
+
+
+def test_a_part_of_an_entry_is_about_the_name_the_entry_documents() -> None:
+    caveats = chunk(
+        0,
+        "#### Caveats\n\nThe recursive option is only supported on macOS and Windows.",
+        "File system",
+        heading="File system > fs.watch(filename[, options]) > Caveats",
+    )
+    options = chunk(
+        1,
+        "* `recursive` {boolean} Indicates whether all subdirectories should be watched, "
+        "only on supported platforms.",
+        "File system",
+        heading="File system > fs.watch(filename[, options])",
+    )
+    segments = compose_extractive(
+        "Does fs.watch support the recursive option on Linux?", [caveats, options]
+    )
+    assert segments[0].text == "The recursive option is only supported on macOS and Windows."

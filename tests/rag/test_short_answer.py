@@ -336,3 +336,23 @@ async def test_a_default_that_names_no_value_is_no_quantity() -> None:
         "**Default:** what was specified on the CLI.",
     )
     assert short == ""  # not "what"
+
+
+async def test_yes_no_quotes_what_is_said_of_what_is_asked_not_of_the_thing_alone() -> None:
+    short, _ = await answer(
+        "Does fs.watch support the recursive option on Linux?",
+        "On Linux and macOS systems, `fs.watch()` resolves the path to an inode.\n\n"
+        "The recursive option is only supported on macOS and Windows.",
+    )
+    assert short == "The recursive option is only supported on macOS and Windows"
+
+
+async def test_what_does_x_do_has_the_line_saying_what_it_does() -> None:
+    text = (
+        "Takes a function following the error-first callback style and returns a version "
+        "that returns promises.\n\n"
+        "If `promisify.custom` is defined but is not a function, `promisify()` will throw."
+    )
+    entry = chunk(0, text, "Util", heading="Util > util.promisify(original)")
+    written = await write_answer("What does util.promisify do?", [entry], None)
+    assert written.short_answer.startswith("Takes a function following the error-first")

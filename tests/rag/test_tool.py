@@ -132,3 +132,24 @@ def test_how_to_is_reranked_to_the_section_named_for_it_that_says_how(tmp_path: 
     assert corpus.search("How do I install the tool?", 1)[0].chunk.file == "contributing.md"
     hits = hits_from_result(retrieve_chunks_tool(corpus).func(query="How do I install the tool?"))
     assert hits[0].chunk.file == "installation.md"
+
+
+def test_a_quantity_counts_the_sentence_giving_the_number_with_its_subject() -> None:
+    """ "Activate inspector on host:port. Default is 127.0.0.1:9229.": the value's sentence
+    leaves its subject to the sentence before, and together they hold the question."""
+    from kforge.rag.focus import question_focus
+    from kforge.rag.question import read_question
+    from kforge.rag.rerank import DEFINES_WEIGHT, best_unit_share
+    from kforge.rag.types import Chunk, SearchHit
+
+    text = "Activate inspector on `host:port`. Default is `127.0.0.1:9229`."
+    chunk = Chunk("c", "cli.md", "cli.md", "Options", "--inspect", None, 0, len(text), text)
+    hit = SearchHit(chunk, 1.0, 1)
+    question = "What port does the inspector listen on by default?"
+    focus = question_focus(question)
+    alone = best_unit_share(focus, hit)  # each sentence on its own
+    together = best_unit_share(focus, hit, read_question(question))
+    assert together >= alone + DEFINES_WEIGHT
+    version = text.replace("`127.0.0.1:9229`", "in version 1.2.3")
+    versioned = SearchHit(Chunk("c", "cli.md", "cli.md", "Options", "", None, 0, 9, version), 1, 1)
+    assert best_unit_share(focus, versioned, read_question(question)) < together

@@ -34,6 +34,7 @@ from kforge.rag.question import (
     defined_subject,
     defines_subject,
     holds_kind,
+    identifiers,
     mentions,
     opens_with_subject,
     parameter_defaults,
@@ -69,6 +70,8 @@ _ENTRY_BONUS = 0.5
 _OTHER_ENTRY = 0.5
 """Weight of a unit continuing the entry of a name the question does not ask about, or of a
 parameter list's item for a parameter it does not name."""
+_ENTRY_LEAD = 1.5
+"""How far the first sentence of the entry named "what does X do" asks about defines it."""
 _CLAUSE_MARKS = ",;."
 
 
@@ -172,7 +175,12 @@ def compose_extractive(
     heading_match = [_heading_match(asked, p, query) for p in passages]
     named = _named(question, passages)
     subject = defined_subject(asked)
-    defining = _defining_units(candidates, passages, subject) if subject else {}
+    if subject:
+        defining = _defining_units(candidates, passages, subject)
+    elif asked.kind == "definition":
+        defining = _entry_leads(asked, candidates, passages)
+    else:
+        defining = {}
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -207,6 +215,7 @@ def compose_extractive(
         and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
         and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
         and heading_match[0] - heading_match[top.source] > -_NAMED_HEADING  # not for os.EOL's
+        and defining.get(id(first), 0.0) >= defining.get(id(top), 0.0)  # nor over what defines
     ):
         top = first  # the retriever's best passage leads when it answers nearly as well
     owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}
@@ -253,6 +262,13 @@ def compose_extractive(
         call = max(
             calls, key=lambda c: (said(c), c.kind == "signature", -len(c.terms)), default=None
         )
+        if call is None:  # the API entry the best unit documents: "Returns the string path of
+            # the current user's home directory" under `os.homedir()`
+            best_here = owns[source][0]
+            heads = [
+                c for c in owns[source] if c.kind == "signature" and c.position < best_here.position
+            ]
+            call = max(heads, key=lambda c: c.position, default=None)
         if asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
@@ -341,6 +357,25 @@ def _defining_units(
     return found
 
 
+def _entry_leads(
+    question: Question, candidates: Sequence[Candidate], passages: Sequence[Chunk]
+) -> dict[int, float]:
+    """For "what does X do" with X a name: the first sentence of the entry whose own heading
+    names X ("Takes a function following the common error-first callback style ..." under
+    ``util.promisify(original)``, past its parameter list), by unit id. It weighs more than
+    a unit opening with X: the entry's sentences after it name X too ("If there is an
+    ``original[util.promisify.custom]`` property present, ...")."""
+    found: dict[int, float] = {}
+    for source, passage in enumerate(passages):
+        own = identifiers(passage.heading.rsplit(">", 1)[-1])
+        if not any(mentions(n, asked) for n in own for asked in question.identifiers):
+            continue
+        sentences = [c for c in candidates if c.source == source and c.kind == "sentence"]
+        if sentences:
+            found[id(min(sentences, key=lambda c: c.position))] = _ENTRY_LEAD
+    return found
+
+
 def _opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
@@ -373,8 +408,11 @@ def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> 
     heading = f"{passage.title} {passage.heading}"
     terms = unit_terms(heading)
     share = len([t for t in query if t in terms]) / max(1, len(query))
-    last = passage.heading.rsplit(">", 1)[-1]
-    named = any(mentions(last, n) for n in question.identifiers)
+    # the entry the passage belongs to: its own heading's name, or, for a part of an entry
+    # ("fs.watch(filename[, options]) > Caveats"), the name of the entry it is part of
+    parts = passage.heading.split(">")
+    entry = next((p for p in reversed(parts) if identifiers(p)), parts[-1])
+    named = any(mentions(entry, n) for n in question.identifiers)
     return 0.3 * share + (_NAMED_HEADING if named else 0.0)
 
 

@@ -15,6 +15,7 @@ matches better comes first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.question import (
+    NUMBER,
     PROCEDURAL,
     Question,
     defined_subject,
@@ -72,8 +74,17 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     context = set(focus.held(f"{chunk.title}\n{chunk.heading}"))
     subject = defined_subject(question) if question is not None else frozenset()
     best = focus.weight_of(context) * CONTEXT_WEIGHT
+    before: Unit | None = None
     for unit in passage_units(chunk.text):
         held = set(focus.held(unit.text))
+        if question is not None and question.kind == "quantity" and _gives_number(unit, before):
+            # "Activate inspector on host:port. Default is 127.0.0.1:9229.": the value's
+            # sentence leaves its subject to the one before
+            held |= set(focus.held(before.text)) if before is not None else set()
+            held_bonus = DEFINES_WEIGHT
+        else:
+            held_bonus = 0.0
+        before = unit
         share = focus.weight_of(held) + CONTEXT_WEIGHT * focus.weight_of(context - held)
         if subject:
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
@@ -81,8 +92,19 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             share += DEFINES_WEIGHT
         if question is not None and question.kind == "procedure" and _does(unit):
             share += KIND_WEIGHT
-        best = max(best, share)
+        best = max(best, share + held_bonus)
     return best + HEADING_WEIGHT * heading_fit(focus, chunk)
+
+
+def _gives_number(unit: Unit, before: Unit | None) -> bool:
+    """True for a sentence giving a number (not a version or a section number), right after
+    another sentence of its paragraph."""
+    if unit.kind != "sentence" or before is None or before.kind != "sentence":
+        return False
+    return any(
+        m.group(0)[0].isdigit() and not re.match(r"\.\d", unit.text[m.end() :])
+        for m in NUMBER.finditer(unit.text)
+    )
 
 
 def _does(unit: Unit) -> bool:

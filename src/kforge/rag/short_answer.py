@@ -91,7 +91,8 @@ _PHRASE_STARTS = frozenset(
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _DOES = re.compile(
     r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
-    r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins)\b"
+    r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins|Takes|Generates|"
+    r"Starts|Stops|Opens|Closes|Sends|Emits|Makes|Runs|Calls|Waits|Schedules|Provides)\b"
 )
 _BIRTH = re.compile(r"(?:\(|\bborn)\s*(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?$")
 """What stands before a birth date: "(", "born", then maybe the month and day of a year."""
@@ -144,9 +145,13 @@ def short_answer(
     elif kind == "definition" and (found := _defines(asked, units)):
         pass
     elif kind == "definition":
-        # of the best sentences, the one holding most of what is asked defines it
+        # of the best sentences, an API description saying what it does ("Takes a function
+        # ..."), else the one holding most of what is asked defines it
         terms = set(asked.terms)
-        best = sorted(units[:3], key=lambda u: (-len(unit_terms(u.text) & terms), u.rank))
+        best = sorted(
+            units[:3],
+            key=lambda u: (not _DOES.match(u.text), -len(unit_terms(u.text) & terms), u.rank),
+        )
         found = _first(best, lambda s: _defining(s, asked))
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
     # clause that would read as the answer ("Uniforum" for "which program compiles …")
@@ -217,7 +222,10 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     for unit in units:
         text = unit.text
         found = []
-        default = re.search(r"\bDefault:?\**:?\s*(`[^`]+`|\S+)", text)
+        # "**Default:** `16`", "Default is 10", "defaults to `utf8`"; not "Default `host:port` is"
+        default = re.search(
+            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efaults to)\s*(`[^`]+`|\S+)", text
+        )
         if default and not (default.group(1).startswith("`") or NUMBER.search(default.group(1))):
             default = None  # "Default: what was specified on the CLI" gives no value
         if default and "default" in terms:
@@ -393,12 +401,18 @@ def _yes_no(
             best = units[0]
             return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
     terms = set(question.terms)
-    best = max(units, key=lambda u: len(unit_terms(description_of(u.text)) & terms))
+    # what is asked of the named thing ("synchronous" of crypto.randomBytes; "recursive option"
+    # of fs.watch) counts first: a sentence naming only the thing says nothing of it
+    predicate = terms - unit_terms(" ".join(question.identifiers))
+
+    def holds(u: Segment) -> tuple[int, int]:
+        held = unit_terms(description_of(u.text))
+        return len(held & predicate), len(held & terms)
+
+    best = max(units, key=holds)
     said = description_of(best.text)
     clause = _clause(said)
-    # what is asked of the named thing ("synchronous" of crypto.randomBytes) must be in the
-    # sentence too: a "not" about something else the thing does decides nothing
-    predicate = terms - unit_terms(" ".join(question.identifiers))
+    # and a "not" about something else the thing does decides nothing
     held = unit_terms(said)
     if len(held & terms) < _DECIDES * len(terms) or (
         predicate and len(held & predicate) < _DECIDES * len(predicate)
