@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from kforge.rag.focus import (
     question_focus,
 )
 from kforge.rag.ingest import ingest_folder
+from kforge.rag.stem import porter_stem
 from kforge.rag.types import Chunk, SourceDocument
 from kforge.store.memory import MemoryStore
 
@@ -260,3 +262,21 @@ def test_a_modifier_never_outweighs_what_the_question_names() -> None:
     # the entry that stashes untracked files holds the focus without saying "too"
     entry = "-u, --include-untracked: all untracked files are also stashed"
     assert focus.share(entry) > 0.8
+
+
+def test_a_name_the_corpus_never_names_is_not_held_however_light() -> None:
+    passage = [_chunk(0, "Marking strings for translation in a template: mark each string.")]
+    terms = tuple(
+        replace(_term(word, weight), match=porter_stem(word))
+        for word, weight in (("mark", 5.0), ("strings", 4.0), ("translation", 5.0))
+    )
+    django = Focus(
+        "How do I mark strings for translation in a Django template?",
+        (*terms, _term("Django", 3.0, known=False)),
+        silence=1.0,
+    )
+    assert django.unnamed_names and not django.holds_any(passage)
+    # the same word opening the question is no name; and a small corpus says little by silence
+    opening = Focus("Django strings: how do I mark them?", django.terms, silence=1.0)
+    assert not opening.unnamed_names and opening.holds_any(passage)
+    assert Focus(django.question, django.terms, silence=0.3).holds_any(passage)

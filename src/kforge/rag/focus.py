@@ -28,7 +28,8 @@ at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never 
 question's terms or more are never named in the corpus, nor, in a corpus whose silence is
 ``LOUD_SILENCE`` or more, when names and terms it never names (words that are not common
 English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
-of the focus. When they do not hold it, no passage is relevant and the documents do not say.
+of the focus, or the question writes a name the corpus never names (a capitalized word inside
+it, "Weblate", an identifier or a number). When they do not hold it, no passage is relevant and the documents do not say.
 When they do, a passage (title, heading and text) is relevant when its terms weigh at least
 ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh. Over
 Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
@@ -343,6 +344,20 @@ class Focus:
         common words, which it may say otherwise: "big" where it says "size")."""
         return self.weight_of(t for t in self.terms if not t.known and not is_common_word(t.text))
 
+    @property
+    def unnamed_names(self) -> tuple[FocusTerm, ...]:
+        """The names the question writes that the corpus never names: a capitalized word
+        inside the question ("Weblate", "Django"), an identifier or a number. A question about
+        a product the documents never name is not answered by what they say of its other
+        words ("connect a project to a Git repository")."""
+        first = self.question.split()[0] if self.question.split() else ""
+        return tuple(
+            t
+            for t in self.terms
+            if not t.known
+            and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
+        )
+
     def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
         """Which of ``chunks`` are relevant to the question (the rule of the module docstring):
         none unless they hold the focus between them."""
@@ -364,7 +379,9 @@ class Focus:
         if not self.terms or self.unknown_share >= FOCUS_SHARE - 1e-9:
             return False
         # where a common word would almost surely be named, never naming a name speaks
-        if self.silence >= LOUD_SILENCE and self.unnamed_share >= UNNAMED_SHARE - 1e-9:
+        if self.silence >= LOUD_SILENCE and (
+            self.unnamed_share >= UNNAMED_SHARE - 1e-9 or self.unnamed_names
+        ):
             return False
         known = _weight(t for t in self.terms if t.known)
         return _weight(found) >= FOCUS_SHARE * known - 1e-9
