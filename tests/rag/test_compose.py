@@ -532,3 +532,25 @@ def test_a_part_of_an_entry_is_about_the_name_the_entry_documents() -> None:
         "Does fs.watch support the recursive option on Linux?", [caveats, options]
     )
     assert segments[0].text == "The recursive option is only supported on macOS and Windows."
+
+
+def test_an_index_row_points_elsewhere_and_is_no_answer() -> None:
+    index = chunk(
+        0,
+        "| magic signature of MO files | 10.3 The Format of GNU MO Files |\n"
+        "| MO file's format | 10.3 The Format of GNU MO Files |\n",
+        "General Index",
+    )
+    assert compose_extractive("What is the magic number of a GNU MO file?", [index]) == []
+
+
+def test_the_unit_giving_what_is_asked_joins_one_saying_only_of_it() -> None:
+    page = chunk(
+        0,
+        "The magic number will always signal GNU MO files. The number is stored in the byte "
+        "order used when the MO file was generated, so the magic number really is two numbers: "
+        "0x950412de and 0xde120495.",
+        "The Format of GNU MO Files",
+    )
+    segments = compose_extractive("What is the magic number of a GNU MO file?", [page])
+    assert any("0x950412de" in s.text for s in segments)

@@ -356,3 +356,16 @@ async def test_what_does_x_do_has_the_line_saying_what_it_does() -> None:
     entry = chunk(0, text, "Util", heading="Util > util.promisify(original)")
     written = await write_answer("What does util.promisify do?", [entry], None)
     assert written.short_answer.startswith("Takes a function following the error-first")
+
+
+async def test_a_hexadecimal_value_is_a_quantity_and_a_version_is_not() -> None:
+    short, _ = await answer(
+        "What is the magic number of a GNU MO file?",
+        "The magic number really is two numbers: 0x950412de and 0xde120495.",
+    )
+    assert short == "0x950412de"
+    short, _ = await answer(
+        "What is the default size of the cache?",
+        "This manual documents the cache library, version 0.21, and its default size.",
+    )
+    assert short != "0.21"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from kforge.rag.question import ENTRY, Question, identifiers, mentions, unit_terms
 from kforge.rag.types import Chunk
-from kforge.rag.units import Unit, normalized, passage_units
+from kforge.rag.units import Unit, normalized, passage_units, points_elsewhere
 
 __all__ = [
     "NAME_PREFIX",
@@ -70,6 +70,8 @@ def usable(unit: Unit, question: Question | None) -> bool:
     """Whether ``unit`` may stand in an answer to ``question``."""
     if unit.kind in ("code", "signature"):
         return question is not None and question.kind == "procedure"
+    if points_elsewhere(unit):
+        return False
     words = len(unit.text.split())
     if unit.kind == "sentence":
         # one introducing a list ("... as a result of either:") answers only with its items

@@ -284,7 +284,17 @@ def compose_extractive(
         if c.source in sources and scores[id(c)] >= _KEEP_RATIO * best_score > 0:
             # a further unit must answer part of the question its passage has not yet
             said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
-            if any(t in c.terms and t not in said_here for t in query) or _completes(c, chosen):
+            # or it gives the kind of thing asked that no chosen unit gives (the number itself
+            # after "The magic number will always signal GNU MO files")
+            gives_kind = (
+                typed
+                and holds_kind(c.text, asked)
+                and not any(holds_kind(o.text, asked) for o in chosen)
+            )
+            new_terms = any(t in c.terms and t not in said_here for t in query)
+            if gives_kind and c not in chosen:
+                chosen.append(c)  # what is asked for: never redundant
+            elif new_terms or _completes(c, chosen):
                 take(c)
     for source in sources:  # and, room permitting, what makes a sentence understood
         own = owns[source]

@@ -131,7 +131,7 @@ DATE = re.compile(
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
 NUMBER = re.compile(
-    r"(?<![\w.])(?:\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
+    r"(?<![\w.])(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
     re.IGNORECASE,
 )

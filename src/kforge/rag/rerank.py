@@ -32,7 +32,7 @@ from kforge.rag.question import (
     read_question,
 )
 from kforge.rag.types import Chunk, SearchHit
-from kforge.rag.units import Unit, passage_units
+from kforge.rag.units import Unit, passage_units, points_elsewhere
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus, SearchMode
@@ -76,6 +76,8 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     before: Unit | None = None
     for unit in passage_units(chunk.text):
+        if points_elsewhere(unit):
+            continue  # an index's row names a section; the section says it
         held = set(focus.held(unit.text))
         if question is not None and question.kind == "quantity" and _gives_number(unit, before):
             # "Activate inspector on host:port. Default is 127.0.0.1:9229.": the value's

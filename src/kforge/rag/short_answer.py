@@ -80,7 +80,8 @@ def _word_set(words: str) -> frozenset[str]:
 
 
 _NOT_UNITS = _word_set(
-    "and or the a an to of in on is are was were be by for with that this it as at from"
+    "and or the a an to of in on is are was were be by for with that this it as at from "
+    "number numbers value values"  # "two numbers: 0x950412de and ...": the number is after
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
 _PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
@@ -240,11 +241,15 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                 continue  # the question's own number, or a reference such as [12]
             if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", text[: match.start()]):
                 continue  # a piece of an address or a version ("0.0" of 0.0.0.0)
+            if re.search(r"\b(?:version|release|v)\s*$", text[: match.start()], re.I):
+                continue  # "version 0.21" names a release, it counts nothing
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()
             if not match.group(0)[0].isdigit():
                 value -= 0.3  # a number in words is as often a manner of speaking
+            elif match.group(0)[:2].lower() == "0x":
+                value += 0.5  # a hexadecimal literal is a value written out, as with a unit
             if quantity and quantity.group(1).lower() not in _NOT_UNITS:
                 end, value = quantity.end(), value + 0.5
                 if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from kforge.rag.textcheck import split_sentences
 
-__all__ = ["Unit", "UnitKind", "normalized", "passage_units"]
+__all__ = ["Unit", "UnitKind", "normalized", "passage_units", "points_elsewhere"]
 
 UnitKind = Literal["sentence", "item", "row", "code", "signature"]
 
@@ -222,3 +222,12 @@ def passage_units(text: str) -> list[Unit]:
             for sentence in split_sentences("\n".join(lines)):
                 add(sentence, "sentence")
     return units
+
+
+_SECTION_REFERENCE = re.compile(r"\|\s*(?:[A-Z]|\d{1,3})(?:\.\d{1,3})+\.?\s+\S[^|]*\|?\s*$")
+
+
+def points_elsewhere(unit: Unit) -> bool:
+    """True for a row of an index or a table of contents ("magic signature of MO files | 10.3
+    The Format of GNU MO Files"): it names the section that says something, not what it says."""
+    return unit.kind == "row" and _SECTION_REFERENCE.search(unit.text) is not None
