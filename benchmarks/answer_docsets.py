@@ -68,6 +68,8 @@ DATA = Path(__file__).resolve().parent / "data"
 QUESTION_SETS = {
     "nodejs": DATA / "nodejs_questions.jsonl",
     "gettext": DATA / "gettext_questions.jsonl",
+    "sqlite": DATA / "sqlite_questions.jsonl",
+    "flask": DATA / "flask_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -1,13 +1,15 @@
 """Quality of the router agent's answers (what ``kforge ask`` prints), scored by this benchmark's
-own rules (see ``answer_scoring.py``), on four question sets:
+own rules (see ``answer_scoring.py``), on these question sets:
 
-- ``nodejs`` and ``gettext``: questions with key facts over real documentation from Debian doc
-  packages (``benchmarks/data/nodejs_questions.jsonl`` over nodejs-doc's API Markdown,
-  ``benchmarks/data/gettext_questions.jsonl`` over gettext-doc's manual), fetched on demand by
-  ``docsets.py``: each folder indexed once with ``kforge ingest``, each question asked by a new
-  ``kforge ask`` process (exit code, seconds) and in-process (the structured result): answers
-  stating the key fact, right and wrong refusals, crashes, sentences found in the chunks they
-  cite, seconds (see ``answer_docsets.py``);
+- ``nodejs``, ``gettext``, ``sqlite`` and ``flask``: questions with key facts over real
+  documentation from Debian doc packages (``benchmarks/data/nodejs_questions.jsonl`` over
+  nodejs-doc's API Markdown, ``gettext_questions.jsonl`` over gettext-doc's manual,
+  ``sqlite_questions.jsonl`` over sqlite3-doc's HTML pages, ``flask_questions.jsonl`` over
+  python-flask-doc's Sphinx HTML), fetched on demand by ``docsets.py``: each folder indexed
+  once with ``kforge ingest``, each question asked by a new ``kforge ask`` process (exit code,
+  seconds) and in-process (the structured result): answers stating the key fact, right and
+  wrong refusals, crashes, sentences found in the chunks they cite, seconds (see
+  ``answer_docsets.py``);
 - ``samples``: plain questions about the shipped sample documents
   (``benchmarks/data/answer_questions.jsonl``): degenerate answers, prompt echo, share of
   answer sentences supported by the chunks they cite, expected document cited, markers naming

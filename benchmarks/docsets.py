@@ -14,6 +14,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | gettext | gettext-doc 0.21 | GFDL-1.2+ / GPL-3+ | the GNU gettext manual, Texinfo HTML |
 | python | python3.11-doc 3.11.2 | PSF-2.0 | the Python library reference, Sphinx HTML |
 | mkdocs | mkdocs-doc 1.4.2 | BSD-2-Clause | the MkDocs user guide, MkDocs HTML |
+| sqlite | sqlite3-doc 3.40.1 | public domain | SQLite's documentation, HTML (the C API as one page) |
+| flask | python-flask-doc 2.2.2 | BSD-3-Clause | the Flask guide, tutorial and API, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DOCSETS", "Docset", "docset_path"]
+__all__ = ["DOCSETS", "Docset", "copy_set", "docset_path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,10 @@ class Docset:
     keep: tuple[str, ...]
     """Glob patterns (relative to ``root``) of the files that make up the set."""
     licence: str
+    skip: tuple[str, ...] = ()
+    """Patterns (``Path.match``) of kept files to leave out: indexes, link lists and pages that
+    only repeat other pages' sentences or diagrams, which would compete with the pages that
+    explain."""
 
 
 DOCSETS: dict[str, Docset] = {
@@ -56,6 +62,29 @@ DOCSETS: dict[str, Docset] = {
             "PSF-2.0",
         ),
         Docset("mkdocs", "mkdocs-doc", "usr/share/doc/mkdocs/html", ("**/*.html",), "BSD-2-Clause"),
+        Docset(
+            "sqlite",
+            "sqlite3-doc",
+            "usr/share/doc/sqlite3",
+            ("*.html",),
+            "public domain",
+            skip=(
+                "doc_*_crossref.html",
+                "doclist.html",
+                "keyword_index.html",
+                "sitemap.html",
+                "requirements.html",
+                "syntaxdiagrams.html",
+            ),
+        ),
+        Docset(
+            "flask",
+            "python-flask-doc",
+            "usr/share/doc/python-flask-doc/html",
+            ("**/*.html",),
+            "BSD-3-Clause",
+            skip=("genindex.html", "py-modindex.html", "search.html", "404.html"),
+        ),
     )
 }
 
@@ -96,22 +125,27 @@ def docset_path(name: str, *, fetch: bool = True) -> Path:
         version = deb.name.split("_")[1].replace("%3a", ":")
         if target.exists():
             shutil.rmtree(target)
-        target.mkdir(parents=True)
-        src = unpacked / docset.root
-        for pattern in docset.keep:
-            for path in sorted(src.glob(pattern)):
-                if not path.is_file():
-                    continue
-                rel = path.relative_to(src)
-                out = target / rel
-                out.parent.mkdir(parents=True, exist_ok=True)
-                if path.suffix == ".gz":
-                    out = out.with_suffix("")
-                    out.write_bytes(gzip.decompress(path.read_bytes()))
-                else:
-                    shutil.copyfile(path, out)
+        copy_set(docset, unpacked / docset.root, target)
         (target / ".complete").write_text(f"{docset.package} {version}\n")
     return target
+
+
+def copy_set(docset: Docset, src: Path, target: Path) -> None:
+    """The files of ``src`` that ``docset`` keeps and does not skip, copied under ``target`` at
+    the same relative paths; a ``.gz`` file is written decompressed, without its suffix."""
+    target.mkdir(parents=True, exist_ok=True)
+    for pattern in docset.keep:
+        for path in sorted(src.glob(pattern)):
+            rel = path.relative_to(src)
+            if not path.is_file() or any(rel.match(p) for p in docset.skip):
+                continue
+            out = target / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if path.suffix == ".gz":
+                out = out.with_suffix("")
+                out.write_bytes(gzip.decompress(path.read_bytes()))
+            else:
+                shutil.copyfile(path, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -345,14 +345,19 @@ def test_quoted_pieces_must_be_in_a_chunk_their_markers_name(scoring: ModuleType
 # -- the question sets -----------------------------------------------------------------------
 
 
+DOC_SETS = ["nodejs", "gettext", "sqlite", "flask"]
+"""The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
+
+
 @pytest.fixture(scope="module")
 def docsets() -> ModuleType:
     _load("answer_scoring")
     return _load("answer_docsets")
 
 
-@pytest.mark.parametrize("name", ["nodejs", "gettext"])
+@pytest.mark.parametrize("name", DOC_SETS)
 def test_question_files_follow_the_schema(docsets: ModuleType, name: str) -> None:
+    assert sorted(DOC_SETS) == sorted(docsets.QUESTION_SETS)
     items = docsets.load_questions(docsets.QUESTION_SETS[name])
     assert len(items) >= 25
     unanswerable = [i for i in items if not i["answerable"]]
@@ -382,7 +387,7 @@ def _docset_folder(name: str) -> Path:
         pytest.skip(f"doc set {name!r} not fetched ({exc}); quotes are checked when it is")
 
 
-@pytest.mark.parametrize("name", ["nodejs", "gettext"])
+@pytest.mark.parametrize("name", DOC_SETS)
 def test_every_quote_is_in_the_named_section_and_states_the_key_fact(
     docsets: ModuleType, scoring: ModuleType, name: str
 ) -> None:
@@ -403,12 +408,12 @@ def test_every_quote_is_in_the_named_section_and_states_the_key_fact(
         assert scoring.states_key_fact(stated, fact), f"{item['id']}: the quote lacks the key fact"
 
 
-@pytest.mark.parametrize("name", ["nodejs", "gettext"])
+@pytest.mark.parametrize("name", DOC_SETS)
 def test_unanswerable_questions_name_what_the_set_never_mentions(
     docsets: ModuleType, name: str
 ) -> None:
     folder = _docset_folder(name)
-    texts = [docsets.document_text(p).lower() for p in sorted(folder.iterdir()) if p.is_file()]
+    texts = [docsets.document_text(p).lower() for p in sorted(folder.rglob("*")) if p.is_file()]
     for item in docsets.load_questions(docsets.QUESTION_SETS[name]):
         for term in item.get("absent_terms") or []:
             assert not any(term.lower() in t for t in texts), f"{item['id']}: {term!r} occurs"
