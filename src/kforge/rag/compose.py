@@ -249,7 +249,9 @@ def compose_extractive(
     for source in sources:  # each source's best unit (every source here has one)
         take(owns[source][0])
         # what the best unit's next words say of it: never redundant, and not counted apart
-        if asked.kind not in ("yesno", "quantity", "procedure") or owns[source][0].text[-1:] == ":":
+        # (for why, how they differ or what it is: a name or a date is said in one sentence,
+        # and "It was founded ..." after it says something else)
+        if asked.kind in ("reason", "comparison", "definition") or owns[source][0].text[-1:] == ":":
             follows[id(owns[source][0])] = _follow_on(owns[source][0], owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
