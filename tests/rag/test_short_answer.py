@@ -369,3 +369,12 @@ async def test_a_hexadecimal_value_is_a_quantity_and_a_version_is_not() -> None:
         "This manual documents the cache library, version 0.21, and its default size.",
     )
     assert short != "0.21"
+
+
+async def test_a_line_cut_short_or_a_lone_word_is_no_answer() -> None:
+    short, _ = await answer(
+        "How does catgets differ from gettext in the work it asks of the programmer?",
+        "catgets allows same original entry to have different translations, but gettext has "
+        "another, scalable approach for solving ambiguities of this kind.",
+    )
+    assert short == ""  # not "but gettext has another"

@@ -3,6 +3,7 @@ the item is, not one that names both items."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kforge.rag.candidates import Candidate, bare_heading
@@ -43,8 +44,15 @@ def compared_unit(
             return None
         about = [c for c in ranked if said_of(c.text, option, options)]
     beside = {c.source for c in chosen if any(is_about(c.text, o) for o in options)}
-    about.sort(key=lambda c: c.source not in beside)
+    about.sort(key=lambda c: (not _describes(c.text, option), c.source not in beside))
     return about[0] if about else None
+
+
+def _describes(text: str, option: str) -> bool:
+    """True when ``text`` says something besides the item's name and its arguments: "git-fetch
+    - Download objects and refs ...", not the synopsis "git fetch [<options>] [<repository>]"."""
+    bare = re.sub(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}", " ", text)
+    return bool(unit_terms(bare) - unit_terms(option))
 
 
 def _leads_section_on(

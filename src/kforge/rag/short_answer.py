@@ -108,6 +108,11 @@ _AGAIN = 0.2
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 _OPENERS = _word_set("The A An It He She They This These In On At For As")
+_DANGLING = _word_set(
+    "another the a an of to with than except and or but for from by as that which its their "
+    "his her is are was were be"
+)
+"""Words a line cannot end with: the clause goes on after them."""
 _VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
 
 
@@ -175,6 +180,11 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
     if says_what and unit_terms(quote) <= unit_terms(question.text):
         return None  # (a choice's answer is one of the question's own two items)
+    words = quote.split()
+    if words[-1].lower().strip(".,;:") in _DANGLING:
+        return None  # a clause cut short: "but gettext has another"
+    if question.kind in ("definition", "reason", "comparison") and len(words) < 3:
+        return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
     return ShortAnswer(answer, quote, found.source)
 
