@@ -554,3 +554,23 @@ def test_the_unit_giving_what_is_asked_joins_one_saying_only_of_it() -> None:
     )
     segments = compose_extractive("What is the magic number of a GNU MO file?", [page])
     assert any("0x950412de" in s.text for s in segments)
+
+
+def test_a_comparison_is_not_led_by_a_sentence_naming_both_and_saying_neither() -> None:
+    overview = chunk(
+        0,
+        "The importance of the distinction between exec() and execFile() can vary based on "
+        "platform.",
+        "Child process",
+    )
+    entries = chunk(
+        1,
+        "* exec(): spawns a shell and runs a command within that shell.\n"
+        "* execFile(): similar to exec() except that it spawns the command directly without "
+        "first spawning a shell.\n",
+        "Child process",
+    )
+    segments = compose_extractive(
+        "What is the difference between exec() and execFile()?", [overview, entries]
+    )
+    assert segments and not segments[0].text.startswith("The importance")

@@ -35,6 +35,7 @@ from kforge.rag.question import (
     defines_subject,
     holds_kind,
     identifiers,
+    is_about,
     mentions,
     opens_with_subject,
     parameter_defaults,
@@ -70,6 +71,9 @@ _ENTRY_BONUS = 0.5
 _OTHER_ENTRY = 0.5
 """Weight of a unit continuing the entry of a name the question does not ask about, or of a
 parameter list's item for a parameter it does not name."""
+_CONTRASTS = re.compile(
+    r"\b(?:except|unlike|whereas|instead of|rather than|differs? from|while|but|only)\b", re.I
+)
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
 _CLAUSE_MARKS = ",;."
@@ -197,6 +201,14 @@ def compose_extractive(
             opens_with_subject(c.text, unit_terms(o)) for o in asked.options
         ):
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
+        elif (
+            asked.kind == "comparison"
+            and all(is_about(c.text, o) for o in asked.options)
+            and not _CONTRASTS.search(c.text)
+        ):
+            # "The importance of the distinction between exec() and execFile() can vary":
+            # naming both, it says what neither is
+            value *= _OTHER_ENTRY
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         if parameter_defaults(c.text, asked):
