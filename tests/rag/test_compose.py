@@ -574,3 +574,23 @@ def test_a_comparison_is_not_led_by_a_sentence_naming_both_and_saying_neither() 
         "What is the difference between exec() and execFile()?", [overview, entries]
     )
     assert segments and not segments[0].text.startswith("The importance")
+
+
+def test_a_question_the_page_asks_is_answered_by_what_follows_it() -> None:
+    page = chunk(
+        0,
+        "To build a URL to a specific function, use the url_for() function. Why would you want "
+        "to build URLs using url_for() instead of hard-coding them into your templates? "
+        "Reversing is often more descriptive than hard-coding the URLs. You can change your "
+        "URLs in one go instead of needing to remember to change hard-coded URLs.",
+        "URL Building",
+    )
+    segments = compose_extractive(
+        "Why should I build links with url_for instead of writing the URLs by hand?",
+        [page],
+        max_sentences=2,
+    )
+    texts = [s.text for s in segments]
+    assert not any(t.endswith("?") for t in texts)
+    assert texts[0].startswith("Reversing is often more descriptive")
+    assert texts[1].startswith("You can change your URLs in one go")

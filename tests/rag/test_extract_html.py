@@ -50,6 +50,19 @@ def test_page_chrome_is_left_out() -> None:
     assert "Menu" not in doc.text and "2024" not in doc.text
 
 
+def test_a_folding_table_of_contents_is_left_out() -> None:
+    page = (
+        b'<body><h1>Application-Defined SQL Functions</h1><div class="fancy_toc">'
+        b'<a onclick="toggle_toc()"><span class="fancy_toc_mark">&#x25ba;</span>'
+        b'Table Of Contents</a><div id="toc_sub"><div class="fancy-toc1">'
+        b'<a href="#s">1. Executive Summary</a></div></div></div>'
+        b"<p>Applications can define new SQL functions.</p></body>"
+    )
+    doc = extract("appfunc.html", page)
+    assert "Table Of Contents" not in doc.text and "Executive Summary" not in doc.text
+    assert "Applications can define new SQL functions." in doc.text
+
+
 def test_texinfo_navigation_lines_and_skip_links_are_dropped() -> None:
     page = (
         b'<body><a class="skip" href="#main">Skip to main content</a>'

@@ -378,3 +378,16 @@ async def test_a_line_cut_short_or_a_lone_word_is_no_answer() -> None:
         "another, scalable approach for solving ambiguities of this kind.",
     )
     assert short == ""  # not "but gettext has another"
+
+
+async def test_a_reference_or_an_escape_is_no_quantity() -> None:
+    short, _ = await answer(
+        "Above what size does the server warn that a cookie is too large?",
+        "Pass --cert to run the server over HTTPS. #2606 Added a warning for large cookies.",
+    )
+    assert short != "2606 Added" and "2606" not in short
+    short, _ = await answer(
+        "How big is the header at the start of a database file?",
+        "The 4-byte integer at offset 28 into the header stores the size of the file.",
+    )
+    assert short != "28 into"

@@ -37,6 +37,9 @@ class Candidate:
     kind: str
     terms: frozenset[str]
     entry: str = ""
+    answers: bool = False
+    """The unit comes right after a question the page asks ("Why would you want to build URLs
+    using url_for() ...?"): it answers that question, and holds its terms."""
     """The name an API entry opening this unit's paragraph documents (``os.path.lexists`` for
     "Returns True for broken symbolic links." after "os.path.lexists(path): Return True ..."),
     when the unit continues that entry."""
@@ -106,11 +109,16 @@ def find_candidates(
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
+            if unit.kind == "sentence" and unit.text.endswith("?"):
+                continue  # a question the page asks is no answer; the units after it are
             names = {NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
-            out.append(Candidate(unit.text, index, unit.position, unit.kind, terms, entry))
+            answers = before is not None and before.kind == "sentence" and before.text.endswith("?")
+            if answers and before is not None:
+                terms |= unit_terms(before.text)
+            out.append(Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers))
     return out
 
 

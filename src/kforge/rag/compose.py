@@ -209,6 +209,8 @@ def compose_extractive(
             # "The importance of the distinction between exec() and execFile() can vary":
             # naming both, it says what neither is
             value *= _OTHER_ENTRY
+        if c.answers:
+            value += _ENTRY_BONUS * coverage  # the page's own answer to what is asked
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         if parameter_defaults(c.text, asked):
@@ -263,7 +265,12 @@ def compose_extractive(
         # what the best unit's next words say of it: never redundant, and not counted apart
         # (for why, how they differ or what it is: a name or a date is said in one sentence,
         # and "It was founded ..." after it says something else)
-        if asked.kind in ("reason", "comparison", "definition") or owns[source][0].text[-1:] == ":":
+        best_here = owns[source][0]
+        if (
+            asked.kind in ("reason", "comparison", "definition")
+            or best_here.text[-1:] == ":"
+            or best_here.answers
+        ):
             follows[id(owns[source][0])] = _follow_on(owns[source][0], owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
@@ -520,6 +527,13 @@ def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     differently"), or the items a sentence ending in a colon introduces ("... is about to
     exit as a result of either:")."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
+    if best.answers:  # the page's answer to its own question: its next units too
+        listed = [best]
+        for c in after:
+            if c.kind != best.kind or c.position != listed[-1].position + 1:
+                break
+            listed.append(c)
+        return listed[1:_MAX_LISTED]
     if best.text.endswith(":"):
         items: list[Candidate] = []
         for c in after:

@@ -64,6 +64,7 @@ _CHROME_WORDS = frozenset(
         "contents",
         "shortcontents",
         "toc",
+        "fancy_toc",
         "toctree-wrapper",
         "bs-sidebar",
         "sidebar",

@@ -81,6 +81,7 @@ def _word_set(words: str) -> frozenset[str]:
 
 _NOT_UNITS = _word_set(
     "and or the a an to of in on is are was were be by for with that this it as at from "
+    "into onto than after before about over under between within without via "
     "number numbers value values"  # "two numbers: 0x950412de and ...": the number is after
 )
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
@@ -247,8 +248,9 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         for start, end in parameter_defaults(text, question):  # maxsize=128
             found.append((start, end, 1.5))
         for match in NUMBER.finditer(text):
-            if match.group(0).lower() in asked or text[match.start() - 1 : match.start()] == "[":
-                continue  # the question's own number, or a reference such as [12]
+            mark = text[match.start() - 1 : match.start()]
+            if match.group(0).lower() in asked or (mark and mark in "[#\\"):
+                continue  # the question's own number, a reference ([12], #2606), an escape (\\000)
             if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", text[: match.start()]):
                 continue  # a piece of an address or a version ("0.0" of 0.0.0.0)
             if re.search(r"\b(?:version|release|v)\s*$", text[: match.start()], re.I):
