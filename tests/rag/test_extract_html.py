@@ -50,9 +50,10 @@ def test_page_chrome_is_left_out() -> None:
     assert "Menu" not in doc.text and "2024" not in doc.text
 
 
-def test_a_folding_table_of_contents_is_left_out() -> None:
+def test_a_folding_table_of_contents_and_a_tagline_are_left_out() -> None:
     page = (
-        b'<body><h1>Application-Defined SQL Functions</h1><div class="fancy_toc">'
+        b'<body><div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.'
+        b'</div><h1>Application-Defined SQL Functions</h1><div class="fancy_toc">'
         b'<a onclick="toggle_toc()"><span class="fancy_toc_mark">&#x25ba;</span>'
         b'Table Of Contents</a><div id="toc_sub"><div class="fancy-toc1">'
         b'<a href="#s">1. Executive Summary</a></div></div></div>'
@@ -60,6 +61,7 @@ def test_a_folding_table_of_contents_is_left_out() -> None:
     )
     doc = extract("appfunc.html", page)
     assert "Table Of Contents" not in doc.text and "Executive Summary" not in doc.text
+    assert "Choose any three" not in doc.text  # a site's tagline
     assert "Applications can define new SQL functions." in doc.text
 
 

@@ -280,3 +280,9 @@ def test_a_name_the_corpus_never_names_is_not_held_however_light() -> None:
     opening = Focus("Django strings: how do I mark them?", django.terms, silence=1.0)
     assert not opening.unnamed_names and opening.holds_any(passage)
     assert Focus(django.question, django.terms, silence=0.3).holds_any(passage)
+
+
+def test_how_big_asks_a_size_and_big_is_no_topic() -> None:
+    focus = question_focus("How big is the header of a database file?")
+    assert "big" not in [t.text for t in focus.terms]
+    assert "header" in [t.text for t in focus.terms]

@@ -391,3 +391,22 @@ async def test_a_reference_or_an_escape_is_no_quantity() -> None:
         "The 4-byte integer at offset 28 into the header stores the size of the file.",
     )
     assert short != "28 into"
+
+
+async def test_how_big_asks_a_size_in_its_units() -> None:
+    short, _ = await answer(
+        "How big is the header at the start of an SQLite database file?",
+        "The 4-byte big-endian integer at offset 28 into the header stores the size.\n\n"
+        "The first 100 bytes of the database file comprise the database file header.",
+    )
+    assert short == "100 bytes"
+
+
+async def test_yes_no_quotes_no_condition_alone() -> None:
+    short, _ = await answer(
+        "Do I need AUTOINCREMENT to get ids assigned automatically to an INTEGER PRIMARY KEY?",
+        "If the AUTOINCREMENT keyword appears after INTEGER PRIMARY KEY, that changes the "
+        "automatic ROWID assignment algorithm to prevent the reuse of ROWIDs over the lifetime "
+        "of the database.",
+    )
+    assert not short.startswith("If the AUTOINCREMENT keyword appears")

@@ -65,6 +65,7 @@ _CHROME_WORDS = frozenset(
         "shortcontents",
         "toc",
         "fancy_toc",
+        "tagline",
         "toctree-wrapper",
         "bs-sidebar",
         "sidebar",

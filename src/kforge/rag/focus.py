@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import key_terms
+from kforge.rag.textcheck import key_terms, measured_words
 from kforge.rag.types import Chunk
 
 if TYPE_CHECKING:
@@ -431,8 +431,11 @@ def _request_words(question: str) -> set[str]:
     """The words of the request frame, lower-cased: what ``key_terms`` drops, except the verb
     a "how do I …" asks about."""
     asked = {m.group(1).lower() for m in _HOW_TO.finditer(question)}
+    measured = measured_words(question)  # "how big": a size is asked, "big" is no topic
     return {
-        t for t in tokenize(question) if t not in asked and (t in STOPWORDS or not key_terms(t))
+        t
+        for t in tokenize(question)
+        if t not in asked and (t in STOPWORDS or t in measured or not key_terms(t))
     }
 
 

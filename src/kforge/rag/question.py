@@ -14,7 +14,7 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import REQUEST_WORDS
+from kforge.rag.textcheck import REQUEST_WORDS, measured_words
 
 __all__ = [
     "DATE",
@@ -192,7 +192,8 @@ def term_of(token: str) -> str:
 
 
 def _terms(text: str) -> list[str]:
-    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in REQUEST_WORDS)
+    asked = measured_words(text)  # "how big" asks a size: "big" is not what it is about
+    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in REQUEST_WORDS | asked)
     return list(dict.fromkeys(map(term_of, words)))
 
 

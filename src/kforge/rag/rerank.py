@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
+from kforge.rag.quantities import asked_units, states_in_units
 from kforge.rag.question import (
     NUMBER,
     PROCEDURAL,
@@ -75,11 +76,15 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     subject = defined_subject(question) if question is not None else frozenset()
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     before: Unit | None = None
+    units_asked = asked_units(question) if question is not None else frozenset()
     for unit in passage_units(chunk.text):
         if points_elsewhere(unit):
             continue  # an index's row names a section; the section says it
         held = set(focus.held(unit.text))
-        if question is not None and question.kind == "quantity" and _gives_number(unit, before):
+        if units_asked and states_in_units(unit.text, units_asked):
+            # "How big is the header?": "The first 100 bytes ... comprise the header"
+            held_bonus = DEFINES_WEIGHT
+        elif question is not None and question.kind == "quantity" and _gives_number(unit, before):
             # "Activate inspector on host:port. Default is 127.0.0.1:9229.": the value's
             # sentence leaves its subject to the one before
             held |= set(focus.held(before.text)) if before is not None else set()

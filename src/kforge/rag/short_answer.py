@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from kforge.rag.analyze import tokenize
 from kforge.rag.commands import command_of, description_of
 from kforge.rag.compose import Segment, mentions_title
+from kforge.rag.quantities import asked_units
 from kforge.rag.question import (
     DATE,
     NUMBER,
@@ -71,7 +72,11 @@ _COPULA = re.compile(
 )
 _CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
-_UNIT = re.compile(r"`?\s*(%|[A-Za-z]+)(?:\s+(?:per|of)\s+[A-Za-z]+)?")
+_UNIT = re.compile(
+    r"`?\s*(%|[A-Za-z]+)"
+    r"(?:\s+(?:per|of)\s+(?!(?:the|a|an|this|that|these|those|its|their|each|every|all)\b)"
+    r"[A-Za-z]+)?"
+)
 """What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
 
 
@@ -109,6 +114,10 @@ _AGAIN = 0.2
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 _OPENERS = _word_set("The A An It He She They This These In On At For As")
+_CONDITION = re.compile(
+    r"^(?:so |and |but )?(?:if|when|whenever|unless|while|although|once)\b", re.I
+)
+"""A clause that only sets a condition: quoted alone, it answers no yes/no question."""
 _DANGLING = _word_set(
     "another the a an of to with than except and or but for from by as that which its their "
     "his her is are was were be"
@@ -132,7 +141,7 @@ def short_answer(
     named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
     titles = frozenset().union(*(unit_terms(passages[i].title) for i in named))
     if kind == "yesno":
-        return _yes_no(asked, units, passages)
+        return _telling(_yes_no(asked, units, passages), asked)
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
@@ -184,6 +193,9 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     words = quote.split()
     if words[-1].lower().strip(".,;:") in _DANGLING:
         return None  # a clause cut short: "but gettext has another"
+    conditional = question.kind == "yesno" and found.answer == found.quote
+    if conditional and _CONDITION.match(quote) and "," not in quote:
+        return None  # "If the AUTOINCREMENT keyword appears ..." decides nothing alone
     if question.kind in ("definition", "reason", "comparison") and len(words) < 3:
         return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
@@ -230,6 +242,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     ``Default:``."""
     asked = set(re.findall(r"\d[\d,.]*|[a-z]+", question.text.lower()))
     terms = set(question.terms)
+    sized = asked_units(question)  # "how big": bytes
     best: tuple[float, str, int] | None = None
     for unit in units:
         text = unit.text
@@ -266,7 +279,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                 end, value = quantity.end(), value + 0.5
                 if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
                     start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
-                if unit_terms(quantity.group(0)) & terms:
+                if unit_terms(quantity.group(0)) & terms or quantity.group(1).lower() in sized:
                     value += 1.0  # the unit the question asks in: "how many bytes" -> "64 bytes"
             if text[start - 1 : start] == "`" == text[end : end + 1] and start > 0:
                 start, end = start - 1, end + 1  # "`4`": the code span whole
@@ -429,6 +442,11 @@ def _yes_no(
     best = max(units, key=holds)
     said = description_of(best.text)
     clause = _clause(said)
+    if _CONDITION.match(clause):
+        # a condition alone decides nothing: the sentence whole when it is short ("If
+        # ensure_ascii is true (the default), the output has all non-ASCII characters escaped")
+        whole = _trim(said)
+        clause = whole if len(whole.split()) <= _MAX_WORDS + 4 else clause
     # and a "not" about something else the thing does decides nothing
     held = unit_terms(said)
     if len(held & terms) < _DECIDES * len(terms) or (

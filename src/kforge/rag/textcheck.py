@@ -25,6 +25,7 @@ __all__ = [
     "echoed_phrase",
     "is_degenerate",
     "key_terms",
+    "measured_words",
     "split_sentences",
     "support",
 ]
@@ -339,3 +340,14 @@ def support(sentence: str, sources: Sequence[str]) -> Support:
         known |= set(analyze(source)) | {t for t in tokenize(source) if t.isdigit()}
     missing = tuple(sorted(words - known))
     return Support(1 - len(missing) / len(words), missing)
+
+
+_HOW_MEASURE = re.compile(
+    r"\bhow\s+(big|large|long|small|old|often|far|fast|high|deep|wide|tall|heavy)\b", re.I
+)
+
+
+def measured_words(text: str) -> set[str]:
+    """The adjectives of "how big", "how long", ...: part of the request (a size, a duration),
+    not of what the question is about."""
+    return {m.group(1).lower() for m in _HOW_MEASURE.finditer(text)}
