@@ -70,6 +70,8 @@ QUESTION_SETS = {
     "gettext": DATA / "gettext_questions.jsonl",
     "sqlite": DATA / "sqlite_questions.jsonl",
     "flask": DATA / "flask_questions.jsonl",
+    "click": DATA / "click_questions.jsonl",
+    "jinja": DATA / "jinja_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

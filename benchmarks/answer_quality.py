@@ -1,11 +1,13 @@
 """Quality of the router agent's answers (what ``kforge ask`` prints), scored by this benchmark's
 own rules (see ``answer_scoring.py``), on these question sets:
 
-- ``nodejs``, ``gettext``, ``sqlite`` and ``flask``: questions with key facts over real
-  documentation from Debian doc packages (``benchmarks/data/nodejs_questions.jsonl`` over
-  nodejs-doc's API Markdown, ``gettext_questions.jsonl`` over gettext-doc's manual,
-  ``sqlite_questions.jsonl`` over sqlite3-doc's HTML pages, ``flask_questions.jsonl`` over
-  python-flask-doc's Sphinx HTML), fetched on demand by ``docsets.py``: each folder indexed
+- ``nodejs``, ``gettext``, ``sqlite``, ``flask``, ``click`` and ``jinja``: questions with key
+  facts over real documentation from Debian doc packages
+  (``benchmarks/data/nodejs_questions.jsonl`` over nodejs-doc's API Markdown,
+  ``gettext_questions.jsonl`` over gettext-doc's manual, ``sqlite_questions.jsonl`` over
+  sqlite3-doc's HTML pages, ``flask_questions.jsonl``, ``click_questions.jsonl`` and
+  ``jinja_questions.jsonl`` over the Sphinx HTML of python-flask-doc, python-click-doc and
+  python-jinja2-doc), fetched on demand by ``docsets.py``: each folder indexed
   once with ``kforge ingest``, each question asked by a new ``kforge ask`` process (exit code,
   seconds) and in-process (the structured result): answers stating the key fact, right and
   wrong refusals, crashes, sentences found in the chunks they cite, seconds (see

@@ -16,6 +16,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | mkdocs | mkdocs-doc 1.4.2 | BSD-2-Clause | the MkDocs user guide, MkDocs HTML |
 | sqlite | sqlite3-doc 3.40.1 | public domain | SQLite's documentation, HTML (the C API as one page) |
 | flask | python-flask-doc 2.2.2 | BSD-3-Clause | the Flask guide, tutorial and API, Sphinx HTML |
+| click | python-click-doc 8.1.3 | BSD-3-Clause | the Click guide and API, Sphinx HTML |
+| jinja | python-jinja2-doc 3.1.2 | BSD-3-Clause | the Jinja template designer guide and API, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ class Docset:
     only repeat other pages' sentences or diagrams, which would compete with the pages that
     explain."""
 
+
+_SPHINX_INDEXES = ("genindex.html", "py-modindex.html", "search.html", "404.html")
+"""The pages of a Sphinx build that only index or search the others."""
 
 DOCSETS: dict[str, Docset] = {
     d.name: d
@@ -83,7 +88,23 @@ DOCSETS: dict[str, Docset] = {
             "usr/share/doc/python-flask-doc/html",
             ("**/*.html",),
             "BSD-3-Clause",
-            skip=("genindex.html", "py-modindex.html", "search.html", "404.html"),
+            skip=_SPHINX_INDEXES,
+        ),
+        Docset(
+            "click",
+            "python-click-doc",
+            "usr/share/doc/python-click-doc/html",
+            ("*.html",),
+            "BSD-3-Clause",
+            skip=_SPHINX_INDEXES,
+        ),
+        Docset(
+            "jinja",
+            "python-jinja2-doc",
+            "usr/share/doc/python-jinja2-doc/html",
+            ("*.html",),
+            "BSD-3-Clause",
+            skip=_SPHINX_INDEXES,
         ),
     )
 }
