@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "server_load",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
-        "command": ["benchmarks/server_load.py", *(argv if argv is not None else sys.argv[1:])],
+        "settings": {k: v for k, v in vars(args).items() if k not in ("serve", "json")},
     }
     for mode in modes:
         with tempfile.TemporaryDirectory() as tmp:
