@@ -17,7 +17,8 @@ the render.
     python benchmarks/render_tables.py add NAME out.json    # keep a run's JSON, then render
 
 ``add`` copies a benchmark's JSON into ``results/NAME.json``; a JSON without a ``date`` gets
-the time the benchmark wrote the file (its modification time), marked as such.
+the time the benchmark wrote the file (its modification time), marked as such, and one without
+a ``machine`` gets this machine's with ``--this-machine`` (only true when it ran here).
 
 To render a new benchmark: add a function ``NAME(report) -> str`` to ``RENDERERS`` (and to
 ``SUMMARIES`` for a row of the README's summary), put a ``table:NAME`` marker pair where the
@@ -253,14 +254,31 @@ def render_text(text: str, results: dict[str, Report], where: str = "") -> str:
     return MARKED.sub(table, text)
 
 
-def add(name: str, source: Path, folder: Path = RESULTS) -> Path:
+def this_machine() -> dict[str, Any]:
+    import os
+    import platform
+
+    return {
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "cpus": os.cpu_count(),
+    }
+
+
+def add(name: str, source: Path, folder: Path = RESULTS, *, here: bool = False) -> Path:
+    """Keep ``source`` as ``folder/NAME.json``; a JSON without a date gets the time the
+    benchmark wrote it, and one without a machine this one when ``here`` says it ran here."""
     report = json.loads(source.read_text(encoding="utf-8"))
     if not report.get("date"):
         written = datetime.fromtimestamp(source.stat().st_mtime, UTC)
         report["date"] = written.isoformat(timespec="seconds")
         report["date_source"] = "when the benchmark wrote its JSON"
     if not report.get("machine"):
-        raise SystemExit(f"{source} names no machine: run the benchmark again with this code")
+        if not here:
+            raise SystemExit(
+                f"{source} names no machine: if it ran on this machine, add --this-machine"
+            )
+        report["machine"] = this_machine()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{name}.json"
     target.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -274,9 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     keep = sub.add_parser("add", help="keep a benchmark's JSON as results/NAME.json, then render")
     keep.add_argument("name", help=f"the table's name: {', '.join(RENDERERS)}")
     keep.add_argument("file", type=Path, help="the JSON the benchmark wrote")
+    keep.add_argument(
+        "--this-machine", action="store_true",
+        help="the benchmark ran on this machine: record it when the JSON names none",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.command == "add":
-        print(f"kept {add(args.name, args.file)}")
+        print(f"kept {add(args.name, args.file, here=args.this_machine)}")
     results = load_results()
     stale = []
     for target in TARGETS:

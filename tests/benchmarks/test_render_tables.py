@@ -74,3 +74,12 @@ def test_the_check_option_finds_the_committed_pages_up_to_date() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_result_without_a_machine_is_kept_only_when_it_ran_here(tmp_path: Path) -> None:
+    source = tmp_path / "out.json"
+    source.write_text(json.dumps({"date": "2026-01-01", "ingest": {}}))
+    with pytest.raises(SystemExit, match="--this-machine"):
+        add("ingest_quality", source, tmp_path / "results")
+    kept = json.loads(add("ingest_quality", source, tmp_path / "results", here=True).read_text())
+    assert kept["machine"]["cpus"] and kept["date"] == "2026-01-01"
