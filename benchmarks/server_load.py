@@ -1,12 +1,21 @@
 """Load on ``kforge serve``: many SSE subscribers on live runs, then a reconnect storm.
 
 Starts a server on 127.0.0.1 in a subprocess (with a ``bench.ticker`` agent that commits one
-frame per step at a fixed pace), starts RUNS runs, and opens SUBSCRIBERS streams spread over
-them. It measures, per delivered frame, the time from the frame's creation (it commits at the
-end of its step, at once) to the client parsing it; events/s delivered; the server's peak RSS.
-When half the expected events have arrived, every client drops its connection and reconnects
-with ``Last-Event-ID``; at the end each client's frames are checked against the run's log:
-frames lost and frames received twice (targets: 0 and 0). Stops by itself.
+frame per step), starts RUNS runs, and opens SUBSCRIBERS streams spread over them. It measures,
+per delivered frame, the time from the frame's creation (it commits at the end of its step, at
+once) to the client parsing it; events/s delivered; the server's peak RSS. When half the
+expected events have arrived, every client drops its connection and reconnects with
+``Last-Event-ID``; at the end each client's frames are checked against the run's log: frames
+lost and frames received twice (targets: 0 and 0). Stops by itself.
+
+Two runs, one after the other on a new server each: *paced*, where each run commits a frame
+every INTERVAL seconds (so the events offered are bounded by the workload: RUNS / INTERVAL
+frames a second, times the subscribers per run), and *capacity*, where the runs wait until
+every subscriber is connected and then commit frames as fast as they can, so what is delivered
+is bounded by the server. The whole-run latency counts every frame a client received: live
+frames and the frames the server replayed from the store because they were committed before the
+connection that delivered them (at a client's first connection, and after the reconnect storm);
+a replayed frame's latency includes the time the client took to (re)connect.
 
     python benchmarks/server_load.py --json results.json
 """
@@ -26,7 +35,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +68,8 @@ def serve(port: int, db: str) -> None:
             self.done = 0
 
         async def step(self, ctx: RunContext) -> StepOutcome:
+            if self.done == 0:  # a capacity run starts once its subscribers are connected
+                await asyncio.sleep(max(0.0, float(self.args.get("start_at", 0)) - time.time()))
             await asyncio.sleep(float(self.args.get("interval", 0.05)))
             ctx.emit(DataEvent(name="tick", payload={"n": self.done}))
             self.done += 1
@@ -89,8 +100,12 @@ class Subscriber:
     run_id: str
     seqs: list[int] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
+    """Every frame received: live ones and replayed ones."""
+    replayed_ms: list[float] = field(default_factory=list)
+    """Frames committed before the connection that delivered them, replayed from the store."""
+    created: list[float] = field(default_factory=list)
     steady_ms: list[float] = field(default_factory=list)
-    """Latencies once every subscriber is connected, before the reconnect storm."""
+    """Live frames' latencies once every subscriber is connected, before the reconnect storm."""
     connections: int = 0
     ended: bool = False
 
@@ -171,10 +186,12 @@ async def subscribe(host: str, port: int, load: Load, sub: Subscriber) -> None:
                 data = json.loads("\n".join(data_lines))
                 sub.seqs.append(int(event_id or 0))
                 created = _created(data)
-                if created >= opened:  # live; frames from before it connected are catch-up
-                    sub.latencies_ms.append((now - created) * 1000)
-                    if not load.storm.is_set() and load.connected >= load.subscribers:
-                        sub.steady_ms.append((now - created) * 1000)
+                sub.created.append(created)
+                sub.latencies_ms.append((now - created) * 1000)
+                if created < opened:  # committed before this connection: replayed from the store
+                    sub.replayed_ms.append((now - created) * 1000)
+                elif not load.storm.is_set() and load.connected >= load.subscribers:
+                    sub.steady_ms.append((now - created) * 1000)
                 if not sub.seqs[:-1]:
                     load.connected += 1
                 load.received += 1
@@ -214,20 +231,26 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def drive(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+async def drive(url: str, pid: int, args: argparse.Namespace, mode: str) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=args.subscribers + 20, max_keepalive_connections=50)
+    capacity = mode == "capacity"
+    steps = args.capacity_steps if capacity else args.steps
+    interval = 0.0 if capacity else args.interval
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         runs = []
+        # a capacity run's ticks begin once every subscriber has had time to connect
+        start_at = time.time() + args.connect_s if capacity else 0.0
         for _ in range(args.runs):
             body = {
                 "agent": "bench.ticker",
-                "args": {"steps": args.steps, "interval": args.interval},
+                "args": {"steps": steps, "interval": interval, "start_at": start_at},
+                "limits": {"max_steps": steps + 10},  # the default (200 steps) would pause it
             }
             response = await client.post("/runs", json=body)
             response.raise_for_status()
             runs.append(response.json()["id"])
         subs = [Subscriber(runs[i % len(runs)]) for i in range(args.subscribers)]
-        frames_per_run = args.steps + 3  # created, running, ticks, completed
+        frames_per_run = steps + 3  # created, running, ticks, completed
         load = Load(url, expected=frames_per_run * len(subs), subscribers=len(subs))
         peak = rss_mb(pid)
         server_cpu, client_cpu = cpu_s(pid), time.process_time()
@@ -246,17 +269,26 @@ async def drive(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
     duplicated = sum(len(s.seqs) - len(set(s.seqs)) for s in subs)
     out_of_order = sum(any(b <= a for a, b in zip(s.seqs, s.seqs[1:], strict=False)) for s in subs)
     latencies = [x for s in subs for x in s.latencies_ms]
+    replayed = [x for s in subs for x in s.replayed_ms]
     steady = [x for s in subs for x in s.steady_ms]
     delivered = sum(len(s.seqs) for s in subs)
+    # frames committed a second: one copy of each run's frames, first to last commit
+    created = sorted({t for s in subs for t in s.created})
+    span = created[-1] - created[0] if len(created) > 1 else float("nan")
+    frames = sum(last.values())
     return {
+        "mode": mode,
         "subscribers": len(subs),
         "runs": len(runs),
-        "steps_per_run": args.steps,
-        "interval_s": args.interval,
+        "steps_per_run": steps,
+        "interval_s": interval,
         "events_delivered": delivered,
         "seconds": round(elapsed, 3),
         "events_per_s": round(delivered / elapsed, 1),
-        "live_events_timed": len(latencies),
+        "frames_committed": frames,
+        "frames_committed_per_s": round(frames / span, 1) if span == span and span > 0 else None,
+        "events_timed": len(latencies),
+        "replayed_events_timed": len(replayed),
         "latency_ms": {
             "p50": round(percentile(latencies, 50), 2),
             "p90": round(percentile(latencies, 90), 2),
@@ -267,6 +299,10 @@ async def drive(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
         "latency_before_storm_ms": {
             "p50": round(percentile(steady, 50), 2),
             "p99": round(percentile(steady, 99), 2),
+        },
+        "latency_replayed_ms": {
+            "p50": round(percentile(replayed, 50), 2),
+            "p99": round(percentile(replayed, 99), 2),
         },
         "server_rss_mb_peak": round(peak, 1),
         "server_cpu_s": round(server_cpu, 2),
@@ -316,15 +352,22 @@ def start_server(db: str) -> tuple[subprocess.Popen[str], str]:
 def render(r: dict[str, Any]) -> str:
     lat, storm = r["latency_ms"], r["reconnect_storm"]
     rows = [
-        ("subscribers / runs", f"{r['subscribers']} / {r['runs']}"),
+        ("run", f"{r['mode']}: {r['runs']} runs of {r['steps_per_run']} frames, "
+                f"{r['interval_s']} s apart"),
+        ("subscribers", f"{r['subscribers']}"),
         ("events delivered", f"{r['events_delivered']} in {r['seconds']} s"),
         ("events/s", f"{r['events_per_s']}"),
-        ("live events timed", f"{r['live_events_timed']}"),
+        ("frames committed/s", f"{r['frames_committed_per_s']}"),
+        ("events timed (replayed)", f"{r['events_timed']} ({r['replayed_events_timed']})"),
         ("latency p50 / p90 / p99", f"{lat['p50']} / {lat['p90']} / {lat['p99']} ms"),
         ("latency max", f"{lat['max']} ms"),
         (
             "  steady (all connected, no storm)",
             f"{r['latency_before_storm_ms']['p50']} / {r['latency_before_storm_ms']['p99']} ms",
+        ),
+        (
+            "  replayed from the store",
+            f"{r['latency_replayed_ms']['p50']} / {r['latency_replayed_ms']['p99']} ms",
         ),
         (
             "p99 target",
@@ -342,9 +385,27 @@ def render(r: dict[str, Any]) -> str:
             f"{storm['connections']} connections, lost {storm['lost']}, "
             f"duplicated {storm['duplicated']}",
         ),
-    ]
+    ]  # fmt: skip
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "cpu": model,
+        "cpus": os.cpu_count(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,27 +413,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "DB"), help=argparse.SUPPRESS)
     parser.add_argument("--subscribers", type=int, default=200)
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--steps", type=int, default=100, help="frames each run commits")
+    parser.add_argument("--steps", type=int, default=100, help="frames each paced run commits")
     parser.add_argument("--interval", type=float, default=0.05, help="seconds between frames")
+    parser.add_argument(
+        "--capacity-steps", type=int, default=300, help="frames each capacity run commits"
+    )
+    parser.add_argument(
+        "--connect-s", type=float, default=5.0,
+        help="seconds a capacity run waits for its subscribers before its first frame",
+    )  # fmt: skip
+    parser.add_argument("--mode", choices=("both", "paced", "capacity"), default="both")
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(str(Path(tmp) / "load.db"))
-        try:
-            result = asyncio.run(drive(url, proc.pid, args))
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-    result["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count()}
-    print(render(result))
+    modes = ("paced", "capacity") if args.mode == "both" else (args.mode,)
+    report: dict[str, Any] = {
+        "benchmark": "server_load",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "settings": {k: v for k, v in vars(args).items() if k not in ("serve", "json")},
+    }
+    for mode in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, url = start_server(str(Path(tmp) / "load.db"))
+            try:
+                report[mode] = asyncio.run(drive(url, proc.pid, args, mode))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+        print(render(report[mode]))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
-    storm = result["reconnect_storm"]
-    return 0 if storm["lost"] == 0 and storm["duplicated"] == 0 else 1
+    storms = [report[mode]["reconnect_storm"] for mode in modes]
+    return 0 if all(s["lost"] == 0 and s["duplicated"] == 0 for s in storms) else 1
 
 
 if __name__ == "__main__":

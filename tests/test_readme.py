@@ -1,4 +1,5 @@
-"""The README's agent tree example runs as written, in a fresh process and folder."""
+"""The agent tree example of the documentation (docs/tree.md) runs as written, in a fresh process
+and folder."""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ import pytest
 
 import kforge
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+TREE_DOC = Path(__file__).resolve().parents[1] / "docs" / "tree.md"
 SRC = Path(kforge.__file__).resolve().parents[1]
 
 
 def tree_example() -> str:
-    section = README.read_text(encoding="utf-8").split("## The agent tree", 1)[1]
-    found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert found is not None, "the agent tree section has a Python example"
+    found = re.search(r"```python\n(.*?)```", TREE_DOC.read_text(encoding="utf-8"), re.DOTALL)
+    assert found is not None, "the agent tree page has a Python example"
     return found.group(1)
 
 

@@ -4,10 +4,12 @@ and the suite from the npm registry) the official suite's server scenarios end t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +65,69 @@ def test_the_official_suite_passes_its_server_scenarios(tmp_path: Path) -> None:
     assert len(active) >= 30
     assert all(o["status"] == "passed" for o in active.values()), active
     assert report["node"].startswith("v") and int(report["node"][1:].split(".")[0]) >= 22
+
+
+FAKE_SUITE = """
+import json, os, sys
+from pathlib import Path
+from typing import Any
+
+SCENARIOS = {"active": ["server-initialize", "tools-list"], "pending": ["server-sse-polling"]}
+mode = os.environ["FAKE_SUITE"]
+args = sys.argv[1:]
+if args[:2] == ["list", "--server"]:
+    print("Server scenarios (test against a server):")
+    for name in SCENARIOS["active"] + SCENARIOS["pending"]:
+        print(f"  - {name} [2025-11-25]")
+    raise SystemExit(0)
+suite, out = args[args.index("--suite") + 1], Path(args[args.index("-o") + 1])
+for name in SCENARIOS[suite]:
+    if mode == "missing" and name == "tools-list":
+        continue  # the scenario crashed before writing its checks
+    status = "FAILURE" if mode == "failed" and name == "server-sse-polling" else "SUCCESS"
+    folder = out / f"server-{name}-2026-01-01T00-00-00-000Z"
+    folder.mkdir(parents=True)
+    check = {"id": name, "status": status, "errorMessage": "broken" if status == "FAILURE" else ""}
+    (folder / "checks.json").write_text(json.dumps([check]))
+raise SystemExit(2 if mode == "exit" and suite == "active" else 0)
+"""
+
+
+def run_with_fake_suite(
+    tmp_path: Path, mode: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    entry = tmp_path / "fake_suite.py"
+    entry.write_text(FAKE_SUITE)
+    out = tmp_path / f"{mode}.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "mcp_conformance.py"),
+         "--suite-command", sys.executable, str(entry), "--json", str(out)],
+        capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "FAKE_SUITE": mode},
+    )  # fmt: skip
+    return done, json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("missing", "tools-list: no results (the scenario wrote no checks.json)"),
+        ("failed", "server-sse-polling: failed (server-sse-polling: broken)"),
+        ("exit", "the active suite exited with status 2"),
+    ],
+)
+def test_a_missing_or_failed_scenario_or_a_failing_suite_fails_the_run(
+    tmp_path: Path, mode: str, reason: str
+) -> None:
+    done, report = run_with_fake_suite(tmp_path, mode)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAILED {reason}" in done.stderr
+    assert reason in report["problems"]
+    assert report["date"] and report["machine"]["cpus"]
+
+
+def test_a_run_where_every_listed_scenario_passes_succeeds(tmp_path: Path) -> None:
+    done, report = run_with_fake_suite(tmp_path, "pass")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["problems"] == [] and report["missing"] == []
+    assert set(report["scenarios"]) == {"server-initialize", "tools-list", "server-sse-polling"}

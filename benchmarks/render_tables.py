@@ -1,0 +1,318 @@
+"""Render the benchmark tables of docs/benchmarks.md and README.md from the result files.
+
+Each benchmark's result JSON is kept in ``benchmarks/results/NAME.json``, holding the date and
+the machine it ran on. A table in a Markdown file sits between marker comments::
+
+    <!-- table:NAME -->
+    ... (written by this script) ...
+    <!-- /table -->
+
+and this script rewrites what is between them from ``results/NAME.json`` (``summary`` is one
+row per result file present). So a figure in the documentation is always the render of a kept
+measurement; ``tests/benchmarks/test_render_tables.py`` checks that the committed files equal
+the render.
+
+    python benchmarks/render_tables.py                      # rewrite the tables
+    python benchmarks/render_tables.py --check              # exit 1 if a table is out of date
+    python benchmarks/render_tables.py add NAME out.json    # keep a run's JSON, then render
+
+``add`` copies a benchmark's JSON into ``results/NAME.json``; a JSON without a ``date`` gets
+the time the benchmark wrote the file (its modification time), marked as such, and one without
+a ``machine`` gets this machine's with ``--this-machine`` (only true when it ran here).
+
+To render a new benchmark: add a function ``NAME(report) -> str`` to ``RENDERERS`` (and to
+``SUMMARIES`` for a row of the README's summary), put a ``table:NAME`` marker pair where the
+table goes, drop its JSON in ``results/`` and run the script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RENDERERS", "SUMMARIES", "load_results", "main", "render_text"]
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+TARGETS = (ROOT / "docs" / "benchmarks.md", ROOT / "README.md")
+MARKED = re.compile(r"(<!-- table:([\w-]+) -->\n)(.*?)(<!-- /table -->)", re.DOTALL)
+
+Report = dict[str, Any]
+
+
+def _num(value: float | int | None, digits: int = 1) -> str:
+    if value is None:
+        return "\N{EN DASH}"
+    return f"{value:,.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def provenance(report: Report) -> str:
+    """The line under a table: when, on what, under which load."""
+    m = report["machine"]
+    what = ", ".join(
+        str(part)
+        for part in (
+            m.get("system"),
+            m.get("cpu"),
+            f"{m['cpus']} CPUs" if m.get("cpus") else None,
+            f"Python {m['python']}" if m.get("python") else None,
+            f"load average {m['load_average_at_start'][0]} at the start"
+            if m.get("load_average_at_start")
+            else None,
+        )
+        if part
+    )
+    date = str(report["date"])
+    if report.get("date_source"):
+        date += f" ({report['date_source']})"
+    return f"_Measured {date} on {what}._\n"
+
+
+def server_load(report: Report) -> str:
+    modes = [m for m in ("paced", "capacity") if m in report]
+    runs = {m: report[m] for m in modes}
+
+    def row(label: str, cell: Callable[[Report], str]) -> list[str]:
+        return [label, *(cell(runs[m]) for m in modes)]
+
+    def pair(key: str) -> Callable[[Report], str]:
+        return lambda r: f"{_num(r[key]['p50'])} / {_num(r[key]['p99'])} ms"
+
+    header = ["measure"] + [
+        f"paced: a frame every {runs[m]['interval_s'] * 1000:g} ms per run"
+        if m == "paced"
+        else "capacity: frames as fast as the runs commit"
+        for m in modes
+    ]
+    storm = "reconnect storm"
+    rows = [
+        row("runs \N{MULTIPLICATION SIGN} frames each, subscribers", lambda r: (
+            f"{r['runs']} \N{MULTIPLICATION SIGN} {r['steps_per_run']}, {r['subscribers']}")),
+        row("events delivered", lambda r: f"{_num(r['events_delivered'], 0)} in "
+            f"{_num(r['seconds'])} s"),
+        row("events delivered a second", lambda r: _num(r["events_per_s"], 0)),
+        row("frames committed a second (all runs)", lambda r: _num(r["frames_committed_per_s"])),
+        row("latency p50 / p99, every frame (replayed ones included)", pair("latency_ms")),
+        row("... of which replayed from the store (count)", lambda r: (
+            f"{_num(r['replayed_events_timed'], 0)}")),
+        row("latency p50 / p99 of replayed frames", pair("latency_replayed_ms")),
+        row("latency p50 / p99, steady state (live, all connected, before the storm)",
+            pair("latency_before_storm_ms")),
+        row("server RSS peak", lambda r: f"{_num(r['server_rss_mb_peak'])} MB"),
+        row("server / client CPU s", lambda r: f"{r['server_cpu_s']} / {r['client_cpu_s']}"),
+        row("load average (1 min) at the end", lambda r: f"{r['load_average_1m']}"),
+        row(f"{storm}: connections, frames lost / received twice", lambda r: (
+            f"{r['reconnect_storm']['connections']}, {r['reconnect_storm']['lost']} / "
+            f"{r['reconnect_storm']['duplicated']}")),
+    ]  # fmt: skip
+    return _table(header, rows) + "\n" + provenance(report)
+
+
+def mcp_conformance(report: Report) -> str:
+    suites: dict[str, dict[str, int]] = {}
+    for outcome in report["scenarios"].values():
+        s = suites.setdefault(outcome["suite"], dict.fromkeys(("n", "ok", "bad", "checks", "w"), 0))
+        s["n"] += 1
+        s["ok"] += outcome["status"] == "passed"
+        s["bad"] += outcome["status"] == "failed"
+        s["checks"] += outcome["checks"]
+        s["w"] += len(outcome["warnings"])
+    rows = [
+        [suite, str(s["n"]), str(s["ok"]), str(s["bad"]), str(s["checks"]), str(s["w"]),
+         str(report.get("exit_codes", {}).get(suite, "\N{EN DASH}"))]
+        for suite, s in suites.items()
+    ]  # fmt: skip
+    missing = report.get("missing", [])
+    rows.append(["listed but wrote no results", str(len(missing)), "", "", "", "", ""])
+    header = ["suite", "scenarios", "passed", "failed", "checks", "warnings", "suite exit code"]
+    note = f"`{report['package']}` on Node {report['node']}. "
+    return _table(header, rows) + "\n" + note + provenance(report)
+
+
+def answer_quality_samples(report: Report) -> str:
+    t = report["samples"]["totals"]
+    targets = report.get("targets", {})
+    answered = t["completed"]
+    rows = [
+        ["questions (completed / failed)", f"{t['questions']} ({t['completed']} / {t['failed']})",
+         ""],
+        ["answers stating the key fact", f"{t['key_fact_stated']} of {t['with_key_fact']}",
+         "≥ 80 %"],
+        ["answer pieces found verbatim in a chunk they cite",
+         f"{t['pieces_quoted']} / {t['pieces']}", "≥ 95 %"],
+        ["sentences sharing ≥ 70 % of their content words with their cited chunks",
+         f"{t['sentences_supported']} / {t['sentences']} ({t['supported_share'] * 100:.1f} %)",
+         f"≥ {targets.get('supported_share', 0.9) * 100:g} %"],
+        ["expected document cited in the text", f"{t['expected_cited_in_text']} of {answered}",
+         "≥ 9 of 10"],
+        ["degenerate answers / prompt echo", f"{t['degenerate']} / {t['echo']}", "0 / 0"],
+        ["markers naming nothing", str(t["markers_naming_nothing"]), "0"],
+        ["refusals of answerable questions", str(t["refused"]), "0"],
+        ["seconds per answer (the run in-process), median / p90",
+         f"{t['seconds_median']} / {t['seconds_p90']}", "≤ 3 (median)"],
+    ]  # fmt: skip
+    path = f"`--answer {report['answer']}`" if report.get("answer") else "its default"
+    note = f"Model `{report['model']}`, answer path: {path}. "
+    return _table(["samples", "value", "target"], rows) + "\n" + note + provenance(report)
+
+
+RENDERERS: dict[str, Callable[[Report], str]] = {
+    "server_load": server_load,
+    "mcp_conformance": mcp_conformance,
+    "answer_quality_samples": answer_quality_samples,
+}
+
+
+def _summary_server_load(r: Report) -> str:
+    c = r.get("capacity") or r["paced"]
+    return (
+        f"capacity run: {_num(c['events_per_s'], 0)} events/s to {c['subscribers']} SSE "
+        f"subscribers, p99 {_num(c['latency_ms']['p99'], 0)} ms counting replayed frames "
+        f"(load average {c['load_average_1m']} on {r['machine']['cpus']} CPUs), "
+        f"{c['reconnect_storm']['lost']} frames lost in a reconnect storm"
+    )
+
+
+def _summary_mcp(r: Report) -> str:
+    passed = sum(o["status"] == "passed" for o in r["scenarios"].values())
+    return (
+        f"{passed} of {len(r['scenarios']) + len(r.get('missing', []))} server scenarios of "
+        f"`{r['package']}` pass"
+    )
+
+
+def _summary_answers(r: Report) -> str:
+    t = r["samples"]["totals"]
+    return (
+        f"sample documents, `{r['model']}`: key fact stated in {t['key_fact_stated']} of "
+        f"{t['with_key_fact']} answers"
+    )
+
+
+SUMMARIES: dict[str, tuple[str, Callable[[Report], str]]] = {
+    "server_load": ("Server load", _summary_server_load),
+    "mcp_conformance": ("MCP conformance", _summary_mcp),
+    "answer_quality_samples": ("Answer quality", _summary_answers),
+}
+
+
+def summary(results: dict[str, Report]) -> str:
+    rows = [
+        [label, describe(results[name]), f"{str(results[name]['date'])[:10]}, "
+         f"{results[name]['machine'].get('cpus', '?')} CPUs"]
+        for name, (label, describe) in SUMMARIES.items()
+        if name in results
+    ]  # fmt: skip
+    return _table(["benchmark", "result", "measured"], rows)
+
+
+def load_results(folder: Path = RESULTS) -> dict[str, Report]:
+    """Every result file, checked for the date and machine a table must name."""
+    results = {}
+    for path in sorted(folder.glob("*.json")):
+        report = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("date", "machine"):
+            if not report.get(key):
+                raise SystemExit(
+                    f"{path} has no {key!r}: keep it with `render_tables.py add {path.stem} FILE`"
+                    f", which records when the benchmark wrote it"
+                )
+        results[path.stem] = report
+    return results
+
+
+def render_text(text: str, results: dict[str, Report], where: str = "") -> str:
+    """``text`` with every marked table rendered from ``results``."""
+
+    def table(found: re.Match[str]) -> str:
+        name = found.group(2)
+        if name == "summary":
+            body = summary(results)
+        elif name not in RENDERERS:
+            raise SystemExit(f"{where}: no renderer for table {name!r}; add one to RENDERERS")
+        elif name not in results:
+            raise SystemExit(
+                f"{where}: table {name!r} has no result file: run the benchmark and keep its "
+                f"JSON with `render_tables.py add {name} FILE`"
+            )
+        else:
+            body = RENDERERS[name](results[name])
+        return f"{found.group(1)}{body}{found.group(4)}"
+
+    return MARKED.sub(table, text)
+
+
+def this_machine() -> dict[str, Any]:
+    import os
+    import platform
+
+    return {
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "cpus": os.cpu_count(),
+    }
+
+
+def add(name: str, source: Path, folder: Path = RESULTS, *, here: bool = False) -> Path:
+    """Keep ``source`` as ``folder/NAME.json``; a JSON without a date gets the time the
+    benchmark wrote it, and one without a machine this one when ``here`` says it ran here."""
+    report = json.loads(source.read_text(encoding="utf-8"))
+    if not report.get("date"):
+        written = datetime.fromtimestamp(source.stat().st_mtime, UTC)
+        report["date"] = written.isoformat(timespec="seconds")
+        report["date_source"] = "when the benchmark wrote its JSON"
+    if not report.get("machine"):
+        if not here:
+            raise SystemExit(
+                f"{source} names no machine: if it ran on this machine, add --this-machine"
+            )
+        report["machine"] = this_machine()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.json"
+    target.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report out-of-date tables")
+    sub = parser.add_subparsers(dest="command")
+    keep = sub.add_parser("add", help="keep a benchmark's JSON as results/NAME.json, then render")
+    keep.add_argument("name", help=f"the table's name: {', '.join(RENDERERS)}")
+    keep.add_argument("file", type=Path, help="the JSON the benchmark wrote")
+    keep.add_argument(
+        "--this-machine", action="store_true",
+        help="the benchmark ran on this machine: record it when the JSON names none",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.command == "add":
+        print(f"kept {add(args.name, args.file, here=args.this_machine)}")
+    results = load_results()
+    stale = []
+    for target in TARGETS:
+        text = target.read_text(encoding="utf-8")
+        rendered = render_text(text, results, str(target.relative_to(ROOT)))
+        if rendered != text:
+            stale.append(target.relative_to(ROOT))
+            if not args.check:
+                target.write_text(rendered, encoding="utf-8")
+    verb = "out of date" if args.check else "rendered"
+    for path in stale:
+        print(f"{verb}: {path}", file=sys.stderr if args.check else sys.stdout)
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""benchmarks/render_tables.py: the documentation's benchmark tables are the render of the kept
+result files, so a figure cannot drift from its measurement."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHMARKS = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from render_tables import RENDERERS, add, load_results, render_text  # noqa: E402
+
+
+@pytest.mark.parametrize("page", ["docs/benchmarks.md", "README.md"])
+def test_the_committed_tables_equal_the_render_of_the_committed_results(page: str) -> None:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    assert "<!-- table:" in text
+    assert render_text(text, load_results(), page) == text, (
+        f"{page} is out of date: run `python benchmarks/render_tables.py`"
+    )
+
+
+def test_every_kept_result_names_its_date_and_machine_and_has_a_table() -> None:
+    results = load_results()
+    assert {"server_load", "mcp_conformance"} <= set(results)
+    pages = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    for name, report in results.items():
+        assert report["date"] and report["machine"]
+        assert name in RENDERERS and f"<!-- table:{name} -->" in pages
+
+
+def test_a_changed_figure_changes_the_render() -> None:
+    results = load_results()
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    changed = copy.deepcopy(results)
+    changed["server_load"]["capacity"]["events_per_s"] += 1000
+    assert render_text(text, changed) != text
+
+
+def test_a_table_without_a_result_file_is_an_error_saying_what_to_do() -> None:
+    text = "before\n<!-- table:server_load -->\nold\n<!-- /table -->\nafter\n"
+    with pytest.raises(SystemExit, match=r"render_tables\.py add server_load"):
+        render_text(text, {}, "page.md")
+    rendered = render_text(text, load_results(), "page.md")
+    assert rendered.startswith("before\n<!-- table:server_load -->\n| measure |")
+    assert rendered.endswith("<!-- /table -->\nafter\n") and "old" not in rendered
+
+
+def test_adding_a_result_without_a_date_records_when_the_benchmark_wrote_it(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "out.json"
+    source.write_text(json.dumps({"machine": {"cpus": 2}, "samples": {}}))
+    os.utime(source, (1_700_000_000, 1_700_000_000))
+    kept = json.loads(add("answer_quality_samples", source, tmp_path / "results").read_text())
+    assert kept["date"] == "2023-11-14T22:13:20+00:00"
+    assert kept["date_source"] == "when the benchmark wrote its JSON"
+
+
+def test_the_check_option_finds_the_committed_pages_up_to_date() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "render_tables.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_result_without_a_machine_is_kept_only_when_it_ran_here(tmp_path: Path) -> None:
+    source = tmp_path / "out.json"
+    source.write_text(json.dumps({"date": "2026-01-01", "ingest": {}}))
+    with pytest.raises(SystemExit, match="--this-machine"):
+        add("ingest_quality", source, tmp_path / "results")
+    kept = json.loads(add("ingest_quality", source, tmp_path / "results", here=True).read_text())
+    assert kept["machine"]["cpus"] and kept["date"] == "2026-01-01"
