@@ -594,3 +594,34 @@ def test_a_question_the_page_asks_is_answered_by_what_follows_it() -> None:
     assert not any(t.endswith("?") for t in texts)
     assert texts[0].startswith("Reversing is often more descriptive")
     assert texts[1].startswith("You can change your URLs in one go")
+
+
+def test_a_version_note_is_no_answer_and_what_is_x_for_defines_x() -> None:
+    page = chunk(
+        0,
+        "Instance Folders\n\nNew in version 0.8.\n\nThe instance folder is designed to not be "
+        "under version control and be deployment specific.",
+        "Configuration",
+        heading="Configuration > Instance Folders",
+    )
+    segments = compose_extractive("What is the instance folder for?", [page])
+    assert [s.text[:30] for s in segments] == ["The instance folder is designe"]
+
+
+def test_the_entry_of_the_name_asked_is_not_one_of_a_longer_name() -> None:
+    longer = chunk(
+        0,
+        "An SQLITE_BUSY error can occur at any point in a transaction: when the transaction is "
+        "first started, during any write or update operations, or when it commits.",
+        "Result codes",
+        heading="Result Code Meanings > (5) SQLITE_BUSY",
+    )  # a later part of the entry: it does not open it
+    own = chunk(
+        1,
+        "(5) SQLITE_BUSY\n\nThe SQLITE_BUSY result code indicates that the database file could "
+        "not be written because of concurrent activity by some other database connection.",
+        "Result codes",
+        heading="Result Code Meanings > (5) SQLITE_BUSY",
+    )
+    segments = compose_extractive("What does the SQLITE_BUSY error mean?", [longer, own])
+    assert segments[0].text.startswith("The SQLITE_BUSY result code indicates")

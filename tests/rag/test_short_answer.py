@@ -235,7 +235,7 @@ async def test_a_default_is_read_from_the_parameter_asked_about() -> None:
             "child_process.exec(): spawns a shell and runs a command within that shell.\n\n"
             "child_process.execFile(): similar to child_process.exec() except that it spawns "
             "the command directly without first spawning a shell by default.",
-            "except that it spawns the command directly without first spawning a shell",
+            "except that it spawns the command directly without first spawning a shell by default",
         ),
         (  # where a program keeps something: a path
             "Where is the latest stash stored?",
@@ -349,6 +349,7 @@ async def test_yes_no_quotes_what_is_said_of_what_is_asked_not_of_the_thing_alon
 
 async def test_what_does_x_do_has_the_line_saying_what_it_does() -> None:
     text = (
+        "## `util.promisify(original)`\n\n"
         "Takes a function following the error-first callback style and returns a version "
         "that returns promises.\n\n"
         "If `promisify.custom` is defined but is not a function, `promisify()` will throw."

@@ -21,6 +21,10 @@ __all__ = [
     "usable",
 ]
 
+_VERSION_NOTE = re.compile(
+    r"^(?:New|Changed|Deprecated|Removed|Added) in(?: version)? v?\d+(?:\.\d+)*[.:]?\s*$", re.I
+)
+"""A documentation generator's version note standing alone ("New in version 0.8.")."""
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
@@ -111,6 +115,8 @@ def find_candidates(
                 continue  # a heading extracted from HTML as a line of its own
             if unit.kind == "sentence" and unit.text.endswith("?"):
                 continue  # a question the page asks is no answer; the units after it are
+            if _VERSION_NOTE.match(unit.text) and question.kind != "when":
+                continue  # "New in version 0.8.": when it came, not what it is
             names = {NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):

@@ -26,7 +26,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
-from kforge.rag.candidates import NAME_PREFIX, Candidate, candidate_sentences, find_candidates
+from kforge.rag.candidates import (
+    NAME_PREFIX,
+    Candidate,
+    bare_heading,
+    candidate_sentences,
+    find_candidates,
+)
 from kforge.rag.comparison import compared_unit
 from kforge.rag.question import (
     ENTRY,
@@ -398,13 +404,27 @@ def _entry_leads(
     ``original[util.promisify.custom]`` property present, ...")."""
     found: dict[int, float] = {}
     for source, passage in enumerate(passages):
-        own = identifiers(passage.heading.rsplit(">", 1)[-1])
-        if not any(mentions(n, asked) for n in own for asked in question.identifiers):
+        heading = passage.heading.rsplit(">", 1)[-1].strip()
+        # the entry itself: its heading opens with the name ("(5) SQLITE_BUSY", "Static
+        # method: Buffer.alloc(size)"), not a section that mentions it ("Register A Callback
+        # To Handle SQLITE_BUSY Errors"), and the passage starts it (not a later part)
+        bare = re.sub(r"^(?:\(\d+\)|[\d.]+|[A-Z][\w ]{0,30}:)\s*", "", heading).strip("` ")
+        first_line = passage.text.lstrip().split("\n", 1)[0].lstrip("#= ")
+        if bare_heading(first_line).replace("`", "") != bare_heading(heading).replace("`", ""):
+            continue
+        if not any(_opens_with_name(bare, asked) for asked in question.identifiers):
             continue
         sentences = [c for c in candidates if c.source == source and c.kind == "sentence"]
         if sentences:
             found[id(min(sentences, key=lambda c: c.position))] = _ENTRY_LEAD
     return found
+
+
+def _opens_with_name(text: str, name: str) -> bool:
+    """True when ``text`` opens with ``name`` whole: ``SQLITE_BUSY`` opens "SQLITE_BUSY", not
+    "SQLITE_BUSY_SNAPSHOT"; ``util.promisify`` opens "util.promisify(original)", not
+    "util.promisify.custom"."""
+    return re.match(rf"{re.escape(name)}(?![\w$]|\.[A-Za-z_$])", text, re.IGNORECASE) is not None
 
 
 def _opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:

@@ -313,7 +313,7 @@ def asked_noun(question: str) -> str:
 
 _ASKED_SUBJECT = re.compile(
     r"^(?:what(?:'s| is| are)|define|explain what)\s+(?:an? |the )?(.+?)"
-    r"(?:\s+(?:is|are|mean|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
+    r"(?:\s+(?:is|are|mean|(?:used |good )?for|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
     re.IGNORECASE,
 )
 _NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)

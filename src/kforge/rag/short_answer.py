@@ -67,7 +67,7 @@ _NEGATION = re.compile(
 """A word that says no (``cls=None``, a default value written as code, does not)."""
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|refers to|means|denotes|represents|is called|are called|"
-    r"contains|returns|holds|stands for)\s+(.+)",
+    r"contains|returns|holds|stands for|indicates|signals|describes)\s+(.+)",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
@@ -162,11 +162,10 @@ def short_answer(
         pass
     elif kind == "definition":
         # of the best sentences, an API description saying what it does ("Takes a function
-        # ..."), else the one holding most of what is asked defines it
-        terms = set(asked.terms)
+        # ..."), else the best one that defines it
         best = sorted(
             units[:3],
-            key=lambda u: (not _DOES.match(u.text), -len(unit_terms(u.text) & terms), u.rank),
+            key=lambda u: (not _DOES.match(u.text), u.rank),
         )
         found = _first(best, lambda s: _defining(s, asked))
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
@@ -220,11 +219,19 @@ def _clause(text: str, start: int = 0) -> str:
     end = _CLAUSE_END.search(rest, 1)
     piece = rest[: end.start()] if end else rest
     words = list(re.finditer(r"\S+", piece))
-    if len(words) > _MAX_WORDS:
-        # too long: end before the last phrase that starts within the limit, not mid-phrase
-        cuts = [w.start() for w in words[4:_MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
+    if len(words) > _MAX_WORDS + 4:
+        # too long: end before the last phrase that starts within the limit, not mid-phrase,
+        # keeping enough to say something ("The instance folder is designed" says nothing)
+        cuts = [w.start() for w in words[6:_MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
         piece = piece[: cuts[-1]] if cuts else piece[: words[_MAX_WORDS - 1].end()]
     return _trim(piece)
+
+
+def _cut_short(text: str, start: int = 0) -> bool:
+    """True when ``_clause`` would end the clause from ``start`` before its end (too long)."""
+    rest = text[start:]
+    end = _CLAUSE_END.search(rest, 1)
+    return len((rest[: end.start()] if end else rest).split()) > _MAX_WORDS + 4
 
 
 def _clause_of(unit: Segment) -> ShortAnswer:
@@ -355,9 +362,10 @@ def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | N
         if contrast is None:
             continue
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
-        quote = _clause(unit.text, entry.end() if entry else 0)
+        start = entry.end() if entry else 0
+        quote = _clause(unit.text, start)
         said = _CONTRAST.search(quote)
-        if said is None or len(quote[said.end() :].split()) < 4:
+        if said is None or len(quote[said.end() :].split()) < 4 or _cut_short(unit.text, start):
             # from the contrast on ("except that it spawns the command directly ..."), not the
             # clause's opening words cut short ("similar to exec() except")
             quote = _clause(unit.text, contrast.start())
