@@ -286,3 +286,20 @@ def test_how_big_asks_a_size_and_big_is_no_topic() -> None:
     focus = question_focus("How big is the header of a database file?")
     assert "big" not in [t.text for t in focus.terms]
     assert "header" in [t.text for t in focus.terms]
+
+
+def test_a_file_name_the_user_gives_is_an_example_not_an_unnamed_name() -> None:
+    script = Focus(
+        "Does tab completion work when I run my script as python myscript.py?",
+        (
+            _term("completion", 5.0),
+            _term("script", 4.0),
+            replace(_term("myscript.py", 3.0, known=False), kind="identifier"),
+        ),
+        silence=1.0,
+    )
+    assert script.unnamed_names == ()
+    named = Focus(
+        "Is os.EOL set?", (replace(_term("os.EOL", 3.0, known=False), kind="identifier"),)
+    )
+    assert named.unnamed_names

@@ -267,6 +267,13 @@ def passage_text(chunk: Chunk) -> str:
     return f"{chunk.title}\n{chunk.heading}\n{chunk.text}"
 
 
+_EXAMPLE_FILE = re.compile(
+    r"^[\w-]+\.(?:py|txt|sh|js|ts|json|ya?ml|toml|cfg|ini|md|rst|html?|csv|log|conf|db|sql|"
+    r"c|h|cpp|go|rb|java)$"
+)
+"""A file name such as ``myscript.py``: the user's own example, which documents need not name."""
+
+
 @dataclass(frozen=True, slots=True)
 class Focus:
     """The focus of one question in one corpus (see the module docstring)."""
@@ -349,12 +356,14 @@ class Focus:
         """The names the question writes that the corpus never names: a capitalized word
         inside the question ("Weblate", "Django"), an identifier or a number. A question about
         a product the documents never name is not answered by what they say of its other
-        words ("connect a project to a Git repository")."""
+        words ("connect a project to a Git repository"). A file name (``myscript.py``) is the
+        user's own example, not such a name."""
         first = self.question.split()[0] if self.question.split() else ""
         return tuple(
             t
             for t in self.terms
             if not t.known
+            and not _EXAMPLE_FILE.match(t.text)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
         )
 
