@@ -210,7 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
 
     def record(row: dict[str, Any]) -> None:
-        """Keep ``row``, and write what is measured so far (a long run stopped early keeps it)."""
+        """Keep ``row`` with the load average when it was measured (other work on the machine
+        slows every figure), and write what is measured so far (a long run stopped early keeps
+        it)."""
+        row["load_average"] = [round(v, 2) for v in os.getloadavg()]
         results.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
         if args.json:

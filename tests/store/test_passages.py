@@ -136,3 +136,31 @@ def test_the_index_version_changes_with_every_write_from_anywhere(store: Store) 
     other.put_sources("c", [source("e", {"emu": 1})])
     other.close()
     assert store.index_version("c") not in versions
+
+
+def test_any_text_in_terms_keys_and_data_is_stored_and_searched_as_given(store: Store) -> None:
+    """Writes send a batch's texts joined by a separator where none holds it: texts holding it,
+    line breaks or quotes take the other way and come back the same."""
+    odd = ["x\x1ey", "line\nbreak", 'quo"te', "back\\slash", "tab\tbed", "ünï"]
+    store.put_sources(
+        "c",
+        [
+            source("plain", {"cat": 1}),
+            IndexedSource(
+                key="k\x1e1",
+                meta={"key": "k\x1e1"},
+                passages=[
+                    IndexedPassage(
+                        id="p\x1e0", terms={t: 1 for t in odd}, data={"text": "a\x1eb\n"}
+                    )
+                ],
+            ),
+        ],
+    )
+    assert store.document_frequencies("c", odd) == dict.fromkeys(odd, 1)
+    assert [p for p, _ in store.search_passages("c", [odd[0], odd[1]], 5, k1=K1, b=B)] == ["p\x1e0"]
+    assert store.read_passages("c", ["p\x1e0"]) == {"p\x1e0": {"text": "a\x1eb\n"}}
+    assert list(store.index_sources("c")) == ["k\x1e1", "plain"]
+    store.delete_sources("c", ["k\x1e1"])
+    assert store.document_frequencies("c", odd) == dict.fromkeys(odd, 0)
+    assert store.index_statistics("c") == IndexStatistics(passages=1, terms=1, chars=1)

@@ -197,20 +197,29 @@ class PostgresPassages:
             rows = [(s.key, ordinal, p) for s in sources for ordinal, p in enumerate(s.passages)]
             counts = [{t: tf for t, tf in p.terms.items() if tf > 0} for _, _, p in rows]
             lengths = [sum(c.values()) for c in counts]
-            inserted = conn.execute(
-                "INSERT INTO search_passages(index_id, passage, source, ordinal, length, "
-                "chars, terms, data) SELECT %s, a, b, c, d, e, f, g FROM unnest(%s::text[], "
-                "%s::text[], %s::int[], %s::int[], %s::int[], %s::text[], %s::text[]) "
-                "AS u(a, b, c, d, e, f, g) RETURNING passage, id",
-                (
-                    ix,
+            texts = [
+                _text_array(column)
+                for column in (
                     [p.id for _, _, p in rows],
                     [key for key, _, _ in rows],
-                    [ordinal for _, ordinal, _ in rows],
-                    lengths,
-                    [p.chars for _, _, p in rows],
                     [dumps(c) for c in counts],
                     [dumps(p.data) for _, _, p in rows],
+                )
+            ]
+            inserted = conn.execute(
+                "INSERT INTO search_passages(index_id, passage, source, ordinal, length, "
+                f"chars, terms, data) SELECT %s, a, b, c, d, e, f, g FROM unnest({texts[0][0]}, "
+                f"{texts[1][0]}, {_int_array()}, {_int_array()}, {_int_array()}, {texts[2][0]}, "
+                f"{texts[3][0]}) AS u(a, b, c, d, e, f, g) RETURNING passage, id",
+                (
+                    ix,
+                    texts[0][1],
+                    texts[1][1],
+                    _numbers(ordinal for _, ordinal, _ in rows),
+                    _numbers(lengths),
+                    _numbers(p.chars for _, _, p in rows),
+                    texts[2][1],
+                    texts[3][1],
                 ),
             ).fetchall()
             by_passage = {str(r[0]): int(r[1]) for r in inserted}
@@ -230,10 +239,14 @@ class PostgresPassages:
                 for term, tf in c.items():
                     for column, value in zip(columns, (term, rowid, tf, length), strict=True):
                         column.append(value)
+            terms_sql, terms = _text_array(columns[0])
+            # in index order, so that consecutive postings land on the same index pages
             conn.execute(
                 "INSERT INTO search_postings(index_id, term, passage, tf, length) "
-                "SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])",
-                (ix, *columns),
+                f"SELECT %s, * FROM unnest({terms_sql}, {_int_array(kind='bigint')}, "
+                f"{_int_array()}, {_int_array()}) AS u(term, passage, tf, length) "
+                "ORDER BY term, passage",
+                (ix, terms, *map(_numbers, columns[1:])),
             )
             df: Counter[str] = Counter(t for c in counts for t in c)
             _count_terms(conn, ix, df, 1)
@@ -350,12 +363,36 @@ def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> None:
     if not df:
         return
     terms = sorted(df)  # a fixed order: concurrent writers lock rows in the same order
+    terms_sql, terms_param = _text_array(terms)
     conn.execute(
         "INSERT INTO search_terms(index_id, term, df) SELECT %s, * FROM "
-        "unnest(%s::text[], %s::int[]) ON CONFLICT (index_id, term) DO UPDATE "
+        f"unnest({terms_sql}, {_int_array()}) ON CONFLICT (index_id, term) DO UPDATE "
         "SET df = search_terms.df + EXCLUDED.df",
-        (ix, terms, [sign * df[t] for t in terms]),
+        (ix, terms_param, _numbers(sign * df[t] for t in terms)),
     )
+
+
+_SEPARATOR = "\x1e"
+"""Splits the texts of ``_text_array`` (JSON never holds it: it writes control characters
+escaped)."""
+
+
+def _numbers(values: Iterable[int]) -> str:
+    """Integers as one text, for ``_int_array``."""
+    return ",".join(map(str, values))
+
+
+def _int_array(kind: str = "int") -> str:
+    return f"string_to_array(%s, ',')::{kind}[]"
+
+
+def _text_array(values: Sequence[str]) -> tuple[str, Any]:
+    """A text[] parameter of the batch writes: ``(SQL, value)``. Values travel as one text that
+    the server splits, which costs the client far less than adapting a list of thousands of
+    texts item by item; as a list when a value holds the separator or is empty."""
+    if all(value and _SEPARATOR not in value for value in values):
+        return "string_to_array(%s, E'\\x1e')", _SEPARATOR.join(values)
+    return "%s::text[]", list(values)
 
 
 def _add_statistics(conn: Any, ix: int, passages: int, terms: int, chars: int) -> None:
@@ -380,10 +417,11 @@ def _remove(conn: Any, ix: int, keys: Sequence[str]) -> None:
         df.update(terms.keys())
         gone_terms.extend(terms)
         gone_ids.extend([rowid] * len(terms))
+    terms_sql, terms = _text_array(gone_terms)
     conn.execute(
-        "DELETE FROM search_postings p USING unnest(%s::text[], %s::bigint[]) AS g(term, id) "
-        "WHERE p.index_id = %s AND p.term = g.term AND p.passage = g.id",
-        (gone_terms, gone_ids, ix),
+        f"DELETE FROM search_postings p USING unnest({terms_sql}, {_int_array(kind='bigint')}) "
+        "AS g(term, id) WHERE p.index_id = %s AND p.term = g.term AND p.passage = g.id",
+        (terms, _numbers(gone_ids), ix),
     )
     _count_terms(conn, ix, df, -1)
     conn.execute(
