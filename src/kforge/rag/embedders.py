@@ -56,7 +56,6 @@ class WordLlamaEmbedder:
         if self._table is None:
             import importlib.util
 
-            import numpy as np
             from safetensors.numpy import load_file
             from tokenizers import Tokenizer
 
@@ -69,7 +68,7 @@ class WordLlamaEmbedder:
             )
             tokenizer.no_truncation()
             self._tokenizer = tokenizer
-            self._table = np.ascontiguousarray(table["embedding.weight"], dtype=np.float32)
+            self._table = table["embedding.weight"]  # float16; rows widen as they are read
         return self._tokenizer, self._table
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -78,16 +77,17 @@ class WordLlamaEmbedder:
         import numpy as np
 
         tokenizer, table = self._load()
-        rows: list[list[float]] = []
+        vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
             for encoding in tokenizer.encode_batch(batch, add_special_tokens=False):
                 ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, len(table) - 1)
                 # a text with no tokens gets the zero vector: it matches nothing
-                mean = table[ids].mean(axis=0) if len(ids) else np.zeros(table.shape[1])
+                tokens = table[ids].astype(np.float32)
+                mean = tokens.mean(axis=0) if len(ids) else np.zeros(table.shape[1], np.float32)
                 norm = float(np.linalg.norm(mean))
-                rows.append((mean / norm if norm else mean).astype(np.float32).tolist())
-        return rows
+                vectors.append((mean / norm if norm else mean).tolist())
+        return vectors
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
