@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from kforge.cli import main
 from kforge.errors import ConfigurationError
 from kforge.extras import extra_installed
+from kforge.rag.corpus import Corpus
 from kforge.rag.embedders import EMBEDDERS, make_embedder
 from kforge.runtime.services import Corpora
 from kforge.store.sqlite import SQLiteStore
@@ -103,8 +107,6 @@ def test_a_corpus_ingested_with_wordllama_is_searched_hybrid_where_agents_open_i
 def test_choosing_an_embedder_whose_extra_is_missing_says_what_to_install(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sys
-
     for module in ("wordllama", "torch"):
         monkeypatch.setitem(sys.modules, module, None)  # as if neither extra were installed
     db, docs = tmp_path / "k.db", _folder(tmp_path)
@@ -115,3 +117,34 @@ def test_choosing_an_embedder_whose_extra_is_missing_says_what_to_install(
         assert f"pip install 'knowledge-forge[{extra}]'" in err, err
         assert "or ingest without --dense" in err
     assert not db.exists()  # nothing was indexed without the vectors asked for
+
+
+class _Letters:
+    """Vectors from letter counts, stored under the name another embedder would use."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        rows = [[float(t.lower().count(c)) + 0.1 for c in "aeiourst"] for t in texts]
+        return [[x / math.sqrt(sum(v * v for v in row)) for x in row] for row in rows]
+
+
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "some-other-model"])
+def test_vectors_no_embedder_here_can_read_leave_searches_lexical_with_a_warning(
+    tmp_path: Path,
+    model: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # the 'dense' extra is not installed
+    store = SQLiteStore(tmp_path / "k.db")
+    try:
+        Corpus.open(store, "docs", embedder=_Letters(model)).ingest(_folder(tmp_path))
+        with caplog.at_level(logging.WARNING, logger="kforge.rag.embedders"):
+            corpus = Corpora(store).open("docs")
+        assert corpus.embedder is None
+        assert corpus.search("step budget", 1)[0].retriever == "bm25"
+        assert "searched lexically only" in caplog.text
+    finally:
+        store.close()
