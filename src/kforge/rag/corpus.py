@@ -252,6 +252,8 @@ class Corpus:
         change in ``rag/corpora`` (reads every source's record: a step of ingesting)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         metas = self.store.index_sources(self.name).values()
+        # the embedder of its vectors, for searches to open it with (kforge ask, hybrid)
+        model = self.embedder.name if self.embedder and self._dense else self._meta.get("embedder")
         roots = set(self._meta.get("roots", ()))
         if root:
             roots.add(root)
@@ -266,6 +268,7 @@ class Corpus:
             "index": INDEX_LAYOUT,
             "analyzer": ANALYZER_VERSION,
             "extractions": sorted({str(m.get("extraction", "")) for m in metas if m.get("root")}),
+            **({"embedder": model} if model else {}),
         }
         self.store.put_docs(CORPORA_NAMESPACE, {self.name: self._meta})
         if self._written:

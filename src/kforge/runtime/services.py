@@ -42,8 +42,11 @@ class Corpora:
         corpus = self._open.get(name)
         if corpus is None:
             from kforge.rag.corpus import Corpus
+            from kforge.rag.embedders import recorded_embedder
 
-            corpus = Corpus.open(self._store, name)
+            # a corpus ingested with vectors is searched hybrid (BM25 fused with them)
+            embedder = recorded_embedder(self._store, name)
+            corpus = Corpus.open(self._store, name, embedder=embedder)
             self._open[name] = corpus
         return corpus
 
