@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   runId: null, stream: null, treeStream: null, treeTimer: null, shown: null,
-  lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
+  lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [], frames: [], seqs: {}, queue: [], drawing: null,
 };
 
 // -- API ------------------------------------------------------------------------------------
@@ -176,58 +176,57 @@ async function startRun(event) {
 
 // -- one run --------------------------------------------------------------------------------
 
-function describe(frame) {
-  const t = frame.type;
-  const json = (v) => JSON.stringify(v);
-  const cut = (s, n = 300) => (s && s.length > n ? `${s.slice(0, n)}…` : s || "");
-  if (t === "phase.changed") return `${frame.from_phase || "start"} → ${frame.to_phase}${frame.is_backward ? " (back: " + (frame.reason || "") + ")" : ""}`;
-  if (t === "status.changed") return `${frame.from_status || "new"} → ${frame.to_status}${frame.reason ? ": " + frame.reason : ""}`;
-  if (t === "tool.call") return `${frame.tool_name}(${cut(json(frame.arguments), 200)})`;
-  if (t === "tool.result") {
-    if (!frame.success) return `${frame.tool_name} failed: ${frame.error}`;
-    return `${frame.tool_name} → ${cut(frame.summary)} (${Math.round(frame.execution_time_ms)} ms)`;
-  }
-  if (t === "model.call") {
-    const u = (frame.response && frame.response.usage) || {};
-    return `${frame.model} ${frame.purpose || ""} · ${(u.input_tokens || 0) + (u.output_tokens || 0)} tokens · ${Math.round(frame.duration_ms)} ms`;
-  }
-  if (t === "usage") return `${frame.input_tokens} in / ${frame.output_tokens} out`;
-  if (t === "interaction.requested") return `asks: ${frame.prompt}`;
-  if (t === "interaction.answered") return `answered: ${cut(json(frame.answer))}`;
-  if (t === "agent.thinking") return cut(frame.message);
-  if (t === "complete") return frame.summary;
-  if (t === "error") return `${frame.error_type}: ${frame.message}`;
-  if (t === "limit.reached") return `${frame.limit} ${frame.value} of ${frame.maximum}`;
-  if (t === "intervention") return `${frame.action}${frame.content ? ": " + frame.content : ""}`;
-  if (t === "phase.checkpoint") return frame.message;
-  if (t.startsWith("data.")) return cut(json(frame.payload));
-  const { id, run_id, seq, created_at, type, ...rest } = frame;
-  return cut(json(rest));
-}
-
+// Frames come in bursts (a run's whole past at once): they are queued and drawn once a frame
+// of the screen, so a run of thousands of frames renders in one pass instead of one per frame.
 function addFrame(frame) {
-  if (frame.seq <= state.lastSeq) return;
+  const runId = frame.run_id || state.runId;
+  const seen = state.seqs[runId] || 0;
+  if (frame.seq <= seen) return;
+  state.seqs[runId] = frame.seq;
+  if (runId !== state.runId) { state.queue.push(frame); scheduleDraw(); return; }
   state.lastSeq = frame.seq;
-  $("meter-frames").textContent = frame.seq;
+  state.frames.push(frame);
   if (frame.type === "usage") {
     state.usage.tokens = (frame.run_input_tokens || 0) + (frame.run_output_tokens || 0)
       || state.usage.tokens + frame.input_tokens + frame.output_tokens;
     if (frame.cost_usd) state.usage.cost += frame.cost_usd;
-    $("meter-tokens").textContent = state.usage.tokens;
-    $("meter-cost").textContent = `$${state.usage.cost.toFixed(4)}`;
   }
-  if (frame.type === "phase.changed") {
-    state.phases.push({ name: frame.to_phase, back: frame.is_backward });
-    renderPhases();
-  }
-  const timeline = $("timeline");
-  timeline.append(el("li", { "data-seq": frame.seq },
-    el("span", { class: "seq" }, frame.seq), el("span", { class: "type" }, frame.type),
-    el("span", { class: "text" }, describe(frame))));
-  timeline.scrollTop = timeline.scrollHeight;
+  if (frame.type === "phase.changed") state.phases.push({ name: frame.to_phase, back: frame.is_backward });
+  state.queue.push(frame);
+  scheduleDraw();
   if (["status.changed", "interaction.requested", "interaction.answered", "complete"].includes(frame.type)) {
     refreshRun();
   }
+}
+
+function scheduleDraw() {
+  if (state.drawing) return;
+  state.drawing = requestAnimationFrame(drawQueued);
+}
+
+function drawQueued() {
+  state.drawing = null;
+  const frames = state.queue.splice(0);
+  if (!frames.length) return;
+  const timeline = $("timeline");
+  const atEnd = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
+  const batch = document.createDocumentFragment();
+  const filtering = timelineFilter.group || timelineFilter.run || timelineFilter.text;
+  for (const frame of frames) {
+    const child = frame.run_id && frame.run_id !== state.runId;
+    if (child) noteAgent(frame.run_id, `agent ${frame.run_id.slice(0, 8)}`);
+    const row = frameRow(frame, child ? frame.run_id.slice(0, 8) : "");
+    if (filtering) row.hidden = !rowVisible(row);
+    batch.append(row);
+  }
+  timeline.append(batch);
+  if (filtering) applyFilter();
+  if (atEnd) timeline.scrollTop = timeline.scrollHeight;
+  $("meter-frames").textContent = state.lastSeq;
+  $("meter-tokens").textContent = state.usage.tokens;
+  $("meter-cost").textContent = `$${state.usage.cost.toFixed(4)}`;
+  renderPhases();
+  document.dispatchEvent(new CustomEvent("frames-drawn", { detail: frames }));
 }
 
 function renderPhases() {
@@ -269,8 +268,10 @@ function closeStreams() {
 
 async function openRun(runId) {
   closeStreams();
-  Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [] });
-  $("timeline").replaceChildren(); $("phases").replaceChildren();
+  Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
+    frames: [], seqs: {}, queue: [] });
+  $("timeline").replaceChildren(); $("phases").replaceChildren(); resetFilters();
+  noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false;
   const run = await refreshRun();
@@ -286,6 +287,8 @@ async function openRun(runId) {
     lastId: run ? `${runId}:${run.last_seq}` : null,  // the root's past is drawn already
     onEvent: (name, data) => {
       if (name === "end" || data.type === "status.changed" || data.type === "intervention") scheduleTree();
+      // frames of the runs below this one join its timeline, labelled with their agent
+      if (data && data.seq && data.run_id && data.run_id !== runId) addFrame(data);
     },
     onState: () => {},
   });
@@ -464,6 +467,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("runs-status").addEventListener("change", loadRuns);
   $("error-close").addEventListener("click", clearError);
   $("timeline").setAttribute("tabindex", "0");
+  wireFilters();
   $("run-cancel").addEventListener("click", () => guarded(async () => {
     await api("POST", `/runs/${state.runId}/cancel`, { reason: "cancelled in the web UI" }); refreshRun();
   }));

