@@ -5,8 +5,6 @@ comparison of two runs, the trace, live updates, and a run of 5,000 frames."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.test_research import DOCS, QUESTION, Script
-from tests.server.agents import GATES, PacedAgent
+from tests.server.agents import PacedAgent
 from tests.server.helpers import LiveServer
 from tests.server.test_ui import ARGS, CHROMIUM, playwright_api
 
