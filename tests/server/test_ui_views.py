@@ -22,6 +22,7 @@ from tests.server.agents import PacedAgent
 from tests.server.helpers import LiveServer
 from tests.server.test_ui import ARGS, CHROMIUM, playwright_api
 
+expect = playwright_api.expect
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (apt-get install -y chromium)"
 )
@@ -44,13 +45,13 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def browser_page(live: LiveServer) -> Iterator[Any]:
+def page(live: LiveServer) -> Iterator[Any]:
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = browser.new_context(viewport={"width": 1280, "height": 1100}).new_page()
-        page.set_default_timeout(30_000)
+        opened = browser.new_context(viewport={"width": 1280, "height": 1100}).new_page()
+        opened.set_default_timeout(30_000)
         try:
-            yield page
+            yield opened
         finally:
             browser.close()
 
@@ -60,24 +61,23 @@ def _runtime(live: LiveServer) -> Runtime:
     return runtime
 
 
-def _research_run(live: LiveServer) -> str:
-    """A research run taken through its checkpoint to the end."""
+def _research_run(live: LiveServer, page: Any = None) -> str:
+    """A research run taken through its checkpoint to the end (and opened in ``page``)."""
     runtime = _runtime(live)
     run_id = live.call(runtime.start("research", {"question": QUESTION, "corpus": "docs"}))
     live.call(runtime.wait(run_id))
     live.call(runtime.resume(run_id, {"action": "approve"}))
     assert live.call(runtime.wait(run_id)).status.value == "completed"
+    if page is not None:
+        page.goto(f"{live.url}/ui/#/runs/{run_id}")
     return run_id
 
 
 def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
-    live: LiveServer, browser_page: Any, shots: Path
+    live: LiveServer, page: Any, shots: Path
 ) -> None:
-    expect = playwright_api.expect
-    page = browser_page
-    run_id = _research_run(live)
+    run_id = _research_run(live, page)
     last = _runtime(live).get_run(run_id).last_seq
-    page.goto(f"{live.url}/ui/#/runs/{run_id}")
     expect(page.locator("#meter-frames")).to_have_text(str(last))
     rows = page.locator("#timeline li")
     expect(rows).to_have_count(last)
@@ -122,10 +122,8 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
 
 
 def test_the_agent_filter_shows_the_frames_of_one_agent_of_the_tree(
-    live: LiveServer, browser_page: Any
+    live: LiveServer, page: Any
 ) -> None:
-    expect = playwright_api.expect
-    page = browser_page
     runtime = _runtime(live)
     parent = live.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}))
     child = live.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}, parent_id=parent))
@@ -137,3 +135,41 @@ def test_the_agent_filter_shows_the_frames_of_one_agent_of_the_tree(
     runs = set(visible.evaluate_all("items => items.map(li => li.dataset.run)"))
     assert runs == {child}
     expect(visible.locator(".agent").first).to_have_text(child[:8])
+
+
+def test_the_phase_graph_is_drawn_with_the_path_taken_and_the_current_phase(
+    live: LiveServer, page: Any, shots: Path
+) -> None:
+    run_id = _research_run(live, page)
+    moves = [f for f in _runtime(live).frames(run_id) if f.type == "phase.changed"]
+    graph = page.locator("#graph svg")
+    expect(graph.locator("g.phase")).to_have_count(5)
+    expect(graph.locator("g.phase.current")).to_have_count(1)
+    names = graph.locator("g.phase").evaluate_all("gs => gs.map(g => g.dataset.phase)")
+    assert names == ["decompose", "answer", "rise_above", "expand", "complete"]
+    expect(graph.locator("g.phase.current")).to_have_attribute("data-phase", moves[-1].to_phase)
+    expect(graph.locator('g.phase[data-phase="decompose"] .visits')).to_have_text("1 visit")
+    # three backward transitions with their triggers, none taken by this run
+    back = graph.locator("g.edge.back")
+    expect(back).to_have_count(3)
+    expect(graph.locator("g.edge.taken")).to_have_count(len(moves) - 1)
+    expect(back.locator(".cond")).to_contain_text(["new_category_discovered"])
+    assert back.evaluate_all("es => es.filter(e => e.classList.contains('taken')).length") == 0
+    taken = graph.locator("g.edge.taken").evaluate_all(
+        "es => es.map(e => e.dataset.from + '>' + e.dataset.to)"
+    )
+    assert taken == [f"{m.from_phase}>{m.to_phase}" for m in moves if m.from_phase]
+    # keyboard: each phase takes focus, and says its visits
+    graph.locator('g.phase[data-phase="answer"]').focus()
+    title = page.evaluate("document.activeElement.querySelector('title').textContent")
+    assert title.startswith("answer: 1 visit")
+    page.locator("#graph").screenshot(path=str(shots / "phase-graph.png"))
+
+
+def test_an_agent_without_phases_shows_its_steps_in_a_row(live: LiveServer, page: Any) -> None:
+    runtime = _runtime(live)
+    run_id = live.call(runtime.start("test.paced", {"steps": 4}))
+    live.call(runtime.wait(run_id))
+    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    expect(page.locator("#graph svg g.step")).to_have_count(4)
+    expect(page.locator("#graph svg g.step.current")).to_have_attribute("data-step", "4")

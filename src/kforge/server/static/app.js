@@ -226,6 +226,7 @@ function drawQueued() {
   $("meter-tokens").textContent = state.usage.tokens;
   $("meter-cost").textContent = `$${state.usage.cost.toFixed(4)}`;
   renderPhases();
+  if (frames.some((f) => f.type === "phase.changed")) scheduleGraph();
   document.dispatchEvent(new CustomEvent("frames-drawn", { detail: frames }));
 }
 
@@ -244,6 +245,7 @@ function showProgress(progress) {
   const before = state.shown;
   state.shown = progress;
   $("meter-steps").textContent = `${progress.steps} / ${progress.max_steps}`;
+  scheduleGraph();
   const status = $("run-status");
   status.textContent = progress.status; status.className = `badge ${progress.status}`;
   if (!before || before.status !== progress.status || before.interaction_id !== progress.interaction_id) {
@@ -271,12 +273,13 @@ async function openRun(runId) {
   Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
     frames: [], seqs: {}, queue: [] });
   $("timeline").replaceChildren(); $("phases").replaceChildren(); resetFilters();
+  $("graph").replaceChildren(); $("graph").dataset.agent = "";
   noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false;
   const run = await refreshRun();
   if (run) {
-    state.shown = { status: run.status, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
+    state.shown = { status: run.status, steps: run.steps, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
   }
   state.stream = new FrameStream(`/runs/${runId}/stream`, {
     lastId: null,
@@ -303,6 +306,7 @@ async function refreshRun() {
   const run = await guarded(() => api("GET", `/runs/${runId}`));
   if (!run || runId !== state.runId) return;
   $("run-title").textContent = runLabel(run);
+  if ($("graph").dataset.agent !== run.agent) { $("graph").dataset.agent = run.agent; scheduleGraph(); }
   // a reply read before the last status event must not put an older status or count back
   const current = !state.shown || state.shown.last_seq === undefined || state.shown.last_seq <= run.last_seq;
   const status = $("run-status");
