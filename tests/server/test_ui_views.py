@@ -5,6 +5,7 @@ comparison of two runs, the trace, live updates, and a run of 5,000 frames."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,29 @@ def test_an_agent_without_phases_shows_its_steps_in_a_row(live: LiveServer, page
     page.goto(f"{live.url}/ui/#/runs/{run_id}")
     expect(page.locator("#graph svg g.step")).to_have_count(4)
     expect(page.locator("#graph svg g.step.current")).to_have_attribute("data-step", "4")
+
+
+def test_a_frame_shows_the_state_after_its_step_and_what_the_step_changed(
+    live: LiveServer, page: Any, shots: Path
+) -> None:
+    runtime = _runtime(live)
+    run_id = live.call(runtime.start("test.paced", {"steps": 3, "per_step": 2}))
+    live.call(runtime.wait(run_id))
+    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    # the first tick of the second step (the one that takes 'done' from 1 to 2)
+    tick = page.locator("#timeline li").filter(has_text='"step":1,"i":0')
+    seq = tick.get_attribute("data-seq")
+    tick.get_by_role("button", name=f"Frame {seq}: state after it").press("Enter")
+    panel = page.locator("#inspect")
+    expect(page.locator("#inspect-title")).to_have_text("State after step 2")
+    expect(page.locator("#inspect-title")).to_be_focused()
+    done = panel.locator('#diff li[data-path="agent.done"]')
+    expect(done).to_have_text("agent.done: 1 → 2")
+    assert '"done": 2' in page.locator("#state-json").text_content()
+    expect(tick).to_have_class(re.compile(r"\bselected\b"))
+    page.locator("#inspect").screenshot(path=str(shots / "state-diff.png"))
+    # the step before changed 'done' from 0 to 1
+    first = page.locator("#timeline li").filter(has_text='"step":0,"i":1')
+    first.locator("button.seq").click()
+    expect(page.locator("#inspect-title")).to_have_text("State after step 1")
+    expect(done).to_have_text("agent.done: 0 → 1")

@@ -273,7 +273,7 @@ async function openRun(runId) {
   Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
     frames: [], seqs: {}, queue: [] });
   $("timeline").replaceChildren(); $("phases").replaceChildren(); resetFilters();
-  $("graph").replaceChildren(); $("graph").dataset.agent = "";
+  $("graph").replaceChildren(); $("graph").dataset.agent = ""; closeInspect();
   noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false;
@@ -472,6 +472,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("error-close").addEventListener("click", clearError);
   $("timeline").setAttribute("tabindex", "0");
   wireFilters();
+  wireInspect();
   $("run-cancel").addEventListener("click", () => guarded(async () => {
     await api("POST", `/runs/${state.runId}/cancel`, { reason: "cancelled in the web UI" }); refreshRun();
   }));
