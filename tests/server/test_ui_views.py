@@ -74,6 +74,18 @@ def _research_run(live: LiveServer, page: Any = None) -> str:
     return run_id
 
 
+def _paced_run(live: LiveServer, page: Any, answer: str = "", **args: Any) -> str:
+    """A paced run taken to the end (its question answered with ``answer``), opened in ``page``."""
+    runtime = _runtime(live)
+    run_id = live.call(runtime.start("test.paced", args))
+    live.call(runtime.wait(run_id))
+    if answer:
+        live.call(runtime.resume(run_id, {"action": answer}))
+        live.call(runtime.wait(run_id))
+    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    return run_id
+
+
 def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     live: LiveServer, page: Any, shots: Path
 ) -> None:
@@ -168,10 +180,7 @@ def test_the_phase_graph_is_drawn_with_the_path_taken_and_the_current_phase(
 
 
 def test_an_agent_without_phases_shows_its_steps_in_a_row(live: LiveServer, page: Any) -> None:
-    runtime = _runtime(live)
-    run_id = live.call(runtime.start("test.paced", {"steps": 4}))
-    live.call(runtime.wait(run_id))
-    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    _paced_run(live, page, steps=4)
     expect(page.locator("#graph svg g.step")).to_have_count(4)
     expect(page.locator("#graph svg g.step.current")).to_have_attribute("data-step", "4")
 
@@ -179,10 +188,7 @@ def test_an_agent_without_phases_shows_its_steps_in_a_row(live: LiveServer, page
 def test_a_frame_shows_the_state_after_its_step_and_what_the_step_changed(
     live: LiveServer, page: Any, shots: Path
 ) -> None:
-    runtime = _runtime(live)
-    run_id = live.call(runtime.start("test.paced", {"steps": 3, "per_step": 2}))
-    live.call(runtime.wait(run_id))
-    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    _paced_run(live, page, steps=3, per_step=2)
     # the first tick of the second step (the one that takes 'done' from 1 to 2)
     tick = page.locator("#timeline li").filter(has_text='"step":1,"i":0')
     seq = tick.get_attribute("data-seq")
@@ -200,3 +206,56 @@ def test_a_frame_shows_the_state_after_its_step_and_what_the_step_changed(
     first.locator("button.seq").click()
     expect(page.locator("#inspect-title")).to_have_text("State after step 1")
     expect(done).to_have_text("agent.done: 0 → 1")
+
+
+def test_a_fork_from_the_timeline_runs_with_its_own_limit(live: LiveServer, page: Any) -> None:
+    runtime = _runtime(live)
+    run_id = _paced_run(live, page, steps=3, per_step=2)
+    # the last frame of the first step: the fork keeps one step and takes the other two again
+    tick = page.locator("#timeline li").filter(has_text='"step":0,"i":1')
+    seq = int(tick.get_attribute("data-seq") or 0)
+    tick.locator("button.seq").click()
+    expect(page.get_by_label("Keep frames up to seq")).to_have_value(str(seq))
+    page.get_by_label("Step limit for the fork").fill("50")
+    expect(page.get_by_label("Run the fork now")).to_be_checked()
+    page.get_by_role("button", name="Fork from here").press("Enter")
+    expect(page).not_to_have_url(re.compile(run_id))
+    fork_id = page.url.rsplit("/", 1)[-1]
+    expect(page.locator("#run-status")).to_have_text("completed")
+    expect(page.locator("#meter-steps")).to_have_text("3 / 50")
+    fork = runtime.get_run(fork_id)
+    assert fork.forked_from == run_id and fork.forked_at_seq == seq
+    assert fork.result == {"ticks": 6, "answer": None}
+    # the fork's own frames after the shared ones, then the ones the source also had
+    ticks = [f for f in runtime.frames(fork_id) if f.type == "data.tick"]
+    assert [t.payload["step"] for t in ticks] == [0, 0, 1, 1, 2, 2]  # type: ignore[attr-defined]
+
+
+def test_a_fork_answered_otherwise_compares_side_by_side_with_its_source(
+    live: LiveServer, page: Any, shots: Path
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    run_id = _paced_run(live, page, "approve", steps=2, ask_at=1)
+    asked = page.locator("#timeline li").filter(has_text="asks: Go on?")
+    asked.locator("button.seq").click()
+    page.get_by_role("button", name="Fork from here").click()
+    # the fork waits on the same question: this time it is rejected
+    expect(page.locator("#checkpoint")).to_be_visible()
+    fork_id = page.url.rsplit("/", 1)[-1]
+    assert fork_id != run_id
+    page.get_by_role("button", name="Reject", exact=True).click()
+    expect(page.locator("#run-status")).to_have_text("completed")
+    page.get_by_role("button", name="Compare with the run it was forked from").click()
+    expect(page).to_have_url(re.compile(f"#/compare/{run_id}/{fork_id}$"))
+    expect(page.locator("#compare-answer-verdict")).to_have_text("they differ")
+    expect(page.locator('.answer[data-side="left"]')).to_contain_text('"approve"')
+    expect(page.locator('.answer[data-side="right"]')).to_contain_text('"reject"')
+    rows = page.locator(".compare-frames tbody tr")
+    expect(rows.first).to_have_class("same")  # the frames the fork shares
+    differ = page.locator(".compare-frames tbody tr.differ")
+    expect(differ.filter(has_text="answered")).not_to_have_count(0)
+    page.get_by_label("Show only the frames that differ").check()
+    expect(rows.first).to_be_hidden()
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    assert errors == []  # a run whose answer is not text shows like any other

@@ -154,6 +154,7 @@ async function loadRuns() {
       el("span", { class: `badge ${run.status}` }, run.status), " ",
       el("span", { class: "muted" }, `${run.agent} · ${run.id.slice(0, 8)}`)))));
   if (!data.runs.length) list.append(el("li", { class: "muted" }, "No runs yet."));
+  $("compare-runs").replaceChildren(...data.runs.map((run) => el("option", { value: run.id }, `${run.agent} · ${runLabel(run)}`)));
 }
 
 async function loadCorpora() {
@@ -276,7 +277,7 @@ async function openRun(runId) {
   $("graph").replaceChildren(); $("graph").dataset.agent = ""; closeInspect();
   noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
-  $("empty").hidden = true; $("run").hidden = false;
+  $("empty").hidden = true; $("run").hidden = false; $("compare").hidden = true;
   const run = await refreshRun();
   if (run) {
     state.shown = { status: run.status, steps: run.steps, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
@@ -305,6 +306,8 @@ async function refreshRun() {
   if (!runId) return;
   const run = await guarded(() => api("GET", `/runs/${runId}`));
   if (!run || runId !== state.runId) return;
+  state.run = run;
+  $("compare-with-source").hidden = !run.forked_from;
   $("run-title").textContent = runLabel(run);
   if ($("graph").dataset.agent !== run.agent) { $("graph").dataset.agent = run.agent; scheduleGraph(); }
   // a reply read before the last status event must not put an older status or count back
@@ -417,7 +420,8 @@ function markdown(text) {
 
 function renderReport(run) {
   const result = run.result || {};
-  const text = result.report || result.answer || "";
+  // an agent's answer may be any JSON value: only text is drawn as a report
+  const text = [result.report, result.answer].find((v) => typeof v === "string" && v) || "";
   $("report-section").hidden = !text;
   $("report").innerHTML = text ? markdown(text) : "";
 }
@@ -461,8 +465,10 @@ async function intervene(agentId, action) {
 
 function route() {
   const match = location.hash.match(/^#\/runs\/([A-Za-z0-9_-]+)/);
+  const pair = location.hash.match(/^#\/compare\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)/);
   if (match) { if (match[1] !== state.runId) openRun(match[1]); }
-  else { closeStreams(); state.runId = null; $("run").hidden = true; $("empty").hidden = false; }
+  else if (pair) openCompare(pair[1], pair[2]);
+  else { closeStreams(); state.runId = null; $("run").hidden = true; $("compare").hidden = true; $("empty").hidden = false; }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -473,6 +479,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("timeline").setAttribute("tabindex", "0");
   wireFilters();
   wireInspect();
+  wireCompare();
   $("run-cancel").addEventListener("click", () => guarded(async () => {
     await api("POST", `/runs/${state.runId}/cancel`, { reason: "cancelled in the web UI" }); refreshRun();
   }));
