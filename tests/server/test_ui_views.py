@@ -259,3 +259,45 @@ def test_a_fork_answered_otherwise_compares_side_by_side_with_its_source(
     expect(rows.first).to_be_hidden()
     page.screenshot(path=str(shots / "compare.png"), full_page=True)
     assert errors == []  # a run whose answer is not text shows like any other
+
+
+def test_the_trace_lays_out_stretches_steps_calls_pauses_and_child_runs(
+    live: LiveServer, page: Any, shots: Path
+) -> None:
+    run_id = _research_run(live, page)
+    frames = _runtime(live).frames(run_id)
+    calls = [f for f in frames if f.type == "model.call"]
+    trace = page.locator("#trace .waterfall")
+    expect(trace.locator("li.model")).to_have_count(len(calls))
+    # two stretches (before and after the checkpoint) with the wait for a person between them
+    kinds = trace.locator("li.span").evaluate_all("ls => ls.map(l => l.dataset.kind)")
+    tops = [k for k in kinds if k in ("stretch", "pause")]
+    assert tops == ["stretch", "pause", "stretch"]
+    steps = _runtime(live).get_run(run_id).iteration
+    assert kinds.count("step") == steps
+    # each model call sits under a step, and says its tokens and how long it took
+    first_call = kinds.index("model")
+    assert kinds[first_call - 1] in ("step", "model", "tool", "ask")
+    assert "step" in kinds[:first_call]
+    usage = calls[0].response["usage"]  # type: ignore[attr-defined]
+    tokens = usage["input_tokens"] + usage["output_tokens"]
+    expect(trace.locator("li.model .metrics").first).to_contain_text(f"{tokens} tok")
+    expect(trace.locator("li.model .metrics").first).to_contain_text("ms")
+    expect(trace.locator("li.pause")).to_have_attribute(
+        "aria-label", re.compile("waiting for a person")
+    )
+    page.locator("#trace-box").screenshot(path=str(shots / "trace.png"))
+
+
+def test_a_child_run_sits_in_the_trace_under_its_parent(live: LiveServer, page: Any) -> None:
+    runtime = _runtime(live)
+    parent = live.call(runtime.start("test.paced", {"steps": 2, "ask_at": 1}))
+    live.call(runtime.wait(parent))
+    child = live.call(runtime.start("test.paced", {"steps": 1}, parent_id=parent))
+    live.call(runtime.wait(child))
+    page.goto(f"{live.url}/ui/#/runs/{parent}")
+    row = page.locator("#trace li.child")
+    expect(row).to_have_count(1)
+    expect(row).to_have_attribute("data-depth", "2")
+    expect(row.get_by_role("link")).to_have_attribute("href", f"#/runs/{child}")
+    expect(row).to_contain_text("completed")

@@ -246,7 +246,7 @@ function showProgress(progress) {
   const before = state.shown;
   state.shown = progress;
   $("meter-steps").textContent = `${progress.steps} / ${progress.max_steps}`;
-  scheduleGraph();
+  scheduleGraph(); scheduleTrace();
   const status = $("run-status");
   status.textContent = progress.status; status.className = `badge ${progress.status}`;
   if (!before || before.status !== progress.status || before.interaction_id !== progress.interaction_id) {
@@ -261,6 +261,7 @@ function showProgress(progress) {
 function scheduleTree() {
   if (state.treeTimer || !state.runId) return;
   state.treeTimer = setTimeout(() => { state.treeTimer = null; if (state.runId) renderTree(state.runId); }, 200);
+  scheduleTrace();
 }
 
 function closeStreams() {
@@ -274,7 +275,7 @@ async function openRun(runId) {
   Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
     frames: [], seqs: {}, queue: [] });
   $("timeline").replaceChildren(); $("phases").replaceChildren(); resetFilters();
-  $("graph").replaceChildren(); $("graph").dataset.agent = ""; closeInspect();
+  $("graph").replaceChildren(); $("graph").dataset.agent = ""; closeInspect(); $("trace").replaceChildren();
   noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
   $("empty").hidden = true; $("run").hidden = false; $("compare").hidden = true;
@@ -480,6 +481,7 @@ document.addEventListener("DOMContentLoaded", () => {
   wireFilters();
   wireInspect();
   wireCompare();
+  wireTrace();
   $("run-cancel").addEventListener("click", () => guarded(async () => {
     await api("POST", `/runs/${state.runId}/cancel`, { reason: "cancelled in the web UI" }); refreshRun();
   }));
