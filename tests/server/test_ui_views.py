@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.test_research import DOCS, QUESTION, Script
-from tests.server.agents import PacedAgent
+from tests.server.agents import GATES, PacedAgent
 from tests.server.helpers import LiveServer
 from tests.server.test_ui import ARGS, CHROMIUM, playwright_api
 
@@ -301,3 +303,89 @@ def test_a_child_run_sits_in_the_trace_under_its_parent(live: LiveServer, page: 
     expect(row).to_have_attribute("data-depth", "2")
     expect(row.get_by_role("link")).to_have_attribute("href", f"#/runs/{child}")
     expect(row).to_contain_text("completed")
+
+
+def test_counters_tree_graph_and_trace_follow_the_stream(live: LiveServer, page: Any) -> None:
+    runtime = _runtime(live)
+    gate = GATES["ui-views-live"] = threading.Semaphore(0)
+    try:
+        root = live.call(
+            runtime.start("test.paced", {"steps": 4, "per_step": 1, "gate": "ui-views-live"})
+        )
+        page.goto(f"{live.url}/ui/#/runs/{root}")
+        expect(page.locator("#run-status")).to_have_text("running")
+        for done in (1, 2):
+            gate.release()
+            expect(page.locator("#meter-steps")).to_have_text(f"{done} / 200")
+            expect(page.locator("#graph g.step")).to_have_count(done)
+            expect(page.locator("#graph g.step.current")).to_have_attribute("data-step", str(done))
+            expect(page.locator("#trace li.step")).to_have_count(done)
+            ticks = page.locator("#timeline li").filter(has_text='"i":0')
+            expect(ticks).to_have_count(done)
+        expect(page.locator("#trace li.stretch")).to_have_count(1)
+        child = live.call(runtime.start("test.paced", {"steps": 1}, parent_id=root))
+        expect(page.locator(f'li[data-agent="{child}"] .badge').first).to_have_text("completed")
+        expect(page.locator("#trace li.child")).to_contain_text("completed")
+        expect(page.locator(f'#timeline li[data-run="{child}"]').first).to_be_visible()
+        gate.release(2)
+        expect(page.locator("#run-status")).to_have_text("completed")
+        expect(page.locator("#trace li.step")).to_have_count(4)
+        expect(page.locator("#graph g.step")).to_have_count(4)
+    finally:
+        gate.release(10)
+
+
+def test_the_phase_graph_follows_a_run_from_the_form_to_its_end(
+    live: LiveServer, page: Any
+) -> None:
+    page.goto(f"{live.url}/ui/")
+    page.get_by_label("Question").fill(QUESTION)
+    page.get_by_role("button", name="Start").click()
+    current = page.locator("#graph g.phase.current")
+    expect(page.locator("#checkpoint")).to_be_visible()
+    expect(current).to_have_attribute("data-phase", "decompose")
+    expect(page.locator("#graph g.edge.taken")).to_have_count(0)
+    page.get_by_role("button", name="Approve", exact=True).click()
+    expect(page.locator("#run-status")).to_have_text("completed")
+    expect(current).to_have_attribute("data-phase", "complete")
+    expect(page.locator("#graph g.edge.taken")).to_have_count(4)
+    expect(page.locator("#trace li.pause")).to_have_count(1)
+
+
+def test_a_run_of_5000_frames_renders_and_stays_responsive(
+    live: LiveServer, page: Any, shots: Path
+) -> None:
+    runtime = _runtime(live)
+    run_id = live.call(runtime.start("test.paced", {"steps": 50, "per_step": 100}))
+    live.call(runtime.wait(run_id))
+    last = runtime.get_run(run_id).last_seq
+    assert last >= 5000
+    started = time.perf_counter()
+    page.goto(f"{live.url}/ui/#/runs/{run_id}")
+    expect(page.locator("#meter-frames")).to_have_text(str(last), timeout=120_000)
+    expect(page.locator("#timeline li")).to_have_count(last, timeout=60_000)
+    expect(page.locator("#trace li.step")).to_have_count(50, timeout=60_000)
+    rendered = time.perf_counter() - started
+    in_page = page.evaluate("performance.now()") / 1000
+    started = time.perf_counter()
+    page.get_by_label("Search").fill('"step":49,')
+    page.wait_for_function(
+        "document.getElementById('timeline-count').textContent.includes(' of ')", timeout=60_000
+    )
+    expect(page.locator("#timeline-count")).to_have_text(f"100 of {last} frames", timeout=60_000)
+    searched = time.perf_counter() - started
+    started = time.perf_counter()
+    page.locator("#timeline li:visible button.seq").first.click()
+    expect(page.locator("#inspect-title")).to_have_text("State after step 50", timeout=60_000)
+    inspected = time.perf_counter() - started
+    started = time.perf_counter()
+    page.get_by_label("Type").select_option("lifecycle")
+    page.get_by_label("Search").fill("")
+    expect(page.locator("#timeline li:visible")).not_to_have_count(0)
+    filtered = time.perf_counter() - started
+    print(
+        f"\n{last} frames: rendered in {rendered:.2f} s ({in_page:.2f} s since navigation), "
+        f"search {searched:.2f} s, state of a step {inspected:.2f} s, filter {filtered:.2f} s"
+    )
+    page.screenshot(path=str(shots / "run-5000-frames.png"))
+    assert rendered < 120  # a sanity bound only: the figure above is what is measured

@@ -179,7 +179,7 @@ async function startRun(event) {
 
 // Frames come in bursts (a run's whole past at once): they are queued and drawn once a frame
 // of the screen, so a run of thousands of frames renders in one pass instead of one per frame.
-function addFrame(frame) {
+function addFrame(frame, { past = false } = {}) {
   const runId = frame.run_id || state.runId;
   const seen = state.seqs[runId] || 0;
   if (frame.seq <= seen) return;
@@ -195,7 +195,7 @@ function addFrame(frame) {
   if (frame.type === "phase.changed") state.phases.push({ name: frame.to_phase, back: frame.is_backward });
   state.queue.push(frame);
   scheduleDraw();
-  if (["status.changed", "interaction.requested", "interaction.answered", "complete"].includes(frame.type)) {
+  if (!past && ["status.changed", "interaction.requested", "interaction.answered", "complete"].includes(frame.type)) {
     refreshRun();
   }
 }
@@ -283,8 +283,12 @@ async function openRun(runId) {
   if (run) {
     state.shown = { status: run.status, steps: run.steps, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
   }
+  // the run's past in pages of JSON (far quicker than one event each), then the stream from there
+  const past = run ? await guarded(() => allFrames(runId)) : null;
+  if (runId !== state.runId) return;
+  for (const frame of past || []) addFrame(frame, { past: true });
   state.stream = new FrameStream(`/runs/${runId}/stream`, {
-    lastId: null,
+    lastId: state.lastSeq ? String(state.lastSeq) : null,
     onEvent: (name, data) => (name === "end" ? refreshRun() : name === "status" ? showProgress(data) : addFrame(data)),
     onState: (s) => { $("live").textContent = s === "live" ? "● live" : s === "ended" ? "" : `(${s})`; },
   });
