@@ -114,6 +114,8 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     raw_button.click()
     raw = json.loads(call.locator("pre.raw").inner_text())
     assert raw["type"] == "model.call" and raw["run_id"] == run_id
+    call.scroll_into_view_if_needed()
+    page.locator("#timeline").screenshot(path=str(shots / "frames.png"))
     expect(raw_button).to_have_attribute("aria-expanded", "true")
     raw_button.click()
     expect(call.locator("pre.raw")).to_have_count(0)
@@ -133,7 +135,6 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     expect(page.locator("#timeline-count")).to_have_text(f"0 of {last} frames")
     page.get_by_label("Search").fill("")
     expect(visible).to_have_count(last)
-    page.screenshot(path=str(shots / "frames.png"), full_page=True)
 
 
 def test_the_agent_filter_shows_the_frames_of_one_agent_of_the_tree(
