@@ -16,10 +16,13 @@ import pytest
 
 from kforge.agents.research import ResearchAgent
 from kforge.llm.function import FunctionModel
+from kforge.llm.scripted import ScriptedModel
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings
 from kforge.store.sqlite import SQLiteStore
+from tests.agents.helpers import runtime as react_runtime
+from tests.agents.test_react import GOAL, call, observed, reflection
 from tests.agents.test_research import DOCS, QUESTION, Script
 from tests.server.agents import GATES, PacedAgent
 from tests.server.helpers import LiveServer
@@ -390,3 +393,38 @@ def test_a_run_of_5000_frames_renders_and_stays_responsive(
     )
     page.screenshot(path=str(shots / "run-5000-frames.png"))
     assert rendered < 120  # a sanity bound only: the figure above is what is measured
+
+
+def test_tool_calls_read_with_their_arguments_and_results_and_sit_in_the_trace(
+    page: Any,
+) -> None:
+    model = ScriptedModel(
+        [
+            call("Frankreich"),
+            reflection("The tool knows English names only.", "Call it with 'France'."),
+            call("France", "Use the English name"),
+            observed("The result names Paris.", True),
+            "Paris is the capital of France.",
+        ]
+    )
+    runtime = react_runtime(model)
+    with LiveServer(runtime, ServerSettings(), model=model) as server:
+        run = server.call(runtime.run("react", {"goal": GOAL}))
+        page.goto(f"{server.url}/ui/#/runs/{run.id}")
+        rows = page.locator("#timeline li")
+        calls = rows.filter(has=page.locator(".type", has_text="tool.call"))
+        expect(calls).to_have_count(2)
+        expect(calls.first.locator(".text")).to_contain_text(
+            'calls lookup_capital({"country":"Frankreich"})'
+        )
+        results = rows.filter(has=page.locator(".type", has_text="tool.result"))
+        expect(results.first).to_contain_text("lookup_capital failed: ")
+        results.last.locator("details.fold summary").click()
+        expect(results.last.locator("details.fold pre")).to_contain_text("Paris")
+        expect(rows.filter(has_text="reflects on not_found")).to_have_count(1)
+        page.get_by_label("Type").select_option("tool")
+        expect(page.locator("#timeline li:visible")).to_have_count(4)
+        tools = page.locator("#trace li.tool")
+        expect(tools).to_have_count(2)
+        expect(tools.first).to_have_class(re.compile(r"\bfailed\b"))
+        expect(tools.last).to_contain_text("tool lookup_capital")
