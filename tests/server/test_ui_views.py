@@ -207,9 +207,15 @@ def test_a_frame_shows_the_state_after_its_step_and_what_the_step_changed(
     assert '"done": 2' in page.locator("#state-json").text_content()
     expect(tick).to_have_class(re.compile(r"\bselected\b"))
     page.locator("#inspect").screenshot(path=str(shots / "state-diff.png"))
-    # the step before changed 'done' from 0 to 1
+    # the step before changed 'done' from 0 to 1: its last frame is the one above, by keyboard
+    tick.locator("button.seq").focus()
+    page.keyboard.press("End")
+    expect(page.locator("#timeline li").last.locator("button.seq")).to_be_focused()
+    tick.locator("button.seq").focus()
+    page.keyboard.press("ArrowUp")
     first = page.locator("#timeline li").filter(has_text='"step":0,"i":1')
-    first.locator("button.seq").click()
+    expect(first.locator("button.seq")).to_be_focused()
+    page.keyboard.press("Enter")
     expect(page.locator("#inspect-title")).to_have_text("State after step 1")
     expect(done).to_have_text("agent.done: 0 → 1")
 

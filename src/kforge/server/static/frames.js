@@ -146,7 +146,22 @@ function resetFilters() {
   document.getElementById("timeline-count").textContent = "";
 }
 
+// Up and down arrows move between the frames shown (Home and End to the first and last), so a
+// long timeline is walked from the keyboard without tabbing through every row's buttons.
+function walkTimeline(event) {
+  const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
+  const row = event.target.closest && event.target.closest("#timeline > li");
+  if (!keys.includes(event.key) || !row || event.target.matches("input, textarea, select")) return;
+  const rows = [...document.getElementById("timeline").children].filter((r) => !r.hidden);
+  const at = rows.indexOf(row);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
+  if (to < 0 || to >= rows.length) return;
+  event.preventDefault();
+  rows[to].querySelector("button.seq").focus();
+}
+
 function wireFilters() {
+  document.getElementById("timeline").addEventListener("keydown", walkTimeline);
   let timer = null;
   document.getElementById("filter-type").addEventListener("change", (e) => { timelineFilter.group = e.target.value; applyFilter(); });
   document.getElementById("filter-agent").addEventListener("change", (e) => { timelineFilter.run = e.target.value; applyFilter(); });

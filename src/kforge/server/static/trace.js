@@ -103,7 +103,7 @@ function traceRow(span, t0, total) {
   const label = span.href ? el("a", { href: span.href }, span.label) : span.label;
   const text = `${span.label}: ${metrics.join(", ")}, from ${duration(span.start - t0)}`;
   return el("li", { class: `span ${span.kind}${span.failed ? " failed" : ""}`, "data-kind": span.kind,
-    "data-depth": span.depth, tabindex: 0, "aria-label": text, title: text },
+    "data-depth": span.depth, "aria-label": text, title: text },
   el("span", { class: "label", style: `padding-left:${span.depth * 1.1}rem` }, label),
   el("span", { class: "metrics" }, metrics.join(" · ")),
   el("span", { class: "lane" }, el("span", { class: "bar", style: `left:${left}%;width:${Math.min(width, 100 - left)}%` })));
@@ -126,7 +126,7 @@ async function renderTrace() {
   const axis = el("li", { class: "axis", "aria-hidden": "true" }, el("span", { class: "label" }, "what"),
     el("span", { class: "metrics" }, "took"),
     el("span", { class: "lane" }, ...[0, 0.25, 0.5, 0.75, 1].map((q) => el("span", { class: "tick", style: `left:${q * 100}%` }, duration(q * total)))));
-  box.replaceChildren(el("ol", { class: "waterfall", "aria-label": `Trace of ${spans.length} spans over ${duration(total)}` },
+  box.replaceChildren(el("ol", { class: "waterfall", tabindex: 0, "aria-label": `Trace of ${spans.length} spans over ${duration(total)}` },
     axis, ...spans.map((s) => traceRow(s, t0, total))));
 }
 
