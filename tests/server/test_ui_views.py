@@ -115,7 +115,7 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     # the raw JSON is one click away, and another click folds it again
     raw_button = call.get_by_role("button", name="Raw JSON of frame")
     raw_button.click()
-    raw = json.loads(call.locator("pre.raw").inner_text())
+    raw = json.loads(call.locator("pre.raw").text_content() or "")
     assert raw["type"] == "model.call" and raw["run_id"] == run_id
     call.scroll_into_view_if_needed()
     page.locator("#timeline").screenshot(path=str(shots / "frames.png"))
@@ -125,12 +125,12 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     # filter by type, then search within it
     page.get_by_label("Type").select_option("phase")
     visible = page.locator("#timeline li:visible")
-    phases = visible.locator(".type").all_inner_texts()
+    phases = visible.locator(".type").all_text_contents()
     assert phases and all(t.startswith("phase.") for t in phases)
     expect(page.locator("#timeline-count")).to_contain_text(f"of {last} frames")
     page.get_by_label("Search").fill("rise_above")
     expect(visible.locator(".text").first).to_contain_text("rise_above")
-    for text in visible.locator(".text").all_inner_texts():
+    for text in visible.locator(".text").all_text_contents():
         assert "rise_above" in text
     page.get_by_label("Type").select_option("")
     page.get_by_label("Search").fill("no frame says this")
