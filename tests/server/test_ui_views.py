@@ -229,6 +229,8 @@ def test_a_fork_from_the_timeline_runs_with_its_own_limit(live: LiveServer, page
     tick.locator("button.seq").click()
     expect(page.get_by_label("Keep frames up to seq")).to_have_value(str(seq))
     page.get_by_label("Step limit for the fork").fill("50")
+    page.get_by_label("Token limit for the fork").fill("90000")
+    page.get_by_label("Time limit for the fork").fill("600")
     expect(page.get_by_label("Run the fork now")).to_be_checked()
     page.get_by_role("button", name="Fork from here").press("Enter")
     expect(page).not_to_have_url(re.compile(run_id))
@@ -238,6 +240,12 @@ def test_a_fork_from_the_timeline_runs_with_its_own_limit(live: LiveServer, page
     fork = runtime.get_run(fork_id)
     assert fork.forked_from == run_id and fork.forked_at_seq == seq
     assert fork.result == {"ticks": 6, "answer": None}
+    limits = fork.input["limits"]
+    assert (limits["max_steps"], limits["max_tokens"], limits["max_wall_time_s"]) == (
+        50,
+        90000,
+        600,
+    )
     # the fork's own frames after the shared ones, then the ones the source also had
     ticks = [f for f in runtime.frames(fork_id) if f.type == "data.tick"]
     assert [t.payload["step"] for t in ticks] == [0, 0, 1, 1, 2, 2]  # type: ignore[attr-defined]

@@ -55,8 +55,9 @@ async function forkFromStep(event) {
   const box = $("inspect");
   const source = box.dataset.run;
   const limits = {};
-  const maxSteps = $("fork-max-steps").value;
-  if (maxSteps) limits.max_steps = Number(maxSteps);
+  for (const [field, name] of [["fork-max-steps", "max_steps"], ["fork-max-tokens", "max_tokens"], ["fork-max-time", "max_wall_time_s"]]) {
+    if ($(field).value) limits[name] = Number($(field).value);
+  }
   const fork = await guarded(async () => {
     const made = await api("POST", `/runs/${source}/fork`, { at_seq: Number($("fork-seq").value) });
     if ($("fork-run").checked && made.status === "paused") {
