@@ -154,6 +154,10 @@ def test_the_agent_filter_shows_the_frames_of_one_agent_of_the_tree(
     runs = set(visible.evaluate_all("items => items.map(li => li.dataset.run)"))
     assert runs == {child}
     expect(visible.locator(".agent").first).to_have_text(child[:8])
+    # a frame of the child shows the child's state, and forks the child
+    visible.first.locator("button.seq").click()
+    expect(page.locator("#inspect-summary")).to_contain_text(f"of agent {child[:8]}")
+    expect(page.locator("#fork-source")).to_have_text(child[:8])
 
 
 def test_the_phase_graph_is_drawn_with_the_path_taken_and_the_current_phase(

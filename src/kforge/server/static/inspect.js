@@ -43,7 +43,7 @@ async function inspectFrame(frame) {
   if (!view.changes.length) diff.append(el("li", { class: "muted" }, "nothing: the state is as the step before left it"));
   $("state-json").textContent = JSON.stringify(view.state, null, 2);
   $("fork-seq").value = frame.seq;
-  $("fork-seq").max = state.lastSeq || frame.seq;
+  $("fork-seq").max = state.seqs[runId] || frame.seq;  // the last seq seen of that run
   $("fork-source").textContent = runId.slice(0, 8);
   box.scrollIntoView({ block: "nearest" });
   $("inspect-title").focus();
