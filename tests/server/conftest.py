@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,3 +33,11 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
     settings = ServerSettings(ingest_roots=(docs,), max_body_bytes=10_000)
     with LiveServer(make_runtime(tmp_path), settings, model="test") as live:
         yield live
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the web UI's tests save screenshots: KFORGE_SCREENSHOTS, or a tmp folder."""
+    folder = Path(os.environ.get("KFORGE_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

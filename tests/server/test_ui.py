@@ -4,7 +4,6 @@ agent of a tree; see an API error. Screenshots go to KFORGE_SCREENSHOTS or a tmp
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -39,13 +38,6 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("KFORGE_SCREENSHOTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture

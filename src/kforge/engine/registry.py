@@ -41,7 +41,7 @@ class AgentRegistry:
         self._factories[agent_type] = factory
 
     def create(self, agent_type: str, args: dict[str, Any]) -> StepAgent:
-        factory = self._factories.get(agent_type) or self._load(agent_type)
+        factory = self.factory(agent_type)
         if factory is None:
             known = ", ".join(self.names()) or "none"
             raise ConfigurationError(
@@ -49,6 +49,10 @@ class AgentRegistry:
                 "kforge.register_agent before starting or resuming its runs"
             )
         return factory(args)
+
+    def factory(self, agent_type: str) -> AgentFactory | None:
+        """What builds agents of ``agent_type`` (its class, for most), or None if unknown."""
+        return self._factories.get(agent_type) or self._load(agent_type)
 
     def _load(self, agent_type: str) -> AgentFactory | None:
         target = self._builtins.get(agent_type)

@@ -50,7 +50,7 @@ def create_app(
 ) -> FastAPI:
     """An app serving ``runtime``; with ``close_runtime`` its shutdown closes the runtime.
     ``mcp_catalog`` adds tools, resources and prompts to the MCP server at ``/mcp``."""
-    from kforge.server import routes_info, routes_runs, routes_tree
+    from kforge.server import routes_info, routes_runs, routes_tree, routes_views
 
     settings = settings or ServerSettings()
     settings.check()
@@ -93,6 +93,7 @@ def create_app(
     app.include_router(routes_runs.router)
     app.include_router(routes_tree.router)
     app.include_router(routes_info.router)
+    app.include_router(routes_views.router)
     app.add_exception_handler(Problem, handle_problem)
     app.add_exception_handler(ForgeError, handle_forge_error)
     app.add_exception_handler(RequestValidationError, _invalid_request)

@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   runId: null, stream: null, treeStream: null, treeTimer: null, shown: null,
-  lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
+  lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [], frames: [], seqs: {}, queue: [], drawing: null,
 };
 
 // -- API ------------------------------------------------------------------------------------
@@ -154,6 +154,7 @@ async function loadRuns() {
       el("span", { class: `badge ${run.status}` }, run.status), " ",
       el("span", { class: "muted" }, `${run.agent} · ${run.id.slice(0, 8)}`)))));
   if (!data.runs.length) list.append(el("li", { class: "muted" }, "No runs yet."));
+  $("compare-runs").replaceChildren(...data.runs.map((run) => el("option", { value: run.id }, `${run.agent} · ${runLabel(run)}`)));
 }
 
 async function loadCorpora() {
@@ -176,58 +177,58 @@ async function startRun(event) {
 
 // -- one run --------------------------------------------------------------------------------
 
-function describe(frame) {
-  const t = frame.type;
-  const json = (v) => JSON.stringify(v);
-  const cut = (s, n = 300) => (s && s.length > n ? `${s.slice(0, n)}…` : s || "");
-  if (t === "phase.changed") return `${frame.from_phase || "start"} → ${frame.to_phase}${frame.is_backward ? " (back: " + (frame.reason || "") + ")" : ""}`;
-  if (t === "status.changed") return `${frame.from_status || "new"} → ${frame.to_status}${frame.reason ? ": " + frame.reason : ""}`;
-  if (t === "tool.call") return `${frame.tool_name}(${cut(json(frame.arguments), 200)})`;
-  if (t === "tool.result") {
-    if (!frame.success) return `${frame.tool_name} failed: ${frame.error}`;
-    return `${frame.tool_name} → ${cut(frame.summary)} (${Math.round(frame.execution_time_ms)} ms)`;
-  }
-  if (t === "model.call") {
-    const u = (frame.response && frame.response.usage) || {};
-    return `${frame.model} ${frame.purpose || ""} · ${(u.input_tokens || 0) + (u.output_tokens || 0)} tokens · ${Math.round(frame.duration_ms)} ms`;
-  }
-  if (t === "usage") return `${frame.input_tokens} in / ${frame.output_tokens} out`;
-  if (t === "interaction.requested") return `asks: ${frame.prompt}`;
-  if (t === "interaction.answered") return `answered: ${cut(json(frame.answer))}`;
-  if (t === "agent.thinking") return cut(frame.message);
-  if (t === "complete") return frame.summary;
-  if (t === "error") return `${frame.error_type}: ${frame.message}`;
-  if (t === "limit.reached") return `${frame.limit} ${frame.value} of ${frame.maximum}`;
-  if (t === "intervention") return `${frame.action}${frame.content ? ": " + frame.content : ""}`;
-  if (t === "phase.checkpoint") return frame.message;
-  if (t.startsWith("data.")) return cut(json(frame.payload));
-  const { id, run_id, seq, created_at, type, ...rest } = frame;
-  return cut(json(rest));
-}
-
-function addFrame(frame) {
-  if (frame.seq <= state.lastSeq) return;
+// Frames come in bursts (a run's whole past at once): they are queued and drawn once a frame
+// of the screen, so a run of thousands of frames renders in one pass instead of one per frame.
+function addFrame(frame, { past = false } = {}) {
+  const runId = frame.run_id || state.runId;
+  const seen = state.seqs[runId] || 0;
+  if (frame.seq <= seen) return;
+  state.seqs[runId] = frame.seq;
+  if (runId !== state.runId) { state.queue.push(frame); scheduleDraw(); return; }
   state.lastSeq = frame.seq;
-  $("meter-frames").textContent = frame.seq;
+  state.frames.push(frame);
   if (frame.type === "usage") {
     state.usage.tokens = (frame.run_input_tokens || 0) + (frame.run_output_tokens || 0)
       || state.usage.tokens + frame.input_tokens + frame.output_tokens;
     if (frame.cost_usd) state.usage.cost += frame.cost_usd;
-    $("meter-tokens").textContent = state.usage.tokens;
-    $("meter-cost").textContent = `$${state.usage.cost.toFixed(4)}`;
   }
-  if (frame.type === "phase.changed") {
-    state.phases.push({ name: frame.to_phase, back: frame.is_backward });
-    renderPhases();
-  }
-  const timeline = $("timeline");
-  timeline.append(el("li", { "data-seq": frame.seq },
-    el("span", { class: "seq" }, frame.seq), el("span", { class: "type" }, frame.type),
-    el("span", { class: "text" }, describe(frame))));
-  timeline.scrollTop = timeline.scrollHeight;
-  if (["status.changed", "interaction.requested", "interaction.answered", "complete"].includes(frame.type)) {
+  if (frame.type === "phase.changed") state.phases.push({ name: frame.to_phase, back: frame.is_backward });
+  state.queue.push(frame);
+  scheduleDraw();
+  if (!past && ["status.changed", "interaction.requested", "interaction.answered", "complete"].includes(frame.type)) {
     refreshRun();
   }
+}
+
+function scheduleDraw() {
+  if (state.drawing) return;
+  state.drawing = requestAnimationFrame(drawQueued);
+}
+
+function drawQueued() {
+  state.drawing = null;
+  const frames = state.queue.splice(0);
+  if (!frames.length) return;
+  const timeline = $("timeline");
+  const atEnd = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
+  const batch = document.createDocumentFragment();
+  const filtering = timelineFilter.group || timelineFilter.run || timelineFilter.text;
+  for (const frame of frames) {
+    const child = frame.run_id && frame.run_id !== state.runId;
+    if (child) noteAgent(frame.run_id, `agent ${frame.run_id.slice(0, 8)}`);
+    const row = frameRow(frame, child ? frame.run_id.slice(0, 8) : "");
+    if (filtering) row.hidden = !rowVisible(row);
+    batch.append(row);
+  }
+  timeline.append(batch);
+  if (filtering) applyFilter();
+  if (atEnd) timeline.scrollTop = timeline.scrollHeight;
+  $("meter-frames").textContent = state.lastSeq;
+  $("meter-tokens").textContent = state.usage.tokens;
+  $("meter-cost").textContent = `$${state.usage.cost.toFixed(4)}`;
+  renderPhases();
+  if (frames.some((f) => f.type === "phase.changed")) scheduleGraph();
+  document.dispatchEvent(new CustomEvent("frames-drawn", { detail: frames }));
 }
 
 function renderPhases() {
@@ -245,6 +246,7 @@ function showProgress(progress) {
   const before = state.shown;
   state.shown = progress;
   $("meter-steps").textContent = `${progress.steps} / ${progress.max_steps}`;
+  scheduleGraph(); scheduleTrace();
   const status = $("run-status");
   status.textContent = progress.status; status.className = `badge ${progress.status}`;
   if (!before || before.status !== progress.status || before.interaction_id !== progress.interaction_id) {
@@ -259,6 +261,7 @@ function showProgress(progress) {
 function scheduleTree() {
   if (state.treeTimer || !state.runId) return;
   state.treeTimer = setTimeout(() => { state.treeTimer = null; if (state.runId) renderTree(state.runId); }, 200);
+  scheduleTrace();
 }
 
 function closeStreams() {
@@ -269,16 +272,23 @@ function closeStreams() {
 
 async function openRun(runId) {
   closeStreams();
-  Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [] });
-  $("timeline").replaceChildren(); $("phases").replaceChildren();
+  Object.assign(state, { runId, shown: null, lastSeq: 0, usage: { tokens: 0, cost: 0 }, phases: [],
+    frames: [], seqs: {}, queue: [] });
+  $("timeline").replaceChildren(); $("phases").replaceChildren(); resetFilters();
+  $("graph").replaceChildren(); $("graph").dataset.agent = ""; closeInspect(); $("trace").replaceChildren();
+  noteAgent(runId, `this run ${runId.slice(0, 8)}`);
   $("meter-tokens").textContent = "0"; $("meter-cost").textContent = "$0";
-  $("empty").hidden = true; $("run").hidden = false;
+  $("empty").hidden = true; $("run").hidden = false; $("compare").hidden = true;
   const run = await refreshRun();
   if (run) {
-    state.shown = { status: run.status, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
+    state.shown = { status: run.status, steps: run.steps, last_seq: run.last_seq, interaction_id: (run.pending_interaction || {}).interaction_id || null };
   }
+  // the run's past in pages of JSON (far quicker than one event each), then the stream from there
+  const past = run ? await guarded(() => allFrames(runId)) : null;
+  if (runId !== state.runId) return;
+  for (const frame of past || []) addFrame(frame, { past: true });
   state.stream = new FrameStream(`/runs/${runId}/stream`, {
-    lastId: null,
+    lastId: state.lastSeq ? String(state.lastSeq) : null,
     onEvent: (name, data) => (name === "end" ? refreshRun() : name === "status" ? showProgress(data) : addFrame(data)),
     onState: (s) => { $("live").textContent = s === "live" ? "● live" : s === "ended" ? "" : `(${s})`; },
   });
@@ -286,6 +296,8 @@ async function openRun(runId) {
     lastId: run ? `${runId}:${run.last_seq}` : null,  // the root's past is drawn already
     onEvent: (name, data) => {
       if (name === "end" || data.type === "status.changed" || data.type === "intervention") scheduleTree();
+      // frames of the runs below this one join its timeline, labelled with their agent
+      if (data && data.seq && data.run_id && data.run_id !== runId) addFrame(data);
     },
     onState: () => {},
   });
@@ -299,7 +311,10 @@ async function refreshRun() {
   if (!runId) return;
   const run = await guarded(() => api("GET", `/runs/${runId}`));
   if (!run || runId !== state.runId) return;
+  state.run = run;
+  $("compare-with-source").hidden = !run.forked_from;
   $("run-title").textContent = runLabel(run);
+  if ($("graph").dataset.agent !== run.agent) { $("graph").dataset.agent = run.agent; scheduleGraph(); }
   // a reply read before the last status event must not put an older status or count back
   const current = !state.shown || state.shown.last_seq === undefined || state.shown.last_seq <= run.last_seq;
   const status = $("run-status");
@@ -381,36 +396,10 @@ async function answer(runId, pending, option) {
 
 // -- report and tree ------------------------------------------------------------------------
 
-function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
-
-function markdown(text) {
-  const inline = (s) => escapeHtml(s)
-    .replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")
-    .replace(/`([^`]+)`/g, "<code>$1</code>")
-    .replace(/(^|\s)_([^_]+)_(?=\s|$|[.,;:])/g, "$1<em>$2</em>")
-    .replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2" rel="noopener noreferrer">$1</a>');
-  const out = [];
-  let list = null;
-  for (const line of text.split("\n")) {
-    const heading = line.match(/^(#{1,4})\s+(.*)$/);
-    const item = line.match(/^\s*(?:[-*]|\d+\.)\s+(.*)$/);
-    if (!item && list) { out.push(`</${list}>`); list = null; }
-    if (heading) out.push(`<h${heading[1].length}>${inline(heading[2])}</h${heading[1].length}>`);
-    else if (item) {
-      const kind = /^\s*\d+\./.test(line) ? "ol" : "ul";
-      if (!list) { list = kind; out.push(`<${kind}>`); }
-      out.push(`<li${/^\s{2,}/.test(line) ? ' class="sub"' : ""}>${inline(item[1])}</li>`);
-    } else if (line.trim()) out.push(`<p>${inline(line)}</p>`);
-  }
-  if (list) out.push(`</${list}>`);
-  return out.join("\n");
-}
-
 function renderReport(run) {
   const result = run.result || {};
-  const text = result.report || result.answer || "";
+  // an agent's answer may be any JSON value: only text is drawn as a report
+  const text = [result.report, result.answer].find((v) => typeof v === "string" && v) || "";
   $("report-section").hidden = !text;
   $("report").innerHTML = text ? markdown(text) : "";
 }
@@ -454,8 +443,10 @@ async function intervene(agentId, action) {
 
 function route() {
   const match = location.hash.match(/^#\/runs\/([A-Za-z0-9_-]+)/);
+  const pair = location.hash.match(/^#\/compare\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)/);
   if (match) { if (match[1] !== state.runId) openRun(match[1]); }
-  else { closeStreams(); state.runId = null; $("run").hidden = true; $("empty").hidden = false; }
+  else if (pair) openCompare(pair[1], pair[2]);
+  else { closeStreams(); state.runId = null; $("run").hidden = true; $("compare").hidden = true; $("empty").hidden = false; }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -464,6 +455,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("runs-status").addEventListener("change", loadRuns);
   $("error-close").addEventListener("click", clearError);
   $("timeline").setAttribute("tabindex", "0");
+  wireFilters();
+  wireInspect();
+  wireCompare();
+  wireTrace();
   $("run-cancel").addEventListener("click", () => guarded(async () => {
     await api("POST", `/runs/${state.runId}/cancel`, { reason: "cancelled in the web UI" }); refreshRun();
   }));

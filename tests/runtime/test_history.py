@@ -1,0 +1,85 @@
+"""A run's past from its step deltas: the state after any step and what that step changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kforge.engine.state import apply_delta, diff_state
+from kforge.errors import InvalidRunStateError
+from kforge.runtime.history import step_seqs, step_state
+from kforge.store.base import StepRecord
+from kforge.store.memory import MemoryStore
+from tests.store.test_store import new_run, thinking
+
+leaves = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+states = st.dictionaries(st.sampled_from(["a", "b", "c"]), values, max_size=3)
+
+
+def _recorded(history: list[dict[str, Any]], frames_per_step: list[int]) -> MemoryStore:
+    """A run whose step k (from 0) left ``history[k]``, committing ``frames_per_step[k]`` frames."""
+    store = MemoryStore()
+    store.create_run(new_run())
+    seq, before = 0, {}
+    for step, (after, count) in enumerate(zip(history, frames_per_step, strict=True)):
+        frames = [thinking("r1", seq + i + 1) for i in range(count)]
+        seq += count
+        store.commit("r1", frames, step=StepRecord(step, seq, diff_state(before, after)))
+        before = after
+    return store
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(states, st.integers(1, 3)), min_size=1, max_size=5),
+    st.data(),
+)
+def test_any_frame_shows_the_state_its_step_left_and_the_changes_from_the_step_before(
+    steps: list[tuple[dict[str, Any], int]], data: st.DataObject
+) -> None:
+    history = [s for s, _ in steps]
+    store = _recorded(history, [n for _, n in steps])
+    ends = [seq for _, seq in step_seqs(store, "r1")]
+    seq = data.draw(st.integers(1, ends[-1]))
+    view = step_state(store, "r1", seq)
+    index = next(i for i, end in enumerate(ends) if end >= seq)
+    assert view.step == index and view.seq == ends[index]
+    assert view.first_seq == (ends[index - 1] + 1 if index else 1) <= seq
+    assert view.state == history[index]
+    # replaying the changes on the state before gives the state after
+    before = history[index - 1] if index else {}
+    ops: list[list[Any]] = []
+    for change in view.changes:
+        if change.op == "set":
+            ops.append(["s", change.path, change.after])
+        elif change.op == "delete":
+            ops.append(["d", change.path])
+        else:
+            ops.append(["a", change.path, change.after])
+    assert apply_delta(dict(before), ops) == history[index]
+
+
+def test_a_known_change_says_what_was_there_before() -> None:
+    store = _recorded([{"n": 1, "log": ["a"]}, {"n": 2, "log": ["a", "b"]}], [2, 2])
+    view = step_state(store, "r1", 3)
+    assert [c.to_dict() for c in view.changes] == [
+        {"op": "set", "path": ["n"], "before": 1, "after": 2},
+        {"op": "append", "path": ["log"], "before": None, "after": ["b"]},
+    ]
+
+
+def test_a_run_without_a_step_says_to_wait_for_one() -> None:
+    store = MemoryStore()
+    store.create_run(new_run())
+    with pytest.raises(InvalidRunStateError, match="no committed step yet"):
+        step_state(store, "r1", 1)
