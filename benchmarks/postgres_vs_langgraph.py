@@ -189,7 +189,7 @@ async def kforge_side(dbs: Databases, k: int, resume_k: int, samples: int) -> di
 
 def worker_main(url: str, k: int, concurrency: int) -> None:
     """A ``kforge worker`` for the add loop (its model is a function, not a spec)."""
-    from kforge.runtime.distributed import run_worker
+    from kforge.runtime.worker import run_worker
 
     stop = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()

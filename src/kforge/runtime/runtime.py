@@ -44,8 +44,9 @@ from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
 from kforge.runtime.forking import fork_tree
+from kforge.runtime.inbox import InterventionInbox
 from kforge.runtime.interactions import normalize_answer
-from kforge.runtime.interventions import InterventionInbox, intervene, parse_intervention
+from kforge.runtime.interventions import intervene, parse_intervention
 from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
 from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
@@ -151,6 +152,11 @@ class Runtime:
         """Interventions waiting for executing runs' next step boundaries (in the store)."""
         self._query_user: QueryUserHandler | None = None
         self._waking: set[asyncio.Task[None]] = set()
+
+    @property
+    def queued(self) -> bool:
+        """Whether stretches started here are queued for worker processes (the dbos executor)."""
+        return self.stretches is not None
 
     # -- models ---------------------------------------------------------------------------
 
