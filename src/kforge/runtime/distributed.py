@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kforge.extras import require_extra
 
-__all__ = ["APP_NAME", "APP_VERSION", "QUEUE_NAME", "WORKFLOW_NAME", "StretchQueue", "need_dbos"]
+__all__ = ["APP_NAME", "APP_VERSION", "QUEUE_NAME", "WORKFLOW_NAME", "DBOSExecutor", "need_dbos"]
 
 APP_NAME = "kforge"
 QUEUE_NAME = "kforge_runs"
@@ -30,8 +30,13 @@ def _migrate(url: str) -> None:
     DBOS.migrate(url)
 
 
-class StretchQueue:
-    """Enqueues stretches of runs from any process (the CLI, the server, a worker's agents)."""
+class DBOSExecutor:
+    """Queues stretches of runs for ``kforge worker`` processes from any process (the CLI,
+    the server, a worker's agents)."""
+
+    @property
+    def queued(self) -> bool:
+        return True
 
     def __init__(self, url: str) -> None:
         need_dbos("the dbos executor")
@@ -40,14 +45,14 @@ class StretchQueue:
         _migrate(url)
         self._client = DBOSClient(system_database_url=url, application_name=APP_NAME)
 
-    def enqueue(self, run_id: str, seq: int) -> None:
-        """Queue the stretch that continues ``run_id`` after its frame ``seq``; enqueueing the
+    def enqueue(self, run_id: str, after_seq: int) -> None:
+        """Queue the stretch that continues ``run_id`` after its frame ``after_seq``; enqueueing the
         same stretch twice queues it once."""
         self._client.enqueue(
             {
                 "queue_name": QUEUE_NAME,
                 "workflow_name": WORKFLOW_NAME,
-                "workflow_id": f"{run_id}@{seq}",
+                "workflow_id": f"{run_id}@{after_seq}",
                 "app_version": APP_VERSION,
             },
             run_id,

@@ -3,7 +3,7 @@
 Runs execute as asyncio tasks in this process (the local executor); many run concurrently. A run
 waiting for a person holds no task: ``resume`` starts a new stretch, here or in another process.
 With ``executor="dbos"`` (a PostgreSQL store) each stretch is queued for ``kforge worker``
-processes instead (see ``runtime/distributed.py``).
+processes instead (``runtime/executor.py`` says how to plug in another queue).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
 from kforge.errors import (
-    ConfigurationError,
     InvalidRunStateError,
     RunLeasedError,
     ValidationError,
@@ -43,6 +42,7 @@ from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
+from kforge.runtime.executor import Executor, ExecutorName, open_executor
 from kforge.runtime.forking import fork_tree
 from kforge.runtime.inbox import InterventionInbox
 from kforge.runtime.interactions import normalize_answer
@@ -62,7 +62,6 @@ from kforge.store.base import (
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
 if TYPE_CHECKING:
-    from kforge.runtime.distributed import StretchQueue
     from kforge.telemetry import Telemetry
 
 __all__ = ["QueryUserHandler", "Runtime", "normalize_answer"]
@@ -76,7 +75,7 @@ notice came (a store without notices, or one missed while its connection was dow
 
 
 class Runtime:
-    """Runs agents durably over a store with the local asyncio executor."""
+    """Runs agents durably over a store; stretches execute here or go to ``executor``."""
 
     def __init__(
         self,
@@ -89,7 +88,7 @@ class Runtime:
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
         telemetry: Telemetry | None = None,
-        executor: Literal["local", "dbos"] = "local",
+        executor: Executor | ExecutorName = "local",
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.open import open_store
@@ -134,20 +133,8 @@ class Runtime:
         self.owner = new_owner()
         """Who this runtime is in the leases of the runs it executes."""
         self.lease_ttl_s = lease_ttl_s
-        self.stretches: StretchQueue | None = None
-        """Where stretches go with the dbos executor (None: they execute here)."""
-        if executor == "dbos":
-            from kforge.runtime.distributed import StretchQueue
-            from kforge.store.postgres import PostgresStore
-
-            if not isinstance(store, PostgresStore):
-                raise ConfigurationError(
-                    "the dbos executor needs the PostgreSQL store: "
-                    "Runtime(store='postgresql://...', executor='dbos')"
-                )
-            self.stretches = StretchQueue(store.url)
-        elif executor != "local":
-            raise ConfigurationError(f"executor must be 'local' or 'dbos' (got {executor!r})")
+        self.executor: Executor = open_executor(executor, store)
+        """Where stretches started or resumed here execute (here, or queued for workers)."""
         self.interventions = InterventionInbox(store)
         """Interventions waiting for executing runs' next step boundaries (in the store)."""
         self._query_user: QueryUserHandler | None = None
@@ -156,7 +143,7 @@ class Runtime:
     @property
     def queued(self) -> bool:
         """Whether stretches started here are queued for worker processes (the dbos executor)."""
-        return self.stretches is not None
+        return self.executor.queued
 
     # -- models ---------------------------------------------------------------------------
 
@@ -216,8 +203,8 @@ class Runtime:
         created = StatusChanged(run_id=run.id, seq=1, from_status=None, to_status="pending")
         self.store.create_run(run, [created], step=self._initial_step(agent, seq=1))
         self.bus.publish(run.id, [created])
-        if self.stretches is not None:
-            self.stretches.enqueue(run.id, 1)
+        if self.executor.queued:
+            self.executor.enqueue(run.id, 1)
         else:
             self._launch(run, agent)
         return run.id
@@ -246,7 +233,7 @@ class Runtime:
         With the dbos executor the answer (and the run's new status, ``pending``) commit here,
         and the stretch that continues the run is queued for a worker.
         """
-        if self.stretches is not None:
+        if self.executor.queued:
             return self._queue_resume(run_id, answer, limits)
         return await self._resume_here(run_id, answer, limits=limits, durable=durable)
 
@@ -268,7 +255,6 @@ class Runtime:
             return self.store.get_run(run_id).status
 
     def _queue_resume(self, run_id: str, answer: Any, limits: RunLimits | None) -> str:
-        assert self.stretches is not None
         run = self.store.get_run(run_id)
         self._check_lease(run)  # refused while a worker executes it
         self._refuse_terminal(run)
@@ -297,7 +283,7 @@ class Runtime:
         # a second answer to the same question conflicts here: the log moved on
         self.store.commit(run_id, frames, run_fields=fields)
         self.bus.publish(run_id, frames)
-        self.stretches.enqueue(run_id, run.last_seq + len(frames))
+        self.executor.enqueue(run_id, run.last_seq + len(frames))
         return run_id
 
     def _refuse_terminal(self, run: RunRecord) -> None:
@@ -602,7 +588,7 @@ class Runtime:
         took the run, the store failed) raises that error, however late this is called. A run
         executing elsewhere (a worker) is waited for until it pauses or ends there.
         """
-        if run_id not in self._tasks and self.stretches is not None:
+        if run_id not in self._tasks and self.executor.queued:
             async for _ in self.subscribe(run_id, after_seq=self.store.get_run(run_id).last_seq):
                 pass
             return self.store.get_run(run_id)
@@ -700,7 +686,7 @@ class Runtime:
 
     def _executing_elsewhere(self, run: RunRecord) -> bool:
         """Whether another process executes ``run`` now, or will as soon as a worker is free."""
-        if self.stretches is not None and run.status in (RunStatus.PENDING, RunStatus.RUNNING):
+        if self.executor.queued and run.status in (RunStatus.PENDING, RunStatus.RUNNING):
             return True
         return run.is_live()
 
@@ -719,8 +705,7 @@ class Runtime:
         if self._own_telemetry and self.telemetry is not None:
             self.telemetry.shutdown()  # flush what the exporters still hold
         self.bus.close()
-        if self.stretches is not None:
-            self.stretches.close()
+        self.executor.close()
         self.store.close()
 
 

@@ -135,8 +135,7 @@ def _recover_left_runs(runtime: RuntimeHost, leases: WorkerLeases) -> None:
 def _close(runtime: Runtime) -> None:
     runtime.bus.close()
     runtime.store.close()
-    if runtime.stretches is not None:
-        runtime.stretches.close()
+    runtime.executor.close()
 
 
 class WorkerLeases:

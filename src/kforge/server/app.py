@@ -59,7 +59,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # with the dbos executor the workers recover runs (DBOS recovers their stretches)
-        if settings.recover and runtime.stretches is None:
+        if settings.recover and not runtime.queued:
             from kforge.runtime.recovery import recover_runs
 
             await recover_runs(runtime)
