@@ -68,7 +68,7 @@ _EXPORTS: dict[str, str] = {
     "Corpus": "kforge.rag.corpus",
     "ingest_folder": "kforge.rag.ingest",
     "agentic_search": "kforge.rag.agentic",
-    "register_agent": "kforge.engine.registry",
+    "register_agent": "kforge.agents.builtin",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kforge.agents.builtin import default_registry
 from kforge.agents.loop import ReactLoop
 from kforge.agents.loop.config import LoopConfig
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import parse_arguments
-from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.errors import ConfigurationError, ValidationError

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from kforge.agents.builtin import default_registry
 from kforge.agents.tree.agent import STEPS, TreeAgent, TreeState
 from kforge.agents.tree.arguments import TreeArgs
-from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.registry import AgentRegistry
 
 __all__ = ["STEPS", "TreeAgent", "TreeArgs", "TreeState", "register"]
 
