@@ -36,8 +36,8 @@ sys.path.insert(0, str(HERE))
 
 import psycopg  # noqa: E402
 
-from kforge.llm.function import CallInfo, FunctionModel  # noqa: E402
-from kforge.llm.scripted import ScriptedModel  # noqa: E402
+from kforge.llm.testing.function import CallInfo, FunctionModel  # noqa: E402
+from kforge.llm.testing.scripted import ScriptedModel  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
 from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402

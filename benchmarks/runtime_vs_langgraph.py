@@ -29,7 +29,7 @@ import kforge
 from kforge.engine.agent import StepOutcome
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
-from kforge.llm.scripted import ScriptedModel, ScriptedReply
+from kforge.llm.testing.scripted import ScriptedModel, ScriptedReply
 from kforge.llm.types import Message, ToolCall
 from kforge.runtime.registry import AgentRegistry
 from kforge.runtime.runtime import Runtime

@@ -18,20 +18,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("engine",)),
     ("agents", ("agents",)),
     ("runtime", ("runtime", "explain")),
-    ("interfaces", ("cli", "server", "mcp", "mcp_server", "mcp_catalog", "__main__")),
+    ("interfaces", ("cli", "server", "mcp", "mcp_catalog", "__main__")),
 ]
 """Lowest first: a module may import its own layer and those listed before it."""
 
 KNOWN_CIRCLES: list[list[str]] = [
     ["kforge.agents.tree.agent", "kforge.agents.tree.summary"],
     ["kforge.rag.corpus", "kforge.rag.ingest"],
-    [
-        "kforge.rag.extract",
-        "kforge.rag.extract_asciidoc",
-        "kforge.rag.extract_html",
-        "kforge.rag.extract_markdown",
-        "kforge.rag.extract_pdf",
-    ],
 ]
 
 

@@ -12,7 +12,7 @@ from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.engine.runner import load_state
 from kforge.engine.state import Baseline, diff_state, rebuild_state
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.runtime.registry import AgentRegistry
 from kforge.store import MemoryStore, RunStatus

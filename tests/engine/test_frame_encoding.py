@@ -9,7 +9,7 @@ from typing import Any
 from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent, ErrorFrame, ModelCall
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message
 from kforge.runtime import Runtime
 from kforge.runtime.registry import AgentRegistry

@@ -12,7 +12,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.errors import ConfigurationError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
 from kforge.rag.types import SourceDocument
 from kforge.runtime import AgentRegistry, Runtime

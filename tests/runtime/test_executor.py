@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kforge.errors import InvalidRunStateError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.runtime.executor import Executor, LocalExecutor
 from kforge.store import RunStatus, SQLiteStore

@@ -19,10 +19,10 @@ from starlette.staticfiles import StaticFiles
 
 from kforge.errors import ForgeError
 from kforge.llm.base import Model
-from kforge.mcp_catalog import MCPCatalog
+from kforge.mcp.catalog import MCPCatalog
+from kforge.mcp.http import MCPEndpoint
 from kforge.runtime.runtime import Runtime
 from kforge.server.jsonshape import MAX_DEPTH
-from kforge.server.mcp_http import MCPEndpoint
 from kforge.server.problems import (
     Problem,
     handle_forge_error,

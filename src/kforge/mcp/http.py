@@ -12,12 +12,12 @@ from collections import deque
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from kforge.mcp_catalog import MCPCatalog
-from kforge.runtime.runtime import Runtime
-from kforge.server.settings import ServerSettings, is_loopback
-
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventCallback
+
+    from kforge.mcp.catalog import MCPCatalog
+    from kforge.runtime.runtime import Runtime
+    from kforge.server.settings import ServerSettings
 
 __all__ = ["MCPEndpoint", "SessionEvents"]
 
@@ -75,8 +75,9 @@ class MCPEndpoint:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from kforge.mcp_server import build_mcp_server, run_agent_tool
+        from kforge.mcp.server import build_mcp_server, run_agent_tool
         from kforge.runtime.answers import run_to_answer
+        from kforge.server.settings import is_loopback  # the server package imports this one
 
         agents = [a for a in _AGENTS if a in runtime.registry] or runtime.registry.names()
 
