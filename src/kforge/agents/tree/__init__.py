@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from kforge.agents.builtin import default_registry
-from kforge.agents.tree.agent import STEPS, TreeAgent, TreeState
+from kforge.agents.tree.agent import STEPS, TreeAgent
 from kforge.agents.tree.arguments import TreeArgs
+from kforge.agents.tree.state import TreeState
 from kforge.engine.registry import AgentRegistry
 
 __all__ = ["STEPS", "TreeAgent", "TreeArgs", "TreeState", "register"]
