@@ -36,10 +36,10 @@ sys.path.insert(0, str(HERE))
 
 import psycopg  # noqa: E402
 
+from kforge.engine.registry import AgentRegistry  # noqa: E402
 from kforge.llm.testing.function import CallInfo, FunctionModel  # noqa: E402
 from kforge.llm.testing.scripted import ScriptedModel  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
-from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.base import RunStatus  # noqa: E402
 from kforge.store.postgres import PostgresStore  # noqa: E402

@@ -2,7 +2,9 @@
 
 Every ``import`` and ``from ... import`` of a ``kforge`` module in ``src/kforge`` counts, at
 module level, inside functions and under ``TYPE_CHECKING`` alike: a lazy import still makes the
-two modules depend on each other.
+two modules depend on each other. Importing ``a.b.c`` also loads the packages ``a.b`` and ``a``
+(their ``__init__``), so it depends on them too, unless they are packages of the importing
+module itself (already loaded before it).
 """
 
 from __future__ import annotations
@@ -53,7 +55,12 @@ def import_graph() -> dict[str, set[str]]:
                 for alias in node.names:
                     sub = f"{base}.{alias.name}"
                     targets.add(sub if sub in known else base)
-        graph[name] = {t for t in targets if t in known and t != name}
+        found = {t for t in targets if t in known}
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+        for target in list(found):
+            parts = target.split(".")
+            found.update(".".join(parts[:i]) for i in range(1, len(parts)))
+        graph[name] = {t for t in found if t in known and t not in own}
     return graph
 
 
@@ -111,6 +118,12 @@ def layer_of(module: str) -> int:
 
 def test_the_import_graph_has_no_circles() -> None:
     assert circles(import_graph()) == []
+
+
+def test_an_import_depends_on_the_packages_it_loads() -> None:
+    graph = import_graph()
+    assert "kforge.rag.extract" not in graph["kforge.rag.extract.html"]  # its own package
+    assert "kforge.llm" in graph["kforge.rag.grading"]
 
 
 def test_a_circle_is_found() -> None:

@@ -52,3 +52,12 @@ def test_the_engine_names_no_agent() -> None:
     assert not hasattr(kforge.engine.registry, "BUILTIN_AGENTS")
     assert "default_registry" not in kforge.engine.__all__
     assert AgentRegistry().names() == []
+
+
+def test_a_built_in_agent_needs_no_registration_call() -> None:
+    import kforge.agents.react
+    import kforge.agents.tree
+
+    assert not hasattr(kforge.agents.react, "register")
+    assert not hasattr(kforge.agents.tree, "register")
+    assert {"react", "tree", "router"} <= set(AgentRegistry(BUILTIN_AGENTS).names())

@@ -53,6 +53,7 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: Model) -> None:
         return Runtime(SQLiteStore(args.db), model=model, **kwargs)
 
     monkeypatch.setattr("kforge.cli.ask.open_runtime", open_runtime)
+    monkeypatch.setattr("kforge.cli.chat.open_runtime", open_runtime)
 
 
 def vit_model(answer: str) -> ScriptedModel:

@@ -16,8 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kforge.agents.builtin import default_registry
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.runner import StepRunner
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
@@ -43,7 +45,6 @@ from kforge.runtime.forking import fork_tree
 from kforge.runtime.inbox import InterventionInbox
 from kforge.runtime.interactions import answered, normalize_answer
 from kforge.runtime.observing import RunObserving
-from kforge.runtime.registry import AgentRegistry, default_registry
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
 from kforge.runtime.steering import QueryUserHandler, TreeSteering
 from kforge.store.base import (

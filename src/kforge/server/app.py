@@ -54,7 +54,17 @@ def create_app(
 
     settings = settings or ServerSettings()
     settings.check()
-    mcp = MCPEndpoint(runtime, settings, catalog=mcp_catalog) if settings.mcp else None
+    mcp = (
+        MCPEndpoint(
+            runtime,
+            loopback=is_loopback(settings.host),
+            cors_origins=settings.cors_origins,
+            max_body_bytes=settings.max_body_bytes,
+            catalog=mcp_catalog,
+        )
+        if settings.mcp
+        else None
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
