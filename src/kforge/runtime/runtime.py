@@ -132,7 +132,7 @@ class Runtime(TreeSteering, RunObserving):
 
     @property
     def queued(self) -> bool:
-        """Whether stretches started here are queued for worker processes (the dbos executor)."""
+        """Whether stretches started here are queued for worker processes (e.g. on DBOS)."""
         return self.executor.queued
 
     # -- models ---------------------------------------------------------------------------
