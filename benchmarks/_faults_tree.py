@@ -28,7 +28,7 @@ from kforge.agents.tree import decisions  # noqa: E402
 from kforge.engine.services import Services  # noqa: E402
 from kforge.errors import InvalidRunStateError  # noqa: E402
 from kforge.frames import Intervention  # noqa: E402
-from kforge.llm.function import CallInfo, FunctionModel, FunctionReply  # noqa: E402
+from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
 from kforge.runtime.interventions import descendants  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402

@@ -33,11 +33,11 @@ sys.path.insert(0, str(HERE.parents[1] / "src"))
 
 from kforge.engine.agent import StepOutcome  # noqa: E402
 from kforge.engine.limits import RunLimits  # noqa: E402
+from kforge.engine.registry import AgentRegistry  # noqa: E402
 from kforge.engine.run_context import RunContext  # noqa: E402
 from kforge.errors import ForgeError, StateCorruptionError  # noqa: E402
-from kforge.llm.function import CallInfo, FunctionModel  # noqa: E402
+from kforge.llm.testing.function import CallInfo, FunctionModel  # noqa: E402
 from kforge.llm.types import Message  # noqa: E402
-from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.sqlite import SQLiteStore  # noqa: E402
 from kforge.tools import ToolAnnotations, execute_tool, tool  # noqa: E402

@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from kforge.llm.grammar import schema_to_gbnf
 from kforge.llm.local import LocalModel
+from kforge.llm.local.grammar import schema_to_gbnf
 from kforge.llm.types import Message, ModelSettings
 
 TEXT_PROMPT = (

@@ -17,7 +17,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from kforge.mcp_catalog import (
+from kforge.mcp.catalog import (
     MCPCatalog,
     MCPClientChannel,
     MCPPrompt,

@@ -36,10 +36,10 @@ sys.path.insert(0, str(HERE))
 
 import psycopg  # noqa: E402
 
-from kforge.llm.function import CallInfo, FunctionModel  # noqa: E402
-from kforge.llm.scripted import ScriptedModel  # noqa: E402
+from kforge.engine.registry import AgentRegistry  # noqa: E402
+from kforge.llm.testing.function import CallInfo, FunctionModel  # noqa: E402
+from kforge.llm.testing.scripted import ScriptedModel  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
-from kforge.runtime.registry import AgentRegistry  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.base import RunStatus  # noqa: E402
 from kforge.store.postgres import PostgresStore  # noqa: E402
@@ -189,7 +189,7 @@ async def kforge_side(dbs: Databases, k: int, resume_k: int, samples: int) -> di
 
 def worker_main(url: str, k: int, concurrency: int) -> None:
     """A ``kforge worker`` for the add loop (its model is a function, not a spec)."""
-    from kforge.runtime.distributed import run_worker
+    from kforge.runtime.worker import run_worker
 
     stop = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()

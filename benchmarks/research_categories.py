@@ -47,8 +47,8 @@ from kforge import Runtime, ingest_folder
 from kforge.agents.research.decompose import question_parts
 from kforge.agents.research.planning import about_question
 from kforge.agents.research.prompts import Breakdown, CategoryQuestions, Discovery, Expansion, Gaps
-from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.store import RunStatus

@@ -28,10 +28,10 @@ from typing import Any
 import kforge
 from kforge.engine.agent import StepOutcome
 from kforge.engine.limits import RunLimits
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
-from kforge.llm.scripted import ScriptedModel, ScriptedReply
+from kforge.llm.testing.scripted import ScriptedModel, ScriptedReply
 from kforge.llm.types import Message, ToolCall
-from kforge.runtime.registry import AgentRegistry
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease

@@ -23,7 +23,7 @@ CASES = {
     ),
     "mcp": (
         ["mcp"],
-        "from kforge.mcp_server import build_mcp_server\nbuild_mcp_server([])",
+        "from kforge.mcp.server import build_mcp_server\nbuild_mcp_server([])",
     ),
     "dense": (
         ["torch"],
@@ -50,7 +50,7 @@ CASES = {
     ),
     "pdf": (
         ["pypdf"],
-        "from kforge.rag.extract_pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",
+        "from kforge.rag.extract.pdf import extract_pdf\nextract_pdf(b'%PDF-1.4', 'x')",
     ),
 }
 

@@ -26,7 +26,7 @@ from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.errors import ConfigurationError
 from kforge.frames import ModelCall, ToolCallFrame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ToolCall
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
@@ -196,7 +196,7 @@ def test_telemetry_off_imports_nothing_of_opentelemetry() -> None:
     code = (
         "import asyncio, sys\n"
         "from kforge.engine.agent import StepOutcome\n"
-        "from kforge.llm.scripted import ScriptedModel\n"
+        "from kforge.llm.testing.scripted import ScriptedModel\n"
         "from kforge.llm.types import Message\n"
         "from kforge.runtime import AgentRegistry, Runtime\n"
         "from kforge.store import MemoryStore\n"

@@ -33,7 +33,7 @@ _EXPORTS: dict[str, str] = {
     "Runtime": "kforge.runtime.runtime",
     "SQLiteStore": "kforge.store.sqlite",
     "Services": "kforge.engine.services",
-    "ScriptedModel": "kforge.llm.scripted",
+    "ScriptedModel": "kforge.llm.testing.scripted",
     "StepAgent": "kforge.engine.agent",
     "StepOutcome": "kforge.engine.agent",
     "Store": "kforge.store.base",
@@ -47,10 +47,10 @@ _EXPORTS: dict[str, str] = {
     "execute_tool": "kforge.tools.execution",
     "tool": "kforge.tools.decorator",
     "explain_run": "kforge.explain",
-    "FunctionModel": "kforge.llm.function",
+    "FunctionModel": "kforge.llm.testing.function",
     "LocalModel": "kforge.llm.local",
-    "OpenAICompatibleModel": "kforge.llm.openai_compat",
-    "TestModel": "kforge.llm.testmodel",
+    "OpenAICompatibleModel": "kforge.llm.openai.compat",
+    "TestModel": "kforge.llm.testing.testmodel",
     "ToolSpec": "kforge.llm.types",
     "get_model": "kforge.llm.registry",
     "PriceTable": "kforge.memory.tokens",
@@ -68,7 +68,7 @@ _EXPORTS: dict[str, str] = {
     "Corpus": "kforge.rag.corpus",
     "ingest_folder": "kforge.rag.ingest",
     "agentic_search": "kforge.rag.agentic",
-    "register_agent": "kforge.engine.registry",
+    "register_agent": "kforge.agents.builtin",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this checkout's kforge
 
 from kforge.frames import Frame
-from kforge.llm.function import CallInfo, FunctionModel, FunctionReply
+from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply
 from kforge.llm.types import Message
 from kforge.runtime import Runtime
 from kforge.store.sqlite import SQLiteStore

@@ -20,8 +20,8 @@ from kforge.agents.understand.prompts import (
     Grade,
     Remedial,
 )
-from kforge.llm.function import CallInfo
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo
 from kforge.llm.types import Message
 from kforge.rag.grading import Grade as RelevanceGrade
 from kforge.rag.rewrite import Rewrite

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this che
 
 from kforge.agents.build import agent as build_agent
 from kforge.agents.build.workspace import Workspace
-from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.runtime import Runtime
 from kforge.store import RunStatus, SQLiteStore

@@ -22,8 +22,8 @@ from kforge.engine.runner import load_state
 from kforge.errors import ValidationError
 from kforge.frames import DataEvent, PhaseChanged, PhaseCheckpoint, Reflection, ToolCallFrame
 from kforge.jsoncodec import dumps, loads
-from kforge.llm.function import FunctionModel
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.function import FunctionModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunRecord, RunStatus

@@ -14,7 +14,7 @@ from kforge.agents.conversation import (
     turns_from_args,
 )
 from kforge.errors import ValidationError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime.services import session_turns
 from tests.agents.helpers import runtime
 from tests.agents.test_router import corpus_store

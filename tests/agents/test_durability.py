@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kforge.frames import ModelCall, Reflection, ToolCallFrame, ToolResultFrame
-from kforge.llm.scripted import ScriptedModel, ScriptedReply
+from kforge.llm.testing.scripted import ScriptedModel, ScriptedReply
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.memory.episodic import EpisodicMemory
 from kforge.store.base import RunStatus

@@ -13,7 +13,7 @@ import pytest
 
 from kforge.cli import build_parser, main
 from kforge.cli.chat import run_chat
-from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.rag.grounded import GENERATE_SYSTEM
 from kforge.runtime.answers import run_to_answer

@@ -12,7 +12,7 @@ from kforge.engine.agent import ForgeAgent
 from kforge.engine.phases import PhaseGraph, PhaseTransition
 from kforge.engine.run_context import RunContext
 from kforge.frames import PhaseChanged
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore

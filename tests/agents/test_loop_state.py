@@ -10,7 +10,7 @@ from typing import Any
 from kforge.agents.loop import LoopConfig, LoopState, ReactLoop
 from kforge.agents.react import ReactAgent
 from kforge.frames import AgentResponse, Frame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.tools import ToolRegistry
 from tests.agents.helpers import lookup_capital, prompt_text
 from tests.step_context import step_context

@@ -36,8 +36,8 @@ from kforge.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message, ModelResponse, ToolCall
 from kforge.memory.compaction import COMPACTION_PROMPT
 from kforge.memory.episodic import EpisodicMemory

@@ -21,8 +21,8 @@ from kforge.agents.research.prompts import (
 )
 from kforge.agents.router.answer import MODEL_ONLY_SYSTEM
 from kforge.frames import PhaseChanged
-from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.rag.grading import Grade
 from kforge.rag.ingest import ingest_folder

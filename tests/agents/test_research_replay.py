@@ -10,7 +10,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.frames import DataEvent, Frame
-from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.rag.types import Chunk, SearchHit
 

@@ -15,9 +15,9 @@ from kforge.frames import (
     ErrorFrame,
     ToolCallFrame,
 )
-from kforge.llm.function import CallInfo, FunctionModel
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.agents.tree import decisions
-from kforge.llm.function import CallInfo, FunctionModel, FunctionReply
+from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply
 from kforge.llm.types import Message, ToolCall
 
 Gate = Callable[[], Awaitable[None]]

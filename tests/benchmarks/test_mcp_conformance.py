@@ -16,7 +16,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from kforge.mcp_catalog import MCPCatalog  # noqa: E402
+from kforge.mcp.catalog import MCPCatalog  # noqa: E402
 from mcp_conformance import node_package, summarize  # noqa: E402
 from mcp_conformance_fixture import register_mcp  # noqa: E402
 

@@ -10,7 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kforge.llm.schema_values import valid_value
+from kforge.llm.local.schema_values import valid_value
 
 __all__ = ["SchemaEndpoint", "stream_chunks"]
 

@@ -15,7 +15,7 @@ from kforge.cli.ask import LiveAnswer, print_answer
 from kforge.cli.chat import run_chat
 from kforge.frames import TokenDelta, utc_now
 from kforge.llm.base import Model
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.corpus import list_corpora
 from kforge.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
@@ -53,6 +53,7 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: Model) -> None:
         return Runtime(SQLiteStore(args.db), model=model, **kwargs)
 
     monkeypatch.setattr("kforge.cli.ask.open_runtime", open_runtime)
+    monkeypatch.setattr("kforge.cli.chat.open_runtime", open_runtime)
 
 
 def vit_model(answer: str) -> ScriptedModel:

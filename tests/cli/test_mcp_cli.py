@@ -68,7 +68,7 @@ async def test_mcp_over_stdio_serves_an_applications_resources_and_prompts(
     import mcp
 
     (tmp_path / "notes_ext.py").write_text(
-        "from kforge.mcp_catalog import MCPPrompt, MCPPromptMessage, MCPResource\n"
+        "from kforge.mcp.catalog import MCPPrompt, MCPPromptMessage, MCPResource\n"
         "from kforge.tools.content import ContentBlock\n"
         "async def read(uri, values):\n"
         "    return 'note ' + values['name']\n"
@@ -97,7 +97,6 @@ async def test_mcp_explain_and_summarize_check_a_looping_model_and_quote_the_tex
     tmp_path: Path,
 ) -> None:
     import mcp
-
     from tests.cli.function_endpoint import FunctionEndpoint
 
     loop = "Frameworks for Interoperability. " * 12

@@ -19,7 +19,7 @@ import pytest
 import kforge
 from kforge.cli import main
 from kforge.frames import utc_now
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime, default_registry
 from kforge.store import RunRecord, RunStatus, SQLiteStore
 from tests.engine.sample_agents import CounterAgent, DraftAgent

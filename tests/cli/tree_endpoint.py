@@ -7,7 +7,7 @@ import asyncio
 import threading
 from typing import Any
 
-from kforge.llm.function import CallInfo
+from kforge.llm.testing.function import CallInfo
 from kforge.llm.types import Message
 from tests.agents.tree_model import TreeScript, request_of
 from tests.cli.function_endpoint import FunctionEndpoint

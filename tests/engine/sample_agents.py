@@ -11,10 +11,10 @@ from typing import Any
 
 from kforge.engine.agent import ForgeAgent, StepOutcome
 from kforge.engine.phases import Checkpoint, PhaseContext, PhaseGraph, PhaseTransition
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, CheckpointKind, DataEvent
 from kforge.llm.types import Message
-from kforge.runtime.registry import AgentRegistry
 
 ITEMS_SCHEMA = {
     "type": "object",

@@ -15,7 +15,7 @@ from kforge.frames import (
     PhaseCheckpoint,
     StatusChanged,
 )
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus
 from tests.engine.sample_agents import DraftAgent, make_registry

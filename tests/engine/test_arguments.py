@@ -15,7 +15,7 @@ from kforge.agents.react import ReactAgent
 from kforge.agents.research import ResearchAgent
 from kforge.agents.router import RouterAgent, RouterState
 from kforge.errors import ValidationError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore
 

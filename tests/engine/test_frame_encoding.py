@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from kforge.engine.agent import StepOutcome
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent, ErrorFrame, ModelCall
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message
 from kforge.runtime import Runtime
-from kforge.runtime.registry import AgentRegistry
 from kforge.store import RunStatus, SQLiteStore
 
 

@@ -15,7 +15,7 @@ from kforge.engine.phases import PhaseTransition, evaluate_transitions
 from kforge.engine.runner import load_state
 from kforge.engine.state import apply_delta, diff_state
 from kforge.frames import AgentStatus, LimitReached, PhaseChanged
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus
 from tests.engine.sample_agents import DraftAgent, make_registry

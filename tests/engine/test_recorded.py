@@ -12,7 +12,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.errors import ReplayDivergenceError, ValidationError
 from kforge.frames import DataEvent, Frame, Observation
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
 

@@ -11,7 +11,7 @@ from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.frames import ModelCall
-from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message, ModelResponse, ToolCall, ToolSpec
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus

@@ -12,7 +12,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.errors import ConfigurationError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.corpus import DEFAULT_CORPUS, Corpus
 from kforge.rag.types import SourceDocument
 from kforge.runtime import AgentRegistry, Runtime
@@ -108,15 +108,15 @@ def test_a_dict_of_services_still_works_with_a_deprecation_warning() -> None:
     with pytest.warns(DeprecationWarning, match="kforge.Services"):
         rt = Runtime(MemoryStore(), services={"tool_cache": cache, "thing": 1, "runtime": "x"})
     assert rt.services.cache is cache and rt.services.extra == {"thing": 1}
-    with pytest.warns(DeprecationWarning, match=r"services\.corpora"):
-        corpora = rt.services["corpora"]
-    assert corpora is rt.services.corpora
     assert "runtime" not in rt.services.as_mapping()
 
 
-def test_the_deprecated_lookup_points_at_the_caller() -> None:
+def test_services_are_read_by_field_and_a_key_names_the_field() -> None:
     services = Services(extra={"thing": 1})
-    with pytest.warns(DeprecationWarning, match=r"use services\.extra\[") as caught:
-        assert services.get("thing") == 1
-        assert services.get("missing", "none") == "none"
-    assert caught[0].filename == __file__
+    with pytest.raises(TypeError, match=r"use services\.corpora"):
+        services["corpora"]
+    with pytest.raises(TypeError, match=r"use services\.cache"):
+        services["tool_cache"]
+    with pytest.raises(TypeError, match=r"use services\.extra\['thing'\]"):
+        services["thing"]
+    assert services.extra["thing"] == 1 and not hasattr(services, "get")

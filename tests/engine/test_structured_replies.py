@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import Frame, ModelCall
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse
 from tests.step_context import step_context
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from kforge.llm.config import ProviderSettings
-from kforge.llm.openai_compat import OpenAICompatibleModel
+from kforge.llm.openai.compat import OpenAICompatibleModel
 from kforge.llm.retry import RetryPolicy
 from tests.llm.fake_openai import FakeOpenAI
 

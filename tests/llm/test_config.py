@@ -16,7 +16,7 @@ from kforge.llm.config import (
     split_spec,
 )
 from kforge.llm.local import LocalModel
-from kforge.llm.openai_compat import OpenAICompatibleModel
+from kforge.llm.openai.compat import OpenAICompatibleModel
 from kforge.llm.retry import RetryPolicy
 
 ENV = (

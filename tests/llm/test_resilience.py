@@ -179,7 +179,7 @@ async def test_unreachable_server_is_reported_with_its_url(sleeps: SleepRecorder
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     from kforge.llm.config import ProviderSettings
-    from kforge.llm.openai_compat import OpenAICompatibleModel
+    from kforge.llm.openai.compat import OpenAICompatibleModel
     from kforge.llm.retry import RetryPolicy
 
     settings = ProviderSettings(

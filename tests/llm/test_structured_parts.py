@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from kforge.errors import ModelOutputError
 from kforge.llm import FunctionModel, complete_structured, parse_output, schema_for
-from kforge.llm.grammar import schema_to_gbnf
+from kforge.llm.local.grammar import schema_to_gbnf
 from kforge.llm.retry import RetryPolicy, parse_retry_after
 from kforge.llm.structured import extract_json, schema_errors
 from kforge.llm.toolprompt import (

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Compaction, Frame, ModelCall, UsageFrame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.memory.compaction import (
     CompactionError,

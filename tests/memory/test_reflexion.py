@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from kforge.errors import ModelUnavailableError, ScriptedModelError
 from kforge.frames import Frame, ModelCall, Reflection, UsageFrame
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec
 from kforge.memory.episodic import EpisodicMemory, ReflectionRecord
 from kforge.memory.reflexion import (

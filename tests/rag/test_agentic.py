@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from kforge.errors import ModelUnavailableError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.agentic import RAGConfig, agentic_search
 from kforge.rag.corpus import Corpus
 from kforge.rag.focus import CorpusStatistics, question_focus

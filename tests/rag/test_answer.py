@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.agentic import RAGConfig, RAGResult
 from kforge.rag.answer import answer_from_result, answer_question
 from kforge.rag.grading import GradedResult

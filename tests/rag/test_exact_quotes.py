@@ -158,7 +158,7 @@ async def test_code_and_markup_are_quoted_as_written() -> None:
 
 
 async def test_the_router_answers_with_exact_quotes(tmp_path: Path) -> None:
-    from kforge.llm.function import CallInfo, FunctionModel
+    from kforge.llm.testing.function import CallInfo, FunctionModel
     from kforge.llm.types import Message
     from kforge.rag.ingest import ingest_folder
     from kforge.runtime import Runtime

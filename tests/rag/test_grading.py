@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from kforge.errors import ModelOutputError, ModelUnavailableError, ScriptedModelError
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.grading import Grade, grade_results
 from tests.rag.helpers import FakeComplete, make_hit
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from kforge.errors import ModelUnavailableError
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.rag.grading import GradedResult
 from kforge.rag.rewrite import Rewrite, fallback_rewrite, normalize_query, rewrite_query
 from tests.rag.helpers import FakeComplete, make_hit

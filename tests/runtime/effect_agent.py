@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kforge.agents.builtin import register_agent
 from kforge.agents.tree import TreeAgent
 from kforge.engine.agent import StepOutcome
-from kforge.engine.registry import register_agent
 from kforge.engine.run_context import RunContext
 from kforge.frames import new_id
 from kforge.tools.decorator import tool

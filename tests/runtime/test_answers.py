@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kforge.errors import ValidationError
-from kforge.mcp_server import run_agent_tool
+from kforge.mcp.server import run_agent_tool
 from kforge.runtime.answers import agent_args, run_to_answer
 from kforge.tools.tool_context import ToolContext
 from tests.agents.test_research import DOCS, Script, make_runtime
@@ -42,7 +42,7 @@ async def test_run_agent_tool_returns_the_answer(corpus_dir: Path) -> None:
 
 
 async def test_questions_other_than_checkpoints_are_reported_not_answered() -> None:
-    from kforge.llm.scripted import ScriptedModel
+    from kforge.llm.testing.scripted import ScriptedModel
     from kforge.runtime import Runtime
     from kforge.store import MemoryStore
 

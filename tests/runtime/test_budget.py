@@ -8,7 +8,7 @@ import pytest
 from kforge.engine.limits import RunLimits
 from kforge.errors import ConfigurationError
 from kforge.frames import LimitReached, LimitWarning, UsageFrame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import ModelResponse, Usage
 from kforge.memory.tokens import PriceTable
 from kforge.runtime import Runtime

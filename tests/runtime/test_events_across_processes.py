@@ -136,7 +136,7 @@ async def test_following_a_run_executed_here_opens_no_listening_connection(
     import psycopg
 
     from kforge.frames import utc_now
-    from kforge.llm.scripted import ScriptedModel
+    from kforge.llm.testing.scripted import ScriptedModel
     from kforge.llm.types import ModelResponse
     from kforge.store import RunRecord
 

@@ -11,7 +11,7 @@ import pytest
 
 from kforge.errors import ValidationError
 from kforge.frames import InteractionAnswered, InteractionRequested
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime, normalize_answer
 from kforge.runtime.interactions import answer_schema
 from kforge.store import RunStatus, SQLiteStore

@@ -15,7 +15,7 @@ import pytest
 
 from kforge.errors import RunLeasedError, WriteConflictError
 from kforge.frames import InteractionAnswered, StatusChanged
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import RunStatus, SQLiteStore
 from tests.engine.sample_agents import make_registry

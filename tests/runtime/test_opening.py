@@ -13,7 +13,7 @@ from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.errors import StoreError
 from kforge.frames import Frame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus

@@ -21,7 +21,7 @@ from kforge.frames import (
     ToolResultFrame,
     frame_to_dict,
 )
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus, SQLiteStore
 from kforge.tools import tool

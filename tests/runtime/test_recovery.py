@@ -14,7 +14,7 @@ import pytest
 
 from kforge.engine.run_context import SUBAGENTS_REASON
 from kforge.frames import ModelCall, StatusChanged, utc_now
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.runtime.recovery import RECOVERED, SHUT_DOWN_REASON, recover_runs
 from kforge.store import RunStatus, SQLiteStore

@@ -13,7 +13,7 @@ import pytest
 from kforge.engine.limits import RunLimits
 from kforge.errors import ConfigurationError, InvalidRunStateError, ValidationError
 from kforge.frames import ErrorFrame, LimitReached, ModelCall
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus, SQLiteStore
 from tests.engine.sample_agents import make_registry

@@ -8,7 +8,7 @@ from typing import Any
 from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.frames import Frame, ModelCall, TokenDelta
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus

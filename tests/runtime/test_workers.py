@@ -190,7 +190,7 @@ def test_the_dbos_executor_needs_a_postgres_store(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="needs the PostgreSQL store"):
         Runtime(tmp_path / "k.db", executor="dbos")
-    with pytest.raises(ConfigurationError, match="executor must be 'local' or 'dbos'"):
+    with pytest.raises(ConfigurationError, match="executor must be 'local', 'dbos' or an Executor"):
         Runtime(tmp_path / "k.db", executor="celery")  # type: ignore[arg-type]
 
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this checkout's kforge
 
 from kforge.errors import ForgeError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.runtime import Runtime
 from kforge.store.open import open_store

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from kforge.agents.tree import TreeAgent
-from kforge.llm.function import CallInfo, FunctionModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store.sqlite import SQLiteStore

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kforge.agents.research import ResearchAgent
-from kforge.llm.function import FunctionModel
+from kforge.llm.testing.function import FunctionModel
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.server import ServerSettings

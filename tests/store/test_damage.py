@@ -14,7 +14,7 @@ import pytest
 
 import kforge
 from kforge.errors import StateCorruptionError, StoreError
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import RunRecord, RunStatus, SQLiteStore
 from tests.engine.sample_agents import make_registry

@@ -12,9 +12,6 @@ from hypothesis import strategies as st
 from kforge.rag.bm25 import BM25Index
 from kforge.store import Store
 from kforge.store.passages import IndexedPassage, IndexedSource, IndexStatistics
-from tests.store.test_store import store
-
-__all__ = ["store"]
 
 K1, B = 1.2, 0.5
 

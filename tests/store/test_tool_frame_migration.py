@@ -16,7 +16,7 @@ from kforge.agents.react import ReactAgent
 from kforge.engine.services import Services
 from kforge.explain import explain_run
 from kforge.frames import Observation, ToolCallFrame, ToolResultFrame, frame_from_dict
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store.base import RunStatus
 from kforge.store.sqlite import SQLiteStore

@@ -17,7 +17,7 @@ from kforge.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import ToolCall
 from kforge.tools import (
     ApprovalPolicy,

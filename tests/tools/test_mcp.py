@@ -16,7 +16,7 @@ import pytest
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext
 from kforge.frames import ToolResultFrame
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import ToolCall
 from kforge.tools import ApprovalPolicy, ToolRegistry, execute_call
 from kforge.tools.mcp_client import MCPStdioServer, MCPToolset
@@ -143,8 +143,7 @@ async def test_sdk_client_calls_kforge_mcp(tmp_path: Path) -> None:
 
 async def test_run_agent_tool_is_served_when_given() -> None:
     import mcp
-
-    from kforge.mcp_server import build_mcp_server, run_agent_tool
+    from kforge.mcp.server import build_mcp_server, run_agent_tool
 
     async def runner(agent: str, prompt: str) -> str:
         await asyncio.sleep(0)

@@ -6,9 +6,8 @@ loads only that one."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-import kforge
 
 if TYPE_CHECKING:
     from kforge.agents.react import ReactAgent
@@ -17,8 +16,15 @@ if TYPE_CHECKING:
 
 __all__ = ["ReactAgent", "ResearchAgent", "RouterAgent"]
 
+_MODULES = {
+    "ReactAgent": "kforge.agents.react",
+    "ResearchAgent": "kforge.agents.research",
+    "RouterAgent": "kforge.agents.router",
+}
+
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
+    module = _MODULES.get(name)
+    if module is None:
         raise AttributeError(f"module 'kforge.agents' has no attribute '{name}'")
-    return getattr(kforge, name)  # the package's lazy export of the same class
+    return getattr(importlib.import_module(module), name)

@@ -17,7 +17,6 @@ from kforge.agents.loop import ReactLoop
 from kforge.agents.loop.config import LoopConfig
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import parse_arguments
-from kforge.engine.registry import AgentRegistry, default_registry
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
 from kforge.errors import ConfigurationError, ValidationError
@@ -31,7 +30,6 @@ __all__ = [
     "ReactAgent",
     "ReactArgs",
     "builtin_tools",
-    "register",
     "resolve_tools",
     "service_tools",
     "trajectory_of",
@@ -160,9 +158,3 @@ def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) 
     """The trajectory log of a run (its steps, tool calls, tokens, errors and efficiency) from its
     frames; ``.to_json()`` exports it."""
     return TrajectoryLog.from_frames(frames, optimal_steps=optimal_steps)
-
-
-def register(registry: AgentRegistry = default_registry) -> None:
-    """Register the ``react`` agent type (does nothing when it is already registered)."""
-    if ReactAgent.agent_type not in registry:
-        registry.register(ReactAgent.agent_type, ReactAgent)

@@ -38,7 +38,6 @@ __all__ = [
     "add_router_options",
     "answer_turn",
     "check_router_options",
-    "open_router_runtime",
     "prepare_corpus",
     "print_answer",
     "register",
@@ -97,14 +96,6 @@ def check_router_options(args: argparse.Namespace) -> None:
     ):
         if value < 1:
             raise ValidationError(f"{flag} must be at least 1 (got {value})")
-
-
-def open_router_runtime(args: argparse.Namespace) -> Runtime:
-    """The runtime of ``args`` with the router agent registered."""
-    from kforge.agents.router import register as register_router
-
-    register_router()
-    return open_runtime(args)
 
 
 def prepare_corpus(
@@ -255,7 +246,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     check_router_options(args)
 
     async def go() -> RunRecord:
-        rt = open_router_runtime(args)
+        rt = open_runtime(args)
         try:
             rt.model_for(rt._model_spec())  # a model that cannot be used is named before indexing
             corpus = prepare_corpus(rt, args, sys.stderr)

@@ -12,14 +12,13 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from kforge.agents.conversation import Turn, turns_from_args
-from kforge.cli._common import command_hint, read_input_line, run_interruptible
+from kforge.cli._common import command_hint, open_runtime, read_input_line, run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
     add_router_options,
     answer_turn,
     check_router_options,
     follow_turn,
-    open_router_runtime,
     prepare_corpus,
     print_answer,
     router_args,
@@ -89,7 +88,7 @@ async def run_chat(
     answers = out
     out = talk if talk is not None else out
     check_router_options(args)
-    rt = open_router_runtime(args)
+    rt = open_runtime(args)
     try:
         session = args.session or new_id()[:12]
         turns = turns_from_args(session_turns(rt.store, session)) if args.session else []

@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     from kforge.cli._common import command_hint, find_run, open_runtime
     from kforge.cli.corpora import choose_corpus
     from kforge.errors import ConfigurationError
-    from kforge.mcp_catalog import catalog_from_extensions
-    from kforge.mcp_server import answer_run_tool, build_mcp_server, run_agent_tool, serve_stdio
+    from kforge.mcp.catalog import catalog_from_extensions
+    from kforge.mcp.server import answer_run_tool, build_mcp_server, run_agent_tool, serve_stdio
     from kforge.rag.tool import retrieve_chunks_tool
     from kforge.runtime.answers import answer_and_continue, run_to_answer
     from kforge.tools.builtin import DUCKDUCKGO_HTML, NetworkPolicy, default_tools

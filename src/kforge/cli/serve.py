@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     settings.check()
     catalog = None
     if args.mcp_extension:
-        from kforge.mcp_catalog import catalog_from_extensions
+        from kforge.mcp.catalog import catalog_from_extensions
 
         catalog = catalog_from_extensions(args.mcp_extension)
     services = app_services(args)  # a module that cannot be loaded is refused before binding

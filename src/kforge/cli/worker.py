@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from kforge.cli._common import UsageError
     from kforge.extras import require_extra
-    from kforge.runtime.distributed import run_worker
+    from kforge.runtime.worker import run_worker
     from kforge.store.open import store_target
     from kforge.store.postgres import is_postgres_url
 

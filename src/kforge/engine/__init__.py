@@ -1,5 +1,5 @@
 """The engine: phase graphs, the run context and its services, limits, state deltas, the
-agent registry and the step runner."""
+agent registry type and the step runner."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from kforge.engine.phases import (
     TransitionRecord,
     evaluate_transitions,
 )
-from kforge.engine.registry import AgentRegistry, default_registry, register_agent
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext, Suspended
 from kforge.engine.runner import StepRunner, load_state
 from kforge.engine.services import Services
@@ -33,8 +33,6 @@ __all__ = [
     "StepRunner",
     "Suspended",
     "TransitionRecord",
-    "default_registry",
     "evaluate_transitions",
     "load_state",
-    "register_agent",
 ]

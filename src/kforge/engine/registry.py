@@ -1,7 +1,8 @@
 """Agent registry: how a run's agent is rebuilt from its type name in any process.
 
-The built-in agents are named in a table and imported the first time one is asked for, so
-this module imports no agent and ``import kforge`` stays light.
+A registry may be given a table of ``"module:Class"`` targets, imported the first time one is
+asked for; the built-in agents' table and the process-wide registry are in
+``kforge.agents.builtin``, beside the agents.
 """
 
 from __future__ import annotations
@@ -13,19 +14,9 @@ from typing import Any
 from kforge.engine.agent import StepAgent
 from kforge.errors import ConfigurationError
 
-__all__ = ["BUILTIN_AGENTS", "AgentFactory", "AgentRegistry", "default_registry", "register_agent"]
+__all__ = ["AgentFactory", "AgentRegistry"]
 
 AgentFactory = Callable[[dict[str, Any]], StepAgent]
-
-BUILTIN_AGENTS: Mapping[str, str] = {
-    "build": "kforge.agents.build.agent:BuildAgent",
-    "react": "kforge.agents.react:ReactAgent",
-    "research": "kforge.agents.research.agent:ResearchAgent",
-    "router": "kforge.agents.router:RouterAgent",
-    "tree": "kforge.agents.tree:TreeAgent",
-    "understand": "kforge.agents.understand.agent:UnderstandAgent",
-}
-"""Agent type → ``"module:Class"`` of the agents every process knows without registering."""
 
 
 class AgentRegistry:
@@ -68,12 +59,3 @@ class AgentRegistry:
 
     def __contains__(self, agent_type: object) -> bool:
         return agent_type in self._factories or agent_type in self._builtins
-
-
-default_registry: AgentRegistry = AgentRegistry(BUILTIN_AGENTS)
-"""The process-wide registry: the built-in agents and those added with ``register_agent``."""
-
-
-def register_agent(agent_type: str, factory: AgentFactory, *, replace: bool = False) -> None:
-    """Register an agent type in the process-wide registry."""
-    default_registry.register(agent_type, factory, replace=replace)

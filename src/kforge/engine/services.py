@@ -155,21 +155,5 @@ class Services:
         return self._view
 
     def __getitem__(self, key: str) -> Any:
-        """Deprecated: ``services["corpora"]`` reads as ``services.corpora``."""
-        return self._legacy(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Deprecated: like ``services[key]``, with a default."""
-        try:
-            return self._legacy(key)
-        except KeyError:
-            return default
-
-    def _legacy(self, key: str) -> Any:
         instead = _KEYS.get(key, f"extra[{key!r}]")
-        warnings.warn(
-            f"services[{key!r}] is deprecated; use services.{instead}",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return self.as_mapping()[key]
+        raise TypeError(f"services[{key!r}]: Services is not a dict; use services.{instead}")

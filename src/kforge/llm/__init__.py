@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from kforge.llm.base import Model
 from kforge.llm.config import DEFAULT_MODEL, ForgeConfig, load_config
-from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.local import LocalModel
-from kforge.llm.openai_compat import OpenAICompatibleModel
+from kforge.llm.openai.compat import OpenAICompatibleModel
 from kforge.llm.registry import get_model
 from kforge.llm.retry import RetryPolicy
-from kforge.llm.scripted import ScriptedModel
 from kforge.llm.structured import complete_structured, parse_output, schema_for
-from kforge.llm.testmodel import TestModel
+from kforge.llm.testing.function import CallInfo, FunctionModel
+from kforge.llm.testing.scripted import ScriptedModel
+from kforge.llm.testing.testmodel import TestModel
 from kforge.llm.types import (
     Message,
     ModelResponse,

@@ -73,12 +73,12 @@ def get_model(spec: str | None = None, **overrides: Any) -> Model:
             answer_style=settings.answer,
         )
     if settings.kind == "test":
-        from kforge.llm.testmodel import TestModel
+        from kforge.llm.testing.testmodel import TestModel
 
         return TestModel(
             name=f"test:{model_id or 'model'}", seed=_int_option(settings.options, "seed") or 0
         )
-    from kforge.llm.openai_compat import OpenAICompatibleModel
+    from kforge.llm.openai.compat import OpenAICompatibleModel
 
     return OpenAICompatibleModel(model_id, settings, retry=retry)
 

@@ -7,10 +7,10 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.rag.analyze import ANALYZER_VERSION
 from kforge.rag.chunking import ChunkingOptions
@@ -19,12 +19,15 @@ from kforge.rag.records import build_source
 from kforge.rag.scan import ScannedFile, SkippedFile, scan_folder
 
 if TYPE_CHECKING:
-    from kforge.rag.corpus import Corpus
+    from kforge.rag.dense import Embedder
+    from kforge.rag.records import SourceRecord
 
 __all__ = [
     "SAME_DOCUMENT_OVERLAP",
+    "IndexedSummary",
     "IngestProgress",
     "IngestReport",
+    "IngestTarget",
     "ingest_folder",
     "pick_source",
     "word_overlap",
@@ -175,10 +178,44 @@ def _stem_groups(files: list[ScannedFile]) -> dict[str, list[ScannedFile]]:
     return {f.relative: group for group in by_stem.values() if len(group) > 1 for f in group}
 
 
+class IndexedSummary(Protocol):
+    """What ingestion reads of a source already in the corpus."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def root(self) -> str: ...
+
+    @property
+    def chunks(self) -> int: ...
+
+
+class IngestTarget(Protocol):
+    """What ``ingest_folder`` needs of a corpus; ``kforge.rag.corpus.Corpus`` is one."""
+
+    name: str
+    embedder: Embedder | None
+
+    def sources(self) -> Sequence[IndexedSummary]: ...
+
+    def source_record(self, key: str) -> SourceRecord | None: ...
+
+    def save_sources(self, records: Sequence[SourceRecord]) -> None: ...
+
+    def remove_sources(self, keys: Iterable[str]) -> None: ...
+
+    def embed_missing(self) -> int: ...
+
+    def touch(self, *, root: str | None = None) -> None: ...
+
+
 class _Ingest:
     """One pass of ``ingest_folder``: what each file becomes, written as it goes."""
 
-    def __init__(self, corpus: Corpus, root: str, options: ChunkingOptions, report: IngestReport):
+    def __init__(
+        self, corpus: IngestTarget, root: str, options: ChunkingOptions, report: IngestReport
+    ):
         self.corpus = corpus
         self.root = root
         self.options = options
@@ -310,7 +347,7 @@ class _Ingest:
 
 
 def ingest_folder(
-    corpus: Corpus,
+    corpus: IngestTarget,
     folder: str | os.PathLike[str],
     *,
     chunking: ChunkingOptions | None = None,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from kforge.agents.builtin import default_registry, register_agent
+from kforge.engine.registry import AgentRegistry
 from kforge.runtime.bus import EventBus
-from kforge.runtime.registry import AgentRegistry, default_registry, register_agent
 from kforge.runtime.runtime import Runtime, normalize_answer
 
 __all__ = [

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kforge.errors import ValidationError
-from kforge.runtime.runtime import Runtime
+from kforge.runtime.host import RuntimeHost
 from kforge.store.base import RunRecord, RunStatus
 
 __all__ = [
@@ -50,7 +50,7 @@ def answer_text(run: RunRecord) -> str:
 
 
 async def run_to_answer(
-    runtime: Runtime,
+    runtime: RuntimeHost,
     agent_type: str,
     prompt: str,
     *,
@@ -68,7 +68,7 @@ async def run_to_answer(
 
 
 async def answer_and_continue(
-    runtime: Runtime,
+    runtime: RuntimeHost,
     run_id: str,
     answer: Any,
     *,
@@ -82,7 +82,7 @@ async def answer_and_continue(
 
 
 async def settle_run(
-    runtime: Runtime,
+    runtime: RuntimeHost,
     run: RunRecord,
     *,
     approve_checkpoints: bool = True,

@@ -7,10 +7,11 @@ from functools import lru_cache
 from typing import Any
 
 from kforge.errors import ValidationError
-from kforge.frames import InteractionRequested
+from kforge.frames import InteractionAnswered, InteractionRequested, frame_from_dict
 from kforge.jsoncodec import dumps, loads
+from kforge.store.base import RunRecord
 
-__all__ = ["answer_schema", "normalize_answer"]
+__all__ = ["answer_schema", "answered", "normalize_answer"]
 
 _TEXT_FIELDS = ("text", "comment", "reason")
 
@@ -125,3 +126,14 @@ def _rule(error: Any) -> str:
     if error.validator == "enum":
         return "must be one of " + ", ".join(map(str, error.validator_value))
     return str(error.message)
+
+
+def answered(run: RunRecord, answer: Any) -> tuple[InteractionRequested, InteractionAnswered]:
+    """The question ``run`` waits on and the frame recording ``answer`` to it (checked)."""
+    request = frame_from_dict(run.pending_interaction or {})
+    assert isinstance(request, InteractionRequested)
+    value = normalize_answer(request, answer)
+    answered = InteractionAnswered(
+        run_id=run.id, seq=run.last_seq + 1, interaction_id=request.interaction_id, answer=value
+    )
+    return request, answered

@@ -23,7 +23,7 @@ from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus
 from kforge.store.lease import Lease, owner_alive
 
 if TYPE_CHECKING:
-    from kforge.runtime.runtime import Runtime
+    from kforge.runtime.host import RuntimeHost
 
 __all__ = ["RECOVERED", "SHUT_DOWN_REASON", "Recovery", "recover_runs", "why_recover"]
 
@@ -71,7 +71,7 @@ def why_recover(run: RunRecord, *, now: float, lease_ttl_s: float) -> str | None
 
 
 async def recover_runs(
-    runtime: Runtime, *, leave: Callable[[RunRecord], bool] | None = None
+    runtime: RuntimeHost, *, leave: Callable[[RunRecord], bool] | None = None
 ) -> Recovery:
     """Resume every run a gone process left unfinished (see the module's docstring); a run
     paused for its subagents whose subagents have all ended continues too. Runs ``leave``
@@ -111,7 +111,7 @@ async def recover_runs(
     return Recovery(resumed=tuple(resumed), skipped=tuple(skipped))
 
 
-def _children_ended(runtime: Runtime, run: RunRecord) -> bool:
+def _children_ended(runtime: RuntimeHost, run: RunRecord) -> bool:
     if run.status != RunStatus.PAUSED or run.pause_reason != SUBAGENTS_REASON:
         return False
     try:
@@ -121,7 +121,7 @@ def _children_ended(runtime: Runtime, run: RunRecord) -> bool:
     return bool(children) and all(c.status in TERMINAL_STATUSES for c in children)
 
 
-def _mark(runtime: Runtime, run: RunRecord, why: str) -> None:
+def _mark(runtime: RuntimeHost, run: RunRecord, why: str) -> None:
     """Record the recovery in the run: it is paused, with why, and taken from its gone
     holder in the same commit (a second process recovering it conflicts here)."""
     frame = StatusChanged(

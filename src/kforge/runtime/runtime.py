@@ -3,7 +3,7 @@
 Runs execute as asyncio tasks in this process (the local executor); many run concurrently. A run
 waiting for a person holds no task: ``resume`` starts a new stretch, here or in another process.
 With ``executor="dbos"`` (a PostgreSQL store) each stretch is queued for ``kforge worker``
-processes instead (see ``runtime/distributed.py``).
+processes instead (``runtime/executor.py`` says how to plug in another queue).
 """
 
 from __future__ import annotations
@@ -11,31 +11,28 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
+from kforge.agents.builtin import default_registry
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
-from kforge.engine.run_context import SUBAGENTS_REASON
-from kforge.engine.runner import StepRunner, load_state
+from kforge.engine.registry import AgentRegistry
+from kforge.engine.runner import StepRunner
 from kforge.engine.services import Services
 from kforge.engine.state import diff_state
 from kforge.errors import (
-    ConfigurationError,
     InvalidRunStateError,
     RunLeasedError,
     ValidationError,
 )
 from kforge.frames import (
     Frame,
-    InteractionAnswered,
     InteractionRequested,
     Intervention,
     StatusChanged,
-    TokenDelta,
-    frame_from_dict,
     new_id,
     utc_now,
 )
@@ -43,12 +40,13 @@ from kforge.jsoncodec import not_json
 from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
+from kforge.runtime.executor import Executor, ExecutorName, open_executor
 from kforge.runtime.forking import fork_tree
-from kforge.runtime.interactions import normalize_answer
-from kforge.runtime.interventions import InterventionInbox, intervene, parse_intervention
-from kforge.runtime.registry import AgentRegistry, default_registry
+from kforge.runtime.inbox import InterventionInbox
+from kforge.runtime.interactions import answered, normalize_answer
+from kforge.runtime.observing import RunObserving
 from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
-from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
+from kforge.runtime.steering import QueryUserHandler, TreeSteering
 from kforge.store.base import (
     TERMINAL_STATUSES,
     CommitListening,
@@ -61,21 +59,13 @@ from kforge.store.base import (
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
 if TYPE_CHECKING:
-    from kforge.runtime.distributed import StretchQueue
     from kforge.telemetry import Telemetry
 
 __all__ = ["QueryUserHandler", "Runtime", "normalize_answer"]
 
-QueryUserHandler = Callable[[str, str], Awaitable[str | None]]
-"""``async (agent_id, prompt) -> answer``: None declines the question."""
 
-_POLL_S = 1.0
-"""How often a subscriber to a run executing in another process looks in the store when no
-notice came (a store without notices, or one missed while its connection was down)."""
-
-
-class Runtime:
-    """Runs agents durably over a store with the local asyncio executor."""
+class Runtime(TreeSteering, RunObserving):
+    """Runs agents durably over a store; stretches execute here or go to ``executor``."""
 
     def __init__(
         self,
@@ -88,7 +78,7 @@ class Runtime:
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
         telemetry: Telemetry | None = None,
-        executor: Literal["local", "dbos"] = "local",
+        executor: Executor | ExecutorName = "local",
     ) -> None:
         if store is None or isinstance(store, str | Path | os.PathLike):
             from kforge.store.open import open_store
@@ -133,24 +123,17 @@ class Runtime:
         self.owner = new_owner()
         """Who this runtime is in the leases of the runs it executes."""
         self.lease_ttl_s = lease_ttl_s
-        self.stretches: StretchQueue | None = None
-        """Where stretches go with the dbos executor (None: they execute here)."""
-        if executor == "dbos":
-            from kforge.runtime.distributed import StretchQueue
-            from kforge.store.postgres import PostgresStore
-
-            if not isinstance(store, PostgresStore):
-                raise ConfigurationError(
-                    "the dbos executor needs the PostgreSQL store: "
-                    "Runtime(store='postgresql://...', executor='dbos')"
-                )
-            self.stretches = StretchQueue(store.url)
-        elif executor != "local":
-            raise ConfigurationError(f"executor must be 'local' or 'dbos' (got {executor!r})")
+        self.executor: Executor = open_executor(executor, store)
+        """Where stretches started or resumed here execute (here, or queued for workers)."""
         self.interventions = InterventionInbox(store)
         """Interventions waiting for executing runs' next step boundaries (in the store)."""
         self._query_user: QueryUserHandler | None = None
         self._waking: set[asyncio.Task[None]] = set()
+
+    @property
+    def queued(self) -> bool:
+        """Whether stretches started here are queued for worker processes (e.g. on DBOS)."""
+        return self.executor.queued
 
     # -- models ---------------------------------------------------------------------------
 
@@ -210,8 +193,8 @@ class Runtime:
         created = StatusChanged(run_id=run.id, seq=1, from_status=None, to_status="pending")
         self.store.create_run(run, [created], step=self._initial_step(agent, seq=1))
         self.bus.publish(run.id, [created])
-        if self.stretches is not None:
-            self.stretches.enqueue(run.id, 1)
+        if self.executor.queued:
+            self.executor.enqueue(run.id, 1)
         else:
             self._launch(run, agent)
         return run.id
@@ -240,7 +223,7 @@ class Runtime:
         With the dbos executor the answer (and the run's new status, ``pending``) commit here,
         and the stretch that continues the run is queued for a worker.
         """
-        if self.stretches is not None:
+        if self.executor.queued:
             return self._queue_resume(run_id, answer, limits)
         return await self._resume_here(run_id, answer, limits=limits, durable=durable)
 
@@ -262,14 +245,13 @@ class Runtime:
             return self.store.get_run(run_id).status
 
     def _queue_resume(self, run_id: str, answer: Any, limits: RunLimits | None) -> str:
-        assert self.stretches is not None
         run = self.store.get_run(run_id)
         self._check_lease(run)  # refused while a worker executes it
         self._refuse_terminal(run)
         frames: list[Frame] = []
         fields: dict[str, Any] = {"status": RunStatus.PENDING, "pause_reason": None, "error": None}
         if run.status == RunStatus.AWAITING_USER:
-            frames.append(_answered(run, answer)[1])
+            frames.append(answered(run, answer)[1])
             fields["pending_interaction"] = None
         elif answer is not None:
             raise InvalidRunStateError(
@@ -291,7 +273,7 @@ class Runtime:
         # a second answer to the same question conflicts here: the log moved on
         self.store.commit(run_id, frames, run_fields=fields)
         self.bus.publish(run_id, frames)
-        self.stretches.enqueue(run_id, run.last_seq + len(frames))
+        self.executor.enqueue(run_id, run.last_seq + len(frames))
         return run_id
 
     def _refuse_terminal(self, run: RunRecord) -> None:
@@ -312,9 +294,9 @@ class Runtime:
         request: InteractionRequested | None = None
         self._refuse_terminal(run)
         if run.status == RunStatus.AWAITING_USER:
-            request, answered = _answered(run, answer)
+            request, answer_frame = answered(run, answer)
             # committed by the runner with its "running" status, in its first commit
-            opening.append(answered)
+            opening.append(answer_frame)
         elif answer is not None:
             raise InvalidRunStateError(
                 f"run '{run_id}' is {run.status.value}, not waiting for an answer"
@@ -469,241 +451,13 @@ class Runtime:
 
         task.add_done_callback(_done)
 
-    # -- the agent tree -------------------------------------------------------------------
-
-    def set_query_user_handler(self, handler: QueryUserHandler | None) -> None:
-        """Answer agents' questions with ``handler(agent_id, prompt)`` as they ask them (a
-        None answer declines); without one, a question parks its run as ``awaiting_user``
-        until ``resume(run_id, answer)``. Either way the answer is recorded in the run."""
-        self._query_user = handler
-
-    async def _answer_inline(
-        self, run_id: str, request: InteractionRequested
-    ) -> dict[str, Any] | None:
-        handler = self._query_user
-        if handler is None:
-            return None
-        try:
-            reply = await handler(run_id, request.prompt)
-        except Exception:
-            return None  # the question stays open: the run parks and can be answered later
-        if reply is None or not str(reply).strip():
-            return {"declined": True}
-        return {"text": str(reply)}
-
-    async def intervene(self, agent_id: str, action: str, content: str = "") -> dict[str, Any]:
-        """Steer one agent of a tree: ``"delete"`` stops it and its subagents at their next step
-        boundary; ``"modify"`` makes it re-plan with ``content`` as its instructions;
-        ``"comment"`` gives it ``content`` to see at its next step. The action is never read
-        from the content. A waiting or queued agent takes it when it next runs, and a parent
-        parked while its subagents work is resumed to take it now, not when they end. A
-        finished agent refuses it, as does one that ends or is deleted while it is delivered
-        (InvalidRunStateError)."""
-        outcome = await intervene(self, agent_id, action, content)
-        if outcome.get("applied") == "now" and action != "delete":
-            self._wake_parked(self.store.get_run(agent_id))
-        return outcome
-
-    async def user_intervention(
-        self,
-        agent_id: str,
-        *,
-        user_comment: str | None = None,
-        user_content: str | None = None,
-        status: str | None = None,
-    ) -> dict[str, Any]:
-        """The tree specification's ``userIntervention(agentId, overrides)``, where the words
-        ``"delete"`` and ``"modify"`` in ``user_comment`` are its markers (a comment with such
-        words is ``intervene(agent_id, "comment", text)``)."""
-        action, content = parse_intervention(user_comment, user_content, status)
-        return await self.intervene(agent_id, action, content)
-
-    def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
-        """The tree under ``root_id`` as a map by agent id (no message history)."""
-        return agent_tree(self.store, self.interventions, root_id)
-
-    def get_agent(self, agent_id: str) -> dict[str, Any]:
-        """One agent with its history: its tree entry plus its frames and its state."""
-        from kforge.frames import frame_to_dict
-
-        node = agent_node(self.store, self.interventions, self.store.get_run(agent_id))
-        point_state: dict[str, Any] = {}
-        try:
-            point_state = load_state(self.store, agent_id)[0].get("agent", {})
-        except Exception:
-            point_state = {}
-        frames = self.store.read_frames(agent_id)
-        return {**node, "state": point_state, "history": [frame_to_dict(f) for f in frames]}
-
-    def stream(self, root_id: str, *, follow: bool = True) -> AsyncIterator[TreeChunk]:
-        """The whole tree's chunks, live: ``text-delta``, ``agent-state``, ``tool-call`` and
-        ``tool-result``, from the frames of ``root_id`` and every run below it. Ends once
-        every run of the tree has ended (with ``follow=False``, once none executes here)."""
-        return stream_tree(self, root_id, follow=follow)
-
-    def _wake_if_children_ended(self, run_id: str) -> None:
-        """A run that just paused for its subagents, all of which ended before the pause was
-        recorded (their ends found it still running, so none resumed it), continues now."""
-        try:
-            run = self.store.get_run(run_id)
-            if run.status != RunStatus.PAUSED or run.pause_reason != SUBAGENTS_REASON:
-                return
-            children = self.store.list_runs(parent_id=run_id, limit=1000)
-        except Exception:
-            return
-        if children and all(c.status in TERMINAL_STATUSES for c in children):
-            self.child_ended(children[0].id)
-
-    def child_ended(self, run_id: str) -> None:
-        """A child run ended or parked: a parent paused for its subagents continues here."""
-        try:
-            run = self.store.get_run(run_id)
-            if run.parent_id is None or run.status not in TERMINAL_STATUSES:
-                return
-            parent = self.store.get_run(run.parent_id)
-        except Exception:
-            return
-        self._wake_parked(parent)
-
-    def _wake_parked(self, parent: RunRecord) -> None:
-        """Resume ``parent`` if it is paused for its subagents (here, or queued for a worker)."""
-        if (
-            parent.status != RunStatus.PAUSED
-            or parent.pause_reason != SUBAGENTS_REASON
-            or parent.id in self._tasks
-        ):
-            return
-
-        async def wake() -> None:
-            try:
-                await self.resume(parent.id)
-            except (InvalidRunStateError, RunLeasedError):
-                pass  # another process or stretch took it
-
-        task = asyncio.get_running_loop().create_task(wake())
-        self._waking.add(task)
-        task.add_done_callback(self._waking.discard)
-
     # -- observing ------------------------------------------------------------------------
-
-    def is_active(self, run_id: str) -> bool:
-        return run_id in self._tasks
-
-    async def wait(self, run_id: str) -> RunRecord:
-        """Wait until the run's current stretch ends (completed, failed, paused, awaiting_user).
-
-        A stretch that ended with an error instead of a status it could record (another writer
-        took the run, the store failed) raises that error, however late this is called. A run
-        executing elsewhere (a worker) is waited for until it pauses or ends there.
-        """
-        if run_id not in self._tasks and self.stretches is not None:
-            async for _ in self.subscribe(run_id, after_seq=self.store.get_run(run_id).last_seq):
-                pass
-            return self.store.get_run(run_id)
-        task = self._tasks.get(run_id)
-        if task is not None:
-            try:
-                await asyncio.shield(task)
-            except asyncio.CancelledError:
-                if not task.cancelled():
-                    raise
-            except Exception:
-                pass  # raised below, the same way whenever wait is called
-        error = self._errors.get(run_id)
-        if error is not None:
-            raise error
-        return self.store.get_run(run_id)
 
     async def run(
         self, agent_type: str, args: dict[str, Any] | None = None, **kwargs: Any
     ) -> RunRecord:
         """Start a run and wait for its first stretch to end."""
         return await self.wait(await self.start(agent_type, args, **kwargs))
-
-    @overload
-    def subscribe(
-        self,
-        run_id: str,
-        *,
-        after_seq: int = 0,
-        follow: bool = False,
-        deltas: Literal[False] = False,
-    ) -> AsyncIterator[Frame]: ...
-
-    @overload
-    def subscribe(
-        self, run_id: str, *, after_seq: int = 0, follow: bool = False, deltas: bool
-    ) -> AsyncIterator[Frame | TokenDelta]: ...
-
-    async def subscribe(
-        self, run_id: str, *, after_seq: int = 0, follow: bool = False, deltas: bool = False
-    ) -> AsyncIterator[Frame | TokenDelta]:
-        """Frames after ``after_seq``, then live ones. Ends when the run stops executing, or with
-        ``follow=True`` only when it reaches a terminal status. With ``deltas=True`` it also
-        yields model text streamed while it listens (``TokenDelta``, never stored).
-
-        A run executing in another process (its lease is live there) counts as executing: its
-        frames come from the store as that process commits them, announced by the store where
-        it can (PostgreSQL), else found by looking every ``poll_s`` seconds."""
-        # a run this process executes publishes here: other processes' commits are listened
-        # for only once it is not (a one-shot command opens no listening connection)
-        listening = run_id not in self._tasks
-        queue = self.bus.subscribe(run_id, listen=listening)
-        last = after_seq
-        try:
-            for frame in self.store.read_frames(run_id, after_seq=after_seq):
-                last = frame.seq
-                yield frame
-            woke: list[Frame | TokenDelta | None] = []
-            while True:
-                # What was published meanwhile comes first, in the order it happened (a run can
-                # stream, commit and end before this generator runs again).
-                while woke or not queue.empty():
-                    item = woke.pop() if woke else queue.get_nowait()
-                    if isinstance(item, TokenDelta):
-                        if deltas:
-                            yield item
-                    elif item is not None and item.seq == last + 1:
-                        last = item.seq
-                        yield item
-                run = self.store.get_run(run_id)
-                if run.last_seq > last:
-                    for frame in self.store.read_frames(run_id, after_seq=last):
-                        last = frame.seq
-                        yield frame
-                    continue
-                here = run_id in self._tasks
-                if run.status in TERMINAL_STATUSES or (
-                    not follow and not here and not self._executing_elsewhere(run)
-                ):
-                    return
-                if here:
-                    woke.append(await queue.get())
-                    continue
-                if not listening:  # listen, then look at the store again before waiting
-                    self.bus.listen()
-                    listening = True
-                    continue
-                try:
-                    async with asyncio.timeout(_POLL_S):
-                        woke.append(await queue.get())
-                except TimeoutError:
-                    pass
-        finally:
-            self.bus.unsubscribe(run_id, queue)
-
-    def _executing_elsewhere(self, run: RunRecord) -> bool:
-        """Whether another process executes ``run`` now, or will as soon as a worker is free."""
-        if self.stretches is not None and run.status in (RunStatus.PENDING, RunStatus.RUNNING):
-            return True
-        return run.is_live()
-
-    def get_run(self, run_id: str) -> RunRecord:
-        return self.store.get_run(run_id)
-
-    def frames(self, run_id: str, *, after_seq: int = 0) -> list[Frame]:
-        self.store.get_run(run_id)
-        return self.store.read_frames(run_id, after_seq=after_seq)
 
     async def aclose(self) -> None:
         """Pause runs still executing in this process (each resumes from its last committed
@@ -713,8 +467,7 @@ class Runtime:
         if self._own_telemetry and self.telemetry is not None:
             self.telemetry.shutdown()  # flush what the exporters still hold
         self.bus.close()
-        if self.stretches is not None:
-            self.stretches.close()
+        self.executor.close()
         self.store.close()
 
 
@@ -735,14 +488,3 @@ def _check_json_args(agent_type: str, args: dict[str, Any]) -> None:
             "record; pass strings, finite numbers, booleans, null, lists and objects with "
             "string keys (e.g. a date as an ISO 8601 string)"
         )
-
-
-def _answered(run: RunRecord, answer: Any) -> tuple[InteractionRequested, InteractionAnswered]:
-    """The question ``run`` waits on and the frame recording ``answer`` to it (checked)."""
-    request = frame_from_dict(run.pending_interaction or {})
-    assert isinstance(request, InteractionRequested)
-    value = normalize_answer(request, answer)
-    answered = InteractionAnswered(
-        run_id=run.id, seq=run.last_seq + 1, interaction_id=request.interaction_id, answer=value
-    )
-    return request, answered

@@ -19,7 +19,7 @@ from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
-    from kforge.runtime.runtime import Runtime
+    from kforge.runtime.host import RuntimeHost
 
 __all__ = [
     "ChildAgents",
@@ -77,7 +77,7 @@ class ChildAgents:
 
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: RuntimeHost,
         parent_id: str,
         *,
         agent_type: str = "react",
@@ -125,7 +125,7 @@ class ChildAgents:
         runtime = self._runtime
         if runtime.is_active(run.id) or run.is_live() or _waits(run) or _at_limit(run):
             return
-        queued = run.status == RunStatus.PENDING and runtime.stretches is not None
+        queued = run.status == RunStatus.PENDING and runtime.queued
         if run.status in TERMINAL_STATUSES or queued:
             return
         try:
@@ -166,7 +166,7 @@ class ChildAgents:
         runtime = self._runtime
         run = self._child(handle)
         handle = run.id
-        if park and runtime.stretches is not None:
+        if park and runtime.queued:
             if run.status in TERMINAL_STATUSES or _waits(run):
                 return run
             if run.status == RunStatus.PAUSED and not _at_limit(run) and not run.is_live():

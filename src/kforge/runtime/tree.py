@@ -25,12 +25,13 @@ from kforge.frames import (
     ToolResultFrame,
     UsageFrame,
 )
-from kforge.runtime.interventions import InterventionInbox, descendants
+from kforge.runtime.inbox import InterventionInbox
+from kforge.runtime.interventions import descendants
 from kforge.runtime.text_deltas import SpokenText
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
 if TYPE_CHECKING:
-    from kforge.runtime.runtime import Runtime
+    from kforge.runtime.host import RuntimeHost
 
 __all__ = [
     "AGENT_STATES",
@@ -211,7 +212,7 @@ def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeC
 
 
 async def stream_tree(
-    runtime: Runtime, root_id: str, *, follow: bool = True
+    runtime: RuntimeHost, root_id: str, *, follow: bool = True
 ) -> AsyncIterator[TreeChunk]:
     """Merge the frames of ``root_id`` and every run below it into tree chunks, live. A new
     child is found when its parent records anything (its start is among the parent's frames:

@@ -19,10 +19,10 @@ from starlette.staticfiles import StaticFiles
 
 from kforge.errors import ForgeError
 from kforge.llm.base import Model
-from kforge.mcp_catalog import MCPCatalog
+from kforge.mcp.catalog import MCPCatalog
+from kforge.mcp.http import MCPEndpoint
 from kforge.runtime.runtime import Runtime
 from kforge.server.jsonshape import MAX_DEPTH
-from kforge.server.mcp_http import MCPEndpoint
 from kforge.server.problems import (
     Problem,
     handle_forge_error,
@@ -54,12 +54,22 @@ def create_app(
 
     settings = settings or ServerSettings()
     settings.check()
-    mcp = MCPEndpoint(runtime, settings, catalog=mcp_catalog) if settings.mcp else None
+    mcp = (
+        MCPEndpoint(
+            runtime,
+            loopback=is_loopback(settings.host),
+            cors_origins=settings.cors_origins,
+            max_body_bytes=settings.max_body_bytes,
+            catalog=mcp_catalog,
+        )
+        if settings.mcp
+        else None
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # with the dbos executor the workers recover runs (DBOS recovers their stretches)
-        if settings.recover and runtime.stretches is None:
+        if settings.recover and not runtime.queued:
             from kforge.runtime.recovery import recover_runs
 
             await recover_runs(runtime)

@@ -12,7 +12,7 @@ from kforge.server.settings import ServerSettings
 
 if TYPE_CHECKING:
     from kforge.engine.services import Services
-    from kforge.mcp_catalog import MCPCatalog
+    from kforge.mcp.catalog import MCPCatalog
 
 __all__ = ["bind", "serve"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kforge.agents.research.evidence import Evidence, gather_evidence
-from kforge.llm.function import FunctionModel
+from kforge.llm.testing.function import FunctionModel
 from kforge.rag import sample_corpus_path
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import Runtime

@@ -9,8 +9,8 @@ from typing import Any
 
 from kforge.agents.research.planning import passage_parts
 from kforge.agents.research.prompts import Breakdown
-from kforge.llm.function import CallInfo, FunctionModel
 from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
 from kforge.rag import sample_corpus_path
 from kforge.rag.focus import question_focus

@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.tools import ToolContext
 from kforge.tools.builtin.explain import ExplainTextTool
 from kforge.tools.builtin.ocr import OcrTool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.llm.scripted import ScriptedModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.tools import ToolContext
 from kforge.tools.builtin import network
 from kforge.tools.builtin.network import (

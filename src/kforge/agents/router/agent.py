@@ -26,6 +26,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from kforge.agents.builtin import default_registry
 from kforge.agents.conversation import (
     Turn,
     format_history,
@@ -46,7 +47,7 @@ from kforge.agents.router.tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from kforge.agents.tree.agent import STEPS, TreeAgent, TreeState
+from kforge.agents.tree.agent import STEPS, TreeAgent
 from kforge.agents.tree.arguments import TreeArgs
-from kforge.engine.registry import AgentRegistry, default_registry
+from kforge.agents.tree.state import TreeState
 
-__all__ = ["STEPS", "TreeAgent", "TreeArgs", "TreeState", "register"]
-
-
-def register(registry: AgentRegistry = default_registry) -> None:
-    """Register the ``tree`` agent type (does nothing when it is already registered)."""
-    if TreeAgent.agent_type not in registry:
-        registry.register(TreeAgent.agent_type, TreeAgent)
+__all__ = ["STEPS", "TreeAgent", "TreeArgs", "TreeState"]

@@ -14,7 +14,6 @@ names its parts split into them when the model's split is unusable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kforge.agents.research.evidence import gather_evidence
@@ -41,6 +40,7 @@ from kforge.agents.tree.questions import (
     same_task,
     task_text,
 )
+from kforge.agents.tree.state import TreeState
 from kforge.agents.tree.subagents import Steered, TreeSpawner, collect
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.engine.agent import StepOutcome
@@ -54,7 +54,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.grounded import GENERATE_SYSTEM, number_segments
 from kforge.rag.textcheck import cut_loop
 
-__all__ = ["STEPS", "TreeAgent", "TreeSpawner", "TreeState"]
+__all__ = ["STEPS", "TreeAgent", "TreeSpawner"]
 
 STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
 DECISION = ModelSettings(temperature=0.0, max_tokens=200)
@@ -62,34 +62,6 @@ EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
 _CONTINUE = StepOutcome()
 _CHECKED = "tree.intervention_check"
 _Reply = TypeVar("_Reply")
-
-
-@dataclass(kw_only=True)
-class TreeState:
-    """Everything the agent has decided and found; saved after every step."""
-
-    stage: str = "clarify"
-    prompt: str = ""
-    """The instructions in force (a ``modify`` replaces them)."""
-    clarifications: list[dict[str, str]] = field(default_factory=list)
-    """Questions asked and the user's answers: ``{"question", "answer"}``."""
-    declined: list[str] = field(default_factory=list)
-    """Questions the user declined to answer."""
-    rounds: int = 0
-    questions_done: bool = False
-    subagents: list[dict[str, Any]] = field(default_factory=list)
-    """``{"id", "prompt"}`` per child, then its ``status`` and ``answer`` once known."""
-    main: dict[str, Any] = field(default_factory=dict)
-    """The main execution's answer: ``{"text", "citations", "path"}``."""
-    retrieved: bool = False
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    """The tool conversation of the main execution."""
-    tool_rounds: int = 0
-    comments: list[str] = field(default_factory=list)
-    modifications: list[str] = field(default_factory=list)
-    resolved: bool = False
-    note: str = ""
-    """The user's answer to the final question."""
 
 
 class TreeAgent:

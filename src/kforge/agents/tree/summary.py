@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kforge.agents.tree.agent import TreeState
+    from kforge.agents.tree.state import TreeState
 
 __all__ = ["compose_summary", "subagent_line", "uncertainties"]
 

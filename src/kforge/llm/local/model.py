@@ -18,8 +18,8 @@ from typing import Any
 from kforge.errors import ConfigurationError, ModelOutputError, ModelUnavailableError
 from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle
-from kforge.llm.grammar import schema_to_gbnf
 from kforge.llm.local.decode import SamplingParams
+from kforge.llm.local.grammar import schema_to_gbnf
 from kforge.llm.local.runtime import (
     Generation,
     GenerationCancelled,

@@ -13,7 +13,7 @@ from kforge.errors import ToolError
 from kforge.llm.base import Model
 from kforge.prompts import prompt_text
 from kforge.rag.extract import ExtractedDocument
-from kforge.rag.extract_html import extract_html
+from kforge.rag.extract.html import extract_html
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.builtin.given_text import GENERATED, answer_about, plain_text, text_passages

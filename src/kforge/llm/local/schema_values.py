@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.errors import ModelError
-from kforge.llm.regex_values import string_matching
+from kforge.llm.local.regex_values import string_matching
 from kforge.llm.structured import schema_errors
 
 __all__ = ["UnsatisfiableSchemaError", "generate_value", "valid_value"]

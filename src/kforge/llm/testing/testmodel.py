@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from kforge.llm.base import CompletionStreamer
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
-from kforge.llm.schema_values import valid_value
-from kforge.llm.scripted import ScriptedCall
+from kforge.llm.local.schema_values import valid_value
+from kforge.llm.testing.scripted import ScriptedCall
 from kforge.llm.types import (
     Message,
     ModelResponse,

@@ -29,7 +29,7 @@ from kforge.errors import (
 from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle, ProviderSettings
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
-from kforge.llm.openai_wire import (
+from kforge.llm.openai.wire import (
     StreamAccumulator,
     WireReply,
     parse_completion,

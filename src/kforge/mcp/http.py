@@ -9,15 +9,15 @@ the rest of that stream.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from kforge.mcp_catalog import MCPCatalog
-from kforge.runtime.runtime import Runtime
-from kforge.server.settings import ServerSettings, is_loopback
-
 if TYPE_CHECKING:
     from mcp.server.streamable_http import EventCallback
+
+    from kforge.mcp.catalog import MCPCatalog
+    from kforge.runtime.runtime import Runtime
 
 __all__ = ["MCPEndpoint", "SessionEvents"]
 
@@ -62,20 +62,23 @@ class SessionEvents:
 
 class MCPEndpoint:
     """An ASGI app: MCP sessions whose ``run_agent`` tool runs agents on this server's runtime,
-    beside what ``catalog`` adds (tools, resources, prompts)."""
+    beside what ``catalog`` adds (tools, resources, prompts). ``loopback``: the server listens
+    only on this machine (requests that DNS rebinding could forge are refused)."""
 
     def __init__(
         self,
         runtime: Runtime,
-        settings: ServerSettings,
         *,
+        loopback: bool,
+        cors_origins: Sequence[str] = (),
+        max_body_bytes: int,
         corpus: str = "samples",
         catalog: MCPCatalog | None = None,
     ):
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from kforge.mcp_server import build_mcp_server, run_agent_tool
+        from kforge.mcp.server import build_mcp_server, run_agent_tool
         from kforge.runtime.answers import run_to_answer
 
         agents = [a for a in _AGENTS if a in runtime.registry] or runtime.registry.names()
@@ -84,7 +87,7 @@ class MCPEndpoint:
             return await run_to_answer(runtime, agent_type, prompt, corpus=corpus)
 
         server = build_mcp_server([], run_agent=run_agent_tool(runner, agents), catalog=catalog)
-        local = is_loopback(settings.host)
+        local = loopback
         # On loopback, refuse requests a web page could make through DNS rebinding; elsewhere
         # the token guards every request.
         security = TransportSecuritySettings(
@@ -94,7 +97,7 @@ class MCPEndpoint:
                 "http://127.0.0.1:*",
                 "http://localhost:*",
                 "http://[::1]:*",
-                *settings.cors_origins,
+                *cors_origins,
             ],
         )
 
@@ -112,7 +115,7 @@ class MCPEndpoint:
         self.manager = PerSessionEvents(
             server,
             security_settings=security,
-            max_request_body_size=settings.max_body_bytes,
+            max_request_body_size=max_body_bytes,
             retry_interval=RETRY_MS,
         )
 

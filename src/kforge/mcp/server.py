@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from kforge.errors import ForgeError
 from kforge.extras import require_extra
-from kforge.mcp_catalog import MCPCatalog, MCPClientChannel, MCPPrompt, MCPResource
+from kforge.mcp.catalog import MCPCatalog, MCPClientChannel, MCPPrompt, MCPResource
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import DefinedTool, Tool
 from kforge.tools.content import ContentBlock, ContentType
@@ -203,9 +203,10 @@ def build_mcp_server(
     """
     require_extra("mcp", "the MCP server")
     import mcp.types as types
-    from mcp import MCPError
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPDeprecationWarning
+
+    from mcp import MCPError
 
     catalog = catalog or MCPCatalog()
     registry = ToolRegistry(tools)
@@ -265,6 +266,7 @@ def build_mcp_server(
 
 def _resource_handlers(catalog: MCPCatalog) -> dict[str, Any]:
     import mcp.types as types
+
     from mcp import MCPError
 
     def described(templates: bool) -> list[dict[str, Any]]:
@@ -326,6 +328,7 @@ def _resource_handlers(catalog: MCPCatalog) -> dict[str, Any]:
 
 def _prompt_handlers(catalog: MCPCatalog) -> dict[str, Any]:
     import mcp.types as types
+
     from mcp import MCPError
 
     def find(name: str) -> MCPPrompt:

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from kforge.errors import ModelOutputError
 from kforge.llm import FunctionModel, TestModel, get_model
-from kforge.llm.function import CallInfo
-from kforge.llm.schema_values import UnsatisfiableSchemaError, valid_value
+from kforge.llm.local.schema_values import UnsatisfiableSchemaError, valid_value
 from kforge.llm.structured import schema_errors
+from kforge.llm.testing.function import CallInfo
 from kforge.llm.types import Message, ModelResponse, ToolCall, ToolSpec
 
 PATTERNS = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kforge.rag.extract import ExtractedDocument, TextBlock, clean_title, layout_blocks
+from kforge.rag.extract.document import ExtractedDocument, TextBlock, clean_title, layout_blocks
 
 __all__ = ["extract_asciidoc", "looks_like_asciidoc"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from kforge.rag.extract import ExtractedDocument, extract
 
-DOCS = Path(__file__).parent / "data" / "docs"
+DOCS = Path(__file__).parents[1] / "data" / "docs"
 
 
 def _doc(name: str) -> ExtractedDocument:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from kforge.rag.extract import (
+from kforge.rag.extract.document import (
     ExtractedDocument,
     ExtractionError,
     TextBlock,

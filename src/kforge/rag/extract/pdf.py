@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from kforge.extras import require_extra
-from kforge.rag.extract import ExtractedDocument, ExtractionError, PageSpan, Section
+from kforge.rag.extract.document import ExtractedDocument, ExtractionError, PageSpan, Section
 
 __all__ = ["PAGE_SEPARATOR", "extract_pdf"]
 

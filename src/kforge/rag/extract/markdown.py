@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kforge.rag.extract import ExtractedDocument, Section, clean_title
+from kforge.rag.extract.document import ExtractedDocument, Section, clean_title
 
 __all__ = ["blank_markup", "extract_markdown"]
 

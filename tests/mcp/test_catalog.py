@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import mcp
 import mcp.types as types
 import pytest
 
-from kforge import mcp_catalog
+import mcp
 from kforge.errors import ConfigurationError
-from kforge.mcp_catalog import MCPCatalog, MCPPromptMessage, MCPResource
-from kforge.server.mcp_http import SessionEvents
+from kforge.mcp import catalog as mcp_catalog
+from kforge.mcp.catalog import MCPCatalog, MCPPromptMessage, MCPResource
+from kforge.mcp.http import SessionEvents
 from kforge.tools.content import ContentBlock
 from kforge.tools.decorator import tool
 from kforge.tools.tool_context import ToolContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kforge.rag.extract_asciidoc import extract_asciidoc, looks_like_asciidoc, render_inline
+from kforge.rag.extract.asciidoc import extract_asciidoc, looks_like_asciidoc, render_inline
 
 
 def test_inline_markup_is_rendered_and_code_is_left_alone() -> None:

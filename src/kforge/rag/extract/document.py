@@ -1,15 +1,10 @@
-"""Turn a file's bytes into plain text with its headings and pages, keeping exact offsets.
-
-Markdown and text keep their length, so a chunk's offsets point into the file itself: what a
-Markdown page shows no reader (HTML comments, link-reference definitions, badge lines) is
-blanked with spaces, newlines kept. HTML, AsciiDoc and PDF offsets point into the text
-extracted from them.
-"""
+"""What extraction produces (``ExtractedDocument`` with its sections, pages and text blocks),
+the supported formats, and the helpers every format's extractor shares (titles, decoding)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import PurePath
 
 __all__ = [
@@ -23,7 +18,6 @@ __all__ = [
     "clean_title",
     "decode_text",
     "detect_text",
-    "extract",
     "format_of",
     "layout_blocks",
     "title_from_filename",
@@ -195,38 +189,3 @@ def detect_text(data: bytes) -> tuple[str, str]:
         return data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
         return data.decode("latin-1"), "latin-1"
-
-
-def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
-    """Extract ``data`` read from ``path`` by the format its suffix names."""
-    fmt = format_of(path)
-    if fmt in ("markdown", "text", "html", "asciidoc"):
-        text, encoding = detect_text(data)
-        document = _extract_text(fmt, text, title_from_filename(path))
-        if encoding != "utf-8":
-            document = replace(document, extra={**document.extra, "encoding": encoding})
-        return document
-    if fmt == "pdf":
-        from kforge.rag.extract_pdf import extract_pdf
-
-        return extract_pdf(data, title_from_filename(path))
-    raise ExtractionError(
-        f"unsupported format '{PurePath(path).suffix or '(no suffix)'}'; "
-        f"supported: {', '.join(sorted(FORMATS))}"
-    )
-
-
-def _extract_text(fmt: str, text: str, title: str) -> ExtractedDocument:
-    if fmt == "markdown":
-        from kforge.rag.extract_markdown import extract_markdown
-
-        return extract_markdown(text, title)
-    if fmt == "html":
-        from kforge.rag.extract_html import extract_html
-
-        return extract_html(text, title)
-    from kforge.rag.extract_asciidoc import extract_asciidoc, looks_like_asciidoc
-
-    if fmt == "asciidoc" or looks_like_asciidoc(text):
-        return extract_asciidoc(text, title)
-    return ExtractedDocument(text, title, "text")

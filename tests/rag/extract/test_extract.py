@@ -111,7 +111,7 @@ def test_markdown_furniture_is_blanked_but_code_is_not() -> None:
 
 @given(st.text(alphabet="ab <!->`#[]:\n*", max_size=200))
 def test_for_any_markdown_blanking_keeps_every_offset(text: str) -> None:
-    from kforge.rag.extract_markdown import blank_markup
+    from kforge.rag.extract.markdown import blank_markup
 
     blanked = blank_markup(text)
     assert len(blanked) == len(text)

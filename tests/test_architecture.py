@@ -1,0 +1,142 @@
+"""The package's shape: no import circles between modules, and no import pointing up a layer.
+
+Every ``import`` and ``from ... import`` of a ``kforge`` module in ``src/kforge`` counts, at
+module level, inside functions and under ``TYPE_CHECKING`` alike: a lazy import still makes the
+two modules depend on each other. Importing ``a.b.c`` also loads the packages ``a.b`` and ``a``
+(their ``__init__``), so it depends on them too, unless they are packages of the importing
+module itself (already loaded before it).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "kforge"
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("record", ("errors", "extras", "jsoncodec", "frames", "store", "telemetry")),
+    ("capabilities", ("llm", "tools", "rag", "memory", "prompts")),
+    ("engine", ("engine",)),
+    ("agents", ("agents",)),
+    ("runtime", ("runtime", "explain")),
+    ("interfaces", ("cli", "server", "mcp", "mcp_catalog", "__main__")),
+]
+"""Lowest first: a module may import its own layer and those listed before it."""
+
+
+def modules() -> dict[str, tuple[Path, bool]]:
+    """Every module of the package by dotted name, with whether it is a package."""
+    found: dict[str, tuple[Path, bool]] = {}
+    for path in SRC.rglob("*.py"):
+        parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if package else parts)] = (path, package)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the kforge modules it imports (``from kforge import __version__`` aside)."""
+    known = modules()
+    graph: dict[str, set[str]] = {}
+    for name, (path, package) in known.items():
+        here = name if package else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join([*parent, *([base] if base else [])])
+                if base == "kforge" and all(a.name == "__version__" for a in node.names):
+                    continue  # the package itself is loaded before any of its modules
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.add(sub if sub in known else base)
+        found = {t for t in targets if t in known}
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+        for target in list(found):
+            parts = target.split(".")
+            found.update(".".join(parts[:i]) for i in range(1, len(parts)))
+        graph[name] = {t for t in found if t in known and t not in own}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def layer_of(module: str) -> int:
+    if module == "kforge":
+        return len(LAYERS) - 1  # the lazy facade: ``kforge.X`` may load any layer
+    top = module.split(".")[1]
+    for rank, (_, roots) in enumerate(LAYERS):
+        if top in roots:
+            return rank
+    raise AssertionError(f"{module} is in no layer: add its folder to LAYERS in {__file__}")
+
+
+def test_the_import_graph_has_no_circles() -> None:
+    assert circles(import_graph()) == []
+
+
+def test_an_import_depends_on_the_packages_it_loads() -> None:
+    graph = import_graph()
+    assert "kforge.rag.extract" not in graph["kforge.rag.extract.html"]  # its own package
+    assert "kforge.llm" in graph["kforge.rag.grading"]
+
+
+def test_a_circle_is_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = [
+        f"{source} ({LAYERS[layer_of(source)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for source, targets in sorted(import_graph().items())
+        if source != "kforge"
+        for target in sorted(targets)
+        if layer_of(target) > layer_of(source)
+    ]
+    assert upward == []
