@@ -303,3 +303,18 @@ def test_a_file_name_the_user_gives_is_an_example_not_an_unnamed_name() -> None:
         "Is os.EOL set?", (replace(_term("os.EOL", 3.0, known=False), kind="identifier"),)
     )
     assert named.unnamed_names
+
+
+def test_asking_for_a_difference_is_no_topic_and_a_file_name_weighs_no_silence() -> None:
+    assert "difference" not in [
+        t.text for t in question_focus("What is the difference between click.File and Path?").terms
+    ]
+    script = Focus(
+        "Does completion work when I run python myscript.py?",
+        (
+            _term("completion", 1.0),
+            replace(_term("myscript.py", 9.0, known=False), kind="identifier"),
+        ),
+        silence=1.0,
+    )
+    assert script.unnamed_share == 0.0

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import key_terms, measured_words
+from kforge.rag.textcheck import comparing_words, key_terms, measured_words
 from kforge.rag.types import Chunk
 
 if TYPE_CHECKING:
@@ -349,7 +349,11 @@ class Focus:
     def unnamed_share(self) -> float:
         """The share of the focus's weight in names and terms the corpus never names (not
         common words, which it may say otherwise: "big" where it says "size")."""
-        return self.weight_of(t for t in self.terms if not t.known and not is_common_word(t.text))
+        return self.weight_of(
+            t
+            for t in self.terms
+            if not t.known and not is_common_word(t.text) and not _EXAMPLE_FILE.match(t.text)
+        )
 
     @property
     def unnamed_names(self) -> tuple[FocusTerm, ...]:
@@ -440,7 +444,8 @@ def _request_words(question: str) -> set[str]:
     """The words of the request frame, lower-cased: what ``key_terms`` drops, except the verb
     a "how do I …" asks about."""
     asked = {m.group(1).lower() for m in _HOW_TO.finditer(question)}
-    measured = measured_words(question)  # "how big": a size is asked, "big" is no topic
+    # "how big": a size is asked, "big" is no topic; "the difference between" asks to compare
+    measured = measured_words(question) | comparing_words(question)
     return {
         t
         for t in tokenize(question)

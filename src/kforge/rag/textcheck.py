@@ -20,6 +20,7 @@ __all__ = [
     "SUPPORT_THRESHOLD",
     "LoopWatch",
     "Support",
+    "comparing_words",
     "cut_loop",
     "distinct_ngram_share",
     "echoed_phrase",
@@ -347,7 +348,29 @@ _HOW_MEASURE = re.compile(
 )
 
 
+_COMPARING = frozenset(
+    [
+        "difference",
+        "differences",
+        "differ",
+        "differs",
+        "different",
+        "compare",
+        "compared",
+        "comparison",
+        "versus",
+        "vs",
+    ]
+)
+
+
 def measured_words(text: str) -> set[str]:
     """The adjectives of "how big", "how long", ...: part of the request (a size, a duration),
     not of what the question is about."""
     return {m.group(1).lower() for m in _HOW_MEASURE.finditer(text)}
+
+
+def comparing_words(text: str) -> set[str]:
+    """The words asking to compare: "the difference between X and Y" is about X and Y, and a
+    manual need not say "difference" to answer it."""
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w in _COMPARING}
