@@ -318,3 +318,15 @@ def test_asking_for_a_difference_is_no_topic_and_a_file_name_weighs_no_silence()
         silence=1.0,
     )
     assert script.unnamed_share == 0.0
+
+
+def test_a_config_file_asked_about_by_name_is_a_name_the_documents_must_hold() -> None:
+    tsconfig = Focus(
+        "Which tsconfig.json option turns on strict null checks?",
+        (
+            _term("strict", 1.0),
+            replace(_term("tsconfig.json", 2.0, known=False), kind="identifier"),
+        ),
+        silence=1.0,
+    )
+    assert tsconfig.unnamed_names and not tsconfig.holds_any([_chunk(0, "strict mode")])

@@ -267,11 +267,23 @@ def passage_text(chunk: Chunk) -> str:
     return f"{chunk.title}\n{chunk.heading}\n{chunk.text}"
 
 
-_EXAMPLE_FILE = re.compile(
+_FILE_NAME = re.compile(
     r"^[\w-]+\.(?:py|txt|sh|js|ts|json|ya?ml|toml|cfg|ini|md|rst|html?|csv|log|conf|db|sql|"
     r"c|h|cpp|go|rb|java)$"
 )
-"""A file name such as ``myscript.py``: the user's own example, which documents need not name."""
+_GIVEN_AS = re.compile(
+    r"\b(?:python3?|node|bash|sh|ruby|perl|run|runs|my|called|named)\s+$", re.IGNORECASE
+)
+
+
+def _example_file(term: str, question: str) -> bool:
+    """True for a file name the user gives as their own example ("run my script as python
+    myscript.py"), which documents need not name; not for one a question asks about by name
+    ("Which tsconfig.json option ...")."""
+    if not _FILE_NAME.match(term):
+        return False
+    at = question.find(term)
+    return at > 0 and _GIVEN_AS.search(question[:at]) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +364,9 @@ class Focus:
         return self.weight_of(
             t
             for t in self.terms
-            if not t.known and not is_common_word(t.text) and not _EXAMPLE_FILE.match(t.text)
+            if not t.known
+            and not is_common_word(t.text)
+            and not _example_file(t.text, self.question)
         )
 
     @property
@@ -367,7 +381,7 @@ class Focus:
             t
             for t in self.terms
             if not t.known
-            and not _EXAMPLE_FILE.match(t.text)
+            and not _example_file(t.text, self.question)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
         )
 
