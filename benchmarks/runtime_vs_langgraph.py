@@ -450,6 +450,8 @@ def summarize(
             out[f"langgraph_delta_channel_bytes_k{k}"] = lg["bytes_delta_channel"][str(k)]
             nocp = lg["per_step_no_checkpointer_us"][str(k)]
             out[f"langgraph_no_checkpointer_us_per_step_k{k}"] = nocp
+            nocp_cpu = lg["per_step_no_checkpointer_cpu_us"][str(k)]
+            out[f"langgraph_no_checkpointer_cpu_us_per_step_k{k}"] = nocp_cpu
         out["langgraph_no_checkpointer_us_per_step"] = out[
             f"langgraph_no_checkpointer_us_per_step_k{kmax}"
         ]
@@ -521,6 +523,15 @@ def _rows(out: dict[str, Any]) -> list[Row]:
         for k in ks:
             label = f"CPU µs/step (all threads), {level}, K={k}"
             rows.append(same(label, f"cpu_us_per_step_{level.lower()}_k{k}"))
+    for k in ks if lg else ():
+        rows.append(
+            (
+                f"CPU µs/step, {head}, K={k}, LangGraph no checkpointer",
+                f"kforge_cpu_us_per_step_{head.lower()}_k{k}",
+                f"langgraph_no_checkpointer_cpu_us_per_step_k{k}",
+                None,
+            )
+        )
     rows += [same(f"DB bytes after K={k}", f"bytes_k{k}") for k in ks[:-1]]
     if lg:
         label = f"DB bytes K={kmax}, LangGraph DeltaChannel (beta)"

@@ -90,6 +90,7 @@ def _side(per_step: float, resume: float, bytes_k100: int, bytes_k200: int) -> d
         "bytes": {"100": bytes_k100, "200": bytes_k200},
         "bytes_delta_channel": {"100": bytes_k100, "200": bytes_k200},
         "per_step_no_checkpointer_us": {"100": 40.0, "200": 40.0},
+        "per_step_no_checkpointer_cpu_us": {"100": 45.0, "200": 45.0},
         "versions": {"langgraph": "1.2.0"},
     }
 
@@ -105,6 +106,7 @@ def test_ratios_and_targets_compare_kforge_to_langgraph(
     assert out["ratio_us_per_step"] == pytest.approx(0.05)
     assert out["langgraph_no_checkpointer_us_per_step"] == 40.0
     assert out["ratio_us_per_step_vs_no_checkpointer"] == pytest.approx(1.25)
+    assert out["langgraph_no_checkpointer_cpu_us_per_step_k200"] == 45.0
     assert out["ratio_bytes"] == pytest.approx(2500 / 200_000)
     assert out["ratio_resume"] == pytest.approx(0.5)
     assert out["ratio_import"] == pytest.approx(0.02)
