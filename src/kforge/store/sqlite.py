@@ -44,6 +44,7 @@ from kforge.store.records import (
     run_row,
 )
 from kforge.store.sqlite_passages import SQLitePassages
+from kforge.store.sqlite_transaction import Transaction
 
 __all__ = ["SQLiteStore", "damage_text", "default_db_path"]
 
@@ -140,25 +141,11 @@ class SQLiteStore(SQLitePassages):
         self._lock = threading.RLock()
         self._update_sql: dict[tuple[tuple[str, ...], bool, bool], str] = {}
         """The run UPDATE statements by the fields they set, made once each."""
+        self._transaction = Transaction(self._conn, self._lock, self._damaged)
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (one context manager, not two: it runs twice per step)."""
-        conn = self._conn
-        with self._lock:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                raise
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(self._damaged(exc)) from exc
+    def _tx(self) -> Transaction:
+        """A write transaction (a plain object, not a generator: it runs twice per step)."""
+        return self._transaction
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
