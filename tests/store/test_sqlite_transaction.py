@@ -65,3 +65,18 @@ def test_a_database_error_inside_a_commit_is_a_store_error_and_rolls_back(
     store.commit("r1", [_frame(1)])
     assert [f.seq for f in store.read_frames("r1")] == [1]
     store.close()
+
+
+def test_a_failed_read_is_a_store_error_and_frees_the_store_for_another_thread(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "kf.db")
+    store.create_run(_run())
+    with pytest.raises(StoreError, match="damaged"), store._read() as conn:
+        conn.execute("SELECT * FROM no_such_table")
+    found: list[str] = []
+    thread = threading.Thread(target=lambda: found.append(store.get_run("r1").id))
+    thread.start()
+    thread.join(timeout=30)
+    assert found == ["r1"]
+    store.close()
