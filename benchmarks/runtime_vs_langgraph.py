@@ -526,7 +526,7 @@ def _rows(out: dict[str, Any]) -> list[Row]:
     for k in ks if lg else ():
         rows.append(
             (
-                f"CPU µs/step, {head}, K={k}, LangGraph no checkpointer",
+                f"CPU µs/step, {head}, K={k}, LG no checkpointer",
                 f"kforge_cpu_us_per_step_{head.lower()}_k{k}",
                 f"langgraph_no_checkpointer_cpu_us_per_step_k{k}",
                 None,
