@@ -70,7 +70,10 @@ def scripted_reply(done: int, k: int) -> AIMessage:
 
 
 def build_graph(
-    k: int, pause_at: int | None, saver: BaseCheckpointSaver[Any], schema: type = MessagesState
+    k: int,
+    pause_at: int | None,
+    saver: BaseCheckpointSaver[Any] | None,
+    schema: type = MessagesState,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     def agent(state: Any) -> dict[str, list[AnyMessage]]:  # Any: no input schema to infer
         last = state["messages"][-1]
@@ -169,6 +172,18 @@ def run_loop(
     return elapsed
 
 
+def run_loop_without_checkpointer(k: int) -> tuple[float, float]:
+    """(wall, CPU) seconds for one K-step run with no checkpointer at all: nothing is durable, the
+    state lives in memory only (what LangGraph costs when it commits nothing)."""
+    graph = build_graph(k, None, None)
+    config = RunnableConfig(recursion_limit=2 * k + 10)
+    started, cpu = time.perf_counter(), time.process_time()
+    out = graph.invoke({"messages": [HumanMessage(content=PROMPT)]}, config)
+    elapsed = time.perf_counter() - started, time.process_time() - cpu
+    _check_answer(out, k)
+    return elapsed
+
+
 def resume_once(path: Path, k: int, synchronous: str) -> tuple[float, float]:
     """(warm, cold) seconds from resuming a paused run until its next step is committed.
 
@@ -236,7 +251,15 @@ def main() -> None:
         return db_dir / f"langgraph-{next(counter)}.db"
 
     run_loop(fresh_db(), 3, levels[0], "sync")  # warm-up: lazy imports, caches
+    run_loop_without_checkpointer(3)
+    no_checkpointer = {k: run_loop_without_checkpointer(k) for k in ks}
     result: dict[str, Any] = {
+        "per_step_no_checkpointer_us": {
+            str(k): w * 1e6 / k for k, (w, _) in no_checkpointer.items()
+        },
+        "per_step_no_checkpointer_cpu_us": {
+            str(k): c * 1e6 / k for k, (_, c) in no_checkpointer.items()
+        },
         "per_step_us": {},
         "per_step_cpu_us": {},
         "per_step_async_us": {},

@@ -1,16 +1,20 @@
 """The LangGraph half of ``tree.py``: runs in LangGraph's own virtual environment.
 
-Reads ``{"n", "max_depth", "fanout"}`` as JSON on stdin and prints one measurement as JSON on
+Reads ``{"n", "max_depth", "fanout", "setup"}`` as JSON on stdin and prints one measurement as JSON on
 stdout. The workload mirrors the kforge side: an agent is six nodes (clarify, questions,
 subquestions, execute, check, summary) with the same scripted decisions; its subquestions fan
 out with ``Send`` to child agents (the same graph one level down, run inside the ``child`` node
 so that it checkpoints in the parent's ``SqliteSaver``), which run beside the agent's own
-execute; ``check`` waits for all of them. N trees run at once on threads of one process, each
-checkpointed after every superstep (``durability="sync"``) to one SQLite file.
+execute; ``check`` waits for all of them. N trees run at once in one process, each
+checkpointed after every superstep (``durability="sync"``) to one SQLite file, in one of three
+setups: ``shared`` (a thread per tree, one ``SqliteSaver`` connection that its lock serialises),
+``per_thread`` (a thread per tree, each with its own connection and ``SqliteSaver``) or ``async``
+(``AsyncSqliteSaver`` on one event loop, the trees as tasks).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import operator
 import resource
@@ -24,7 +28,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
@@ -35,6 +42,7 @@ SUBQUESTION = "Subquestion {n} on {level} of {prompt}?"
 LEVELS = ("cost estimates", "risk factors", "timing plans")
 """The same subquestions as the kforge side's."""
 NAMES = ("alpha", "beta", "gamma", "delta")
+SETUPS = ("shared", "per_thread", "async")
 
 
 class Agent(TypedDict, total=False):
@@ -80,7 +88,14 @@ def rss_kb() -> int:
     return pages * resource.getpagesize() // 1024
 
 
-def build(depth: int, max_depth: int, fanout: int, steps: Steps, saver: SqliteSaver | None) -> Any:
+def build(
+    depth: int,
+    max_depth: int,
+    fanout: int,
+    steps: Steps,
+    saver: BaseCheckpointSaver[Any] | None,
+    is_async: bool = False,
+) -> Any:
     graph = StateGraph(Agent)
 
     def clarify(state: Agent) -> dict[str, Any]:
@@ -125,18 +140,23 @@ def build(depth: int, max_depth: int, fanout: int, steps: Steps, saver: SqliteSa
     graph.add_edge("questions", "subquestions")
     if depth < max_depth:
         below: CompiledStateGraph[Any, Any, Any, Any] = build(
-            depth + 1, max_depth, fanout, steps, None
+            depth + 1, max_depth, fanout, steps, None, is_async
         )
 
         def child(task: dict[str, Any]) -> dict[str, Any]:
             out = below.invoke({"prompt": task["prompt"], "depth": depth + 1, "results": []})
             return {"results": [out["answer"]]}
 
+        async def child_async(task: dict[str, Any]) -> dict[str, Any]:
+            start = {"prompt": task["prompt"], "depth": depth + 1, "results": []}
+            out = await below.ainvoke(start)
+            return {"results": [out["answer"]]}
+
         def fan_out(state: Agent) -> list[Send]:
             sends = [Send("child", {"prompt": q}) for q in state.get("subquestions", [])]
             return [*sends, Send("execute", state)]
 
-        graph.add_node("child", child)
+        graph.add_node("child", child_async if is_async else child)
         graph.add_conditional_edges("subquestions", fan_out, ["child", "execute"])
         graph.add_edge(["child", "execute"], "check")
     else:
@@ -147,44 +167,80 @@ def build(depth: int, max_depth: int, fanout: int, steps: Steps, saver: SqliteSa
     return graph.compile(checkpointer=saver)
 
 
-def run_trees(path: Path, n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+def connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
-    saver = SqliteSaver(conn)
-    saver.setup()
+    conn.execute("PRAGMA busy_timeout=30000")  # connections of other threads write too
+    return conn
+
+
+def _start(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    config = {"configurable": {"thread_id": f"tree-{i}"}}
+    return {"prompt": f"Request number {i}", "depth": 0, "results": []}, config
+
+
+def run_trees(path: Path, n: int, max_depth: int, fanout: int, setup: str) -> dict[str, Any]:
+    if setup == "async":
+        return asyncio.run(run_trees_async(path, n, max_depth, fanout))
     steps = Steps()
-    graph = build(0, max_depth, fanout, steps, saver)
+    conns = [connect(path) for _ in range(n if setup == "per_thread" else 1)]
+    savers = [SqliteSaver(conn) for conn in conns]
+    savers[0].setup()
+    # connections and graphs are made before the clock starts, as the shared setup's are
+    graphs = [build(0, max_depth, fanout, steps, saver) for saver in savers]
 
     def one(i: int) -> str:
-        config = {"configurable": {"thread_id": f"tree-{i}"}}
-        out = graph.invoke(
-            {"prompt": f"Request number {i}", "depth": 0, "results": []},
-            config,
-            durability="sync",
-        )
+        start, config = _start(i)
+        out = graphs[i % len(graphs)].invoke(start, config, durability="sync")
         return str(out["answer"])
 
     started, cpu = time.perf_counter(), time.process_time()
     with ThreadPoolExecutor(max_workers=n) as pool:
         answers = list(pool.map(one, range(n)))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    conn.close()
+    for conn in conns:
+        conn.close()
+    return {"wall_s": wall, "cpu_s": cpu, "steps": steps.count, "answers": len(answers)}
+
+
+async def run_trees_async(path: Path, n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+    conn = await aiosqlite.connect(str(path))
+    await conn.execute("PRAGMA journal_mode=WAL")
+    await conn.execute("PRAGMA synchronous=NORMAL")
+    saver = AsyncSqliteSaver(conn)
+    await saver.setup()
+    steps = Steps()
+    graph = build(0, max_depth, fanout, steps, saver, is_async=True)
+
+    async def one(i: int) -> str:
+        start, config = _start(i)
+        out = await graph.ainvoke(start, config, durability="sync")
+        return str(out["answer"])
+
+    started, cpu = time.perf_counter(), time.process_time()
+    answers = await asyncio.gather(*(one(i) for i in range(n)))
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    await conn.close()
     return {"wall_s": wall, "cpu_s": cpu, "steps": steps.count, "answers": len(answers)}
 
 
 def main() -> None:
     params = json.loads(sys.stdin.read())
     n, max_depth, fanout = int(params["n"]), int(params["max_depth"]), int(params["fanout"])
+    setup = str(params.get("setup", "shared"))
+    if setup not in SETUPS:
+        raise SystemExit(f"setup must be one of {', '.join(SETUPS)} (got {setup!r})")
     with tempfile.TemporaryDirectory() as tmp:
-        run_trees(Path(tmp) / "warmup.db", 1, max_depth, fanout)
+        run_trees(Path(tmp) / "warmup.db", 1, max_depth, fanout, setup)
         baseline = rss_kb()
-        measured = run_trees(Path(tmp) / "trees.db", n, max_depth, fanout)
+        measured = run_trees(Path(tmp) / "trees.db", n, max_depth, fanout, setup)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     measured.update(
         side="langgraph",
         version=version("langgraph"),
         n=n,
+        setup=setup,
         baseline_rss_kb=baseline,
         peak_rss_kb=peak,
     )

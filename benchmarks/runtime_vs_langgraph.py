@@ -1,7 +1,8 @@
 """kforge's Runtime vs LangGraph 1.2 + SqliteSaver on the same K-step tool loop.
 
-Measures µs per step with durable SQLite commits, database bytes after K steps, resume latency
-after a pause for a human answer, and import time. LangGraph is never a kforge dependency: its
+Measures µs per step with durable SQLite commits (and against LangGraph with no checkpointer at
+all, which commits nothing), database bytes after K steps, resume latency after a pause for a
+human answer, and import time. LangGraph is never a kforge dependency: its
 half runs in ``_langgraph_side.py`` under a virtual environment this script creates beside it.
 
     python benchmarks/runtime_vs_langgraph.py --json results.json
@@ -391,9 +392,14 @@ def import_seconds(python: Path | str, statement: str, runs: int) -> float:
 # -- report ----------------------------------------------------------------------------------
 
 TARGETS = {
-    "us_per_step": ("kforge_us_per_step", "langgraph_us_per_step", 1 / 4),
+    "us_per_step_vs_no_checkpointer": (
+        "kforge_us_per_step",
+        "langgraph_no_checkpointer_us_per_step",
+        1.0,
+    ),
+    "us_per_step": ("kforge_us_per_step", "langgraph_us_per_step", 0.06),
     "bytes": ("kforge_bytes_k{kmax}", "langgraph_bytes_k{kmax}", 1 / 10),
-    "resume": ("kforge_resume_ms", "langgraph_resume_ms", 1 / 4),
+    "resume": ("kforge_resume_ms", "langgraph_resume_ms", 0.10),
     "import": ("kforge_import_s", "langgraph_import_s", 1 / 3),
 }
 """Issue targets: kforge / LangGraph must not exceed the limit."""
@@ -442,6 +448,13 @@ def summarize(
                 out[key] = lg["per_step_async_us"][level][str(k)]
         for k in ks:
             out[f"langgraph_delta_channel_bytes_k{k}"] = lg["bytes_delta_channel"][str(k)]
+            nocp = lg["per_step_no_checkpointer_us"][str(k)]
+            out[f"langgraph_no_checkpointer_us_per_step_k{k}"] = nocp
+            nocp_cpu = lg["per_step_no_checkpointer_cpu_us"][str(k)]
+            out[f"langgraph_no_checkpointer_cpu_us_per_step_k{k}"] = nocp_cpu
+        out["langgraph_no_checkpointer_us_per_step"] = out[
+            f"langgraph_no_checkpointer_us_per_step_k{kmax}"
+        ]
         for name, (kkey, lkey, limit) in TARGETS.items():
             ratio = _ratio(out[kkey.format(kmax=kmax)], out[lkey.format(kmax=kmax)])
             out[f"ratio_{name}"] = ratio
@@ -461,7 +474,7 @@ Row = tuple[str, str, str, str | None]
 
 
 def _rows(out: dict[str, Any]) -> list[Row]:
-    """The table's rows; the first four are the issue's targets."""
+    """The table's rows; the first five are the issue's targets."""
     ks, lg = out["settings"]["k"], "langgraph_us_per_step" in out
     kmax, head = ks[-1], HEADLINE_LEVEL
 
@@ -469,6 +482,12 @@ def _rows(out: dict[str, Any]) -> list[Row]:
         return (label, f"kforge_{suffix}", f"langgraph_{suffix}", target)
 
     rows = [
+        (
+            f"µs/step, {head}, K={kmax}, LangGraph no checkpointer",
+            "kforge_us_per_step",
+            "langgraph_no_checkpointer_us_per_step",
+            "us_per_step_vs_no_checkpointer",
+        ),
         same(f"µs/step, {head}, K={kmax}", "us_per_step", "us_per_step"),
         same(f"DB bytes after K={kmax}", f"bytes_k{kmax}", "bytes"),
         same(f"resume → next step committed, ms, {head}", "resume_ms", "resume"),
@@ -479,6 +498,17 @@ def _rows(out: dict[str, Any]) -> list[Row]:
         for k in ks:
             if (level, k) != (head, kmax):
                 rows.append(same(f"µs/step, {level}, K={k}", f"us_per_step_{low}_k{k}"))
+        for k in ks if lg and level == head else ():
+            if k != kmax:
+                label = f"µs/step, {level}, K={k}, LangGraph no checkpointer"
+                rows.append(
+                    (
+                        label,
+                        f"kforge_us_per_step_{low}_k{k}",
+                        f"langgraph_no_checkpointer_us_per_step_k{k}",
+                        None,
+                    )
+                )
         for k in ks if lg else ():
             label = f"µs/step, {level}, K={k}, LangGraph durability=async"
             rows.append(
@@ -493,6 +523,15 @@ def _rows(out: dict[str, Any]) -> list[Row]:
         for k in ks:
             label = f"CPU µs/step (all threads), {level}, K={k}"
             rows.append(same(label, f"cpu_us_per_step_{level.lower()}_k{k}"))
+    for k in ks if lg else ():
+        rows.append(
+            (
+                f"CPU µs/step, {head}, K={k}, LG no checkpointer",
+                f"kforge_cpu_us_per_step_{head.lower()}_k{k}",
+                f"langgraph_no_checkpointer_cpu_us_per_step_k{k}",
+                None,
+            )
+        )
     rows += [same(f"DB bytes after K={k}", f"bytes_k{k}") for k in ks[:-1]]
     if lg:
         label = f"DB bytes K={kmax}, LangGraph DeltaChannel (beta)"
@@ -517,7 +556,7 @@ def print_table(out: dict[str, Any]) -> None:
     rule = "-" * (len(header) + 8)
     print(header, rule, sep="\n")
     for index, (label, kkey, lkey, target) in enumerate(_rows(out)):
-        if index == 4:
+        if index == len(TARGETS):
             print(rule)
         kv, lv = out.get(kkey), out.get(lkey)
         ratio = _ratio(kv, lv)
@@ -535,7 +574,8 @@ def print_table(out: dict[str, Any]) -> None:
     print(
         "\nAbove the line: the issue's targets (ratio = kforge / LangGraph). Both sides use a file "
         "DB in WAL mode at the same synchronous level; LangGraph runs with durability='sync' (each "
-        f"checkpoint committed before the next step, as kforge does). Medians of "
+        f"checkpoint committed before the next step, as kforge does); 'no checkpointer' is LangGraph "
+        "compiled without one, durable nothing. Medians of "
         f"{out['settings']['repeat']} rounds (resume: of each round's median of "
         f"{out['settings'].get('resume_samples_per_round', 1)}"
         + (", taken in kforge/LangGraph pairs" if "resume_ratio_pairs" in out else "")

@@ -89,6 +89,8 @@ def _side(per_step: float, resume: float, bytes_k100: int, bytes_k200: int) -> d
         "resume_ms": {level: {"warm": resume, "cold": resume} for level in ("NORMAL", "FULL")},
         "bytes": {"100": bytes_k100, "200": bytes_k200},
         "bytes_delta_channel": {"100": bytes_k100, "200": bytes_k200},
+        "per_step_no_checkpointer_us": {"100": 40.0, "200": 40.0},
+        "per_step_no_checkpointer_cpu_us": {"100": 45.0, "200": 45.0},
         "versions": {"langgraph": "1.2.0"},
     }
 
@@ -96,18 +98,22 @@ def _side(per_step: float, resume: float, bytes_k100: int, bytes_k200: int) -> d
 def test_ratios_and_targets_compare_kforge_to_langgraph(
     bench: ModuleType, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    kforge = _side(per_step=100.0, resume=1.0, bytes_k100=1000, bytes_k200=2500)
+    kforge = _side(per_step=50.0, resume=1.0, bytes_k100=1000, bytes_k200=2500)
     langgraph = _side(per_step=1000.0, resume=2.0, bytes_k100=50_000, bytes_k200=200_000)
     imports = {"kforge_import_s": 0.01, "kforge_runtime_import_s": 0.05, "langgraph_import_s": 0.5}
     out = bench.summarize(kforge, langgraph, imports, {"k": [100, 200], "repeat": 1})
 
-    assert out["ratio_us_per_step"] == pytest.approx(0.1)
+    assert out["ratio_us_per_step"] == pytest.approx(0.05)
+    assert out["langgraph_no_checkpointer_us_per_step"] == 40.0
+    assert out["ratio_us_per_step_vs_no_checkpointer"] == pytest.approx(1.25)
+    assert out["langgraph_no_checkpointer_cpu_us_per_step_k200"] == 45.0
     assert out["ratio_bytes"] == pytest.approx(2500 / 200_000)
     assert out["ratio_resume"] == pytest.approx(0.5)
     assert out["ratio_import"] == pytest.approx(0.02)
     targets = out["targets"]
     assert targets["us_per_step"]["pass"] and targets["bytes"]["pass"] and targets["import"]["pass"]
     assert not targets["resume"]["pass"]
+    assert not targets["us_per_step_vs_no_checkpointer"]["pass"]
     assert targets["bytes_growth"]["value"] == pytest.approx(2.5)
     assert targets["bytes_growth"]["limit"] == pytest.approx(2.2)
     assert not targets["bytes_growth"]["pass"]
@@ -122,8 +128,8 @@ def test_ratios_and_targets_compare_kforge_to_langgraph(
 
     bench.print_table(out)
     table = capsys.readouterr().out
-    assert table.count("MISS") == 2
-    assert "0.100" in table
+    assert table.count("MISS") == 3
+    assert "0.050" in table and "1.250" in table and "no checkpointer" in table
 
 
 def test_paired_resumes_alternate_sides_and_ratio_each_pair(

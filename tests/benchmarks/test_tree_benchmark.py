@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "tree.py"
 
@@ -55,3 +56,48 @@ def test_the_two_sides_share_the_workload() -> None:
     for source in (bench, side):
         assert 'SUBQUESTION = "Subquestion {n} on {level} of {prompt}?"' in source
         assert 'LEVELS = ("cost estimates", "risk factors", "timing plans")' in source
+
+
+def _load_bench() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("tree_bench", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_side_leads_a_round_in_turn() -> None:
+    bench: Any = _load_bench()
+    sides = ["kforge", "langgraph_shared", "langgraph_per_thread", "langgraph_async"]
+    firsts = [bench.run_order(sides, r)[0] for r in range(4)]
+    assert firsts == sides
+    assert all(sorted(bench.run_order(sides, r)) == sorted(sides) for r in range(6))
+
+
+def test_the_ratio_is_taken_against_langgraphs_fastest_setup() -> None:
+    bench: Any = _load_bench()
+
+    def measured(wall: float) -> dict[str, Any]:
+        return {
+            "n": 2,
+            "wall_s": wall,
+            "cpu_s": wall,
+            "steps": 252,
+            "peak_rss_kb": 2000,
+            "baseline_rss_kb": 1000,
+            "version": "1.2.0",
+        }
+
+    rounds = {
+        "kforge": [measured(0.5), measured(0.25)],
+        "langgraph_shared": [measured(2.0)],
+        "langgraph_per_thread": [measured(1.0), measured(3.0)],
+        "langgraph_async": [measured(1.5)],
+    }
+    row = bench.make_row(2, rounds, 21)
+    assert row["langgraph_setup"] == "per_thread"
+    assert row["langgraph"]["wall_s"] == 1.0
+    assert row["kforge"]["wall_s"] == 0.25
+    assert row["speedup"] == 4.0

@@ -7,8 +7,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -44,6 +43,7 @@ from kforge.store.records import (
     run_row,
 )
 from kforge.store.sqlite_passages import SQLitePassages
+from kforge.store.sqlite_transaction import Reading, Transaction
 
 __all__ = ["SQLiteStore", "damage_text", "default_db_path"]
 
@@ -140,36 +140,16 @@ class SQLiteStore(SQLitePassages):
         self._lock = threading.RLock()
         self._update_sql: dict[tuple[tuple[str, ...], bool, bool], str] = {}
         """The run UPDATE statements by the fields they set, made once each."""
+        self._transaction = Transaction(self._conn, self._lock, self._damaged)
+        self._reading = Reading(self._conn, self._lock, self._damaged)
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (one context manager, not two: it runs twice per step)."""
-        conn = self._conn
-        with self._lock:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                raise
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(self._damaged(exc)) from exc
+    def _tx(self) -> Transaction:
+        """A write transaction (a plain object, not a generator: it runs twice per step)."""
+        return self._transaction
 
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Reading:
         """Hold the connection; SQLite's own errors leave as StoreError saying what to do."""
-        with self._lock:
-            try:
-                yield self._conn
-            except sqlite3.IntegrityError:
-                raise
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(self._damaged(exc)) from exc
+        return self._reading
 
     def _damaged(self, exc: Exception) -> str:
         text = damage_text(exc)
