@@ -168,10 +168,49 @@ def answer_quality_samples(report: Report) -> str:
     return _table(["samples", "value", "target"], rows) + "\n" + note + provenance(report)
 
 
+def answer_quality_docsets(report: Report) -> str:
+    """One column per documentation set: what each set was to the code measured (held out,
+    or what the answer rules were designed on) beside its figures."""
+    sets = report["sets"]
+    header = ["", *(f"{s['name']} ({s['totals']['answerable']} + {s['totals']['unanswerable']})"
+                    for s in sets), "target"]  # fmt: skip
+
+    def row(label: str, cell: Callable[[dict[str, Any]], str], target: str) -> list[str]:
+        return [label, *(cell(s) for s in sets), target]
+
+    def share(t: dict[str, Any]) -> str:
+        return f"{t['key_fact_stated']} / {t['answerable']} ({t['key_fact_share'] * 100:.0f} %)"
+
+    rows = [
+        row("what the set is to this code", lambda s: s["role"], ""),
+        row("answers stating the key fact", lambda s: share(s["totals"]), "≥ 80 %"),
+        row("... in the short answer line", lambda s: f"{s['totals']['short_answer_states_key_fact']}", ""),
+        row("unanswerable questions refused (right)",
+            lambda s: f"{s['totals']['right_refusals']} / {s['totals']['unanswerable']}", "all"),
+        row("answerable questions refused (wrong)", lambda s: str(s["totals"]["wrong_refusals"]), "0"),
+        row("crashes", lambda s: str(s["totals"]["crashes"]), "0"),
+        row("answer pieces found in a chunk they cite",
+            lambda s: f"{s['totals']['pieces_quoted']} / {s['totals']['pieces']}", "≥ 95 %"),
+        row("`kforge ask` process, median wall s (CPU s)",
+            lambda s: f"{s['totals']['seconds_median']} ({s['totals']['cpu_seconds_median']})", "≤ 1"),
+        row("load average at the start", lambda s: str(s["load_average_at_start"][0]), ""),
+    ]  # fmt: skip
+    by_type = "; ".join(
+        f"{s['name']}: " + ", ".join(f"{k} {v}" for k, v in s["totals"]["key_fact_by_type"].items())
+        for s in sets
+    )
+    note = (
+        f"Model `{report['model']}` (extractive path: no model call), main at "
+        f"`{report['commit']}`. Key fact by question type: {by_type}. "
+    )
+    return _table(header, rows) + "\n" + note + provenance(report)
+
+
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "server_load": server_load,
     "mcp_conformance": mcp_conformance,
     "answer_quality_samples": answer_quality_samples,
+    "answer_quality_docsets": answer_quality_docsets,
 }
 
 
@@ -201,10 +240,23 @@ def _summary_answers(r: Report) -> str:
     )
 
 
+def _summary_docsets(r: Report) -> str:
+    held = [s for s in r["sets"] if s["role"].startswith("held out")]
+    parts = [f"{s['name']} {s['totals']['key_fact_stated']} of {s['totals']['answerable']}"
+             for s in held]  # fmt: skip
+    return (
+        f"documentation nobody here wrote, held-out questions, `{r['model']}`: key fact stated "
+        f"in {', '.join(parts)}; every unanswerable question refused"
+        if all(s["totals"]["right_refusals"] == s["totals"]["unanswerable"] for s in held)
+        else f"held-out questions: key fact stated in {', '.join(parts)}"
+    )
+
+
 SUMMARIES: dict[str, tuple[str, Callable[[Report], str]]] = {
     "server_load": ("Server load", _summary_server_load),
     "mcp_conformance": ("MCP conformance", _summary_mcp),
     "answer_quality_samples": ("Answer quality", _summary_answers),
+    "answer_quality_docsets": ("Answers on documentation", _summary_docsets),
 }
 
 
