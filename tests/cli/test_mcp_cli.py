@@ -97,6 +97,7 @@ async def test_mcp_explain_and_summarize_check_a_looping_model_and_quote_the_tex
     tmp_path: Path,
 ) -> None:
     import mcp
+
     from tests.cli.function_endpoint import FunctionEndpoint
 
     loop = "Frameworks for Interoperability. " * 12

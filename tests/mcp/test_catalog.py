@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import mcp
 import mcp.types as types
 import pytest
 
-import mcp
 from kforge.errors import ConfigurationError
 from kforge.mcp import catalog as mcp_catalog
 from kforge.mcp.catalog import MCPCatalog, MCPPromptMessage, MCPResource

@@ -143,6 +143,7 @@ async def test_sdk_client_calls_kforge_mcp(tmp_path: Path) -> None:
 
 async def test_run_agent_tool_is_served_when_given() -> None:
     import mcp
+
     from kforge.mcp.server import build_mcp_server, run_agent_tool
 
     async def runner(agent: str, prompt: str) -> str:

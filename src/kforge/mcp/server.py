@@ -203,10 +203,9 @@ def build_mcp_server(
     """
     require_extra("mcp", "the MCP server")
     import mcp.types as types
+    from mcp import MCPError
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPDeprecationWarning
-
-    from mcp import MCPError
 
     catalog = catalog or MCPCatalog()
     registry = ToolRegistry(tools)
@@ -266,7 +265,6 @@ def build_mcp_server(
 
 def _resource_handlers(catalog: MCPCatalog) -> dict[str, Any]:
     import mcp.types as types
-
     from mcp import MCPError
 
     def described(templates: bool) -> list[dict[str, Any]]:
@@ -328,7 +326,6 @@ def _resource_handlers(catalog: MCPCatalog) -> dict[str, Any]:
 
 def _prompt_handlers(catalog: MCPCatalog) -> dict[str, Any]:
     import mcp.types as types
-
     from mcp import MCPError
 
     def find(name: str) -> MCPPrompt:
