@@ -625,3 +625,15 @@ def test_the_entry_of_the_name_asked_is_not_one_of_a_longer_name() -> None:
     )
     segments = compose_extractive("What does the SQLITE_BUSY error mean?", [longer, own])
     assert segments[0].text.startswith("The SQLITE_BUSY result code indicates")
+
+
+def test_a_sentence_ending_by_naming_the_subject_defines_it() -> None:
+    page = chunk(
+        0,
+        "The amalgamation build of the library runs about five percent faster.\n\n"
+        "Over 100 separate source files are concatenated into a single large file of C-code "
+        'named "sqlite3.c" and referred to as "the amalgamation".',
+        "The Amalgamation",
+    )
+    segments = compose_extractive("What is the amalgamation?", [page], max_sentences=1)
+    assert segments[0].text.startswith("Over 100 separate source files")

@@ -80,6 +80,9 @@ parameter list's item for a parameter it does not name."""
 _CONTRASTS = re.compile(
     r"\b(?:except|unlike|whereas|instead of|rather than|differs? from|while|but|only)\b", re.I
 )
+_NAMES_IT = re.compile(
+    r"\b(?:is called|are called|referred to as|known as)\s+[\"\u201c']?((?:the |an? )?[^\"\u201d'.,;:]+)"
+)
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
 _CLAUSE_MARKS = ",;."
@@ -187,6 +190,12 @@ def compose_extractive(
     subject = defined_subject(asked)
     if subject:
         defining = _defining_units(candidates, passages, subject)
+        # "the SQLite amalgamation" over SQLite's own manual: "The amalgamation contains ..."
+        # defines it too; a word most passages hold names the documents, not the subject
+        core = frozenset(t for t in subject if df.get(t, 0) * 2 < total)
+        if core and core != subject:
+            for key, weight in _defining_units(candidates, passages, core).items():
+                defining[key] = max(defining.get(key, 0.0), weight)
     elif asked.kind == "definition":
         defining = _entry_leads(asked, candidates, passages)
     else:
@@ -383,6 +392,11 @@ def _defining_units(
     opens with it otherwise ("Named tuple instances do not ...", an API entry
     ``class collections.deque(...): ...``)."""
     found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
+    for c in candidates:  # "... a single large file named "sqlite3.c" and referred to as "the
+        # amalgamation"": a sentence that ends by naming the subject says what it is
+        for named in _NAMES_IT.finditer(c.text):
+            if unit_terms(" ".join(named.group(1).split()[:4])) == subject:
+                found[id(c)] = 1.0
     firsts: dict[int, Candidate] = {}
     for c in candidates:
         if c.source not in firsts or c.position < firsts[c.source].position:
