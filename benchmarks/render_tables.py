@@ -206,7 +206,98 @@ def answer_quality_docsets(report: Report) -> str:
     return _table(header, rows) + "\n" + note + provenance(report)
 
 
+def runtime_vs_langgraph(report: Report) -> str:
+    """Every row the script measures, the unflattering ones beside the others: both SQLite
+    synchronous levels, K = 100 and 200, LangGraph's async durability, its DeltaChannel storage
+    and its graph without any checkpointer."""
+    r = report
+
+    def pair(ours: float, theirs: float, digits: int = 0) -> list[str]:
+        return [_num(ours, digits), _num(theirs, digits), f"{ours / theirs:.3f}"]
+
+    rows = []
+    for level in ("normal", "full"):
+        for k in (100, 200):
+            ours = r[f"kforge_us_per_step_{level}_k{k}"]
+            rows.append(
+                [
+                    f"µs per committed step, {level.upper()}, K={k}, vs SqliteSaver (sync)",
+                    *pair(ours, r[f"langgraph_us_per_step_{level}_k{k}"]),
+                ]
+            )
+            rows.append(
+                [
+                    "... vs SqliteSaver with durability=async",
+                    *pair(ours, r[f"langgraph_async_us_per_step_{level}_k{k}"]),
+                ]
+            )
+            rows.append(
+                [
+                    f"CPU µs per step, {level.upper()}, K={k} (all threads)",
+                    *pair(
+                        r[f"kforge_cpu_us_per_step_{level}_k{k}"],
+                        r[f"langgraph_cpu_us_per_step_{level}_k{k}"],
+                    ),
+                ]
+            )
+    for k in (100, 200):
+        rows.append(
+            [
+                f"µs per step, NORMAL, K={k}, vs LangGraph with no checkpointer (durable nothing)",
+                *pair(
+                    r[f"kforge_us_per_step_normal_k{k}"],
+                    r[f"langgraph_no_checkpointer_us_per_step_k{k}"],
+                ),
+            ]
+        )
+        rows.append(
+            [
+                f"CPU µs per step, K={k}, vs LangGraph with no checkpointer",
+                *pair(
+                    r[f"kforge_cpu_us_per_step_normal_k{k}"],
+                    r[f"langgraph_no_checkpointer_cpu_us_per_step_k{k}"],
+                ),
+            ]
+        )
+    for k in (100, 200):
+        rows.append(
+            [
+                f"database bytes after K={k}, vs SqliteSaver",
+                *pair(r[f"kforge_bytes_k{k}"], r[f"langgraph_bytes_k{k}"]),
+            ]
+        )
+        rows.append(
+            [
+                "... vs LangGraph's DeltaChannel (beta)",
+                *pair(r[f"kforge_bytes_k{k}"], r[f"langgraph_delta_channel_bytes_k{k}"]),
+            ]
+        )
+    rows += [
+        ["resume until the next step is committed, ms, NORMAL",
+         *pair(r["kforge_resume_ms_normal"], r["langgraph_resume_ms_normal"], 2)],
+        ["... FULL", *pair(r["kforge_resume_ms_full"], r["langgraph_resume_ms_full"], 2)],
+        ["... including opening the database",
+         *pair(r["kforge_resume_cold_ms"], r["langgraph_resume_cold_ms"], 2)],
+        ["`from kforge import Runtime` vs `from langgraph.graph import StateGraph`, s",
+         *pair(r["kforge_runtime_import_s"], r["langgraph_import_s"], 3)],
+        ["`import kforge` alone (lazy), s", _num(r["kforge_import_s"], 3), "", ""],
+    ]  # fmt: skip
+    targets = "; ".join(
+        f"{name} {t['value']:.3f} (≤ {t['limit']:.3g}: {'met' if t['pass'] else 'missed'})"
+        for name, t in r["targets"].items()
+    )
+    versions = r["settings"].get("langgraph_versions", {})
+    note = (
+        f"LangGraph {versions.get('langgraph', '?')} with langgraph-checkpoint-sqlite "
+        f"{versions.get('langgraph-checkpoint-sqlite', '?')}, durability='sync' unless said; "
+        f"both on a file database in WAL mode; medians of {r['settings']['repeat']} rounds. "
+        f"Targets (ratio = kforge / LangGraph): {targets}. "
+    )
+    return _table(["metric", "kforge", "LangGraph", "ratio"], rows) + "\n" + note + provenance(r)
+
+
 RENDERERS: dict[str, Callable[[Report], str]] = {
+    "runtime_vs_langgraph": runtime_vs_langgraph,
     "server_load": server_load,
     "mcp_conformance": mcp_conformance,
     "answer_quality_samples": answer_quality_samples,
@@ -252,7 +343,18 @@ def _summary_docsets(r: Report) -> str:
     )
 
 
+def _summary_runtime(r: Report) -> str:
+    return (
+        f"a committed step {_num(r['kforge_us_per_step'], 0)} µs vs LangGraph + SqliteSaver "
+        f"{_num(r['langgraph_us_per_step'], 0)} µs (ratio {r['ratio_us_per_step']:.3f}) and vs "
+        f"LangGraph with no checkpointer {_num(r['langgraph_no_checkpointer_us_per_step'], 0)} µs; "
+        f"resume {r['kforge_resume_ms']:.2f} vs {r['langgraph_resume_ms']:.2f} ms; database "
+        f"{r['ratio_bytes']:.3f} of LangGraph's"
+    )
+
+
 SUMMARIES: dict[str, tuple[str, Callable[[Report], str]]] = {
+    "runtime_vs_langgraph": ("Durable steps vs LangGraph (SQLite)", _summary_runtime),
     "server_load": ("Server load", _summary_server_load),
     "mcp_conformance": ("MCP conformance", _summary_mcp),
     "answer_quality_samples": ("Answer quality", _summary_answers),
