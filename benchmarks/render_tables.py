@@ -44,6 +44,7 @@ TARGETS = (ROOT / "docs" / "benchmarks.md", ROOT / "README.md")
 MARKED = re.compile(r"(<!-- table:([\w-]+) -->\n)(.*?)(<!-- /table -->)", re.DOTALL)
 
 Report = dict[str, Any]
+_TIMES = "\N{MULTIPLICATION SIGN}"
 
 
 def _num(value: float | int | None, digits: int = 1) -> str:
@@ -296,7 +297,57 @@ def runtime_vs_langgraph(report: Report) -> str:
     return _table(["metric", "kforge", "LangGraph", "ratio"], rows) + "\n" + note + provenance(r)
 
 
+def tree(report: Report) -> str:
+    """kforge's trees beside all three LangGraph setups at each N, the ratio against the
+    fastest of them."""
+    setups = (("shared", "one shared connection"), ("per_thread", "a connection per thread"),
+              ("async", "the async saver on one loop"))  # fmt: skip
+    rows = []
+    for row in report["rows"]:
+        k = row["kforge"]
+        agents = f"{row['n']} ({k['agents']})"
+        rows.append(
+            [
+                agents,
+                "kforge",
+                _num(k["steps_per_s"], 0),
+                _num(k["steps_per_cpu_s"], 0),
+                _num(k["peak_rss_mb"]),
+                _num(k["kb_per_agent"]),
+                f"{row['speedup']:.2f}{_TIMES}",
+            ]
+        )
+        for key, label in setups:
+            lg = row[f"langgraph_{key}"]
+            fastest = " (fastest)" if row["langgraph_setup"] == key else ""
+            rows.append(
+                [
+                    agents,
+                    f"LangGraph, {label}{fastest}",
+                    _num(lg["steps_per_s"], 0),
+                    _num(lg["steps_per_cpu_s"], 0),
+                    _num(lg["peak_rss_mb"]),
+                    _num(lg["kb_per_agent"]),
+                    "",
+                ]
+            )
+    t = report["target"]
+    shape = report["tree"]
+    note = (
+        f"Trees of {shape['agents_per_tree']} agents (fan-out {shape['fanout']}, depth "
+        f"{shape['depth']}); LangGraph {report['rows'][0]['langgraph_version']}; the ratio is "
+        f"kforge's steps/s over the fastest LangGraph setup at that N (target "
+        f"≥ {t['kforge_steps_per_s_vs_fastest_langgraph_setup_at_every_n']:g}{_TIMES} at every N: "
+        f"{'met' if t['met'] else 'missed'}); each side's best of its rounds, the side that "
+        f"runs first alternating. "
+    )
+    header = ["N trees (agents)", "side", "steps/s", "steps per CPU-s", "peak RSS MB",
+              "KB per agent", "kforge / fastest LangGraph"]  # fmt: skip
+    return _table(header, rows) + "\n" + note + provenance(report)
+
+
 RENDERERS: dict[str, Callable[[Report], str]] = {
+    "tree": tree,
     "runtime_vs_langgraph": runtime_vs_langgraph,
     "server_load": server_load,
     "mcp_conformance": mcp_conformance,
@@ -353,7 +404,13 @@ def _summary_runtime(r: Report) -> str:
     )
 
 
+def _summary_tree(r: Report) -> str:
+    ratios = ", ".join(f"{row['speedup']:.1f}{_TIMES} at N={row['n']}" for row in r["rows"])
+    return f"agent trees, steps/s over LangGraph's fastest of three setups: {ratios}"
+
+
 SUMMARIES: dict[str, tuple[str, Callable[[Report], str]]] = {
+    "tree": ("Agent trees vs LangGraph", _summary_tree),
     "runtime_vs_langgraph": ("Durable steps vs LangGraph (SQLite)", _summary_runtime),
     "server_load": ("Server load", _summary_server_load),
     "mcp_conformance": ("MCP conformance", _summary_mcp),
