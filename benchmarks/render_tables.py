@@ -15,6 +15,7 @@ the render.
     python benchmarks/render_tables.py                      # rewrite the tables
     python benchmarks/render_tables.py --check              # exit 1 if a table is out of date
     python benchmarks/render_tables.py add NAME out.json    # keep a run's JSON, then render
+    python benchmarks/render_tables.py add-docsets COMMIT click.json="held out" ...
 
 ``add`` copies a benchmark's JSON into ``results/NAME.json``; a JSON without a ``date`` gets
 the time the benchmark wrote the file (its modification time), marked as such, and one without
@@ -36,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RENDERERS", "SUMMARIES", "load_results", "main", "render_text"]
+__all__ = ["RENDERERS", "SUMMARIES", "add_docsets", "load_results", "main", "render_text"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -496,6 +497,39 @@ def add(name: str, source: Path, folder: Path = RESULTS, *, here: bool = False) 
     return target
 
 
+def add_docsets(commit: str, runs: list[tuple[Path, str]], folder: Path = RESULTS) -> Path:
+    """Keep ``answer_quality.py --set NAME`` runs as one ``answer_quality_docsets.json``: each
+    set's totals, the date its JSON was written, its load and ``role`` (what the set is to the
+    code measured: held out, or designed on)."""
+    sets, dates, machine = [], [], None
+    for source, role in runs:
+        report = json.loads(source.read_text(encoding="utf-8"))
+        names = [k for k, v in report.items() if isinstance(v, dict) and "totals" in v]
+        if len(names) != 1:
+            raise SystemExit(f"{source}: not the JSON of one doc set's answer_quality.py run")
+        name = names[0]
+        written = datetime.fromtimestamp(source.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        machine = machine or dict(report["machine"])
+        dates.append(written)
+        sets.append({"name": name, "role": role, "docset": report[name].get("docset"),
+                     "date": written,
+                     "load_average_at_start": report["machine"].get("load_average_at_start"),
+                     "totals": report[name]["totals"]})  # fmt: skip
+    if not sets or machine is None:
+        raise SystemExit("give at least one run as FILE=ROLE")
+    machine["load_average_at_start"] = sets[0]["load_average_at_start"]
+    kept = {
+        "benchmark": "answer-quality-docsets", "model": json.loads(
+            runs[0][0].read_text(encoding="utf-8"))["model"], "answer": None, "commit": commit,
+        "date": max(dates), "date_source": "when the last set's run wrote its JSON",
+        "machine": machine, "sets": sets,
+    }  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "answer_quality_docsets.json"
+    target.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report out-of-date tables")
@@ -507,9 +541,20 @@ def main(argv: list[str] | None = None) -> int:
         "--this-machine", action="store_true",
         help="the benchmark ran on this machine: record it when the JSON names none",
     )  # fmt: skip
+    docsets = sub.add_parser(
+        "add-docsets", help="keep answer_quality.py doc-set runs as one table, then render"
+    )
+    docsets.add_argument("commit", help="the commit the runs measured")
+    docsets.add_argument(
+        "runs", nargs="+", metavar="FILE=ROLE",
+        help="a run's JSON and what the set is to that code ('held out (never read)', ...)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.command == "add":
         print(f"kept {add(args.name, args.file, here=args.this_machine)}")
+    if args.command == "add-docsets":
+        runs = [(Path(f), role) for f, _, role in (r.partition("=") for r in args.runs)]
+        print(f"kept {add_docsets(args.commit, runs)}")
     results = load_results()
     stale = []
     for target in TARGETS:

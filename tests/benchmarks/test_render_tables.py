@@ -83,3 +83,23 @@ def test_a_result_without_a_machine_is_kept_only_when_it_ran_here(tmp_path: Path
         add("ingest_quality", source, tmp_path / "results")
     kept = json.loads(add("ingest_quality", source, tmp_path / "results", here=True).read_text())
     assert kept["machine"]["cpus"] and kept["date"] == "2026-01-01"
+
+
+def test_doc_set_runs_are_kept_as_one_table_with_each_sets_role(tmp_path: Path) -> None:
+    from render_tables import add_docsets, answer_quality_docsets
+
+    kept = json.loads((BENCHMARKS / "results" / "answer_quality_docsets.json").read_text())
+    runs = []
+    for s in kept["sets"][:2]:
+        run = {"model": kept["model"], "machine": kept["machine"],
+               s["name"]: {"docset": s["docset"], "totals": s["totals"]}}  # fmt: skip
+        path = tmp_path / f"{s['name']}.json"
+        path.write_text(json.dumps(run))
+        runs.append((path, f"role of {s['name']}"))
+    target = add_docsets("abc1234", runs, folder=tmp_path / "results")
+    report = json.loads(target.read_text())
+    assert [s["role"] for s in report["sets"]] == [r for _, r in runs]
+    table = answer_quality_docsets(report)
+    assert "role of " + kept["sets"][0]["name"] in table and "`abc1234`" in table
+    with pytest.raises(SystemExit):
+        add_docsets("abc1234", [(tmp_path / "results" / "answer_quality_docsets.json", "x")])

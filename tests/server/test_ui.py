@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,10 @@ ARGS = [
 ]
 
 
-@pytest.fixture
-def ui_server(tmp_path: Path) -> Iterator[LiveServer]:
+@contextmanager
+def research_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A real server on 127.0.0.1 whose runtime has the research agent (scripted model) over
+    the research tests' documents, and the paced test agent."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for name, text in DOCS.items():
@@ -53,6 +56,12 @@ def ui_server(tmp_path: Path) -> Iterator[LiveServer]:
     runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model=model, registry=registry)
     ingest_folder(runtime.services.corpus("docs"), docs)
     with LiveServer(runtime, ServerSettings(), model=model) as live:
+        yield live
+
+
+@pytest.fixture
+def ui_server(tmp_path: Path) -> Iterator[LiveServer]:
+    with research_server(tmp_path) as live:
         yield live
 
 

@@ -14,19 +14,15 @@ from typing import Any
 
 import pytest
 
-from kforge.agents.research import ResearchAgent
-from kforge.llm.testing.function import FunctionModel
 from kforge.llm.testing.scripted import ScriptedModel
-from kforge.rag.ingest import ingest_folder
-from kforge.runtime import AgentRegistry, Runtime
+from kforge.runtime import Runtime
 from kforge.server import ServerSettings
-from kforge.store.sqlite import SQLiteStore
 from tests.agents.helpers import runtime as react_runtime
 from tests.agents.test_react import GOAL, call, observed, reflection
-from tests.agents.test_research import DOCS, QUESTION, Script
-from tests.server.agents import GATES, PacedAgent
+from tests.agents.test_research import QUESTION
+from tests.server.agents import GATES
 from tests.server.helpers import LiveServer
-from tests.server.test_ui import ARGS, CHROMIUM, playwright_api
+from tests.server.test_ui import ARGS, CHROMIUM, playwright_api, research_server
 
 expect = playwright_api.expect
 pytestmark = pytest.mark.skipif(
@@ -36,17 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, text in DOCS.items():
-        (docs / name).write_text(text)
-    registry = AgentRegistry()
-    registry.register("research", ResearchAgent)
-    registry.register(PacedAgent.agent_type, PacedAgent)
-    model = FunctionModel(Script())
-    runtime = Runtime(SQLiteStore(tmp_path / "k.db"), model=model, registry=registry)
-    ingest_folder(runtime.services.corpus("docs"), docs)
-    with LiveServer(runtime, ServerSettings(), model=model) as server:
+    with research_server(tmp_path) as server:
         yield server
 
 
