@@ -514,11 +514,15 @@ def _hop(
     lead = top.source
     anchor = passages[lead]
     own_name = _core_title(anchor.title).lower()
-    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
+    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop,
+    # nor a page titled with what most passages name (a manual's page titled "SQLite")
     linked = [
         i
         for i in dict.fromkeys(_named(anchor.text, passages) + list(named))
-        if i != lead and owns.get(i) and _core_title(passages[i].title).lower() != own_name
+        if i != lead
+        and owns.get(i)
+        and _core_title(passages[i].title).lower() != own_name
+        and not _names_everything(passages[i].title, passages)
     ]
     lacking = {t for t in query if not t.startswith(NAME_PREFIX)} - _passage_terms(anchor)
 
@@ -533,6 +537,13 @@ def _hop(
     values = {i: hop_value(i) for i in linked}
     worth = [i for i in linked if values[i] > 0]
     return max(worth, key=lambda i: values[i]) if worth else None
+
+
+def _names_everything(title: str, passages: Sequence[Chunk]) -> bool:
+    """True when most of ``passages`` (three or more) name ``title``: the product a manual is
+    about, which every page names, not a page one passage points to."""
+    naming = sum(mentions_title(p.text, title) for p in passages)
+    return naming >= 3 and 2 * naming > len(passages)
 
 
 _ANAPHOR = re.compile(

@@ -141,10 +141,18 @@ _REASONING = re.compile(
     r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
     re.IGNORECASE,
 )
+_DOING = (
+    r"(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|write|specify|"
+    r"invoke|import|require|execute|issue|compile|enable|disable|register|configure)"
+)
 PROCEDURAL = re.compile(
-    r"`[^`]+`|^(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|"
-    r"write|specify|invoke|import|require)\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
-    r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)",  # an option's entry: "-u, --include-untracked: ..."
+    rf"`[^`]+`|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
+    r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
+    # "To enable foreign key enforcement, run PRAGMA foreign_keys=ON"
+    rf"|^to \w+\b[^.;]{{0,120}},\s*(?:just\s+|simply\s+)?{_DOING}\b"
+    # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
+    r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking))\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,})\b|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w)",
     re.IGNORECASE,
 )
 _DEFINING = re.compile(
@@ -191,9 +199,17 @@ def term_of(token: str) -> str:
     return stem if len(stem) >= 3 or stem == token else token
 
 
+_INTENSIFIERS = frozenset(
+    "actually really just simply basically even ever anyway somehow quite very".split()  # noqa: SIM905
+)
+"""Words that stress what a question asks without naming any of it ("make SQLite actually
+enforce ..."): a sentence that happens to use one says no more of what is asked."""
+
+
 def _terms(text: str) -> list[str]:
     asked = measured_words(text)  # "how big" asks a size: "big" is not what it is about
-    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in REQUEST_WORDS | asked)
+    skip = REQUEST_WORDS | asked | _INTENSIFIERS
+    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in skip)
     return list(dict.fromkeys(map(term_of, words)))
 
 

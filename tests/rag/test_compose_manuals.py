@@ -1,0 +1,78 @@
+"""Answers composed over a product's manual: pages that all name the product, and "how do I"
+questions whose answer is a sentence saying what to run."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.question import holds_kind, read_question
+from kforge.rag.types import Chunk
+
+
+def chunk(i: int, text: str, title: str, heading: str = "") -> Chunk:
+    return Chunk(
+        id=f"c{i}",
+        source=f"page{i}.html",
+        file=f"page{i}.html",
+        title=title,
+        heading=heading,
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+
+
+def test_how_do_i_takes_the_sentence_that_says_what_to_run() -> None:
+    history = chunk(
+        0,
+        "SQLite has parsed foreign key constraints for time out of mind, but added the ability "
+        "to actually enforce those constraints much later. Foreign key enforcement is off by "
+        "default for compatibility.",
+        "Quirks",
+        "Foreign Key Enforcement Is Off By Default",
+    )
+    faq = chunk(
+        1,
+        "SQLite supports foreign key constraints. But enforcement of foreign key constraints is "
+        "turned off by default. To enable foreign key constraint enforcement, run PRAGMA "
+        "foreign_keys=ON.",
+        "FAQ",
+    )
+    answer = compose_extractive(
+        "How do I make SQLite actually enforce my FOREIGN KEY constraints?", [history, faq]
+    )
+    assert any("PRAGMA foreign_keys=ON" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_a_sentence_saying_what_to_run_holds_what_a_procedure_asks() -> None:
+    asked = read_question("How do I switch a database to WAL mode?")
+    for says_how in (
+        "To convert to WAL mode, use the following pragma:",
+        "To enable foreign key constraint enforcement, run PRAGMA foreign_keys=ON.",
+        "The journal can be changed by issuing the journal_mode pragma.",
+        "It is loaded via app.config.from_file.",
+    ):
+        assert holds_kind(says_how, asked), says_how
+    for says_not in (
+        "The dog is using the ball.",
+        "We did this using a new approach, which works.",
+        "To be sure, WAL mode is fast.",
+    ):
+        assert not holds_kind(says_not, asked), says_not
+
+
+def test_a_page_titled_with_the_product_every_page_names_is_no_hop() -> None:
+    product = "SQLite"
+    passages = [
+        chunk(
+            0,
+            "A WITHOUT ROWID table is an optimization that can reduce storage in SQLite.",
+            "Clustered Indexes",
+        ),
+        chunk(1, "Each table in SQLite is a B-tree keyed by rowid.", "File Format"),
+        chunk(2, "The schema of an SQLite database is on its first page.", "Schema"),
+        chunk(3, "A database in SQLite is a single disk file.", product),
+    ]
+    answer = compose_extractive("What is a WITHOUT ROWID table?", passages)
+    assert answer and answer[0].source == 0
+    assert all(s.source != 3 for s in answer), [s.text for s in answer]
