@@ -76,3 +76,21 @@ def test_a_page_titled_with_the_product_every_page_names_is_no_hop() -> None:
     answer = compose_extractive("What is a WITHOUT ROWID table?", passages)
     assert answer and answer[0].source == 0
     assert all(s.source != 3 for s in answer), [s.text for s in answer]
+
+
+def test_which_x_takes_the_parameter_named_x_over_one_that_shares_other_words() -> None:
+    fields = chunk(
+        0,
+        "Parameters:: host (Optional[str]) \u2013 the hostname to listen on. Set this to '0.0.0.0' "
+        "to have the server available externally as well. Defaults to '127.0.0.1' or the host "
+        "in the SERVER_NAME config variable if present.\n"
+        "port (Optional[int]) \u2013 the port of the webserver. Defaults to 5000 or the port "
+        "defined in the SERVER_NAME config variable if present.",
+        "API",
+        "Application Object",
+    )
+    answer = compose_extractive(
+        "Which port does the development server listen on by default?", [fields]
+    )
+    best = min(answer, key=lambda s: s.rank)
+    assert best.text.startswith("port (Optional[int])"), [s.text for s in answer]

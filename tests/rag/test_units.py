@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kforge.rag.units import normalized, passage_units
+from kforge.rag.units import field_name, normalized, passage_units
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -115,3 +115,22 @@ def test_an_api_entry_opening_with_a_decorator_is_prose_and_a_decorator_line_is_
     kinds = [(u.kind, u.text.split("\n")[0]) for u in passage_units(text)]
     assert kinds[0] == ("sentence", kinds[0][1]) and kinds[0][1].startswith("@functools")
     assert ("code", "@lru_cache(maxsize=32)") in kinds
+
+
+def test_each_parameter_of_a_field_list_is_its_own_item_however_long_the_line_before() -> None:
+    text = (
+        "Parameters:: host (Optional[str]) \u2013 the hostname to listen on. Set this to '0.0.0.0' "
+        "to have the server available externally as well. Defaults to '127.0.0.1'.\n"
+        "port (Optional[int]) \u2013 the port of the webserver. Defaults to 5000 or the port "
+        "defined in the SERVER_NAME config variable if present.\n"
+        "debug (Optional[bool]) \u2013 if given, enable or disable debug mode. See debug."
+    )
+    got = kinds(text)
+    assert got[1] == (
+        "item",
+        "port (Optional[int]) \u2013 the port of the webserver. Defaults to 5000 or the port "
+        "defined in the SERVER_NAME config variable if present.",
+    )
+    assert [kind for kind, _ in got] == ["item", "item", "item"]
+    assert [field_name(t) for _, t in got] == ["host", "port", "debug"]
+    assert field_name("The port (a number) is set - see below.") is None

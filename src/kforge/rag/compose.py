@@ -49,6 +49,7 @@ from kforge.rag.question import (
     unit_terms,
 )
 from kforge.rag.types import Chunk
+from kforge.rag.units import field_name
 
 __all__ = [
     "Segment",
@@ -359,6 +360,9 @@ sequence of path segments"), or its "Returns: {Promise}"."""
 def _parameter_item(text: str, question: Question) -> bool:
     """True for an item of a parameter list that the question does not ask about by name: it
     says what a parameter is, not what the call does."""
+    field = field_name(text)
+    if field is not None:  # "host (Optional[str]) - ..." answers only what names the host
+        return not any(mentions(question.text, w) for w in (field, field.replace("_", " ")))
     item = _PARAMETER_ITEM.match(text)
     if item is None:
         return False

@@ -15,7 +15,14 @@ from typing import Literal
 
 from kforge.rag.textcheck import split_sentences
 
-__all__ = ["Unit", "UnitKind", "normalized", "passage_units", "points_elsewhere"]
+__all__ = [
+    "Unit",
+    "UnitKind",
+    "field_name",
+    "normalized",
+    "passage_units",
+    "points_elsewhere",
+]
 
 UnitKind = Literal["sentence", "item", "row", "code", "signature"]
 
@@ -47,6 +54,12 @@ _WRAP = 60
 _RUNS_ON = re.compile(r"(?:[,;(\-]|\b(?:and|or|the|a|an|of|to|in|with|for|by|is|are))\s*$")
 _OPENS = re.compile(r"^\s*[A-Z0-9`\"'(\[*]")
 _ENDS = re.compile(r"[.!?]\s*$")
+_FIELD = re.compile(
+    r"^\s*(?:[A-Z][\w ]{0,30}::? )?\*{0,2}([A-Za-z_][\w.]*)\*{0,2} \([^()\n]{1,80}(?:\([^()\n]*\))?\) [\u2013\u2014-] \S"
+)
+"""A parameter's line in an API reference's field list, rendered one a line: "port
+(Optional[int]) - the port of the webserver. Defaults to 5000 ..." (a new item however long
+the line before it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +128,13 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
     return _definition_lines(blocks)
 
 
+def field_name(text: str) -> str | None:
+    """The parameter a line of an API reference's field list documents ("port" for "port
+    (Optional[int]) - the port of the webserver."), or None for any other text."""
+    match = _FIELD.match(text)
+    return match.group(1) if match else None
+
+
 def _is_entry(line: str) -> bool:
     """True for a line of a ``term: definition`` list written one entry a line."""
     return bool(_DEFINITION.match(line)) and len(line.split()) <= 40
@@ -163,7 +183,8 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
     pieces: list[list[str]] = [[lines[0]]]
     for before, line in itertools.pairwise(lines):
         ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
-        if (ended and _OPENS.match(line)) or " | " in before or " | " in line:
+        field = _FIELD.match(line) and _ENDS.search(before)
+        if (ended and _OPENS.match(line)) or field or " | " in before or " | " in line:
             pieces.append([line])
         else:
             pieces[-1].append(line)
@@ -175,6 +196,8 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
 def _line_kind(lines: list[str]) -> str:
     if len(lines) == 1 and " | " in lines[0]:
         return "row"
+    if _FIELD.match(lines[0]):
+        return "item"
     return "prose" if _ENDS.search(lines[-1]) else "item"
 
 
