@@ -4,7 +4,9 @@ questions whose answer is a sentence saying what to run."""
 from __future__ import annotations
 
 from kforge.rag.compose import compose_extractive
+from kforge.rag.grounded import number_segments
 from kforge.rag.question import holds_kind, read_question
+from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk
 
 
@@ -94,3 +96,31 @@ def test_which_x_takes_the_parameter_named_x_over_one_that_shares_other_words() 
     )
     best = min(answer, key=lambda s: s.rank)
     assert best.text.startswith("port (Optional[int])"), [s.text for s in answer]
+
+
+UPLOADS = (
+    "So how exactly does Flask handle uploads? Well it will store them in memory if the files "
+    "are reasonably small. But how do you specify the maximum file size after which an upload "
+    "is aborted? By default Flask will happily accept file uploads with an unlimited amount of "
+    "memory, but you can limit that by setting the MAX_CONTENT_LENGTH config key:\n\n"
+    "from flask import Flask, Request\n\n"
+    "app = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000\n\n"
+    "The code above will limit the maximum allowed payload to 16 megabytes."
+)
+
+
+def test_a_sentence_saying_how_leads_the_code_it_introduces_written_as_code() -> None:
+    passages = [chunk(0, UPLOADS, "Uploading Files", "Improving Uploads")]
+    question = "How do I limit how large an uploaded file may be?"
+    answer = compose_extractive(question, passages)
+    texts = [s.text for s in answer]
+    assert texts[0].endswith("by setting the MAX_CONTENT_LENGTH config key:"), texts
+    assert "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000" in texts[-1]
+    assert all(s.code for s in answer[1:])
+    text, _, _ = number_segments(answer, passages, short=short_answer(question, answer, passages))
+    first, body = text.split("\n\n", 1)
+    assert first == "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000 [1]"
+    assert (
+        "\n\napp = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000\n[1]"
+        in (body)
+    )

@@ -134,3 +134,17 @@ def test_each_parameter_of_a_field_list_is_its_own_item_however_long_the_line_be
     assert [kind for kind, _ in got] == ["item", "item", "item"]
     assert [field_name(t) for _, t in got] == ["host", "port", "debug"]
     assert field_name("The port (a number) is set - see below.") is None
+
+
+def test_assignment_statements_are_code_not_a_sentence() -> None:
+    text = (
+        "Set the key:\n\nfrom flask import Flask\n\n"
+        "app = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000\n\n"
+        "The total = the sum of all parts.\nIt is simple."
+    )
+    got = kinds(text)
+    assert (
+        "code",
+        "app = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000",
+    ) in got
+    assert ("sentence", "The total = the sum of all parts.") in got

@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.question import ENTRY, Question, identifiers, mentions, unit_terms
+from kforge.rag.question import ENTRY, PROCEDURAL, Question, identifiers, mentions, unit_terms
 from kforge.rag.types import Chunk
 from kforge.rag.units import Unit, normalized, passage_units, points_elsewhere
 
@@ -109,7 +109,7 @@ def find_candidates(
                 units[n - 1] if n else None,
                 units[n + 1] if n + 1 < len(units) else None,
             )
-            if unit.text.endswith(":") and (after is None or after.kind != "item"):
+            if unit.text.endswith(":") and not _introduces(unit, after, question):
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
@@ -126,6 +126,21 @@ def find_candidates(
                 terms |= unit_terms(before.text)
             out.append(Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers))
     return out
+
+
+def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
+    """True when ``unit``, a sentence ending in a colon, can lead what follows it in an
+    answer: the items it introduces, or for "how do I" the code it says how to use ("you can
+    limit that by setting the MAX_CONTENT_LENGTH config key:")."""
+    if after is None:
+        return False
+    if after.kind == "item":
+        return True
+    return (
+        after.kind == "code"
+        and question.kind == "procedure"
+        and PROCEDURAL.search(unit.text) is not None
+    )
 
 
 def _captions(text: str) -> bool:

@@ -98,6 +98,8 @@ class Segment:
     """Index of the passage in the list the answer was composed from."""
     rank: int = 0
     """How well it answers among the answer's sentences (0 = best)."""
+    code: bool = False
+    """A code block (or a command): written on its own lines, never joined into a sentence."""
 
 
 def _core_title(title: str) -> str:
@@ -349,7 +351,7 @@ def compose_extractive(
     chosen = placed[: max_sentences + (asked.kind == "comparison")]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
-    return [Segment(c.text, c.source, rank[id(c)]) for c in chosen]
+    return [Segment(c.text, c.source, rank[id(c)], c.kind == "code") for c in chosen]
 
 
 _PARAMETER_ITEM = re.compile(r"^(?:`([^`]+)`\s*\{[^}]*\}|Returns:\s*\{)")
@@ -567,6 +569,8 @@ _GOES_ON = re.compile(
     re.IGNORECASE,
 )
 _MAX_LISTED = 3
+_MAX_CODE = 2
+"""Code blocks a sentence ending in a colon leads ("... set the key:" then its lines)."""
 
 
 def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
@@ -576,6 +580,16 @@ def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     differently"), or the items a sentence ending in a colon introduces ("... is about to
     exit as a result of either:")."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
+    if best.text.endswith(":"):  # the items it introduces, or the code it says to use
+        items: list[Candidate] = []
+        for c in after:
+            kind = items[0].kind if items else c.kind
+            if kind not in ("item", "code") or c.kind != kind:
+                break
+            if c.position != best.position + 1 + len(items):
+                break
+            items.append(c)
+        return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
     if best.answers:  # the page's answer to its own question: its next units too
         listed = [best]
         for c in after:
@@ -583,13 +597,6 @@ def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
                 break
             listed.append(c)
         return listed[1:_MAX_LISTED]
-    if best.text.endswith(":"):
-        items: list[Candidate] = []
-        for c in after:
-            if c.kind != "item" or c.position != best.position + 1 + len(items):
-                break
-            items.append(c)
-        return items[:_MAX_LISTED]
     if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
         return []
     nxt = after[0]

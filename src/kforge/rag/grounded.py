@@ -124,7 +124,7 @@ def number_segments(
     listing = -1  # the source whose sentence ending in a colon introduced the items that follow
     for segment in segments:
         sentence = segment.text.rstrip()
-        if "\n" in sentence:  # code: never joined into a line
+        if "\n" in sentence or segment.code:  # code: never joined into a line
             body = f"{body.rstrip()}\n\n{sentence}\n{marker(segment.source)}\n\n"
             listing = -1
             continue

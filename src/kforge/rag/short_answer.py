@@ -26,6 +26,7 @@ from kforge.rag.question import (
     defined_subject,
     defines_subject,
     holds_kind,
+    identifiers,
     is_about,
     mentions,
     name_spans,
@@ -380,14 +381,19 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
     the option or call an entry opens with, a code span naming what is asked or holding a
     call, or its code block's line that holds most of what is asked."""
     terms = set(question.terms)
+    # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
+    led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
     offered = []
     for order, unit in enumerate(units):
-        quote = command_of(unit.text.strip(), question)
+        text = unit.text.strip()
+        named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
+        quote = named if unit.code and named else command_of(text, question)
         if quote:
-            offered.append((-len(unit_terms(unit.text) & terms), order, quote, unit.source))
+            said = len(unit_terms(unit.text) & terms)
+            offered.append((not (unit.code and named), -said, order, quote, unit.source))
     if not offered:
         return None
-    _, _, quote, source = min(offered)
+    *_, quote, source = min(offered)
     return ShortAnswer(quote, quote, source)
 
 

@@ -41,6 +41,8 @@ _CODE_LINE = re.compile(
     r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w(?!.*\): [A-Z]))"
     r"|^\s*(?:def|class|for|while|with|try|except|elif|else)\b.*:\s*$"
     r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
+    # an assignment statement: "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000"
+    r"|^\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*[-+*/|]?=\s*\S(?!.*[.!?]\s*$)"
 )
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), a decorator (not an API
 entry that opens with one: ``@functools.cache(user_function): Simple ...``), or a Python
