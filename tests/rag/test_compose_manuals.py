@@ -124,3 +124,29 @@ def test_a_sentence_saying_how_leads_the_code_it_introduces_written_as_code() ->
         "\n\napp = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000\n[1]"
         in (body)
     )
+
+
+def test_a_why_the_page_asks_itself_is_answered_by_the_units_after_it() -> None:
+    factories = chunk(
+        0,
+        "A common pattern is creating the application object when the blueprint is imported. "
+        "But if you move the creation of this object into a function, you can then create "
+        "multiple instances of this app later.\n\nSo why would you want to do this?\n\n"
+        "Testing. You can have instances of the application with different settings to test "
+        "every case.\n\nSo how would you then actually implement that?",
+        "Application Factories",
+    )
+    script = chunk(
+        1,
+        "When using a custom script, if you introduce an error in your module-level code, the "
+        "reloader will fail because it can no longer load the entry point. If you are using "
+        "the app factory pattern, use --call instead.",
+        "Command Line Interface",
+        "Custom Scripts",
+    )
+    answer = compose_extractive(
+        "Why would I create my app in a factory function instead of at module level?",
+        [factories, script],
+    )
+    best = min(answer, key=lambda s: s.rank)
+    assert best.text.endswith("to test every case."), [s.text for s in answer]

@@ -7,7 +7,15 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.question import ENTRY, PROCEDURAL, Question, identifiers, mentions, unit_terms
+from kforge.rag.question import (
+    ENTRY,
+    PROCEDURAL,
+    Question,
+    identifiers,
+    mentions,
+    read_question,
+    unit_terms,
+)
 from kforge.rag.types import Chunk
 from kforge.rag.units import Unit, normalized, passage_units, points_elsewhere
 
@@ -41,12 +49,14 @@ class Candidate:
     kind: str
     terms: frozenset[str]
     entry: str = ""
-    answers: bool = False
-    """The unit comes right after a question the page asks ("Why would you want to build URLs
-    using url_for() ...?"): it answers that question, and holds its terms."""
     """The name an API entry opening this unit's paragraph documents (``os.path.lexists`` for
     "Returns True for broken symbolic links." after "os.path.lexists(path): Return True ..."),
     when the unit continues that entry."""
+    answers: bool = False
+    """The unit comes right after a question the page asks ("Why would you want to build URLs
+    using url_for() ...?"): it answers that question, and holds its terms."""
+    answers_alike: bool = False
+    """The question the unit answers asks what the user's question asks (both "why ...")."""
 
 
 def entry_names(text: str, units: Sequence[Unit]) -> list[str]:
@@ -102,6 +112,7 @@ def find_candidates(
         headings = {bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
         units = passage_units(chunk.text)
         entries = entry_names(chunk.text, units)
+        asked_here = _page_questions(units, question)
         for n, (unit, entry) in enumerate(zip(units, entries, strict=True)):
             if not usable(unit, question) or normalized(unit.text) in said:
                 continue
@@ -121,10 +132,51 @@ def find_candidates(
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
-            answers = before is not None and before.kind == "sentence" and before.text.endswith("?")
-            if answers and before is not None:
-                terms |= unit_terms(before.text)
-            out.append(Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers))
+            answers = n in asked_here
+            alike = False
+            if answers:
+                terms |= asked_here[n][0]
+                alike = asked_here[n][1]
+            out.append(
+                Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers, alike)
+            )
+    return out
+
+
+_POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.IGNORECASE)
+_LINKING = re.compile(r"^(?:so|and|but|then|now|well|ok(?:ay)?),?\s+", re.IGNORECASE)
+"""A word linking a page's question to the text before it ("So why would you ...?")."""
+_ANSWERING = 2
+"""Units after a question a page asks that answer it ("So why would you want to do this?"
+then "Testing." and "You can have instances ... to test every case.")."""
+
+
+def _page_questions(
+    units: Sequence[Unit], question: Question
+) -> dict[int, tuple[frozenset[str], bool]]:
+    """For each unit answering a question its page asks, the terms of that question and
+    whether it asks what ``question`` asks (both "why ..."). The unit right after a page's
+    question answers it; so do the first ``_ANSWERING`` usable units after one asked alike,
+    which also holds the terms of the sentence before it when it points back ("So why would
+    you want to do this?")."""
+    out: dict[int, tuple[frozenset[str], bool]] = {}
+    asked: tuple[frozenset[str], bool] | None = None
+    said = 0
+    for n, unit in enumerate(units):
+        if unit.kind == "sentence" and unit.text.endswith("?"):
+            terms = unit_terms(unit.text)
+            alike = read_question(_LINKING.sub("", unit.text)).kind == question.kind
+            if alike and n and _POINTS_BACK.search(unit.text):
+                terms |= unit_terms(units[n - 1].text)
+            asked = (terms, alike)
+            said = 0
+            if n + 1 < len(units):
+                out[n + 1] = asked
+        elif asked is not None and asked[1] and usable(unit, question):
+            out[n] = asked
+            said += 1
+            if said >= _ANSWERING:
+                asked = None
     return out
 
 

@@ -227,8 +227,8 @@ def compose_extractive(
             # "The importance of the distinction between exec() and execFile() can vary":
             # naming both, it says what neither is
             value *= _OTHER_ENTRY
-        if c.answers:
-            value += _ENTRY_BONUS * coverage  # the page's own answer to what is asked
+        if c.answers:  # the page's own answer to what is asked, the more so asked alike
+            value += _ENTRY_BONUS * coverage * (2 if c.answers_alike else 1)
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         if parameter_defaults(c.text, asked):
