@@ -3,7 +3,7 @@ questions whose answer is a sentence saying what to run."""
 
 from __future__ import annotations
 
-from kforge.rag.compose import compose_extractive
+from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.grounded import number_segments
 from kforge.rag.question import holds_kind, read_question
 from kforge.rag.short_answer import short_answer
@@ -150,3 +150,28 @@ def test_a_why_the_page_asks_itself_is_answered_by_the_units_after_it() -> None:
     )
     best = min(answer, key=lambda s: s.rank)
     assert best.text.endswith("to test every case."), [s.text for s in answer]
+
+
+def test_where_in_a_project_is_answered_with_the_folder() -> None:
+    passages = [
+        chunk(
+            0,
+            "So if you have a blueprint in the folder yourapplication/admin and you want to "
+            "render the template 'admin/index.html', use admin/index.html as the name to look "
+            "up the template by.",
+            "Blueprints",
+            "Templates",
+        ),
+        chunk(
+            1,
+            "To render a template you can use the render_template() method. Flask will look "
+            "for templates in the templates folder.",
+            "Quickstart",
+            "Rendering Templates",
+        ),
+    ]
+    question = "Where does Flask look for my HTML templates?"
+    answer = compose_extractive(question, passages)
+    line = short_answer(question, answer, passages)
+    assert line is not None and line.line == "in the templates folder", line
+    assert short_answer("Where was he born?", [Segment("He was born in Paris.", 0)]) != line

@@ -19,6 +19,7 @@ from kforge.rag.textcheck import REQUEST_WORDS, measured_words
 __all__ = [
     "DATE",
     "ENTRY",
+    "LOCATION",
     "NUMBER",
     "PROCEDURAL",
     "Question",
@@ -145,6 +146,12 @@ _DOING = (
     r"(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|write|specify|"
     r"invoke|import|require|execute|issue|compile|enable|disable|register|configure)"
 )
+LOCATION = re.compile(
+    r"\b(?:folders?|director(?:y|ies)|paths?|located|locations?)\b"
+    r"|(?:^|\s)[\w.~-]*/[\w./-]*"
+)
+"""Where a thing is in documentation: a folder, a directory, a path ("templates/",
+"/usr/local/share/locale")."""
 PROCEDURAL = re.compile(
     rf"`[^`]+`|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
@@ -366,7 +373,9 @@ def holds_kind(text: str, question: Question) -> bool:
         return _REASONING.search(text) is not None
     if kind == "when":
         return DATE.search(text) is not None
-    if kind in ("who", "where"):
+    if kind == "where":  # a place, or in documentation a folder or a path
+        return _PROPER.search(text) is not None or LOCATION.search(text) is not None
+    if kind == "who":
         return _PROPER.search(text) is not None
     if kind in ("choice", "comparison"):
         return sum(any(mentions(text, w) for w in _words_of(o)) for o in question.options) >= 1

@@ -24,6 +24,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.quantities import asked_units, states_in_units
 from kforge.rag.question import (
+    LOCATION,
     NUMBER,
     PROCEDURAL,
     Question,
@@ -99,6 +100,8 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             share += DEFINES_WEIGHT
         if question is not None and question.kind == "procedure" and _does(unit):
             share += KIND_WEIGHT
+        elif question is not None and question.kind == "where" and LOCATION.search(unit.text):
+            share += KIND_WEIGHT  # "Flask will look for templates in the templates folder."
         best = max(best, share + held_bonus)
     return best + HEADING_WEIGHT * heading_fit(focus, chunk)
 

@@ -155,6 +155,8 @@ def short_answer(
         found = _procedure(asked, units)
     elif kind == "reason":
         found = _first(units, _reason)
+    elif kind == "where" and (found := _place(units)):
+        pass
     elif kind in ("who", "where", "thing"):
         found = _name(asked, units, named, titles=titles)
     elif kind == "comparison":
@@ -372,6 +374,27 @@ def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | N
             quote = _clause(unit.text, contrast.start())
         if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
+    return None
+
+
+_FOLDER = re.compile(
+    r"\b(?:in|under|inside|into|from|within)\s+(?:the\s+|a\s+|an\s+|your\s+|its\s+)?"
+    r"(?!(?:the|a|an|your|its)\s)[^\s.,;:!?]+(?:\s+[^\s.,;:!?]+){0,3}?\s+"
+    r"(?:folder|directory|subdirectory|subfolder)\b"
+    r"|\b(?:in|under|inside|into|from|within)\s+(?:the\s+|a\s+)?(?P<path>(?=\S*/)[\w.~/-]+\w/?)"
+)
+"""A place in a project or on disk: "in the templates folder", or a path after its
+preposition ("in refs/stash")."""
+
+
+def _place(units: Sequence[Segment]) -> ShortAnswer | None:
+    """Where, for a question about documentation: the folder or path the best unit naming
+    one says it is in ("in the templates folder"); None when no unit names one."""
+    for unit in units:
+        found = _FOLDER.search(unit.text)
+        if found:  # "in the templates folder"; a path alone: "refs/stash"
+            place = found.group("path") or found.group(0)
+            return ShortAnswer(place, place, unit.source)
     return None
 
 
