@@ -34,6 +34,7 @@ from kforge.rag.question import (
     term_of,
     unit_terms,
 )
+from kforge.rag.spans import answer_span, widen_place
 from kforge.rag.types import Chunk
 
 __all__ = ["ShortAnswer", "short_answer"]
@@ -140,6 +141,8 @@ def short_answer(
     found: ShortAnswer | None = None
     named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
     titles = frozenset().union(*(unit_terms(passages[i].title) for i in named))
+    if kind == "choice" and re.match(r"(?i)(?:are|were|is|was)\s+both\b", question):
+        kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(_yes_no(asked, units, passages), asked)
     if kind == "choice":
@@ -155,7 +158,7 @@ def short_answer(
     elif kind == "reason":
         found = _first(units, _reason)
     elif kind in ("who", "where", "thing"):
-        found = _name(asked, units, named, titles=titles)
+        found = _span(asked, units, passages, _name(asked, units, named, titles=titles))
     elif kind == "comparison":
         found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
@@ -199,6 +202,23 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
         return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
     return ShortAnswer(answer, quote, found.source)
+
+
+def _span(
+    question: Question,
+    units: Sequence[Segment],
+    passages: Sequence[Chunk],
+    named: ShortAnswer | None,
+) -> ShortAnswer | None:
+    """The answering span a rule of ``kforge.rag.spans`` cuts from the units, else ``named``;
+    for "where", with the larger place after it ("San Francisco, California")."""
+    span = answer_span(question, [u.text for u in units], [u.source for u in units], passages)
+    found = ShortAnswer(span[0], span[0], span[1]) if span else named
+    if found is None or question.kind != "where":
+        return found
+    text = next((u.text for u in units if u.source == found.source and found.quote in u.text), "")
+    wide = widen_place(text, found.quote)
+    return ShortAnswer(wide, wide, found.source)
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -424,7 +444,9 @@ def _mention(text: str, option: str) -> str:
             if len(run) < 3 or (size == 1 and run.lower() in _NOT_UNITS):
                 continue
             flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
-            match = re.search(rf"(?<!\w){re.escape(run)}(?!\w)", text, flags)
+            # words of a name may have marks between them in the text ('"Jonny" Craig')
+            written = r"\W{1,3}".join(map(re.escape, run.split()))
+            match = re.search(rf"(?<!\w){written}(?!\w)", text, flags)
             if match:
                 return match.group(0)
     return ""
