@@ -149,3 +149,14 @@ def test_for_any_sentences_a_span_is_copied_from_the_passage_it_names(
     if found is not None:
         text, source = found
         assert text.strip() and text in passages[source].text
+
+
+async def test_in_what_year_is_the_date_where_the_question_has_its_what() -> None:
+    line = await short(
+        "The 1999 Harbor Festival took place at the arena that was completed in what year?",
+        ("1999 Harbor Festival", "The 1999 Harbor Festival took place in 2002 at the Harbor "
+         "Arena, the indoor arena of Rivertown."),
+        ("Harbor Arena", "Harbor Arena is home to the Rivertown Sharks. The arena was completed "
+         "in 1998 and seats 19,000 people."),
+    )  # fmt: skip
+    assert line == "1998"

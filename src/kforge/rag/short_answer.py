@@ -152,7 +152,7 @@ def short_answer(
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
-        found = _name(asked, units, named, dates=True, titles=titles)
+        found = _span(asked, units, passages, _name(asked, units, named, dates=True, titles=titles))
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":

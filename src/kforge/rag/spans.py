@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import STOPWORDS, tokenize
-from kforge.rag.question import Question, asked_noun, term_of, unit_terms
+from kforge.rag.question import Question, asked_noun, date_spans, term_of, unit_terms
 from kforge.rag.textcheck import split_sentences
 from kforge.rag.types import Chunk
 
@@ -456,6 +456,8 @@ def answer_span(
     kind, a described subject, a cloze, a name after the asked noun. Failing those, a cloze
     that aligns surely in another sentence of the passages answers from there (the composer
     may have left out the second hop's sentence that holds the span)."""
+    if question.kind == "when":
+        return _dated(question, units, sources, passages)
     titles = [passages[s].title if 0 <= s < len(passages) else "" for s in sources]
     found = (
         shared_attribute(question, units, sources)
@@ -466,14 +468,37 @@ def answer_span(
     )
     if found is not None:
         return found.text, sources[found.unit]
-    others = [
-        (sentence, index)
-        for index, passage in enumerate(passages)
-        for sentence in split_sentences(passage.text)
-        if sentence not in units
-    ]
+    others = _other_sentences(units, passages)
     far = cloze_span(question, [sentence for sentence, _ in others])
     if far is None or far.score < _SURE:
         return None
     source = others[far.unit][1]
     return (far.text, source) if far.text in passages[source].text else None
+
+
+def _other_sentences(units: Sequence[str], passages: Sequence[Chunk]) -> list[tuple[str, int]]:
+    """The sentences of ``passages`` that are not among ``units``, with their passage's index."""
+    return [
+        (sentence, index)
+        for index, passage in enumerate(passages)
+        for sentence in split_sentences(passage.text)
+        if sentence not in units
+    ]
+
+
+def _dated(
+    question: Question, units: Sequence[str], sources: Sequence[int], passages: Sequence[Chunk]
+) -> tuple[str, int] | None:
+    """For "when" / "in what year": a cloze whose span opens with a date, from the supporting
+    sentences or, the date being the kind asked for, from another sentence of the passages
+    ("... was completed in what year?" → "completed in 1998")."""
+    found = cloze_span(question, units)
+    date = date_spans(found.text, question) if found else []
+    if found is not None and date and date[0][0] == 0:
+        return found.text[: date[0][1]], sources[found.unit]
+    others = _other_sentences(units, passages)
+    far = cloze_span(question, [sentence for sentence, _ in others])
+    date = date_spans(far.text, question) if far else []
+    if far is None or not date or date[0][0] != 0:
+        return None
+    return far.text[: date[0][1]], others[far.unit][1]
