@@ -193,9 +193,11 @@ def cloze_span(question: Question, units: Sequence[str]) -> Span | None:
     """What a sentence says where the question has its "what": the question's words just
     before it ("as part of what?") found in a sentence, the span after them up to the
     question's words after it ("... about his works"), the next phrase or clause, at most
-    eight words. The word right before the span must be the question's last word before its
-    "what" (the same stem), and a word of the question's own (not a stopword) must stand among
-    the few before it, so that "in what" alone aligns nothing."""
+    eight words; for "what NOUN", the name it opens with. The word right before the span must
+    be the question's last word before its "what" (the same stem), and the question's content
+    word nearest its "what" must stand a few words before, in the same phrase ("killed at",
+    "voices", "developed by"), so that "in what" alone aligns nothing. The score counts the
+    question's words found before the span."""
     words, at, after = _question_words(question)
     if at <= 0:
         return None  # "What team was led ...": nothing before the "what" to align
