@@ -103,3 +103,13 @@ def test_doc_set_runs_are_kept_as_one_table_with_each_sets_role(tmp_path: Path) 
     assert "role of " + kept["sets"][0]["name"] in table and "`abc1234`" in table
     with pytest.raises(SystemExit):
         add_docsets("abc1234", [(tmp_path / "results" / "answer_quality_docsets.json", "x")])
+
+
+def test_the_hotpot_table_says_what_its_questions_are_beside_the_papers_baseline() -> None:
+    report = load_results()["answer_quality_hotpotqa"]
+    table = RENDERERS["answer_quality_hotpotqa"](report)
+    totals = report["hotpotqa"]["answers"]["totals"]
+    n = totals["questions"]
+    assert f"designed on all {n} (no held-out split)" in table
+    assert f"| {totals['answer_em']:.1f} | {totals['answer_f1']:.1f} |" in table
+    assert "| 44.4 | 58.3 |" in table and "full dev set" in table

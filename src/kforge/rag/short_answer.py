@@ -35,6 +35,7 @@ from kforge.rag.question import (
     term_of,
     unit_terms,
 )
+from kforge.rag.spans import answer_span, widen_place
 from kforge.rag.types import Chunk
 
 __all__ = ["ShortAnswer", "short_answer"]
@@ -141,6 +142,8 @@ def short_answer(
     found: ShortAnswer | None = None
     named = {i for i, p in enumerate(passages) if p.title and mentions_title(question, p.title)}
     titles = frozenset().union(*(unit_terms(passages[i].title) for i in named))
+    if kind == "choice" and re.match(r"(?i)(?:are|were|is|was)\s+both\b", question):
+        kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(_yes_no(asked, units, passages), asked)
     if kind == "choice":
@@ -150,7 +153,7 @@ def short_answer(
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
-        found = _name(asked, units, named, dates=True, titles=titles)
+        found = _span(asked, units, passages, _name(asked, units, named, dates=True, titles=titles))
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":
@@ -158,7 +161,7 @@ def short_answer(
     elif kind == "where" and (found := _place(units)):
         pass
     elif kind in ("who", "where", "thing"):
-        found = _name(asked, units, named, titles=titles)
+        found = _span(asked, units, passages, _name(asked, units, named, titles=titles))
     elif kind == "comparison":
         found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
@@ -202,6 +205,23 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
         return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
     return ShortAnswer(answer, quote, found.source)
+
+
+def _span(
+    question: Question,
+    units: Sequence[Segment],
+    passages: Sequence[Chunk],
+    named: ShortAnswer | None,
+) -> ShortAnswer | None:
+    """The answering span a rule of ``kforge.rag.spans`` cuts from the units, else ``named``;
+    for "where", with the larger place after it ("San Francisco, California")."""
+    span = answer_span(question, [u.text for u in units], [u.source for u in units], passages)
+    found = ShortAnswer(span[0], span[0], span[1]) if span else named
+    if found is None or question.kind != "where":
+        return found
+    text = next((u.text for u in units if u.source == found.source and found.quote in u.text), "")
+    wide = widen_place(text, found.quote)
+    return ShortAnswer(wide, wide, found.source)
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -453,7 +473,9 @@ def _mention(text: str, option: str) -> str:
             if len(run) < 3 or (size == 1 and run.lower() in _NOT_UNITS):
                 continue
             flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
-            match = re.search(rf"(?<!\w){re.escape(run)}(?!\w)", text, flags)
+            # words of a name may have marks between them in the text ('"Jonny" Craig')
+            written = r"\W{1,3}".join(map(re.escape, run.split()))
+            match = re.search(rf"(?<!\w){written}(?!\w)", text, flags)
             if match:
                 return match.group(0)
     return ""
