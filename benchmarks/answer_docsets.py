@@ -72,6 +72,8 @@ QUESTION_SETS = {
     "flask": DATA / "flask_questions.jsonl",
     "click": DATA / "click_questions.jsonl",
     "jinja": DATA / "jinja_questions.jsonl",
+    "pytest": DATA / "pytest_questions.jsonl",
+    "scrapy": DATA / "scrapy_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -18,6 +18,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | flask | python-flask-doc 2.2.2 | BSD-3-Clause | the Flask guide, tutorial and API, Sphinx HTML |
 | click | python-click-doc 8.1.3 | BSD-3-Clause | the Click guide and API, Sphinx HTML |
 | jinja | python-jinja2-doc 3.1.2 | BSD-3-Clause | the Jinja template designer guide and API, Sphinx HTML |
+| pytest | python-pytest-doc 7.2.1 | MIT | pytest's how-to guides, explanations and reference, Sphinx HTML |
+| scrapy | python-scrapy-doc 2.8.0 | BSD-3-Clause | the Scrapy tutorial, topic guides and FAQ, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -105,6 +107,24 @@ DOCSETS: dict[str, Docset] = {
             ("*.html",),
             "BSD-3-Clause",
             skip=_SPHINX_INDEXES,
+        ),
+        Docset(
+            "pytest",
+            "python-pytest-doc",
+            "usr/share/doc/python-pytest-doc/html",
+            ("*.html", "how-to/*.html", "explanation/*.html", "reference/*.html", "example/*.html"),
+            "MIT",
+            # contents.html is the table of contents; plugin_list.html lists a thousand plugins
+            skip=(*_SPHINX_INDEXES, "contents.html", "plugin_list.html"),
+        ),
+        Docset(
+            "scrapy",
+            "python-scrapy-doc",
+            "usr/share/doc/python-scrapy-doc/html",
+            ("*.html", "intro/*.html", "topics/*.html"),
+            "BSD-3-Clause",
+            # README.html only says how to build these pages
+            skip=(*_SPHINX_INDEXES, "README.html"),
         ),
     )
 }

@@ -345,7 +345,7 @@ def test_quoted_pieces_must_be_in_a_chunk_their_markers_name(scoring: ModuleType
 # -- the question sets -----------------------------------------------------------------------
 
 
-DOC_SETS = ["nodejs", "gettext", "sqlite", "flask", "click", "jinja"]
+DOC_SETS = ["nodejs", "gettext", "sqlite", "flask", "click", "jinja", "pytest", "scrapy"]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
 

@@ -56,6 +56,6 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
     for name, docset in docsets.DOCSETS.items():
         assert docset.name == name and docset.package.endswith("-doc")
         assert docset.root.startswith("usr/share/doc/") and docset.keep
-    assert {"sqlite", "flask", "click", "jinja"} <= set(docsets.DOCSETS)
-    for name in ("flask", "click", "jinja"):
+    assert {"sqlite", "flask", "click", "jinja", "pytest", "scrapy"} <= set(docsets.DOCSETS)
+    for name in ("flask", "click", "jinja", "pytest", "scrapy"):
         assert "genindex.html" in docsets.DOCSETS[name].skip
