@@ -175,3 +175,42 @@ def test_where_in_a_project_is_answered_with_the_folder() -> None:
     line = short_answer(question, answer, passages)
     assert line is not None and line.line == "in the templates folder", line
     assert short_answer("Where was he born?", [Segment("He was born in Paris.", 0)]) != line
+
+
+def test_a_value_given_after_its_entry_comes_with_it() -> None:
+    config = chunk(
+        0,
+        "MAX_COOKIE_SIZE: Warn if cookie headers are larger than this many bytes.\n"
+        "Defaults to 4093. Larger cookies may be silently ignored by browsers. Set to 0 to "
+        "disable the warning.",
+        "Configuration Handling",
+        "Builtin Configuration Values",
+    )
+    question = "Above what size does Flask warn that a cookie is too large?"
+    answer = compose_extractive(question, [config])
+    texts = [s.text for s in answer]
+    at = texts.index("Defaults to 4093.")
+    assert at > 0 and texts[at - 1].startswith("MAX_COOKIE_SIZE: Warn"), texts
+    line = short_answer(question, answer, [config])
+    assert line is not None and line.line == "4093"
+
+
+def test_a_question_a_page_asks_only_answers_alike_when_it_asks_what_is_asked() -> None:
+    song = chunk(
+        0,
+        '"Run the World" is a song recorded by Jennifer Lopez for her album "Love?" (2011). '
+        'Written by Terius "The-Dream" Nash, it was one of several songs recorded with the duo. '
+        "The track originally featured vocals from The-Dream and a rap verse.",
+        "Run the World",
+    )
+    amen = chunk(
+        1,
+        '"Amen" is a song by German musical project Enigma, featuring vocals by English '
+        "dream-pop duo Aquilo.",
+        "Amen (Enigma song)",
+    )
+    answer = compose_extractive(
+        "Which German project recorded a song that featured vocals by a duo?", [song, amen]
+    )
+    best = min(answer, key=lambda s: s.rank)
+    assert "Enigma" in best.text, [s.text for s in answer]

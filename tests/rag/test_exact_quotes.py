@@ -114,7 +114,7 @@ def assert_exact(answer: Any, passages: list[Chunk]) -> None:
             if i == segment.source
         )
         text = segment.text.rstrip()
-        if "\n" in text:
+        if "\n" in text or segment.code:  # code stands on its own lines
             rendered = f"{text}\n[{number}]"
         else:
             end = text[-1] if text[-1] in ".!?" and text[-2:-1].strip() else ""

@@ -26,13 +26,19 @@ __all__ = [
     "candidate_sentences",
     "entry_names",
     "find_candidates",
+    "gives_default",
     "usable",
 ]
 
 _VERSION_NOTE = re.compile(
-    r"^(?:New|Changed|Deprecated|Removed|Added) in(?: version)? v?\d+(?:\.\d+)*[.:]?\s*$", re.I
+    r"^(?:New|Changed|Deprecated|Removed|Added) (?:in|since)(?: version)? v?\d+(?:\.\d+)*[.:]?"
+    r"\s*(?:Will be removed in [\w ]*\d+(?:\.\d+)*\.?)?$",
+    re.I,
 )
-"""A documentation generator's version note standing alone ("New in version 0.8.")."""
+"""A documentation generator's version note standing alone ("New in version 0.8.",
+"Deprecated since version 2.2: Will be removed in Flask 2.3.")."""
+_DEFAULT_VALUE = re.compile(r"^(?:Defaults? (?:to|is)|Default(?: value)?:)\s+\S", re.I)
+"""A unit giving the value of the entry before it ("Defaults to 4093.")."""
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
@@ -90,6 +96,8 @@ def usable(unit: Unit, question: Question | None) -> bool:
     if points_elsewhere(unit):
         return False
     words = len(unit.text.split())
+    if question is not None and question.kind == "quantity" and _DEFAULT_VALUE.match(unit.text):
+        return words <= _MAX_WORDS  # short, but it gives the value asked for
     if unit.kind == "sentence":
         # one introducing a list ("... as a result of either:") answers only with its items
         colon_ok = question is not None or not unit.text.endswith(":")
@@ -132,6 +140,8 @@ def find_candidates(
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
+            if before is not None and _DEFAULT_VALUE.match(unit.text):
+                terms |= unit_terms(before.text)  # "Defaults to 4093." after what it is of
             answers = n in asked_here
             alike = False
             if answers:
@@ -151,6 +161,11 @@ _ANSWERING = 2
 then "Testing." and "You can have instances ... to test every case.")."""
 
 
+def gives_default(text: str) -> bool:
+    """True for a unit giving the value of the entry before it ("Defaults to 4093.")."""
+    return _DEFAULT_VALUE.match(text) is not None
+
+
 def _page_questions(
     units: Sequence[Unit], question: Question
 ) -> dict[int, tuple[frozenset[str], bool]]:
@@ -165,7 +180,9 @@ def _page_questions(
     for n, unit in enumerate(units):
         if unit.kind == "sentence" and unit.text.endswith("?"):
             terms = unit_terms(unit.text)
-            alike = read_question(_LINKING.sub("", unit.text)).kind == question.kind
+            asks = read_question(_LINKING.sub("", unit.text)).kind
+            # of a kind that says what is asked ("why", "how do I"): not any question at all
+            alike = asks == question.kind and asks not in ("thing", "yesno")
             if alike and n and _POINTS_BACK.search(unit.text):
                 terms |= unit_terms(units[n - 1].text)
             asked = (terms, alike)

@@ -32,10 +32,12 @@ from kforge.rag.candidates import (
     bare_heading,
     candidate_sentences,
     find_candidates,
+    gives_default,
 )
 from kforge.rag.comparison import compared_unit
 from kforge.rag.question import (
     ENTRY,
+    NUMBER,
     Question,
     defined_subject,
     defines_subject,
@@ -290,6 +292,8 @@ def compose_extractive(
             or best_here.answers
         ):
             follows[id(owns[source][0])] = _follow_on(owns[source][0], owns[source])
+        elif asked.kind == "quantity":
+            follows[id(best_here)] = _value_of(best_here, owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
@@ -347,7 +351,9 @@ def compose_extractive(
     # comparison has room for one more unit, one about each item
     placed: list[Candidate] = []
     for c in chosen:
-        placed.extend(u for u in (c, *follows.get(id(c), ())) if u not in placed)
+        # "Defaults to 16 KiB." says what of the unit before it: that unit comes first
+        of = _subject_of(c, owns[c.source]) if gives_default(c.text) else None
+        placed.extend(u for u in (of, c, *follows.get(id(c), ())) if u and u not in placed)
     chosen = placed[: max_sentences + (asked.kind == "comparison")]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
@@ -520,15 +526,11 @@ def _hop(
     lead = top.source
     anchor = passages[lead]
     own_name = _core_title(anchor.title).lower()
-    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop,
-    # nor a page titled with what most passages name (a manual's page titled "SQLite")
+    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
     linked = [
         i
         for i in dict.fromkeys(_named(anchor.text, passages) + list(named))
-        if i != lead
-        and owns.get(i)
-        and _core_title(passages[i].title).lower() != own_name
-        and not _names_everything(passages[i].title, passages)
+        if i != lead and owns.get(i) and _core_title(passages[i].title).lower() != own_name
     ]
     lacking = {t for t in query if not t.startswith(NAME_PREFIX)} - _passage_terms(anchor)
 
@@ -537,6 +539,8 @@ def _hop(
         (the actress the question describes, not her film), and the question's words
         beside the leading passage's mention of it."""
         held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
+        if not held and _names_everything(passages[i].title, passages):
+            return 0.0  # a manual's page titled "SQLite" adds nothing the answer lacks
         mentions_ = _beside(anchor.text, passages[i].title, query)
         return held + _BESIDE * max((sum(map(idf, m)) for m in mentions_), default=0.0)
 
@@ -601,6 +605,21 @@ def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
         return []
     nxt = after[0]
     return [nxt] if _refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
+
+
+def _subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The unit right before ``value`` ("Specify the maximum size, in bytes, of HTTP
+    headers." before "Defaults to 16 KiB."), or None when it is not a candidate."""
+    return next((c for c in own if c.position == value.position - 1), None)
+
+
+def _value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The unit right after ``best`` giving the value it leaves out ("MAX_COOKIE_SIZE: Warn
+    if cookie headers are larger than this many bytes." then "Defaults to 4093.")."""
+    if NUMBER.search(best.text):
+        return []
+    nxt = next((c for c in own if c.position == best.position + 1), None)
+    return [nxt] if nxt is not None and gives_default(nxt.text) else []
 
 
 def _beside(text: str, title: str, query: Collection[str]) -> list[frozenset[str]]:
