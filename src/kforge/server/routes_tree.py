@@ -89,6 +89,6 @@ async def intervene(agent_id: str, body: InterveneBody, state: State) -> dict[st
     if body.action != "delete" and not body.content.strip():
         raise Problem(422, "invalid-intervention", f"a {body.action} needs 'content', its text")
     # typed: the action is the body's, never read from the content's words
-    outcome = await runtime.intervene(agent_id, body.action, body.content)
+    outcome = await runtime.intervene(agent_id, body.intervention())
     node = runtime.agent_tree(agent_id)[agent_id]
     return {"success": True, **outcome, "agent": node}
