@@ -14,10 +14,11 @@ names its parts split into them when the model's split is unusable.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kforge.agents.research.evidence import gather_evidence
 from kforge.agents.research.writing import write_grounded
+from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.decisions import (
     CLARIFY_PROMPT,
@@ -66,6 +67,7 @@ _Reply = TypeVar("_Reply")
 
 class TreeAgent:
     agent_type = "tree"
+    result_type: ClassVar[type[AgentResult]] = CitedAnswer
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
