@@ -34,6 +34,7 @@ from kforge.agents.conversation import (
     search_question,
     turns_from_args,
 )
+from kforge.agents.decisions import structured
 from kforge.agents.react import service_tools
 from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer, short_answer
@@ -306,11 +307,14 @@ class RouterAgent:
             self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
-            reply = await ctx.complete(
+            # one attempt a step: a failed decision is recorded and the next step asks again
+            reply = await structured(
+                ctx,
                 self._router_messages(),
                 _DECIDE,
-                output_type=router_reply(tuple(self.actions)),
-                purpose="routing",
+                router_reply(tuple(self.actions)),
+                "routing",
+                attempts=1,
             )
             decision = RouterDecision.from_reply(reply)
         except ModelOutputError as exc:

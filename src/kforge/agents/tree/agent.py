@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
+from kforge.agents.decisions import structured
 from kforge.agents.research.evidence import gather_evidence
 from kforge.agents.research.writing import write_grounded
 from kforge.agents.results import AgentResult, CitedAnswer
@@ -272,7 +273,7 @@ class TreeAgent:
     ) -> _Reply:
         user = self._request() + (f"\n\n{extra}" if extra else "")
         messages = [Message.system(system), Message.user(user)]
-        return await ctx.complete(messages, DECISION, output_type=output_type, purpose=purpose)
+        return await structured(ctx, messages, DECISION, output_type, purpose)
 
     def _usable(self, text: str) -> str:
         """``text`` as a question worth asking, or "": not a question, the request again (small
