@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from kforge.errors import StateCorruptionError
-from kforge.rag.types import Citation
 
 if TYPE_CHECKING:
     from kforge.engine.registry import AgentRegistry
+    from kforge.rag.types import Citation
     from kforge.store.base import RunRecord
 
 __all__ = [
@@ -37,6 +37,9 @@ def load_citations(stored: Any) -> tuple[Citation, ...]:
     """The citations of a stored result, as ``Citation`` objects (a stored ``Citation`` as is)."""
     if not stored:
         return ()
+    # imported here: ``kforge.rag`` is heavy, and the runtime reads results without it
+    from kforge.rag.types import Citation
+
     if not isinstance(stored, list):
         raise StateCorruptionError(
             f"a stored result's 'citations' must be a list (got {type(stored).__name__}); "
