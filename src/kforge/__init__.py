@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "RouterAgent": "kforge.agents.router",
     "TreeAgent": "kforge.agents.tree",
     "QueryUserHandler": "kforge.runtime.runtime",
+    "Intervention": "kforge.runtime.interventions",
+    "InterventionAction": "kforge.runtime.interventions",
     "UnderstandAgent": "kforge.agents.understand.agent",
     "Corpus": "kforge.rag.corpus",
     "ingest_folder": "kforge.rag.ingest",

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this che
 from kforge.frames import Frame
 from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply
 from kforge.llm.types import Message
-from kforge.runtime import Runtime
+from kforge.runtime import Intervention, Runtime
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.tree_model import TreeScript
 
@@ -72,7 +72,7 @@ async def main(db: str, action: str, content: str, kill_at: int) -> None:
         nonlocal calls
         calls += 1
         if calls == STEERED_AT_CALL and runtime is not None:
-            await runtime.intervene(run_id, action=action, content=content)
+            await runtime.intervene(run_id, Intervention(action=action, content=content))  # type: ignore[arg-type]
             store.writes = 0
         return await script(messages, info)
 

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from kforge import Runtime, Services
+from kforge import Intervention, InterventionAction, Runtime, Services
 from kforge.agents.tree import STEPS, TreeAgent
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError, ValidationError
+from kforge.runtime.interventions import intervene
 from kforge.store.base import RunRecord, RunStatus
 from kforge.tools.approval import ApprovalPolicy
 from tests.agents.tree_model import Gates, TreeScript, barrier_gate, held_worker, phases
@@ -188,7 +189,7 @@ async def test_delete_of_a_running_child_stops_it_at_its_next_step_and_the_paren
     venue = next(
         r for r in rt.store.list_runs(parent_id=root) if r.input["args"]["prompt"] == VENUE
     )
-    outcome = await rt.intervene(venue.id, "delete")
+    outcome = await rt.intervene(venue.id, Intervention.delete())
     assert outcome["applied"] == "next_step"
     assert rt.agent_tree(root)[venue.id]["userComment"] == "delete"
     gates.release(VENUE)
@@ -206,7 +207,7 @@ async def test_delete_of_a_running_child_stops_it_at_its_next_step_and_the_paren
     assert f"- {VENUE} (deleted by the user before it finished)" in result["answer"]
     assert result["metadata"]["partial"] is True
     with pytest.raises(InvalidRunStateError, match="finished"):
-        await rt.intervene(venue.id, "comment", "a late comment")
+        await rt.intervene(venue.id, Intervention.comment("a late comment"))
     await rt.aclose()
 
 
@@ -223,7 +224,7 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
     root = await rt.start("tree", {"prompt": PARTY})
     await gates.entered(FOOD)
     await gates.entered(VENUE)
-    await rt.intervene(root, "modify", picnic)
+    await rt.intervene(root, Intervention.modify(picnic))
     assert rt.agent_tree(root)[root]["status"] == "modified"
     gates.release(FOOD)
     gates.release(VENUE)
@@ -242,7 +243,7 @@ async def test_modify_of_the_root_while_its_children_run_replans_with_the_new_in
 
 async def test_a_comment_on_a_waiting_agent_is_seen_at_its_next_step(tmp_path: Path) -> None:
     rt, _, run = await parked_on_clarification(tmp_path)
-    outcome = await rt.intervene(run.id, "comment", "keep it cheap")
+    outcome = await rt.intervene(run.id, Intervention.comment("keep it cheap"))
     assert outcome["applied"] == "now"
     assert rt.frames(run.id)[-1].type == "intervention"
     assert rt.agent_tree(run.id)[run.id]["userComment"] == "keep it cheap"
@@ -258,19 +259,23 @@ async def test_intervention_arguments_are_checked(tmp_path: Path) -> None:
     rt = runtime(tmp_path, TreeScript(ambiguous=(PARTY,)))
     run = await rt.run("tree", {"prompt": PARTY})
     with pytest.raises(ValidationError, match="must be one of delete, modify, comment"):
-        await rt.intervene(run.id, "explode", "now")
+        Intervention(action="explode", content="now")  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="modify intervention needs content"):
-        await rt.intervene(run.id, "modify", "  ")
+        Intervention.modify("  ")
     with pytest.raises(ValidationError, match="comment intervention needs content"):
-        await rt.intervene(run.id, "comment")
-    # the specification's overrides shape, where the comment's words are its markers
-    with pytest.raises(ValidationError, match="user_content"):
-        await rt.user_intervention(run.id, user_comment="modify")
-    with pytest.raises(ValidationError, match="status must be one of"):
-        await rt.user_intervention(run.id, status="completed")
-    with pytest.raises(ValidationError, match="needs user_comment"):
-        await rt.user_intervention(run.id)
-    deleted = await rt.user_intervention(run.id, status="deleted")
+        Intervention(action=InterventionAction.COMMENT)
+    with pytest.raises(ValidationError, match="takes an Intervention"):
+        await intervene(rt, run.id, "comment")  # type: ignore[arg-type]
+    # the action as a string, for one release: deprecated, and never read from the content
+    with pytest.warns(DeprecationWarning, match="pass an Intervention"):
+        said = await rt.intervene(run.id, "comment", "delete")
+    assert said["action"] == "comment" and rt.get_run(run.id).status == RunStatus.AWAITING_USER
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(ValidationError, match="must be one of delete, modify, comment"),
+    ):
+        await rt.intervene(run.id, "explode", "now")
+    deleted = await rt.intervene(run.id, Intervention(action="delete"))  # type: ignore[arg-type]
     assert deleted["applied"] == "now" and rt.get_run(run.id).status == RunStatus.DELETED
     assert rt.agent_tree(run.id)[run.id]["status"] == "deleted"
     await rt.aclose()
@@ -279,7 +284,7 @@ async def test_intervention_arguments_are_checked(tmp_path: Path) -> None:
 async def test_a_comment_is_typed_whatever_its_words(tmp_path: Path) -> None:
     rt, _, run = await parked_on_clarification(tmp_path)
     for words in ("delete", "modify", "unchanged"):
-        outcome = await rt.intervene(run.id, "comment", words)
+        outcome = await rt.intervene(run.id, Intervention.comment(words))
         assert outcome["action"] == "comment" and outcome["applied"] == "now"
         node = rt.agent_tree(run.id)[run.id]
         assert node["intervention"] == {"action": "comment", "content": words}
@@ -400,7 +405,7 @@ async def test_an_intervention_sent_to_a_process_that_is_then_killed_applies_aft
         picnic = "Plan a picnic instead"
         other = Runtime(tmp_path / "tree.db", model=TreeScript().model())
         assert other.get_run(root).is_live()
-        outcome = await other.intervene(root, "modify", picnic)
+        outcome = await other.intervene(root, Intervention.modify(picnic))
         assert outcome["applied"] == "next_step"  # the other process executes it
         other.store.close()
     rt = runtime(tmp_path, TreeScript(subquestions={PARTY: [FOOD, VENUE]}))

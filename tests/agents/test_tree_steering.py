@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from kforge import Runtime
+from kforge import Intervention, Runtime
 from kforge.frames import Complete, Frame, StatusChanged
 from kforge.store.base import RunStatus
 from tests.agents.tree_model import Gates, TreeScript, barrier_gate, held_worker
@@ -59,7 +59,7 @@ async def test_a_comment_reaches_a_parent_waiting_on_a_slow_child_before_the_chi
     tmp_path: Path,
 ) -> None:
     rt, gates, root, child = await waiting_on_a_held_child(tmp_path, FOOD)
-    outcome = await rt.intervene(root, "comment", "keep it cheap")
+    outcome = await rt.intervene(root, Intervention.comment("keep it cheap"))
     assert outcome["applied"] == "next_step"
     # the parent writes its answer again with the note while the child is still held
     await seen(
@@ -85,7 +85,7 @@ async def test_a_comment_reaches_a_parent_waiting_on_a_slow_child_before_the_chi
 
 async def test_a_modify_replans_a_waiting_parent_before_its_child_ends(tmp_path: Path) -> None:
     rt, gates, root, child = await waiting_on_a_held_child(tmp_path, FOOD, PICNIC)
-    await rt.intervene(root, "modify", PICNIC)
+    await rt.intervene(root, Intervention.modify(PICNIC))
     await gates.entered(PICNIC)  # the new main execution, with the child still held
     assert rt.get_run(child).status == RunStatus.RUNNING
     gates.release(PICNIC)
@@ -100,7 +100,7 @@ async def test_a_modify_replans_a_waiting_parent_before_its_child_ends(tmp_path:
 
 async def test_a_delete_ends_a_waiting_parent_before_its_child_ends(tmp_path: Path) -> None:
     rt, gates, root, child = await waiting_on_a_held_child(tmp_path, FOOD)
-    await rt.intervene(root, "delete")
+    await rt.intervene(root, Intervention.delete())
     run = await asyncio.wait_for(rt.wait(root), GUARD_S)
     assert run.status == RunStatus.DELETED
     assert rt.get_run(child).status == RunStatus.RUNNING  # still inside its model call
@@ -147,7 +147,7 @@ async def test_a_comment_wakes_a_parent_parked_while_a_child_waits_for_a_person(
     root = await rt.start("tree", {"prompt": PARTY})
     run = await rt.wait(root)
     assert run.status == RunStatus.PAUSED and run.pause_reason == "subagents"
-    outcome = await rt.intervene(root, "comment", "keep it cheap")
+    outcome = await rt.intervene(root, Intervention.comment("keep it cheap"))
     assert outcome["applied"] == "now"
     # it answers again with the note while its child still waits for its answer
     noted = await seen(

@@ -16,8 +16,8 @@ import kforge
 from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError
-from kforge.frames import Intervention
-from kforge.runtime import AgentRegistry, Runtime
+from kforge.frames import Intervention as InterventionFrame
+from kforge.runtime import AgentRegistry, Intervention, Runtime
 from kforge.store import RunStatus, SQLiteStore
 from kforge.store.base import RunRecord, Snapshot
 from tests.agents.tree_model import Gates, TreeScript
@@ -55,7 +55,7 @@ class Meanwhile(SQLiteStore):
 
 
 def interventions(rt: Runtime, run_id: str) -> list[tuple[str, str]]:
-    return [(f.action, f.content) for f in rt.frames(run_id) if isinstance(f, Intervention)]
+    return [(f.action, f.content) for f in rt.frames(run_id) if isinstance(f, InterventionFrame)]
 
 
 async def test_a_modify_racing_a_delete_from_another_process_is_refused(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ async def test_a_modify_racing_a_delete_from_another_process_is_refused(tmp_path
     assert run.status == RunStatus.AWAITING_USER  # parked: no process executes it
     store.run_id, store.argv = run.id, ("intervene", run.id, "--delete")
     with pytest.raises(InvalidRunStateError, match=r"ended \(deleted\) before this modify"):
-        await rt.intervene(run.id, "modify", PICNIC)
+        await rt.intervene(run.id, Intervention.modify(PICNIC))
     assert rt.get_run(run.id).status == RunStatus.DELETED
     assert interventions(rt, run.id) == [("delete", "")]
     assert rt.interventions.pending(run.id) == []
@@ -81,12 +81,12 @@ async def test_a_modify_behind_a_waiting_delete_is_refused_and_the_delete_applie
     rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model())
     root = await rt.start("tree", {"prompt": PARTY})
     await gates.entered(PARTY)  # inside its main execution step
-    deleted = await rt.intervene(root, "delete")
+    deleted = await rt.intervene(root, Intervention.delete())
     assert deleted["applied"] == "next_step"
     with pytest.raises(InvalidRunStateError, match=r"being deleted \(that came first\)"):
-        await rt.intervene(root, "modify", PICNIC)
+        await rt.intervene(root, Intervention.modify(PICNIC))
     with pytest.raises(InvalidRunStateError, match="being deleted"):
-        await rt.intervene(root, "delete")  # the second delete loses too
+        await rt.intervene(root, Intervention.delete())  # the second delete loses too
     assert [i.action for i in rt.interventions.pending(root)] == ["delete"]
     gates.release(PARTY)
     run = await rt.wait(root)
@@ -102,8 +102,8 @@ async def test_a_modify_ahead_of_a_delete_applies_then_the_delete(tmp_path: Path
     rt = Runtime(SQLiteStore(tmp_path / "k.db"), model=script.model())
     root = await rt.start("tree", {"prompt": PARTY})
     await gates.entered(PARTY)
-    assert (await rt.intervene(root, "modify", PICNIC))["applied"] == "next_step"
-    assert (await rt.intervene(root, "delete"))["applied"] == "next_step"
+    assert (await rt.intervene(root, Intervention.modify(PICNIC)))["applied"] == "next_step"
+    assert (await rt.intervene(root, Intervention.delete()))["applied"] == "next_step"
     gates.release(PARTY)
     run = await rt.wait(root)
     assert run.status == RunStatus.DELETED
@@ -152,7 +152,7 @@ async def test_a_comment_sent_during_the_last_step_is_taken_before_the_run_ends(
     run_id = await rt.start(Notebook.agent_type)
     await Notebook.entered.wait()  # inside its only step
     other = Runtime(SQLiteStore(db))  # another process, as far as the inbox can tell
-    said = await other.intervene(run_id, "comment", "bring cake")
+    said = await other.intervene(run_id, Intervention.comment("bring cake"))
     assert said["applied"] == "next_step"
     Notebook.gate.set()
     run = await rt.wait(run_id)
@@ -161,7 +161,7 @@ async def test_a_comment_sent_during_the_last_step_is_taken_before_the_run_ends(
     assert interventions(rt, run_id) == [("comment", "bring cake")]
     assert rt.interventions.pending(run_id) == []
     with pytest.raises(InvalidRunStateError, match="it has finished"):
-        await other.intervene(run_id, "comment", "too late")
+        await other.intervene(run_id, Intervention.comment("too late"))
     other.store.close()
     await rt.aclose()
 

@@ -17,7 +17,7 @@ import pytest
 
 from kforge.errors import ValidationError
 from kforge.frames import StatusChanged, ToolResultFrame
-from kforge.runtime import Runtime
+from kforge.runtime import Intervention, Runtime
 from kforge.store import RunRecord, RunStatus
 
 pytest.importorskip("dbos", reason="the dbos extra is not installed")
@@ -245,7 +245,7 @@ async def test_a_comment_wakes_a_tree_parent_parked_on_its_subagents(
             return sum(isinstance(f, StatusChanged) and f.to_status == "paused" for f in frames)
 
         await until(rt, root, lambda r: r.pause_reason == "subagents")
-        outcome = await rt.intervene(root, "comment", "keep it short")
+        outcome = await rt.intervene(root, Intervention.comment("keep it short"))
         assert outcome["applied"] == "now"
         # woken, it took the comment and parked again, its subagents still held
         await until(rt, root, lambda r: r.pause_reason == "subagents" and parks(r) == 2)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from kforge.agents.loop import ReactLoop
 from kforge.agents.loop.config import LoopConfig
+from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
@@ -111,6 +112,7 @@ class ReactAgent:
     """The ReAct loop as a run: each runner step is one decide → act → observe iteration."""
 
     agent_type = "react"
+    result_type: ClassVar[type[AgentResult]] = CitedAnswer
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})

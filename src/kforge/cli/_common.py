@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from kforge.agents.results import Report
 from kforge.errors import ForgeError
 from kforge.explain import describe_frame
 from kforge.frames import Frame
@@ -461,8 +462,8 @@ def report_path(agent_type: str, run_id: str, output: str | None = None) -> Path
 
 def save_report(run: RunRecord, output: str | None = None) -> Path | None:
     """Write the Markdown report in a run's (possibly partial) result; returns where."""
-    report = (run.result or {}).get("report")
-    if not isinstance(report, str) or not report.strip():
+    report = Report.load(run.result).text
+    if not report.strip():
         return None
     path = report_path(run.agent_type, run.id, output)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from kforge.agents.results import CitedAnswer, sources_text
 from kforge.cli._common import (
     add_document_options,
     open_runtime,
@@ -214,25 +215,19 @@ async def follow_turn(
 
 
 def print_answer(run: RunRecord, out: TextIO, live: LiveAnswer | None = None) -> None:
-    result = run.result or {}
-    answer = str(result.get("answer", "")).strip()
+    result = CitedAnswer.load(run.result)
+    answer = result.text.strip()
     if live is not None and live.text:
         print(file=out)  # ends the streamed text
-        if result.get("answer_path") == "extractive_fallback":
+        if result.path == "extractive_fallback":
             print(f"{QUOTED}\n\n{answer}", file=out)
         elif live.text.strip() != answer:  # e.g. markers that cite nothing were removed
             print(f"\n{answer}", file=out)
     else:
         print(f"{live.prefix if live else ''}{answer}", file=out)
-    citations = result.get("citations") or []
-    if citations:
-        print("\nSources:", file=out)
-        for c in citations:
-            where = [f"§ {c['heading']}"] if c.get("heading") else []
-            if c.get("page") is not None:
-                where.append(f"p. {c['page']}")
-            where.append(f"chars {c['start']}-{c['end']}")
-            print(f"  [{c['number']}] {c['file']} " + ", ".join(where), file=out)
+    sources = sources_text(result.citations)
+    if sources:
+        print(f"\n{sources}", file=out)
     out.flush()
 
 

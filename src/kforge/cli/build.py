@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kforge.agents.results import BuildResult
 from kforge.cli._common import (
     add_document_options,
     drive_run,
@@ -94,12 +95,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     run = run_interruptible(go(), args)
     code = report_outcome(run, args)
-    result = run.result or {}
+    result = BuildResult.load(run.result)
     if run.status == RunStatus.COMPLETED:
         print(f"artifact written to {folder}")
-        if result.get("check_command"):
-            print(f"check it with: cd {folder} && {result['check_command']}", file=sys.stderr)
-        if not result.get("complete"):
+        if result.check_command:
+            print(f"check it with: cd {folder} && {result.check_command}", file=sys.stderr)
+        if not result.complete:
             print(
                 "kforge: error: some steps did not pass their checks; see BUILD_LOG.md",
                 file=sys.stderr,

@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from kforge.agents.conversation import Turn, turns_from_args
+from kforge.agents.results import CitedAnswer
 from kforge.cli._common import command_hint, open_runtime, read_input_line, run_interruptible
 from kforge.cli.ask import (
     LiveAnswer,
@@ -150,7 +151,7 @@ async def run_chat(
             if live is None and answers is out:
                 print("kforge> ", end="", file=out)
             print_answer(run, answers, live)
-            turns.append(Turn(line, str((run.result or {}).get("answer", ""))))
+            turns.append(Turn(line, CitedAnswer.load(run.result).text))
     finally:
         await rt.aclose()
 
@@ -187,7 +188,7 @@ async def _finish_interrupted(
     if live is None and answers is out:
         print("kforge> ", end="", file=out)
     print_answer(run, answers, live)
-    return Turn(question, str((run.result or {}).get("answer", "")))
+    return Turn(question, CitedAnswer.load(run.result).text)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

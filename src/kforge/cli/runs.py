@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kforge.agents.results import read_result
 from kforge.cli._app import add_app_option, check_run_needs
 from kforge.cli._common import (
     NoDatabaseError,
@@ -194,6 +195,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if run.pending_interaction:
         print(render_pending(run, lambda command: command_hint(args, command)))
     if run.result is not None:
+        result = read_result(run)
+        if result.citations and result.text.strip():  # the answer and the Sources it cites
+            print(f"{result.TEXT_FIELD:<10} " + result.with_sources()[:4000])
         print("result     " + json.dumps(run.result, ensure_ascii=False, indent=2)[:4000])
     return 0
 

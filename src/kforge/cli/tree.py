@@ -10,6 +10,7 @@ from typing import Any
 
 from kforge.cli._common import EXIT_OK, find_run, open_store
 from kforge.errors import ValidationError
+from kforge.runtime.interventions import Intervention
 from kforge.runtime.runtime import Runtime
 
 __all__ = ["register", "tree_lines"]
@@ -92,12 +93,12 @@ def cmd_intervene(args: argparse.Namespace) -> int:
         if text is not None and not text.strip():
             raise ValidationError(f"{flag} needs text: the agent's new instructions or a note")
     if args.delete:
-        action, content = "delete", ""
+        intervention = Intervention.delete()
     elif args.modify is not None:
-        action, content = "modify", args.modify
+        intervention = Intervention.modify(args.modify)
     else:
-        action, content = "comment", args.comment
-    outcome = asyncio.run(runtime.intervene(run.id, action, content))
+        intervention = Intervention.comment(args.comment)
+    outcome = asyncio.run(runtime.intervene(run.id, intervention))
     when = (
         "applied now" if outcome["applied"] == "now" else "it takes effect at the agent's next step"
     )

@@ -19,6 +19,7 @@ __all__ = [
     "decision_schema",
     "flatten_tool_messages",
     "parse_decision",
+    "read_tool_call",
     "tool_instructions",
 ]
 
@@ -73,12 +74,12 @@ def parse_decision(value: Any, *, call_id_prefix: str = "call") -> tuple[str, tu
     if isinstance(value, dict):
         if "tool_calls" in value and isinstance(value["tool_calls"], list):
             calls = [
-                _one_call(item, f"{call_id_prefix}_{i}")
+                read_tool_call(item, f"{call_id_prefix}_{i}")
                 for i, item in enumerate(value["tool_calls"])
             ]
             return str(value.get("answer") or ""), tuple(calls)
         if "tool" in value or "name" in value:
-            return "", (_one_call(value, f"{call_id_prefix}_0"),)
+            return "", (read_tool_call(value, f"{call_id_prefix}_0"),)
         if "answer" in value:
             answer = value["answer"]
             return answer if isinstance(answer, str) else json.dumps(answer), ()
@@ -88,7 +89,11 @@ def parse_decision(value: Any, *, call_id_prefix: str = "call") -> tuple[str, tu
     )
 
 
-def _one_call(item: Any, call_id: str) -> ToolCall:
+def read_tool_call(item: Any, call_id: str = "call_0") -> ToolCall:
+    """One tool call of a JSON decision: ``{"tool" or "name", "arguments" or "parameters"}``
+    or OpenAI's ``{"function": {...}}``, arguments possibly a JSON string. The one reader of
+    tool calls written as JSON (by prompted models, and in the ReAct loop's decisions).
+    Raises ``ValueError`` saying what is wrong."""
     if not isinstance(item, dict):
         raise ValueError(f"a tool call must be an object, got {json.dumps(item)[:200]}")
     name = item.get("tool", item.get("name"))
@@ -104,7 +109,7 @@ def _one_call(item: Any, call_id: str) -> ToolCall:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ValueError(
-            f"arguments of tool '{name}' must be an object, got {json.dumps(arguments)[:200]}"
+            f"arguments of tool '{name}' must be a JSON object, got {json.dumps(arguments)[:200]}"
         )
     return ToolCall(name=name, arguments=arguments, id=str(item.get("id") or call_id))
 

@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from kforge.agents.results import read_result
+from kforge.engine.registry import AgentRegistry
 from kforge.errors import ValidationError
 from kforge.runtime.host import RuntimeHost
 from kforge.store.base import RunRecord, RunStatus
@@ -32,21 +34,13 @@ def agent_args(agent_type: str, prompt: str, *, corpus: str) -> dict[str, Any]:
     return {"goal": prompt}
 
 
-def answer_text(run: RunRecord) -> str:
-    """The most useful text of a finished run's result; an answer with citations ends with the
-    Sources its markers name."""
-    result = run.result or {}
-    for key in ("report", "answer", "response", "response_text", "summary"):
-        value = result.get(key)
-        if isinstance(value, str) and value.strip():
-            citations = result.get("citations") if key == "answer" else None
-            if isinstance(citations, list) and citations:
-                from kforge.rag.types import Citation
-
-                listed = "\n".join(Citation.from_dict(c).label for c in citations)
-                return f"{value}\n\nSources:\n{listed}"
-            return value
-    return json.dumps(result, ensure_ascii=False)
+def answer_text(run: RunRecord, registry: AgentRegistry | None = None) -> str:
+    """A finished run's text, as its agent's declared result type says where it is (the whole
+    result as JSON when it has none); an answer with citations ends with its Sources."""
+    result = read_result(run, registry)
+    if result.text.strip():
+        return result.with_sources()
+    return json.dumps(dict(result.stored), ensure_ascii=False)
 
 
 async def run_to_answer(
@@ -100,7 +94,7 @@ async def settle_run(
     if run.status != RunStatus.COMPLETED:
         detail = run.error or run.pause_reason or ""
         return f"[run {run.id} ended {run.status.value}: {detail}]"
-    return answer_text(run)
+    return answer_text(run, runtime.registry)
 
 
 def question_text(run: RunRecord, command: Callable[[str], str]) -> str:

@@ -1,84 +1,92 @@
 """People's interventions on agents: delete, modify, comment (the agent tree's steering).
 
-An intervention on a run that no process executes is committed to its log at once (a delete
-also ends it). One on a run that is executing, here or in another process, waits in the
-store's inbox for that run; the runner takes it at the run's next step boundary and records
-it there, so it is a frame of the run either way, survives a restart and replays.
+An intervention is a typed value (``Intervention``): its action is an ``InterventionAction``,
+never read from its text, so a comment that says "delete" is a comment. One on a run that no
+process executes is committed to its log at once (a delete also ends it). One on a run that is
+executing, here or in another process, waits in the store's inbox for that run; the runner
+takes it at the run's next step boundary and records it there, so it is a frame of the run
+either way, survives a restart and replays.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
-from kforge.frames import Frame, Intervention, StatusChanged, new_id, stamped
+from kforge.frames import Frame, StatusChanged, new_id, stamped
+from kforge.frames import Intervention as InterventionFrame
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
-from kforge.store.lease import Lease
+from kforge.store.lease import Lease, owner_alive
 
 if TYPE_CHECKING:
     from kforge.runtime.host import RuntimeHost
 
 __all__ = [
-    "ACTIONS",
     "ENDING",
-    "check_intervention",
+    "Intervention",
+    "InterventionAction",
+    "delete_run",
     "descendants",
     "intervene",
-    "parse_intervention",
 ]
 
-ACTIONS = ("delete", "modify", "comment")
-_STATUSES = ("running", "modified", "deleted")
+
+class InterventionAction(StrEnum):
+    """What a person does to an agent of a tree."""
+
+    DELETE = "delete"
+    """Stop it and its subagents at their next step boundary; its parent learns of it."""
+    MODIFY = "modify"
+    """Give it new instructions: it re-plans from its current step."""
+    COMMENT = "comment"
+    """Give it a note to see at its next step."""
 
 
-def check_intervention(action: str, content: str = "") -> tuple[str, str]:
-    """A typed intervention as (action, content), checked: the action is one of ``ACTIONS``
-    and never read from the content; a modify or a comment needs its text."""
-    if action not in ACTIONS:
-        raise ValidationError(
-            f"intervention action must be one of {', '.join(ACTIONS)} (got {action!r})"
-        )
-    text = content.strip()
-    if action == "modify" and not text:
-        raise ValidationError("a modify intervention needs content: the agent's new instructions")
-    if action == "comment" and not text:
-        raise ValidationError("a comment intervention needs content: the text of the comment")
-    return action, text
+_ALLOWED = ", ".join(a.value for a in InterventionAction)
 
 
-def parse_intervention(
-    user_comment: str | None, user_content: str | None, status: str | None
-) -> tuple[str, str]:
-    """The tree specification's overrides as (action, content): there ``user_comment`` is
-    ``delete``, ``modify`` (``user_content`` holds the new instructions) or any other text, a
-    comment; ``status`` ``deleted`` or ``modified`` says the same as the comment would. Only
-    this shape reads an action from a comment's words; a comment whose text is one of them
-    is sent as ``check_intervention("comment", text)``."""
-    comment = (user_comment or "").strip()
-    content = (user_content or "").strip()
-    if status is not None and status not in _STATUSES:
-        raise ValidationError(
-            f"intervention status must be one of {', '.join(_STATUSES)} (got {status!r}); "
-            "the other states are the agent's own"
-        )
-    if comment == "delete" or status == "deleted":
-        return "delete", content
-    if comment == "modify" or status == "modified":
-        if not content:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Intervention:
+    """A person's intervention on one agent: ``Intervention(action="comment", content="...")``
+    or ``Intervention.comment("...")``; recorded in the run as an ``intervention`` frame."""
+
+    action: InterventionAction
+    """Given as the enum or its value; anything else is refused, naming the allowed ones."""
+    content: str = ""
+    """A modify's new instructions or a comment's text (required for both); a delete's reason."""
+
+    def __post_init__(self) -> None:
+        try:
+            action = InterventionAction(self.action)
+        except ValueError:
             raise ValidationError(
-                "a modify intervention needs user_content: the agent's new instructions"
+                f"intervention action must be one of {_ALLOWED} (got {self.action!r})"
+            ) from None
+        text = str(self.content).strip()
+        if action is InterventionAction.MODIFY and not text:
+            raise ValidationError(
+                "a modify intervention needs content: the agent's new instructions"
             )
-        return "modify", content
-    if comment and comment != "unchanged":
-        return "comment", comment
-    if content:
-        return "modify", content
-    raise ValidationError(
-        "an intervention needs user_comment ('delete', 'modify' with user_content, or the "
-        "text of a comment)"
-    )
+        if action is InterventionAction.COMMENT and not text:
+            raise ValidationError("a comment intervention needs content: the text of the comment")
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "content", text)
+
+    @classmethod
+    def delete(cls, reason: str = "") -> Intervention:
+        return cls(action=InterventionAction.DELETE, content=reason)
+
+    @classmethod
+    def modify(cls, instructions: str) -> Intervention:
+        return cls(action=InterventionAction.MODIFY, content=instructions)
+
+    @classmethod
+    def comment(cls, text: str) -> Intervention:
+        return cls(action=InterventionAction.COMMENT, content=text)
 
 
 def descendants(store: Store, run_id: str, *, limit: int = 10_000) -> list[RunRecord]:
@@ -92,11 +100,19 @@ def descendants(store: Store, run_id: str, *, limit: int = 10_000) -> list[RunRe
     return found[:limit]
 
 
-async def intervene(runtime: RuntimeHost, run_id: str, action: str, content: str) -> dict[str, Any]:
-    """Apply one typed intervention to ``run_id`` (a delete to its whole subtree); returns what
+async def intervene(
+    runtime: RuntimeHost, run_id: str, intervention: Intervention
+) -> dict[str, Any]:
+    """Apply one intervention to ``run_id`` (a delete to its whole subtree); returns what
     happened: ``{"agent_id", "action", "applied": "now" | "next_step", "intervention_id"}``.
     One that loses a race (the run ended, or a delete came first) is refused and left nowhere."""
-    action, content = check_intervention(action, content)
+    if not isinstance(intervention, Intervention):
+        raise ValidationError(
+            "intervene() takes an Intervention (e.g. Intervention.comment('text') or "
+            f"Intervention(action='delete')), not {type(intervention).__name__}; its action is "
+            f"one of {_ALLOWED}"
+        )
+    action, content = intervention.action.value, intervention.content
     run = runtime.store.get_run(run_id)
     if run.status in TERMINAL_STATUSES:
         raise InvalidRunStateError(
@@ -128,7 +144,7 @@ intervention in the inbox for the run's next step boundary."""
 async def _deliver(
     runtime: RuntimeHost, run: RunRecord, action: str, content: str
 ) -> dict[str, Any]:
-    item = Intervention(id=new_id(), action=action, content=content, target_run_id=run.id)
+    item = InterventionFrame(id=new_id(), action=action, content=content, target_run_id=run.id)
     result = {"agent_id": run.id, "action": action, "intervention_id": item.id}
     since = run.last_seq
     for _ in range(_DELIVERY_ATTEMPTS):
@@ -147,7 +163,7 @@ async def _deliver(
     return {**result, "applied": "next_step"}
 
 
-async def _confirm(runtime: RuntimeHost, run_id: str, item: Intervention, since: int) -> None:
+async def _confirm(runtime: RuntimeHost, run_id: str, item: InterventionFrame, since: int) -> None:
     """Make sure the intervention just left in the inbox reaches the run: not behind a delete
     or a cancel still waiting there, nor left behind by a run that ended without recording
     it; else withdraw it and refuse it. The runner takes the inbox in the same order, reads it
@@ -178,20 +194,23 @@ async def _confirm(runtime: RuntimeHost, run_id: str, item: Intervention, since:
         inbox.done(run_id, [item.id])
     # the run took it, or cleared it when it ended: it counts only if the run recorded it
     recorded = runtime.store.read_frames(run_id, after_seq=since)
-    if any(isinstance(f, Intervention) and f.id == item.id for f in recorded):
+    if any(isinstance(f, InterventionFrame) and f.id == item.id for f in recorded):
         return
     raise _lost(runtime.store.get_run(run_id), item)
 
 
-def _lost(run: RunRecord, item: Intervention) -> InvalidRunStateError:
+def _lost(run: RunRecord, item: InterventionFrame) -> InvalidRunStateError:
     return InvalidRunStateError(
         f"agent '{run.id}' ended ({run.status.value}) before this {item.action} reached it, "
         "so it was not applied; nothing of it was kept"
     )
 
 
-def _record_now(runtime: RuntimeHost, run: RunRecord, item: Intervention) -> None:
-    """Commit the intervention to a run nobody executes; a delete also ends the run."""
+def _record_now(
+    runtime: RuntimeHost, run: RunRecord, item: InterventionFrame, *, takeover: str | None = None
+) -> None:
+    """Commit the intervention to a run nobody executes (``takeover``: the lease of a writer
+    that is gone); a delete also ends the run."""
     frames: list[Frame] = [stamped(item, run.id, run.last_seq + 1)]
     fields: dict[str, Any] = {}
     if item.action == "delete":
@@ -208,9 +227,48 @@ def _record_now(runtime: RuntimeHost, run: RunRecord, item: Intervention) -> Non
         fields = {"status": RunStatus.DELETED, "pending_interaction": None}
     # with a lease of its own, released at once: refused (RunLeasedError) if a writer has
     # claimed the run since it was read, so an intervention never lands in a live run's log
-    lease = Lease(owner=runtime.owner, release=True)
+    lease = Lease(owner=runtime.owner, takeover=takeover, release=True)
     runtime.store.commit(run.id, frames, run_fields=fields or None, lease=lease)
     runtime.bus.publish(run.id, frames)
     if item.action == "delete":
         runtime.bus.idle(run.id)
         runtime.child_ended(run.id)
+
+
+async def delete_run(runtime: RuntimeHost, run_id: str, reason: str = "deleted by user") -> str:
+    """Mark ``run_id`` and every run below it ``deleted`` (their frames stay), finished runs
+    included: one executing here is stopped first (its unfinished step is dropped, as a cancel
+    drops it), one nobody executes is marked at once, and one another live process executes
+    takes the delete at its next step boundary. Returns ``"now"`` when all of them are
+    deleted, else ``"next_step"``."""
+    run = runtime.store.get_run(run_id)
+    if run.status == RunStatus.DELETED:
+        raise InvalidRunStateError(f"run '{run_id}' is already deleted")
+    outcomes = [
+        await _delete_one(runtime, child.id, f"parent {run_id} deleted")
+        for child in reversed(descendants(runtime.store, run_id))
+        if child.status != RunStatus.DELETED
+    ]
+    outcomes.append(await _delete_one(runtime, run_id, reason))
+    return "now" if all(o == "now" for o in outcomes) else "next_step"
+
+
+async def _delete_one(runtime: RuntimeHost, run_id: str, reason: str) -> str:
+    if runtime.is_active(run_id):
+        await runtime.cancel(run_id, reason=reason)
+    item = InterventionFrame(id=new_id(), action="delete", content=reason, target_run_id=run_id)
+    for _ in range(_DELIVERY_ATTEMPTS):
+        run = runtime.store.get_run(run_id)
+        if run.status == RunStatus.DELETED:
+            return "now"
+        holder = run.lease_owner
+        if run.is_live() and holder not in (None, runtime.owner) and owner_alive(str(holder)):
+            runtime.interventions.put(run_id, item)
+            return "next_step"
+        try:
+            _record_now(runtime, run, item, takeover=holder if run.is_live() else None)
+            return "now"
+        except WriteConflictError:
+            continue  # its log moved meanwhile: read it again
+    runtime.interventions.put(run_id, item)
+    return "next_step"

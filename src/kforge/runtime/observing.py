@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Literal, overload
 
+from kforge.agents.results import AgentResult, read_result
+from kforge.engine.registry import AgentRegistry
 from kforge.frames import Frame, TokenDelta
 from kforge.runtime.bus import EventBus
 from kforge.runtime.executor import Executor
@@ -24,6 +26,7 @@ class RunObserving:
 
     store: Store
     bus: EventBus
+    registry: AgentRegistry
     executor: Executor
     _tasks: dict[str, asyncio.Task[RunStatus]]
     _errors: dict[str, BaseException]
@@ -136,6 +139,11 @@ class RunObserving:
 
     def get_run(self, run_id: str) -> RunRecord:
         return self.store.get_run(run_id)
+
+    def result(self, run_id: str) -> AgentResult:
+        """The run's result as the type its agent declares (``CitedAnswer`` with ``Citation``
+        objects, ``Report``, ``BuildResult``, ...), runs stored by earlier versions too."""
+        return read_result(self.store.get_run(run_id), self.registry)
 
     def frames(self, run_id: str, *, after_seq: int = 0) -> list[Frame]:
         self.store.get_run(run_id)

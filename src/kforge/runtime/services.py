@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kforge.agents.results import read_result
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked
 from kforge.errors import (
     InvalidRunStateError,
@@ -193,12 +194,8 @@ class ChildAgents:
                 run.error or run.pause_reason or (run.pending_interaction or {}).get("prompt", "")
             )
             return f"[child run {handle} is {run.status.value}: {detail}]"
-        result = run.result or {}
-        for key in ("answer", "response", "response_text", "summary"):
-            value = result.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return json.dumps(result, ensure_ascii=False)
+        result = read_result(run, self._runtime.registry)
+        return result.text or json.dumps(dict(result.stored), ensure_ascii=False)
 
 
 class Documents:

@@ -4,6 +4,7 @@ view and stream, and waking a parent whose subagents ended (the ``Runtime``'s tr
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -12,7 +13,12 @@ from kforge.engine.runner import load_state
 from kforge.errors import InvalidRunStateError, RunLeasedError
 from kforge.frames import InteractionRequested
 from kforge.runtime.inbox import InterventionInbox
-from kforge.runtime.interventions import intervene, parse_intervention
+from kforge.runtime.interventions import (
+    Intervention,
+    InterventionAction,
+    delete_run,
+    intervene,
+)
 from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
 
@@ -57,32 +63,41 @@ class TreeSteering:
             return {"declined": True}
         return {"text": str(reply)}
 
-    async def intervene(self, agent_id: str, action: str, content: str = "") -> dict[str, Any]:
-        """Steer one agent of a tree: ``"delete"`` stops it and its subagents at their next step
-        boundary; ``"modify"`` makes it re-plan with ``content`` as its instructions;
-        ``"comment"`` gives it ``content`` to see at its next step. The action is never read
-        from the content. A waiting or queued agent takes it when it next runs, and a parent
-        parked while its subagents work is resumed to take it now, not when they end. A
-        finished agent refuses it, as does one that ends or is deleted while it is delivered
-        (InvalidRunStateError)."""
-        outcome = await intervene(self._host(), agent_id, action, content)
-        if outcome.get("applied") == "now" and action != "delete":
+    async def intervene(
+        self, agent_id: str, intervention: Intervention | str, content: str = ""
+    ) -> dict[str, Any]:
+        """Steer one agent of a tree with a typed ``Intervention``: a delete stops it and its
+        subagents at their next step boundary; a modify makes it re-plan with the content as
+        its instructions; a comment gives it the content to see at its next step. The action
+        is the intervention's, never read from its text. A waiting or queued agent takes it
+        when it next runs, and a parent parked while its subagents work is resumed to take it
+        now, not when they end. A finished agent refuses it, as does one that ends or is
+        deleted while it is delivered (InvalidRunStateError).
+
+        ``intervene(agent_id, "comment", text)`` (the action as a string) still works for one
+        release, with a ``DeprecationWarning``: the string is only ever the action."""
+        if isinstance(intervention, str):
+            warnings.warn(
+                "Runtime.intervene(agent_id, action, content) is deprecated; pass an "
+                "Intervention, e.g. Intervention.comment(text) or Intervention.delete()",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            intervention = Intervention(
+                action=cast(InterventionAction, intervention), content=content
+            )
+        outcome = await intervene(self._host(), agent_id, intervention)
+        if outcome.get("applied") == "now" and intervention.action != InterventionAction.DELETE:
             self._wake_parked(self.store.get_run(agent_id))
         return outcome
 
-    async def user_intervention(
-        self,
-        agent_id: str,
-        *,
-        user_comment: str | None = None,
-        user_content: str | None = None,
-        status: str | None = None,
-    ) -> dict[str, Any]:
-        """The tree specification's ``userIntervention(agentId, overrides)``, where the words
-        ``"delete"`` and ``"modify"`` in ``user_comment`` are its markers (a comment with such
-        words is ``intervene(agent_id, "comment", text)``)."""
-        action, content = parse_intervention(user_comment, user_content, status)
-        return await self.intervene(agent_id, action, content)
+    async def delete(self, run_id: str, *, reason: str = "deleted by user") -> str:
+        """Mark a run and the runs below it ``deleted``, finished ones too (frames are kept):
+        one executing here is stopped first, one another process executes takes the delete at
+        its next step boundary (``"next_step"``), the others at once (``"now"``). A parent
+        paused for the deleted run learns of it as a child result. Refused
+        (InvalidRunStateError) for a run already deleted."""
+        return await delete_run(self._host(), run_id, reason)
 
     def agent_tree(self, root_id: str) -> dict[str, dict[str, Any]]:
         """The tree under ``root_id`` as a map by agent id (no message history)."""

@@ -10,7 +10,6 @@ from sse_starlette import EventSourceResponse
 from kforge.engine.limits import RunLimits
 from kforge.errors import InvalidRunStateError, StateCorruptionError
 from kforge.runtime.runtime import Runtime
-from kforge.server.interventions import delete_run
 from kforge.server.problems import Problem
 from kforge.server.schemas import (
     AnswerBody,
@@ -235,4 +234,7 @@ async def cancel_run(run_id: str, state: State, body: CancelBody | None = None) 
 
 @router.delete("/runs/{run_id}", summary="Mark a run (and the runs below it) deleted")
 async def delete(run_id: str, state: State) -> dict[str, Any]:
-    return run_json(await delete_run(state.runtime, run_id))
+    """Through ``Runtime.delete``: a run executing here is stopped first; one another process
+    executes is deleted at its next step (``applied: next_step``); finished runs too."""
+    applied = await state.runtime.delete(run_id)
+    return {**run_json(state.runtime.get_run(run_id)), "applied": applied}

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from sse_starlette import EventSourceResponse
 
+from kforge.errors import ValidationError
 from kforge.server.jsonshape import SHOWN_DEPTH, clipped, json_depth
 from kforge.server.problems import Problem
 from kforge.server.schemas import InterveneBody, run_json
@@ -86,9 +87,11 @@ async def intervene(agent_id: str, body: InterveneBody, state: State) -> dict[st
     """An intervention: ``delete`` stops the agent and its subagents at their next
     step, ``modify`` gives it new instructions, ``comment`` an annotation it reads next."""
     runtime = state.runtime
-    if body.action != "delete" and not body.content.strip():
-        raise Problem(422, "invalid-intervention", f"a {body.action} needs 'content', its text")
-    # typed: the action is the body's, never read from the content's words
-    outcome = await runtime.intervene(agent_id, body.action, body.content)
+    try:
+        # typed: the action is the body's, never read from the content's words
+        intervention = body.intervention()
+    except ValidationError as exc:  # a modify or a comment without its text
+        raise Problem(422, "invalid-intervention", str(exc)) from exc
+    outcome = await runtime.intervene(agent_id, intervention)
     node = runtime.agent_tree(agent_id)[agent_id]
     return {"success": True, **outcome, "agent": node}

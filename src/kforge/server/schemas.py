@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from kforge.frames import Frame, TokenDelta, frame_to_dict
+from kforge.runtime.interventions import Intervention, InterventionAction
 from kforge.server.jsonshape import SHOWN_DEPTH, check_shape, clipped, json_depth
 from kforge.store.base import RunRecord
 
@@ -106,8 +107,25 @@ class CancelBody(_Body):
 class InterveneBody(_Body):
     """A person's intervention on one agent of a tree."""
 
-    action: Literal["delete", "modify", "comment"]
+    action: Literal["delete", "modify", "comment"] = Field(
+        description="delete, modify or comment: the action is this field, never the content's words"
+    )
     content: str = Field(default="", max_length=20_000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _action_given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "action" not in data:
+            allowed = ", ".join(a.value for a in InterventionAction)
+            raise ValueError(
+                f"an intervention needs 'action', one of {allowed}, and for a modify or a "
+                'comment its \'content\' (e.g. {"action": "comment", "content": "..."}); '
+                "the action is never read from the content"
+            )
+        return data
+
+    def intervention(self) -> Intervention:
+        return Intervention(action=InterventionAction(self.action), content=self.content)
 
 
 class SearchBody(_Body):

@@ -19,8 +19,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 
 from kforge.frames import AgentSpeaking, Frame, TokenDelta, frame_to_dict
+from kforge.runtime.interventions import descendants
 from kforge.runtime.text_deltas import SpokenText
-from kforge.server.interventions import descendants
 from kforge.server.problems import Problem
 from kforge.server.sse import counted_stream
 from kforge.server.state import ServerState
@@ -90,7 +90,7 @@ def tree_event_stream(
                 await merged.put((run_id, None))
 
         def discover() -> None:
-            for run in [runtime.get_run(root), *descendants(runtime, root, limit=MAX_RUNS)]:
+            for run in [runtime.get_run(root), *descendants(runtime.store, root, limit=MAX_RUNS)]:
                 if run.id not in tasks and len(tasks) < MAX_RUNS:
                     tasks[run.id] = asyncio.get_running_loop().create_task(pump(run.id))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from kforge.agents.build.arguments import BuildArgs
 from kforge.agents.build.artifact import plan_records, readme_text
@@ -33,6 +33,7 @@ from kforge.agents.build.workspace import Workspace
 from kforge.agents.cited import cited_text
 from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.question_tree import topic_name
+from kforge.agents.results import AgentResult, BuildResult
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
@@ -73,6 +74,7 @@ _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 class BuildAgent(ForgeAgent):
     agent_type = "build"
+    result_type: ClassVar[type[AgentResult]] = BuildResult
     context_class = BuildPhaseContext
     graph = PhaseGraph(
         BuildPhase,

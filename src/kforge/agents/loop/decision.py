@@ -1,5 +1,6 @@
 """What the ReAct loop's model may decide each step, the schema it decides against, and how its
-reply is read: call a tool, respond, ask the user, or plan.
+reply is read: call a tool, respond, ask the user, or plan. A tool call in the JSON is read by
+``llm.toolprompt.read_tool_call``, the reader the prompted providers use too.
 
 A reply that cannot be used raises ``ModelOutputError`` with a message that says what was wrong;
 the loop turns that into an error frame and a bounded retry.
@@ -15,6 +16,7 @@ from typing import Any, Literal
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentAction
 from kforge.llm.structured import structured_value
+from kforge.llm.toolprompt import read_tool_call
 from kforge.llm.types import ModelResponse, ToolCall, ToolSpec
 
 __all__ = [
@@ -159,20 +161,14 @@ def _from_object(value: dict[str, Any], *, allow_ask: bool) -> Decision:
         inferred = (("tool", "tool_call"), ("answer", "respond"), ("question", "ask_user"))
         action = next((a for k, a in inferred if k in value), "plan" if thought else None)
     if action == "tool_call":
-        tool = value.get("tool") or value.get("name")
-        if not isinstance(tool, str) or not tool.strip():
+        try:
+            call = read_tool_call(value)
+        except ValueError as exc:  # the JSON of string arguments too
+            raise ModelOutputError(f"a 'tool_call' decision is unusable: {exc}") from exc
+        tool = call.name.strip()
+        if not tool:
             raise ModelOutputError("a 'tool_call' decision needs the tool's name in 'tool'")
-        arguments = value.get("arguments", {})
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise ModelOutputError(
-                    f"the arguments of '{tool}' are not valid JSON: {exc.msg}"
-                ) from exc
-        if not isinstance(arguments, dict):
-            raise ModelOutputError(f"the arguments of '{tool}' must be a JSON object")
-        return Decision("tool_call", thought.strip(), tool=tool.strip(), arguments=arguments)
+        return Decision("tool_call", thought.strip(), tool=tool, arguments=dict(call.arguments))
     if action == "respond":
         answer = value.get("answer")
         if not isinstance(answer, str):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kforge.agents.decisions import structured
 from kforge.agents.loop.config import LoopConfig
 from kforge.agents.loop.decision import Decision, decision_schema, native_tools, parse_decision
 from kforge.agents.loop.prompts import (
@@ -353,9 +354,7 @@ class ReactLoop:
         messages = observation_messages(self.state.goal, call, result_text)
         settings = ModelSettings(temperature=0.0, max_tokens=200)
         try:
-            judged = await run.complete(
-                messages, settings, output_type=ObservationReply, purpose="react.observe"
-            )
+            judged = await structured(run, messages, settings, ObservationReply, "react.observe")
             return judged.observation, judged.goal_achieved
         except ModelOutputError as exc:
             problem = str(exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from kforge.agents.loop.prompts import call_text
 from kforge.agents.loop.state import LoopState
@@ -136,7 +136,6 @@ class MeteredRun:
         self.ctx = ctx
         self.usage = Usage(0, 0, 0)
 
-    @overload
     async def complete(
         self,
         messages: Sequence[Message],
@@ -145,34 +144,9 @@ class MeteredRun:
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
         purpose: str = "",
-    ) -> ModelResponse: ...
-
-    @overload
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        settings: ModelSettings | None = None,
-        *,
-        output_type: type[T],
-        purpose: str = "",
-    ) -> T: ...
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        settings: ModelSettings | None = None,
-        *,
-        tools: Sequence[ToolSpec] = (),
-        output_schema: dict[str, Any] | None = None,
-        output_type: type[T] | None = None,
-        purpose: str = "",
-    ) -> ModelResponse | T:
+    ) -> ModelResponse:
         before = self.ctx.usage
         try:
-            if output_type is not None:
-                return await self.ctx.complete(
-                    messages, settings, output_type=output_type, purpose=purpose
-                )
             return await self.ctx.complete(
                 messages, settings, tools=tools, output_schema=output_schema, purpose=purpose
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.arguments import ResearchArgs
@@ -50,6 +50,7 @@ from kforge.agents.research.writing import (
     usable_frontier_question,
     write_grounded,
 )
+from kforge.agents.results import AgentResult, Report
 from kforge.agents.router.answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
@@ -76,6 +77,7 @@ WRITING = ModelSettings(temperature=0.2, max_tokens=400)
 
 class ResearchAgent(ForgeAgent):
     agent_type = "research"
+    result_type: ClassVar[type[AgentResult]] = Report
     context_class = ResearchPhaseContext
     graph = PhaseGraph(
         ResearchPhase,

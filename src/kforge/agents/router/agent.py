@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -34,7 +34,9 @@ from kforge.agents.conversation import (
     search_question,
     turns_from_args,
 )
+from kforge.agents.decisions import structured
 from kforge.agents.react import service_tools
+from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer, short_answer
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
 from kforge.agents.router.schema import RouterDecision, router_reply, router_system
@@ -154,6 +156,7 @@ class RouterAgent:
     """Answers one turn of a conversation from documents (and the web, when configured)."""
 
     agent_type = "router"
+    result_type: ClassVar[type[AgentResult]] = CitedAnswer
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self._configure(dict(args or {}))
@@ -304,11 +307,14 @@ class RouterAgent:
             self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
             return
         try:
-            reply = await ctx.complete(
+            # one attempt a step: a failed decision is recorded and the next step asks again
+            reply = await structured(
+                ctx,
                 self._router_messages(),
                 _DECIDE,
-                output_type=router_reply(tuple(self.actions)),
-                purpose="routing",
+                router_reply(tuple(self.actions)),
+                "routing",
+                attempts=1,
             )
             decision = RouterDecision.from_reply(reply)
         except ModelOutputError as exc:

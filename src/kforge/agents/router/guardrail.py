@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
+from kforge.agents.decisions import structured
 from kforge.agents.router.schema import GuardrailVerdict, guardrail_system
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
@@ -103,9 +104,7 @@ async def judge_scope(
     user = (f"{history}\n\n" if history else "") + f"Latest message: {question}"
     messages = [Message.system(guardrail_system(described)), Message.user(user)]
     try:
-        verdict = await ctx.complete(
-            messages, _SETTINGS, output_type=GuardrailVerdict, purpose="guardrail"
-        )
+        verdict = await structured(ctx, messages, _SETTINGS, GuardrailVerdict, "guardrail")
     except ModelOutputError as exc:
         ctx.emit(
             ErrorFrame(

@@ -14,10 +14,12 @@ names its parts split into them when the model's split is unusable.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
+from kforge.agents.decisions import structured
 from kforge.agents.research.evidence import gather_evidence
 from kforge.agents.research.writing import write_grounded
+from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.decisions import (
     CLARIFY_PROMPT,
@@ -66,6 +68,7 @@ _Reply = TypeVar("_Reply")
 
 class TreeAgent:
     agent_type = "tree"
+    result_type: ClassVar[type[AgentResult]] = CitedAnswer
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
@@ -270,7 +273,7 @@ class TreeAgent:
     ) -> _Reply:
         user = self._request() + (f"\n\n{extra}" if extra else "")
         messages = [Message.system(system), Message.user(user)]
-        return await ctx.complete(messages, DECISION, output_type=output_type, purpose=purpose)
+        return await structured(ctx, messages, DECISION, output_type, purpose)
 
     def _usable(self, text: str) -> str:
         """``text`` as a question worth asking, or "": not a question, the request again (small

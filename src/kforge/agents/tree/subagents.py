@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol, runtime_checkable
 
+from kforge.agents.results import CitedAnswer
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked, RunContext
 from kforge.store.base import RunRecord, RunStatus
 
@@ -69,13 +70,12 @@ def ended(run: RunRecord) -> bool:
 
 
 def child_result(run: RunRecord) -> dict[str, Any]:
-    result = run.result or {}
-    answer = result.get("answer")
+    result = CitedAnswer.load(run.result)
     return {
         "id": run.id,
         "status": run.status.value,
-        "answer": answer if isinstance(answer, str) else "",
-        "main_answer": str(result.get("main_answer") or ""),
-        "sources": sorted({str(c.get("file", "")) for c in result.get("citations") or []}),
+        "answer": result.text,
+        "main_answer": str(result.stored.get("main_answer") or ""),
+        "sources": sorted({c.file for c in result.citations}),
         "error": run.error or "",
     }

@@ -14,13 +14,14 @@ missing prerequisite (``fundamental_prerequisite_gap``); TEACH → DIAGNOSE when
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, ClassVar
 
 from kforge.agents.cited import cited_text
 from kforge.agents.decisions import decide
 from kforge.agents.research.decompose import overlaps
 from kforge.agents.research.question_tree import clean_question, slug, topic_name
 from kforge.agents.research.writing import question_from_title, usable_frontier_question
+from kforge.agents.results import AgentResult, Report
 from kforge.agents.understand.arguments import UnderstandArgs
 from kforge.agents.understand.context import UnderstandPhase, UnderstandPhaseContext
 from kforge.agents.understand.learner import (
@@ -63,6 +64,7 @@ LEVELS = ("known", "partial", "unknown")
 
 class UnderstandAgent(ForgeAgent):
     agent_type = "understand"
+    result_type: ClassVar[type[AgentResult]] = Report
     context_class = UnderstandPhaseContext
     graph = PhaseGraph(
         UnderstandPhase,
