@@ -214,3 +214,20 @@ def test_a_question_a_page_asks_only_answers_alike_when_it_asks_what_is_asked() 
     )
     best = min(answer, key=lambda s: s.rank)
     assert "Enigma" in best.text, [s.text for s in answer]
+
+
+def test_in_which_directory_by_default_asks_a_place_and_a_path_on_its_own_line_answers() -> None:
+    asked = read_question("In which directory does the library look for catalogs by default?")
+    assert asked.kind == "where"
+    catalogs = chunk(
+        0,
+        "Catalogs are looked up by the name of the locale. The default value is system "
+        "specific. For the GNU library looking up catalogs, it's:\n\n/usr/local/share/locale"
+        "\n\nlocale is the name of the locale.",
+        "Locating Message Catalog Files",
+    )
+    answer = compose_extractive(asked.text, [catalogs])
+    texts = [s.text for s in answer]
+    assert "/usr/local/share/locale" in texts, texts
+    line = short_answer(asked.text, answer, [catalogs])
+    assert line is not None and line.line == "/usr/local/share/locale"

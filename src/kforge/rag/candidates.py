@@ -92,6 +92,8 @@ def entry_names(text: str, units: Sequence[Unit]) -> list[str]:
 def usable(unit: Unit, question: Question | None) -> bool:
     """Whether ``unit`` may stand in an answer to ``question``."""
     if unit.kind in ("code", "signature"):
+        if question is not None and question.kind == "where" and unit.kind == "code":
+            return _a_path(unit.text)  # "it's:" then "/usr/local/share/locale"
         return question is not None and question.kind == "procedure"
     if points_elsewhere(unit):
         return False
@@ -205,11 +207,18 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
         return False
     if after.kind == "item":
         return True
+    if after.kind == "code" and question.kind == "where":
+        return _a_path(after.text)
     return (
         after.kind == "code"
         and question.kind == "procedure"
         and PROCEDURAL.search(unit.text) is not None
     )
+
+
+def _a_path(text: str) -> bool:
+    """True for a code block that is one path ("/usr/local/share/locale")."""
+    return re.fullmatch(r"\s*[~.]?/?[\w.@-]+(?:/[\w.@-]+)+/?\s*", text) is not None
 
 
 def _captions(text: str) -> bool:

@@ -104,6 +104,8 @@ _PLACE_NOUNS = _word_set(
     "city country state county town place region province continent location island area "
     "street village district nation"
 )
+_FOLDER_NOUNS = _word_set("directory folder path location")
+"""What "which directory ... by default?" asks for: a place, whatever else it names."""
 _TIME_NOUNS = _word_set("year date day month century decade time")
 _PERSON_NOUNS = _word_set(
     "person man woman director actor actress singer writer author player president king "
@@ -290,6 +292,8 @@ def read_question(text: str) -> Question:
         kind = "comparison"
     elif _HOW_DO_I.match(question):
         kind = "procedure"  # "how do I get the number of CPUs?" asks for a way, not a number
+    elif noun in _FOLDER_NOUNS:
+        kind = "where"  # "in which directory ... by default?" asks for a place, not a number
     elif _QUANTITY.search(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):

@@ -411,6 +411,8 @@ def _place(units: Sequence[Segment]) -> ShortAnswer | None:
     """Where, for a question about documentation: the folder or path the best unit naming
     one says it is in ("in the templates folder"); None when no unit names one."""
     for unit in units:
+        if unit.code and "\n" not in unit.text.strip():
+            return ShortAnswer(unit.text.strip(), unit.text.strip(), unit.source)  # a path
         found = _FOLDER.search(unit.text)
         if found:  # "in the templates folder"; a path alone: "refs/stash"
             place = found.group("path") or found.group(0)
