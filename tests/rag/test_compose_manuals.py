@@ -231,3 +231,21 @@ def test_in_which_directory_by_default_asks_a_place_and_a_path_on_its_own_line_a
     assert "/usr/local/share/locale" in texts, texts
     line = short_answer(asked.text, answer, [catalogs])
     assert line is not None and line.line == "/usr/local/share/locale"
+
+
+def test_which_versions_is_answered_with_a_version_or_not_at_all() -> None:
+    packaging = chunk(
+        0,
+        "Indicate the versions of Python supported using python_requires. Flask itself "
+        "supports Python >=3.7 as of December 2021, but this will update over time.",
+        "Packaging",
+    )
+    question = "Which Python versions does Flask support?"
+    answer = compose_extractive(question, [packaging])
+    line = short_answer(question, answer, [packaging])
+    assert line is not None and line.line == "Python >=3.7", line
+    dump = chunk(
+        0, "Open a database with STRICT tables in the CLI and issue the dump command.", "X"
+    )
+    said = compose_extractive("Since which version can I declare STRICT tables?", [dump])
+    assert short_answer("Since which version can I declare STRICT tables?", said, [dump]) is None

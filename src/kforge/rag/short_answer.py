@@ -146,6 +146,9 @@ def short_answer(
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(_yes_no(asked, units, passages), asked)
+    if asked_noun(question).rstrip("s") in ("version", "release"):
+        # "which Python versions ...", "since which version ...": a version number, or nothing
+        return _telling(_version(units), asked)
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
@@ -405,6 +408,22 @@ _FOLDER = re.compile(
 )
 """A place in a project or on disk: "in the templates folder", or a path after its
 preposition ("in refs/stash")."""
+
+
+_VERSION = re.compile(
+    r"(?:(?:[A-Z][\w.+-]*|version|release)\s+)?(?:>=\s*|v)?\d+\.\d+(?:\.\d+)*"
+    r"(?:\s+(?:and|or)\s+(?:newer|later|above|higher))?"
+)
+"""A version as a sentence writes it: "Python >=3.7", "version 3.37.0", "3.7 and newer"."""
+
+
+def _version(units: Sequence[Segment]) -> ShortAnswer | None:
+    """The version the best unit naming one gives; None when no unit names a version."""
+    for unit in units:
+        found = _VERSION.search(unit.text)
+        if found:
+            return ShortAnswer(found.group(0), found.group(0), unit.source)
+    return None
 
 
 def _place(units: Sequence[Segment]) -> ShortAnswer | None:
