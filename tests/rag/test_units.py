@@ -148,3 +148,14 @@ def test_assignment_statements_are_code_not_a_sentence() -> None:
         "app = Flask(__name__)\napp.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000",
     ) in got
     assert ("sentence", "The total = the sum of all parts.") in got
+
+
+def test_an_untyped_parameter_line_is_its_own_item_but_a_title_with_a_dash_is_not() -> None:
+    text = (
+        "Parameters:: name \u2013 The name of the blueprint. Will be prepended to each endpoint.\n"
+        "url_prefix \u2013 Blueprint routes will be prefixed with this.\n"
+        "subdomain \u2013 Blueprint routes will match on this subdomain."
+    )
+    assert [field_name(t) for _, t in kinds(text)] == ["name", "url_prefix", "subdomain"]
+    assert field_name("Flask \u2013 a web framework.") is None
+    assert field_name("the dog - runs far.") is None

@@ -57,11 +57,13 @@ _RUNS_ON = re.compile(r"(?:[,;(\-]|\b(?:and|or|the|a|an|of|to|in|with|for|by|is|
 _OPENS = re.compile(r"^\s*[A-Z0-9`\"'(\[*]")
 _ENDS = re.compile(r"[.!?]\s*$")
 _FIELD = re.compile(
-    r"^\s*(?:[A-Z][\w ]{0,30}::? )?\*{0,2}([A-Za-z_][\w.]*)\*{0,2} \([^()\n]{1,80}(?:\([^()\n]*\))?\) [\u2013\u2014-] \S"
+    r"^\s*(?:[A-Z][\w ]{0,30}::? )?\*{0,2}"
+    r"(?:([A-Za-z_][\w.]*)\*{0,2} \([^()\n]{1,80}(?:\([^()\n]*\))?\) [\u2013\u2014-]"
+    r"|([a-z_][\w.]*)\*{0,2} [\u2013\u2014]) \S"
 )
 """A parameter's line in an API reference's field list, rendered one a line: "port
-(Optional[int]) - the port of the webserver. Defaults to 5000 ..." (a new item however long
-the line before it)."""
+(Optional[int]) - the port of the webserver. Defaults to 5000 ..." or, untyped, "url_prefix -
+Blueprint routes will be prefixed with this." (a new item however long the line before it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ def field_name(text: str) -> str | None:
     """The parameter a line of an API reference's field list documents ("port" for "port
     (Optional[int]) - the port of the webserver."), or None for any other text."""
     match = _FIELD.match(text)
-    return match.group(1) if match else None
+    return (match.group(1) or match.group(2)) if match else None
 
 
 def _is_entry(line: str) -> bool:
