@@ -165,3 +165,19 @@ def test_a_texinfo_page_is_titled_by_its_section_not_its_manual() -> None:
     untitled = extract("fot.html", head % b"GNU gettext utilities" + body)
     assert untitled.title == "Footnotes"
     assert untitled.extra["full_title"] == "GNU gettext utilities: Footnotes"
+
+
+def test_a_list_of_links_to_the_page_itself_is_its_table_of_contents_and_is_left_out() -> None:
+    page = b"""<html><body><h1>Frequently Asked Questions</h1><ol>
+    <li value='18'><a href="#q18">Case-insensitive matching does not work.</a></li>
+    <li value='19'><a href="#q19">INSERT is really slow - I can only do few dozen INSERTs</a></li>
+    <li value='20'><a href="#q20">I accidentally deleted some important information.</a></li>
+    </ol><p><b>(19) INSERT is really slow - I can only do few dozen INSERTs</b></p>
+    <p>Actually, SQLite will easily do 50,000 or more INSERT statements per second.</p>
+    <ul><li><a href="#a">See a</a> for the rest.</li><li><a href="#b">b</a></li>
+    <li><a href="#c">c</a></li></ul>
+    </body></html>"""
+    text = extract("faq.html", page).text
+    assert text.count("INSERT is really slow") == 1  # the question, once, where it is answered
+    assert "Case-insensitive matching" not in text
+    assert "See a for the rest." in text  # an item saying more than its link stays

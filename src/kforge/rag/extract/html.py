@@ -206,6 +206,8 @@ def _is_chrome(node: _Node) -> bool:
         words.add(attrs["id"])
     if words & _CHROME_WORDS:
         return True
+    if node.tag in ("ul", "ol") and _anchor_list(node):
+        return True
     if node.tag in ("table", "p", "div", "a"):
         text = _short_text(node)
         if text is not None and (
@@ -216,6 +218,24 @@ def _is_chrome(node: _Node) -> bool:
         ):
             return True
     return False
+
+
+def _anchor_list(node: _Node) -> bool:
+    """True for a list of three or more items that each only link to a place on the same
+    page (a page's own table of contents, such as an FAQ's list of its questions): the
+    text is said again where the links point."""
+    items = [c for c in node.children if not isinstance(c, str)]
+    if len(items) < 3 or any(c.tag != "li" for c in items):
+        return False
+    for item in items:
+        parts = [c for c in item.children if not (isinstance(c, str) and not c.strip())]
+        if not parts or isinstance(parts[0], str) or parts[0].tag != "a":
+            return False
+        if not parts[0].attrs.get("href", "").startswith("#"):
+            return False
+        if any(isinstance(p, str) or p.tag not in ("ul", "ol") for p in parts[1:]):
+            return False  # text beside the link, or more than a nested list of links
+    return True
 
 
 def _short_text(node: _Node, limit: int = 600) -> str | None:
