@@ -29,13 +29,18 @@ _WORTH_EDITING = 64
 
 def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[Any, ...]:
     """The operations that build ``prompt`` from ``base`` (JSON values)."""
+    size = len(base)
+    if size and len(prompt) >= size and tuple(prompt[:size]) == tuple(base):
+        # a conversation that only grew (the usual case) is found by one comparison in C,
+        # which sees the same message objects of the last call and does not compare them
+        return ([0, size], *(_storable(m.to_dict()) for m in prompt[size:]))
     ops: list[Any] = []
     where: dict[tuple[str, str], list[int]] | None = None
     expected = 0  # the base message that would come next if the prompt followed the base
     i = 0
     while i < len(prompt):
         message = prompt[i]
-        if expected < len(base) and base[expected] == message:
+        if expected < len(base) and _same(base[expected], message):
             start: int | None = expected
         else:
             if where is None:
@@ -45,7 +50,7 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
             start = _found(where.get((message.role, message.content), ()), base, message, expected)
         if start is not None:
             stop = start
-            while i < len(prompt) and stop < len(base) and prompt[i] == base[stop]:
+            while i < len(prompt) and stop < len(base) and _same(prompt[i], base[stop]):
                 i += 1
                 stop += 1
             ops.append([start, stop])
@@ -59,6 +64,10 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
             ops.append(_storable(message.to_dict()))
         i += 1
     return tuple(ops)
+
+
+def _same(a: Message, b: Message) -> bool:
+    return a is b or a == b
 
 
 def _found(
