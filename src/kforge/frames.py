@@ -332,6 +332,12 @@ class ModelCall(Frame):
     """The ModelResponse as JSON."""
     purpose: str = ""
     duration_ms: float = 0.0
+    prompt_base: int = 0
+    """The seq of the earlier ``model.call`` frame whose prompt ``prompt_delta`` is written
+    against (the last call of the same purpose); 0: none, the delta holds the whole prompt."""
+    prompt_delta: tuple[Any, ...] | None = None
+    """The prompt as changes to the base's (``kforge.llm.prompt_delta``); None where the prompt
+    was not recorded (frames written before prompts were)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

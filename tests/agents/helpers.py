@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from kforge.agents.react import ReactAgent
 from kforge.agents.router import RouterAgent
 from kforge.engine.services import Services
-from kforge.frames import Frame, ToolResultFrame
+from kforge.frames import Frame, ModelCall, ToolResultFrame
 from kforge.llm.base import Model
+from kforge.llm.types import Message
 from kforge.runtime import AgentRegistry, Runtime
+from kforge.runtime.history import call_prompt
+from kforge.store.base import Store
 from kforge.store.memory import MemoryStore
 from kforge.tools import ToolAnnotations, ToolRegistry, tool
 
@@ -88,3 +92,14 @@ def failures(frames: Sequence[Frame]) -> list[ToolResultFrame]:
 
 def prompt_text(messages: Sequence[Any]) -> str:
     return "\n".join(m.content for m in messages)
+
+
+def rebuilt_prompts(store: Store, run_id: str) -> tuple[list[list[Message]], int]:
+    """Each model call's rebuilt prompt, and the bytes the calls' frames spend on prompts."""
+    calls = [f for f in store.read_frames(run_id) if isinstance(f, ModelCall)]
+    rebuilt = []
+    for frame in calls:
+        prompt = call_prompt(store, run_id, frame.seq)
+        assert prompt.recorded
+        rebuilt.append(list(prompt.messages))
+    return rebuilt, sum(len(json.dumps(f.prompt_delta)) for f in calls)

@@ -33,7 +33,7 @@ from kforge.memory.window import approximate_tokens
 from kforge.store.base import RunStatus
 from kforge.store.memory import MemoryStore
 from kforge.tools import tool
-from tests.agents.helpers import failures, of_type, prompt_text, runtime
+from tests.agents.helpers import failures, of_type, prompt_text, rebuilt_prompts, runtime
 
 GOAL = "What is the capital of France?"
 
@@ -458,11 +458,14 @@ async def test_compaction_keeps_every_prompt_sent_under_eighty_percent_of_the_wi
 
 async def test_a_resumed_step_compacts_only_where_its_first_execution_did() -> None:
     """Lessons learnt while a run waits make its re-executed step's prompt longer; the step
-    still replays what it recorded instead of compacting on the way."""
+    still replays what it recorded instead of compacting on the way, and the prompt of each
+    call is rebuilt from what was recorded (not from what the re-executed step sends)."""
     store = MemoryStore()
     decisions: list[str] = []
+    sent: list[list[Message]] = []
 
     def reply(messages: list[Message], info: CallInfo) -> Any:
+        sent.append(list(messages))
         if messages[0].content == COMPACTION_PROMPT:
             return "Earlier: the user was asked which report."
         if info.output_schema is None:
@@ -493,3 +496,6 @@ async def test_a_resumed_step_compacts_only_where_its_first_execution_did() -> N
     assert run.status == RunStatus.COMPLETED, run.error
     assert len(decisions) == 2
     assert of_type(rt.frames(run.id), Compaction)  # the live step after it compacted
+    assert rebuilt_prompts(store, run.id)[0] == sent
+    bases = [c.prompt_base for c in of_type(rt.frames(run.id), ModelCall)]
+    assert bases[0] == 0 and bases[-1] != 0  # the live call is based on the replayed one

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kforge.agents.loop.prompts import ObservationReply
 from kforge.engine.state import apply_delta, diff_state
 from kforge.errors import InvalidRunStateError
-from kforge.runtime.history import step_seqs, step_state
-from kforge.store.base import StepRecord
+from kforge.frames import ModelCall, frame_from_dict, stamped
+from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel, ReplyFunction
+from kforge.llm.types import Message
+from kforge.runtime.history import call_prompt, step_seqs, step_state
+from kforge.store.base import RunStatus, StepRecord
 from kforge.store.memory import MemoryStore
+from tests.agents.helpers import rebuilt_prompts
+from tests.agents.helpers import runtime as react_runtime
+from tests.agents.test_react import GOAL, call, observed
 from tests.store.test_store import new_run, thinking
 
 leaves = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
@@ -83,3 +92,52 @@ def test_a_run_without_a_step_says_to_wait_for_one() -> None:
     store.create_run(new_run())
     with pytest.raises(InvalidRunStateError, match="no committed step yet"):
         step_state(store, "r1", 1)
+
+
+# -- the prompt of a model call ----------------------------------------------------------------
+
+
+def _react_reply(sent: list[list[Message]]) -> ReplyFunction:
+    """A model for the ReAct agent that looks up the capital on every step, keeping each
+    prompt it is sent in ``sent``."""
+
+    def reply(messages: list[Message], info: CallInfo) -> Any:
+        sent.append(list(messages))
+        if info.output_schema is None:
+            return "Paris."
+        if info.output_schema == schema_for(ObservationReply):
+            return observed("The result names Paris, not yet checked twice.", False)
+        return call("France", "I need the capital, and to check it again")
+
+    return reply
+
+
+async def test_each_call_records_only_its_new_messages_so_the_log_grows_linearly() -> None:
+    recorded: dict[int, int] = {}
+    whole: dict[int, int] = {}
+    for steps in (10, 40):
+        sent: list[list[Message]] = []
+        rt = react_runtime(FunctionModel(_react_reply(sent)))
+        run = await rt.run("react", {"goal": GOAL, "max_steps": steps, "allow_ask": False})
+        assert run.status == RunStatus.COMPLETED, run.error
+        rebuilt, recorded[steps] = rebuilt_prompts(rt.store, run.id)
+        assert rebuilt == sent  # every call's prompt is exactly what the model was sent
+        whole[steps] = sum(len(json.dumps([m.to_dict() for m in p])) for p in sent)
+    # four times the steps: about four times the bytes, where whole prompts take ten times
+    assert recorded[40] <= 4.5 * recorded[10], recorded
+    assert whole[40] >= 8 * whole[10], whole
+
+
+def test_a_call_recorded_before_prompts_were_says_so_and_other_frames_are_refused() -> None:
+    store = MemoryStore()
+    store.create_run(new_run())
+    old = frame_from_dict(
+        {"type": "model.call", "model": "m", "response": {"text": "hi"}, "run_id": "r1", "seq": 1}
+    )
+    assert isinstance(old, ModelCall) and old.prompt_delta is None
+    later = ModelCall(model="m", response={}, prompt_base=1, prompt_delta=([0, 1],))
+    store.commit("r1", [old, stamped(later, "r1", 2), thinking("r1", 3)])
+    assert not call_prompt(store, "r1", 1).recorded
+    assert not call_prompt(store, "r1", 2).recorded  # its base holds no prompt
+    with pytest.raises(InvalidRunStateError, match=r"'agent\.thinking' frame, not a model call"):
+        call_prompt(store, "r1", 3)

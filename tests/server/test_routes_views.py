@@ -1,8 +1,18 @@
-"""The routes the web UI draws from: an agent's phase graph, a run's steps, and the state
-after any step with what the step changed."""
+"""The routes the web UI draws from: an agent's phase graph, a run's steps, the state after
+any step with what the step changed, and the prompt of any model call."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from kforge.agents.loop.prompts import ObservationReply
+from kforge.llm.structured import schema_for
+from kforge.llm.testing.function import CallInfo, FunctionModel
+from kforge.llm.types import Message
+from kforge.memory.compaction import COMPACTION_PROMPT
+from kforge.server import ServerSettings
+from kforge.tools import tool
+from tests.agents.helpers import runtime as react_runtime
 from tests.server.helpers import LiveServer
 from tests.server.test_api import follow, start
 
@@ -34,3 +44,65 @@ def test_state_after_a_step_and_its_changes(server: LiveServer) -> None:
         past = client.get(f"/runs/{run['id']}/state", params={"seq": last + 1})
         assert past.status_code == 422 and f"last frame (seq {last})" in past.json()["detail"]
         assert client.get("/runs/nope/state", params={"seq": 1}).status_code == 404
+
+
+def test_each_model_call_shows_the_prompt_it_was_sent_across_compactions() -> None:
+    """The prompt route rebuilds, from each call's recorded delta, exactly the messages the
+    model received, before and after the context was compacted."""
+    sent: list[list[Message]] = []
+
+    @tool(read_only=True)
+    def read_page(page: int) -> str:
+        """Read one page of the report.
+
+        Args:
+            page: The page number, from 1.
+        """
+        return f"Page {page}: " + "lorem ipsum " * 60
+
+    def reply(messages: list[Message], info: CallInfo) -> Any:
+        sent.append(list(messages))
+        if messages[0].content == COMPACTION_PROMPT:
+            return "Pages were read."
+        if info.output_schema == schema_for(ObservationReply):
+            return {"observation": "Page read.", "goal_achieved": False}
+        if info.output_schema is None:
+            return "The report is about lorem ipsum."
+        return {
+            "thought": "Read on",
+            "action": "tool_call",
+            "tool": "read_page",
+            "arguments": {"page": len(sent)},
+        }
+
+    model = FunctionModel(reply)
+    runtime = react_runtime(model, read_page)
+    args = {"goal": "Summarise the report.", "max_steps": 10, "context_tokens": 1500}
+    with LiveServer(runtime, ServerSettings(), model=model) as server:
+        run = server.call(runtime.run("react", {**args, "allow_ask": False}))
+        with server.client() as client:
+            frames = client.get(f"/runs/{run.id}/frames", params={"limit": 1000}).json()
+            calls = [f for f in frames["frames"] if f["type"] == "model.call"]
+            assert any(f["type"] == "context.compaction" for f in frames["frames"])
+            assert len(calls) == len(sent)
+            copied_after_summary = False
+            for frame, received in zip(calls, sent, strict=True):
+                answer = client.get(f"/runs/{run.id}/calls/{frame['seq']}/prompt")
+                body = answer.json()
+                assert body["recorded"] and body["purpose"] == frame["purpose"]
+                shown = [{k: v for k, v in m.items() if k != "fresh"} for m in body["messages"]]
+                assert shown == [m.to_dict() for m in received]
+                summary = [
+                    i for i, m in enumerate(shown) if m["content"].startswith("Summary of earlier")
+                ]
+                if summary and not all(m["fresh"] for m in body["messages"][summary[0] + 1 :]):
+                    copied_after_summary = True  # what compaction kept is a copy, not new
+            assert copied_after_summary
+            tool_call = next(f for f in frames["frames"] if f["type"] == "tool.call")
+            wrong = client.get(f"/runs/{run.id}/calls/{tool_call['seq']}/prompt")
+            assert wrong.status_code == 422
+            assert "'tool.call' frame, not a model call" in wrong.json()["detail"]
+            last = frames["frames"][-1]["seq"]
+            past = client.get(f"/runs/{run.id}/calls/{last + 1}/prompt")
+            assert past.status_code == 404 and f"1 to {last}" in past.json()["detail"]
+            assert client.get("/runs/nope/calls/1/prompt").status_code == 404

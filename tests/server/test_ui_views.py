@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from kforge.frames import frame_from_dict, stamped, utc_now
 from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.server import ServerSettings
+from kforge.store.base import RunRecord, RunStatus
 from tests.agents.helpers import runtime as react_runtime
 from tests.agents.test_react import GOAL, call, observed, reflection
 from tests.agents.test_research import QUESTION
@@ -93,8 +95,8 @@ def test_frames_read_as_what_they_mean_with_raw_json_filters_and_search(
     expect(fold.locator("summary")).to_contain_text("Reply")
     fold.locator("summary").focus()
     page.keyboard.press("Enter")
-    expect(fold.locator("h4").first).to_have_text("Reply")
-    expect(fold.locator("pre").first).not_to_be_empty()
+    expect(fold.locator("section.reply h4").first).to_have_text("Reply")
+    expect(fold.locator("section.reply pre").first).not_to_be_empty()
     done = rows.filter(has=page.locator(".type", has_text="complete")).last
     done.locator("details.fold summary").click()
     expect(done.locator("details.fold")).to_contain_text("ReAct")
@@ -198,13 +200,13 @@ def test_a_frame_shows_the_state_after_its_step_and_what_the_step_changed(
     expect(tick).to_have_class(re.compile(r"\bselected\b"))
     page.locator("#inspect").screenshot(path=str(shots / "state-diff.png"))
     # the step before changed 'done' from 0 to 1: its last frame is the one above, by keyboard
-    tick.locator("button.seq").focus()
+    tick.focus()
     page.keyboard.press("End")
-    expect(page.locator("#timeline li").last.locator("button.seq")).to_be_focused()
-    tick.locator("button.seq").focus()
+    expect(page.locator("#timeline li").last).to_be_focused()
+    tick.focus()
     page.keyboard.press("ArrowUp")
     first = page.locator("#timeline li").filter(has_text='"step":0,"i":1')
-    expect(first.locator("button.seq")).to_be_focused()
+    expect(first).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#inspect-title")).to_have_text("State after step 1")
     expect(done).to_have_text("agent.done: 0 → 1")
@@ -432,3 +434,132 @@ def test_tool_calls_read_with_their_arguments_and_results_and_sit_in_the_trace(
         expect(tools).to_have_count(2)
         expect(tools.first).to_have_class(re.compile(r"\bfailed\b"))
         expect(tools.last).to_contain_text("tool lookup_capital")
+
+
+def test_a_model_call_shows_the_prompt_it_was_sent_folded_beside_its_reply(
+    page: Any, shots: Path
+) -> None:
+    model = ScriptedModel(
+        [
+            {"thought": "Which one?", "action": "ask_user", "question": "Which country?"},
+            {"thought": "Known", "action": "respond", "answer": "Paris is the capital."},
+        ]
+    )
+    runtime = react_runtime(model)
+    with LiveServer(runtime, ServerSettings(), model=model) as server:
+        run_id = server.call(runtime.start("react", {"goal": GOAL}))
+        server.call(runtime.wait(run_id))
+        server.call(runtime.resume(run_id, "France, the one in Europe"))
+        assert server.call(runtime.wait(run_id)).status.value == "completed"
+        page.goto(f"{server.url}/ui/#/runs/{run_id}")
+        calls = page.locator("#timeline li").filter(
+            has=page.locator(".type", has_text="model.call")
+        )
+        expect(calls).to_have_count(2)
+        # the first call, opened from the keyboard: its row, then its fold
+        first = calls.first
+        first.focus()
+        page.keyboard.press("ArrowRight")  # the seq
+        page.keyboard.press("ArrowRight")  # the fold
+        expect(first.locator("details.fold > summary")).to_be_focused()
+        expect(first.locator("details.fold > summary")).to_have_text(
+            "Prompt · Reply · Structured output"
+        )
+        page.keyboard.press("Enter")
+        prompt, reply = first.locator("section.prompt"), first.locator("section.reply")
+        expect(reply.locator("pre").first).to_contain_text("ask_user")
+        sent = model.calls[0].messages
+        messages = prompt.locator("details.message")
+        expect(messages).to_have_count(len(sent))
+        system = messages.first
+        expect(system).to_have_attribute("data-role", "system")
+        page.keyboard.press("ArrowRight")
+        expect(system.locator("summary")).to_be_focused()
+        page.keyboard.press("Enter")  # each message folds on its own
+        expect(system.locator("pre")).to_be_visible()
+        expect(system.locator("pre")).to_contain_text(GOAL)
+        assert system.locator("pre").text_content() == sent[0].content
+        expect(prompt).to_contain_text(f"{len(sent)} messages, {len(sent)} new in this call")
+        page.keyboard.press("Escape")
+        expect(first).to_be_focused()
+        # the second call of the conversation: the person's answer is in its prompt, new
+        second = calls.last
+        second.locator("details.fold > summary").click()
+        answered = second.locator("details.message").filter(has_text="France, the one in Europe")
+        expect(answered).to_have_count(1)
+        expect(answered).to_have_attribute("data-role", "user")
+        expect(answered).to_have_class(re.compile(r"\bfresh\b"))
+        expect(second.locator("details.message")).to_have_count(len(model.calls[1].messages))
+        base = calls.first.get_attribute("data-seq")
+        expect(second.locator("section.prompt")).to_contain_text(f"as in the call of frame {base}")
+        second.locator("details.message").first.locator("summary").click()
+        expect(second.locator("details.message").first.locator("pre")).to_contain_text(GOAL)
+        second.scroll_into_view_if_needed()
+        page.locator("#timeline").screenshot(path=str(shots / "model-call.png"))
+
+
+def test_a_call_recorded_before_prompts_were_says_its_prompt_was_not_recorded(
+    page: Any,
+) -> None:
+    model = ScriptedModel([])
+    runtime = react_runtime(model)
+    now = utc_now()
+    runtime.store.create_run(
+        RunRecord("old-run", "react", RunStatus.COMPLETED, now, now, {"args": {"goal": GOAL}})
+    )
+    # a model call as frames held it before prompts were recorded
+    old = frame_from_dict({"type": "model.call", "model": "m", "response": {"text": "Paris."}})
+    runtime.store.commit("old-run", [stamped(old, "old-run", 1)])
+    with LiveServer(runtime, ServerSettings(), model=model) as server:
+        page.goto(f"{server.url}/ui/#/runs/old-run")
+        row = page.locator("#timeline li")
+        expect(row).to_have_count(1)
+        row.locator("details.fold > summary").click()
+        expect(row.locator("section.prompt")).to_contain_text("prompt not recorded")
+        expect(row.locator("section.reply pre")).to_have_text("Paris.")
+
+
+def test_a_timeline_row_is_one_tab_stop_and_its_controls_are_reached_with_the_arrows(
+    live: LiveServer, page: Any
+) -> None:
+    run_id = _research_run(live, page)
+    rows = page.locator("#timeline li")
+    expect(rows).to_have_count(_runtime(live).get_run(run_id).last_seq)
+    # every row is focusable, and nothing inside a row is in the tab order
+    stops = page.evaluate(
+        """() => [...document.querySelectorAll('#timeline *')]
+             .filter((e) => e.tabIndex >= 0).map((e) => e.tagName)"""
+    )
+    assert stops == ["LI"] * rows.count()
+    call = rows.filter(has=page.locator(".type", has_text="model.call")).first
+    below = call.locator("xpath=following-sibling::li[1]")
+    call.focus()
+    page.keyboard.press("Tab")
+    expect(below).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(call).to_be_focused()
+    # its controls with the arrows: the seq, the fold, the raw JSON; Escape back to the row
+    page.keyboard.press("ArrowRight")
+    expect(call.locator("button.seq")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(call.locator("details.fold > summary")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    raw = call.get_by_role("button", name="Raw JSON of frame")
+    expect(raw).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(call.locator("pre.raw")).to_be_visible()
+    page.keyboard.press("ArrowRight")  # the last control stays focused
+    expect(raw).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(call).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Escape")
+    expect(call).to_be_focused()
+    # Enter on the row shows the state after it
+    page.keyboard.press("Enter")
+    expect(page.locator("#inspect-title")).to_be_focused()
+    expect(page.locator("#inspect-summary")).to_contain_text(
+        f"Frame {call.get_attribute('data-seq')} (model.call)"
+    )

@@ -38,6 +38,7 @@ from kforge.frames import (
 from kforge.jsoncodec import dumps, loads, not_json
 from kforge.llm.base import Model
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
+from kforge.llm.prompt_delta import PromptLog
 from kforge.llm.structured import parse_output, schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
 from kforge.memory.tokens import RunBudget
@@ -134,6 +135,7 @@ class RunContext:
         self._journal: list[Frame] = []
         self._cursor = 0
         self._replayed_ids: set[str] = set()
+        self._prompts = PromptLog()
 
     # -- steps (called by the runner) ----------------------------------------------------
 
@@ -340,6 +342,9 @@ class RunContext:
     ) -> ModelResponse:
         recorded = self.replay_next(ModelCall)
         if recorded is not None:
+            self._prompts.replayed(
+                purpose, recorded.seq, recorded.prompt_base, recorded.prompt_delta
+            )
             usage_frame = self.replay_next(UsageFrame)
             replayed = ModelResponse.from_dict(recorded.response)
             # the state restored at the step boundary does not count calls made inside the step
@@ -375,12 +380,15 @@ class RunContext:
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
         self._refuse_unrecordable(response)
-        self.emit(
+        base, delta = self._prompts.delta(purpose, messages)
+        call = self.emit(
             ModelCall(
                 model=model,
                 response=response.to_dict(),
                 purpose=purpose,
                 duration_ms=round(duration_ms, 3),
+                prompt_base=base,
+                prompt_delta=delta,
             )
         )
         self.emit(
@@ -399,6 +407,7 @@ class RunContext:
         ):
             self.emit(LimitWarning(limit=limit, value=used, maximum=maximum))
         self.flush()
+        self._prompts.sent(purpose, call.seq, messages)
         return response
 
     async def _streamed(

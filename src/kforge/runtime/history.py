@@ -1,5 +1,5 @@
-"""A run's past, read from its step deltas: where each step ends in the frame log, the state
-after any step, and what that step changed."""
+"""A run's past, read from its deltas: where each step ends in the frame log, the state after
+any step and what that step changed, and the prompt any model call was sent."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from typing import Any
 
 from kforge.engine.state import copy_value, diff_state, rebuild_state
 from kforge.errors import InvalidRunStateError
+from kforge.frames import Frame, ModelCall
+from kforge.llm.prompt_delta import apply_prompt_delta, delta_fresh
+from kforge.llm.types import Message
 from kforge.store.base import Store
 
-__all__ = ["StateChange", "StepState", "step_seqs", "step_state"]
+__all__ = ["CallPrompt", "StateChange", "StepState", "call_prompt", "step_seqs", "step_state"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,3 +85,50 @@ def _at(value: Any, path: list[str | int]) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return copy_value(value)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallPrompt:
+    """The messages a model call was sent, rebuilt from the deltas its frames recorded."""
+
+    call: ModelCall
+    recorded: bool
+    """False when the frame holds no prompt (written before prompts were recorded) or its chain
+    of bases cannot be read; ``messages`` is then empty."""
+    messages: tuple[Message, ...] = ()
+    fresh: tuple[bool, ...] = ()
+    """Per message: True when this call's frame holds it (new or changed since its base)."""
+
+
+def call_prompt(store: Store, run_id: str, seq: int) -> CallPrompt:
+    """The prompt of the model call recorded by frame ``seq``: its frame's delta applied to its
+    base's prompt, and so on back to a call recorded whole. ``InvalidRunStateError`` when frame
+    ``seq`` is not a model call."""
+    call = _frame(store, run_id, seq)
+    if not isinstance(call, ModelCall):
+        kind = "no frame" if call is None else f"a '{call.type}' frame"
+        raise InvalidRunStateError(
+            f"frame {seq} of run '{run_id}' is {kind}, not a model call; choose the seq of a "
+            "'model.call' frame from GET /runs/{id}/frames"
+        )
+    chain = [call]
+    while chain[-1].prompt_delta is not None and chain[-1].prompt_base:
+        base = _frame(store, run_id, chain[-1].prompt_base)
+        if not isinstance(base, ModelCall) or base.seq >= chain[-1].seq:
+            return CallPrompt(call=call, recorded=False)
+        chain.append(base)
+    messages: list[Message] = []
+    for link in reversed(chain):
+        if link.prompt_delta is None:
+            return CallPrompt(call=call, recorded=False)
+        try:
+            messages = apply_prompt_delta(messages, link.prompt_delta)
+        except (ValueError, KeyError, TypeError):
+            return CallPrompt(call=call, recorded=False)
+    fresh = delta_fresh(call.prompt_delta or ())
+    return CallPrompt(call=call, recorded=True, messages=tuple(messages), fresh=tuple(fresh))
+
+
+def _frame(store: Store, run_id: str, seq: int) -> Frame | None:
+    found = store.read_frames(run_id, after_seq=seq - 1, limit=1) if seq >= 1 else []
+    return found[0] if found and found[0].seq == seq else None

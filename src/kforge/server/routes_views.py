@@ -1,5 +1,5 @@
-"""What the web UI draws beyond frames: an agent's phase graph, a run's steps, and the state
-after any step with the changes that step made."""
+"""What the web UI draws beyond frames: an agent's phase graph, a run's steps, the state after
+any step with the changes that step made, and the prompt of any model call."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from kforge.engine.phases import PhaseGraph
-from kforge.runtime.history import step_seqs, step_state
+from kforge.errors import InvalidRunStateError
+from kforge.runtime.history import call_prompt, step_seqs, step_state
 from kforge.server.problems import Problem
 from kforge.server.sse import checked_seq
 from kforge.server.state import ServerState, server_state
@@ -94,4 +95,37 @@ async def run_state(
         "seq": view.seq,
         "state": view.state,
         "changes": [c.to_dict() for c in view.changes],
+    }
+
+
+@router.get(
+    "/runs/{run_id}/calls/{seq}/prompt",
+    summary="The messages the model call recorded by frame seq was sent, rebuilt from the deltas",
+)
+async def run_call_prompt(run_id: str, seq: int, state: State) -> dict[str, Any]:
+    run = state.runtime.get_run(run_id)
+    seq = checked_seq(seq, "seq")
+    if not 1 <= seq <= run.last_seq:
+        raise Problem(
+            404,
+            "frame-not-found",
+            f"run '{run_id}' has no frame {seq} (its frames are 1 to {run.last_seq}); choose the "
+            "seq of a 'model.call' frame from GET /runs/{id}/frames",
+        )
+    try:
+        prompt = call_prompt(state.runtime.store, run_id, seq)
+    except InvalidRunStateError as exc:
+        raise Problem(422, "not-a-model-call", str(exc)) from exc
+    call = prompt.call
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "purpose": call.purpose,
+        "model": call.model,
+        "recorded": prompt.recorded,
+        "base_seq": call.prompt_base if prompt.recorded else None,
+        "messages": [
+            {**m.to_dict(), "fresh": fresh}
+            for m, fresh in zip(prompt.messages, prompt.fresh, strict=True)
+        ],
     }

@@ -390,7 +390,7 @@ async function answer(runId, pending, option) {
   const box = $("checkpoint");
   // a newer question may already be showing (the stream can beat this response): keep it
   if (run && box.dataset.interaction === pending.interaction_id) {
-    box.hidden = true; box.dataset.interaction = ""; $("timeline").focus();
+    box.hidden = true; box.dataset.interaction = ""; focusTimeline();
   }
 }
 
@@ -454,7 +454,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("runs-refresh").addEventListener("click", loadRuns);
   $("runs-status").addEventListener("change", loadRuns);
   $("error-close").addEventListener("click", clearError);
-  $("timeline").setAttribute("tabindex", "0");
   wireFilters();
   wireInspect();
   wireCompare();

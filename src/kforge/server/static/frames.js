@@ -56,7 +56,7 @@ function frameDetail(frame) {
   const t = frame.type;
   const pretty = (v) => JSON.stringify(v, null, 2);
   if (t === "model.call") {
-    // the frame records the reply (what a resumed run replays), not the prompt
+    // the reply (what a resumed run replays); the prompt beside it is read when it is opened
     const r = frame.response || {};
     const parts = [["Reply", r.text || "(no text)"]];
     if (r.parsed !== null && r.parsed !== undefined) parts.push(["Structured output", pretty(r.parsed)]);
@@ -78,22 +78,67 @@ function frameDetail(frame) {
 function frameFolded(frame) {
   const parts = frameDetail(frame);
   if (!parts) return null;
-  const box = el("details", { class: "fold" }, el("summary", {}, parts.map((p) => p[0]).join(" · ")));
+  const call = frame.type === "model.call";
+  const labels = parts.map((p) => p[0]).join(" · ");
+  // out of the tab order: the row is the one tab stop, its controls are reached with the arrows
+  const box = el("details", { class: call ? "fold call" : "fold" },
+    el("summary", { tabindex: "-1" }, call ? `Prompt · ${labels}` : labels));
   box.addEventListener("toggle", () => {
     if (!box.open || box.dataset.filled) return;
     box.dataset.filled = "1";
-    for (const [label, text] of parts) box.append(el("h4", {}, label), el("pre", {}, text));
+    const shown = parts.flatMap(([label, text]) => [el("h4", {}, label), el("pre", {}, text)]);
+    if (!call) { box.append(...shown); return; }
+    const prompt = el("section", { class: "prompt", "aria-label": `Prompt of model call ${frame.seq}` },
+      el("h4", {}, "Prompt"), el("p", { class: "muted prompt-note" }, "reading the prompt…"));
+    box.append(el("div", { class: "call-parts" }, prompt,
+      el("section", { class: "reply", "aria-label": `Reply of model call ${frame.seq}` }, ...shown)));
+    showPrompt(frame, prompt);
   });
   return box;
+}
+
+// The prompt a model call was sent, rebuilt by the server from the messages each call records
+// (those new since the call before it), one fold per message.
+async function showPrompt(frame, section) {
+  const note = section.querySelector(".prompt-note");
+  let data;
+  try {
+    data = await api("GET", `/runs/${frame.run_id || state.runId}/calls/${frame.seq}/prompt`);
+  } catch (err) {
+    note.textContent = `the prompt could not be read: ${err.message}`;
+    return;
+  }
+  if (!data.recorded) {
+    note.textContent = "prompt not recorded (this call was recorded before prompts were)";
+    return;
+  }
+  const fresh = data.messages.filter((m) => m.fresh).length;
+  note.textContent = `${data.messages.length} message${data.messages.length === 1 ? "" : "s"}, `
+    + `${fresh} new in this call${data.base_seq ? `, the others as in the call of frame ${data.base_seq}` : ""}`;
+  // not a list: the timeline's rows are its only list items
+  section.append(el("div", { class: "messages" }, ...data.messages.map(messageFold)));
+}
+
+function messageFold(message) {
+  let text = message.content;
+  if (message.tool_calls && message.tool_calls.length) {
+    text += `${text ? "\n\n" : ""}Tool calls: ${JSON.stringify(message.tool_calls, null, 2)}`;
+  }
+  const who = message.role + (message.name ? ` (${message.name})` : "");
+  const line = message.content.replace(/\s+/g, " ").trim();
+  return el("details", { class: `message m-${message.role}${message.fresh ? " fresh" : ""}`, "data-role": message.role },
+    el("summary", { tabindex: "-1" }, el("span", { class: "role" }, who),
+      el("span", { class: "muted" }, ` ${message.content.length} chars${message.fresh ? " · new" : ""} · ${clip(line, 90)}`)),
+    el("pre", {}, text));
 }
 
 // The timeline row of a frame; `agent` labels frames of runs below the one shown.
 function frameRow(frame, agent) {
   const raw = el("button", { type: "button", class: "raw-toggle secondary", "aria-expanded": "false",
-    "aria-label": `Raw JSON of frame ${frame.seq}` }, "{ }");
-  const pick = el("button", { type: "button", class: "seq", "aria-label": `Frame ${frame.seq}: state after it` }, frame.seq);
+    "aria-label": `Raw JSON of frame ${frame.seq}`, tabindex: "-1" }, "{ }");
+  const pick = el("button", { type: "button", class: "seq", "aria-label": `Frame ${frame.seq}: state after it`, tabindex: "-1" }, frame.seq);
   const text = el("span", { class: "text" }, describe(frame));
-  const row = el("li", { "data-seq": frame.seq, "data-type": frame.type, "data-group": frameGroup(frame.type),
+  const row = el("li", { tabindex: "0", "aria-describedby": "timeline-keys", "data-seq": frame.seq, "data-type": frame.type, "data-group": frameGroup(frame.type),
     "data-run": frame.run_id || "", class: `f-${frameGroup(frame.type)}${frame.is_backward ? " back" : ""}` },
     pick, el("span", { class: "type" }, frame.type, agent ? el("span", { class: "agent" }, agent) : ""), text, raw);
   const folded = frameFolded(frame);
@@ -146,18 +191,35 @@ function resetFilters() {
   document.getElementById("timeline-count").textContent = "";
 }
 
-// Up and down arrows move between the frames shown (Home and End to the first and last), so a
-// long timeline is walked from the keyboard without tabbing through every row's buttons.
+// Each row is one tab stop. Up and down arrows move between the frames shown (Home and End to
+// the first and last); Enter on a row shows the state after it; right and left arrows walk the
+// row's controls (its folds, the messages of a prompt, the raw JSON) and Escape goes back to
+// the row, so a long timeline is read from the keyboard without tabbing through every control.
 function walkTimeline(event) {
-  const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
   const row = event.target.closest && event.target.closest("#timeline > li");
-  if (!keys.includes(event.key) || !row || event.target.matches("input, textarea, select")) return;
+  if (!row || event.target.matches("input, textarea, select")) return;
+  if (event.key === "Enter" && event.target === row) {
+    event.preventDefault();
+    row.querySelector("button.seq").click();
+    return;
+  }
+  if (event.key === "Escape" && event.target !== row) { event.preventDefault(); row.focus(); return; }
+  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+    const controls = [...row.querySelectorAll("button, summary")].filter((c) => c.checkVisibility());
+    const at = controls.indexOf(event.target);  // -1 on the row itself
+    const to = event.key === "ArrowRight" ? Math.min(at + 1, controls.length - 1) : at - 1;
+    event.preventDefault();
+    (to < 0 ? row : controls[to]).focus();
+    return;
+  }
+  const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
+  if (!keys.includes(event.key)) return;
   const rows = [...document.getElementById("timeline").children].filter((r) => !r.hidden);
   const at = rows.indexOf(row);
   const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
   if (to < 0 || to >= rows.length) return;
   event.preventDefault();
-  rows[to].querySelector("button.seq").focus();
+  rows[to].focus();
 }
 
 function wireFilters() {
@@ -170,4 +232,11 @@ function wireFilters() {
     timer = setTimeout(() => { timelineFilter.text = e.target.value.trim().toLowerCase(); applyFilter(); }, 120);
   });
   document.getElementById("filter-form").addEventListener("submit", (e) => e.preventDefault());
+}
+
+// Back to the timeline (once a form closes): the selected frame's row, else the last one shown.
+function focusTimeline() {
+  const rows = [...document.getElementById("timeline").children].filter((r) => !r.hidden);
+  const row = rows.find((r) => r.classList.contains("selected")) || rows[rows.length - 1];
+  if (row) row.focus();
 }

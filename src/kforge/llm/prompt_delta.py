@@ -1,0 +1,207 @@
+"""A model call's prompt recorded as what changed since an earlier prompt, so that a run's log
+grows with the new messages of each call instead of with its whole conversation.
+
+A delta is a list of operations that build the prompt from the earlier one (its *base*):
+
+- ``[start, stop]``: the base's messages ``start`` to ``stop - 1``, unchanged;
+- ``{"edit": i, "head": a, "tail": b, "content": text}``: the base's message ``i`` with its
+  first ``a`` and last ``b`` characters kept around ``text`` (a system prompt whose grounding
+  gained a line, an assistant turn that merged with the next);
+- a message as ``Message.to_dict`` writes it: a message the base does not have.
+
+A prompt with no base is a delta of new messages only. Copies refer to any part of the base,
+so a compaction that drops or summarises messages is recorded as the copies of what it kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from kforge.llm.types import Message
+
+__all__ = ["PromptLog", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
+
+_WORTH_EDITING = 64
+"""Characters of a base message an edit must keep; below it the message is recorded whole."""
+
+
+def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[Any, ...]:
+    """The operations that build ``prompt`` from ``base`` (JSON values)."""
+    size = len(base)
+    if size and len(prompt) >= size and tuple(prompt[:size]) == tuple(base):
+        # a conversation that only grew (the usual case) is found by one comparison in C,
+        # which sees the same message objects of the last call and does not compare them
+        return ([0, size], *(_storable(m.to_dict()) for m in prompt[size:]))
+    ops: list[Any] = []
+    where: dict[tuple[str, str], list[int]] | None = None
+    expected = 0  # the base message that would come next if the prompt followed the base
+    i = 0
+    while i < len(prompt):
+        message = prompt[i]
+        if expected < len(base) and _same(base[expected], message):
+            start: int | None = expected
+        else:
+            if where is None:
+                where = {}
+                for j, known in enumerate(base):
+                    where.setdefault((known.role, known.content), []).append(j)
+            start = _found(where.get((message.role, message.content), ()), base, message, expected)
+        if start is not None:
+            stop = start
+            while i < len(prompt) and stop < len(base) and _same(prompt[i], base[stop]):
+                i += 1
+                stop += 1
+            ops.append([start, stop])
+            expected = stop
+            continue
+        edit = _edit(base[expected], message) if expected < len(base) else None
+        if edit is not None:
+            ops.append({"edit": expected, **edit})
+            expected += 1
+        else:
+            ops.append(_storable(message.to_dict()))
+        i += 1
+    return tuple(ops)
+
+
+def _same(a: Message, b: Message) -> bool:
+    return a is b or a == b
+
+
+def _found(
+    indices: Sequence[int], base: Sequence[Message], message: Message, expected: int
+) -> int | None:
+    """The base message equal to ``message``, preferring the first at or after ``expected``."""
+    equal = [j for j in indices if base[j] == message]
+    later = [j for j in equal if j >= expected]
+    chosen = later or equal
+    return chosen[0] if chosen else None
+
+
+def _edit(before: Message, after: Message) -> dict[str, Any] | None:
+    """``after`` as ``before`` with its middle replaced, when only the content differs and the
+    edit keeps enough of ``before`` to be worth it."""
+    if replace(before, content=after.content) != after:
+        return None
+    old, new = before.content, after.content
+    head = _common_length(old, new, len(old), len(new))
+    room = min(len(old), len(new)) - head
+    tail = _common_length(old[::-1], new[::-1], room, room) if room else 0
+    if head + tail < _WORTH_EDITING:
+        return None
+    return {"head": head, "tail": tail, "content": _text(new[head : len(new) - tail])}
+
+
+def _common_length(a: str, b: str, a_len: int, b_len: int) -> int:
+    """How many leading characters ``a`` and ``b`` share (at most the shorter length); slices
+    compared in C, a binary search rather than a character loop in Python."""
+    low, high = 0, min(a_len, b_len)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _text(value: str) -> str:
+    """``value`` as the record can keep it: a lone surrogate (which JSON cannot encode) becomes
+    ``?``, one character for one, so the offsets of later edits stay right."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode()
+    return value
+
+
+def _storable(data: dict[str, Any]) -> dict[str, Any]:
+    data["content"] = _text(data["content"])
+    return data
+
+
+def apply_prompt_delta(base: Sequence[Message], ops: Sequence[Any]) -> list[Message]:
+    """The prompt ``ops`` build from ``base``; ``ValueError`` naming the operation when they do
+    not fit it (a base that is not the one they were written against)."""
+    prompt: list[Message] = []
+    for n, op in enumerate(ops):
+        if isinstance(op, list | tuple):
+            start, stop = op
+            if not (isinstance(start, int) and isinstance(stop, int) and 0 <= start < stop):
+                raise ValueError(f"prompt delta operation {n}: bad copy range {op!r}")
+            if stop > len(base):
+                raise ValueError(
+                    f"prompt delta operation {n} copies messages {start}-{stop - 1} of a base "
+                    f"prompt of {len(base)} messages"
+                )
+            prompt.extend(base[start:stop])
+        elif isinstance(op, dict) and "edit" in op:
+            index, head, tail = op["edit"], op["head"], op["tail"]
+            if not 0 <= index < len(base):
+                raise ValueError(
+                    f"prompt delta operation {n} edits message {index} of a base prompt of "
+                    f"{len(base)} messages"
+                )
+            old = base[index].content
+            if head + tail > len(old):
+                raise ValueError(
+                    f"prompt delta operation {n} keeps {head + tail} characters of a message "
+                    f"of {len(old)}"
+                )
+            content = old[:head] + str(op["content"]) + old[len(old) - tail :]
+            prompt.append(replace(base[index], content=content))
+        elif isinstance(op, dict) and "role" in op:
+            prompt.append(Message.from_dict(op))
+        else:
+            raise ValueError(f"prompt delta operation {n} is not a copy, an edit or a message")
+    return prompt
+
+
+def delta_fresh(ops: Sequence[Any]) -> list[bool]:
+    """For each message the delta builds: True when the delta holds it (new or edited), False
+    when it is copied from the base unchanged."""
+    fresh: list[bool] = []
+    for op in ops:
+        if isinstance(op, list | tuple):
+            fresh.extend([False] * (op[1] - op[0]))
+        else:
+            fresh.append(True)
+    return fresh
+
+
+class PromptLog:
+    """The last prompt of each conversation (a call ``purpose``) a run sent while this process
+    runs it, with the seq of the frame that recorded it: the base of the next call's delta.
+
+    A new stretch starts empty, so its first call of each purpose is recorded whole; a
+    re-executed step rebuilds the prompts its recorded calls were sent (they may differ from
+    what the step would send now) from their deltas.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[int, tuple[Message, ...]]] = {}
+
+    def delta(self, purpose: str, prompt: Sequence[Message]) -> tuple[int, tuple[Any, ...]]:
+        """The seq of the base (0: none) and the delta from it to ``prompt``."""
+        last = self._last.get(purpose)
+        if last is None:
+            return 0, prompt_delta((), prompt)
+        return last[0], prompt_delta(last[1], prompt)
+
+    def sent(self, purpose: str, seq: int, prompt: Sequence[Message]) -> None:
+        """``prompt`` was sent and recorded by frame ``seq``."""
+        self._last[purpose] = (seq, tuple(prompt))
+
+    def replayed(self, purpose: str, seq: int, base: int, ops: Sequence[Any] | None) -> None:
+        """Frame ``seq`` recorded a call with this delta: its prompt becomes the base when it
+        can be rebuilt, else the purpose starts over."""
+        last = self._last.pop(purpose, None)
+        if ops is None or (base and (last is None or last[0] != base)):
+            return
+        try:
+            prompt = apply_prompt_delta(last[1] if base and last else (), ops)
+        except (ValueError, KeyError, TypeError):
+            return
+        self._last[purpose] = (seq, tuple(prompt))

@@ -1,0 +1,103 @@
+"""A prompt as changes to an earlier one: exact for any two prompts, small when the second
+grows from the first, and a re-executed call's prompt rebuilt from what was recorded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kforge.llm.prompt_delta import PromptLog, apply_prompt_delta, delta_fresh, prompt_delta
+from kforge.llm.types import Message
+from tests.llm.test_types import messages
+
+prompts = st.lists(messages, max_size=8)
+long_texts = st.text(min_size=0, max_size=300)
+
+
+@given(prompts, prompts)
+def test_any_prompt_is_rebuilt_exactly_from_any_base(
+    base: list[Message], prompt: list[Message]
+) -> None:
+    ops = prompt_delta(base, prompt)
+    assert apply_prompt_delta(base, json.loads(json.dumps(ops))) == prompt
+    assert len(delta_fresh(ops)) == len(prompt)
+
+
+@given(prompts, st.lists(st.sampled_from(["copy", "edit", "drop", "add"]), max_size=8), long_texts)
+def test_a_prompt_grown_from_its_base_records_only_what_changed(
+    base: list[Message], changes: list[str], text: str
+) -> None:
+    """Kept messages are copies, a message changed in its middle is an edit that keeps its
+    ends, and a dropped message costs nothing: the delta holds only the new text."""
+    head, tail = "h" * 70, "t" * 70
+    base = [Message.system(head + "old" + tail), *base]
+    prompt = [Message.system(head + text + tail)]
+    for message, change in zip(base[1:], changes, strict=False):
+        if change == "copy":
+            prompt.append(message)
+        elif change == "add":
+            prompt.extend([message, Message.user(text)])
+    ops = prompt_delta(base, prompt)
+    assert apply_prompt_delta(base, ops) == prompt
+    assert ops[0] == {"edit": 0, "head": len(head), "tail": len(tail), "content": text}
+    new_text = sum(len(op["content"]) for op in ops if isinstance(op, dict))
+    added = changes[: len(base) - 1].count("add")
+    assert new_text <= len(text) + added * len(f"added {text}")
+
+
+def test_a_compacted_prompt_copies_what_it_kept_around_the_summary() -> None:
+    system = Message.system("You are careful. " * 10)
+    history = [Message.user(f"turn {n} " * 20) for n in range(6)]
+    base = [system, *history, Message.user("Step 7.")]
+    summary = Message.user("Summary of earlier context: turns 0 to 3.")
+    prompt = [system, summary, *history[4:], Message.user("Step 8.")]
+    ops = prompt_delta(base, prompt)
+    assert ops == ([0, 1], summary.to_dict(), [5, 7], Message.user("Step 8.").to_dict())
+    assert apply_prompt_delta(base, ops) == prompt
+    assert delta_fresh(ops) == [False, True, False, False, True]
+
+
+def test_a_lone_surrogate_is_recorded_as_a_question_mark() -> None:
+    prompt = [Message.user("bad \ud800 text")]
+    ops = prompt_delta([], prompt)
+    json.dumps(ops).encode()  # storable
+    assert apply_prompt_delta([], ops) == [Message.user("bad ? text")]
+
+
+@pytest.mark.parametrize(
+    ("ops", "says"),
+    [
+        ([[0, 3]], "copies messages 0-2 of a base prompt of 2 messages"),
+        ([{"edit": 5, "head": 0, "tail": 0, "content": ""}], "edits message 5"),
+        ([{"edit": 0, "head": 90, "tail": 0, "content": ""}], "keeps 90 characters"),
+        ([[2, 1]], "bad copy range"),
+        (["text"], "is not a copy, an edit or a message"),
+    ],
+)
+def test_a_delta_that_does_not_fit_its_base_is_refused(ops: list[object], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        apply_prompt_delta([Message.system("a"), Message.user("b")], ops)
+
+
+def test_the_log_bases_each_purpose_on_its_last_call_and_rebuilds_replayed_ones() -> None:
+    log = PromptLog()
+    first = [Message.system("s" * 100), Message.user("q")]
+    assert log.delta("decide", first) == (0, tuple(m.to_dict() for m in first))
+    log.sent("decide", 3, first)
+    second = [*first, Message.assistant("a")]
+    assert log.delta("decide", second) == (3, ([0, 2], {"role": "assistant", "content": "a"}))
+    assert log.delta("observe", second)[0] == 0  # another conversation
+    # a re-executed step: the recorded call's prompt (not what the step sends now) is the base
+    replayed = PromptLog()
+    replayed.sent("decide", 3, [Message.system("something else")])
+    replayed.replayed("decide", 3, 0, prompt_delta([], first))
+    replayed.replayed("decide", 7, 3, prompt_delta(first, second))
+    assert replayed.delta("decide", second) == (7, ([0, 3],))
+    # a recorded call whose base this process never saw: the purpose starts over
+    replayed.replayed("decide", 9, 5, ([0, 1],))
+    assert replayed.delta("decide", second)[0] == 0
+    replayed.replayed("decide", 11, 0, None)  # a frame that holds no prompt
+    assert replayed.delta("decide", second)[0] == 0
