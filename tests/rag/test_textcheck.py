@@ -79,3 +79,13 @@ def test_an_initial_is_no_sentence_end() -> None:
         "Rickets follows deficiency.",
         "Treatment restores it.",
     ]
+
+
+def test_a_decorator_opens_a_sentence_but_an_address_does_not() -> None:
+    assert split_sentences("It must be created there. @app.route() creates a route.") == [
+        "It must be created there.",
+        "@app.route() creates a route.",
+    ]
+    assert split_sentences("Mail us at help@example.org. @ signs alone are no code.") == [
+        "Mail us at help@example.org. @ signs alone are no code."
+    ]

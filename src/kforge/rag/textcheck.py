@@ -177,7 +177,9 @@ REQUEST_WORDS = frozenset(
 )
 """Words of a request that say nothing of its topic."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*[A-Z0-9`])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*(?:[A-Z0-9`]|@\w))")
+"""A sentence ends before a capital, a digit, code, or a decorator ("... there. @app.route()
+creates a simple route")."""
 _ABBREVIATIONS = re.compile(
     r"\b(?:(?i:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)|[A-Z])\.$"
 )
