@@ -19,7 +19,7 @@ from kforge.tools.base import Tool
 from kforge.tools.definition import ToolExample
 from kforge.tools.docstrings import parse_docstring
 from kforge.tools.result import ToolResult
-from kforge.tools.threads import run_blocking
+from kforge.tools.threads import Placement, run_placed
 from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ class FunctionTool(Tool):
         self.requires_approval = requires_approval
         self.examples = tuple(examples)
         self._is_async = inspect.iscoroutinefunction(func)
+        self._placement = Placement(
+            self._annotations.read_only_hint and not self._annotations.open_world_hint
+        )
 
         hints = typing.get_type_hints(func, include_extras=True)
         fields: dict[str, Any] = {}
@@ -136,7 +139,7 @@ class FunctionTool(Tool):
         if self._is_async:
             value = await self.func(**kwargs)
         else:
-            value = await run_blocking(self.func, **kwargs)
+            value = await run_placed(self._placement, self.func, kwargs)
         return self._to_result(value)
 
     def _to_result(self, value: Any) -> ToolResult:
