@@ -120,6 +120,10 @@ class FunctionTool(Tool):
     def annotations(self) -> ToolAnnotations:
         return self._annotations
 
+    @property
+    def runs_inline(self) -> bool:
+        return not self._is_async and self._placement.inline
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (handy in tests and plain Python code)."""
         return self.func(*args, **kwargs)
