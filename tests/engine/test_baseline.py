@@ -13,7 +13,6 @@ from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.engine.runner import load_state
 from kforge.engine.state import Baseline, diff_state, rebuild_state
-from kforge.jsoncodec import dumps, loads
 from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus
@@ -191,45 +190,3 @@ async def test_resume_reads_no_deltas_after_a_snapshot_of_the_last_step() -> Non
     assert full.state == point.state
     assert (await runtime.resume(run_id, "yes")) == run_id
     assert (await runtime.wait(run_id)).status == RunStatus.COMPLETED
-
-
-_edits = st.lists(
-    st.tuples(
-        st.sampled_from(["append", "change_old", "replace_old", "retype_old", "shrink"]),
-        json_objects,
-    ),
-    min_size=1,
-    max_size=8,
-)
-
-
-@given(json_objects, _edits)
-@settings(max_examples=150, deadline=None)
-def test_a_growing_list_s_deltas_rebuild_every_state_whatever_changed_in_it(
-    first: dict[str, Any], edits: list[tuple[str, dict[str, Any]]]
-) -> None:
-    """Steps of a conversation-like list: mostly appends (judged by the list's text), with old
-    items changed in place, replaced, turned into an equal number of another type, or dropped."""
-    live: dict[str, Any] = {"agent": {"messages": [first, {"n": 1}]}}
-    baseline = Baseline(loads(dumps(live)))
-    committed = loads(dumps(live))
-    for kind, value in edits:
-        messages = live["agent"]["messages"]
-        if kind == "append":
-            messages.append(value)
-        elif kind == "change_old" and messages:
-            messages[0]["changed"] = value  # in place: same object, same list length
-            messages.append({"n": len(messages)})
-        elif kind == "replace_old" and messages:
-            messages[0] = value
-            messages.append({"n": len(messages)})
-        elif kind == "retype_old" and messages:
-            messages[-1] = {"n": float(len(messages))}  # 2.0 where 2 was: equal, not same text
-            messages.append({"n": len(messages)})
-        elif kind == "shrink" and messages:
-            messages.pop(0)
-        delta = baseline.diff(live)
-        baseline.advance(delta)
-        committed = rebuild_state(committed, [loads(dumps(delta))])
-        assert committed == live
-        assert baseline.state == live

@@ -18,7 +18,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.restore import RestorePoint, load_state, restore_point, session_usage
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
-from kforge.engine.state import Baseline
+from kforge.engine.state import Baseline, diff_state
 from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
@@ -586,7 +586,7 @@ class StepRunner:
         }
         # The delta holds copies; applying it keeps the baseline free of references into the
         # agent, without copying the whole state every step.
-        delta = baseline.diff(live_state)
+        delta = diff_state(baseline.trusted(), live_state)
         frames = ctx.take_pending()
         if outcome is not None and outcome.done:
             ctx.end_replay()

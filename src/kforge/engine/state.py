@@ -6,11 +6,6 @@ deletes, ``["a", path, items]`` appends to a list.
 Unchanged parts are found with Python's equality, so values it calls equal (``1``, ``1.0`` and
 ``True``) are one value to a delta: replacing one by another in place is not a change, in a list
 as in an object. Every new or replaced value is recorded exactly as it is.
-
-A list that grows by appends (a conversation) is checked through its JSON text when the
-``Baseline`` holds the text of what it was: the new list's text starting with the old one's items
-means those items are unchanged as the record keeps them, and one encoding in C costs several
-times less than comparing every item object by object, step after step.
 """
 
 from __future__ import annotations
@@ -20,16 +15,12 @@ import marshal
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
-
 from kforge.errors import StateCorruptionError
 from kforge.jsoncodec import dumps, loads
 
 __all__ = ["Baseline", "apply_delta", "copy_value", "diff_state", "rebuild_state"]
 
 Path = list[str | int]
-Texts = dict[tuple[str | int, ...], bytes]
-"""JSON texts of lists in a state, by path (see ``Baseline``)."""
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 
@@ -66,41 +57,13 @@ def fresh_containers(value: Any) -> Any:
     return copy_value(value)
 
 
-def diff_state(
-    old: Any, new: Any, texts: Texts | None = None, texts_out: Texts | None = None
-) -> list[list[Any]]:
-    """The delta from ``old`` to ``new``. ``texts``: JSON texts of lists in ``old`` by path
-    (any may be missing); ``texts_out`` receives those of the same lists in ``new``."""
+def diff_state(old: Any, new: Any) -> list[list[Any]]:
     ops: list[list[Any]] = []
-    _diff(old, new, [], ops, texts, texts_out)
+    _diff(old, new, [], ops)
     return ops
 
 
-def _appended(
-    old: list[Any], new: list[Any], key: tuple[str | int, ...], texts: Texts, texts_out: Texts
-) -> bool | None:
-    """Whether ``new`` is ``old`` plus items after it, judged by their JSON texts (None: not
-    judged, e.g. a value JSON cannot hold; the caller compares the objects)."""
-    try:
-        before = texts.get(key) or orjson.dumps(old)
-        after = orjson.dumps(new)
-    except TypeError:
-        return None
-    texts_out[key] = after
-    end = len(before) - 1  # the old text without its closing bracket
-    # items are self-delimiting JSON: the old ones, then a comma, begin the new text only if
-    # the new list's first items encode exactly as the old ones
-    return after[end : end + 1] == b"," and after.startswith(before[:end])
-
-
-def _diff(
-    old: Any,
-    new: Any,
-    path: Path,
-    ops: list[list[Any]],
-    texts: Texts | None = None,
-    texts_out: Texts | None = None,
-) -> None:
+def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
     if type(old) is type(new) and old == new:
         return
     if isinstance(old, dict) and isinstance(new, dict):
@@ -109,21 +72,12 @@ def _diff(
                 ops.append(["d", [*path, key]])
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, [*path, key], ops, texts, texts_out)
+                _diff(old[key], value, [*path, key], ops)
             else:
                 ops.append(["s", [*path, key], copy_value(value)])
         return
     if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        appended = None
-        if texts is not None and texts_out is not None and len(new) > len(old) > 0:
-            appended = _appended(old, new, tuple(path), texts, texts_out)
-        if not appended:
-            if texts_out is not None:
-                texts_out.pop(tuple(path), None)
-            # values Python calls equal may differ in text (1 and 1.0, key order): the objects
-            # decide; one comparison in C, however long the history
-            appended = old == new[: len(old)]
-        if appended:
+        if old == new[: len(old)]:  # one comparison in C, however long the history
             ops.append(["a", path, fresh_containers(new[len(old) :])])
             return
         if len(new) == len(old):
@@ -210,9 +164,6 @@ class Baseline:
         self._text: str | None = None
         if shared:
             self._text = text if text is not None else dumps(state)
-        self._texts: Texts = {}
-        """JSON texts of the state's growing lists, as the last ``diff`` found them."""
-        self._staged: Texts | None = None
 
     @property
     def shared(self) -> bool:
@@ -228,21 +179,11 @@ class Baseline:
             if not same:
                 self.state = loads(self._text)
                 self._text = None
-                self._texts = {}
         return self.state
-
-    def diff(self, live: dict[str, Any]) -> list[list[Any]]:
-        """The delta from the state as committed to ``live``; ``advance`` it next."""
-        staged: Texts = {}
-        delta = diff_state(self.trusted(), live, self._texts, staged)
-        self._staged = staged
-        return delta
 
     def advance(self, delta: Iterable[list[Any]]) -> dict[str, Any]:
         """Apply a step's delta (from :func:`diff_state`, whose values become the baseline's);
         call it after :meth:`trusted` with no agent code in between."""
-        # the texts ``diff`` found are the lists' once this delta applies (none for another)
-        self._texts, self._staged = self._staged or {}, None
         if self._text is not None:
             # trusted() found the state still encodes to the text: decoding it again gives a
             # private copy, faster than copying the objects (which orjson made key by key)
