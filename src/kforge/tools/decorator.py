@@ -236,6 +236,10 @@ def tool(
 
     Without ``annotations`` the tool counts as destructive (MCP's default), so the execution
     wrapper asks for approval; pass ``read_only=True`` for tools that only read.
+
+    A sync function runs on a worker thread, so it never blocks the event loop; a read-only one
+    that reaches nothing outside (no ``open_world``) moves onto the caller's thread once a few
+    calls in a row were quicker than that hand-off (``kforge.tools.threads.Placement``).
     """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
