@@ -161,3 +161,17 @@ async def test_one_slow_call_sends_a_tool_back_to_worker_threads_for_good() -> N
     slow[0] = False
     seen = {(await sometimes_slow.execute({})).text for _ in range(INLINE_AFTER + 2)}
     assert seen == {"false"}
+
+
+async def test_a_quick_tool_that_cannot_run_on_the_loop_s_thread_still_works() -> None:
+    @tool(read_only=True)
+    def own_loop() -> str:
+        """Work only where no event loop runs (as code calling asyncio.run inside does)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return "ok"
+        raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+
+    results = [(await own_loop.execute({})).text for _ in range(INLINE_AFTER + 3)]
+    assert results == ["ok"] * (INLINE_AFTER + 3)

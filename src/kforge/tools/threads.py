@@ -14,7 +14,8 @@ A read-only tool that reaches nothing outside (no ``open_world``) and has proven
 worker thread several times in a row runs on the caller's thread instead (``Placement``): the
 hand-off costs more than such a call (an addition, a lookup in memory). One call over the bound
 sends it back to worker threads for good, so at most one call ever holds the event loop longer,
-and only that call cannot be stopped by its timeout.
+and only that call cannot be stopped by its timeout; a call that fails there runs again on a
+worker thread (where it may work: ``asyncio.run`` inside, say) and sends it back too.
 """
 
 from __future__ import annotations
@@ -166,7 +167,13 @@ async def run_placed(placement: Placement, func: Callable[..., T], kwargs: dict[
         return await _pool.run(func, **kwargs)
     context = contextvars.copy_context()
     if placement.inline:
-        value, seconds = _timed(context, func, kwargs)
+        try:
+            value, seconds = _timed(context, func, kwargs)
+        except Exception:
+            # it may need a thread of its own (asyncio.run inside, a thread-bound client): it
+            # is read-only, so it runs again where it always ran, and stays there
+            placement.ran(float("inf"))
+            return await _pool.run(func, **kwargs)
     else:
         value, seconds = await _pool.run(_timed, context, func, kwargs)
     placement.ran(seconds)
