@@ -241,16 +241,17 @@ def answer_quality_hotpotqa(report: Report) -> str:
 
 def runtime_vs_langgraph(report: Report) -> str:
     """Every row the script measures, the unflattering ones beside the others: both SQLite
-    synchronous levels, K = 100 and 200, LangGraph's async durability, its DeltaChannel storage
-    and its graph without any checkpointer."""
+    synchronous levels, every K the run measured (10, 50 and 200 by default), LangGraph's async
+    durability, its DeltaChannel storage and its graph without any checkpointer."""
     r = report
+    ks = r["settings"]["k"]
 
     def pair(ours: float, theirs: float, digits: int = 0) -> list[str]:
         return [_num(ours, digits), _num(theirs, digits), f"{ours / theirs:.3f}"]
 
     rows = []
     for level in ("normal", "full"):
-        for k in (100, 200):
+        for k in ks:
             ours = r[f"kforge_us_per_step_{level}_k{k}"]
             rows.append(
                 [
@@ -273,7 +274,7 @@ def runtime_vs_langgraph(report: Report) -> str:
                     ),
                 ]
             )
-    for k in (100, 200):
+    for k in ks:
         rows.append(
             [
                 f"µs per step, NORMAL, K={k}, vs LangGraph with no checkpointer (durable nothing)",
@@ -292,7 +293,7 @@ def runtime_vs_langgraph(report: Report) -> str:
                 ),
             ]
         )
-    for k in (100, 200):
+    for k in ks:
         rows.append(
             [
                 f"database bytes after K={k}, vs SqliteSaver",
@@ -378,9 +379,62 @@ def tree(report: Report) -> str:
     return _table(header, rows) + "\n" + note + provenance(report)
 
 
+def postgres_vs_langgraph(report: Report) -> str:
+    """Both ``synchronous_commit`` levels, resume warm and cold (a new process's first resume),
+    then the throughput of ``kforge worker`` processes."""
+    r = report
+    limits = r["targets"]
+
+    def row(label: str, key: str, digits: int, target: str | None = None) -> list[str]:
+        ours, theirs = r[f"kforge_{key}"], r.get(f"langgraph_{key}")
+        ratio = f"{ours / theirs:.3f}" if theirs else ""
+        goal = ""
+        if target in limits:
+            t = limits[target]
+            goal = f"≤ {t['limit']:.3g} ({'met' if t['pass'] else 'missed'})"
+        return [label, _num(ours, digits), _num(theirs, digits), ratio, goal]
+
+    k = r["settings"]["k"]
+    rows = [
+        row("µs per step, commits waiting for the WAL flush", "us_per_step", 0, "us_per_step"),
+        row("... `synchronous_commit=off`", "us_per_step_async_commit", 0),
+        row(f"database bytes after K={k}", "bytes", 0, "bytes"),
+        row(f"bytes per step (K={k // 2} to {k})", "bytes_per_step", 0),
+        row("resume until the next step is committed, ms (warm)", "resume_ms", 2, "resume"),
+        row("... cold: a new process's first resume", "resume_cold_ms", 2),
+        row("... warm, `synchronous_commit=off`", "resume_ms_async_commit", 2),
+    ]
+    table = _table(["metric", "kforge", "LangGraph", "ratio", "target"], rows)
+    counts = sorted(
+        int(key.removeprefix("kforge_workers").removesuffix("_runs_per_s"))
+        for key in r
+        if key.startswith("kforge_workers") and key.endswith("_runs_per_s")
+    )
+    workers = [
+        [
+            str(n),
+            _num(r[f"kforge_workers{n}_runs_per_s"]),
+            _num(r[f"kforge_workers{n}_median_latency_ms"], 0),
+            _num(r[f"kforge_workers{n}_p95_latency_ms"], 0),
+        ]
+        for n in counts
+    ]
+    s = r["settings"]
+    versions = s.get("langgraph_versions") or {}
+    note = (
+        f"LangGraph {versions.get('langgraph', '?')} with PostgresSaver, durability='sync'; "
+        f"K = {k} steps; resume: median of {s['resume_samples']}; throughput: {s['runs']} runs "
+        f"of {s['run_k']} steps through the dbos executor, {s['concurrency_per_worker']} "
+        "stretches per worker. "
+    )
+    header = ["workers", "runs/s", "median run latency ms", "p95 run latency ms"]
+    return table + "\n" + _table(header, workers) + "\n" + note + provenance(r)
+
+
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "tree": tree,
     "runtime_vs_langgraph": runtime_vs_langgraph,
+    "postgres_vs_langgraph": postgres_vs_langgraph,
     "server_load": server_load,
     "mcp_conformance": mcp_conformance,
     "answer_quality_samples": answer_quality_samples,

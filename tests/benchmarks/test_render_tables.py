@@ -113,3 +113,52 @@ def test_the_hotpot_table_says_what_its_questions_are_beside_the_papers_baseline
     assert f"designed on all {n} (no held-out split)" in table
     assert f"| {totals['answer_em']:.1f} | {totals['answer_f1']:.1f} |" in table
     assert "| 44.4 | 58.3 |" in table and "full dev set" in table
+
+
+def test_the_runtime_table_shows_every_step_count_the_run_measured() -> None:
+    kept = load_results()["runtime_vs_langgraph"]
+    run = {key: value for key, value in kept.items() if not key.endswith("_k100")}
+    for key, value in kept.items():
+        if key.endswith("_k100"):
+            run[key.replace("_k100", "_k10")] = run[key.replace("_k100", "_k50")] = value
+    run["settings"] = {**kept["settings"], "k": [10, 50, 200]}
+    table = RENDERERS["runtime_vs_langgraph"](run)
+    for k in (10, 50, 200):
+        assert f"NORMAL, K={k}, vs SqliteSaver" in table
+        assert f"database bytes after K={k}" in table
+    assert "K=100" not in table
+
+
+def postgres_run() -> dict[str, object]:
+    """A result of benchmarks/postgres_vs_langgraph.py's shape (figures made up)."""
+    run: dict[str, object] = {}
+    sides = {"kforge": 1.0, "langgraph": 5.0}
+    for side, scale in sides.items():
+        for suffix in ("", "_async_commit"):
+            run[f"{side}_us_per_step{suffix}"] = 1200.0 * scale
+            run[f"{side}_bytes{suffix}"] = int(500_000 * scale)
+            run[f"{side}_bytes_per_step{suffix}"] = 1700.0 * scale
+            run[f"{side}_resume_ms{suffix}"] = 3.0 * scale
+            run[f"{side}_resume_cold_ms{suffix}"] = 21.0 * scale / 4
+    for count, rate in ((1, 51.0), (2, 93.0), (4, 83.0)):
+        run[f"kforge_workers{count}_runs_per_s"] = rate
+        run[f"kforge_workers{count}_median_latency_ms"] = 900.0 / count
+        run[f"kforge_workers{count}_p95_latency_ms"] = 2000.0 / count
+    run["targets"] = {
+        name: {"value": 0.2, "limit": limit, "pass": True}
+        for name, limit in (("us_per_step", 0.25), ("bytes", 0.1), ("resume", 0.25))
+    }
+    run["settings"] = {"k": 200, "resume_samples": 5, "runs": 200, "run_k": 3,
+                       "concurrency_per_worker": 16, "langgraph_versions": {"langgraph": "1.2.9"}}  # fmt: skip
+    run["date"], run["machine"] = "2026-11-26T01:00:00+00:00", {"system": "Linux", "cpus": 2}
+    return run
+
+
+def test_the_postgres_table_shows_the_cold_resume_beside_the_warm_one_and_the_workers() -> None:
+    table = RENDERERS["postgres_vs_langgraph"](postgres_run())
+    warm = next(line for line in table.splitlines() if "(warm)" in line)
+    cold = next(line for line in table.splitlines() if "cold: a new process" in line)
+    assert "| 3.00 | 15.00 | 0.200 |" in warm
+    assert "| 5.25 | 26.25 | 0.200 |" in cold
+    assert "| 2 | 93.0 | 450 | 1,000 |" in table
+    assert "synchronous_commit=off" in table and "LangGraph 1.2.9" in table

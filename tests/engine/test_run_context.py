@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Any
 
@@ -15,6 +16,7 @@ from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message, ModelResponse, ToolCall, ToolSpec
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
+from kforge.tools import execute_tool, tool
 
 SCALE = ToolSpec("scale", "Scale a value.", {"type": "object"})
 
@@ -88,3 +90,62 @@ async def test_a_reply_holding_nan_or_infinity_is_refused_before_it_is_recorded(
     assert run.error is not None and where in run.error and "JSON" in run.error
     assert seen == []  # the step never saw a value that a re-execution would see as null
     assert not [f for f in rt.frames(run.id) if isinstance(f, ModelCall)]
+
+
+class LookingAgent:
+    """Each step: one model call, then ``look`` (which may wait), three steps."""
+
+    agent_type = "test.looking"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.steps = 0
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        await ctx.complete([Message.user("look")], tools=[SCALE])
+        await execute_tool(ctx, ctx.services.extra["look"], {})
+        self.steps += 1
+        return StepOutcome(self.steps == 3, {"steps": self.steps})
+
+    def get_state(self) -> dict[str, Any]:
+        return {"steps": self.steps}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.steps = int(state["steps"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+def looking_runtime(look: Any) -> Runtime:
+    agents = AgentRegistry()
+    agents.register(LookingAgent.agent_type, LookingAgent)
+    return Runtime(
+        MemoryStore(),
+        model=FunctionModel(lambda messages, info: "looked"),
+        registry=agents,
+        services=Services(extra={"look": look}),
+    )
+
+
+async def test_steps_that_never_wait_still_let_other_tasks_run_between_them() -> None:
+    ticks = 0
+    at_steps: list[int] = []
+
+    @tool(read_only=True)
+    async def look() -> str:
+        """Answer at once, noting how often the other task ran so far."""
+        at_steps.append(ticks)
+        return "seen"
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticker = asyncio.create_task(tick())
+    run = await looking_runtime(look).run(LookingAgent.agent_type)
+    ticker.cancel()
+    assert run.status == RunStatus.COMPLETED
+    assert len(at_steps) == 3
+    assert at_steps[0] < at_steps[1] < at_steps[2]  # it ran between each two steps

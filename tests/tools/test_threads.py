@@ -13,7 +13,7 @@ import time
 import pytest
 
 from kforge.tools import tool
-from kforge.tools.threads import WorkerPool, run_blocking
+from kforge.tools.threads import INLINE_AFTER, INLINE_WITHIN_S, WorkerPool, run_blocking
 
 REQUEST = contextvars.ContextVar("request", default="none")
 
@@ -106,3 +106,72 @@ async def test_sync_tools_run_off_the_event_loop() -> None:
     result = await where.execute({})
     assert result.text == "false"
     assert await run_blocking(threading.get_ident) != loop_thread
+
+
+async def test_a_quick_closed_world_read_only_tool_moves_onto_the_callers_thread() -> None:
+    loop_thread = threading.get_ident()
+    REQUEST.set("outer")
+
+    @tool(read_only=True)
+    def where() -> bool:
+        """Say whether this runs on the event loop's thread (and try to change the context)."""
+        REQUEST.set("inner")
+        return threading.get_ident() == loop_thread
+
+    seen = [(await where.execute({})).text for _ in range(INLINE_AFTER + 2)]
+    assert seen == ["false"] * INLINE_AFTER + ["true"] * 2
+    assert REQUEST.get() == "outer"  # the tool ran in a copy of the caller's context
+
+
+async def test_tools_that_may_block_or_act_stay_on_worker_threads() -> None:
+    loop_thread = threading.get_ident()
+
+    def on_loop() -> bool:
+        return threading.get_ident() == loop_thread
+
+    acting = tool(on_loop, name="acting")  # not read-only
+    reaching_out = tool(read_only=True, open_world=True, name="reaching_out")(on_loop)
+
+    @tool(read_only=True)
+    def slow() -> bool:
+        """Take longer than a hand-off to a thread costs."""
+        time.sleep(INLINE_WITHIN_S * 4)
+        return on_loop()
+
+    for each in (acting, reaching_out, slow):
+        seen = {(await each.execute({})).text for _ in range(INLINE_AFTER + 2)}
+        assert seen == {"false"}, each.name
+
+
+async def test_one_slow_call_sends_a_tool_back_to_worker_threads_for_good() -> None:
+    loop_thread = threading.get_ident()
+    slow = [False]
+
+    @tool(read_only=True)
+    def sometimes_slow() -> bool:
+        """Quick unless told otherwise."""
+        if slow[0]:
+            time.sleep(INLINE_WITHIN_S * 4)
+        return threading.get_ident() == loop_thread
+
+    for _ in range(INLINE_AFTER):
+        await sometimes_slow.execute({})
+    slow[0] = True
+    assert (await sometimes_slow.execute({})).text == "true"  # it ran inline, and overran
+    slow[0] = False
+    seen = {(await sometimes_slow.execute({})).text for _ in range(INLINE_AFTER + 2)}
+    assert seen == {"false"}
+
+
+async def test_a_quick_tool_that_cannot_run_on_the_loop_s_thread_still_works() -> None:
+    @tool(read_only=True)
+    def own_loop() -> str:
+        """Work only where no event loop runs (as code calling asyncio.run inside does)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return "ok"
+        raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+
+    results = [(await own_loop.execute({})).text for _ in range(INLINE_AFTER + 3)]
+    assert results == ["ok"] * (INLINE_AFTER + 3)

@@ -436,7 +436,13 @@ class StepRunner:
         after_replay, self._tail_interventions = (
             (self._tail_interventions, []) if journal else ([], self._tail_interventions)
         )
+        first = True
         while True:
+            if not first:
+                # a step whose model and tools answer at once never waits: let the loop's other
+                # work (other runs, a cancellation, the heartbeat) in between steps
+                await asyncio.sleep(0)
+            first = False
             started = time.monotonic()
             if not journal:
                 taken = self._take_interventions(ctx)

@@ -60,6 +60,12 @@ class Tool(ABC):
         self, arguments: dict[str, Any], context: ToolContext | None = None
     ) -> ToolResult: ...
 
+    @property
+    def runs_inline(self) -> bool:
+        """Whether the next call runs on the caller's thread without waiting for anything: no
+        timeout could stop it, so none is set (see ``kforge.tools.threads.Placement``)."""
+        return False
+
     # -- derived --------------------------------------------------------------------------
 
     def needs_approval(self) -> bool:

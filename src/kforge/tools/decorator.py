@@ -19,7 +19,7 @@ from kforge.tools.base import Tool
 from kforge.tools.definition import ToolExample
 from kforge.tools.docstrings import parse_docstring
 from kforge.tools.result import ToolResult
-from kforge.tools.threads import run_blocking
+from kforge.tools.threads import Placement, run_placed
 from kforge.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ class FunctionTool(Tool):
         self.requires_approval = requires_approval
         self.examples = tuple(examples)
         self._is_async = inspect.iscoroutinefunction(func)
+        self._placement = Placement(
+            self._annotations.read_only_hint and not self._annotations.open_world_hint
+        )
 
         hints = typing.get_type_hints(func, include_extras=True)
         fields: dict[str, Any] = {}
@@ -117,6 +120,10 @@ class FunctionTool(Tool):
     def annotations(self) -> ToolAnnotations:
         return self._annotations
 
+    @property
+    def runs_inline(self) -> bool:
+        return not self._is_async and self._placement.inline
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (handy in tests and plain Python code)."""
         return self.func(*args, **kwargs)
@@ -136,7 +143,7 @@ class FunctionTool(Tool):
         if self._is_async:
             value = await self.func(**kwargs)
         else:
-            value = await run_blocking(self.func, **kwargs)
+            value = await run_placed(self._placement, self.func, kwargs)
         return self._to_result(value)
 
     def _to_result(self, value: Any) -> ToolResult:
@@ -229,6 +236,10 @@ def tool(
 
     Without ``annotations`` the tool counts as destructive (MCP's default), so the execution
     wrapper asks for approval; pass ``read_only=True`` for tools that only read.
+
+    A sync function runs on a worker thread, so it never blocks the event loop; a read-only one
+    that reaches nothing outside (no ``open_world``) moves onto the caller's thread once a few
+    calls in a row were quicker than that hand-off (``kforge.tools.threads.Placement``).
     """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:

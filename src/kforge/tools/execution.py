@@ -242,9 +242,12 @@ async def run_tool(
     ``in_run``, a model that cannot be reached, which pauses the run)."""
     limit = timeout_s if timeout_s is not None else tool.timeout_s
     try:
-        # a timeout scope, not wait_for: no extra task and loop turn per call
-        async with asyncio.timeout(limit):
+        if tool.runs_inline:  # nothing to stop it while it runs: no timer to set and cancel
             result = await tool.execute(arguments, context)
+        else:
+            # a timeout scope, not wait_for: no extra task and loop turn per call
+            async with asyncio.timeout(limit):
+                result = await tool.execute(arguments, context)
     except TimeoutError:
         return ToolResult.error(
             f"tool '{tool.name}' did not finish within {limit:g} s and was stopped; "

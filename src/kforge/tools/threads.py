@@ -9,6 +9,13 @@ takes the job from a C queue and settles the caller's asyncio future itself with
 
 Workers are daemon threads, started on demand up to a bound and reused; a tool still running
 when its caller gave up (a timeout) finishes in the background and its result is dropped.
+
+A read-only tool that reaches nothing outside (no ``open_world``) and has proven quick on its
+worker thread several times in a row runs on the caller's thread instead (``Placement``): the
+hand-off costs more than such a call (an addition, a lookup in memory). One call over the bound
+sends it back to worker threads for good, so at most one call ever holds the event loop longer,
+and only that call cannot be stopped by its timeout; a call that fails there runs again on a
+worker thread (where it may work: ``asyncio.run`` inside, say) and sends it back too.
 """
 
 from __future__ import annotations
@@ -18,10 +25,18 @@ import contextvars
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["WorkerPool", "run_blocking"]
+__all__ = [
+    "INLINE_AFTER",
+    "INLINE_WITHIN_S",
+    "Placement",
+    "WorkerPool",
+    "run_blocking",
+    "run_placed",
+]
 
 T = TypeVar("T")
 
@@ -109,6 +124,60 @@ class WorkerPool:
 
 
 _pool = WorkerPool(name="kforge-tool")
+
+INLINE_WITHIN_S = 0.0005
+"""A call this quick (on its worker thread) costs less than handing it to the thread."""
+INLINE_AFTER = 3
+"""Quick calls in a row after which a tool runs on the caller's thread."""
+
+
+class Placement:
+    """Where one blocking tool's calls run: on worker threads until ``INLINE_AFTER`` calls in
+    a row took at most ``INLINE_WITHIN_S`` each, then on the caller's thread while they stay
+    that quick; one slower call (or a tool not ``eligible``) keeps it on worker threads."""
+
+    __slots__ = ("_quick",)
+
+    def __init__(self, eligible: bool) -> None:
+        self._quick = 0 if eligible else -1
+        """Quick calls in a row; -1: never inline."""
+
+    @property
+    def inline(self) -> bool:
+        return self._quick >= INLINE_AFTER
+
+    def ran(self, seconds: float) -> None:
+        if self._quick < 0:
+            return
+        self._quick = self._quick + 1 if seconds <= INLINE_WITHIN_S else -1
+
+
+def _timed(
+    context: contextvars.Context, func: Callable[..., T], kwargs: dict[str, Any]
+) -> tuple[T, float]:
+    started = time.perf_counter()
+    value = context.run(func, **kwargs)
+    return value, time.perf_counter() - started
+
+
+async def run_placed(placement: Placement, func: Callable[..., T], kwargs: dict[str, Any]) -> T:
+    """``func(**kwargs)`` where ``placement`` says (in a copy of the current context either
+    way), noting how long it took."""
+    if placement._quick < 0:
+        return await _pool.run(func, **kwargs)
+    context = contextvars.copy_context()
+    if placement.inline:
+        try:
+            value, seconds = _timed(context, func, kwargs)
+        except Exception:
+            # it may need a thread of its own (asyncio.run inside, a thread-bound client): it
+            # is read-only, so it runs again where it always ran, and stays there
+            placement.ran(float("inf"))
+            return await _pool.run(func, **kwargs)
+    else:
+        value, seconds = await _pool.run(_timed, context, func, kwargs)
+    placement.ran(seconds)
+    return value
 
 
 async def run_blocking(func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
