@@ -190,10 +190,9 @@ def best_passages(
     weighted terms; best first, ties in the order passages were written."""
     import numpy as np
 
-    terms = list(weights)
     blocks = conn.execute(
         "SELECT term, wide, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s)",
-        (ix, terms),
+        (ix, list(weights)),
         binary=True,
     ).fetchall()
     if k <= 0 or not blocks:
@@ -202,58 +201,68 @@ def best_passages(
     rows = np.concatenate([p["passage"] for p in parts]).astype(np.int64)
     tf = np.concatenate([p["tf"] for p in parts]).astype(np.float64)
     length = np.concatenate([p["length"] for p in parts]).astype(np.float64)
-    w = np.repeat([weights[term] for term, _, _ in blocks], [len(p) for p in parts])
-    # the same operations in the same order as the other stores: the same share, bit for bit
-    shares = w * tf / (tf + base + slope * length)
+    # w * tf / (tf + base + slope * length) as the other stores compute it (the same share,
+    # bit for bit), in place: these arrays hold every posting of the query's terms
+    denominator = tf + base
+    length *= slope
+    denominator += length
+    start = 0
+    for (term, _, _), part in zip(blocks, parts, strict=True):
+        tf[start : start + len(part)] *= weights[term]
+        start += len(part)
+    tf /= denominator
     low, high = int(rows.min()), int(rows.max())
-    totals: npt.NDArray[np.float64]
     if high - low < 4 * len(rows) + 65536:
-        totals = np.asarray(np.bincount(rows - low, weights=shares), dtype=np.float64)
-        held = np.flatnonzero(totals)
-        ids, totals = held + low, totals[held]
-    else:  # few postings spread over a wide range of rows
-        ids, where = np.unique(rows, return_inverse=True)
-        totals = np.asarray(np.bincount(where, weights=shares), dtype=np.float64)
-    return _resolve(conn, ids, totals, k)
+        rows -= low
+        return _resolve(conn, np.bincount(rows, weights=tf), None, low, k)
+    # few postings spread over a wide range of rows
+    ids, where = np.unique(rows, return_inverse=True)
+    return _resolve(conn, np.bincount(where, weights=tf), ids, 0, k)
 
 
 def _resolve(
-    conn: Any, ids: npt.NDArray[np.int64], totals: npt.NDArray[np.float64], k: int
+    conn: Any,
+    totals: npt.NDArray[Any],
+    ids: npt.NDArray[np.int64] | None,
+    low: int,
+    k: int,
 ) -> list[tuple[str, float]]:
-    """The ``k`` best rows as passages, passing over removed ones (tombstones): the best
-    ``wanted`` rows are looked up, four times as many again while too few of them remain."""
+    """The ``k`` best rows as passages, passing over removed ones (tombstones): row ``ids[i]``
+    (``low + i`` without ``ids``) totals ``totals[i]``; the best ``wanted`` rows are looked up,
+    four times as many again while too few of them remain."""
     wanted = k
     while True:
-        best = _ordered_best(ids, totals, wanted)
-        rows = ids[best].tolist()
+        best = _ordered_best(totals, ids, low, wanted)
+        rows = best.tolist()
         found = dict(
             conn.execute(
                 "SELECT id, passage FROM search_passages WHERE id = ANY(%s)", (rows,)
             ).fetchall()
         )
-        if len(found) >= min(k, len(rows)) or len(rows) == len(ids):
+        if len(found) >= min(k, len(rows)) or len(rows) < wanted:
             break
         wanted *= 4
-    live = [
-        (str(found[row]), float(total))
-        for row, total in zip(rows, totals[best].tolist(), strict=True)
-        if row in found
-    ]
+    at = (best - low).tolist() if ids is None else [int(i) for i in np.searchsorted(ids, best)]
+    live = [(str(found[r]), float(totals[i])) for r, i in zip(rows, at, strict=True) if r in found]
     return live[:k]
 
 
 def _ordered_best(
-    ids: npt.NDArray[np.int64], totals: npt.NDArray[np.float64], wanted: int
-) -> npt.NDArray[np.intp]:
-    """Positions of the ``wanted`` highest totals, best first, equal totals by row."""
+    totals: npt.NDArray[Any], ids: npt.NDArray[np.int64] | None, low: int, wanted: int
+) -> npt.NDArray[np.int64]:
+    """The rows of the ``wanted`` highest totals above 0 (fewer when fewer are), best first,
+    equal totals by row."""
     import numpy as np
 
-    every = np.arange(len(totals))
     if wanted < len(totals):
-        floor = totals[np.argpartition(-totals, wanted - 1)[wanted - 1]]
-        every = np.flatnonzero(totals >= floor)
-    order = np.lexsort((ids[every], -totals[every]))[:wanted]
-    return every[order]
+        cut = len(totals) - wanted
+        floor = max(float(totals[np.argpartition(totals, cut)[cut]]), 0.0)
+        every = np.flatnonzero(totals >= floor) if floor > 0 else np.flatnonzero(totals)
+    else:
+        every = np.flatnonzero(totals)
+    rows = every + low if ids is None else ids[every]
+    order = np.lexsort((rows, -totals[every]))[:wanted]
+    return np.asarray(rows[order], dtype=np.int64)
 
 
 def tombstones_due(conn: Any, ix: int) -> bool:
