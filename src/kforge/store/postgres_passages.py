@@ -287,24 +287,22 @@ class PostgresPassages:
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
     ) -> list[tuple[str, float]]:
         with self._conn() as conn:
-            row = conn.execute(
-                "SELECT i.id, i.passages, i.terms, i.chars, "
-                "coalesce(array_agg(t.term) FILTER (WHERE t.term IS NOT NULL), '{}'), "
-                "coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT NULL), '{}') "
+            # the statistics, the query terms' frequencies and their postings in one read
+            rows = conn.execute(
+                "SELECT i.passages, i.terms, i.chars, t.term, t.df, b.wide, b.data "
                 "FROM search_indexes i LEFT JOIN search_terms t ON t.index_id = i.id "
-                "AND t.term = ANY(%s) WHERE i.name = %s GROUP BY i.id",
+                "AND t.term = ANY(%s) AND t.df > 0 LEFT JOIN search_blocks b "
+                "ON b.index_id = i.id AND b.term = t.term WHERE i.name = %s",
                 (list(set(terms)), index),
-            ).fetchone()
-            if row is None:
+                binary=True,
+            ).fetchall()
+            if not rows:
                 return []
-            statistics = IndexStatistics(passages=row[1], terms=row[2], chars=row[3])
-            frequencies = dict(zip(row[4], row[5], strict=True))
+            statistics = IndexStatistics(passages=rows[0][0], terms=rows[0][1], chars=rows[0][2])
+            frequencies = {r[3]: r[4] for r in rows if r[3] is not None}
             weights, base, slope = bm25_weights(statistics, frequencies, terms, k1=k1, b=b)
-            if not weights:
-                return []
-            # the statistics and the postings may come from two moments: the weights may then
-            # be a little off for this one search
-            return postings.best_passages(conn, row[0], weights, base, slope, k)
+            blocks = [(r[3], r[5], r[6]) for r in rows if r[6] is not None]
+            return postings.best_passages(conn, blocks, weights, base, slope, k)
 
 
 def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> dict[str, int]:

@@ -183,18 +183,20 @@ def merge(conn: Any, ix: int, writes: Mapping[str, int]) -> None:
 
 
 def best_passages(
-    conn: Any, ix: int, weights: Mapping[str, float], base: float, slope: float, k: int
+    conn: Any,
+    blocks: Sequence[tuple[str, bool, bytes]],
+    weights: Mapping[str, float],
+    base: float,
+    slope: float,
+    k: int,
 ) -> list[tuple[str, float]]:
-    """The ``k`` best ``(passage id, score)`` of index ``ix``: a term's share of a score is
-    ``weights[term] * tf / (tf + base + slope * length)``, summed over every posting of the
-    weighted terms; best first, ties in the order passages were written."""
+    """The ``k`` best ``(passage id, score)`` of the postings in ``blocks`` (``(term, wide,
+    data)`` rows of ``search_blocks``): a term's share of a score is ``weights[term] * tf / (tf
+    + base + slope * length)``, summed over every posting; best first, ties in the order
+    passages were written. ``conn`` names the passages of the best rows."""
     import numpy as np
 
-    blocks = conn.execute(
-        "SELECT term, wide, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s)",
-        (ix, list(weights)),
-        binary=True,
-    ).fetchall()
+    blocks = [b for b in blocks if b[0] in weights]
     if k <= 0 or not blocks:
         return []
     parts = [np.frombuffer(data, dtype=_dtype(wide)) for _, wide, data in blocks]
