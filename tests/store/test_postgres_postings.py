@@ -101,3 +101,21 @@ def test_removed_passages_are_purged_from_the_blocks(postgres_url: str) -> None:
         stored = conn.execute("SELECT sum(postings) FROM search_blocks").fetchone()
     assert dead == (0,) and stored == (200,)  # 100 passages of two terms
     store.close()
+
+
+def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    sources = {"big": [{"emu": 40000, "cat": 1}], "small": [{"emu": 1, "cat": 2}]}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    for write in range(9):  # wide and narrow blocks of one term merge apart
+        sources[f"w{write}"] = [{"cat": 1 + write % 2}]
+        store.put_sources("c", [indexed_source(f"w{write}", *sources[f"w{write}"])])
+    with psycopg.connect(postgres_url) as conn:
+        kinds = conn.execute("SELECT DISTINCT wide FROM search_blocks").fetchall()
+    assert sorted(kinds) == [(False,), (True,)]
+    for query in (["emu"], ["cat"], ["cat", "emu"]):
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, 20, k1=K1, b=B)
+        assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
