@@ -119,3 +119,23 @@ def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(postgres_url:
         assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))
         assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()
+
+
+def test_postings_spread_over_many_rows_are_summed_by_row(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Few postings over a range of rows far wider than their number are summed over the rows
+    they name (not over the whole range), passing over removed rows alike."""
+    monkeypatch.setattr("kforge.store.postgres_postings._dense", lambda span, postings: False)
+    store = PostgresStore(postgres_url)
+    sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    store.delete_sources("c", ["s2", "s5"])
+    del sources["s2"], sources["s5"]
+    for query in (["cat"], ["cat", "dog"]):
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, 4, k1=K1, b=B)
+        best = sorted(expected, key=lambda p: (-expected[p], int(p[1:].split("-")[0])))[:4]
+        assert [p for p, _ in found] == best
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()

@@ -214,12 +214,18 @@ def best_passages(
         start += len(part)
     tf /= denominator
     low, high = int(rows.min()), int(rows.max())
-    if high - low < 4 * len(rows) + 65536:
+    if _dense(high - low + 1, len(rows)):
         rows -= low
         return _resolve(conn, np.bincount(rows, weights=tf), None, low, k)
     # few postings spread over a wide range of rows
     ids, where = np.unique(rows, return_inverse=True)
     return _resolve(conn, np.bincount(where, weights=tf), ids, 0, k)
+
+
+def _dense(span: int, postings: int) -> bool:
+    """Whether totals are summed in an array over the whole ``span`` of rows the ``postings``
+    name (else over the rows they name, which costs a sort)."""
+    return span <= 4 * postings + 65536
 
 
 def _resolve(
@@ -232,6 +238,8 @@ def _resolve(
     """The ``k`` best rows as passages, passing over removed ones (tombstones): row ``ids[i]``
     (``low + i`` without ``ids``) totals ``totals[i]``; the best ``wanted`` rows are looked up,
     four times as many again while too few of them remain."""
+    import numpy as np
+
     wanted = k
     while True:
         best = _ordered_best(totals, ids, low, wanted)
