@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import random
 import re
 import resource
@@ -39,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -204,10 +206,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     docs, queries, qrels = load_scifact(args.data)
     asks = list(queries.values())[:5]
     results: list[dict[str, Any]] = []
-    notes = [
-        f"machine: {os.cpu_count()} cores, load average at start "
-        + " ".join(f"{v:.1f}" for v in os.getloadavg())
-    ]
+    notes: list[str] = []
+    head: dict[str, Any] = {
+        "benchmark": "corpus-scale",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": _commit(),
+        "machine": {
+            "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_average_at_start": [round(v, 2) for v in os.getloadavg()],
+        },
+    }
 
     def record(row: dict[str, Any]) -> None:
         """Keep ``row`` with the load average when it was measured (other work on the machine
@@ -217,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
         if args.json:
-            args.json.write_text(json.dumps({"results": results, "notes": notes}, indent=2) + "\n")
+            args.json.write_text(json.dumps({**head, "results": results, "notes": notes}, indent=2))
 
     with tempfile.TemporaryDirectory() as tmp:
         targets: dict[str, str] = {}
@@ -266,12 +276,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"this process's peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB"
     )
     _print_table(results)
+    machine = head["machine"]
+    print(f"code {head['commit'] or '(not a git checkout)'}, {machine['cpus']} cores, load "
+          f"average at start {machine['load_average_at_start'][0]}")  # fmt: skip
     for note in notes:
         print(f"note: {note}")
     if args.json:
-        args.json.write_text(json.dumps({"results": results, "notes": notes}, indent=2) + "\n")
+        args.json.write_text(json.dumps({**head, "results": results, "notes": notes}, indent=2))
         print(f"wrote {args.json}")
     return 0
+
+
+def _commit() -> str:
+    """The commit measured (``-modified`` when the tree differs from it), "" outside git."""
+    done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty=-modified"],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _chain(docs: Sequence[dict[str, Any]], start: int, end: int) -> Iterator[SourceDocument]:

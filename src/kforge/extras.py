@@ -18,8 +18,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "dense-light": ("wordllama", "safetensors", "tokenizers", "numpy"),
     "server": ("fastapi", "uvicorn", "sse_starlette"),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
-    "postgres": ("psycopg", "psycopg_pool"),
-    "dbos": ("dbos", "psycopg", "psycopg_pool"),
+    "postgres": ("psycopg", "psycopg_pool", "numpy"),
+    "dbos": ("dbos", "psycopg", "psycopg_pool", "numpy"),
 }
 """Extra name -> the top-level modules it provides."""
 

@@ -1,5 +1,6 @@
-"""The passage index on every store backend: ingest, update, remove, statistics and search,
-which must rank exactly as a BM25 index that reads every posting."""
+"""The passage index on every store backend beyond the conformance suite: search of any
+passages, the index version, any text; which must rank exactly as a BM25 index that reads
+every posting."""
 
 from __future__ import annotations
 
@@ -11,63 +12,10 @@ from hypothesis import strategies as st
 
 from kforge.rag.bm25 import BM25Index
 from kforge.store import Store
+from kforge.store.conformance_passages import indexed_source as source
 from kforge.store.passages import IndexedPassage, IndexedSource, IndexStatistics
 
 K1, B = 1.2, 0.5
-
-
-def source(key: str, *passages: dict[str, int], title: str = "") -> IndexedSource:
-    return IndexedSource(
-        key=key,
-        meta={"key": key, "title": title},
-        title_word=title.lower().split()[0] if title else "",
-        passages=[
-            IndexedPassage(
-                id=f"{key}-{i}", terms=terms, data={"id": f"{key}-{i}", "n": i}, chars=10 * i + 1
-            )
-            for i, terms in enumerate(passages)
-        ],
-    )
-
-
-def test_ingest_then_read_and_search(store: Store) -> None:
-    store.put_sources(
-        "c",
-        [
-            source("a", {"cat": 2, "dog": 1}, {"fish": 1}, title="Cats and dogs"),
-            source("b", {"dog": 3}, title="Dogs"),
-        ],
-    )
-    assert list(store.index_sources("c")) == ["a", "b"]
-    assert store.index_sources("c", ["b", "zz"]) == {"b": {"key": "b", "title": "Dogs"}}
-    assert store.read_passages("c", ["a-1", "nope"]) == {"a-1": {"id": "a-1", "n": 1}}
-    assert [p["id"] for p in store.source_passages("c")] == ["a-0", "a-1", "b-0"]
-    assert [p["id"] for p in store.source_passages("c", "a")] == ["a-0", "a-1"]
-    assert store.index_statistics("c") == IndexStatistics(passages=3, terms=7, chars=13)
-    assert store.document_frequencies("c", ["dog", "cat", "emu"]) == {"dog": 2, "cat": 1, "emu": 0}
-    assert store.sources_by_title_word("c", ["dogs", "cats"]) == ["a", "b"]
-    top = store.search_passages("c", ["dog"], 5, k1=K1, b=B)
-    assert [p for p, _ in top] == ["b-0", "a-0"] and top[0][1] > top[1][1] > 0
-    assert store.search_passages("c", ["emu"], 5, k1=K1, b=B) == []
-    assert store.search_passages("other", ["dog"], 5, k1=K1, b=B) == []
-    assert store.index_statistics("other") == IndexStatistics()
-
-
-def test_update_replaces_a_source_and_remove_takes_its_postings(store: Store) -> None:
-    store.put_sources("c", [source("a", {"cat": 1}), source("b", {"cat": 1, "dog": 1})])
-    store.put_sources("d", [source("a", {"cat": 1})])
-    store.put_sources("c", [source("a", {"emu": 2}, {"emu": 1})])
-    store.settle_index()
-    assert store.document_frequencies("c", ["cat", "emu"]) == {"cat": 1, "emu": 2}
-    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["b-0"]
-    assert store.index_statistics("c").passages == 3
-    store.delete_sources("c", ["b", "unknown"])
-    assert store.search_passages("c", ["cat"], 5, k1=K1, b=B) == []
-    assert store.document_frequencies("c", ["dog"]) == {"dog": 0}
-    assert store.index_statistics("c") == IndexStatistics(passages=2, terms=3, chars=12)
-    store.delete_sources("c")
-    assert store.index_sources("c") == {} and store.index_statistics("c") == IndexStatistics()
-    assert [p for p, _ in store.search_passages("d", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
 
 
 _names = itertools.count()

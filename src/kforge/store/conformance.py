@@ -33,6 +33,7 @@ from kforge.errors import (
 )
 from kforge.frames import AgentThinking, StatusChanged, utc_now
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
+from kforge.store.conformance_passages import PassageIndexConformance
 from kforge.store.lease import Lease
 
 __all__ = ["StoreConformance", "new_run", "thinking"]
@@ -57,7 +58,7 @@ def thinking(run_id: str, seq: int) -> AgentThinking:
     return AgentThinking(run_id=run_id, seq=seq, message=f"m{seq}")
 
 
-class StoreConformance:
+class StoreConformance(PassageIndexConformance):
     """The suite; a subclass named ``Test...`` overrides ``store`` with a new, empty store."""
 
     @pytest.fixture

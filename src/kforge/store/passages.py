@@ -22,6 +22,7 @@ __all__ = [
     "PassageIndex",
     "Postings",
     "bm25_top",
+    "bm25_weights",
     "lucene_idf",
 ]
 
@@ -172,6 +173,32 @@ _REST_SHARE = 0.6
 found: the nearer to the floor, the more passages it must look at term by term."""
 
 
+def bm25_weights(
+    statistics: IndexStatistics,
+    frequencies: Mapping[str, int],
+    terms: Sequence[str],
+    *,
+    k1: float,
+    b: float,
+) -> tuple[dict[str, float], float, float]:
+    """``(weights, base, slope)`` of Okapi BM25 with Lucene's idf: a passage of ``length``
+    terms holding a query term ``tf`` times scores ``weights[term] * tf / (tf + base + slope *
+    length)`` for it. Only terms some passage holds have a weight; a term repeated in the
+    query counts once per occurrence, as in Lucene."""
+    counts: dict[str, int] = {}
+    for term in terms:
+        if frequencies.get(term, 0) > 0:
+            counts[term] = counts.get(term, 0) + 1
+    n = statistics.passages
+    if n <= 0:
+        return {}, 0.0, 0.0
+    weights = {t: lucene_idf(n, frequencies[t]) * c * (k1 + 1.0) for t, c in counts.items()}
+    average = statistics.average_length
+    base = k1 * (1.0 - b) if average > 0 else k1
+    slope = k1 * b / average if average > 0 else 0.0
+    return weights, base, slope
+
+
 def bm25_top(
     postings: Postings,
     statistics: IndexStatistics,
@@ -190,20 +217,13 @@ def bm25_top(
     (``idf * (k1 + 1)`` each), so once the ``k``-th best score reaches that sum no such passage
     can enter, and the common terms' frequencies are looked up only for the candidates that
     can still reach the top. When the bound is not met, more terms become essential, up to all
-    of them. A term repeated in the query counts once per occurrence, as in Lucene.
+    of them.
     """
-    counts: dict[str, int] = {}
-    for term in terms:
-        if frequencies.get(term, 0) > 0:
-            counts[term] = counts.get(term, 0) + 1
-    if k <= 0 or not counts or statistics.passages <= 0:
+    weights, base, slope = bm25_weights(statistics, frequencies, terms, k1=k1, b=b)
+    if k <= 0 or not weights:
         return []
     n = statistics.passages
-    weights = {t: lucene_idf(n, frequencies[t]) * c * (k1 + 1.0) for t, c in counts.items()}
-    average = statistics.average_length
-    base = k1 * (1.0 - b) if average > 0 else k1
-    slope = k1 * b / average if average > 0 else 0.0
-    ordered = sorted(counts, key=lambda t: (frequencies[t], t))
+    ordered = sorted(weights, key=lambda t: (frequencies[t], t))
     budget = max(float(_MIN_BUDGET), _FIRST_BUDGET * n)
     essential: list[str] = []
     read = 0

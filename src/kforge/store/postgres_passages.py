@@ -1,20 +1,21 @@
-"""The passage index of the PostgreSQL store, shared by every process on the database: the
-same postings tables and search algorithm as SQLite (``kforge.store.passages``).
+"""The passage index of the PostgreSQL store, shared by every process on the database.
 
 PostgreSQL's own full-text ranking (``ts_rank_cd``) is not BM25 and Debian packages no BM25
-extension, so postings live in a table clustered by term and BM25 is summed in SQL over the
-postings of the query's terms only.
+extension, so each term's postings are packed in a few binary rows (``postgres_postings``),
+read for the query's terms only and summed with numpy: the same scores as the other stores.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
+from kforge.store import postgres_postings as postings
+from kforge.store.passages import IndexedSource, IndexStatistics, bm25_weights
+from kforge.store.postgres_batch import int_array, numbers, text_array
 
 __all__ = ["PASSAGE_TABLES", "PostgresPassages"]
 
@@ -74,81 +75,7 @@ PASSAGE_TABLES = (
     )
     """,
 )
-"""Migration 3 of the PostgreSQL schema."""
-
-_TOP = """
-WITH s AS MATERIALIZED (
-    SELECT p.passage AS pid, min(p.length) AS len,
-           sum(e.w * p.tf / (p.tf + %(base)s + %(slope)s * p.length)) AS score
-    FROM unnest(%(terms)s::text[], %(weights)s::float8[]) AS e(term, w)
-    JOIN search_postings p ON p.index_id = %(ix)s AND p.term = e.term
-    GROUP BY p.passage
-),
-h AS MATERIALIZED (SELECT pid, len, score FROM s ORDER BY score DESC, pid LIMIT %(sample)s),
-hx AS MATERIALIZED (
-    SELECT h.pid, h.score + coalesce((
-        SELECT sum(r.w * q.tf / (q.tf + %(base)s + %(slope)s * h.len))
-        FROM unnest(%(rest)s::text[], %(rest_weights)s::float8[]) AS r(term, w)
-        JOIN search_postings q ON q.index_id = %(ix)s AND q.term = r.term AND q.passage = h.pid
-    ), 0) AS total
-    FROM h
-),
-f AS (SELECT coalesce((SELECT total FROM hx ORDER BY total DESC LIMIT 1 OFFSET %(offset)s), 0) AS v),
-c AS MATERIALIZED (
-    SELECT s.pid, s.len, s.score FROM s, f
-    WHERE f.v >= %(slack)s AND s.score >= f.v - %(slack)s
-      AND s.pid NOT IN (SELECT pid FROM h)
-),
-x AS (
-    SELECT c.pid, sum(r.w * p.tf / (p.tf + %(base)s + %(slope)s * c.len)) AS extra
-    FROM c CROSS JOIN unnest(%(rest)s::text[], %(rest_weights)s::float8[]) AS r(term, w)
-    CROSS JOIN LATERAL (
-        SELECT q.tf FROM search_postings q
-        WHERE q.index_id = %(ix)s AND q.term = r.term AND q.passage = c.pid
-    ) p
-    GROUP BY c.pid
-),
-t AS (
-    SELECT pid, total FROM hx
-    UNION ALL
-    SELECT c.pid, c.score + coalesce(x.extra, 0) FROM c LEFT JOIN x ON x.pid = c.pid
-    ORDER BY 2 DESC, 1 LIMIT %(offset)s + 1
-)
-SELECT sp.passage, t.total FROM t JOIN search_passages sp ON sp.id = t.pid
-ORDER BY t.total DESC, t.pid
-"""
-
-
-class _Postings:
-    def __init__(self, conn: Any, index_id: int) -> None:
-        self._conn, self._id = conn, index_id
-
-    def top(
-        self,
-        essential: Mapping[str, float],
-        rest: Mapping[str, float],
-        base: float,
-        slope: float,
-        k: int,
-        slack: float,
-    ) -> list[tuple[str, float]]:
-        rows = self._conn.execute(
-            _TOP,
-            {
-                "terms": list(essential),
-                "weights": list(essential.values()),
-                "rest": list(rest),
-                "rest_weights": list(rest.values()),
-                "base": base,
-                "slope": slope,
-                "ix": self._id,
-                "offset": k - 1,
-                "slack": slack,
-                "sample": FLOOR_SAMPLE * k,
-            },
-            prepare=False,  # a generic plan cannot see how many postings a term has
-        ).fetchall()
-        return [(str(r[0]), float(r[1])) for r in rows]
+"""Migration 3 of the PostgreSQL schema (its postings table became blocks in migration 4)."""
 
 
 def _index_id(conn: Any, index: str, *, create: bool = False) -> int | None:
@@ -180,8 +107,41 @@ def _frequencies(conn: Any, index: str, terms: Iterable[str]) -> dict[str, int]:
     return {t: found.get(t, 0) for t in wanted}
 
 
+_INDEX_TABLES = (
+    "search_blocks",
+    "search_tombstones",
+    "search_terms",
+    "search_passages",
+    "search_sources",
+)
+
+
+def _write_postings(
+    conn: Any, ix: int, ids: Sequence[int], counts: Sequence[dict[str, int]], lengths: list[int]
+) -> None:
+    import numpy as np
+
+    codes: dict[str, int] = {}
+    term_codes: list[int] = []
+    rows: list[int] = []
+    tfs: list[int] = []
+    sizes: list[int] = []
+    for rowid, c, length in zip(ids, counts, lengths, strict=True):
+        term_codes.extend([codes.setdefault(t, len(codes)) for t in c])
+        tfs.extend(c.values())
+        rows.extend([rowid] * len(c))
+        sizes.extend([length] * len(c))
+    postings.write_blocks(
+        conn,
+        ix,
+        list(codes),
+        *(np.array(a, dtype=np.int64) for a in (term_codes, rows, tfs, sizes)),
+    )
+
+
 class PostgresPassages:
-    """``PassageIndex`` over the ``search_*`` tables (migration 3); mixed into PostgresStore."""
+    """``PassageIndex`` over the ``search_*`` tables (migrations 3 and 4); mixed into
+    PostgresStore."""
 
     if TYPE_CHECKING:  # PostgresStore's own pooled connection
 
@@ -198,7 +158,7 @@ class PostgresPassages:
             counts = [{t: tf for t, tf in p.terms.items() if tf > 0} for _, _, p in rows]
             lengths = [sum(c.values()) for c in counts]
             texts = [
-                _text_array(column)
+                text_array(column)
                 for column in (
                     [p.id for _, _, p in rows],
                     [key for key, _, _ in rows],
@@ -209,15 +169,15 @@ class PostgresPassages:
             inserted = conn.execute(
                 "INSERT INTO search_passages(index_id, passage, source, ordinal, length, "
                 f"chars, terms, data) SELECT %s, a, b, c, d, e, f, g FROM unnest({texts[0][0]}, "
-                f"{texts[1][0]}, {_int_array()}, {_int_array()}, {_int_array()}, {texts[2][0]}, "
+                f"{texts[1][0]}, {int_array()}, {int_array()}, {int_array()}, {texts[2][0]}, "
                 f"{texts[3][0]}) AS u(a, b, c, d, e, f, g) RETURNING passage, id",
                 (
                     ix,
                     texts[0][1],
                     texts[1][1],
-                    _numbers(ordinal for _, ordinal, _ in rows),
-                    _numbers(lengths),
-                    _numbers(p.chars for _, _, p in rows),
+                    numbers(ordinal for _, ordinal, _ in rows),
+                    numbers(lengths),
+                    numbers(p.chars for _, _, p in rows),
                     texts[2][1],
                     texts[3][1],
                 ),
@@ -234,22 +194,9 @@ class PostgresPassages:
                     [dumps(s.meta) for s in sources],
                 ),
             )
-            columns: tuple[list[Any], ...] = ([], [], [], [])
-            for rowid, c, length in zip(ids, counts, lengths, strict=True):
-                for term, tf in c.items():
-                    for column, value in zip(columns, (term, rowid, tf, length), strict=True):
-                        column.append(value)
-            terms_sql, terms = _text_array(columns[0])
-            # in index order, so that consecutive postings land on the same index pages
-            conn.execute(
-                "INSERT INTO search_postings(index_id, term, passage, tf, length) "
-                f"SELECT %s, * FROM unnest({terms_sql}, {_int_array(kind='bigint')}, "
-                f"{_int_array()}, {_int_array()}) AS u(term, passage, tf, length) "
-                "ORDER BY term, passage",
-                (ix, terms, *map(_numbers, columns[1:])),
-            )
+            _write_postings(conn, ix, ids, counts, lengths)
             df: Counter[str] = Counter(t for c in counts for t in c)
-            _count_terms(conn, ix, df, 1)
+            postings.merge(conn, ix, _count_terms(conn, ix, df, 1))
             _add_statistics(conn, ix, len(rows), sum(lengths), sum(p.chars for _, _, p in rows))
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
@@ -260,7 +207,7 @@ class PostgresPassages:
             if keys is not None:
                 _remove(conn, ix, list(keys))
                 return
-            for table in ("search_postings", "search_terms", "search_passages", "search_sources"):
+            for table in _INDEX_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE index_id = %s", (ix,))
             conn.execute("DELETE FROM search_indexes WHERE id = %s", (ix,))
 
@@ -315,12 +262,10 @@ class PostgresPassages:
         return [loads(r[0]) for r in rows]
 
     def settle_index(self) -> None:
-        # the planner's row counts, and the visibility map that lets a term's postings be read
-        # from the index alone; autovacuum would do it too, minutes later
+        # the planner's row counts, and the space of merged blocks and of rows a purge
+        # rewrote; autovacuum would do it too, minutes later
         with self._conn() as conn:
-            conn.execute(
-                "VACUUM (ANALYZE) search_postings, search_passages, search_terms, search_sources"
-            )
+            conn.execute(f"VACUUM (ANALYZE) {', '.join(_INDEX_TABLES)}")
 
     def index_statistics(self, index: str) -> IndexStatistics:
         with self._conn() as conn:
@@ -342,57 +287,39 @@ class PostgresPassages:
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
     ) -> list[tuple[str, float]]:
         with self._conn() as conn:
-            row = conn.execute(
-                "SELECT i.id, i.passages, i.terms, i.chars, "
-                "coalesce(array_agg(t.term) FILTER (WHERE t.term IS NOT NULL), '{}'), "
-                "coalesce(array_agg(t.df) FILTER (WHERE t.term IS NOT NULL), '{}') "
+            # the statistics, the query terms' frequencies and their postings in one read
+            rows = conn.execute(
+                "SELECT i.passages, i.terms, i.chars, t.term, t.df, b.wide, b.data "
                 "FROM search_indexes i LEFT JOIN search_terms t ON t.index_id = i.id "
-                "AND t.term = ANY(%s) WHERE i.name = %s GROUP BY i.id",
+                "AND t.term = ANY(%s) AND t.df > 0 LEFT JOIN search_blocks b "
+                "ON b.index_id = i.id AND b.term = t.term WHERE i.name = %s",
                 (list(set(terms)), index),
-            ).fetchone()
-            if row is None:
+                binary=True,
+            ).fetchall()
+            if not rows:
                 return []
-            statistics = IndexStatistics(passages=row[1], terms=row[2], chars=row[3])
-            frequencies = dict(zip(row[4], row[5], strict=True))
-            # the statistics and the postings may come from two moments: the weights may then
-            # be a little off for this one search, never the pruning, which uses them alone
-            return bm25_top(_Postings(conn, row[0]), statistics, frequencies, terms, k, k1=k1, b=b)
+            statistics = IndexStatistics(passages=rows[0][0], terms=rows[0][1], chars=rows[0][2])
+            frequencies = {r[3]: r[4] for r in rows if r[3] is not None}
+            weights, base, slope = bm25_weights(statistics, frequencies, terms, k1=k1, b=b)
+            blocks = [(r[3], r[5], r[6]) for r in rows if r[6] is not None]
+            return postings.best_passages(conn, blocks, weights, base, slope, k)
 
 
-def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> None:
+def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> dict[str, int]:
+    """Add ``sign`` times ``df`` to the terms' document frequencies; when adding, count one
+    more write for each term (``postgres_postings.merge``) and return the counts."""
     if not df:
-        return
+        return {}
     terms = sorted(df)  # a fixed order: concurrent writers lock rows in the same order
-    terms_sql, terms_param = _text_array(terms)
-    conn.execute(
-        "INSERT INTO search_terms(index_id, term, df) SELECT %s, * FROM "
-        f"unnest({terms_sql}, {_int_array()}) ON CONFLICT (index_id, term) DO UPDATE "
-        "SET df = search_terms.df + EXCLUDED.df",
-        (ix, terms_param, _numbers(sign * df[t] for t in terms)),
-    )
-
-
-_SEPARATOR = "\x1e"
-"""Splits the texts of ``_text_array`` (JSON never holds it: it writes control characters
-escaped)."""
-
-
-def _numbers(values: Iterable[int]) -> str:
-    """Integers as one text, for ``_int_array``."""
-    return ",".join(map(str, values))
-
-
-def _int_array(kind: str = "int") -> str:
-    return f"string_to_array(%s, ',')::{kind}[]"
-
-
-def _text_array(values: Sequence[str]) -> tuple[str, Any]:
-    """A text[] parameter of the batch writes: ``(SQL, value)``. Values travel as one text that
-    the server splits, which costs the client far less than adapting a list of thousands of
-    texts item by item; as a list when a value holds the separator or is empty."""
-    if all(value and _SEPARATOR not in value for value in values):
-        return "string_to_array(%s, E'\\x1e')", _SEPARATOR.join(values)
-    return "%s::text[]", list(values)
+    terms_sql, terms_param = text_array(terms)
+    rows = conn.execute(
+        "INSERT INTO search_terms(index_id, term, df, writes) SELECT %s, t, n, %s FROM "
+        f"unnest({terms_sql}, {int_array()}) AS u(t, n) ON CONFLICT (index_id, term) DO UPDATE "
+        "SET df = search_terms.df + EXCLUDED.df, writes = search_terms.writes + EXCLUDED.writes "
+        "RETURNING term, writes",
+        (ix, int(sign > 0), terms_param, numbers(sign * df[t] for t in terms)),
+    ).fetchall()
+    return dict(rows) if sign > 0 else {}
 
 
 def _add_statistics(conn: Any, ix: int, passages: int, terms: int, chars: int) -> None:
@@ -409,22 +336,22 @@ def _remove(conn: Any, ix: int, keys: Sequence[str]) -> None:
         "RETURNING id, length, chars, terms",
         (ix, list(keys)),
     ).fetchall()
+    if not rows:
+        return
     df: Counter[str] = Counter()
-    gone_terms: list[str] = []
-    gone_ids: list[int] = []
-    for rowid, _, _, text in rows:
-        terms = loads(text)
-        df.update(terms.keys())
-        gone_terms.extend(terms)
-        gone_ids.extend([rowid] * len(terms))
-    terms_sql, terms = _text_array(gone_terms)
+    for *_, text in rows:
+        df.update(loads(text).keys())
+    # the postings stay in their blocks until a purge: searches pass over removed passages
+    terms_sql, terms = text_array([r[3] for r in rows])
     conn.execute(
-        f"DELETE FROM search_postings p USING unnest({terms_sql}, {_int_array(kind='bigint')}) "
-        "AS g(term, id) WHERE p.index_id = %s AND p.term = g.term AND p.passage = g.id",
-        (terms, _numbers(gone_ids), ix),
+        "INSERT INTO search_tombstones(index_id, passage, terms) "
+        f"SELECT %s, * FROM unnest({int_array(kind='bigint')}, {terms_sql})",
+        (ix, numbers(r[0] for r in rows), terms),
     )
     _count_terms(conn, ix, df, -1)
     conn.execute(
         "DELETE FROM search_sources WHERE index_id = %s AND key = ANY(%s)", (ix, list(keys))
     )
     _add_statistics(conn, ix, -len(rows), -sum(r[1] for r in rows), -sum(r[2] for r in rows))
+    if postings.tombstones_due(conn, ix):
+        postings.purge(conn, ix)

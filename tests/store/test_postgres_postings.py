@@ -1,0 +1,141 @@
+"""The PostgreSQL index's postings packed per term: an index written in the earlier layout (a
+row per posting) migrates itself and searches the same, values too large for narrow records
+are kept whole, and removed passages are purged from the blocks once they pile up."""
+
+from __future__ import annotations
+
+import pytest
+
+from kforge.store.conformance_passages import K1, B, full_bm25, indexed_source
+from kforge.store.postgres_schema import MIGRATIONS
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+from kforge.store.postgres import PostgresStore  # noqa: E402
+
+OLD = {
+    "a": [{"cat": 2, "dog": 1}, {"fish": 1, "cat": 1}],
+    "b": [{"dog": 3, "emu": 1}],
+    "c": [{"cat": 1, "emu": 40000}],  # a tf (and a length) no narrow record holds
+}
+
+
+def old_index(url: str) -> None:
+    """A database at schema version 3 holding ``OLD`` as kforge wrote it then: a row per
+    posting in ``search_postings``."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE kforge_schema_version (version integer NOT NULL)")
+        for version, statements in MIGRATIONS[:3]:
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute("INSERT INTO kforge_schema_version VALUES (%s)", (version,))
+        ix = conn.execute("INSERT INTO search_indexes(name) VALUES ('c') RETURNING id").fetchone()
+        assert ix is not None
+        df: dict[str, int] = {}
+        total = 0
+        for key, passages in OLD.items():
+            conn.execute(
+                "INSERT INTO search_sources VALUES (%s, %s, '', %s)",
+                (ix[0], key, f'{{"key": "{key}", "title": ""}}'),
+            )
+            for ordinal, terms in enumerate(passages):
+                length = sum(terms.values())
+                total += length
+                row = conn.execute(
+                    "INSERT INTO search_passages(index_id, passage, source, ordinal, length, "
+                    "chars, terms, data) VALUES (%s, %s, %s, %s, %s, 1, %s, '{}') RETURNING id",
+                    (ix[0], f"{key}-{ordinal}", key, ordinal, length, str(terms).replace("'", '"')),
+                ).fetchone()
+                assert row is not None
+                for term, tf in terms.items():
+                    df[term] = df.get(term, 0) + 1
+                    conn.execute(
+                        "INSERT INTO search_postings VALUES (%s, %s, %s, %s, %s)",
+                        (ix[0], term, row[0], tf, length),
+                    )
+        for term, n in df.items():
+            conn.execute("INSERT INTO search_terms VALUES (%s, %s, %s)", (ix[0], term, n))
+        conn.execute(
+            "UPDATE search_indexes SET passages = 4, terms = %s, chars = 4 WHERE id = %s",
+            (total, ix[0]),
+        )
+
+
+def passages(sources: dict[str, list[dict[str, int]]]) -> dict[str, dict[str, int]]:
+    return {f"{k}-{i}": p for k, held in sources.items() for i, p in enumerate(held)}
+
+
+def assert_searches(store: PostgresStore, sources: dict[str, list[dict[str, int]]]) -> None:
+    for query in (["cat"], ["dog", "emu"], ["cat", "fish", "emu", "dog"], ["emu"]):
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, 10, k1=K1, b=B)
+        assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+
+
+def test_an_index_of_the_earlier_layout_migrates_and_searches_the_same(postgres_url: str) -> None:
+    old_index(postgres_url)
+    store = PostgresStore(postgres_url)
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT to_regclass('search_postings')").fetchone() == (None,)
+        wide = conn.execute("SELECT term, wide FROM search_blocks ORDER BY term, wide").fetchall()
+    assert ("emu", True) in wide and ("cat", True) in wide and ("dog", False) in wide
+    assert_searches(store, OLD)
+    sources = dict(OLD)
+    sources["d"] = [{"dog": 1, "cat": 1}]
+    store.put_sources("c", [indexed_source("d", *sources["d"])])
+    store.delete_sources("c", ["a"])
+    del sources["a"]
+    assert_searches(store, sources)
+    assert store.document_frequencies("c", ["cat", "fish"]) == {"cat": 2, "fish": 0}
+    store.close()
+
+
+def test_removed_passages_are_purged_from_the_blocks(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    sources = {f"s{i:03d}": [{"cat": 1 + i % 3, f"t{i % 7}": 1}] for i in range(400)}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    store.delete_sources("c", sorted(sources)[:300])
+    with psycopg.connect(postgres_url) as conn:
+        dead = conn.execute("SELECT count(*) FROM search_tombstones").fetchone()
+        stored = conn.execute("SELECT sum(postings) FROM search_blocks").fetchone()
+    assert dead == (0,) and stored == (200,)  # 100 passages of two terms
+    store.close()
+
+
+def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    sources = {"big": [{"emu": 40000, "cat": 1}], "small": [{"emu": 1, "cat": 2}]}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    for write in range(9):  # wide and narrow blocks of one term merge apart
+        sources[f"w{write}"] = [{"cat": 1 + write % 2}]
+        store.put_sources("c", [indexed_source(f"w{write}", *sources[f"w{write}"])])
+    with psycopg.connect(postgres_url) as conn:
+        kinds = conn.execute("SELECT DISTINCT wide FROM search_blocks").fetchall()
+    assert sorted(kinds) == [(False,), (True,)]
+    for query in (["emu"], ["cat"], ["cat", "emu"]):
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, 20, k1=K1, b=B)
+        assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
+
+
+def test_postings_spread_over_many_rows_are_summed_by_row(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Few postings over a range of rows far wider than their number are summed over the rows
+    they name (not over the whole range), passing over removed rows alike."""
+    monkeypatch.setattr("kforge.store.postgres_postings._dense", lambda span, postings: False)
+    store = PostgresStore(postgres_url)
+    sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    store.delete_sources("c", ["s2", "s5"])
+    del sources["s2"], sources["s5"]
+    for query in (["cat"], ["cat", "dog"]):
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, 4, k1=K1, b=B)
+        best = sorted(expected, key=lambda p: (-expected[p], int(p[1:].split("-")[0])))[:4]
+        assert [p for p, _ in found] == best
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
