@@ -393,7 +393,8 @@ async def test_the_stream_yields_agent_states_and_text_for_the_whole_tree(tmp_pa
         ]
         assert states[-1] == "completed"
     texts = [c["textDelta"] for c in chunks if c["type"] == "text-delta" and c["agentId"] == root]
-    assert texts[0].startswith(f"Answer about {PARTY}.")
+    # the text arrives in pieces as the model writes it (how many depends on scheduling)
+    assert "".join(texts).startswith(f"Answer about {PARTY}.")
     assert len(texts) > 1 and "".join(texts) == (rt.get_run(root).result or {})["answer"]
     await rt.aclose()
 
