@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kforge.rag.compose import candidate_sentences, compose_extractive, mentions_title
+from kforge.rag.compose import candidate_sentences, compose_extractive
+from kforge.rag.hops import mentions_title
 from kforge.rag.question import read_question
 from kforge.rag.types import Chunk
 from kforge.rag.units import normalized

@@ -10,12 +10,7 @@ passage's best unit comes first; a further unit must answer part of the question
 passage's chosen units leave open (near-duplicates are skipped), and a lead sentence that only
 introduces its passage comes last, room permitting.
 
-Multi-hop questions are followed by mention: a passage whose title the leading passage (or the
-question) names, and that has a usable unit, is brought forward when it holds question terms
-the leading passage lacks or is named beside the question's words ("... and Tyler in The
-Visit" for a question about Tyler); of several, the one that does so most. A title is matched
-as a name (as written; a one-word title not as a sentence's first word), so "path" in a
-sentence does not bring in the page titled "Path".
+Multi-hop questions are followed by mention (``kforge.rag.hops``).
 """
 
 from __future__ import annotations
@@ -35,9 +30,10 @@ from kforge.rag.candidates import (
     gives_default,
 )
 from kforge.rag.comparison import compared_unit
+from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
+from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.question import (
     ENTRY,
-    NUMBER,
     Question,
     defined_subject,
     defines_subject,
@@ -53,12 +49,7 @@ from kforge.rag.question import (
 from kforge.rag.types import Chunk
 from kforge.rag.units import field_name
 
-__all__ = [
-    "Segment",
-    "candidate_sentences",
-    "compose_extractive",
-    "mentions_title",
-]
+__all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
 _REDUNDANT = 0.5
 """Skip a unit sharing more than this share of its terms with one already chosen."""
@@ -69,8 +60,6 @@ _COPY = 0.8
 """A unit of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
-_BESIDE = 0.5
-"""Weight of the question's words beside a mention, against those the named passage holds."""
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
 _NAMED_HEADING = 0.5
@@ -88,7 +77,6 @@ _NAMES_IT = re.compile(
 )
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
-_CLAUSE_MARKS = ",;."
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,51 +90,6 @@ class Segment:
     """How well it answers among the answer's sentences (0 = best)."""
     code: bool = False
     """A code block (or a command): written on its own lines, never joined into a sentence."""
-
-
-def _core_title(title: str) -> str:
-    """``title`` without a trailing disambiguation such as "(1945 film)"."""
-    return " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", title).split())
-
-
-def _title_spans(text: str, title: str) -> list[tuple[int, int]]:
-    title = _core_title(title)
-    if len(title) < 3:
-        return []
-    pattern = rf"(?<!\w){re.escape(title)}(?!\w)"
-    # a title is a name: "Path" names the document, "path" is a word
-    flags = 0 if any(ch.isupper() for ch in title) else re.IGNORECASE
-    spans = [m.span() for m in re.finditer(pattern, text, flags)]
-    if " " not in title:  # a one-word title opening a sentence may be a word ("Path segments")
-        spans = [(a, b) for a, b in spans if not _opens_sentence(text, a)]
-    return spans
-
-
-def _opens_sentence(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'(`*_[")
-    return not before or before[-1] in ".!?:#>|\n-"
-
-
-def mentions_title(text: str, title: str) -> bool:
-    """True when ``text`` names the document titled ``title`` (without a trailing
-    disambiguation such as "(1945 film)"): as written, and for a one-word title not as the
-    first word of a sentence, where a name and a capitalised word look alike."""
-    return bool(_title_spans(text, title))
-
-
-def _named(text: str, passages: Sequence[Chunk]) -> list[int]:
-    """The passages whose title ``text`` names, other than as part of a longer title it names
-    ("Cold Comfort" inside "Operation Cold Comfort" names only the operation)."""
-    spans = {i: _title_spans(text, p.title) for i, p in enumerate(passages)}
-    longer = [span for found in spans.values() for span in found]
-    return [
-        i
-        for i, found in spans.items()
-        if any(
-            not any(a <= start and end <= b and (a, b) != (start, end) for a, b in longer)
-            for start, end in found
-        )
-    ]
 
 
 def compose_extractive(
@@ -169,7 +112,7 @@ def compose_extractive(
     their passage's chosen units do not (or complete a list item chosen), and, while there is
     room, the lead sentence (which says what the passage is about) of a passage whose best unit
     opens by referring back ("He designed ...") or that the answer hops to. A chosen unit is
-    followed by the units that finish what it says (``_follow_on``). Units in ``exclude``
+    followed by the units that finish what it says (``kforge.rag.follow_on``). Units in ``exclude``
     (already said elsewhere, e.g. earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
     """
@@ -191,7 +134,7 @@ def compose_extractive(
 
     query_weight = sum(idf(t) for t in query) or 1.0
     heading_match = [_heading_match(asked, p, query) for p in passages]
-    named = _named(question, passages)
+    named = named_passages(question, passages)
     subject = defined_subject(asked)
     if subject:
         defining = _defining_units(candidates, passages, subject)
@@ -254,7 +197,7 @@ def compose_extractive(
         top = first  # the retriever's best passage leads when it answers nearly as well
     owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}
     sources = [top.source]
-    linked = _hop(top, passages, named, query, idf, owns)
+    linked = hop_to(top, passages, named, query, idf, owns)
     if linked is not None:
         sources.append(linked)
     else:
@@ -291,9 +234,9 @@ def compose_extractive(
             or best_here.text[-1:] == ":"
             or best_here.answers
         ):
-            follows[id(owns[source][0])] = _follow_on(owns[source][0], owns[source])
+            follows[id(owns[source][0])] = follow_on(owns[source][0], owns[source])
         elif asked.kind == "quantity":
-            follows[id(best_here)] = _value_of(best_here, owns[source])
+            follows[id(best_here)] = value_of(best_here, owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
@@ -344,7 +287,7 @@ def compose_extractive(
         lead = next((c for c in own if c.position == min(o.position for o in own)), None)
         # the lead says what the passage is about: needed when its best sentence points back
         # ("He designed ...") or the answer hops to the passage
-        needed = _refers_back(own[0].text) or source == linked
+        needed = refers_back(own[0].text) or source == linked
         if len(chosen) < max_sentences and lead is not None and own[0] is not lead and needed:
             take(lead)
     # what finishes a unit's words comes right after it, before any unit chosen later; a
@@ -352,7 +295,7 @@ def compose_extractive(
     placed: list[Candidate] = []
     for c in chosen:
         # "Defaults to 16 KiB." says what of the unit before it: that unit comes first
-        of = _subject_of(c, owns[c.source]) if gives_default(c.text) else None
+        of = subject_of(c, owns[c.source]) if gives_default(c.text) else None
         placed.extend(u for u in (of, c, *follows.get(id(c), ())) if u and u not in placed)
     chosen = placed[: max_sentences + (asked.kind == "comparison")]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
@@ -509,135 +452,6 @@ def _completes(c: Candidate, chosen: Sequence[Candidate]) -> bool:
         and abs(o.position - c.position) == 1
         for o in chosen
     )
-
-
-def _hop(
-    top: Candidate,
-    passages: Sequence[Chunk],
-    named: Sequence[int],
-    query: Sequence[str],
-    idf: Callable[[str], float],
-    owns: dict[int, list[Candidate]],
-) -> int | None:
-    """The passage the answer hops to from ``top``'s passage: one that it or the question
-    names, that has a usable unit, and that holds question terms the leading passage lacks or
-    that it names beside the question's words; of several, the one that does so most. None
-    when there is no such passage."""
-    lead = top.source
-    anchor = passages[lead]
-    own_name = _core_title(anchor.title).lower()
-    # a namesake of the leading passage ("Revenge (album)" beside "Revenge (song)") is no hop
-    linked = [
-        i
-        for i in dict.fromkeys(_named(anchor.text, passages) + list(named))
-        if i != lead and owns.get(i) and _core_title(passages[i].title).lower() != own_name
-    ]
-    lacking = {t for t in query if not t.startswith(NAME_PREFIX)} - _passage_terms(anchor)
-
-    def hop_value(i: int) -> float:
-        """What the question asks that the leading passage lacks and passage ``i`` holds
-        (the actress the question describes, not her film), and the question's words
-        beside the leading passage's mention of it."""
-        held = sum(idf(t) for t in lacking & _passage_terms(passages[i]))
-        if not held and _names_everything(passages[i].title, passages):
-            return 0.0  # a manual's page titled "SQLite" adds nothing the answer lacks
-        mentions_ = _beside(anchor.text, passages[i].title, query)
-        return held + _BESIDE * max((sum(map(idf, m)) for m in mentions_), default=0.0)
-
-    values = {i: hop_value(i) for i in linked}
-    worth = [i for i in linked if values[i] > 0]
-    return max(worth, key=lambda i: values[i]) if worth else None
-
-
-def _names_everything(title: str, passages: Sequence[Chunk]) -> bool:
-    """True when most of ``passages`` (three or more) name ``title``: the product a manual is
-    about, which every page names, not a page one passage points to."""
-    naming = sum(mentions_title(p.text, title) for p in passages)
-    return naming >= 3 and 2 * naming > len(passages)
-
-
-_ANAPHOR = re.compile(
-    r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
-    re.IGNORECASE,
-)
-
-
-def _refers_back(sentence: str) -> bool:
-    """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
-    return _ANAPHOR.match(sentence) is not None
-
-
-_GOES_ON = re.compile(
-    r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
-    r"because of this|for (?:this|that) reason|that is|instead)\b",
-    re.IGNORECASE,
-)
-_MAX_LISTED = 3
-_MAX_CODE = 2
-"""Code blocks a sentence ending in a colon leads ("... set the key:" then its lines)."""
-
-
-def _follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
-    """The units right after ``best`` that finish what it says: a sentence that goes on from
-    it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
-    "They do not use getaddrinfo(3)" after "These functions are implemented quite
-    differently"), or the items a sentence ending in a colon introduces ("... is about to
-    exit as a result of either:")."""
-    after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
-    if best.text.endswith(":"):  # the items it introduces, or the code it says to use
-        items: list[Candidate] = []
-        for c in after:
-            kind = items[0].kind if items else c.kind
-            if kind not in ("item", "code") or c.kind != kind:
-                break
-            if c.position != best.position + 1 + len(items):
-                break
-            items.append(c)
-        return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
-    if best.answers:  # the page's answer to its own question: its next units too
-        listed = [best]
-        for c in after:
-            if c.kind != best.kind or c.position != listed[-1].position + 1:
-                break
-            listed.append(c)
-        return listed[1:_MAX_LISTED]
-    if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
-        return []
-    nxt = after[0]
-    return [nxt] if _refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
-
-
-def _subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
-    """The unit right before ``value`` ("Specify the maximum size, in bytes, of HTTP
-    headers." before "Defaults to 16 KiB."), or None when it is not a candidate."""
-    return next((c for c in own if c.position == value.position - 1), None)
-
-
-def _value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
-    """The unit right after ``best`` giving the value it leaves out ("MAX_COOKIE_SIZE: Warn
-    if cookie headers are larger than this many bytes." then "Defaults to 4093.")."""
-    if NUMBER.search(best.text):
-        return []
-    nxt = next((c for c in own if c.position == best.position + 1), None)
-    return [nxt] if nxt is not None and gives_default(nxt.text) else []
-
-
-def _beside(text: str, title: str, query: Collection[str]) -> list[frozenset[str]]:
-    """For each mention of ``title`` in ``text``, the ``query`` terms in its clause (other than
-    the title's own words): in "Dylan in Paper Planes, and Tyler in The Visit", only "Tyler"
-    stands beside "The Visit"."""
-    own = unit_terms(title)
-    found = []
-    for start, end in _title_spans(text, title):
-        left = max(text.rfind(mark, 0, start) for mark in _CLAUSE_MARKS) + 1
-        ends = [i for i in (text.find(mark, end) for mark in _CLAUSE_MARKS) if i >= 0]
-        clause = text[left : min(ends, default=len(text))]
-        found.append((unit_terms(clause) - own) & set(query))
-    return found
-
-
-def _passage_terms(chunk: Chunk) -> set[str]:
-    return set(unit_terms(f"{chunk.title} {chunk.text}"))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

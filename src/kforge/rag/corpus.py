@@ -411,7 +411,7 @@ class Corpus:
         that names "Shirley Temple" leads to the document about her), at most ``limit``,
         skipping the sources in ``exclude``. Only sources whose title's first words (up to
         four) stand side by side in ``text`` are read."""
-        from kforge.rag.compose import mentions_title
+        from kforge.rag.hops import mentions_title
 
         skip = set(exclude)
         keys = [

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from kforge.rag.analyze import tokenize
 from kforge.rag.commands import command_of, description_of
-from kforge.rag.compose import Segment, mentions_title
+from kforge.rag.compose import Segment
+from kforge.rag.hops import mentions_title
 from kforge.rag.quantities import asked_units
 from kforge.rag.question import (
     DATE,

@@ -1,0 +1,77 @@
+"""What goes with a chosen unit of an answer: the units that finish what it says, or say what
+it is of."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kforge.rag.candidates import Candidate, gives_default
+from kforge.rag.question import NUMBER
+
+__all__ = ["follow_on", "refers_back", "subject_of", "value_of"]
+
+_ANAPHOR = re.compile(
+    r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
+    re.IGNORECASE,
+)
+
+
+def refers_back(sentence: str) -> bool:
+    """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
+    return _ANAPHOR.match(sentence) is not None
+
+
+_GOES_ON = re.compile(
+    r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
+    r"because of this|for (?:this|that) reason|that is|instead)\b",
+    re.IGNORECASE,
+)
+_MAX_LISTED = 3
+_MAX_CODE = 2
+"""Code blocks a sentence ending in a colon leads ("... set the key:" then its lines)."""
+
+
+def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The units right after ``best`` that finish what it says: a sentence that goes on from
+    it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
+    "They do not use getaddrinfo(3)" after "These functions are implemented quite
+    differently"), or the items a sentence ending in a colon introduces ("... is about to
+    exit as a result of either:")."""
+    after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
+    if best.text.endswith(":"):  # the items it introduces, or the code it says to use
+        items: list[Candidate] = []
+        for c in after:
+            kind = items[0].kind if items else c.kind
+            if kind not in ("item", "code") or c.kind != kind:
+                break
+            if c.position != best.position + 1 + len(items):
+                break
+            items.append(c)
+        return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
+    if best.answers:  # the page's answer to its own question: its next units too
+        listed = [best]
+        for c in after:
+            if c.kind != best.kind or c.position != listed[-1].position + 1:
+                break
+            listed.append(c)
+        return listed[1:_MAX_LISTED]
+    if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
+        return []
+    nxt = after[0]
+    return [nxt] if refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
+
+
+def subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The unit right before ``value`` ("Specify the maximum size, in bytes, of HTTP
+    headers." before "Defaults to 16 KiB."), or None when it is not a candidate."""
+    return next((c for c in own if c.position == value.position - 1), None)
+
+
+def value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The unit right after ``best`` giving the value it leaves out ("MAX_COOKIE_SIZE: Warn
+    if cookie headers are larger than this many bytes." then "Defaults to 4093.")."""
+    if NUMBER.search(best.text):
+        return []
+    nxt = next((c for c in own if c.position == best.position + 1), None)
+    return [nxt] if nxt is not None and gives_default(nxt.text) else []
