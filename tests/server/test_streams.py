@@ -214,7 +214,9 @@ def test_a_status_event_follows_every_step_and_says_when_a_run_stops_at_a_limit(
                         released += 1
         finally:
             gate.release(10)
-    assert [s["steps"] for s in statuses if s["status"] == "running"][-2:] == [1, 2]
+    running = [s["steps"] for s in statuses if s["status"] == "running"]
+    # one event per step: the third may say "running" before the limit pauses the run
+    assert running == sorted(running) and {1, 2} <= set(running) <= {0, 1, 2, 3}
     last = statuses[-1]
     assert last["status"] == "paused" and last["steps"] == 3 and last["max_steps"] == 3
     assert last["pause_reason"].startswith("limit")
