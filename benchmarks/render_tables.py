@@ -379,6 +379,15 @@ def tree(report: Report) -> str:
     return _table(header, rows) + "\n" + note + provenance(report)
 
 
+def _worker_counts(r: Report) -> list[int]:
+    """The ``kforge worker`` counts a PostgreSQL run measured throughput at."""
+    return sorted(
+        int(key.removeprefix("kforge_workers").removesuffix("_runs_per_s"))
+        for key in r
+        if key.startswith("kforge_workers") and key.endswith("_runs_per_s")
+    )
+
+
 def postgres_vs_langgraph(report: Report) -> str:
     """Both ``synchronous_commit`` levels, resume warm and cold (a new process's first resume),
     then the throughput of ``kforge worker`` processes."""
@@ -405,11 +414,7 @@ def postgres_vs_langgraph(report: Report) -> str:
         row("... warm, `synchronous_commit=off`", "resume_ms_async_commit", 2),
     ]
     table = _table(["metric", "kforge", "LangGraph", "ratio", "target"], rows)
-    counts = sorted(
-        int(key.removeprefix("kforge_workers").removesuffix("_runs_per_s"))
-        for key in r
-        if key.startswith("kforge_workers") and key.endswith("_runs_per_s")
-    )
+    counts = _worker_counts(r)
     workers = [
         [
             str(n),
@@ -546,6 +551,21 @@ def _summary_runtime(r: Report) -> str:
     )
 
 
+def _summary_postgres(r: Report) -> str:
+    counts = _worker_counts(r)
+    load = r["machine"].get("load_average_at_start")
+    return (
+        f"a committed step {_num(r['kforge_us_per_step'], 0)} µs vs LangGraph + PostgresSaver "
+        f"{_num(r['langgraph_us_per_step'], 0)} µs (ratio {r['kforge_us_per_step'] / r['langgraph_us_per_step']:.3f}); resume "
+        f"warm {r['kforge_resume_ms']:.2f} vs {r['langgraph_resume_ms']:.2f} ms, cold (a new "
+        f"process's first) {r['kforge_resume_cold_ms']:.2f} vs "
+        f"{r['langgraph_resume_cold_ms']:.2f} ms; "
+        + " / ".join(_num(r[f"kforge_workers{n}_runs_per_s"], 0) for n in counts)
+        + f" runs/s with {' / '.join(map(str, counts))} workers"
+        + (f" (load average {load[0]} at the start)" if load else "")
+    )
+
+
 def _summary_tree(r: Report) -> str:
     ratios = ", ".join(f"{row['speedup']:.1f}{_TIMES} at N={row['n']}" for row in r["rows"])
     return f"agent trees, steps/s over LangGraph's fastest of three setups: {ratios}"
@@ -567,6 +587,7 @@ SUMMARIES: dict[str, tuple[str, Callable[[Report], str]]] = {
     "corpus_scale": ("Corpora at scale", _summary_corpus_scale),
     "tree": ("Agent trees vs LangGraph", _summary_tree),
     "runtime_vs_langgraph": ("Durable steps vs LangGraph (SQLite)", _summary_runtime),
+    "postgres_vs_langgraph": ("Durable steps vs LangGraph (PostgreSQL)", _summary_postgres),
     "server_load": ("Server load", _summary_server_load),
     "mcp_conformance": ("MCP conformance", _summary_mcp),
     "answer_quality_samples": ("Answer quality", _summary_answers),

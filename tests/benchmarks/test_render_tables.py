@@ -162,3 +162,11 @@ def test_the_postgres_table_shows_the_cold_resume_beside_the_warm_one_and_the_wo
     assert "| 5.25 | 26.25 | 0.200 |" in cold
     assert "| 2 | 93.0 | 450 | 1,000 |" in table
     assert "synchronous_commit=off" in table and "LangGraph 1.2.9" in table
+
+
+def test_the_readme_summary_gives_the_postgres_cold_resume_beside_the_warm_one() -> None:
+    page = "<!-- table:summary -->\n<!-- /table -->"
+    row = render_text(page, {"postgres_vs_langgraph": postgres_run()}, "README.md")
+    assert "Durable steps vs LangGraph (PostgreSQL)" in row
+    assert "resume warm 3.00 vs 15.00 ms, cold (a new process's first) 5.25 vs 26.25 ms" in row
+    assert "51 / 93 / 83 runs/s with 1 / 2 / 4 workers" in row
