@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
 import resource
 import subprocess
@@ -43,6 +44,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +246,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opts.child is not None:
         print(json.dumps(measure_set(opts.child)))
         return 0
+    # Seconds and RSS move with whatever else runs here: the result names the machine and load.
+    machine = {
+        "system": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_at_start": [round(v, 2) for v in os.getloadavg()],
+    }
     runs: dict[str, dict[str, dict[str, Any]]] = {}
     if opts.before is not None:
         runs.update(json.loads(opts.before.read_text())["runs"])
@@ -257,7 +266,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(runs))
     if opts.json is not None:
         rule = (__doc__ or "").split("Furniture line", 1)[1].split("Pages indexed", 1)[0]
-        payload = {"rule": "Furniture line" + rule.rstrip(), "runs": runs}
+        payload = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": machine,
+            "load_average_at_end": [round(v, 2) for v in os.getloadavg()],
+            "rule": "Furniture line" + rule.rstrip(),
+            "runs": runs,
+        }
         opts.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return 0
 

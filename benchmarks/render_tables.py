@@ -480,6 +480,44 @@ def corpus_scale(report: Report) -> str:
     return _table(header, rows) + "\n" + note + provenance(report)
 
 
+def ingest_quality(report: Report) -> str:
+    """Every set the latest ``ingest_quality.py`` run measured, each figure as before → after
+    when the run was kept with a before run (``--before``), the latest run's alone otherwise."""
+    runs = report["runs"]
+    label = list(runs)[-1]
+    after = runs[label]
+    before = runs.get("before", {}) if label != "before" else {}
+    arrow = " \N{RIGHTWARDS ARROW} "
+
+    def cell(name: str, key: str, show: Callable[[Any], str]) -> str:
+        now = show(after[name][key])
+        if name not in before:
+            return now
+        return show(before[name][key]) + arrow + now
+
+    def share(value: float) -> str:
+        return f"{100 * value:.1f} %"
+
+    columns = (
+        ("chunks", "chunks", str),
+        ("boilerplate chunks", "boilerplate_share", share),
+        ("furniture lines", "furniture_line_share", share),
+        ("pages indexed twice", "indexed_twice", str),
+        ("ingest s", "ingest_seconds", lambda v: _num(v)),
+        ("peak RSS MiB", "peak_rss_mib", lambda v: _num(v, 0)),
+    )
+    rows = [[name, *(cell(name, key, show) for _, key, show in columns)] for name in after]
+    shown = f"before{arrow}{label}" if before else label
+    header = [f"set ({shown})", *(title for title, _, _ in columns)]
+    note = (
+        "One run of each, every set ingested into a fresh SQLite corpus in a process of its "
+        "own (its peak RSS); the same furniture rule counts every run. "
+    )
+    if report.get("load_average_at_end"):
+        note += f"Load average {report['load_average_at_end'][0]} at the end. "
+    return _table(header, rows) + "\n" + note + provenance(report)
+
+
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "corpus_scale": corpus_scale,
     "tree": tree,
@@ -490,6 +528,7 @@ RENDERERS: dict[str, Callable[[Report], str]] = {
     "answer_quality_samples": answer_quality_samples,
     "answer_quality_docsets": answer_quality_docsets,
     "answer_quality_hotpotqa": answer_quality_hotpotqa,
+    "ingest_quality": ingest_quality,
 }
 
 

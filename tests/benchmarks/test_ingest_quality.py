@@ -76,7 +76,10 @@ def test_harness_end_to_end_on_the_fixture_pages(bench: ModuleType, tmp_path: Pa
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
     out = tmp_path / "result.json"
     assert bench.main(["--docsets", str(tmp_path), "--sets", "fixtures", "--json", str(out)]) == 0
-    result = json.loads(out.read_text())["runs"]["after"]["fixtures"]
+    kept = json.loads(out.read_text())
+    assert kept["date"] and kept["machine"]["cpus"] and len(kept["load_average_at_end"]) == 3
+    assert len(kept["machine"]["load_average_at_start"]) == 3
+    result = kept["runs"]["after"]["fixtures"]
     assert result["sources"] == 7  # git-init.html is the same document as git-init.txt
     assert result["indexed_twice"] == 0 and result["duplicates_skipped"] == 1
     assert result["boilerplate_chunks"] == 0 and result["chunks"] > 20

@@ -170,3 +170,42 @@ def test_the_readme_summary_gives_the_postgres_cold_resume_beside_the_warm_one()
     assert "Durable steps vs LangGraph (PostgreSQL)" in row
     assert "resume warm 3.00 vs 15.00 ms, cold (a new process's first) 5.25 vs 26.25 ms" in row
     assert "51 / 93 / 83 runs/s with 1 / 2 / 4 workers" in row
+
+
+def ingest_run() -> dict[str, object]:
+    """A result of benchmarks/ingest_quality.py's shape: the kept data file's before and after
+    runs, with a date and a machine."""
+    run = json.loads((BENCHMARKS / "data" / "ingest_quality.json").read_text(encoding="utf-8"))
+    run["date"], run["machine"] = "2026-11-26T02:40:00+00:00", {"system": "Linux", "cpus": 2}
+    return run
+
+
+def test_the_ingest_table_shows_every_set_measured_before_and_after() -> None:
+    run = ingest_run()
+    nodejs = run["runs"]["after"]["nodejs"]  # type: ignore[index]
+    nodejs.update(chunks=5175, boilerplate_share=0.0012, furniture_line_share=0.0021,
+                  indexed_twice=0, ingest_seconds=1.84, peak_rss_mib=63.4)  # fmt: skip
+    run["runs"]["after"]["extra"] = dict(nodejs)  # type: ignore[index]
+    table = RENDERERS["ingest_quality"](run)
+    lines = table.splitlines()
+    assert lines[0] == (
+        "| set (before → after) | chunks | boilerplate chunks | furniture lines "
+        "| pages indexed twice | ingest s | peak RSS MiB |"
+    )
+    assert (
+        "| nodejs | 5383 → 5175 | 22.9 % → 0.1 % | 22.7 % → 0.2 % | 0 → 0 | 1.6 → 1.8 | 67 → 63 |"
+        in lines
+    )
+    assert "| git | 6698 → " in table and "| 0.6 % → " in table
+    for name in ("gettext", "python", "mkdocs"):
+        assert f"| {name} | " in table
+    assert "| extra | 5175 | 0.1 % | 0.2 % | 0 | 1.8 | 63 |" in lines
+    assert "Measured 2026-11-26T02:40:00+00:00 on Linux, 2 CPUs" in table
+
+
+def test_the_ingest_table_of_a_run_without_a_before_run_has_no_arrows() -> None:
+    run = ingest_run()
+    del run["runs"]["before"]  # type: ignore[attr-defined]
+    table = RENDERERS["ingest_quality"](run)
+    assert "→" not in table and table.startswith("| set (after) | chunks |")
+    assert len([line for line in table.splitlines() if line.startswith("| ")]) == 1 + 5
