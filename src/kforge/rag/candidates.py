@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     ENTRY,
     PROCEDURAL,
@@ -26,7 +27,6 @@ __all__ = [
     "candidate_sentences",
     "entry_names",
     "find_candidates",
-    "gives_default",
     "usable",
 ]
 
@@ -37,8 +37,6 @@ _VERSION_NOTE = re.compile(
 )
 """A documentation generator's version note standing alone ("New in version 0.8.",
 "Deprecated since version 2.2: Will be removed in Flask 2.3.")."""
-_DEFAULT_VALUE = re.compile(r"^(?:Defaults? (?:to|is)|Default(?: value)?:)\s+\S", re.I)
-"""A unit giving the value of the entry before it ("Defaults to 4093.")."""
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
@@ -98,7 +96,7 @@ def usable(unit: Unit, question: Question | None) -> bool:
     if points_elsewhere(unit):
         return False
     words = len(unit.text.split())
-    if question is not None and question.kind == "quantity" and _DEFAULT_VALUE.match(unit.text):
+    if question is not None and question.kind == "quantity" and gives_default(unit.text):
         return words <= _MAX_WORDS  # short, but it gives the value asked for
     if unit.kind == "sentence":
         # one introducing a list ("... as a result of either:") answers only with its items
@@ -142,8 +140,12 @@ def find_candidates(
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
-            if before is not None and _DEFAULT_VALUE.match(unit.text):
+            if before is not None and gives_default(unit.text):
                 terms |= unit_terms(before.text)  # "Defaults to 4093." after what it is of
+                if after is not None and bare_heading(before.text) in headings:
+                    # a settings entry: its name, "Default: 2", then what it is ("Maximum
+                    # number of times to retry ...")
+                    terms |= unit_terms(after.text)
             answers = n in asked_here
             alike = False
             if answers:
@@ -161,11 +163,6 @@ _LINKING = re.compile(r"^(?:so|and|but|then|now|well|ok(?:ay)?),?\s+", re.IGNORE
 _ANSWERING = 2
 """Units after a question a page asks that answer it ("So why would you want to do this?"
 then "Testing." and "You can have instances ... to test every case.")."""
-
-
-def gives_default(text: str) -> bool:
-    """True for a unit giving the value of the entry before it ("Defaults to 4093.")."""
-    return _DEFAULT_VALUE.match(text) is not None
 
 
 def _page_questions(

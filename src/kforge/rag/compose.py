@@ -27,11 +27,11 @@ from kforge.rag.candidates import (
     bare_heading,
     candidate_sentences,
     find_candidates,
-    gives_default,
 )
 from kforge.rag.comparison import compared_unit
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
+from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     ENTRY,
     Question,
@@ -62,6 +62,8 @@ _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
+_NO_NUMBER = 0.6
+"""Weight of a unit giving no number for a quantity question."""
 _NAMED_HEADING = 0.5
 """Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _ENTRY_BONUS = 0.5
@@ -156,6 +158,8 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
+        elif asked.kind == "quantity":
+            value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
         opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0

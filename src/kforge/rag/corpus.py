@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.errors import ConfigurationError, ValidationError
-from kforge.rag.analyze import ANALYZER_VERSION, analyze
+from kforge.rag.analyze import ANALYZER_VERSION, analyze, tokenize
 from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.dense import DenseIndex, Embedder, decode_vector, encode_vector
@@ -425,6 +425,20 @@ class Corpus:
             if not meta.get("chunks") or len(title.strip()) < 4:
                 continue
             if mentions_title(text, title):
+                found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
+                if len(found) >= limit:
+                    break
+        return found
+
+    def titled_chunks(self, names: Iterable[str], *, limit: int = 2) -> list[Chunk]:
+        """The opening chunk of each source whose whole title is one of ``names`` (compared
+        as ``tokenize`` gives words: "Spiders" for "spiders"), at most ``limit``: the page a
+        documentation set gives to a thing."""
+        wanted = {" ".join(tokenize(n)) for n in names} - {""}
+        found: list[Chunk] = []
+        keys = self.store.sources_by_title_word(self.name, wanted)
+        for key, meta in self.store.index_sources(self.name, keys).items():
+            if " ".join(tokenize(str(meta.get("title", "")))) in wanted and meta.get("chunks"):
                 found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
                 if len(found) >= limit:
                     break

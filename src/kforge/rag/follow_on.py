@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kforge.rag.candidates import Candidate, gives_default
-from kforge.rag.question import NUMBER
+from kforge.rag.candidates import Candidate
+from kforge.rag.quantities import NUMBER, gives_default
 
 __all__ = ["follow_on", "refers_back", "subject_of", "value_of"]
 
@@ -64,8 +64,11 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
 
 def subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
     """The unit right before ``value`` ("Specify the maximum size, in bytes, of HTTP
-    headers." before "Defaults to 16 KiB."), or None when it is not a candidate."""
-    return next((c for c in own if c.position == value.position - 1), None)
+    headers." before "Defaults to 16 KiB."), else, after an entry's name, the one right after
+    it ("Default: 2" then "Maximum number of times to retry ..."); None when neither is a
+    candidate."""
+    before = next((c for c in own if c.position == value.position - 1), None)
+    return before or next((c for c in own if c.position == value.position + 1), None)
 
 
 def value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:

@@ -5,10 +5,37 @@ comprise the header" answers it and "at offset 28 into the header" does not."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from kforge.rag.question import NUMBER, Question
+if TYPE_CHECKING:
+    from kforge.rag.question import Question
 
-__all__ = ["asked_units", "states_in_units"]
+__all__ = [
+    "NUMBER",
+    "asked_units",
+    "counted_numbers",
+    "gives_default",
+    "names_units",
+    "states_in_units",
+]
+
+NUMBER = re.compile(
+    r"(?<![\w.])(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
+    re.IGNORECASE,
+)
+"""A number, in digits or words ("one" left out: it is mostly "one of", "one potential")."""
+
+_NAMING = re.compile(
+    r"(?:\b(?:issues?|bugs?|fix(?:es)?|pr|pep|rfc|sections?|chapters?|figures?|tables?|steps?|"
+    r"lines?|version|release|v)\s*#?|\b(?-i:[A-Z]{2,})[ -]|[A-Za-z]-)$",
+    re.IGNORECASE,
+)
+"""What makes the number after it a name, not an amount: "issue 1735", "PEP 8", "HTTP 500",
+"version 0.21", "utf-8"."""
+_NAMED_RELEASE = re.compile(r"(?<=[\w,;(] )[A-Z][A-Za-z]+ $")
+"""A name in mid-sentence before a release number: "Scrapy 2.8", "Python 3.7"."""
 
 
 _SIZE_UNITS = frozenset(
@@ -19,6 +46,38 @@ _TIME_UNITS = frozenset(
     """ms millisecond milliseconds sec secs second seconds minute minutes hour hours day days
     week weeks""".split()  # noqa: SIM905
 )
+
+
+def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
+    """The numbers of ``text`` that count or measure something, not those that name a thing
+    ("issue 1735", "HTTP 500", "Scrapy 2.8", a reference ``[12]`` or ``#2606``, an escape
+    ``\\000``, a piece of an address or version) nor those ``question`` already says: the
+    answer to "which Python version for Scrapy 2.8?" is never 2.8."""
+    said = set(re.findall(r"\d[\d,.]*|[a-z]+", question.lower()))
+    for match in NUMBER.finditer(text):
+        before = text[: match.start()]
+        if match.group(0).lower() in said or before[-1:] in ("[", "#", "\\"):
+            continue
+        if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", before):
+            continue
+        if _NAMING.search(before[-24:]):
+            continue
+        if "." in match.group(0) and _NAMED_RELEASE.search(before[-24:]):
+            continue
+        yield match
+
+
+_DEFAULT_VALUE = re.compile(r"^(?:Defaults? (?:to|is)|Default(?: value)?:)\s+\S", re.I)
+
+
+def gives_default(text: str) -> bool:
+    """True for a unit giving the value of an entry ("Defaults to 4093.", "Default: 180")."""
+    return _DEFAULT_VALUE.match(text) is not None
+
+
+def names_units(text: str, units: frozenset[str]) -> bool:
+    """True when ``text`` names one of ``units`` ("The amount of time (in secs) ...")."""
+    return any(w in units for w in re.findall(r"[a-z]+", text.lower()))
 
 
 def asked_units(question: Question) -> frozenset[str]:

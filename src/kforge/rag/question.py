@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import REQUEST_WORDS, measured_words
 
@@ -20,7 +21,6 @@ __all__ = [
     "DATE",
     "ENTRY",
     "LOCATION",
-    "NUMBER",
     "PROCEDURAL",
     "Question",
     "QuestionKind",
@@ -37,6 +37,7 @@ __all__ = [
     "opens_with_subject",
     "parameter_defaults",
     "read_question",
+    "subject_phrase",
     "term_of",
     "unit_terms",
 ]
@@ -133,12 +134,6 @@ DATE = re.compile(
     rf"(?<![\d\u2013-])\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
-NUMBER = re.compile(
-    r"(?<![\w.])(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
-    re.IGNORECASE,
-)
-"""A number, in digits or words ("one" left out: it is mostly "one of", "one potential")."""
 _REASONING = re.compile(
     r"\b(?:because|since|so that|in order to|due to|as a result|therefore|thus|otherwise|"
     r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
@@ -350,12 +345,18 @@ def defined_subject(question: Question) -> frozenset[str]:
     """The terms of what a short "what is X" question asks to define ("a deque" -> deque,
     "the index in Git" -> index), or nothing: for a longer question ("what is the name of the
     stadium ...") the answer is a name, not a definition."""
+    return unit_terms(subject_phrase(question))
+
+
+def subject_phrase(question: Question) -> str:
+    """What a short "what is X" question asks to define, as written ("spider" for "What is
+    a spider in Scrapy?"), or ""."""
     if question.kind != "definition":
-        return frozenset()
+        return ""
     match = _ASKED_SUBJECT.match(question.text)
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
-        return frozenset()
-    return unit_terms(match.group(1))
+        return ""
+    return match.group(1)
 
 
 def mentions(text: str, name: str) -> bool:
@@ -367,8 +368,8 @@ def mentions(text: str, name: str) -> bool:
 def holds_kind(text: str, question: Question) -> bool:
     """True when ``text`` holds the kind of thing ``question`` asks for."""
     kind = question.kind
-    if kind == "quantity":
-        return NUMBER.search(text) is not None
+    if kind == "quantity":  # a number that counts or measures, not one that names
+        return next(counted_numbers(text, question.text), None) is not None
     if kind == "procedure":
         return PROCEDURAL.search(text) is not None or "\n" in text
     if kind == "definition":

@@ -22,16 +22,22 @@ from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
-from kforge.rag.quantities import asked_units, states_in_units
+from kforge.rag.quantities import (
+    NUMBER,
+    asked_units,
+    gives_default,
+    names_units,
+    states_in_units,
+)
 from kforge.rag.question import (
     LOCATION,
-    NUMBER,
     PROCEDURAL,
     Question,
     defined_subject,
     defines_subject,
     parameter_defaults,
     read_question,
+    subject_phrase,
 )
 from kforge.rag.types import Chunk, SearchHit
 from kforge.rag.units import Unit, passage_units, points_elsewhere
@@ -78,13 +84,27 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     before: Unit | None = None
     units_asked = asked_units(question) if question is not None else frozenset()
-    for unit in passage_units(chunk.text):
+    units = passage_units(chunk.text)
+    for n, unit in enumerate(units):
         if points_elsewhere(unit):
             continue  # an index's row names a section; the section says it
         held = set(focus.held(unit.text))
+        after = units[n + 1] if n + 1 < len(units) else None
         if units_asked and states_in_units(unit.text, units_asked):
             # "How big is the header?": "The first 100 bytes ... comprise the header"
             held_bonus = DEFINES_WEIGHT
+        elif (
+            question is not None
+            and question.kind == "quantity"
+            and gives_default(unit.text)
+            and after is not None
+        ):
+            # a settings entry: its name, "Default: 180", then what it is ("The amount of
+            # time (in secs) that the downloader will wait ..."), in the units asked or none
+            held |= set(focus.held(after.text))
+            held |= set(focus.held(before.text)) if before is not None else set()
+            fits = not units_asked or names_units(after.text, units_asked)
+            held_bonus = DEFINES_WEIGHT if fits else 0.0
         elif question is not None and question.kind == "quantity" and _gives_number(unit, before):
             # "Activate inspector on host:port. Default is 127.0.0.1:9229.": the value's
             # sentence leaves its subject to the one before
@@ -154,7 +174,22 @@ def search_units(
     corpus: Corpus, query: str, k: int, *, mode: SearchMode = "auto"
 ) -> list[SearchHit]:
     """``corpus.search`` over a wider pool, reranked by the unit that best holds ``query``'s
-    focus (its terms weighted by this corpus's statistics)."""
+    focus (its terms weighted by this corpus's statistics). For "what is X", the page titled
+    X joins the pool at the best hit's score: where every page names X ("spider" across
+    Scrapy's manual), its own page need not rank among the words' best matches."""
     pool = corpus.search(query, max(POOL, 4 * k), mode=mode)
+    phrase = subject_phrase(read_question(query))
+    if phrase:
+        have = {hit.chunk.id for hit in pool}
+        top = max((hit.score for hit in pool), default=1.0)
+        titled = corpus.titled_chunks(_number_forms(phrase))
+        pool = [SearchHit(c, top, 0) for c in titled if c.id not in have] + pool
     focus = question_focus(query, CorpusStatistics.of(corpus))
     return rerank_hits(focus, pool, k)
+
+
+def _number_forms(phrase: str) -> list[str]:
+    """``phrase`` with its last word singular and plural ("spider", "spiders")."""
+    bare = phrase.removesuffix("es") if phrase.endswith(("ses", "xes", "ches", "shes")) else phrase
+    bare = bare.removesuffix("s") if bare == phrase and not phrase.endswith("ss") else bare
+    return list(dict.fromkeys([phrase, bare, bare + "s", bare + "es"]))

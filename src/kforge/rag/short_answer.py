@@ -17,10 +17,9 @@ from kforge.rag.analyze import tokenize
 from kforge.rag.commands import command_of, description_of
 from kforge.rag.compose import Segment
 from kforge.rag.hops import mentions_title
-from kforge.rag.quantities import asked_units
+from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
 from kforge.rag.question import (
     DATE,
-    NUMBER,
     Question,
     asked_noun,
     date_spans,
@@ -274,7 +273,6 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     """The number with its unit: best in the unit the question asks in ("how many bytes"),
     near the question's words, in a better sentence; for "default", what follows
     ``Default:``."""
-    asked = set(re.findall(r"\d[\d,.]*|[a-z]+", question.text.lower()))
     terms = set(question.terms)
     sized = asked_units(question)  # "how big": bytes
     best: tuple[float, str, int] | None = None
@@ -294,14 +292,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
         for start, end in parameter_defaults(text, question):  # maxsize=128
             found.append((start, end, 1.5))
-        for match in NUMBER.finditer(text):
-            mark = text[match.start() - 1 : match.start()]
-            if match.group(0).lower() in asked or (mark and mark in "[#\\"):
-                continue  # the question's own number, a reference ([12], #2606), an escape (\\000)
-            if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", text[: match.start()]):
-                continue  # a piece of an address or a version ("0.0" of 0.0.0.0)
-            if re.search(r"\b(?:version|release|v)\s*$", text[: match.start()], re.I):
-                continue  # "version 0.21" names a release, it counts nothing
+        for match in counted_numbers(text, question.text):
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()

@@ -1,0 +1,114 @@
+"""Answers over a reference manual: settings entries ("NAME", "Default: 2", what it is), numbers
+that name things rather than count them, and the page a manual gives to what is asked."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.corpus import Corpus
+from kforge.rag.quantities import counted_numbers
+from kforge.rag.rerank import search_units
+from kforge.rag.short_answer import short_answer
+from kforge.rag.types import Chunk, SourceDocument
+from kforge.store.memory import MemoryStore
+
+
+def chunk(i: int, text: str, heading: str) -> Chunk:
+    return Chunk(
+        id=f"c{i}",
+        source=f"page{i}.html",
+        file=f"page{i}.html",
+        title="Settings",
+        heading=heading,
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+
+
+def test_numbers_that_name_things_count_nothing() -> None:
+    def counted(text: str, question: str = "How many?") -> list[str]:
+        return [m.group(0) for m in counted_numbers(text, question)]
+
+    assert counted("It retries on an HTTP 500 error or a timeout.") == []
+    assert counted("Fixed in issue 1735, see PEP 8 and RFC 2616.") == []
+    assert counted("Changed in version 2.8: it writes utf-8.") == []
+    assert counted("It needs Scrapy 2.8 and keeps 3 sessions.") == ["3"]
+    assert counted("Default: 2") == ["2"]
+    # the question's own number is never its answer
+    assert counted("Scrapy 2.8 needs 3.7 or later.", "Which Python for 2.8?") == ["3.7"]
+
+
+def test_how_many_times_takes_the_settings_entry_not_a_sentence_naming_a_status() -> None:
+    middleware = chunk(
+        0,
+        "RetryMiddleware\n\nA middleware to retry failed requests that are caused by "
+        "temporary problems such as a connection timeout or an HTTP 500 error.",
+        "Middleware reference > RetryMiddleware",
+    )
+    setting = chunk(
+        1,
+        "RETRY_TIMES\n\nDefault: 2\n\nMaximum number of times to retry, in addition to the "
+        "first download.",
+        "Middleware reference > RetryMiddleware > RETRY_TIMES",
+    )
+    question = "How many times does the crawler retry a failed request?"
+    segments = compose_extractive(question, [middleware, setting])
+    assert any(s.text == "Default: 2" for s in segments), [s.text for s in segments]
+    line = short_answer(question, segments, [middleware, setting])
+    assert line is not None and line.answer == "2"
+
+
+def test_how_long_finds_the_entry_whose_value_is_in_seconds() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"news{i}.html",
+            f"Release {i}\n\nThe downloader now reads the response headers first "
+            f"(issue {1700 + i}). A response that never comes is logged.",
+            f"Release notes {i}",
+        )
+        for i in range(6)
+    ]
+    pages.append(
+        SourceDocument(
+            "settings.html",
+            "DOWNLOAD_TIMEOUT\n\nDefault: 180\n\nThe amount of time (in secs) that the "
+            "downloader will wait before timing out.",
+            "Settings",
+        )
+    )
+    corpus.add_documents(pages)
+    question = "How long does the downloader wait for a response before it gives up?"
+    hits = search_units(corpus, question, 3)
+    assert hits[0].chunk.file == "settings.html", [h.chunk.file for h in hits]
+    segments = compose_extractive(question, [h.chunk for h in hits])
+    line = short_answer(question, segments, [h.chunk for h in hits])
+    assert line is not None and line.answer == "180"
+
+
+def test_what_is_x_reads_the_page_titled_x_where_every_page_names_x() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"guide{i}.html",
+            f"Run the spider with the crawl command; the spider {i} yields items and the "
+            "spider follows links. Each spider is named.",
+            f"Guide part {i}",
+        )
+        for i in range(60)
+    ]
+    pages.append(
+        SourceDocument(
+            "spiders.html",
+            "Spiders are classes which define how a certain site will be scraped, including "
+            "how to follow links and how to extract structured data from its pages. This page "
+            "describes the base class and its attributes in detail, with the methods a "
+            "subclass overrides and the settings that change how it behaves when it runs.",
+            "Spiders",
+        )
+    )
+    corpus.add_documents(pages)
+    assert [c.file for c in corpus.titled_chunks(["spider", "spiders"])] == ["spiders.html"]
+    hits = search_units(corpus, "What is a spider?", 3)
+    assert hits[0].chunk.file == "spiders.html", [h.chunk.file for h in hits]
