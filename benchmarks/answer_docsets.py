@@ -74,6 +74,8 @@ QUESTION_SETS = {
     "jinja": DATA / "jinja_questions.jsonl",
     "pytest": DATA / "pytest_questions.jsonl",
     "scrapy": DATA / "scrapy_questions.jsonl",
+    "postgresql": DATA / "postgresql_questions.jsonl",
+    "sphinx": DATA / "sphinx_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -20,6 +20,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | jinja | python-jinja2-doc 3.1.2 | BSD-3-Clause | the Jinja template designer guide and API, Sphinx HTML |
 | pytest | python-pytest-doc 7.2.1 | MIT | pytest's how-to guides, explanations and reference, Sphinx HTML |
 | scrapy | python-scrapy-doc 2.8.0 | BSD-3-Clause | the Scrapy tutorial, topic guides and FAQ, Sphinx HTML |
+| postgresql | postgresql-doc-15 15.20 | PostgreSQL | PostgreSQL's client and server programs, backup and client authentication, DocBook HTML |
+| sphinx | sphinx-doc 5.3.0 | BSD-2-Clause | the Sphinx tutorial, user guide, command manual pages, FAQ and glossary, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -125,6 +127,59 @@ DOCSETS: dict[str, Docset] = {
             "BSD-3-Clause",
             # README.html only says how to build these pages
             skip=(*_SPHINX_INDEXES, "README.html"),
+        ),
+        Docset(
+            "postgresql",
+            "postgresql-doc-15",
+            "usr/share/doc/postgresql-doc-15/html",
+            (
+                "app-*.html",
+                "pg*.html",
+                "backup*.html",
+                "continuous-archiving.html",
+                "client-authentication*.html",
+                "auth-*.html",
+                "gssapi-auth.html",
+                "sspi-auth.html",
+            ),
+            "PostgreSQL",
+            skip=(
+                # the pages that only say a program was renamed
+                "app-pgreceivexlog.html",
+                "app-pgresetxlog.html",
+                "app-postmaster.html",
+                "pgxlogdump.html",
+                # the extension modules of the appendix, not the programs or chapters kept
+                "pgbuffercache.html",
+                "pgcrypto.html",
+                "pgfreespacemap.html",
+                "pgprewarm.html",
+                "pgrowlocks.html",
+                "pgstatstatements.html",
+                "pgstattuple.html",
+                "pgsurgery.html",
+                "pgtrgm.html",
+                "pgvisibility.html",
+                "pgwalinspect.html",
+                "auth-delay.html",
+                # the file format of backup manifests, an appendix of its own
+                "backup-manifest-*.html",
+            ),
+        ),
+        Docset(
+            "sphinx",
+            "sphinx-doc",
+            "usr/share/doc/sphinx-doc/html",
+            ("faq.html", "glossary.html", "usage/**/*.html", "tutorial/*.html", "man/*.html"),
+            "BSD-2-Clause",
+            # the two index.html are tables of contents; the example pages hold only sample code
+            skip=(
+                *_SPHINX_INDEXES,
+                "usage/index.html",
+                "man/index.html",
+                "example_google.html",
+                "example_numpy.html",
+            ),
         ),
     )
 }

@@ -345,7 +345,18 @@ def test_quoted_pieces_must_be_in_a_chunk_their_markers_name(scoring: ModuleType
 # -- the question sets -----------------------------------------------------------------------
 
 
-DOC_SETS = ["nodejs", "gettext", "sqlite", "flask", "click", "jinja", "pytest", "scrapy"]
+DOC_SETS = [
+    "nodejs",
+    "gettext",
+    "sqlite",
+    "flask",
+    "click",
+    "jinja",
+    "pytest",
+    "scrapy",
+    "postgresql",
+    "sphinx",
+]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -54,8 +55,11 @@ def test_a_set_keeps_its_pages_and_leaves_out_indexes_scripts_and_sources(
 
 def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType) -> None:
     for name, docset in docsets.DOCSETS.items():
-        assert docset.name == name and docset.package.endswith("-doc")
+        # a `*-doc` package, or one versioned like Debian's postgresql-doc-15
+        assert docset.name == name and re.fullmatch(r".+-doc(-[0-9.]+)?", docset.package)
         assert docset.root.startswith("usr/share/doc/") and docset.keep
-    assert {"sqlite", "flask", "click", "jinja", "pytest", "scrapy"} <= set(docsets.DOCSETS)
-    for name in ("flask", "click", "jinja", "pytest", "scrapy"):
+    assert {"sqlite", "flask", "click", "jinja", "pytest", "scrapy", "postgresql", "sphinx"} <= set(
+        docsets.DOCSETS
+    )
+    for name in ("flask", "click", "jinja", "pytest", "scrapy", "sphinx"):
         assert "genindex.html" in docsets.DOCSETS[name].skip
