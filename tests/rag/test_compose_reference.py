@@ -112,3 +112,24 @@ def test_what_is_x_reads_the_page_titled_x_where_every_page_names_x() -> None:
     assert [c.file for c in corpus.titled_chunks(["spider", "spiders"])] == ["spiders.html"]
     hits = search_units(corpus, "What is a spider?", 3)
     assert hits[0].chunk.file == "spiders.html", [h.chunk.file for h in hits]
+
+
+def test_an_faq_answer_may_run_long_and_a_choice_of_two_ways_gets_it() -> None:
+    long_answer = (
+        "There is no rule that says to use one or the other, but settings suit the values that, "
+        "once they are set, rarely change from one run to the next in a project, while "
+        "arguments are meant to change more often, sometimes on every single run of the "
+        "program, and sometimes the program cannot even start without them (for example, to "
+        "give the first address it reads)."
+    )
+    assert len(long_answer.split()) > 60
+    faq = chunk(
+        0,
+        "Should I use arguments or settings to configure my program?\n\nBoth arguments and "
+        f"settings can be used to configure your program. {long_answer}",
+        "FAQ > Should I use arguments or settings to configure my program?",
+    )
+    other = chunk(1, "Settings are read from the settings module of the project.", "Settings")
+    question = "Should I configure my program with arguments or with settings?"
+    texts = [s.text for s in compose_extractive(question, [faq, other])]
+    assert long_answer in texts, texts

@@ -330,3 +330,18 @@ def test_a_config_file_asked_about_by_name_is_a_name_the_documents_must_hold() -
         silence=1.0,
     )
     assert tsconfig.unnamed_names and not tsconfig.holds_any([_chunk(0, "strict mode")])
+
+
+def test_what_a_question_sets_its_subject_against_is_no_name_the_documents_must_hold() -> None:
+    passage = [_chunk(0, "Only plain assert statements are used, thanks to introspection.")]
+    terms = (_term("plain", 4.0), _term("assert", 5.0))
+    assertequal = replace(_term("self.assertEqual", 6.0, known=False), kind="identifier")
+    instead = Focus(
+        "Why can I use plain assert instead of self.assertEqual?",
+        (*terms, assertequal),
+        silence=1.0,
+    )
+    assert instead.unnamed_names == () and instead.holds_any(passage)
+    # named as the subject itself, it is what the documents must hold
+    asked = Focus("Why is self.assertEqual slow?", (*terms, assertequal), silence=1.0)
+    assert asked.unnamed_names and not asked.holds_any(passage)

@@ -40,6 +40,7 @@ _VERSION_NOTE = re.compile(
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
+_MAX_ANSWERING_WORDS = 90
 NAME_PREFIX = "\x00"
 """Marks an identifier of the question among the terms, apart from any word."""
 
@@ -87,8 +88,10 @@ def entry_names(text: str, units: Sequence[Unit]) -> list[str]:
     return out
 
 
-def usable(unit: Unit, question: Question | None) -> bool:
-    """Whether ``unit`` may stand in an answer to ``question``."""
+def usable(unit: Unit, question: Question | None, *, answering: bool = False) -> bool:
+    """Whether ``unit`` may stand in an answer to ``question``; ``answering`` for one that
+    answers a question its page asks (or follows the one that does), which may run longer (an FAQ's "There is no strict
+    rule ..., but settings are more suited for ..., while spider arguments ...")."""
     if unit.kind in ("code", "signature"):
         if question is not None and question.kind == "where" and unit.kind == "code":
             return _a_path(unit.text)  # "it's:" then "/usr/local/share/locale"
@@ -101,7 +104,8 @@ def usable(unit: Unit, question: Question | None) -> bool:
     if unit.kind == "sentence":
         # one introducing a list ("... as a result of either:") answers only with its items
         colon_ok = question is not None or not unit.text.endswith(":")
-        return _MIN_WORDS <= words <= _MAX_WORDS and colon_ok
+        longest = _MAX_ANSWERING_WORDS if answering else _MAX_WORDS
+        return _MIN_WORDS <= words <= longest and colon_ok
     return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
 
 
@@ -122,7 +126,9 @@ def find_candidates(
         entries = entry_names(chunk.text, units)
         asked_here = _page_questions(units, question)
         for n, (unit, entry) in enumerate(zip(units, entries, strict=True)):
-            if not usable(unit, question) or normalized(unit.text) in said:
+            if not usable(unit, question, answering=bool({n, n - 1} & asked_here.keys())):
+                continue
+            if normalized(unit.text) in said:
                 continue
             before, after = (
                 units[n - 1] if n else None,

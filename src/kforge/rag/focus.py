@@ -367,6 +367,7 @@ class Focus:
             if not t.known
             and not is_common_word(t.text)
             and not _example_file(t.text, self.question)
+            and not _contrasted(t.text, self.question)
         )
 
     @property
@@ -375,13 +376,15 @@ class Focus:
         inside the question ("Weblate", "Django"), an identifier or a number. A question about
         a product the documents never name is not answered by what they say of its other
         words ("connect a project to a Git repository"). A file name (``myscript.py``) is the
-        user's own example, not such a name."""
+        user's own example, not such a name; nor is what the question sets its subject against
+        ("plain assert instead of self.assertEqual")."""
         first = self.question.split()[0] if self.question.split() else ""
         return tuple(
             t
             for t in self.terms
             if not t.known
             and not _example_file(t.text, self.question)
+            and not _contrasted(t.text, self.question)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
         )
 
@@ -452,6 +455,18 @@ class Focus:
             lines = [f"- {c.file}" + (f" § {c.heading}" if c.heading else "") for c in closest]
             text += "\n\nSee also:\n" + "\n".join(lines)
         return text
+
+
+_CONTRAST = re.compile(r"\b(?:instead of|rather than|in place of|unlike)\s+([^,;?]+)", re.I)
+
+
+def _contrasted(term: str, question: str) -> bool:
+    """True when ``question`` names ``term`` only as what it sets its subject against: "Why
+    use plain assert instead of self.assertEqual?" asks about plain assert."""
+    spans = [m.group(1) for m in _CONTRAST.finditer(question)]
+    return any(term in span for span in spans) and not any(
+        term in part for part in _CONTRAST.split(question)[::2]
+    )
 
 
 def _request_words(question: str) -> set[str]:

@@ -246,9 +246,29 @@ _BOTH = re.compile(
 )
 
 
+_ADVICE = re.compile(
+    r"^(?:when|in which cases?) (?:should|do|can|would|must|is it better to) (?:i|we|you|one)\b",
+    re.IGNORECASE,
+)
+"""An advice question: "When should I use X?" asks in what case, not for a date."""
+_TWO_WAYS = re.compile(
+    r"^when (?:should|do|can|would|must) (?:i|we|you|one)\s+(.+?),?\s+and when\s+"
+    r"(?:(?:should|do|can|would|must) (?:i|we|you|one)\s+)?(.+?)\s*\??$"
+    r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b.*?\b(?:with|use|using|via|by)\s+"
+    r"(.+?)\s+or\s+(?:with|use|using|via|by)\s+(.+?)\s*\??$",
+    re.IGNORECASE,
+)
+"""Two ways the user weighs: "When should I skip a test and when should I mark it xfail?",
+"Should I configure it with spider arguments or with settings?"."""
+
+
 def _options(text: str) -> tuple[tuple[str, ...], bool]:
     """The two items a question names to choose between or compare, and whether it asks to
     choose one of them."""
+    ways = _TWO_WAYS.match(text)
+    if ways:
+        first, second = [g for g in ways.groups() if g][:2]
+        return (_bare_item(first), _bare_item(second)), False
     choice = _CHOICE.search(text)
     if choice:
         first = re.split(r",\s*|\bbetween\b|\bof\b", choice.group(1))[-1].strip(" ,:")
@@ -279,6 +299,8 @@ def read_question(text: str) -> Question:
     noun = asked_noun(question)
     if choose:
         kind = "choice"
+    elif options and _TWO_WAYS.match(question):
+        kind = "comparison"
     elif _YESNO.match(question):
         kind = "yesno"
     elif _REASON.match(question):
@@ -293,6 +315,8 @@ def read_question(text: str) -> Question:
         kind = "quantity"
     elif _PROCEDURE.search(question):
         kind = "procedure"
+    elif _ADVICE.match(question):
+        kind = "thing"  # in what case: the sentence saying so, whatever it holds
     elif re.match(r"(?i)when\b", question):
         kind = "when"
     elif re.match(r"(?i)(?:where|who|whom|whose)\b", question):
