@@ -133,3 +133,43 @@ def test_an_faq_answer_may_run_long_and_a_choice_of_two_ways_gets_it() -> None:
     question = "Should I configure my program with arguments or with settings?"
     texts = [s.text for s in compose_extractive(question, [faq, other])]
     assert long_answer in texts, texts
+
+
+def test_what_does_it_mean_to_mark_as_x_defines_x_not_an_entry_named_x_something() -> None:
+    from kforge.rag.question import defined_subject, read_question
+
+    question = "What does it mean to mark a test as xfail?"
+    assert defined_subject(read_question(question)) == defined_subject(
+        read_question("What is an xfail?")
+    )
+    options = chunk(
+        0,
+        "xfail_strict: If set to True, tests marked xfail that succeed will fail the suite. "
+        "usefixtures: fixtures applied to all tests.",
+        "Configuration options",
+    )
+    guide = chunk(
+        1,
+        "You can mark tests that cannot succeed. An xfail means that you expect a test to fail "
+        "for some reason. A skip means that the test runs only when some conditions are met.",
+        "Skip and xfail",
+    )
+    segments = compose_extractive(question, [options, guide])
+    assert segments[0].text.startswith("An xfail means"), [s.text for s in segments]
+
+
+def test_a_question_that_negates_takes_the_entry_that_negates_and_its_name_is_the_line() -> None:
+    codes = chunk(
+        0,
+        "Running the tool can end with these exit codes:\n\n"
+        "- Exit code 0:: All tests were collected and passed\n"
+        "- Exit code 1:: Tests were collected and some failed\n"
+        "- Exit code 5:: No tests were collected",
+        "Exit codes",
+    )
+    question = "Which exit code does it return when it collects no tests at all?"
+    segments = compose_extractive(question, [codes])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text.endswith("No tests were collected"), [s.text for s in segments]
+    line = short_answer(question, segments, [codes])
+    assert line is not None and line.answer == "Exit code 5"

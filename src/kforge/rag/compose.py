@@ -77,6 +77,12 @@ _CONTRASTS = re.compile(
 _NAMES_IT = re.compile(
     r"\b(?:is called|are called|referred to as|known as)\s+[\"\u201c']?((?:the |an? )?[^\"\u201d'.,;:]+)"
 )
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
+)
+_SAME_POLARITY = 0.1
+"""Lead of a unit that negates, for a question that does: "Exit code 5: No tests were
+collected" among the exit codes, for "which exit code when it collects no tests"."""
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
 
@@ -151,6 +157,8 @@ def compose_extractive(
     else:
         defining = {}
 
+    negated = _NEGATION.search(question) is not None
+
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
         value = coverage / (1 + 0.15 * c.source) + heading_match[c.source]
@@ -180,6 +188,8 @@ def compose_extractive(
             value += _ENTRY_BONUS * coverage * (2 if c.answers_alike else 1)
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
+        if negated and _NEGATION.search(c.text):
+            value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):
             value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
         if _other_entry(c, asked) or _parameter_item(c.text, asked):

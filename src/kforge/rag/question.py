@@ -362,6 +362,14 @@ _ASKED_SUBJECT = re.compile(
     r"(?:\s+(?:is|are|mean|(?:used |good )?for|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
     re.IGNORECASE,
 )
+_ASKED_MEANING = re.compile(
+    r"^what does it mean (?:to|when|if)\b.*?\b(?:as|is|are|be) (?:an? |the )?"
+    r"([^ ?]+(?: [^ ?]+)?)\s*\??$"
+    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$",
+    re.IGNORECASE,
+)
+"""What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
+("what does X mean" is read as an entry's name, see ``compose``)."""
 _NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
 
 
@@ -377,6 +385,9 @@ def subject_phrase(question: Question) -> str:
     a spider in Scrapy?"), or ""."""
     if question.kind != "definition":
         return ""
+    meaning = _ASKED_MEANING.match(question.text)
+    if meaning:
+        return next(g for g in meaning.groups() if g)
     match = _ASKED_SUBJECT.match(question.text)
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
         return ""
@@ -461,6 +472,9 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
     rest of the sentence, or of an entry its definition; None when it does not open so."""
     entry = _TERM_OPENING.match(text)
     if entry and len(entry.group(1).split()) <= 6:
+        term = entry.group(1).strip("*_` ")
+        if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
+            return None  # ``xfail_strict:`` is an entry of its own, not of xfail
         return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
     words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
     if words and words[0].lower() in ("a", "an", "the"):

@@ -20,6 +20,7 @@ from kforge.rag.hops import mentions_title
 from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
 from kforge.rag.question import (
     DATE,
+    ENTRY,
     Question,
     asked_noun,
     date_spans,
@@ -161,8 +162,10 @@ def short_answer(
         found = _procedure(asked, units)
     elif kind == "reason":
         found = _first(units, _reason)
-    elif kind == "where" and (found := _place(units)):
-        pass
+    elif (kind == "where" and (found := _place(units))) or (
+        kind == "thing" and (found := _entry_named(question, units[0]))
+    ):
+        pass  # a folder or a path; the entry naming the thing asked ("Exit code 5")
     elif kind in ("who", "where", "thing"):
         found = _span(asked, units, passages, _name(asked, units, named, titles=titles))
     elif kind == "comparison":
@@ -180,6 +183,17 @@ def short_answer(
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
     # clause that would read as the answer ("Uniforum" for "which program compiles …")
     return _telling(found, asked)
+
+
+def _entry_named(question: str, best: Segment) -> ShortAnswer | None:
+    """For "which X ...", the term of the entry that answers when it names an X: "Exit code
+    5" of "Exit code 5:: No tests were collected" for "which exit code ...?"."""
+    noun = asked_noun(question)
+    entry = ENTRY.match(best.text)
+    if not noun or entry is None or not unit_terms(noun) <= unit_terms(entry.group(1)):
+        return None
+    term = entry.group(1).strip()
+    return ShortAnswer(term, term, best.source)
 
 
 def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | None:
