@@ -173,3 +173,49 @@ def test_a_question_that_negates_takes_the_entry_that_negates_and_its_name_is_th
     assert best.text.endswith("No tests were collected"), [s.text for s in segments]
     line = short_answer(question, segments, [codes])
     assert line is not None and line.answer == "Exit code 5"
+
+
+def test_a_tutorial_goal_is_followed_by_the_sentence_that_says_how_and_its_code() -> None:
+    tutorial = chunk(
+        0,
+        "Creating a project\n\nBefore you start, you will have to set up a new Crawler project. "
+        "Enter a directory where you would like to store your code and run:\n\n"
+        "```\ncrawler startproject tutorial\n```\n\n"
+        "This will create a tutorial directory with the following contents:\n\n"
+        "```\ntutorial/\n    crawler.cfg   # deploy configuration file\n```",
+        "Tutorial > Creating a project",
+    )
+    question = "How do I set up a new Crawler project?"
+    segments = compose_extractive(question, [tutorial])
+    assert any("crawler startproject tutorial" in s.text for s in segments)
+    line = short_answer(question, segments, [tutorial])
+    assert line is not None and line.answer == "crawler startproject tutorial"
+
+
+def test_a_command_the_page_did_not_mark_as_code_goes_with_the_sentence_explaining_it() -> None:
+    usage = chunk(
+        0,
+        "Run tests in a module\n\nrunner test_mod.py\n\nRun tests by keyword expressions\n\n"
+        'runner -k "MyClass and not method"\n\nThis will run tests which contain names that '
+        "match the given string expression, which can include operators.",
+        "Usage > Specifying which tests to run",
+    )
+    segments = compose_extractive("How do I run only the tests whose names match a word?", [usage])
+    commands = [s for s in segments if s.code]
+    assert [s.text for s in commands] == ['runner -k "MyClass and not method"']
+
+
+def test_a_page_reply_after_a_bare_yes_is_quoted_without_a_verdict() -> None:
+    faq = chunk(
+        0,
+        "Can I run a spider without creating a project?\n\nYes. You can use the runspider "
+        "command.\n\nFor example, a spider in one file runs with runspider and the file name.",
+        "FAQ > Can I run a spider without creating a project?",
+    )
+    news = chunk(1, "It stores one log file per spider run, keeping the latest five.", "News")
+    question = "Do I need a whole project just to run one spider file?"
+    segments = compose_extractive(question, [faq, news])
+    assert segments[0].text == "You can use the runspider command.", [s.text for s in segments]
+    line = short_answer(question, segments, [faq, news])
+    # the page answered its own question, asked the other way round: no "Yes." of kforge's
+    assert line is not None and line.line == "You can use the runspider command"

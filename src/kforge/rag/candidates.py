@@ -166,6 +166,8 @@ def find_candidates(
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.IGNORECASE)
 _LINKING = re.compile(r"^(?:so|and|but|then|now|well|ok(?:ay)?),?\s+", re.IGNORECASE)
 """A word linking a page's question to the text before it ("So why would you ...?")."""
+_BARE_REPLY = re.compile(r"^(?:yes|no|not really|sure|indeed)[.!]?$", re.IGNORECASE)
+"""A reply too short to quote: the sentence after it says what it means."""
 _ANSWERING = 2
 """Units after a question a page asks that answer it ("So why would you want to do this?"
 then "Testing." and "You can have instances ... to test every case.")."""
@@ -194,6 +196,8 @@ def _page_questions(
             said = 0
             if n + 1 < len(units):
                 out[n + 1] = asked
+                if _BARE_REPLY.match(units[n + 1].text) and n + 2 < len(units):
+                    out[n + 2] = asked  # "Yes." then "You can use the runspider command."
         elif asked is not None and asked[1] and usable(unit, question):
             out[n] = asked
             said += 1

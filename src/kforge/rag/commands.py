@@ -11,7 +11,7 @@ import re
 
 from kforge.rag.question import Question, mentions, unit_terms
 
-__all__ = ["command_of", "description_of"]
+__all__ = ["command_of", "description_of", "is_command_line"]
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NOT_A_STEP = re.compile(
@@ -32,10 +32,22 @@ _COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
 """A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
 
 
+def is_command_line(text: str) -> bool:
+    """True for a line that is a shell command though the page did not mark it as code
+    (``pytest -k "MyClass and not method"``): a lower-case command, its arguments, an option,
+    path or quote among them, and no full stop."""
+    line = text.strip()
+    return (
+        _COMMAND.fullmatch(line) is not None
+        and re.search(r"\s-{1,2}\w|[/=\"']|\S\.\S|::", line) is not None
+        and not line.endswith(".")
+    )
+
+
 def command_of(text: str, question: Question) -> str:
     """The call, command or code ``text`` offers for a "how do I" question, or ""."""
     terms = set(question.terms)
-    if _CODE_SPAN.fullmatch(text):
+    if _CODE_SPAN.fullmatch(text) or is_command_line(text):
         return text
     if "\n" in text:  # a code block: the line that does what is asked, else a call
         lines = [x.strip() for x in text.splitlines() if x.strip()]
@@ -43,7 +55,7 @@ def command_of(text: str, question: Question) -> str:
         said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
         asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
         asked.sort(key=lambda x: -len(said[x]))
-        calls = [x for x in steps if "(" in x or x.startswith("$ ")]
+        calls = [x for x in steps if "(" in x or x.startswith("$ ") or is_command_line(x)]
         return next(iter(asked or calls), "")
     entry = _API_ENTRY.match(text)
     if entry:

@@ -28,12 +28,14 @@ from kforge.rag.candidates import (
     candidate_sentences,
     find_candidates,
 )
+from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     ENTRY,
+    PROCEDURAL,
     Question,
     defined_subject,
     defines_subject,
@@ -269,7 +271,10 @@ def compose_extractive(
                 c for c in owns[source] if c.kind == "signature" and c.position < best_here.position
             ]
             call = max(heads, key=lambda c: c.position, default=None)
-        if asked.kind == "procedure" and call is not None and call not in chosen:
+        led = _led_code(best_here, owns[source]) if asked.kind == "procedure" else []
+        if led:  # "... you will have to set up a new project." then "... and run:" and its code
+            chosen.extend(c for c in led if c not in chosen)
+        elif asked.kind == "procedure" and call is not None and call not in chosen:
             chosen.append(call)  # the call or code that does it: never redundant
     if asked.kind == "comparison":  # one unit about each compared item, both always
         for option in asked.options:
@@ -314,7 +319,10 @@ def compose_extractive(
     chosen = placed[: max_sentences + (asked.kind == "comparison")]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
-    return [Segment(c.text, c.source, rank[id(c)], c.kind == "code") for c in chosen]
+    return [
+        Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
+        for c in chosen
+    ]
 
 
 _PARAMETER_ITEM = re.compile(r"^(?:`([^`]+)`\s*\{[^}]*\}|Returns:\s*\{)")
@@ -455,6 +463,27 @@ def _names_what_is_asked(question: Question, passage: Chunk) -> bool:
     ``os.constants`` says nothing of ``os.EOL``."""
     where = f"{passage.heading}\n{passage.text}"
     return not question.identifiers or any(mentions(where, n) for n in question.identifiers)
+
+
+def _led_code(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The code ``best`` says what of ("This will run tests which ..." after the command), or
+    the sentence right after it that says how, ending in a colon, and the code it leads:
+    "Before you start scraping, you will have to set up a new Scrapy project." is followed by
+    "Enter a directory ... and run:" and ``scrapy startproject tutorial``."""
+    if best.kind != "sentence" or best.text.endswith(":"):
+        return []
+    at = {c.position: c for c in own}
+    shown = at.get(best.position - 1)
+    if (
+        refers_back(best.text)
+        and shown is not None
+        and (shown.kind == "code" or is_command_line(shown.text))
+    ):
+        return [shown]  # ``pytest -k "MyClass and not method"`` then "This will run tests ..."
+    lead, code = at.get(best.position + 1), at.get(best.position + 2)
+    if lead is None or code is None or code.kind != "code" or not lead.text.endswith(":"):
+        return []
+    return [lead, code] if PROCEDURAL.search(lead.text) else []
 
 
 def _completes(c: Candidate, chosen: Sequence[Candidate]) -> bool:

@@ -445,6 +445,10 @@ def _place(units: Sequence[Segment]) -> ShortAnswer | None:
     return None
 
 
+_ONE_COMMAND = 120
+"""The longest one-line code block quoted whole as the command."""
+
+
 def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """The call, command or code that does it: of the supporting units that offer one, the
     one saying most of what is asked (ties: the better unit). A unit offers an API signature,
@@ -458,6 +462,8 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
         text = unit.text.strip()
         named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
         quote = named if unit.code and named else command_of(text, question)
+        if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
+            quote = text  # a code block of one line: ``scrapy startproject tutorial``
         if quote:
             said = len(unit_terms(unit.text) & terms)
             offered.append((not (unit.code and named), -said, order, quote, unit.source))
@@ -516,6 +522,12 @@ def _yes_no(
         if verdict is not None:
             best = units[0]
             return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
+    if passages and _after_reply(units[0], passages[units[0].source]):
+        # the page's own reply ("Can I run a spider without a project? Yes. You can use the
+        # runspider command."): what it says, with no verdict, as the page's question may be
+        # asked the other way round ("Do I need a project ...?")
+        clause = _clause(units[0].text)
+        return ShortAnswer(clause, clause, units[0].source)
     terms = set(question.terms)
     # what is asked of the named thing ("synchronous" of crypto.randomBytes; "recursive option"
     # of fs.watch) counts first: a sentence naming only the thing says nothing of it
@@ -547,6 +559,16 @@ def _yes_no(
         return ShortAnswer(clause, clause, best.source) if len(clause.split()) >= 3 else None
     # the phrase that decides it holds the "not": "... times, is not preserved"
     return ShortAnswer("No.", _deciding(said, negated.start()), best.source)
+
+
+def _after_reply(unit: Segment, passage: Chunk) -> bool:
+    """True when ``unit`` follows a bare "Yes." or "No." in ``passage``: a page's reply to
+    the question it asks, said in full by ``unit``."""
+    at = passage.text.find(unit.text[:60])
+    return (
+        at > 0
+        and re.search(r"(?:^|\n|\?\s)(?:yes|no)[.!]\s*$", passage.text[:at], re.I) is not None
+    )
 
 
 def _deciding(text: str, at: int) -> str:
