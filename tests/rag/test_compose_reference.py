@@ -219,3 +219,27 @@ def test_a_page_reply_after_a_bare_yes_is_quoted_without_a_verdict() -> None:
     line = short_answer(question, segments, [faq, news])
     # the page answered its own question, asked the other way round: no "Yes." of kforge's
     assert line is not None and line.line == "You can use the runspider command"
+
+
+def test_code_run_into_a_line_answers_no_comparison_and_a_glued_unit_is_a_number() -> None:
+    from kforge.rag.units import reads_as_code
+
+    assert reads_as_code('def test_create_file(tmp_path): d = tmp_path / "sub" d.mkdir()')
+    assert not reads_as_code("class collections.Counter([iterable]): A Counter is a dict.")
+    assert not reads_as_code("tmp_path is a pathlib.Path object.")
+    fixtures = chunk(
+        0,
+        'def test_create_file(tmp_path): d = tmp_path / "sub" d.mkdir() assert tmpdir '
+        "is not tmp_path\n\nThe tmpdir fixture is similar to tmp_path, but returns legacy "
+        "path objects rather than standard pathlib objects.",
+        "Temporary directories",
+    )
+    segments = compose_extractive(
+        "What is the difference between the tmp_path and tmpdir fixtures?", [fixtures]
+    )
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text.startswith("The tmpdir fixture"), [s.text for s in segments]
+    assert [m.group(0) for m in counted_numbers("too small (<0.005s) or 16MB", "q")] == [
+        "0.005",
+        "16",
+    ]

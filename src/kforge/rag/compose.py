@@ -49,7 +49,7 @@ from kforge.rag.question import (
     unit_terms,
 )
 from kforge.rag.types import Chunk
-from kforge.rag.units import field_name
+from kforge.rag.units import field_name, reads_as_code
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
@@ -190,6 +190,8 @@ def compose_extractive(
             value += _ENTRY_BONUS * coverage * (2 if c.answers_alike else 1)
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
+        if asked.kind != "procedure" and c.kind != "code" and reads_as_code(c.text):
+            value *= _OTHER_ENTRY  # code run into a line says how, not what or why
         if negated and _NEGATION.search(c.text):
             value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):

@@ -22,10 +22,12 @@ __all__ = [
 
 NUMBER = re.compile(
     r"(?<![\w.])(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)(?![\w])",
+    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)"
+    r"(?:(?=(?:ms|s|min|h|[kKMGT]i?B|[kmgt]b|px)\b)|(?![\w]))",
     re.IGNORECASE,
 )
-"""A number, in digits or words ("one" left out: it is mostly "one of", "one potential")."""
+"""A number, in digits or words ("one" left out: it is mostly "one of", "one potential"),
+also when its unit is written on to it ("0.005s", "16MB")."""
 
 _NAMING = re.compile(
     r"(?:\b(?:issues?|bugs?|fix(?:es)?|pr|pep|rfc|sections?|chapters?|figures?|tables?|steps?|"

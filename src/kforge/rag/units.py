@@ -22,6 +22,7 @@ __all__ = [
     "normalized",
     "passage_units",
     "points_elsewhere",
+    "reads_as_code",
 ]
 
 UnitKind = Literal["sentence", "item", "row", "code", "signature"]
@@ -258,3 +259,16 @@ def points_elsewhere(unit: Unit) -> bool:
     """True for a row of an index or a table of contents ("magic signature of MO files | 10.3
     The Format of GNU MO Files"): it names the section that says something, not what it says."""
     return unit.kind == "row" and _SECTION_REFERENCE.search(unit.text) is not None
+
+
+_FLAT_CODE = re.compile(
+    r"^(?:def |async def |import |from [\w.]+ import |@[\w.]+|>>> |\$ |E\s+\w)"
+    r"|\b(?:def|assert|return) [\w(]|\w\(\)\s+\w+\s*=|\s==\s|\bd = |\)\s*>\s*assert\b"
+)
+"""Statements in a line of prose: a code block whose lines the page ran together
+(``def test_create_file(tmp_path): d = tmp_path / "sub" d.mkdir() ...``)."""
+
+
+def reads_as_code(text: str) -> bool:
+    """True for a sentence or item that is code run together, not prose about it."""
+    return len(_FLAT_CODE.findall(text)) >= 2 or _FLAT_CODE.match(text) is not None
