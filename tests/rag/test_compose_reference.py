@@ -243,3 +243,57 @@ def test_code_run_into_a_line_answers_no_comparison_and_a_glued_unit_is_a_number
         "0.005",
         "16",
     ]
+
+
+def test_how_many_x_reads_the_passage_giving_a_number_of_x() -> None:
+    from kforge.rag.quantities import counted_noun
+
+    assert counted_noun("Roughly how many external plugins exist for it?") == "plugins"
+    assert counted_noun("How many times does it retry a request?") == "times"
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"plugins{i}.html",
+            f"Writing plugins\n\nExternal plugins are modules discovered through entry points. "
+            f"A plugin {i} can add options, and external plugins load after builtin plugins.",
+            f"Writing plugins {i}",
+        )
+        for i in range(8)
+    ]
+    pages.append(
+        SourceDocument(
+            "index.html",
+            "Features\n\n- Detailed info on failing assert statements\n- Auto-discovery of "
+            "test modules and functions\n- Rich plugin architecture, with over 800+ external "
+            "plugins and thriving community",
+            "The tool",
+        )
+    )
+    corpus.add_documents(pages)
+    question = "Roughly how many external plugins exist for the tool?"
+    hits = search_units(corpus, question, 3)
+    assert hits[0].chunk.file == "index.html", [h.chunk.file for h in hits]
+    segments = compose_extractive(question, [h.chunk for h in hits])
+    line = short_answer(question, segments, [h.chunk for h in hits])
+    assert line is not None and line.answer.startswith("800")
+
+
+def test_two_ways_compared_get_one_sentence_each_not_code_a_page_wrote_as_a_list() -> None:
+    guide = chunk(
+        0,
+        "You can mark tests that cannot succeed. A skip means that you expect your test to pass "
+        "only if some conditions are met, otherwise the runner should skip it altogether. An "
+        "xfail means that you expect a test to fail for some reason.",
+        "How to use skip and xfail",
+    )
+    imperative = chunk(
+        1,
+        "Alternatively, you can also mark a test as XFAIL from within the test imperatively:"
+        "\n\n- def test_function():\n- if not valid_config():\n- runner.xfail('bad config')",
+        "How to use skip and xfail > XFail",
+    )
+    question = "When should I skip a test and when should I mark it xfail?"
+    texts = [s.text for s in compose_extractive(question, [imperative, guide])]
+    assert any(t.startswith("A skip means") for t in texts), texts
+    assert any(t.startswith("An xfail means") for t in texts), texts
+    assert not any("def test_function" in t for t in texts), texts

@@ -18,7 +18,7 @@ from kforge.rag.question import (
     unit_terms,
 )
 from kforge.rag.types import Chunk
-from kforge.rag.units import Unit, normalized, passage_units, points_elsewhere
+from kforge.rag.units import Unit, normalized, passage_units, points_elsewhere, reads_as_code
 
 __all__ = [
     "NAME_PREFIX",
@@ -212,8 +212,8 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
     limit that by setting the MAX_CONTENT_LENGTH config key:")."""
     if after is None:
         return False
-    if after.kind == "item":
-        return True
+    if after.kind == "item":  # items, not lines of code a page wrote as a list
+        return question.kind == "procedure" or not reads_as_code(after.text)
     if after.kind == "code" and question.kind == "where":
         return _a_path(after.text)
     return (

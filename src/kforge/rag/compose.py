@@ -32,7 +32,7 @@ from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
-from kforge.rag.quantities import gives_default
+from kforge.rag.quantities import counted_noun, counts, gives_default
 from kforge.rag.question import (
     ENTRY,
     PROCEDURAL,
@@ -160,6 +160,7 @@ def compose_extractive(
         defining = {}
 
     negated = _NEGATION.search(question) is not None
+    noun = counted_noun(question)
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -168,6 +169,8 @@ def compose_extractive(
             value += 0.25
         if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
+            if noun and counts(c.text, noun, question):
+                value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
         elif asked.kind == "quantity":
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
@@ -252,7 +255,12 @@ def compose_extractive(
             or best_here.text[-1:] == ":"
             or best_here.answers
         ):
-            follows[id(owns[source][0])] = follow_on(owns[source][0], owns[source])
+            follows[id(best_here)] = [
+                c
+                for c in follow_on(best_here, owns[source])
+                if asked.kind in ("procedure", "where")  # a command; a path ("it's:" then it)
+                or (c.kind != "code" and not reads_as_code(c.text))
+            ]
         elif asked.kind == "quantity":
             follows[id(best_here)] = value_of(best_here, owns[source])
         asked_here = [c for c in owns[source] if c.terms & set(query)]

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 __all__ = [
     "NUMBER",
     "asked_units",
+    "counted_noun",
     "counted_numbers",
+    "counts",
     "gives_default",
     "names_units",
     "states_in_units",
@@ -80,6 +82,30 @@ def gives_default(text: str) -> bool:
 def names_units(text: str, units: frozenset[str]) -> bool:
     """True when ``text`` names one of ``units`` ("The amount of time (in secs) ...")."""
     return any(w in units for w in re.findall(r"[a-z]+", text.lower()))
+
+
+_HOW_MANY = re.compile(
+    r"\bhow many\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*?)(?:\s+(?:do|does|did|are|is|was|were|can|could|will|would|should|exist|there|of|in|on|per|to|has|have|had)\b|\s*[?,.]|$)",
+    re.I,
+)
+
+
+def counted_noun(question: str) -> str:
+    """What "how many X ...?" counts, as written ("plugins" of "how many external plugins
+    exist"), or ""."""
+    match = _HOW_MANY.search(question)
+    return match.group(1).split()[-1].lower() if match else ""
+
+
+def counts(text: str, noun: str, question: str) -> bool:
+    """True when ``text`` gives a number of ``noun`` ("over 800+ external plugins" for
+    plugins): a number with the noun among the three words after it."""
+    stem = noun.rstrip("s")
+    for match in counted_numbers(text, question):
+        after = re.findall(r"[A-Za-z][\w-]*", text[match.end() : match.end() + 40])[:3]
+        if any(w.lower().rstrip("s") == stem for w in after):
+            return True
+    return False
 
 
 def asked_units(question: Question) -> frozenset[str]:

@@ -268,6 +268,8 @@ def _options(text: str) -> tuple[tuple[str, ...], bool]:
     ways = _TWO_WAYS.match(text)
     if ways:
         first, second = [g for g in ways.groups() if g][:2]
+        if ways.group(1):  # "skip a test" and "mark it xfail": what is done, "skip", "xfail"
+            first, second = _way(first), _way(second)
         return (_bare_item(first), _bare_item(second)), False
     choice = _CHOICE.search(text)
     if choice:
@@ -283,6 +285,18 @@ def _options(text: str) -> tuple[tuple[str, ...], bool]:
             first, second = [g for g in pair.groups() if g][:2]
             return (_bare_item(first), _bare_item(second)), False
     return (), False
+
+
+_GENERIC_VERBS = frozenset("mark use set make do run call have get put add let".split())  # noqa: SIM905
+
+
+def _way(phrase: str) -> str:
+    """The word naming a way of doing in "skip a test" (skip) or "mark it xfail" (xfail):
+    past a generic verb and the object ("a test", "it") both ways share."""
+    words = [w for w in phrase.split() if w.lower() not in ("a", "an", "the", "it", "them")]
+    if len(words) > 1 and words[0].lower() in _GENERIC_VERBS:
+        words = words[1:]
+    return words[-1] if words and words[0].lower() in _GENERIC_VERBS else (words or [phrase])[0]
 
 
 def _bare_item(text: str) -> str:

@@ -25,6 +25,8 @@ from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.quantities import (
     NUMBER,
     asked_units,
+    counted_noun,
+    counts,
     gives_default,
     names_units,
     states_in_units,
@@ -84,13 +86,16 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     before: Unit | None = None
     units_asked = asked_units(question) if question is not None else frozenset()
+    noun = counted_noun(focus.question) if question is not None else ""
     units = passage_units(chunk.text)
     for n, unit in enumerate(units):
         if points_elsewhere(unit):
             continue  # an index's row names a section; the section says it
         held = set(focus.held(unit.text))
         after = units[n + 1] if n + 1 < len(units) else None
-        if units_asked and states_in_units(unit.text, units_asked):
+        if noun and counts(unit.text, noun, focus.question):
+            held_bonus = DEFINES_WEIGHT  # "how many plugins": "over 800+ external plugins"
+        elif units_asked and states_in_units(unit.text, units_asked):
             # "How big is the header?": "The first 100 bytes ... comprise the header"
             held_bonus = DEFINES_WEIGHT
         elif (
