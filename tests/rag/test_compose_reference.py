@@ -297,3 +297,37 @@ def test_two_ways_compared_get_one_sentence_each_not_code_a_page_wrote_as_a_list
     assert any(t.startswith("A skip means") for t in texts), texts
     assert any(t.startswith("An xfail means") for t in texts), texts
     assert not any("def test_function" in t for t in texts), texts
+
+
+def test_the_release_a_user_runs_finds_no_release_notes_and_is_never_the_answer() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    notes = [
+        SourceDocument(
+            f"news{i}.html",
+            f"Crawler 2.{i} release notes\n\nCrawler 2.{i} removes deprecated functions; "
+            f"changed in version 2.{i}: the startproject command sets UTF-8.",
+            f"Release notes 2.{i}",
+        )
+        for i in range(10)
+    ]
+    guide = [
+        SourceDocument(
+            f"guide{i}.html",
+            f"Crawler guide part {i}\n\nCrawler spiders crawl pages; Crawler settings tune it.",
+            f"Crawler guide {i}",
+        )
+        for i in range(10)
+    ]
+    install = SourceDocument(
+        "install.html",
+        "Supported Python versions\n\nCrawler requires Python 3.7+, either the CPython "
+        "implementation or the PyPy implementation.",
+        "Installation guide",
+    )
+    corpus.add_documents([*notes, *guide, install])
+    question = "Which Python version do I need at least for Crawler 2.8?"
+    hits = search_units(corpus, question, 4)
+    assert "install.html" in [h.chunk.file for h in hits], [h.chunk.file for h in hits]
+    segments = compose_extractive(question, [h.chunk for h in hits])
+    line = short_answer(question, segments, [h.chunk for h in hits])
+    assert line is not None and line.answer == "Python 3.7+"

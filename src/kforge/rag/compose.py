@@ -32,11 +32,12 @@ from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
-from kforge.rag.quantities import counted_noun, counts, gives_default
+from kforge.rag.quantities import counted_noun, counts, gives_default, names_release
 from kforge.rag.question import (
     ENTRY,
     PROCEDURAL,
     Question,
+    asked_noun,
     defined_subject,
     defines_subject,
     holds_kind,
@@ -161,6 +162,7 @@ def compose_extractive(
 
     negated = _NEGATION.search(question) is not None
     noun = counted_noun(question)
+    versioned = asked_noun(question).rstrip("s") in ("version", "release")
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -195,6 +197,8 @@ def compose_extractive(
             value *= 0.8
         if asked.kind != "procedure" and c.kind != "code" and reads_as_code(c.text):
             value *= _OTHER_ENTRY  # code run into a line says how, not what or why
+        if versioned and names_release(c.text, question):
+            value += _KIND_BONUS  # "which Python version": "requires Python 3.7+"
         if negated and _NEGATION.search(c.text):
             value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):

@@ -18,6 +18,7 @@ __all__ = [
     "counted_numbers",
     "counts",
     "gives_default",
+    "names_release",
     "names_units",
     "states_in_units",
 ]
@@ -88,6 +89,15 @@ _HOW_MANY = re.compile(
     r"\bhow many\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*?)(?:\s+(?:do|does|did|are|is|was|were|can|could|will|would|should|exist|there|of|in|on|per|to|has|have|had)\b|\s*[?,.]|$)",
     re.I,
 )
+
+
+_RELEASE_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+\+?(?![\w.])")
+
+
+def names_release(text: str, question: str) -> bool:
+    """True when ``text`` names a release ("Python 3.7+") other than one ``question`` names."""
+    said = set(_RELEASE_NUMBER.findall(question))
+    return any(m.group(0) not in said for m in _RELEASE_NUMBER.finditer(text))
 
 
 def counted_noun(question: str) -> str:

@@ -204,7 +204,7 @@ def term_of(token: str) -> str:
 
 
 _INTENSIFIERS = frozenset(
-    "actually really just simply basically even ever anyway somehow quite very".split()  # noqa: SIM905
+    "actually really just simply basically even ever anyway somehow quite very least".split()  # noqa: SIM905
 )
 """Words that stress what a question asks without naming any of it ("make SQLite actually
 enforce ..."): a sentence that happens to use one says no more of what is asked."""

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.quantities import (
     NUMBER,
@@ -182,6 +182,8 @@ def search_units(
     focus (its terms weighted by this corpus's statistics). For "what is X", the page titled
     X joins the pool at the best hit's score: where every page names X ("spider" across
     Scrapy's manual), its own page need not rank among the words' best matches."""
+    statistics = CorpusStatistics.of(corpus)
+    query = _without_own_release(query, statistics)
     pool = corpus.search(query, max(POOL, 4 * k), mode=mode)
     phrase = subject_phrase(read_question(query))
     if phrase:
@@ -189,8 +191,31 @@ def search_units(
         top = max((hit.score for hit in pool), default=1.0)
         titled = corpus.titled_chunks(_number_forms(phrase))
         pool = [SearchHit(c, top, 0) for c in titled if c.id not in have] + pool
-    focus = question_focus(query, CorpusStatistics.of(corpus))
+    focus = question_focus(query, statistics)
     return rerank_hits(focus, pool, k)
+
+
+_RELEASE = re.compile(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b")
+_OWN_NAME_SHARE = 0.4
+"""A word in this share of a corpus's passages names what the documents are about."""
+
+
+def _without_own_release(query: str, statistics: CorpusStatistics) -> str:
+    """``query`` without the release number the user gives of what the documents are about
+    ("for Scrapy 2.8" over Scrapy's manual): it says which release they run, and would find
+    the release notes that name it rather than what is asked. Another product's release
+    ("Python 3.12") stays."""
+    if not statistics.passages:
+        return query
+
+    def strip(match: re.Match[str]) -> str:
+        terms = analyze(match.group(1))
+        own = bool(terms) and all(
+            statistics.document_frequency(t) >= _OWN_NAME_SHARE * statistics.passages for t in terms
+        )
+        return match.group(1) if own else match.group(0)
+
+    return _RELEASE.sub(strip, query)
 
 
 def _number_forms(phrase: str) -> list[str]:

@@ -149,7 +149,7 @@ def short_answer(
         return _telling(_yes_no(asked, units, passages), asked)
     if asked_noun(question).rstrip("s") in ("version", "release"):
         # "which Python versions ...", "since which version ...": a version number, or nothing
-        return _telling(_version(units), asked)
+        return _telling(_version(question, units), asked)
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
@@ -417,19 +417,36 @@ preposition ("in refs/stash")."""
 
 
 _VERSION = re.compile(
-    r"(?:(?:[A-Z][\w.+-]*|version|release)\s+)?(?:>=\s*|v)?\d+\.\d+(?:\.\d+)*"
+    r"(?:(?:[A-Z][\w.+-]*|version|release)\s+)?(?:>=\s*|v)?\d+\.\d+(?:\.\d+)*\+?"
     r"(?:\s+(?:and|or)\s+(?:newer|later|above|higher))?"
 )
 """A version as a sentence writes it: "Python >=3.7", "version 3.37.0", "3.7 and newer"."""
 
 
-def _version(units: Sequence[Segment]) -> ShortAnswer | None:
-    """The version the best unit naming one gives; None when no unit names a version."""
-    for unit in units:
-        found = _VERSION.search(unit.text)
-        if found:
-            return ShortAnswer(found.group(0), found.group(0), unit.source)
-    return None
+def _version(question: str, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The version the best unit naming one gives, best of what the question names ("Python
+    3.7+" for "which Python version ..."), never the question's own ("for Scrapy 2.8"); None
+    when no unit names another version."""
+    said = set(re.findall(r"\d+(?:\.\d+)+", question))
+    # "for Scrapy 2.8" names the release the user runs: Scrapy's releases are not asked
+    running = {n.lower() for n in re.findall(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+", question)}
+    found: list[tuple[bool, int, str, int]] = []
+    for order, unit in enumerate(units):
+        for match in _VERSION.finditer(unit.text):
+            number = re.search(r"\d+(?:\.\d+)+", match.group(0))
+            if number is None or number.group(0) in said:
+                continue
+            name = match.group(0).split()[0] if " " in match.group(0) else ""
+            named = (
+                name[:1].isupper()
+                and name.lower() not in ("version", *running)
+                and mentions(question, name)
+            )
+            found.append((not named, order, match.group(0), unit.source))
+    if not found:
+        return None
+    _, _, quote, source = min(found)
+    return ShortAnswer(quote, quote, source)
 
 
 def _place(units: Sequence[Segment]) -> ShortAnswer | None:
