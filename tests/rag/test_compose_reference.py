@@ -331,3 +331,33 @@ def test_the_release_a_user_runs_finds_no_release_notes_and_is_never_the_answer(
     segments = compose_extractive(question, [h.chunk for h in hits])
     line = short_answer(question, segments, [h.chunk for h in hits])
     assert line is not None and line.answer == "Python 3.7+"
+
+
+def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
+    from kforge.rag.idioms import plain_words
+    from kforge.rag.question import read_question
+
+    assert plain_words("How do I turn off a middleware?") == "How do I disable a middleware?"
+    assert "default" in read_question("Does it obey robots.txt out of the box?").terms
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"guide{i}.html",
+            f"Requests {i}\n\nThe crawler sends requests and the crawler reads responses; "
+            f"requests wait in the scheduler {i}.",
+            f"Guide {i}",
+        )
+        for i in range(8)
+    ]
+    pages.append(
+        SourceDocument(
+            "settings.html",
+            "CONCURRENT_REQUESTS\n\nDefault: 16\n\nThe maximum number of concurrent (i.e. "
+            "simultaneous) requests that will be performed by the downloader.",
+            "Settings",
+        )
+    )
+    corpus.add_documents(pages)
+    question = "How many requests does the crawler send at the same time?"
+    hits = search_units(corpus, question, 3)
+    assert hits[0].chunk.file == "settings.html", [h.chunk.file for h in hits]

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.idioms import plain_words
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import comparing_words, key_terms, measured_words
 from kforge.rag.types import Chunk
@@ -506,8 +507,10 @@ def _candidates(question: str) -> list[tuple[str, TermKind]]:
 
 
 def question_focus(question: str, statistics: CorpusStatistics | None = None) -> Focus:
-    """The focus of ``question``, its terms weighted by ``statistics`` (all alike without)."""
-    request = _request_words(question)
+    """The focus of ``question``, its terms weighted by ``statistics`` (all alike without);
+    its set phrases read in a manual's words (``kforge.rag.idioms``)."""
+    plain = plain_words(question)
+    request = _request_words(plain)
 
     def weigh(text: str) -> tuple[float, bool]:
         """The idf of ``text``'s analyzed parts together (as if they occurred independently),
@@ -519,7 +522,7 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
         return sum(statistics.idf(p) for p in parts), known
 
     terms: dict[str, FocusTerm] = {}
-    for text, kind in _candidates(question):
+    for text, kind in _candidates(plain):
         if kind == "word":
             words = tokenize(text)
             if not words or words[0] in request or len(words[0]) < 2:

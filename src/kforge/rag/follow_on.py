@@ -72,9 +72,13 @@ def subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
 
 
 def value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
-    """The unit right after ``best`` giving the value it leaves out ("MAX_COOKIE_SIZE: Warn
-    if cookie headers are larger than this many bytes." then "Defaults to 4093.")."""
+    """The unit next to ``best`` giving the value it leaves out ("MAX_COOKIE_SIZE: Warn if
+    cookie headers are larger than this many bytes." then "Defaults to 4093."; a settings
+    entry's "Default: 180" before "The amount of time (in secs) ...")."""
     if NUMBER.search(best.text):
         return []
-    nxt = next((c for c in own if c.position == best.position + 1), None)
-    return [nxt] if nxt is not None and gives_default(nxt.text) else []
+    for step in (1, -1):  # a settings entry gives it first: "Default: 180", then what it is
+        near = next((c for c in own if c.position == best.position + step), None)
+        if near is not None and gives_default(near.text):
+            return [near]
+    return []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.idioms import plain_words
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import REQUEST_WORDS, measured_words
@@ -306,7 +307,7 @@ def _bare_item(text: str) -> str:
 
 def read_question(text: str) -> Question:
     """``text`` read as a question: its kind, terms, identifiers and compared items."""
-    question = " ".join(text.split())
+    question = plain_words(" ".join(text.split()))
     names = identifiers(question)
     options, choose = _options(question)
     kind: QuestionKind

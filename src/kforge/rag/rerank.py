@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
+from kforge.rag.idioms import plain_words
 from kforge.rag.quantities import (
     NUMBER,
     asked_units,
@@ -183,7 +184,7 @@ def search_units(
     X joins the pool at the best hit's score: where every page names X ("spider" across
     Scrapy's manual), its own page need not rank among the words' best matches."""
     statistics = CorpusStatistics.of(corpus)
-    query = _without_own_release(query, statistics)
+    query = _without_own_release(plain_words(query), statistics)
     pool = corpus.search(query, max(POOL, 4 * k), mode=mode)
     phrase = subject_phrase(read_question(query))
     if phrase:

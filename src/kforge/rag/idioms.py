@@ -1,0 +1,34 @@
+"""Everyday phrases of a question said in the words documentation uses for them.
+
+A user asks whether a tool obeys robots.txt "out of the box" or sends requests "at the same
+time"; its manual says "by default" and "concurrent". Search and sentence selection match
+words, so the question is read with such a phrase replaced by the manual's words (what the
+user wrote is still what the answer shows). The list holds only set phrases whose meaning
+does not depend on the subject.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["plain_words"]
+
+_IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), plain)
+    for pattern, plain in (
+        (r"\bout of the box\b", "by default"),
+        (r"\bat (?:the same time|once)\b", "concurrently simultaneously"),
+        (r"\b(?:turn|switch)(?:s|ed|ing)? off\b", "disable"),
+        (r"\b(?:turn|switch)(?:s|ed|ing)? (?:it |them )?on\b(?! (?:the|a|an)\b)", "enable"),
+        (r"\bgives? up\b|\bgave up\b", "times out"),
+        (r"\bget(?:s|ting)? rid of\b", "remove"),
+        (r"\bkeep(?:s|ing)? track of\b", "track"),
+    )
+)
+
+
+def plain_words(text: str) -> str:
+    """``text`` with each set phrase of ``_IDIOMS`` in the words manuals use."""
+    for pattern, plain in _IDIOMS:
+        text = pattern.sub(plain, text)
+    return text
