@@ -361,3 +361,38 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
     question = "How many requests does the crawler send at the same time?"
     hits = search_units(corpus, question, 3)
     assert hits[0].chunk.file == "settings.html", [h.chunk.file for h in hits]
+
+
+def test_a_comparison_reads_each_item_s_own_page_and_its_description_not_its_synopsis() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"tutorial{i}.md",
+            f"# Collaboration {i}\n\nAlice can run tool fetch and then tool pull; tool pull "
+            f"merges what tool fetch brought, and tool fetch never merges {i}.",
+            f"tutorial {i}",
+        )
+        for i in range(8)
+    ]
+    pages += [
+        SourceDocument(
+            "tool-fetch.txt",
+            "# NAME\n\ntool-fetch - Download objects and refs from another repository\n\n"
+            "# SYNOPSIS\n\ntool fetch --multiple [<options>] [<repository>]",
+            "tool-fetch(1)",
+        ),
+        SourceDocument(
+            "tool-pull.txt",
+            "# NAME\n\ntool-pull - Fetch from and integrate with another repository\n\n"
+            "# SYNOPSIS\n\ntool pull [<options>] [<repository>]",
+            "tool-pull(1)",
+        ),
+    ]
+    corpus.add_documents(pages)
+    question = "What is the difference between tool fetch and tool pull?"
+    hits = search_units(corpus, question, 5)
+    files = [h.chunk.file for h in hits]
+    assert "tool-fetch.txt" in files and "tool-pull.txt" in files, files
+    texts = [s.text for s in compose_extractive(question, [h.chunk for h in hits])]
+    assert any(t.startswith("tool-fetch - Download") for t in texts), texts
+    assert any(t.startswith("tool-pull - Fetch") for t in texts), texts

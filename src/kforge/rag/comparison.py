@@ -30,6 +30,8 @@ def compared_unit(
     others = [o for o in options if o != option]
 
     def defines(c: Candidate) -> bool:
+        if not _describes(c.text, option):
+            return False  # a synopsis, "git fetch [<options>] [<repository>]", says no what
         opens = opens_with_subject(c.text, unit_terms(option))
         return (said_of(c.text, option, options) and opens) or (
             _leads_section_on(c, passages, option, ranked)
@@ -49,9 +51,10 @@ def compared_unit(
 
 
 def _describes(text: str, option: str) -> bool:
-    """True when ``text`` says something besides the item's name and its arguments: "git-fetch
-    - Download objects and refs ...", not the synopsis "git fetch [<options>] [<repository>]"."""
-    bare = re.sub(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}", " ", text)
+    """True when ``text`` says something besides the item's name, options and arguments:
+    "git-fetch - Download objects and refs ...", not the synopsis "git fetch --multiple
+    [<options>] [<repository>]"."""
+    bare = re.sub(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|(?<![\w-])--?[A-Za-z][\w-]*", " ", text)
     return bool(unit_terms(bare) - unit_terms(option))
 
 

@@ -27,6 +27,7 @@ from kforge.rag.index import (
     reindex,
     text_words,
     upgrade_legacy_sources,
+    whole_title,
 )
 from kforge.rag.records import (
     CORPORA_NAMESPACE,
@@ -432,13 +433,14 @@ class Corpus:
 
     def titled_chunks(self, names: Iterable[str], *, limit: int = 2) -> list[Chunk]:
         """The opening chunk of each source whose whole title is one of ``names`` (compared
-        as ``tokenize`` gives words: "Spiders" for "spiders"), at most ``limit``: the page a
-        documentation set gives to a thing."""
+        as ``tokenize`` gives words, without a trailing "(1)": "Spiders" for "spiders",
+        "git-fetch(1)" for "git fetch"), at most ``limit``: the page a documentation set gives
+        to a thing."""
         wanted = {" ".join(tokenize(n)) for n in names} - {""}
         found: list[Chunk] = []
         keys = self.store.sources_by_title_word(self.name, wanted)
         for key, meta in self.store.index_sources(self.name, keys).items():
-            if " ".join(tokenize(str(meta.get("title", "")))) in wanted and meta.get("chunks"):
+            if whole_title(str(meta.get("title", ""))) in wanted and meta.get("chunks"):
                 found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
                 if len(found) >= limit:
                     break

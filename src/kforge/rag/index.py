@@ -29,6 +29,7 @@ __all__ = [
     "text_words",
     "title_word",
     "upgrade_legacy_sources",
+    "whole_title",
 ]
 
 INDEX_LAYOUT = 1
@@ -109,6 +110,12 @@ _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 _TITLE_WORDS = 4
 """How many of a title's first words find it: enough that a corpus of many titles yields few
 candidates for a text (two common words open many titles), few enough to look up cheaply."""
+
+
+def whole_title(title: str) -> str:
+    """``title``'s words as ``tokenize`` gives them, without a trailing disambiguation
+    ("git-fetch(1)" -> "git fetch")."""
+    return " ".join(tokenize(_DISAMBIGUATION.sub("", title)))
 
 
 def title_word(title: str) -> str:

@@ -182,18 +182,32 @@ def search_units(
     """``corpus.search`` over a wider pool, reranked by the unit that best holds ``query``'s
     focus (its terms weighted by this corpus's statistics). For "what is X", the page titled
     X joins the pool at the best hit's score: where every page names X ("spider" across
-    Scrapy's manual), its own page need not rank among the words' best matches."""
+    Scrapy's manual), its own page need not rank among the words' best matches; so do the
+    pages titled by the items a comparison names."""
     statistics = CorpusStatistics.of(corpus)
     query = _without_own_release(plain_words(query), statistics)
     pool = corpus.search(query, max(POOL, 4 * k), mode=mode)
-    phrase = subject_phrase(read_question(query))
-    if phrase:
-        have = {hit.chunk.id for hit in pool}
+    asked = read_question(query)
+    names = [subject_phrase(asked)] if subject_phrase(asked) else []
+    if asked.kind == "comparison":
+        names += asked.options  # "git fetch and git pull": the pages git-fetch and git-pull
+    titled: dict[str, Chunk] = {}
+    if names:
         top = max((hit.score for hit in pool), default=1.0)
-        titled = corpus.titled_chunks(_number_forms(phrase))
-        pool = [SearchHit(c, top, 0) for c in titled if c.id not in have] + pool
+        forms = [form for name in names for form in _number_forms(name)]
+        titled = {c.id: c for c in corpus.titled_chunks(forms, limit=len(names) + 1)}
+        pool = [SearchHit(c, top, 0) for c in titled.values()] + [
+            hit for hit in pool if hit.chunk.id not in titled
+        ]
     focus = question_focus(query, statistics)
-    return rerank_hits(focus, pool, k)
+    ranked = rerank_hits(focus, pool, k)
+    # a page titled by what is asked stays among those read, in place of the last ones
+    kept = {hit.chunk.id for hit in ranked}
+    missing = [hit for hit in pool if hit.chunk.id in titled and hit.chunk.id not in kept]
+    if missing and k > len(missing):
+        ranked = ranked[: k - len(missing)] + missing
+        ranked = [replace(hit, rank=n) for n, hit in enumerate(ranked, 1)]
+    return ranked
 
 
 _RELEASE = re.compile(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b")
