@@ -10,71 +10,47 @@ quoted. Nothing is reworded, so the line is as exact as the sentences under it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
-from kforge.rag.analyze import tokenize
-from kforge.rag.commands import command_of, description_of
+from kforge.rag.commands import command_of
 from kforge.rag.compose import Segment
 from kforge.rag.hops import mentions_title
+from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
 from kforge.rag.question import (
-    DATE,
     ENTRY,
     Question,
     asked_noun,
-    date_spans,
     defined_subject,
     defines_subject,
     holds_kind,
     identifiers,
     is_about,
     mentions,
-    name_spans,
     parameter_defaults,
     read_question,
-    term_of,
     unit_terms,
 )
-from kforge.rag.spans import answer_span, widen_place
+from kforge.rag.short_quote import (
+    NOT_UNITS,
+    ShortAnswer,
+    clause_at,
+    cut_short,
+    mention,
+    trim,
+    word_set,
+)
 from kforge.rag.types import Chunk
+from kforge.rag.yes_no import CONDITION, yes_no
 
 __all__ = ["ShortAnswer", "short_answer"]
 
 
-@dataclass(frozen=True, slots=True)
-class ShortAnswer:
-    """The direct answer to a question, and where it is quoted from."""
-
-    answer: str
-    """What answers: the quote itself, or ``Yes.`` / ``No.`` for a yes/no question."""
-    quote: str
-    """The stretch of the supporting sentence quoted on the line (for yes/no, the deciding
-    phrase; may be empty there)."""
-    source: int
-    """Index of the passage the quoted sentence comes from."""
-
-    @property
-    def line(self) -> str:
-        """The line as the answer shows it, without its ``[n]`` marker."""
-        if self.answer == self.quote or not self.quote:
-            return self.answer
-        return f"{self.answer} {self.quote}"
-
-
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
-    r"won't|unsafe|neither|nor|none|without)\b(?<!=None)|n't\b",
-    re.IGNORECASE,
-)
-"""A word that says no (``cls=None``, a default value written as code, does not)."""
 _COPULA = re.compile(
     r"\b(?:is|are|was|were|refers to|means|denotes|represents|is called|are called|"
     r"contains|returns|holds|stands for|indicates|signals|describes)\s+(.+)",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
 _UNIT = re.compile(
     r"`?\s*(%|[A-Za-z]+)"
     r"(?:\s+(?:per|of)\s+(?!(?:the|a|an|this|that|these|those|its|their|each|every|all)\b)"
@@ -83,50 +59,20 @@ _UNIT = re.compile(
 """What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
 
 
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-_NOT_UNITS = _word_set(
-    "and or the a an to of in on is are was were be by for with that this it as at from "
-    "into onto than after before about over under between within without via "
-    "number numbers value values"  # "two numbers: 0x950412de and ...": the number is after
-)
-_PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
-_PERSON_CUE = re.compile(r"\b(?:by|with|and|to|married|starring|directed by)\s*$", re.I)
-_MAX_WORDS = 12
-_PHRASE_STARTS = frozenset(
-    ["when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on", "from"]
-)
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _DOES = re.compile(
     r"^(?:Returns|Contains|Creates|Gets|Sets|Removes|Reads|Writes|Converts|Computes|Encodes|"
     r"Decodes|Allocates|Registers|Adds|Changes|Checks|Tests|Resolves|Joins|Takes|Generates|"
     r"Starts|Stops|Opens|Closes|Sends|Emits|Makes|Runs|Calls|Waits|Schedules|Provides)\b"
 )
-_BIRTH = re.compile(r"(?:\(|\bborn)\s*(?:[A-Z][a-z]+\.?\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?$")
-"""What stands before a birth date: "(", "born", then maybe the month and day of a year."""
 _DETAIL = re.compile(
     r"\s(?=(?:owned|located|based|founded|published|released|developed|built|written|"
     r"directed|produced|created|designed|operated|managed|headquartered|situated)\b)"
 )
-_NEAR = 6
-"""Words on either side of a name in which the question's words count as near it."""
-_AGAIN = 0.2
-"""Lead of a name for each further supporting sentence that gives it."""
-_DECIDES = 0.6
-"""A sentence decides a yes/no question when it holds this share of the question's terms."""
-_OPENERS = _word_set("The A An It He She They This These In On At For As")
-_CONDITION = re.compile(
-    r"^(?:so |and |but )?(?:if|when|whenever|unless|while|although|once)\b", re.I
-)
-"""A clause that only sets a condition: quoted alone, it answers no yes/no question."""
-_DANGLING = _word_set(
+_DANGLING = word_set(
     "another the a an of to with than except and or but for from by as that which its their "
     "his her is are was were be"
 )
 """Words a line cannot end with: the clause goes on after them."""
-_VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
 
 
 def short_answer(
@@ -146,7 +92,7 @@ def short_answer(
     if kind == "choice" and re.match(r"(?i)(?:are|were|is|was)\s+both\b", question):
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
-        return _telling(_yes_no(asked, units, passages), asked)
+        return _telling(yes_no(asked, units, passages), asked)
     if asked_noun(question).rstrip("s") in ("version", "release"):
         # "which Python versions ...", "since which version ...": a version number, or nothing
         return _telling(_version(question, units), asked)
@@ -157,7 +103,9 @@ def short_answer(
     elif kind == "when":
         # the answer is what the question does not name: in a bridge question, the passage
         # the named one leads to
-        found = _span(asked, units, passages, _name(asked, units, named, dates=True, titles=titles))
+        found = answering_span(
+            asked, units, passages, best_name(asked, units, named, dates=True, titles=titles)
+        )
     elif kind == "procedure":
         found = _procedure(asked, units)
     elif kind == "reason":
@@ -167,7 +115,9 @@ def short_answer(
     ):
         pass  # a folder or a path; the entry naming the thing asked ("Exit code 5")
     elif kind in ("who", "where", "thing"):
-        found = _span(asked, units, passages, _name(asked, units, named, titles=titles))
+        found = answering_span(
+            asked, units, passages, best_name(asked, units, named, titles=titles)
+        )
     elif kind == "comparison":
         found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
@@ -216,29 +166,12 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     if words[-1].lower().strip(".,;:") in _DANGLING:
         return None  # a clause cut short: "but gettext has another"
     conditional = question.kind == "yesno" and found.answer == found.quote
-    if conditional and _CONDITION.match(quote) and "," not in quote:
+    if conditional and CONDITION.match(quote) and "," not in quote:
         return None  # "If the AUTOINCREMENT keyword appears ..." decides nothing alone
     if question.kind in ("definition", "reason", "comparison") and len(words) < 3:
         return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
     return ShortAnswer(answer, quote, found.source)
-
-
-def _span(
-    question: Question,
-    units: Sequence[Segment],
-    passages: Sequence[Chunk],
-    named: ShortAnswer | None,
-) -> ShortAnswer | None:
-    """The answering span a rule of ``kforge.rag.spans`` cuts from the units, else ``named``;
-    for "where", with the larger place after it ("San Francisco, California")."""
-    span = answer_span(question, [u.text for u in units], [u.source for u in units], passages)
-    found = ShortAnswer(span[0], span[0], span[1]) if span else named
-    if found is None or question.kind != "where":
-        return found
-    text = next((u.text for u in units if u.source == found.source and found.quote in u.text), "")
-    wide = widen_place(text, found.quote)
-    return ShortAnswer(wide, wide, found.source)
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -247,40 +180,6 @@ def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer 
         if quote:
             return ShortAnswer(quote, quote, unit.source)
     return None
-
-
-def _trim(text: str) -> str:
-    return text.strip().rstrip(".,;:!?").strip()
-
-
-def _clause(text: str, start: int = 0) -> str:
-    """From ``start`` to the end of the clause, at most ``_MAX_WORDS`` words."""
-    rest = text[start:]
-    end = _CLAUSE_END.search(rest, 1)
-    piece = rest[: end.start()] if end else rest
-    words = list(re.finditer(r"\S+", piece))
-    if len(words) > _MAX_WORDS + 4:
-        # too long: end before the last phrase that starts within the limit, not mid-phrase,
-        # keeping enough to say something ("The instance folder is designed" says nothing)
-        cuts = [w.start() for w in words[6:_MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
-        piece = piece[: cuts[-1]] if cuts else piece[: words[_MAX_WORDS - 1].end()]
-    return _trim(piece)
-
-
-def _cut_short(text: str, start: int = 0) -> bool:
-    """True when ``_clause`` would end the clause from ``start`` before its end (too long)."""
-    rest = text[start:]
-    end = _CLAUSE_END.search(rest, 1)
-    return len((rest[: end.start()] if end else rest).split()) > _MAX_WORDS + 4
-
-
-def _clause_of(unit: Segment) -> ShortAnswer:
-    """The opening clause of ``unit``; of a code block, its first line of code (a short
-    answer is one line)."""
-    lines = [x.strip() for x in unit.text.splitlines() if x.strip() and not _FENCE.match(x)]
-    text = lines[0] if "\n" in unit.text and lines else unit.text
-    quote = _clause(text) or _trim(text) or text.strip()
-    return ShortAnswer(quote, quote, unit.source)
 
 
 def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
@@ -314,7 +213,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                 value -= 0.3  # a number in words is as often a manner of speaking
             elif match.group(0)[:2].lower() == "0x":
                 value += 0.5  # a hexadecimal literal is a value written out, as with a unit
-            if quantity and quantity.group(1).lower() not in _NOT_UNITS:
+            if quantity and quantity.group(1).lower() not in NOT_UNITS:
                 end, value = quantity.end(), value + 0.5
                 if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
                     start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
@@ -326,7 +225,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         for start, end, value in found:
             near = unit_terms(text[max(0, start - 60) : end + 60]) & terms
             value += 0.2 * len(near) + 0.3 / (1 + unit.rank)
-            quote = _trim(text[start:end])
+            quote = trim(text[start:end])
             if quote and (best is None or value > best[0]):
                 best = (value, quote, unit.source)
     return ShortAnswer(best[1], best[1], best[2]) if best else None
@@ -342,20 +241,22 @@ def _reason(text: str) -> str:
         text,
         re.IGNORECASE,
     )
-    return _clause(text, cue.end() if cue and cue.group(0) == ": " else cue.start()) if cue else ""
+    return (
+        clause_at(text, cue.end() if cue and cue.group(0) == ": " else cue.start()) if cue else ""
+    )
 
 
 def _defining(text: str, question: Question) -> str:
     """The defining clause: what follows "X is" (or "term:") when X is what is asked, or an
     API description that opens with what it does ("Returns an array of ...")."""
     if _DOES.match(text):
-        return _clause(text)
+        return clause_at(text)
     entry = re.match(r"^([^:]{1,60}?)::?\s+(\S.*)$", text)
     if entry and unit_terms(entry.group(1)) & set(question.terms):
-        return _clause(text, entry.start(2))
+        return clause_at(text, entry.start(2))
     copula = _COPULA.search(text)
     if copula and len(unit_terms(text[: copula.start()]) & set(question.terms)) > 0:
-        clause = _clause(text, copula.start(1))
+        clause = clause_at(text, copula.start(1))
         # "a shopping mall owned by ...": what it is, without who owns it
         return _DETAIL.split(clause, maxsplit=1)[0] if len(clause.split()) > 4 else clause
     return ""
@@ -372,7 +273,7 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     opening.sort(key=lambda u: (-weight[id(u)], not holds_kind(u.text, question)))
     for unit in opening:
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
-        quote = _clause(unit.text, entry.end() if entry else 0)
+        quote = clause_at(unit.text, entry.end() if entry else 0)
         if quote:
             return ShortAnswer(quote, quote, unit.source)
     return None
@@ -395,12 +296,12 @@ def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | N
             continue
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         start = entry.end() if entry else 0
-        quote = _clause(unit.text, start)
+        quote = clause_at(unit.text, start)
         said = _CONTRAST.search(quote)
-        if said is None or len(quote[said.end() :].split()) < 4 or _cut_short(unit.text, start):
+        if said is None or len(quote[said.end() :].split()) < 4 or cut_short(unit.text, start):
             # from the contrast on ("except that it spawns the command directly ..."), not the
             # clause's opening words cut short ("similar to exec() except")
-            quote = _clause(unit.text, contrast.start())
+            quote = clause_at(unit.text, contrast.start())
         if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
@@ -493,7 +394,7 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """One of the two named items, as a supporting sentence writes it: by date when the
     question asks which came first or later, else the one the best sentence names."""
-    found = {o: [(u, m) for u in units if (m := _mention(u.text, o))] for o in question.options}
+    found = {o: [(u, m) for u in units if (m := mention(u.text, o))] for o in question.options}
     years = {}
     for option, mentioned in found.items():
         dates = [int(y) for u, _ in mentioned for y in re.findall(r"\b(1\d{3}|20\d{2})\b", u.text)]
@@ -512,190 +413,3 @@ def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
         return None
     unit, quote = found[order[0]][0]
     return ShortAnswer(quote, quote, unit.source)
-
-
-def _mention(text: str, option: str) -> str:
-    """How ``text`` writes ``option``: the whole of it, else its longest run of words."""
-    words = option.split()
-    for size in range(len(words), 0, -1):
-        for i in range(len(words) - size + 1):
-            run = " ".join(words[i : i + size])
-            if len(run) < 3 or (size == 1 and run.lower() in _NOT_UNITS):
-                continue
-            flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
-            # words of a name may have marks between them in the text ('"Jonny" Craig')
-            written = r"\W{1,3}".join(map(re.escape, run.split()))
-            match = re.search(rf"(?<!\w){written}(?!\w)", text, flags)
-            if match:
-                return match.group(0)
-    return ""
-
-
-def _yes_no(
-    question: Question, units: Sequence[Segment], passages: Sequence[Chunk]
-) -> ShortAnswer | None:
-    if len(question.options) == 2 and passages:
-        verdict = _both(question, passages)
-        if verdict is not None:
-            best = units[0]
-            return ShortAnswer("Yes." if verdict else "No.", _clause(best.text), best.source)
-    if passages and _after_reply(units[0], passages[units[0].source]):
-        # the page's own reply ("Can I run a spider without a project? Yes. You can use the
-        # runspider command."): what it says, with no verdict, as the page's question may be
-        # asked the other way round ("Do I need a project ...?")
-        clause = _clause(units[0].text)
-        return ShortAnswer(clause, clause, units[0].source)
-    terms = set(question.terms)
-    # what is asked of the named thing ("synchronous" of crypto.randomBytes; "recursive option"
-    # of fs.watch) counts first: a sentence naming only the thing says nothing of it
-    predicate = terms - unit_terms(" ".join(question.identifiers))
-
-    def holds(u: Segment) -> tuple[int, int]:
-        held = unit_terms(description_of(u.text))
-        return len(held & predicate), len(held & terms)
-
-    best = max(units, key=holds)
-    said = description_of(best.text)
-    clause = _clause(said)
-    if _CONDITION.match(clause):
-        # a condition alone decides nothing: the sentence whole when it is short ("If
-        # ensure_ascii is true (the default), the output has all non-ASCII characters escaped")
-        whole = _trim(said)
-        clause = whole if len(whole.split()) <= _MAX_WORDS + 4 else clause
-    # and a "not" about something else the thing does decides nothing
-    held = unit_terms(said)
-    if len(held & terms) < _DECIDES * len(terms) or (
-        predicate and len(held & predicate) < _DECIDES * len(predicate)
-    ):
-        return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
-    negated = _NEGATION.search(said)
-    if not negated:
-        # no "not" is no "yes": "LANGUAGE is ignored if the locale is C" says no without one;
-        # the deciding phrase is quoted, and kforge adds no verdict of its own (nor a phrase
-        # too short to decide anything, such as the "Note" before a colon)
-        return ShortAnswer(clause, clause, best.source) if len(clause.split()) >= 3 else None
-    # the phrase that decides it holds the "not": "... times, is not preserved"
-    return ShortAnswer("No.", _deciding(said, negated.start()), best.source)
-
-
-def _after_reply(unit: Segment, passage: Chunk) -> bool:
-    """True when ``unit`` follows a bare "Yes." or "No." in ``passage``: a page's reply to
-    the question it asks, said in full by ``unit``."""
-    at = passage.text.find(unit.text[:60])
-    return (
-        at > 0
-        and re.search(r"(?:^|\n|\?\s)(?:yes|no)[.!]\s*$", passage.text[:at], re.I) is not None
-    )
-
-
-def _deciding(text: str, at: int) -> str:
-    """The phrase of ``text`` deciding a yes/no question by the negation at ``at``: the
-    sentence up to the end of the clause holding it ("Other metadata, like ..., is not
-    preserved"; "The closure API is not thread safe on every platform"), or that clause
-    alone when the stretch is long."""
-    end = _CLAUSE_END.search(text, at)
-    whole = _trim(text[: end.start() if end else len(text)])
-    if len(whole.split()) <= _MAX_WORDS + 4:
-        return whole
-    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
-    return _clause(text, starts[-1] if starts else 0)
-
-
-def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
-    """For "are X and Y both P" / "the same P": whether the passages about X and Y agree, or
-    None when a passage about one of them is missing."""
-    about = []
-    for option in question.options:
-        own = [p for p in passages if p.title.lower() == option.lower()]  # its own page first
-        own += [p for p in passages if _mention(p.title, option)]
-        own += [p for p in passages if _mention(p.text[:200], option)]
-        if not own:
-            return None
-        about.append(own[0].text)
-    named = set().union(*(unit_terms(o) for o in question.options))
-    asked = set(question.terms) - named - {"both", "same"}
-    if re.search(r"\bsame\b", question.text, re.IGNORECASE):
-        kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
-        return bool(kinds[0] & kinds[1]) if all(kinds) else None
-    return all(asked <= unit_terms(text) for text in about) if asked else None
-
-
-def _name(
-    question: Question,
-    units: Sequence[Segment],
-    named: Collection[int] = (),
-    *,
-    dates: bool = False,
-    titles: frozenset[str] = frozenset(),
-) -> ShortAnswer | None:
-    """A name (or with ``dates``, a date) the supporting sentences hold that the question does
-    not: the one standing nearest the question's words, preferring what fits the kind (a place
-    after "in", a person after "by", the noun the question asks for such as "stadium"), named
-    in more of the sentences, in a better sentence, and in a passage the question does not
-    itself name (``named``: the answer of a bridge question lies in the passage the named one
-    leads to). The words of those passages' ``titles`` name the bridge, not what is asked of
-    it, so they count for no name's context."""
-    asked = {_bare(w) for w in question.text.split()}
-    noun = asked_noun(question.text)
-    terms = set(question.terms) - {term_of(noun)} - titles  # the kind asked for is no context
-    born = re.search(r"\b(?:born|birthday|birth)\b", question.text, re.IGNORECASE)
-    best: dict[str, tuple[float, str, int]] = {}
-    """For each name (lower-cased): its best score, as written there, and its passage."""
-    count: dict[str, int] = {}
-    for unit in units:
-        text = unit.text
-        for order, (start, end) in enumerate(
-            date_spans(text, question) if dates else name_spans(text, question)
-        ):
-            span = text[start:end].strip(" .,'\u2019\"\u201c\u201d")
-            if start == 0:
-                span = re.sub(r"^(?:The|A|An)\s+(?=[A-Z])", "", span)
-            words = [_bare(w) for w in span.split()]
-            if not span or all(w in asked for w in words) or (not dates and DATE.search(span)):
-                continue
-            if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
-                continue  # "Signed to Lyric Street ...": a capitalised word, not a name
-            before, after = text[:start], text[end:]
-            left = [term_of(t) for t in tokenize(before)[-_NEAR:]]
-            right = [term_of(t) for t in tokenize(after)[:_NEAR]]
-            value = 0.3 * len(terms & (set(left) | set(right)))
-            if terms & set(left[-3:]):
-                value += 0.5  # "covered by ... [Love and Theft]": the question's words lead in
-            value += 0.3 / (1 + unit.rank) + (0.0 if unit.source in named else 0.3)
-            if question.kind == "where" and _PLACE_CUE.search(before):
-                value += 0.5
-            if question.kind == "who" and (_PERSON_CUE.search(before) or len(words) >= 2):
-                value += 0.3
-            if dates and born and _BIRTH.search(before):
-                value += 1.0  # a life's first date, "(born 2 March 1972)", is its birth
-            elif dates and order == 0:
-                value += 0.3
-            if noun and noun in span.lower():
-                value += 1.2  # "Sam Boyd Stadium" for "what stadium"
-            elif noun and _is_a(after, noun):
-                value += 1.0  # "Stone Brewing is a brewery ...": what the question asks for
-            elif noun and term_of(noun) in {term_of(t) for t in tokenize(after)[:6]}:
-                value += 0.5  # "Love and Theft, a country band"
-            shared = [w for w in words if w in asked and w not in _NOT_UNITS and w != noun]
-            value -= 0.4 * len(shared) / len(words)
-            key = span.lower()
-            count[key] = count.get(key, 0) + 1
-            if key not in best or value > best[key][0]:
-                best[key] = (value, span, unit.source)
-    if not best:
-        return None
-    # a name several supporting sentences give is more likely what they are about
-    key = max(best, key=lambda k: best[k][0] + _AGAIN * (count[k] - 1))
-    _, span, source = best[key]
-    return ShortAnswer(span, span, source)
-
-
-def _is_a(after: str, noun: str) -> bool:
-    """True when ``after`` (what follows a name) says the name is a ``noun``."""
-    says = re.match(r"\s*,?\s*(?:is|was|are|were)\s+(?:a|an|the)\s+([^.;,]{0,60})", after)
-    return says is not None and term_of(noun) in {term_of(t) for t in tokenize(says.group(1))}
-
-
-def _bare(word: str) -> str:
-    """``word`` lower-cased without a possessive or punctuation around it."""
-    return re.sub(r"['\u2019]s$", "", word.lower().strip(".,;:()\"'"))

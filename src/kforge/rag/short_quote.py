@@ -1,0 +1,104 @@
+"""What a short answer line is, and how a stretch of a sentence is cut for it.
+
+``ShortAnswer`` is the line an answer opens with; ``clause_at`` cuts a clause from a sentence,
+at most ``MAX_WORDS`` words; ``mention`` finds how a sentence writes a named item. The rules
+that choose what to quote (``kforge.rag.short_answer``, ``kforge.rag.yes_no``,
+``kforge.rag.named_answer``) build on these.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "CLAUSE_END",
+    "MAX_WORDS",
+    "NOT_UNITS",
+    "ShortAnswer",
+    "clause_at",
+    "cut_short",
+    "mention",
+    "trim",
+    "word_set",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ShortAnswer:
+    """The direct answer to a question, and where it is quoted from."""
+
+    answer: str
+    """What answers: the quote itself, or ``Yes.`` / ``No.`` for a yes/no question."""
+    quote: str
+    """The stretch of the supporting sentence quoted on the line (for yes/no, the deciding
+    phrase; may be empty there)."""
+    source: int
+    """Index of the passage the quoted sentence comes from."""
+
+    @property
+    def line(self) -> str:
+        """The line as the answer shows it, without its ``[n]`` marker."""
+        if self.answer == self.quote or not self.quote:
+            return self.answer
+        return f"{self.answer} {self.quote}"
+
+
+CLAUSE_END = re.compile(r"(?:[,;:]\s|\s[\u2013\u2014-]\s|\.(?:\s|$)|\s\((?!\d))")
+
+
+def word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+NOT_UNITS = word_set(
+    "and or the a an to of in on is are was were be by for with that this it as at from "
+    "into onto than after before about over under between within without via "
+    "number numbers value values"  # "two numbers: 0x950412de and ...": the number is after
+)
+MAX_WORDS = 12
+_PHRASE_STARTS = frozenset(
+    ["when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on", "from"]
+)
+
+
+def trim(text: str) -> str:
+    return text.strip().rstrip(".,;:!?").strip()
+
+
+def clause_at(text: str, start: int = 0) -> str:
+    """From ``start`` to the end of the clause, at most ``MAX_WORDS`` words."""
+    rest = text[start:]
+    end = CLAUSE_END.search(rest, 1)
+    piece = rest[: end.start()] if end else rest
+    words = list(re.finditer(r"\S+", piece))
+    if len(words) > MAX_WORDS + 4:
+        # too long: end before the last phrase that starts within the limit, not mid-phrase,
+        # keeping enough to say something ("The instance folder is designed" says nothing)
+        cuts = [w.start() for w in words[6:MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
+        piece = piece[: cuts[-1]] if cuts else piece[: words[MAX_WORDS - 1].end()]
+    return trim(piece)
+
+
+def cut_short(text: str, start: int = 0) -> bool:
+    """True when ``clause_at`` would end the clause from ``start`` before its end (too long)."""
+    rest = text[start:]
+    end = CLAUSE_END.search(rest, 1)
+    return len((rest[: end.start()] if end else rest).split()) > MAX_WORDS + 4
+
+
+def mention(text: str, option: str) -> str:
+    """How ``text`` writes ``option``: the whole of it, else its longest run of words."""
+    words = option.split()
+    for size in range(len(words), 0, -1):
+        for i in range(len(words) - size + 1):
+            run = " ".join(words[i : i + size])
+            if len(run) < 3 or (size == 1 and run.lower() in NOT_UNITS):
+                continue
+            flags = re.IGNORECASE if size > 1 else 0  # one word alone must be the name as written
+            # words of a name may have marks between them in the text ('"Jonny" Craig')
+            written = r"\W{1,3}".join(map(re.escape, run.split()))
+            match = re.search(rf"(?<!\w){written}(?!\w)", text, flags)
+            if match:
+                return match.group(0)
+    return ""

@@ -1,0 +1,121 @@
+"""Yes or no for a yes/no question, and the phrase of a supporting sentence that decides it.
+
+"No." comes with the negation that says it; a sentence that holds no "not" is quoted without
+a verdict, as is one that does not hold enough of what is asked to decide it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kforge.rag.commands import description_of
+from kforge.rag.compose import Segment
+from kforge.rag.question import Question, unit_terms
+from kforge.rag.short_quote import CLAUSE_END, MAX_WORDS, ShortAnswer, clause_at, mention, trim
+from kforge.rag.types import Chunk
+
+__all__ = ["CONDITION", "yes_no"]
+
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    r"won't|unsafe|neither|nor|none|without)\b(?<!=None)|n't\b",
+    re.IGNORECASE,
+)
+"""A word that says no (``cls=None``, a default value written as code, does not)."""
+_DECIDES = 0.6
+"""A sentence decides a yes/no question when it holds this share of the question's terms."""
+CONDITION = re.compile(
+    r"^(?:so |and |but )?(?:if|when|whenever|unless|while|although|once)\b", re.I
+)
+"""A clause that only sets a condition: quoted alone, it answers no yes/no question."""
+
+
+def yes_no(
+    question: Question, units: Sequence[Segment], passages: Sequence[Chunk]
+) -> ShortAnswer | None:
+    if len(question.options) == 2 and passages:
+        verdict = _both(question, passages)
+        if verdict is not None:
+            best = units[0]
+            return ShortAnswer("Yes." if verdict else "No.", clause_at(best.text), best.source)
+    if passages and _after_reply(units[0], passages[units[0].source]):
+        # the page's own reply ("Can I run a spider without a project? Yes. You can use the
+        # runspider command."): what it says, with no verdict, as the page's question may be
+        # asked the other way round ("Do I need a project ...?")
+        clause = clause_at(units[0].text)
+        return ShortAnswer(clause, clause, units[0].source)
+    terms = set(question.terms)
+    # what is asked of the named thing ("synchronous" of crypto.randomBytes; "recursive option"
+    # of fs.watch) counts first: a sentence naming only the thing says nothing of it
+    predicate = terms - unit_terms(" ".join(question.identifiers))
+
+    def holds(u: Segment) -> tuple[int, int]:
+        held = unit_terms(description_of(u.text))
+        return len(held & predicate), len(held & terms)
+
+    best = max(units, key=holds)
+    said = description_of(best.text)
+    clause = clause_at(said)
+    if CONDITION.match(clause):
+        # a condition alone decides nothing: the sentence whole when it is short ("If
+        # ensure_ascii is true (the default), the output has all non-ASCII characters escaped")
+        whole = trim(said)
+        clause = whole if len(whole.split()) <= MAX_WORDS + 4 else clause
+    # and a "not" about something else the thing does decides nothing
+    held = unit_terms(said)
+    if len(held & terms) < _DECIDES * len(terms) or (
+        predicate and len(held & predicate) < _DECIDES * len(predicate)
+    ):
+        return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
+    negated = _NEGATION.search(said)
+    if not negated:
+        # no "not" is no "yes": "LANGUAGE is ignored if the locale is C" says no without one;
+        # the deciding phrase is quoted, and kforge adds no verdict of its own (nor a phrase
+        # too short to decide anything, such as the "Note" before a colon)
+        return ShortAnswer(clause, clause, best.source) if len(clause.split()) >= 3 else None
+    # the phrase that decides it holds the "not": "... times, is not preserved"
+    return ShortAnswer("No.", _deciding(said, negated.start()), best.source)
+
+
+def _after_reply(unit: Segment, passage: Chunk) -> bool:
+    """True when ``unit`` follows a bare "Yes." or "No." in ``passage``: a page's reply to
+    the question it asks, said in full by ``unit``."""
+    at = passage.text.find(unit.text[:60])
+    return (
+        at > 0
+        and re.search(r"(?:^|\n|\?\s)(?:yes|no)[.!]\s*$", passage.text[:at], re.I) is not None
+    )
+
+
+def _deciding(text: str, at: int) -> str:
+    """The phrase of ``text`` deciding a yes/no question by the negation at ``at``: the
+    sentence up to the end of the clause holding it ("Other metadata, like ..., is not
+    preserved"; "The closure API is not thread safe on every platform"), or that clause
+    alone when the stretch is long."""
+    end = CLAUSE_END.search(text, at)
+    whole = trim(text[: end.start() if end else len(text)])
+    if len(whole.split()) <= MAX_WORDS + 4:
+        return whole
+    starts = [m.end() for m in CLAUSE_END.finditer(text, 0, at)]
+    return clause_at(text, starts[-1] if starts else 0)
+
+
+def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
+    """For "are X and Y both P" / "the same P": whether the passages about X and Y agree, or
+    None when a passage about one of them is missing."""
+    about = []
+    for option in question.options:
+        own = [p for p in passages if p.title.lower() == option.lower()]  # its own page first
+        own += [p for p in passages if mention(p.title, option)]
+        own += [p for p in passages if mention(p.text[:200], option)]
+        if not own:
+            return None
+        about.append(own[0].text)
+    named = set().union(*(unit_terms(o) for o in question.options))
+    asked = set(question.terms) - named - {"both", "same"}
+    if re.search(r"\bsame\b", question.text, re.IGNORECASE):
+        kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
+        return bool(kinds[0] & kinds[1]) if all(kinds) else None
+    return all(asked <= unit_terms(text) for text in about) if asked else None
