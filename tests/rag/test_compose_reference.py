@@ -136,7 +136,8 @@ def test_an_faq_answer_may_run_long_and_a_choice_of_two_ways_gets_it() -> None:
 
 
 def test_what_does_it_mean_to_mark_as_x_defines_x_not_an_entry_named_x_something() -> None:
-    from kforge.rag.question import defined_subject, read_question
+    from kforge.rag.defining import defined_subject
+    from kforge.rag.question import read_question
 
     question = "What does it mean to mark a test as xfail?"
     assert defined_subject(read_question(question)) == defined_subject(

@@ -1,45 +1,10 @@
-"""What a question asks: the subject it asks to define, the items it compares."""
+"""What a question asks: the items it compares, and the kind of question it is."""
 
 from __future__ import annotations
 
 import pytest
 
-from kforge.rag.question import (
-    defined_subject,
-    defines_subject,
-    opens_with_subject,
-    read_question,
-    unit_terms,
-)
-
-
-def test_a_short_what_is_question_names_its_subject() -> None:
-    assert defined_subject(read_question("What is a deque?")) == unit_terms("deque")
-    assert defined_subject(read_question("What is the index in Git?")) == unit_terms("index")
-    assert defined_subject(read_question("What are named tuples?")) == unit_terms("named tuples")
-
-
-def test_a_long_what_question_asks_for_a_name_not_a_definition() -> None:
-    question = read_question("What is the name of the stadium where the team played in 1990?")
-    assert defined_subject(question) == frozenset()
-    assert defined_subject(read_question("How do I delete a branch?")) == frozenset()
-
-
-def test_a_sentence_opens_with_its_subject_past_an_article_and_emphasis() -> None:
-    subject = defined_subject(read_question("What is a checkpoint?"))
-    assert opens_with_subject("The word **checkpoint** is used in two senses.", subject)
-    assert opens_with_subject("checkpoint: a point where a person reviews the run", subject)
-    assert not opens_with_subject("Otherwise, the checkpoint is skipped.", subject)
-
-
-def test_a_sentence_defines_its_subject_when_it_says_what_it_is() -> None:
-    subject = defined_subject(read_question("What is a Counter?"))
-    assert defines_subject("A Counter is a dict subclass for counting objects.", subject) == 1.0
-    assert defines_subject("A counter tool is provided for rapid tallies.", subject) == 0.6
-    assert defines_subject("Changed in version 3.7: a Counter keeps order.", subject) == 0.0
-    # a summary table's row whose first cell is the subject says what it is
-    assert defines_subject("Counter | dict subclass for counting hashable objects", subject) == 1.0
-    assert defines_subject("deque | list-like container with fast appends", subject) == 0.0
+from kforge.rag.question import read_question
 
 
 @pytest.mark.parametrize(

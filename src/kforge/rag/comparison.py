@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 
 from kforge.rag.candidates import Candidate, bare_heading
-from kforge.rag.question import is_about, opens_with_subject, unit_terms
+from kforge.rag.defining import is_about, opens_with_subject
+from kforge.rag.question import unit_terms
 from kforge.rag.types import Chunk
 
 __all__ = ["compared_unit", "said_of"]

@@ -30,6 +30,7 @@ from kforge.rag.candidates import (
 )
 from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
+from kforge.rag.defining import defined_subject, defines_subject, is_about, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.quantities import counted_noun, counts, gives_default, names_release
@@ -38,13 +39,9 @@ from kforge.rag.question import (
     PROCEDURAL,
     Question,
     asked_noun,
-    defined_subject,
-    defines_subject,
     holds_kind,
     identifiers,
-    is_about,
     mentions,
-    opens_with_subject,
     parameter_defaults,
     read_question,
     unit_terms,

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.quantities import (
@@ -32,16 +33,7 @@ from kforge.rag.quantities import (
     names_units,
     states_in_units,
 )
-from kforge.rag.question import (
-    LOCATION,
-    PROCEDURAL,
-    Question,
-    defined_subject,
-    defines_subject,
-    parameter_defaults,
-    read_question,
-    subject_phrase,
-)
+from kforge.rag.question import LOCATION, PROCEDURAL, Question, parameter_defaults, read_question
 from kforge.rag.types import Chunk, SearchHit
 from kforge.rag.units import Unit, passage_units, points_elsewhere
 

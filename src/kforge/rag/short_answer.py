@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from kforge.rag.commands import command_of
 from kforge.rag.compose import Segment
+from kforge.rag.defining import defined_subject, defines_subject, is_about
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
@@ -21,11 +22,8 @@ from kforge.rag.question import (
     ENTRY,
     Question,
     asked_noun,
-    defined_subject,
-    defines_subject,
     holds_kind,
     identifiers,
-    is_about,
     mentions,
     parameter_defaults,
     read_question,

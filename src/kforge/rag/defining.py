@@ -1,0 +1,137 @@
+"""What a sentence defines or is about: the subject a "what is X" question asks to define,
+whether a sentence opens with it and how far it says what it is, and whether a sentence names
+a compared item.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.question import Question, identifiers, mentions, term_of, unit_terms
+
+__all__ = [
+    "after_subject",
+    "defined_subject",
+    "defines_subject",
+    "is_about",
+    "opens_with_subject",
+    "subject_phrase",
+]
+
+
+_ASKED_SUBJECT = re.compile(
+    r"^(?:what(?:'s| is| are)|define|explain what)\s+(?:an? |the )?(.+?)"
+    r"(?:\s+(?:is|are|mean|(?:used |good )?for|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
+    re.IGNORECASE,
+)
+_ASKED_MEANING = re.compile(
+    r"^what does it mean (?:to|when|if)\b.*?\b(?:as|is|are|be) (?:an? |the )?"
+    r"([^ ?]+(?: [^ ?]+)?)\s*\??$"
+    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$",
+    re.IGNORECASE,
+)
+"""What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
+("what does X mean" is read as an entry's name, see ``compose``)."""
+_NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
+
+
+def defined_subject(question: Question) -> frozenset[str]:
+    """The terms of what a short "what is X" question asks to define ("a deque" -> deque,
+    "the index in Git" -> index), or nothing: for a longer question ("what is the name of the
+    stadium ...") the answer is a name, not a definition."""
+    return unit_terms(subject_phrase(question))
+
+
+def subject_phrase(question: Question) -> str:
+    """What a short "what is X" question asks to define, as written ("spider" for "What is
+    a spider in Scrapy?"), or ""."""
+    if question.kind != "definition":
+        return ""
+    meaning = _ASKED_MEANING.match(question.text)
+    if meaning:
+        return next(g for g in meaning.groups() if g)
+    match = _ASKED_SUBJECT.match(question.text)
+    if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
+        return ""
+    return match.group(1)
+
+
+_TERM_OPENING = re.compile(r"^([^:|]{1,60}?)(?::{1,2}\s|\s\|\s)")
+"""An entry, or a table row whose first cell is the term ("OrderedDict | dict subclass that
+remembers the order entries were added"), its term in group 1."""
+
+
+def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
+    """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
+    "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
+    constructs ...", "Deques are ...", "The word **checkpoint** is used ..."; not
+    "Otherwise, the deque is ...")."""
+    return after_subject(text, subject) is not None
+
+
+def after_subject(text: str, subject: frozenset[str]) -> str | None:
+    """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
+    rest of the sentence, or of an entry its definition; None when it does not open so."""
+    entry = _TERM_OPENING.match(text)
+    if entry and len(entry.group(1).split()) <= 6:
+        term = entry.group(1).strip("*_` ")
+        if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
+            return None  # ``xfail_strict:`` is an entry of its own, not of xfail
+        return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
+    words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
+    if words and words[0].lower() in ("a", "an", "the"):
+        words = words[1:]
+    if len(words) > 1 and words[0].lower() in _NAMING_WORDS:
+        words = words[1:]  # "the term X", "the word X"
+    if (
+        not words
+        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
+        or not unit_terms(words[0]) & subject
+    ):
+        return None
+    phrase: list[str] = []
+    for word in words[: len(subject) + 1]:
+        phrase.append(word)
+        if not re.fullmatch(r"[\w.-]+", word) or subject <= unit_terms(" ".join(phrase)):
+            break  # "deque," ends the phrase, and so does its last word
+    if not subject <= unit_terms(" ".join(phrase)):
+        return None
+    return " ".join(words[len(phrase) :])
+
+
+_SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
+
+
+def defines_subject(text: str, subject: frozenset[str]) -> float:
+    """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
+    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ..."), 0.6 when it opens with it otherwise ("A counter tool is
+    provided ...", an API entry ``class collections.deque([iterable]): ...``), else 0."""
+    rest = after_subject(text, subject)
+    if rest is None:
+        return 0.0
+    entry = _TERM_OPENING.match(text)
+    if entry:
+        says = len(entry.group(1).split()) <= len(subject) + 1
+    else:
+        says = _SAYS_WHAT.match(rest) is not None
+    return 1.0 if says else 0.6
+
+
+_NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])
+
+
+def is_about(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``: a code name whole
+    (``json.dump`` is not in ``json.dumps``), else its words in a row ("git revert", not
+    "Reset, restore and revert in git")."""
+    if identifiers(option):
+        return all(mentions(text, name) for name in identifiers(option))
+    wanted = _term_run(option)
+    said = _term_run(text)
+    size = len(wanted)
+    return size > 0 and any(said[i : i + size] == wanted for i in range(len(said) - size + 1))
+
+
+def _term_run(text: str) -> list[str]:
+    return [term_of(t) for t in tokenize(text) if t not in STOPWORDS]
