@@ -17,37 +17,43 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import analyze, tokenize
 from kforge.rag.candidates import (
     NAME_PREFIX,
     Candidate,
-    bare_heading,
     candidate_sentences,
     find_candidates,
 )
 from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
-from kforge.rag.defining import defined_subject, defines_subject, is_about, opens_with_subject
+from kforge.rag.defining import defined_subject, is_about, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.quantities import counted_noun, counts, gives_default, names_release
 from kforge.rag.question import (
-    ENTRY,
-    PROCEDURAL,
-    Question,
     asked_noun,
     holds_kind,
-    identifiers,
-    mentions,
     parameter_defaults,
     read_question,
     unit_terms,
 )
 from kforge.rag.types import Chunk
-from kforge.rag.units import field_name, reads_as_code
+from kforge.rag.unit_scores import (
+    NAMED_HEADING,
+    completes,
+    defining_units,
+    entry_leads,
+    heading_lead,
+    led_code,
+    names_what_is_asked,
+    opens_with_asked,
+    other_entry,
+    parameter_item,
+)
+from kforge.rag.units import reads_as_code
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
@@ -64,8 +70,6 @@ _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
 _NO_NUMBER = 0.6
 """Weight of a unit giving no number for a quantity question."""
-_NAMED_HEADING = 0.5
-"""Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
 _OTHER_ENTRY = 0.5
@@ -74,17 +78,12 @@ parameter list's item for a parameter it does not name."""
 _CONTRASTS = re.compile(
     r"\b(?:except|unlike|whereas|instead of|rather than|differs? from|while|but|only)\b", re.I
 )
-_NAMES_IT = re.compile(
-    r"\b(?:is called|are called|referred to as|known as)\s+[\"\u201c']?((?:the |an? )?[^\"\u201d'.,;:]+)"
-)
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
 )
 _SAME_POLARITY = 0.1
 """Lead of a unit that negates, for a question that does: "Exit code 5: No tests were
 collected" among the exit codes, for "which exit code when it collects no tests"."""
-_ENTRY_LEAD = 1.5
-"""How far the first sentence of the entry named "what does X do" asks about defines it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,19 +140,19 @@ def compose_extractive(
         return math.log(1 + total / (1 + df.get(term, 0)))
 
     query_weight = sum(idf(t) for t in query) or 1.0
-    heading_match = [_heading_match(asked, p, query) for p in passages]
+    heading_match = [heading_lead(asked, p, query) for p in passages]
     named = named_passages(question, passages)
     subject = defined_subject(asked)
     if subject:
-        defining = _defining_units(candidates, passages, subject)
+        defining = defining_units(candidates, passages, subject)
         # "the SQLite amalgamation" over SQLite's own manual: "The amalgamation contains ..."
         # defines it too; a word most passages hold names the documents, not the subject
         core = frozenset(t for t in subject if df.get(t, 0) * 2 < total)
         if core and core != subject:
-            for key, weight in _defining_units(candidates, passages, core).items():
+            for key, weight in defining_units(candidates, passages, core).items():
                 defining[key] = max(defining.get(key, 0.0), weight)
     elif asked.kind == "definition":
-        defining = _entry_leads(asked, candidates, passages)
+        defining = entry_leads(asked, candidates, passages)
     else:
         defining = {}
 
@@ -174,7 +173,7 @@ def compose_extractive(
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
-        opens = _opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
+        opens = opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
         if asked.kind == "comparison" and any(
             opens_with_subject(c.text, unit_terms(o)) for o in asked.options
@@ -200,7 +199,7 @@ def compose_extractive(
             value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):
             value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
-        if _other_entry(c, asked) or _parameter_item(c.text, asked):
+        if other_entry(c, asked) or parameter_item(c.text, asked):
             value *= _OTHER_ENTRY
         return value
 
@@ -213,7 +212,7 @@ def compose_extractive(
         first is not None
         and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
         and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
-        and heading_match[0] - heading_match[top.source] > -_NAMED_HEADING  # not for os.EOL's
+        and heading_match[0] - heading_match[top.source] > -NAMED_HEADING  # not for os.EOL's
         and defining.get(id(first), 0.0) >= defining.get(id(top), 0.0)  # nor over what defines
     ):
         top = first  # the retriever's best passage leads when it answers nearly as well
@@ -228,7 +227,7 @@ def compose_extractive(
         if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
             adds = any(t in runner_up.terms and t not in top.terms for t in query)
             close = scores[id(runner_up)] >= _LEAD_SHARE * scores[id(top)]
-            if (adds or close) and _names_what_is_asked(asked, passages[runner_up.source]):
+            if (adds or close) and names_what_is_asked(asked, passages[runner_up.source]):
                 sources.append(runner_up.source)
     best_score = scores[id(top)]
     chosen: list[Candidate] = []
@@ -282,7 +281,7 @@ def compose_extractive(
                 c for c in owns[source] if c.kind == "signature" and c.position < best_here.position
             ]
             call = max(heads, key=lambda c: c.position, default=None)
-        led = _led_code(best_here, owns[source]) if asked.kind == "procedure" else []
+        led = led_code(best_here, owns[source]) if asked.kind == "procedure" else []
         if led:  # "... you will have to set up a new project." then "... and run:" and its code
             chosen.extend(c for c in led if c not in chosen)
         elif asked.kind == "procedure" and call is not None and call not in chosen:
@@ -310,7 +309,7 @@ def compose_extractive(
             new_terms = any(t in c.terms and t not in said_here for t in query)
             if gives_kind and c not in chosen:
                 chosen.append(c)  # what is asked for: never redundant
-            elif new_terms or _completes(c, chosen):
+            elif new_terms or completes(c, chosen):
                 take(c)
     for source in sources:  # and, room permitting, what makes a sentence understood
         own = owns[source]
@@ -334,178 +333,6 @@ def compose_extractive(
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
-
-
-_PARAMETER_ITEM = re.compile(r"^(?:`([^`]+)`\s*\{[^}]*\}|Returns:\s*\{)")
-"""A parameter list's item (a name in backticks, then its type in braces: "paths {string} A
-sequence of path segments"), or its "Returns: {Promise}"."""
-
-
-def _parameter_item(text: str, question: Question) -> bool:
-    """True for an item of a parameter list that the question does not ask about by name: it
-    says what a parameter is, not what the call does."""
-    field = field_name(text)
-    if field is not None:  # "host (Optional[str]) - ..." answers only what names the host
-        return not any(mentions(question.text, w) for w in (field, field.replace("_", " ")))
-    item = _PARAMETER_ITEM.match(text)
-    if item is None:
-        return False
-    name = (item.group(1) or "").strip(".")
-    asks_parameters = re.search(
-        r"\b(?:parameter|argument|option|property)s?\b", question.text, re.I
-    )
-    return not name or not (
-        any(mentions(name, n) or mentions(n, name) for n in question.identifiers)
-        or (asks_parameters and mentions(question.text, name))
-    )
-
-
-def _other_entry(c: Candidate, question: Question) -> bool:
-    """True when ``c`` continues the entry of a name other than those the question asks
-    about: "Returns True for broken symbolic links." under ``os.path.lexists`` does not answer
-    a question about ``os.path.exists``."""
-    if not c.entry or not question.identifiers:
-        return False
-    return not any(
-        mentions(c.entry, name) or mentions(c.text, name) for name in question.identifiers
-    )
-
-
-def _defining_units(
-    candidates: Sequence[Candidate], passages: Sequence[Chunk], subject: frozenset[str]
-) -> dict[int, float]:
-    """How far each unit (by id) defines ``subject``: 1 for one saying what it is ("Deques
-    are ...", "fast-forward: ...") and for the first unit of a section whose own heading
-    names just it (``docs_dir`` above "The directory containing ..."); less for one that
-    opens with it otherwise ("Named tuple instances do not ...", an API entry
-    ``class collections.deque(...): ...``)."""
-    found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
-    for c in candidates:  # "... a single large file named "sqlite3.c" and referred to as "the
-        # amalgamation"": a sentence that ends by naming the subject says what it is
-        for named in _NAMES_IT.finditer(c.text):
-            if unit_terms(" ".join(named.group(1).split()[:4])) == subject:
-                found[id(c)] = 1.0
-    firsts: dict[int, Candidate] = {}
-    for c in candidates:
-        if c.source not in firsts or c.position < firsts[c.source].position:
-            firsts[c.source] = c
-    for source, c in firsts.items():
-        last = passages[source].heading.rsplit(">", 1)[-1]
-        if unit_terms(last) == subject:
-            found[id(c)] = 1.0
-    return found
-
-
-def _entry_leads(
-    question: Question, candidates: Sequence[Candidate], passages: Sequence[Chunk]
-) -> dict[int, float]:
-    """For "what does X do" with X a name: the first sentence of the entry whose own heading
-    names X ("Takes a function following the common error-first callback style ..." under
-    ``util.promisify(original)``, past its parameter list), by unit id. It weighs more than
-    a unit opening with X: the entry's sentences after it name X too ("If there is an
-    ``original[util.promisify.custom]`` property present, ...")."""
-    found: dict[int, float] = {}
-    for source, passage in enumerate(passages):
-        heading = passage.heading.rsplit(">", 1)[-1].strip()
-        # the entry itself: its heading opens with the name ("(5) SQLITE_BUSY", "Static
-        # method: Buffer.alloc(size)"), not a section that mentions it ("Register A Callback
-        # To Handle SQLITE_BUSY Errors"), and the passage starts it (not a later part)
-        bare = re.sub(r"^(?:\(\d+\)|[\d.]+|[A-Z][\w ]{0,30}:)\s*", "", heading).strip("` ")
-        first_line = passage.text.lstrip().split("\n", 1)[0].lstrip("#= ")
-        if bare_heading(first_line).replace("`", "") != bare_heading(heading).replace("`", ""):
-            continue
-        if not any(_opens_with_name(bare, asked) for asked in question.identifiers):
-            continue
-        sentences = [c for c in candidates if c.source == source and c.kind == "sentence"]
-        if sentences:
-            found[id(min(sentences, key=lambda c: c.position))] = _ENTRY_LEAD
-    return found
-
-
-def _opens_with_name(text: str, name: str) -> bool:
-    """True when ``text`` opens with ``name`` whole: ``SQLITE_BUSY`` opens "SQLITE_BUSY", not
-    "SQLITE_BUSY_SNAPSHOT"; ``util.promisify`` opens "util.promisify(original)", not
-    "util.promisify.custom"."""
-    return re.match(rf"{re.escape(name)}(?![\w$]|\.[A-Za-z_$])", text, re.IGNORECASE) is not None
-
-
-def _opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
-    """How far ``unit`` opens with what the question asks about: 1 for one of its
-    identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
-    of the question's words its short term holds, by idf and doubled (at most 1): ``--copy``
-    holds a common word of "copy a file with its metadata", not what sets it apart. A
-    sentence opening "Stronger Together: A Blueprint ..." is a title, not an entry."""
-    if question.kind in ("yesno", "choice", "comparison"):
-        return 0.0
-    text = unit.text
-    opening = text.lstrip("`*_ ")
-    for name in question.identifiers:
-        if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
-            return 1.0
-    entry = ENTRY.match(text)
-    if (
-        entry is None
-        or unit.kind != "item"
-        or question.identifiers
-        or len(entry.group(1).split()) > 6
-    ):
-        return 0.0
-    held = unit_terms(entry.group(1)) & set(question.terms)
-    weight = sum(map(idf, question.terms)) or 1.0
-    return min(1.0, 2 * sum(map(idf, held)) / weight)
-
-
-def _heading_match(question: Question, passage: Chunk, query: Sequence[str]) -> float:
-    """How well the passage's title and heading name what is asked: the share of the
-    question's terms they hold, and a lead when they name one of its identifiers."""
-    heading = f"{passage.title} {passage.heading}"
-    terms = unit_terms(heading)
-    share = len([t for t in query if t in terms]) / max(1, len(query))
-    # the entry the passage belongs to: its own heading's name, or, for a part of an entry
-    # ("fs.watch(filename[, options]) > Caveats"), the name of the entry it is part of
-    parts = passage.heading.split(">")
-    entry = next((p for p in reversed(parts) if identifiers(p)), parts[-1])
-    named = any(mentions(entry, n) for n in question.identifiers)
-    return 0.3 * share + (_NAMED_HEADING if named else 0.0)
-
-
-def _names_what_is_asked(question: Question, passage: Chunk) -> bool:
-    """False for a passage that names none of the question's identifiers when it names some:
-    ``os.constants`` says nothing of ``os.EOL``."""
-    where = f"{passage.heading}\n{passage.text}"
-    return not question.identifiers or any(mentions(where, n) for n in question.identifiers)
-
-
-def _led_code(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
-    """The code ``best`` says what of ("This will run tests which ..." after the command), or
-    the sentence right after it that says how, ending in a colon, and the code it leads:
-    "Before you start scraping, you will have to set up a new Scrapy project." is followed by
-    "Enter a directory ... and run:" and ``scrapy startproject tutorial``."""
-    if best.kind != "sentence" or best.text.endswith(":"):
-        return []
-    at = {c.position: c for c in own}
-    shown = at.get(best.position - 1)
-    if (
-        refers_back(best.text)
-        and shown is not None
-        and (shown.kind == "code" or is_command_line(shown.text))
-    ):
-        return [shown]  # ``pytest -k "MyClass and not method"`` then "This will run tests ..."
-    lead, code = at.get(best.position + 1), at.get(best.position + 2)
-    if lead is None or code is None or code.kind != "code" or not lead.text.endswith(":"):
-        return []
-    return [lead, code] if PROCEDURAL.search(lead.text) else []
-
-
-def _completes(c: Candidate, chosen: Sequence[Candidate]) -> bool:
-    """True for a list item next to a chosen one of its passage: the values of ``os.EOL``
-    are two items, and one alone misleads."""
-    return c.kind == "item" and any(
-        o.source == c.source
-        and o.kind in ("item", "sentence")
-        and abs(o.position - c.position) == 1
-        for o in chosen
-    )
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
