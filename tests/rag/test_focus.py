@@ -4,7 +4,6 @@ stems), their weights in a corpus, and which passages hold it, over real Node.js
 from __future__ import annotations
 
 import shutil
-import struct
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,14 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kforge.rag.common_words import is_common_word
 from kforge.rag.corpus import Corpus
 from kforge.rag.focus import (
     PASSAGE_SHARE,
     CorpusStatistics,
     Focus,
     FocusTerm,
-    _gguf_tokens,
-    is_common_word,
     passage_text,
     question_focus,
 )
@@ -227,24 +225,6 @@ def test_in_a_large_corpus_a_name_it_never_names_is_not_held_but_a_common_word_m
     assert not rebase.holds_any(passage) and big.holds_any(passage)
     # ten short paragraphs say little by not naming a word
     assert Focus(rebase.question, rebase.terms, silence=0.3).holds_any(passage)
-
-
-def test_the_common_words_come_from_the_header_of_a_gguf_file(tmp_path: Path) -> None:
-    def string(text: str) -> bytes:
-        data = text.encode()
-        return struct.pack("<Q", len(data)) + data
-
-    tokens = ["<s>", "\u0120big", "\u0120lib", "ffi"]
-    header = b"GGUF" + struct.pack("<IQQ", 3, 0, 3)
-    header += string("general.name") + struct.pack("<I", 8) + string("tiny")
-    header += string("tokenizer.ggml.scores") + struct.pack("<IIQ", 9, 6, 2) + bytes(8)
-    header += string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(tokens))
-    header += b"".join(string(t) for t in tokens)
-    path = tmp_path / "tiny.gguf"
-    path.write_bytes(header)
-    assert _gguf_tokens(path) == tokens
-    (tmp_path / "other.bin").write_bytes(b"NOPE")
-    assert _gguf_tokens(tmp_path / "other.bin") == []
 
 
 def test_a_modifier_never_outweighs_what_the_question_names() -> None:
