@@ -7,16 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kforge.rag.grounded import write_answer
+from kforge.rag.named_answer import answer_span, widen_place
 from kforge.rag.question import read_question
-from kforge.rag.spans import (
-    answer_span,
-    cloze_span,
-    described_subject,
-    kind_of,
-    named_kind,
-    shared_attribute,
-    widen_place,
-)
+from kforge.rag.spans import cloze_span, described_subject, kind_of, named_kind, shared_attribute
 from tests.rag.test_short_answer import chunk
 
 

@@ -1,7 +1,10 @@
 """The name a who, where, when or which question asks for, as a supporting sentence gives it.
 
-A rule of ``kforge.rag.spans`` cuts the answering span when one fits the question; else the
-name (or date) the sentences hold that the question does not, standing nearest its words.
+The first rule of ``kforge.rag.spans`` that cuts an answering span from the sentences answers
+(``answer_span``); a sure cloze may come from a sentence of the answer's passages that the
+answer does not quote (the second hop's sentence the composer left out), and the line then
+cites that passage. Else the name (or date) the sentences hold that the question does not,
+standing nearest its words.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from kforge.rag.analyze import tokenize
 from kforge.rag.compose import Segment
 from kforge.rag.question import DATE, Question, asked_noun, date_spans, name_spans, term_of
 from kforge.rag.short_quote import NOT_UNITS, ShortAnswer, word_set
-from kforge.rag.spans import answer_span, widen_place
+from kforge.rag.spans import (
+    cloze_span,
+    described_subject,
+    kind_of,
+    named_kind,
+    shared_attribute,
+)
+from kforge.rag.textcheck import split_sentences
 from kforge.rag.types import Chunk
 
-__all__ = ["answering_span", "best_name"]
+__all__ = ["answer_span", "answering_span", "best_name", "widen_place"]
 
 
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|of|based in|located in)\s*$", re.IGNORECASE)
@@ -29,6 +39,11 @@ _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
 _OPENERS = word_set("The A An It He She They This These In On At For As")
 _VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
+_SURE = 1.4
+"""The score of a cloze sure enough to answer from a sentence the answer does not quote: the
+question's word before its "what" is a content word ("developed by" → "developed"), or two of
+its words before the "what" are found."""
+_PLACE_TAIL = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
 
 
 def answering_span(
@@ -127,3 +142,72 @@ def _is_a(after: str, noun: str) -> bool:
 def _bare(word: str) -> str:
     """``word`` lower-cased without a possessive or punctuation around it."""
     return re.sub(r"['\u2019]s$", "", word.lower().strip(".,;:()\"'"))
+
+
+def widen_place(text: str, span: str) -> str:
+    """``span`` with the larger place that follows it in ``text`` after a comma ("San
+    Francisco" → "San Francisco, California"), when there is one."""
+    at = text.find(span)
+    if at < 0:
+        return span
+    tail = _PLACE_TAIL.match(text, at + len(span))
+    if tail is None or len(tail.group(1).split()) > 3:
+        return span
+    return text[at : tail.end()].rstrip(".")
+
+
+def answer_span(
+    question: Question, units: Sequence[str], sources: Sequence[int], passages: Sequence[Chunk]
+) -> tuple[str, int] | None:
+    """The span answering ``question`` and the index of the passage it is cut from, or None.
+    ``units`` are the supporting sentences, best first, ``sources`` their passages' indexes
+    in ``passages``. The first rule that finds a span there answers: a shared attribute, a
+    kind, a described subject, a cloze, a name after the asked noun. Failing those, a cloze
+    that aligns surely in another sentence of the passages answers from there (the composer
+    may have left out the second hop's sentence that holds the span)."""
+    if question.kind == "when":
+        return _dated(question, units, sources, passages)
+    titles = [passages[s].title if 0 <= s < len(passages) else "" for s in sources]
+    found = (
+        shared_attribute(question, units, sources)
+        or kind_of(question, units)
+        or described_subject(question, units, titles)
+        or cloze_span(question, units)
+        or named_kind(question, units)
+    )
+    if found is not None:
+        return found.text, sources[found.unit]
+    others = _other_sentences(units, passages)
+    far = cloze_span(question, [sentence for sentence, _ in others])
+    if far is None or far.score < _SURE:
+        return None
+    source = others[far.unit][1]
+    return (far.text, source) if far.text in passages[source].text else None
+
+
+def _other_sentences(units: Sequence[str], passages: Sequence[Chunk]) -> list[tuple[str, int]]:
+    """The sentences of ``passages`` that are not among ``units``, with their passage's index."""
+    return [
+        (sentence, index)
+        for index, passage in enumerate(passages)
+        for sentence in split_sentences(passage.text)
+        if sentence not in units
+    ]
+
+
+def _dated(
+    question: Question, units: Sequence[str], sources: Sequence[int], passages: Sequence[Chunk]
+) -> tuple[str, int] | None:
+    """For "when" / "in what year": a cloze whose span opens with a date, from the supporting
+    sentences or, the date being the kind asked for, from another sentence of the passages
+    ("... was completed in what year?" → "completed in 1998")."""
+    found = cloze_span(question, units)
+    date = date_spans(found.text, question) if found else []
+    if found is not None and date and date[0][0] == 0:
+        return found.text[: date[0][1]], sources[found.unit]
+    others = _other_sentences(units, passages)
+    far = cloze_span(question, [sentence for sentence, _ in others])
+    date = date_spans(far.text, question) if far else []
+    if far is None or not date or date[0][0] != 0:
+        return None
+    return far.text[: date[0][1]], others[far.unit][1]

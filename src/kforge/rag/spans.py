@@ -1,12 +1,11 @@
-"""The span that answers a question asking for one thing (a name, a place, a date, a title), cut
-from the supporting sentences by rule: where the sentence says what the question says around
-its "what" (a cloze), or the name a sentence describes the way the question describes what it
-asks for ("Who is this American cartoonist ..." → the subject of "... is an American
+"""The rules that cut the span answering a question asking for one thing (a name, a place, a
+date, a title) from the supporting sentences: where the sentence says what the question says
+around its "what" (a cloze), or the name a sentence describes the way the question describes
+what it asks for ("Who is this American cartoonist ..." → the subject of "... is an American
 cartoonist"), or the word two named items' sentences share ("What profession do A and B have
 in common?"), or the kind a sentence gives ("which type of character" → "fictional
-character"). Each span is a stretch of one sentence, copied, never reworded; a sure cloze may
-come from a sentence of the answer's passages that the answer does not quote (the second
-hop's sentence the composer left out), and the line then cites that passage.
+character"). Each span is a stretch of one sentence, copied, never reworded;
+``kforge.rag.named_answer.answer_span`` tries the rules in turn.
 """
 
 from __future__ import annotations
@@ -16,19 +15,15 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import STOPWORDS, tokenize
-from kforge.rag.question import Question, asked_noun, date_spans, term_of, unit_terms
-from kforge.rag.textcheck import split_sentences
-from kforge.rag.types import Chunk
+from kforge.rag.question import Question, asked_noun, term_of, unit_terms
 
 __all__ = [
     "Span",
-    "answer_span",
     "cloze_span",
     "described_subject",
     "kind_of",
     "named_kind",
     "shared_attribute",
-    "widen_place",
 ]
 
 
@@ -86,10 +81,6 @@ _CALLINGS = frozenset(["profession", "occupation", "job", "career"])
 _PRONOUNS = _words("It He She They This These Its His Her Their")
 _PUNCT_STOP = frozenset(",;:()[]!?\u2013\u2014")
 _MAX_SPAN = 8
-_SURE = 1.4
-"""The score of a cloze sure enough to answer from a sentence the answer does not quote: the
-question's word before its "what" is a content word ("developed by" → "developed"), or two of
-its words before the "what" are found."""
 _NEAR = 4
 """Tokens before a cloze's last left word in which the question's word nearest its "what"
 must stand."""
@@ -106,7 +97,6 @@ _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)$")
 _LIFE = re.compile(r"\((?:born\b|[^()]*\b1\d{3}\s*[\u2013-])")
 """A person's sentence: "(born 1962)", "(28 June 1909 - 22 October 1998)"."""
 _COMMON = re.compile(r"\b(?:in common|both|share|shared)\b", re.IGNORECASE)
-_PLACE_TAIL = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -435,72 +425,3 @@ def _described_nouns(description: str) -> list[str]:
         if words:
             nouns.append(words[-1])
     return nouns
-
-
-def widen_place(text: str, span: str) -> str:
-    """``span`` with the larger place that follows it in ``text`` after a comma ("San
-    Francisco" → "San Francisco, California"), when there is one."""
-    at = text.find(span)
-    if at < 0:
-        return span
-    tail = _PLACE_TAIL.match(text, at + len(span))
-    if tail is None or len(tail.group(1).split()) > 3:
-        return span
-    return text[at : tail.end()].rstrip(".")
-
-
-def answer_span(
-    question: Question, units: Sequence[str], sources: Sequence[int], passages: Sequence[Chunk]
-) -> tuple[str, int] | None:
-    """The span answering ``question`` and the index of the passage it is cut from, or None.
-    ``units`` are the supporting sentences, best first, ``sources`` their passages' indexes
-    in ``passages``. The first rule that finds a span there answers: a shared attribute, a
-    kind, a described subject, a cloze, a name after the asked noun. Failing those, a cloze
-    that aligns surely in another sentence of the passages answers from there (the composer
-    may have left out the second hop's sentence that holds the span)."""
-    if question.kind == "when":
-        return _dated(question, units, sources, passages)
-    titles = [passages[s].title if 0 <= s < len(passages) else "" for s in sources]
-    found = (
-        shared_attribute(question, units, sources)
-        or kind_of(question, units)
-        or described_subject(question, units, titles)
-        or cloze_span(question, units)
-        or named_kind(question, units)
-    )
-    if found is not None:
-        return found.text, sources[found.unit]
-    others = _other_sentences(units, passages)
-    far = cloze_span(question, [sentence for sentence, _ in others])
-    if far is None or far.score < _SURE:
-        return None
-    source = others[far.unit][1]
-    return (far.text, source) if far.text in passages[source].text else None
-
-
-def _other_sentences(units: Sequence[str], passages: Sequence[Chunk]) -> list[tuple[str, int]]:
-    """The sentences of ``passages`` that are not among ``units``, with their passage's index."""
-    return [
-        (sentence, index)
-        for index, passage in enumerate(passages)
-        for sentence in split_sentences(passage.text)
-        if sentence not in units
-    ]
-
-
-def _dated(
-    question: Question, units: Sequence[str], sources: Sequence[int], passages: Sequence[Chunk]
-) -> tuple[str, int] | None:
-    """For "when" / "in what year": a cloze whose span opens with a date, from the supporting
-    sentences or, the date being the kind asked for, from another sentence of the passages
-    ("... was completed in what year?" → "completed in 1998")."""
-    found = cloze_span(question, units)
-    date = date_spans(found.text, question) if found else []
-    if found is not None and date and date[0][0] == 0:
-        return found.text[: date[0][1]], sources[found.unit]
-    others = _other_sentences(units, passages)
-    far = cloze_span(question, [sentence for sentence, _ in others])
-    date = date_spans(far.text, question) if far else []
-    if far is None or not date or date[0][0] != 0:
-        return None
-    return far.text[: date[0][1]], others[far.unit][1]
