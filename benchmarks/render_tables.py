@@ -410,7 +410,7 @@ def postgres_vs_langgraph(report: Report) -> str:
         row(f"database bytes after K={k}", "bytes", 0, "bytes"),
         row(f"bytes per step (K={k // 2} to {k})", "bytes_per_step", 0),
         row("resume until the next step is committed, ms (warm)", "resume_ms", 2, "resume"),
-        row("... cold: a new process's first resume", "resume_cold_ms", 2),
+        row("... cold: a new process's first resume", "resume_cold_ms", 2, "resume_cold"),
         row("... warm, `synchronous_commit=off`", "resume_ms_async_commit", 2),
     ]
     table = _table(["metric", "kforge", "LangGraph", "ratio", "target"], rows)
@@ -424,15 +424,27 @@ def postgres_vs_langgraph(report: Report) -> str:
         ]
         for n in counts
     ]
+    plain = all(f"dbos_workers{n}_runs_per_s" in r for n in counts)
+    for n, line in zip(counts, workers, strict=True) if plain else ():
+        ours, theirs = r[f"kforge_workers{n}_runs_per_s"], r[f"dbos_workers{n}_runs_per_s"]
+        per_core = (
+            r[f"kforge_workers{n}_runs_per_s_per_core"],
+            r[f"dbos_workers{n}_runs_per_s_per_core"],
+        )
+        line += [_num(per_core[0]), _num(theirs), _num(per_core[1]), f"{ours / theirs:.3f}"]
     s = r["settings"]
     versions = s.get("langgraph_versions") or {}
     note = (
         f"LangGraph {versions.get('langgraph', '?')} with PostgresSaver, durability='sync'; "
-        f"K = {k} steps; resume: median of {s['resume_samples']}; throughput: {s['runs']} runs "
+        f"K = {k} steps; resume: median of {s['resume_samples']}"
+        + (f"; median of {s['repeat']} rounds, alternating sides" if s.get("repeat") else "")
+        + f"; throughput: {s['runs']} runs "
         f"of {s['run_k']} steps through the dbos executor, {s['concurrency_per_worker']} "
         "stretches per worker. "
     )
     header = ["workers", "runs/s", "median run latency ms", "p95 run latency ms"]
+    if plain:
+        header += ["runs/s per core", "plain DBOS workflow runs/s", "per core", "kforge / DBOS"]
     return table + "\n" + _table(header, workers) + "\n" + note + provenance(r)
 
 

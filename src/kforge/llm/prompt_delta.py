@@ -30,7 +30,11 @@ _WORTH_EDITING = 64
 def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[Any, ...]:
     """The operations that build ``prompt`` from ``base`` (JSON values)."""
     size = len(base)
-    if size and len(prompt) >= size and tuple(prompt[:size]) == tuple(base):
+    if not size:
+        # the first call of a stretch (a resumed run's, say) holds its whole conversation:
+        # nothing to look up, and the general loop costs three times the messages' encoding
+        return tuple([_storable(m.to_dict()) for m in prompt])
+    if len(prompt) >= size and tuple(prompt[:size]) == tuple(base):
         # a conversation that only grew (the usual case) is found by one comparison in C,
         # which sees the same message objects of the last call and does not compare them
         return ([0, size], *(_storable(m.to_dict()) for m in prompt[size:]))
