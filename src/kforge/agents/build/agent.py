@@ -258,7 +258,7 @@ class BuildAgent(ForgeAgent):
             root.mkdir(parents=True, exist_ok=True)
             return {"path": str(root), "empty": True}
 
-        claimed = await ctx.recorded("build.workspace", claim)
+        claimed = await ctx.step("build.workspace", claim)
         if not claimed.get("empty"):
             raise ValidationError(
                 f"the workspace {claimed.get('path')} is not an empty folder; build in a new "
@@ -493,7 +493,7 @@ class BuildAgent(ForgeAgent):
         def write() -> dict[str, Any]:
             return {**self.workspace.write(path, content), "step": step, "origin": origin}
 
-        record = await ctx.recorded(FILE_EVENT, write)
+        record = await ctx.step(FILE_EVENT, write)
         self.rc.files[path] = {k: record[k] for k in ("sha256", "bytes", "step", "origin")}
 
     def _log(self) -> str:

@@ -265,7 +265,7 @@ class RouterAgent:
                 "focus": question_focus(searched, statistics).to_dict(),
             }
 
-        payload = await ctx.recorded("rag.focus", read)
+        payload = await ctx.step("rag.focus", read)
         self.state.search_question = str(payload.get("search_question") or question)
         self.state.focus = dict(payload.get("focus") or {})
 
@@ -527,7 +527,7 @@ class RouterAgent:
             chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
             return {"chunks": [c.to_dict() for c in chunks]}
 
-        payload = await ctx.recorded("rag.linked", linked)
+        payload = await ctx.step("rag.linked", linked)
         chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
         return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
 
