@@ -4,7 +4,8 @@
 re-executed. A plain ``step(name, fn)`` records the value as the data event ``name``; an
 ``Effect`` says how another kind of effect is recorded (a tool call as a call frame and a result
 frame, a compaction decided by the state of the context) so that every effect goes through the
-same journal.
+same journal. An ``Effect`` is built once per kind of effect (it holds no call's values), so
+the hot path of a tool call allocates none.
 """
 
 from __future__ import annotations
@@ -36,20 +37,21 @@ class Effect(Generic[T]):
     """The value held by a frame ``record`` made (read on replay)."""
     matches: Callable[[Frame], bool] | None = None
     """True for a frame ``record`` made: on replay such a frame next in the log is the value."""
-    started: Frame | None = None
-    """Written before ``fn`` runs (a tool call's call frame), so the log shows it began; ``fn``
-    is then called with the start as recorded (its run id and seq set) before its arguments,
-    or with None when the log is an earlier version's (see ``earlier``)."""
+    starts: bool = False
+    """The first argument after ``fn`` is a frame written before ``fn`` runs (a tool call's call
+    frame), so the log shows the effect began; ``fn`` gets the start as recorded (its run id
+    and seq set) in its place, or None when the log is an earlier version's (see ``earlier``)."""
     repeatable: bool = True
-    """False for an effect that must not happen twice: ``started`` commits before ``fn`` runs,
+    """False for an effect that must not happen twice: its start commits before ``fn`` runs,
     and a start recorded without its result is not run again but answered by ``unknown``."""
     unknown: Callable[[Frame], T] | None = None
     """The value recorded for a start without a result when the effect is not repeatable."""
     when: Callable[[], bool] | None = None
-    """The effect happens only when this says so; the decision is journaled by ``started``:
-    on replay it happened exactly when its start is next in the log (no frame otherwise)."""
+    """The effect happens only when this says so; the decision is journaled by its start
+    (``starts``): on replay it happened exactly when a start of that type is next in the log,
+    and nothing is written when it did not happen."""
     earlier: Callable[[Frame], bool] | None = None
-    """Frames an earlier version wrote where ``started`` is now: such a frame next in the log
+    """Frames an earlier version wrote where the start is now: such a frame next in the log
     means the effect happened, and is left for ``fn`` to replay."""
     durable: bool = True
     """The record commits before ``step`` returns, so a kill after it never repeats ``fn``."""

@@ -177,7 +177,8 @@ async def compact_as_a_step(ctx: RunContext, window: ContextWindow) -> ContextWi
     async def compact(started: Frame | None) -> ContextWindow:
         return (await compact_in_run(ctx, window)).context
 
-    return await ctx.step(compaction_step(window), compact)
+    effect, start = compaction_step(window)
+    return await ctx.step(effect, compact, start)
 
 
 async def test_a_compaction_step_replays_where_the_first_execution_compacted() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from kforge.effects import Effect, data_step
@@ -166,28 +166,28 @@ class RunContext:
         return None
 
     @overload
-    async def step(
+    def step(
         self, effect: str, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs
-    ) -> T: ...
+    ) -> Coroutine[Any, Any, T]: ...
 
     @overload
-    async def step(
+    def step(
         self, effect: str, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
-    ) -> T: ...
+    ) -> Coroutine[Any, Any, T]: ...
 
     @overload
-    async def step(
+    def step(
         self,
         effect: Effect[T],
         fn: Callable[..., Awaitable[T] | T],
         /,
         *args: Any,
         **kwargs: Any,
-    ) -> T | None: ...
+    ) -> Coroutine[Any, Any, T | None]: ...
 
-    async def step(
+    def step(
         self, effect: str | Effect[Any], fn: Callable[..., Any], /, *args: Any, **kwargs: Any
-    ) -> Any:
+    ) -> Coroutine[Any, Any, Any]:
         """``fn(*args, **kwargs)``, run once: a re-executed step gets the recorded value back.
 
         Every effect that is not a model call (a search, a clock, a file or store read or
@@ -204,7 +204,8 @@ class RunContext:
         step (or another effect) where the log recorded one raises ``ReplayDivergenceError``
         naming the seq.
         """
-        return await run_step(
+        # the coroutine of run_step itself, not one wrapping it: a tool call pays for no extra frame
+        return run_step(
             self, data_step(effect) if isinstance(effect, str) else effect, fn, args, kwargs
         )
 

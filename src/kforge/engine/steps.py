@@ -29,25 +29,31 @@ async def run_step(
 ) -> Any:
     """``fn(*args, **kwargs)`` journaled as ``effect`` says (see ``RunContext.step``)."""
     next_up = ctx._recorded_next()
-    start = effect.started
-    if effect.when is not None:
-        if start is None:
-            raise TypeError(f"effect '{effect.name}': 'when' needs a 'started' frame to record")
-        if next_up is not None:
-            if effect.earlier is not None and effect.earlier(next_up):
-                start = None  # an earlier version's log: the effect's own frames come next
-            elif next_up.type != start.type:
-                return None  # the first execution decided against it here
-        elif not effect.when():
-            return None
+    start: Frame | None = None
     resumed: Frame | None = None
-    if start is not None:
-        replaying = next_up is not None
-        start = ctx.emit(start)  # on replay: the recorded start, or a divergence naming the seq
-        resumed = start if replaying else None
-        next_up = ctx._recorded_next()
-    if effect.started is not None:
-        args = (start, *args)
+    if effect.starts:
+        start = args[0] if args else None
+        if not isinstance(start, Frame):
+            raise TypeError(
+                f"effect '{effect.name}' starts with a frame: pass it as the first argument"
+            )
+        if effect.when is not None:
+            if next_up is not None:
+                if effect.earlier is not None and effect.earlier(next_up):
+                    start = None  # an earlier version's log: the effect's own frames come next
+                elif next_up.type != start.type:
+                    return None  # the first execution decided against it here
+            elif not effect.when():
+                return None
+        if start is not None:
+            replaying = next_up is not None
+            # on replay: the recorded start, or a divergence naming the seq
+            start = ctx.emit(start)
+            resumed = start if replaying else None
+            next_up = ctx._recorded_next()
+        args = (start, *args[1:])
+    elif effect.when is not None:
+        raise TypeError(f"effect '{effect.name}': 'when' needs a start frame to record")
     matches = effect.matches
     if next_up is not None and matches is not None and matches(next_up):
         assert effect.restore is not None

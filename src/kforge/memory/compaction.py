@@ -185,25 +185,27 @@ COMPACTION_STARTED = "context.compaction.started"
 first execution did, whatever the context holds by then."""
 
 
-def compaction_step(window: ContextWindow, overhead: int = 0) -> Effect[Any]:
-    """A compaction as a journaled step (``RunContext.step``): it happens when the context
-    (plus ``overhead`` tokens sent beside it) is past its threshold, and that decision is
-    recorded, since what fills the context (lessons from memory) may differ on replay. The
-    compaction itself is re-executed from its recorded model call."""
+def compaction_step(window: ContextWindow, overhead: int = 0) -> tuple[Effect[Any], Frame]:
+    """A compaction as a journaled step: ``ctx.step(effect, compact, start)`` with the effect
+    and start frame returned here. It happens when the context (plus ``overhead`` tokens sent
+    beside it) is past its threshold, and that decision is recorded by the start, since what
+    fills the context (lessons from memory) may differ on replay. The compaction itself is
+    re-executed from its recorded model call."""
 
     def due() -> bool:
         return bool(window.history) and window.needs_compaction(overhead)
 
-    return Effect(
+    effect: Effect[Any] = Effect(
         name="context compaction",
         record=None,
-        started=DataEvent(
-            name=COMPACTION_STARTED,
-            payload={"tokens": window.token_count, "overhead": overhead},
-        ),
+        starts=True,
         when=due,
         earlier=_earlier_compaction,
     )
+    start = DataEvent(
+        name=COMPACTION_STARTED, payload={"tokens": window.token_count, "overhead": overhead}
+    )
+    return effect, start
 
 
 def _earlier_compaction(frame: Frame) -> bool:

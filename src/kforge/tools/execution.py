@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from kforge.effects import Effect
@@ -70,14 +70,14 @@ class ToolRunContext(Protocol):
     @property
     def services(self) -> ToolServices: ...
 
-    async def step(
+    def step(
         self,
         effect: Effect[T],
         fn: Callable[..., Awaitable[T] | T],
         /,
         *args: Any,
         **kwargs: Any,
-    ) -> T | None: ...
+    ) -> Coroutine[Any, Any, T | None]: ...
 
     async def ask(
         self,
@@ -89,8 +89,9 @@ class ToolRunContext(Protocol):
     ) -> dict[str, Any]: ...
 
 
-_Done = tuple[ToolResult, bool, float, str]
-"""A call's result, whether it came from the cache, how long it took (ms), and its call id."""
+_Done = tuple[ToolResult, bool, float, ToolCallFrame | None]
+"""A call's result, whether it came from the cache, how long it took (ms), and its call frame
+as recorded (None when read back from the log)."""
 
 
 async def execute_tool(
@@ -154,32 +155,28 @@ async def execute_tool(
         plan_frame_id=plan_frame_id,
     )
 
-    async def call(recorded: ToolCallFrame) -> _Done:
-        started, call_id = time.perf_counter(), recorded.call_id
-        if broken is not None:
-            return ToolResult.error(broken, kind="tool_error"), False, _since(started), call_id
-        if problems:
-            failed = ToolResult.error(
-                tool.validator.message(problems),
-                kind="invalid_arguments",
-                details={"problems": [p.to_dict() for p in problems]},
-            )
-            return failed, False, _since(started), call_id
-        if rejection is not None:
-            return ToolResult.error(rejection, kind="rejected"), False, _since(started), call_id
-        if safe and cache is not None:
-            hit = cache.get(tool.name, arguments)
-            if hit is not None:
-                return hit, True, _since(started), call_id
-        context = ToolContext(
-            run_id=ctx.run_id, call_id=call_id, services=ctx.services.as_mapping(), model=ctx.model
+    refused: ToolResult | None = None
+    if broken is not None:
+        refused = ToolResult.error(broken, kind="tool_error")
+    elif problems:
+        refused = ToolResult.error(
+            tool.validator.message(problems),
+            kind="invalid_arguments",
+            details={"problems": [p.to_dict() for p in problems]},
         )
-        result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)
-        if safe and cache is not None:
-            cache.put(tool.name, arguments, result)
-        return result, False, _since(started), call_id
-
-    done = await ctx.step(_call_effect(start, safe), call)
+    elif rejection is not None:
+        refused = ToolResult.error(rejection, kind="rejected")
+    done = await ctx.step(
+        _SAFE_CALL if safe else _UNSAFE_CALL,
+        _call,
+        start,
+        ctx,
+        tool,
+        arguments,
+        refused,
+        cache if safe else None,
+        timeout_s,
+    )
     assert done is not None
     return done[0]
 
@@ -223,9 +220,9 @@ async def execute_call(
     def unknown(recorded: ToolCallFrame) -> _Done:
         available = ", ".join(registry.names()) or "none"
         error = f"unknown tool '{call.name}'; available tools: {available}"
-        return ToolResult.error(error, kind="unknown_tool"), False, 0.0, recorded.call_id
+        return ToolResult.error(error, kind="unknown_tool"), False, 0.0, recorded
 
-    done = await ctx.step(_call_effect(start, True), unknown)
+    done = await ctx.step(_SAFE_CALL, unknown, start)
     assert done is not None
     return done[0]
 
@@ -272,32 +269,48 @@ async def run_tool(
     return result
 
 
-def _call_effect(start: ToolCallFrame, safe: bool) -> Effect[_Done]:
-    """A tool call as a journaled step: the call frame, then the result frame."""
+async def _call(
+    recorded: ToolCallFrame,
+    ctx: ToolRunContext,
+    tool: Tool,
+    arguments: dict[str, Any],
+    refused: ToolResult | None,
+    cache: ToolResultCache | None,
+    timeout_s: float | None,
+) -> _Done:
+    """The call itself, once its call frame is on record (``cache`` only for a safe tool)."""
+    started = time.perf_counter()
+    if refused is not None:
+        return refused, False, _since(started), recorded
+    if cache is not None:
+        hit = cache.get(tool.name, arguments)
+        if hit is not None:
+            return hit, True, _since(started), recorded
+    context = ToolContext(
+        run_id=ctx.run_id,
+        call_id=recorded.call_id,
+        services=ctx.services.as_mapping(),
+        model=ctx.model,
+    )
+    result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)
+    if cache is not None:
+        cache.put(tool.name, arguments, result)
+    return result, False, _since(started), recorded
 
-    def record(done: _Done) -> Frame:
-        result, cached, elapsed_ms, call_id = done
-        error = result.summary(1000) if result.is_error else ""
-        return ToolResultFrame(
-            tool_name=start.tool_name,
-            call_id=call_id,
-            success=not result.is_error,
-            summary=error or result.summary(),
-            error=error,
-            result=result.to_dict(),
-            execution_time_ms=elapsed_ms,
-            cached=cached,
-        )
 
-    return Effect(
-        name=f"tool '{start.tool_name}'",
-        started=start,
-        repeatable=safe,
-        record=record,
-        restore=_restored,
-        matches=_is_result,
-        unknown=_unknown,
-        durable=False,  # a result commits with its step; a kill before repeats only a safe call
+def _record(done: _Done) -> Frame:
+    result, cached, elapsed_ms, start = done
+    assert start is not None
+    error = result.summary(1000) if result.is_error else ""
+    return ToolResultFrame(
+        tool_name=start.tool_name,
+        call_id=start.call_id,
+        success=not result.is_error,
+        summary=error or result.summary(),
+        error=error,
+        result=result.to_dict(),
+        execution_time_ms=elapsed_ms,
+        cached=cached,
     )
 
 
@@ -313,12 +326,31 @@ def _restored(frame: Frame) -> _Done:
         result = (
             ToolResult.success(frame.summary) if frame.success else ToolResult.error(frame.error)
         )
-    return result, frame.cached, frame.execution_time_ms, frame.call_id
+    return result, frame.cached, frame.execution_time_ms, None
 
 
 def _unknown(start: Frame) -> _Done:
     assert isinstance(start, ToolCallFrame)
-    return _outcome_unknown(start.tool_name, start.call_id), False, 0.0, start.call_id
+    return _outcome_unknown(start.tool_name, start.call_id), False, 0.0, start
+
+
+def _call_effect(safe: bool) -> Effect[_Done]:
+    """A tool call as a journaled step: its call frame (the first argument), then its result
+    frame. Committed with the step, not at once: a kill before repeats only a safe call."""
+    return Effect(
+        name="tool call",
+        starts=True,
+        repeatable=safe,
+        record=_record,
+        restore=_restored,
+        matches=_is_result,
+        unknown=_unknown,
+        durable=False,
+    )
+
+
+_SAFE_CALL = _call_effect(True)
+_UNSAFE_CALL = _call_effect(False)
 
 
 def _since(started: float) -> float:

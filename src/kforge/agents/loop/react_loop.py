@@ -449,7 +449,8 @@ class ReactLoop:
                 return None
             return result.context
 
-        compacted = await ctx.step(compaction_step(window, overhead), compact)
+        effect, start = compaction_step(window, overhead)
+        compacted = await ctx.step(effect, compact, start)
         if compacted is None:  # not due, or it could not shrink the context
             return messages
         self.state.window = compacted

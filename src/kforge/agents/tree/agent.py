@@ -74,6 +74,10 @@ def _replayed(started: Frame | None) -> bool:
     return True
 
 
+_CHECKED_FIRST: Effect[bool] = Effect(name=_CHECKED, record=None, starts=True, when=_never)
+"""Steps recorded in the earlier order (the check before the results) are replayed so."""
+
+
 _Reply = TypeVar("_Reply")
 
 
@@ -217,10 +221,7 @@ class TreeAgent:
         that wakes it is applied before it runs again."""
         state = self.state
         # a step recorded in the earlier order (the check before the results), re-executed
-        checked_first = await ctx.step(
-            Effect(name=_CHECKED, record=None, started=self._checked_frame(), when=_never),
-            _replayed,
-        )
+        checked_first = await ctx.step(_CHECKED_FIRST, _replayed, self._checked_frame())
         if state.subagents:
             try:
                 recorded = await ctx.step(
