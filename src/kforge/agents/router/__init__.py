@@ -12,7 +12,6 @@ from kforge.agents.router.agent import (
     RouterAgent,
     RouterArgs,
     RouterState,
-    register,
 )
 
-__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState"]

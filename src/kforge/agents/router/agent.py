@@ -26,7 +26,6 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
-from kforge.agents.builtin import default_registry
 from kforge.agents.conversation import (
     Turn,
     format_history,
@@ -49,7 +48,6 @@ from kforge.agents.router.tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
@@ -75,7 +73,7 @@ from kforge.rag.types import Chunk, SearchHit
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
-__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState"]
 
 DEFAULT_SCOPE = "the topics of the user's documents and closely related technical subjects"
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
@@ -642,9 +640,3 @@ _NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
     "generate": RouterAgent._generate,
 }
 """The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
-
-
-def register(registry: AgentRegistry = default_registry) -> None:
-    """Register the ``router`` agent type (does nothing when it is already registered)."""
-    if RouterAgent.agent_type not in registry:
-        registry.register(RouterAgent.agent_type, RouterAgent)
