@@ -9,19 +9,34 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from kforge.effects import Effect
 from kforge.frames import Frame
 
-if TYPE_CHECKING:
-    from kforge.engine.run_context import RunContext
+__all__ = ["Journal", "run_step"]
 
-__all__ = ["run_step"]
+F = TypeVar("F", bound=Frame)
+
+
+class Journal(Protocol):
+    """What a step needs of the run (``RunContext``): its log, matched in order on replay."""
+
+    def emit(self, frame: F) -> F:
+        """Write ``frame``, or return the recorded one of its type while replaying."""
+        ...
+
+    def flush(self) -> None:
+        """Commit what was written so far."""
+        ...
+
+    def _recorded_next(self) -> Frame | None: ...
+
+    def _replay_next(self, *types: type[F]) -> F | None: ...
 
 
 async def run_step(
-    ctx: RunContext,
+    ctx: Journal,
     effect: Effect[Any],
     fn: Callable[..., Any],
     args: tuple[Any, ...],
