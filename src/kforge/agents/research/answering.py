@@ -4,12 +4,11 @@ category the answer reveals sends the run back to DECOMPOSE."""
 
 from __future__ import annotations
 
-import enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kforge.agents.decisions import decide as _decide
-from kforge.agents.research.arguments import ResearchArgs
 from kforge.agents.research.evidence import gather_evidence, source_record
+from kforge.agents.research.host import ResearchHost
 from kforge.agents.research.prompts import (
     DECISION,
     DISCOVERY_PROMPT,
@@ -18,7 +17,6 @@ from kforge.agents.research.prompts import (
 )
 from kforge.agents.research.question_tree import (
     ResearchPhase,
-    ResearchPhaseContext,
 )
 from kforge.agents.research.writing import (
     Written,
@@ -27,37 +25,14 @@ from kforge.agents.research.writing import (
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, DataEvent
 from kforge.llm.types import Message
-from kforge.rag.grounded import AnswerStyle
 
 __all__ = ["AnsweringPhase"]
 
 P = ResearchPhase
 
 
-class AnsweringPhase:
+class AnsweringPhase(ResearchHost):
     """The ANSWER phase's work, part of ``ResearchAgent``."""
-
-    if TYPE_CHECKING:  # what the agent provides
-        question: str
-        corpus_name: str | None
-        params: ResearchArgs
-
-        @property
-        def rc(self) -> ResearchPhaseContext: ...
-
-        def phase_prompt(self, phase: enum.Enum) -> str: ...
-
-        def initial_prompt(self, phase: enum.Enum) -> str: ...
-
-        async def _discovered(self, ctx: RunContext, value: str) -> str: ...
-
-        def _may_backtrack(self, trigger: str) -> bool: ...
-
-        async def _model_only(self, ctx: RunContext, question: str) -> str: ...
-
-        def _said(self) -> set[str]: ...
-
-        def _style(self, ctx: RunContext) -> AnswerStyle: ...
 
     async def _answer_next(self, ctx: RunContext) -> bool:
         rc = self.rc

@@ -4,12 +4,11 @@ answer; what the question does not say is refused with the reason recorded."""
 
 from __future__ import annotations
 
-import enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kforge.agents.decisions import decide as _decide
-from kforge.agents.research.arguments import ResearchArgs
 from kforge.agents.research.decompose import Part
+from kforge.agents.research.host import ResearchHost
 from kforge.agents.research.planning import (
     CategoryCheck,
     check_category,
@@ -27,38 +26,18 @@ from kforge.agents.research.prompts import (
 )
 from kforge.agents.research.question_tree import (
     ResearchPhase,
-    ResearchPhaseContext,
 )
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentSpeaking, DataEvent
 from kforge.llm.types import Message
-from kforge.rag.focus import Focus
 
 __all__ = ["DecomposingPhase"]
 
 P = ResearchPhase
 
 
-class DecomposingPhase:
+class DecomposingPhase(ResearchHost):
     """The DECOMPOSE phase's work, part of ``ResearchAgent``."""
-
-    if TYPE_CHECKING:  # what the agent provides
-        question: str
-        corpus_name: str | None
-        params: ResearchArgs
-
-        @property
-        def rc(self) -> ResearchPhaseContext: ...
-
-        def phase_prompt(self, phase: enum.Enum) -> str: ...
-
-        def is_reentry(self, phase: enum.Enum) -> bool: ...
-
-        def _foci(self) -> list[Focus]: ...
-
-        def _about_question(self, text: str) -> bool: ...
-
-        def _restates_question(self, text: str) -> bool: ...
 
     async def _decompose(self, ctx: RunContext) -> bool:
         rc = self.rc
