@@ -4,8 +4,8 @@
 re-executed. A plain ``step(name, fn)`` records the value as the data event ``name``; an
 ``Effect`` says how another kind of effect is recorded (a tool call as a call frame and a result
 frame, a compaction decided by the state of the context) so that every effect goes through the
-same journal. An ``Effect`` is built once per kind of effect (it holds no call's values), so
-the hot path of a tool call allocates none.
+same journal. A call's own values (its start frame, its arguments) come with the call, so the
+``Effect`` of a tool call is built once, not per call.
 """
 
 from __future__ import annotations
