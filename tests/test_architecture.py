@@ -15,7 +15,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "kforge"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("record", ("errors", "extras", "jsoncodec", "frames", "store", "telemetry")),
+    ("record", ("errors", "extras", "jsoncodec", "frames", "effects", "store", "telemetry")),
     ("capabilities", ("llm", "tools", "rag", "memory", "prompts")),
     ("engine", ("engine",)),
     ("agents", ("agents",)),
@@ -140,3 +140,21 @@ def test_no_module_imports_a_higher_layer() -> None:
         if layer_of(target) > layer_of(source)
     ]
     assert upward == []
+
+
+STILL_OVER_500 = {
+    "engine/runner.py",
+    "frames.py",
+}
+"""Modules not yet split along their seams; the list only shrinks (``rag/`` is counted apart)."""
+
+
+def test_modules_stay_under_five_hundred_lines() -> None:
+    root = SRC
+    over = {
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if "rag" not in path.relative_to(root).parts
+        and len(path.read_text(encoding="utf-8").splitlines()) > 500
+    }
+    assert over <= STILL_OVER_500, f"split these along their seams: {sorted(over - STILL_OVER_500)}"

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this checkout's kforge
 
-from kforge.agents.build import agent as build_agent
+from kforge.agents.build import making as build_making
 from kforge.agents.build.workspace import Workspace
 from kforge.llm.testing.function import CallInfo, FunctionModel
 from kforge.llm.types import Message
@@ -79,7 +79,7 @@ def main(argv: list[str]) -> None:
             note(f"write {relative}")
         return record
 
-    build_agent.PythonTool = CountedPython  # type: ignore[misc]
+    build_making.PythonTool = CountedPython  # type: ignore[misc]
     Workspace.write = counted_write  # type: ignore[method-assign]
 
     async def go() -> None:

@@ -61,3 +61,16 @@ def test_a_built_in_agent_needs_no_registration_call() -> None:
     assert not hasattr(kforge.agents.react, "register")
     assert not hasattr(kforge.agents.tree, "register")
     assert {"react", "tree", "router"} <= set(AgentRegistry(BUILTIN_AGENTS).names())
+
+
+def test_built_in_agents_are_known_without_a_registration_call() -> None:
+    """Every built-in agent comes from the table alone: no agent package offers a
+    ``register()`` that would only repeat what the table already says."""
+    import importlib
+
+    for agent_type, target in BUILTIN_AGENTS.items():
+        module = target.split(":")[0]
+        package = importlib.import_module(module.removesuffix(".agent"))
+        assert not hasattr(package, "register"), f"{package.__name__}.register"
+        assert agent_type in default_registry
+        assert default_registry.factory(agent_type) is not None

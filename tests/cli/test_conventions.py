@@ -196,7 +196,7 @@ def test_ctrl_c_at_the_chat_prompt_exits_130_at_once(tmp_path: Path) -> None:
 
 
 def test_a_long_run_on_a_terminal_shows_where_it_is_and_clears_the_line() -> None:
-    from kforge.cli._common import RunStatusLine
+    from kforge.cli._follow import RunStatusLine
     from kforge.frames import ModelCall, PhaseChanged
 
     class Terminal(io.StringIO):

@@ -177,8 +177,43 @@ class CounterAgent:
         return {"values": list(self.values)}
 
 
+class JournalingAgent:
+    """One step that takes a numbered ticket through ``ctx.step`` (appending a line to the file
+    ``ledger``: an effect that must not happen twice), then dies by SIGKILL the first time,
+    before the step commits."""
+
+    agent_type = "test.journal"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        args = args or {}
+        self.ledger = str(args.get("ledger", ""))
+        self.kill_marker = str(args.get("kill_marker", ""))
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        def take_ticket(path: str, *, note: str) -> dict[str, Any]:
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(f"{note} {os.getpid()}\n")
+            return {"ticket": Path(path).read_text().count("\n"), "pid": os.getpid()}
+
+        ticket = await ctx.step("test.ticket", take_ticket, self.ledger, note="taken")
+        if self.kill_marker and not Path(self.kill_marker).exists():
+            Path(self.kill_marker).write_text("killed")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return StepOutcome(True, {"ticket": ticket}, "taken")
+
+    def get_state(self) -> dict[str, Any]:
+        return {"ledger": self.ledger, "kill_marker": self.kill_marker}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.ledger, self.kill_marker = state["ledger"], state["kill_marker"]
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
 def make_registry() -> AgentRegistry:
     registry = AgentRegistry()
     registry.register(DraftAgent.agent_type, DraftAgent)
     registry.register(CounterAgent.agent_type, CounterAgent)
+    registry.register(JournalingAgent.agent_type, JournalingAgent)
     return registry

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kforge.engine.run_context import RunContext
 from kforge.errors import ModelUnavailableError, ScriptedModelError
-from kforge.frames import Compaction, Frame, ModelCall, UsageFrame
+from kforge.frames import Compaction, Frame, ModelCall, Observation, UsageFrame
 from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.memory.compaction import (
@@ -18,6 +19,7 @@ from kforge.memory.compaction import (
     compact_context,
     compact_if_needed,
     compact_in_run,
+    compaction_step,
 )
 from kforge.memory.window import ContextWindow, EntryKind, GroundingSection, approximate_tokens
 from tests.step_context import step_context
@@ -169,6 +171,50 @@ async def test_compact_in_run_journals_the_model_call_and_emits_the_frame() -> N
     assert compaction.entries_compacted == result.entries_compacted
     assert compaction.summary == "Short summary."
     model.assert_consumed()
+
+
+async def compact_as_a_step(ctx: RunContext, window: ContextWindow) -> ContextWindow | None:
+    async def compact(started: Frame | None) -> ContextWindow:
+        return (await compact_in_run(ctx, window)).context
+
+    effect, start = compaction_step(window)
+    return await ctx.step(effect, compact, start)
+
+
+async def test_a_compaction_step_replays_where_the_first_execution_compacted() -> None:
+    committed: list[Frame] = []
+    first = step_context(ScriptedModel(["Short summary."]), committed)
+    assert await compact_as_a_step(first, filled_window(entries=1)) is None  # not due: no frame
+    first.emit(Observation(content="looked", goal_achieved=False, iteration=1))
+    assert await compact_as_a_step(first, filled_window()) is not None
+    journal = committed + first.take_pending()
+    assert [f.type for f in journal] == [
+        "agent.observation",
+        "data.context.compaction.started",
+        "model.call",
+        "usage",
+        "context.compaction",
+    ]
+    # re-executed where the context is due before the recorded compaction (memory grew in
+    # between) and not due where it compacted: the log decides, and no model is asked
+    model = ScriptedModel([])
+    again = step_context(model, [], journal=journal)
+    assert await compact_as_a_step(again, filled_window()) is None
+    again.emit(Observation(content="looked", goal_achieved=False, iteration=1))
+    assert await compact_as_a_step(again, filled_window(entries=1)) is not None
+    assert again.take_pending() == []
+    model.assert_consumed()
+
+
+async def test_a_compaction_recorded_before_its_start_was_still_replays() -> None:
+    committed: list[Frame] = []
+    first = step_context(ScriptedModel(["Short summary."]), committed)
+    await compact_in_run(first, filled_window())  # what an earlier version recorded
+    journal = committed + first.take_pending()
+    assert journal[0].type == "model.call"
+    again = step_context(ScriptedModel([]), [], journal=journal)
+    assert await compact_as_a_step(again, filled_window(entries=1)) is not None
+    assert again.take_pending() == []
 
 
 # -- properties ----------------------------------------------------------------------------------

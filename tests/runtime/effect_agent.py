@@ -93,7 +93,7 @@ class ParentAgent:
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         agents: Any = ctx.services.agents
-        chosen = await ctx.recorded("test.child", lambda: {"id": new_id()})
+        chosen = await ctx.step("test.child", lambda: {"id": new_id()})
         child = await agents.start("test.effects", {"steps": self.child_steps}, run_id=chosen["id"])
         run = await agents.settle(child, park=True)
         return StepOutcome(True, {"child": child, "status": run.status.value}, "done")

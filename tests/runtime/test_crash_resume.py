@@ -123,3 +123,26 @@ def test_checkpoint_answered_in_a_new_process(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.split()[1] == "completed"
+
+
+def test_sigkill_after_a_journaled_step_resumes_without_taking_it_again(tmp_path: Path) -> None:
+    db, ledger, marker = tmp_path / "runs.db", tmp_path / "ledger", tmp_path / "killed"
+    args = {"ledger": str(ledger), "kill_marker": str(marker)}
+    proc = worker(str(db), "start", "test.journal", json.dumps(args), "[]")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, err
+    run_id = out.split()[0]
+    first = ledger.read_text().splitlines()
+    assert len(first) == 1  # the effect happened once, and the step died before it committed
+
+    proc = worker(str(db), "resume", run_id, "[]")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.split()[1] == "completed", out
+    assert ledger.read_text().splitlines() == first  # not taken again
+    store = SQLiteStore(db)
+    run = store.get_run(run_id)
+    killed_pid = int(first[0].split()[1])
+    # the resumed step got the value the killed process recorded
+    assert run.result == {"ticket": {"ticket": 1, "pid": killed_pid}}
+    store.close()

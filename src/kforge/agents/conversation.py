@@ -93,9 +93,7 @@ async def load_session_turns(ctx: RunContext, agent_type: str) -> list[Turn] | N
     sessions = ctx.services.sessions
     if sessions is None or not sessions.session_id:
         return None
-    payload = await ctx.recorded(
-        "conversation.loaded", lambda: {"turns": sessions.turns(agent_type)}
-    )
+    payload = await ctx.step("conversation.loaded", lambda: {"turns": sessions.turns(agent_type)})
     return turns_from_args(payload.get("turns"))
 
 

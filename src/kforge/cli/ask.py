@@ -12,13 +12,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from kforge.agents.results import CitedAnswer, sources_text
-from kforge.cli._common import (
-    add_document_options,
-    open_runtime,
-    print_frame,
-    report_outcome,
-    run_interruptible,
-)
+from kforge.cli._common import add_document_options, open_runtime, run_interruptible
+from kforge.cli._follow import print_frame, report_outcome
 from kforge.errors import ValidationError
 from kforge.frames import (
     AgentStatus,

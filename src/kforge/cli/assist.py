@@ -22,13 +22,12 @@ from kforge.cli._common import (
     EXIT_OK,
     EXIT_WAITING,
     add_document_options,
-    ask_at_terminal,
     command_hint,
     open_runtime,
-    parse_answer,
     read_input_line,
     run_interruptible,
 )
+from kforge.cli._follow import ask_at_terminal, parse_answer
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.runtime.runtime import Runtime
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus

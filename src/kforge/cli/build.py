@@ -13,13 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from kforge.agents.results import BuildResult
-from kforge.cli._common import (
-    add_document_options,
-    drive_run,
-    open_runtime,
-    report_outcome,
-    run_interruptible,
-)
+from kforge.cli._common import add_document_options, open_runtime, run_interruptible
+from kforge.cli._follow import drive_run, report_outcome
 from kforge.cli.corpora import choose_corpus
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.store.base import RunRecord, RunStatus

@@ -20,17 +20,14 @@ from kforge.cli._common import (
     NoDatabaseError,
     UsageError,
     add_model_options,
-    ask_at_terminal,
     check_writable,
     command_hint,
-    drive_run,
     find_run,
     open_runtime,
     open_store,
-    parse_answer,
-    report_outcome,
     run_interruptible,
 )
+from kforge.cli._follow import ask_at_terminal, drive_run, parse_answer, report_outcome
 from kforge.cli.pending import render_pending
 from kforge.errors import (
     ForgeError,

@@ -16,16 +16,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from kforge.cli._common import (
-    add_document_options,
-    check_writable,
-    drive_run,
-    open_runtime,
-    parse_answer,
-    report_outcome,
-    report_path,
-    run_interruptible,
-)
+from kforge.cli._common import add_document_options, check_writable, open_runtime, run_interruptible
+from kforge.cli._follow import drive_run, parse_answer, report_outcome, report_path
 from kforge.cli.corpora import choose_corpus
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.store.base import RunRecord

@@ -9,20 +9,21 @@ instead of being requested again.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
+from kforge.effects import Effect, data_step
+from kforge.engine.model_calls import refuse_unrecordable, streamed
+from kforge.engine.pauses import SUBAGENTS_REASON, Answerer, ModelOutage, Parked, Suspended
 from kforge.engine.services import Services
+from kforge.engine.steps import run_step
 from kforge.errors import (
-    ModelOutputError,
     ModelUnavailableError,
     ReplayDivergenceError,
     ValidationError,
 )
 from kforge.frames import (
-    DataEvent,
     Frame,
     InteractionAnswered,
     InteractionRequested,
@@ -35,9 +36,7 @@ from kforge.frames import (
     stamped,
     unstorable_field,
 )
-from kforge.jsoncodec import dumps, loads, not_json
 from kforge.llm.base import Model
-from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.prompt_delta import PromptLog
 from kforge.llm.structured import parse_output, schema_for
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec, Usage
@@ -49,48 +48,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SUBAGENTS_REASON", "Answerer", "ModelOutage", "Parked", "RunContext", "Suspended"]
 
-SUBAGENTS_REASON = "subagents"
-"""The pause reason of a run parked until its child runs (waiting for a person) end."""
-
 F = TypeVar("F", bound=Frame)
 T = TypeVar("T")
-
-
-class Suspended(BaseException):
-    """Raised inside a step when the run must wait for a person.
-
-    A BaseException so that agent code catching ``Exception`` cannot swallow it.
-    """
-
-    def __init__(self, request: InteractionRequested) -> None:
-        super().__init__(request.prompt)
-        self.request = request
-
-
-class Parked(BaseException):
-    """Raised inside a step when the run must wait for other runs (its subagents): the run is
-    paused with ``reason`` and holds no worker; whoever finishes those runs resumes it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class ModelOutage(BaseException):
-    """Raised inside a step when the model cannot be reached (``ModelUnavailableError`` once its
-    retries are spent): the run pauses before anything from that call is recorded.
-
-    A BaseException so that no agent code catching ``Exception`` or ``ModelError`` (grading,
-    rewriting, a guardrail, a fallback) can record the outage as a verdict on the documents.
-    """
-
-    def __init__(self, error: ModelUnavailableError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-Answerer = Callable[[str, InteractionRequested], Awaitable[dict[str, Any] | None]]
-"""Answers a question inline: ``(run_id, request) -> answer``; None leaves the run to park."""
+P = ParamSpec("P")
 
 
 class RunContext:
@@ -125,7 +85,8 @@ class RunContext:
         """The token and cost limits each model call is checked against."""
         self.services: Services = Services.of(services)
         """Capabilities the runtime hands to agents: tools, corpora, memory, sessions, ..."""
-        self.step = 0
+        self.step_number = 0
+        """The step being executed (1 for the first)."""
         self._next_seq = next_seq
         self._flush = flush
         self._on_delta = on_delta
@@ -134,17 +95,15 @@ class RunContext:
         self._pending: list[Frame] = []
         self._journal: list[Frame] = []
         self._cursor = 0
-        self._replayed_ids: set[str] = set()
         self._prompts = PromptLog()
 
     # -- steps (called by the runner) ----------------------------------------------------
 
     def begin_step(self, step: int, journal: Sequence[Frame] = ()) -> None:
         """Start ``step``; ``journal`` holds the frames it already committed before it stopped."""
-        self.step = step
+        self.step_number = step
         self._journal = list(journal)
         self._cursor = 0
-        self._replayed_ids = set()
 
     def end_replay(self) -> None:
         """Drop what is left of the journal: the frames that follow are written, not matched."""
@@ -160,10 +119,6 @@ class RunContext:
         self._pending[:0] = frames
 
     @property
-    def replaying(self) -> bool:
-        return self._cursor < len(self._journal)
-
-    @property
     def last_seq(self) -> int:
         return self._next_seq - 1
 
@@ -175,16 +130,15 @@ class RunContext:
         While a step is being re-executed, a frame of the same type as the next recorded one
         is not written again: the recorded frame is returned instead.
         """
-        if self.replaying:
+        if self._cursor < len(self._journal):
             recorded = self._journal[self._cursor]
             if recorded.type != frame.type:
                 raise ReplayDivergenceError(
-                    f"run {self.run_id} step {self.step}: resumed code emitted '{frame.type}' "
+                    f"run {self.run_id} step {self.step_number}: resumed code emitted '{frame.type}' "
                     f"where the log recorded '{recorded.type}' (seq {recorded.seq}); agent code "
                     "must be deterministic given recorded model responses, tool results and answers"
                 )
             self._cursor += 1
-            self._replayed_ids.add(recorded.id)
             return recorded  # type: ignore[return-value]
         frame = stamped(frame, self.run_id, self._next_seq)
         # encoded before it is queued: a frame the store could not take fails here, at the
@@ -193,7 +147,7 @@ class RunContext:
             frame_body_json(frame)
         except (TypeError, ValueError) as exc:
             raise ValidationError(
-                f"run {self.run_id} step {self.step}: {unstorable_field(frame)}; frames must hold "
+                f"run {self.run_id} step {self.step_number}: {unstorable_field(frame)}; frames must hold "
                 "JSON values (dicts, lists, strings without lone surrogates, numbers, booleans, "
                 "None)"
             ) from exc
@@ -201,59 +155,63 @@ class RunContext:
         self._pending.append(frame)
         return frame
 
-    def replay_next(self, *types: type[F]) -> F | None:
+    def _replay_next(self, *types: type[F]) -> F | None:
         """While re-executing a step: consume and return the next recorded frame if it is one of
         ``types``; otherwise None."""
-        if self.replaying:
+        if self._cursor < len(self._journal):
             recorded = self._journal[self._cursor]
             if isinstance(recorded, types):
                 self._cursor += 1
-                self._replayed_ids.add(recorded.id)
                 return recorded
         return None
 
-    async def recorded(
-        self, name: str, effect: Callable[[], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
-    ) -> dict[str, Any]:
-        """The result of ``effect`` (a search, a clock, a file or store read: anything that is not
-        a model or tool call), the same every time the step runs.
+    @overload
+    def step(
+        self, effect: str, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs
+    ) -> Coroutine[Any, Any, T]: ...
 
-        The first execution runs ``effect`` and records its JSON object as the data event
-        ``name``; a re-execution of the step returns the recorded object without running it.
-        Both return what the record holds, so they read the same (tuples come back as lists).
+    @overload
+    def step(
+        self, effect: str, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> Coroutine[Any, Any, T]: ...
+
+    @overload
+    def step(
+        self,
+        effect: Effect[T],
+        fn: Callable[..., Awaitable[T] | T],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Coroutine[Any, Any, T | None]: ...
+
+    def step(
+        self, effect: str | Effect[Any], fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> Coroutine[Any, Any, Any]:
+        """``fn(*args, **kwargs)``, run once: a re-executed step gets the recorded value back.
+
+        Every effect that is not a model call (a search, a clock, a file or store read or
+        write, a tool call) goes through here, so a step re-executed after a pause or a crash
+        sees what its first execution saw. ``fn`` may be sync or async. With a name, the
+        value must be JSON (dicts, lists, strings, finite numbers, booleans, None); it is
+        recorded as the data event ``name``, committed before this returns, and read back
+        from the record both times (a tuple comes back as a list). An ``Effect`` says how
+        another kind of effect is recorded (``kforge.effects``).
+
+        An exception from ``fn`` is not recorded: it propagates as it is and a re-executed
+        step runs ``fn`` again. Return a failure as a value to make it part of the record.
+        Steps must come in the same order each time: a re-executed step that takes another
+        step (or another effect) where the log recorded one raises ``ReplayDivergenceError``
+        naming the seq.
         """
-        if self.replaying:
-            recorded = self._journal[self._cursor]
-            if isinstance(recorded, DataEvent) and recorded.name == name:
-                self._cursor += 1
-                self._replayed_ids.add(recorded.id)
-                return dict(recorded.payload)
-        result = effect()
-        if inspect.isawaitable(result):
-            result = await result
-        if not isinstance(result, Mapping):
-            raise ValidationError(
-                f"recorded effect '{name}' returned a {type(result).__name__}; return a dict "
-                "of JSON values so the step can be re-executed with what it saw"
-            )
-        found = not_json(dict(result))
-        if found is not None:
-            at = f" at {found[0]}" if found[0] else ""
-            raise ValidationError(
-                f"recorded effect '{name}' returned {found[1]}{at}, which JSON cannot record, "
-                "so a re-executed step would see something else; return strings, finite "
-                "numbers, booleans, null, lists and objects with string keys"
-            )
-        payload: dict[str, Any] = loads(dumps(result))
-        return dict(self.emit(DataEvent(name=name, payload=payload)).payload)
+        # the coroutine of run_step itself, not one wrapping it: a tool call pays for no extra frame
+        return run_step(
+            self, data_step(effect) if isinstance(effect, str) else effect, fn, args, kwargs
+        )
 
-    def recorded_next(self) -> Frame | None:
+    def _recorded_next(self) -> Frame | None:
         """While re-executing a step: the next recorded frame, left in place; else None."""
-        return self._journal[self._cursor] if self.replaying else None
-
-    def was_replayed(self, frame: Frame) -> bool:
-        """True when ``frame`` came from the log rather than from this execution."""
-        return frame.id in self._replayed_ids
+        return self._journal[self._cursor] if self._cursor < len(self._journal) else None
 
     def flush(self) -> None:
         """Commit the frames emitted so far (a durable point inside a step)."""
@@ -340,18 +298,18 @@ class RunContext:
         stream: bool,
         watch: Callable[[str], str | None] | None,
     ) -> ModelResponse:
-        recorded = self.replay_next(ModelCall)
+        recorded = self._replay_next(ModelCall)
         if recorded is not None:
             self._prompts.replayed(
                 purpose, recorded.seq, recorded.prompt_base, recorded.prompt_delta
             )
-            usage_frame = self.replay_next(UsageFrame)
+            usage_frame = self._replay_next(UsageFrame)
             replayed = ModelResponse.from_dict(recorded.response)
             # the state restored at the step boundary does not count calls made inside the step
             self.usage = self.usage + replayed.usage
             if usage_frame is not None and usage_frame.cost_usd is not None:
                 self.cost_usd = (self.cost_usd or 0.0) + usage_frame.cost_usd
-            while self.replay_next(LimitWarning) is not None:
+            while self._replay_next(LimitWarning) is not None:
                 pass
             return replayed
         self.check_budget()
@@ -359,8 +317,16 @@ class RunContext:
         try:
             if stream and self._on_delta is not None:
                 try:
-                    response = await self._streamed(
-                        messages, settings, tools, output_schema, purpose, watch
+                    response = await streamed(
+                        self.model,
+                        self._on_delta,
+                        self.run_id,
+                        messages,
+                        settings,
+                        tools,
+                        output_schema,
+                        purpose,
+                        watch,
                     )
                 except NotImplementedError:  # a model that cannot stream answers whole
                     response = await self.model.complete(
@@ -379,7 +345,7 @@ class RunContext:
         self.usage = self.usage + response.usage
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
-        self._refuse_unrecordable(response)
+        refuse_unrecordable(self.model, response)
         base, delta = self._prompts.delta(purpose, messages)
         call = self.emit(
             ModelCall(
@@ -409,69 +375,6 @@ class RunContext:
         self.flush()
         self._prompts.sent(purpose, call.seq, messages)
         return response
-
-    async def _streamed(
-        self,
-        messages: Sequence[Message],
-        settings: ModelSettings | None,
-        tools: Sequence[ToolSpec],
-        output_schema: dict[str, Any] | None,
-        purpose: str,
-        watch: Callable[[str], str | None] | None = None,
-    ) -> ModelResponse:
-        assert self._on_delta is not None
-        final: ModelResponse | None = None
-        streamed: list[str] = []
-        events = self.model.stream(messages, settings, tools=tools, output_schema=output_schema)
-        try:
-            async for event in events:
-                if event.delta:
-                    self._on_delta(TokenDelta(self.run_id, event.delta, purpose))
-                    streamed.append(event.delta)
-                    kept = watch("".join(streamed)) if watch is not None else None
-                    if kept is not None:
-                        return ModelResponse(
-                            text=kept,
-                            usage=Usage(
-                                estimate_messages_tokens(messages), estimate_text_tokens(kept)
-                            ),
-                            model=self.model.name,
-                            finish_reason="stopped",
-                        )
-                if event.response is not None:
-                    final = event.response
-        finally:
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()  # stops the generation at once, not when it is collected
-        if final is None:
-            raise ModelOutputError(f"model {self.model.name} ended its stream without a response")
-        return final
-
-    def _refuse_unrecordable(self, response: ModelResponse) -> None:
-        """A re-executed step must see the reply the first execution saw, so a reply holding
-        what the record cannot keep as it is (NaN, infinities) is refused before it is used."""
-        if not_json([[c.arguments for c in response.tool_calls], response.parsed]) is None:
-            return
-        problems: list[tuple[str, str]] = []
-        for call in response.tool_calls:
-            for name, value in call.arguments.items():
-                found = not_json({name: value})
-                if found is not None:
-                    at = f" at {found[0]}" if found[0] != name else ""
-                    problems.append((f"tool call '{call.name}', argument '{name}'{at}", found[1]))
-        found = not_json(response.parsed)
-        if found is not None:
-            problems.append(
-                ("structured output" + (f" at {found[0]}" if found[0] else ""), found[1])
-            )
-        if problems:
-            where, what = problems[0]
-            raise ModelOutputError(
-                f"model {response.model or self.model.name} replied with {what} in {where}, "
-                "which JSON cannot record, so a re-executed step would see something else; "
-                "ask for a finite number, or for the value as a string"
-            )
 
     def check_budget(self) -> None:
         """The hard stop: ``LimitExceededError`` (which pauses the run) once a token or cost
@@ -508,7 +411,7 @@ class RunContext:
         the runtime's query-user handler first, when one is set: its answer is recorded the
         same way and the step goes on without pausing.
         """
-        request = self.replay_next(InteractionRequested)
+        request = self._replay_next(InteractionRequested)
         if request is None:
             request = self.emit(
                 InteractionRequested(
@@ -520,7 +423,7 @@ class RunContext:
                 )
             )
         else:
-            answer = self.replay_next(InteractionAnswered)
+            answer = self._replay_next(InteractionAnswered)
             if answer is not None:
                 return dict(answer.answer)
         if self._answerer is not None and kind == "question":

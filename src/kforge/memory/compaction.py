@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, TypeVar
 
+from kforge.effects import Effect
 from kforge.errors import ForgeError, ModelError, ScriptedModelError
-from kforge.frames import Compaction, Frame
+from kforge.frames import Compaction, DataEvent, ErrorFrame, Frame, ModelCall
 from kforge.llm.base import CompleteFn
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.memory.window import ContextEntry, ContextWindow, CountTokens
@@ -27,6 +28,7 @@ __all__ = [
     "compact_context",
     "compact_if_needed",
     "compact_in_run",
+    "compaction_step",
     "journaled_complete",
 ]
 
@@ -176,6 +178,43 @@ async def compact_in_run(
     )
     run.emit(result.to_frame())
     return result
+
+
+COMPACTION_STARTED = "context.compaction.started"
+"""The data event that records a compaction's start: a re-executed step compacts where its
+first execution did, whatever the context holds by then."""
+
+
+def compaction_step(window: ContextWindow, overhead: int = 0) -> tuple[Effect[Any], Frame]:
+    """A compaction as a journaled step: ``ctx.step(effect, compact, start)`` with the effect
+    and start frame returned here. It happens when the context (plus ``overhead`` tokens sent
+    beside it) is past its threshold, and that decision is recorded by the start, since what
+    fills the context (lessons from memory) may differ on replay. The compaction itself is
+    re-executed from its recorded model call."""
+
+    def due() -> bool:
+        return bool(window.history) and window.needs_compaction(overhead)
+
+    effect: Effect[Any] = Effect(
+        name="context compaction",
+        record=None,
+        starts=True,
+        when=due,
+        earlier=_earlier_compaction,
+    )
+    start = DataEvent(
+        name=COMPACTION_STARTED, payload={"tokens": window.token_count, "overhead": overhead}
+    )
+    return effect, start
+
+
+def _earlier_compaction(frame: Frame) -> bool:
+    """A compaction recorded before its start was: its model call, frame or error comes first."""
+    return (
+        isinstance(frame, Compaction)
+        or (isinstance(frame, ModelCall) and frame.purpose == "context.compaction")
+        or (isinstance(frame, ErrorFrame) and frame.error_type == "CompactionError")
+    )
 
 
 def journaled_complete(run: RunHandle, purpose: str) -> CompleteFn:

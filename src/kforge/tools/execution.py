@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from kforge.effects import Effect
 from kforge.errors import ModelUnavailableError, ToolArgumentsError, ToolError
 from kforge.frames import Frame, ToolCallFrame, ToolResultFrame, new_id
 from kforge.llm.base import Model
@@ -39,7 +40,7 @@ APPROVAL_SERVICE = "tool_approval"
 CACHE_SERVICE = "tool_cache"
 """Former ``ctx.services`` key of the run's ``ToolResultCache``: now ``Services.cache``."""
 
-F = TypeVar("F", bound=Frame)
+T = TypeVar("T")
 
 
 class ToolServices(Protocol):
@@ -69,13 +70,14 @@ class ToolRunContext(Protocol):
     @property
     def services(self) -> ToolServices: ...
 
-    def emit(self, frame: F) -> F: ...
-
-    def replay_next(self, *types: type[F]) -> F | None: ...
-
-    def was_replayed(self, frame: Frame) -> bool: ...
-
-    def flush(self) -> None: ...
+    def step(
+        self,
+        effect: Effect[T],
+        fn: Callable[..., Awaitable[T] | T],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Coroutine[Any, Any, T | None]: ...
 
     async def ask(
         self,
@@ -85,6 +87,11 @@ class ToolRunContext(Protocol):
         options: Sequence[str] = (),
         payload: dict[str, Any] | None = None,
     ) -> dict[str, Any]: ...
+
+
+_Done = tuple[ToolResult, bool, float, ToolCallFrame | None]
+"""A call's result, whether it came from the cache, how long it took (ms), and its call frame
+as recorded (None when read back from the log)."""
 
 
 async def execute_tool(
@@ -105,6 +112,8 @@ async def execute_tool(
 
     ``reasoning``, ``iteration`` and ``plan_frame_id`` say why the agent called it and go into
     the call frame; ``call_id`` (default: a new id) pairs the call with its result frame.
+    The call is one journaled step (``RunContext.step``): its call frame is written before it
+    runs (and commits first when the tool is not read-only), its result frame after.
     """
     policy = policy or ctx.services.approval or ApprovalPolicy()
     if cache is None:
@@ -136,51 +145,40 @@ async def execute_tool(
             why = str(answer.get("reason") or "").strip()
             rejection = f"a person rejected the call to '{tool.name}'" + (f": {why}" if why else "")
 
-    start = ctx.emit(
-        ToolCallFrame(
-            tool_name=tool.name,
-            call_id=call_id or new_id(),
-            arguments=_as_dict(arguments),
-            reasoning=reasoning,
-            read_only=safe,
-            iteration=iteration,
-            plan_frame_id=plan_frame_id,
-        )
+    start = ToolCallFrame(
+        tool_name=tool.name,
+        call_id=call_id or new_id(),
+        arguments=_as_dict(arguments),
+        reasoning=reasoning,
+        read_only=safe,
+        iteration=iteration,
+        plan_frame_id=plan_frame_id,
     )
-    recorded = _replayed_result(ctx)
-    if recorded is not None:
-        return recorded
-    if ctx.was_replayed(start) and not safe:
-        return _finish(ctx, start, _outcome_unknown(tool.name, start.call_id), 0.0)
 
-    started = time.perf_counter()
+    refused: ToolResult | None = None
     if broken is not None:
-        return _finish(ctx, start, ToolResult.error(broken, kind="tool_error"), started)
-    if problems:
-        failed = ToolResult.error(
+        refused = ToolResult.error(broken, kind="tool_error")
+    elif problems:
+        refused = ToolResult.error(
             tool.validator.message(problems),
             kind="invalid_arguments",
             details={"problems": [p.to_dict() for p in problems]},
         )
-        return _finish(ctx, start, failed, started)
-    if rejection is not None:
-        return _finish(ctx, start, ToolResult.error(rejection, kind="rejected"), started)
-    if safe and cache is not None:
-        hit = cache.get(tool.name, arguments)
-        if hit is not None:
-            return _finish(ctx, start, hit, started, cached=True)
-    if not safe:
-        ctx.flush()  # the start must be durable before the side effect happens
-    context = ToolContext(
-        run_id=ctx.run_id,
-        call_id=start.call_id,
-        services=ctx.services.as_mapping(),
-        model=ctx.model,
+    elif rejection is not None:
+        refused = ToolResult.error(rejection, kind="rejected")
+    done = await ctx.step(
+        _SAFE_CALL if safe else _UNSAFE_CALL,
+        _call,
+        start,
+        ctx,
+        tool,
+        arguments,
+        refused,
+        cache if safe else None,
+        timeout_s,
     )
-    result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)
-    if safe and cache is not None:
-        cache.put(tool.name, arguments, result)
-    return _finish(ctx, start, result, started)
+    assert done is not None
+    return done[0]
 
 
 async def execute_call(
@@ -209,25 +207,24 @@ async def execute_call(
             policy=policy,
             cache=cache,
         )
-    start = ctx.emit(
-        ToolCallFrame(
-            tool_name=call.name,
-            call_id=call.id or new_id(),
-            arguments=_as_dict(call.arguments),
-            reasoning=reasoning,
-            read_only=True,
-            iteration=iteration,
-            plan_frame_id=plan_frame_id,
-        )
+    start = ToolCallFrame(
+        tool_name=call.name,
+        call_id=call.id or new_id(),
+        arguments=_as_dict(call.arguments),
+        reasoning=reasoning,
+        read_only=True,
+        iteration=iteration,
+        plan_frame_id=plan_frame_id,
     )
-    recorded = _replayed_result(ctx)
-    if recorded is not None:
-        return recorded
-    available = ", ".join(registry.names()) or "none"
-    unknown = ToolResult.error(
-        f"unknown tool '{call.name}'; available tools: {available}", kind="unknown_tool"
-    )
-    return _finish(ctx, start, unknown, time.perf_counter())
+
+    def unknown(recorded: ToolCallFrame) -> _Done:
+        available = ", ".join(registry.names()) or "none"
+        error = f"unknown tool '{call.name}'; available tools: {available}"
+        return ToolResult.error(error, kind="unknown_tool"), False, 0.0, recorded
+
+    done = await ctx.step(_SAFE_CALL, unknown, start)
+    assert done is not None
+    return done[0]
 
 
 async def run_tool(
@@ -272,38 +269,92 @@ async def run_tool(
     return result
 
 
-def _replayed_result(ctx: ToolRunContext) -> ToolResult | None:
-    done = ctx.replay_next(ToolResultFrame)
-    if done is None:
-        return None
-    if done.result:
-        return ToolResult.from_dict(done.result)
-    return ToolResult.success(done.summary) if done.success else ToolResult.error(done.error)
-
-
-def _finish(
+async def _call(
+    recorded: ToolCallFrame,
     ctx: ToolRunContext,
-    start: ToolCallFrame,
-    result: ToolResult,
-    started: float,
-    *,
-    cached: bool = False,
-) -> ToolResult:
-    elapsed_ms = round((time.perf_counter() - started) * 1000, 3) if started else 0.0
-    error = result.summary(1000) if result.is_error else ""
-    ctx.emit(
-        ToolResultFrame(
-            tool_name=start.tool_name,
-            call_id=start.call_id,
-            success=not result.is_error,
-            summary=error or result.summary(),
-            error=error,
-            result=result.to_dict(),
-            execution_time_ms=elapsed_ms,
-            cached=cached,
-        )
+    tool: Tool,
+    arguments: dict[str, Any],
+    refused: ToolResult | None,
+    cache: ToolResultCache | None,
+    timeout_s: float | None,
+) -> _Done:
+    """The call itself, once its call frame is on record (``cache`` only for a safe tool)."""
+    started = time.perf_counter()
+    if refused is not None:
+        return refused, False, _since(started), recorded
+    if cache is not None:
+        hit = cache.get(tool.name, arguments)
+        if hit is not None:
+            return hit, True, _since(started), recorded
+    context = ToolContext(
+        run_id=ctx.run_id,
+        call_id=recorded.call_id,
+        services=ctx.services.as_mapping(),
+        model=ctx.model,
     )
-    return result
+    result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)
+    if cache is not None:
+        cache.put(tool.name, arguments, result)
+    return result, False, _since(started), recorded
+
+
+def _record(done: _Done) -> Frame:
+    result, cached, elapsed_ms, start = done
+    assert start is not None
+    error = result.summary(1000) if result.is_error else ""
+    return ToolResultFrame(
+        tool_name=start.tool_name,
+        call_id=start.call_id,
+        success=not result.is_error,
+        summary=error or result.summary(),
+        error=error,
+        result=result.to_dict(),
+        execution_time_ms=elapsed_ms,
+        cached=cached,
+    )
+
+
+def _is_result(frame: Frame) -> bool:
+    return isinstance(frame, ToolResultFrame)
+
+
+def _restored(frame: Frame) -> _Done:
+    assert isinstance(frame, ToolResultFrame)
+    if frame.result:
+        result = ToolResult.from_dict(frame.result)
+    else:
+        result = (
+            ToolResult.success(frame.summary) if frame.success else ToolResult.error(frame.error)
+        )
+    return result, frame.cached, frame.execution_time_ms, None
+
+
+def _unknown(start: Frame) -> _Done:
+    assert isinstance(start, ToolCallFrame)
+    return _outcome_unknown(start.tool_name, start.call_id), False, 0.0, start
+
+
+def _call_effect(safe: bool) -> Effect[_Done]:
+    """A tool call as a journaled step: its call frame (the first argument), then its result
+    frame. Committed with the step, not at once: a kill before repeats only a safe call."""
+    return Effect(
+        name="tool call",
+        starts=True,
+        repeatable=safe,
+        record=_record,
+        restore=_restored,
+        matches=_is_result,
+        unknown=_unknown,
+        durable=False,
+    )
+
+
+_SAFE_CALL = _call_effect(True)
+_UNSAFE_CALL = _call_effect(False)
+
+
+def _since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def _outcome_unknown(tool_name: str, call_id: str) -> ToolResult:

@@ -37,14 +37,13 @@ from kforge.frames import (
     AgentAction,
     AgentControl,
     AgentResponse,
-    Compaction,
     ErrorFrame,
-    ModelCall,
+    Frame,
     Observation,
     Plan,
 )
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall
-from kforge.memory.compaction import CompactionError, compact_in_run
+from kforge.memory.compaction import CompactionError, compact_in_run, compaction_step
 from kforge.memory.episodic import EpisodicMemory, call_key
 from kforge.memory.window import ContextWindow
 from kforge.tools.execution import execute_call
@@ -433,38 +432,33 @@ class ReactLoop:
         if described is not None:
             sent += window.count_tokens(json.dumps(described))
         overhead = max(0, sent - window.token_count)
-        if not _compaction_due(ctx, window, overhead):
-            return messages
         # The summary gets a quarter of the room the threshold leaves the context and the whole
         # context aims at three quarters of it: a summary filling all the room would settle
         # just under the threshold and be summarised again at the next call.
         room = max(0, int(window.threshold * window.max_tokens) - overhead)
-        try:
-            result = await compact_in_run(
-                run, window, max_summary_tokens=min(1024, room // 4), fit_within=room * 3 // 4
-            )
-        except CompactionError as exc:
-            ctx.emit(ErrorFrame(error_type="CompactionError", message=str(exc), recoverable=True))
+
+        async def compact(started: Frame | None) -> ContextWindow | None:
+            try:
+                result = await compact_in_run(
+                    run, window, max_summary_tokens=min(1024, room // 4), fit_within=room * 3 // 4
+                )
+            except CompactionError as exc:
+                ctx.emit(
+                    ErrorFrame(error_type="CompactionError", message=str(exc), recoverable=True)
+                )
+                return None
+            return result.context
+
+        effect, start = compaction_step(window, overhead)
+        compacted = await ctx.step(effect, compact, start)
+        if compacted is None:  # not due, or it could not shrink the context
             return messages
-        self.state.window = result.context
+        self.state.window = compacted
         return merge_messages([*self.state.window.to_messages(system), Message.user(request)])
 
     def _observed(self, ctx: RunContext, content: str) -> None:
         self.state.observations.append(content)
         self.state.context_window(ctx).add("observation", content)
-
-
-def _compaction_due(ctx: RunContext, window: ContextWindow, overhead: int) -> bool:
-    recorded = ctx.recorded_next()
-    if recorded is not None:
-        # A re-executed step compacts where its first execution did: the lessons in the system
-        # prompt come from memory, which may have grown in between.
-        return (
-            isinstance(recorded, Compaction)
-            or (isinstance(recorded, ModelCall) and recorded.purpose == "context.compaction")
-            or (isinstance(recorded, ErrorFrame) and recorded.error_type == "CompactionError")
-        )
-    return bool(window.history) and window.needs_compaction(overhead)
 
 
 def _implicit_reasoning(decision: Decision) -> str:

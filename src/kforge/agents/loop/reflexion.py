@@ -294,7 +294,7 @@ class Reflexion:
                 }
             return payload
 
-        chosen = (await ctx.recorded("reflexion.alternative", verdict)).get("alternative")
+        chosen = (await ctx.step("reflexion.alternative", verdict)).get("alternative")
         if not isinstance(chosen, dict):
             return None
         return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))

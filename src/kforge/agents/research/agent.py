@@ -13,28 +13,21 @@ import re
 from typing import Any, ClassVar
 
 from kforge.agents.decisions import decide as _decide
+from kforge.agents.research.answering import AnsweringPhase
 from kforge.agents.research.arguments import ResearchArgs
-from kforge.agents.research.decompose import Part
-from kforge.agents.research.evidence import gather_evidence, source_record
+from kforge.agents.research.decomposing import DecomposingPhase
 from kforge.agents.research.planning import (
-    CategoryCheck,
     about_question,
     check_category,
-    foci,
-    main_document,
-    passage_parts,
-    plan_parts,
 )
 from kforge.agents.research.prompts import (
-    DISCOVERY_PROMPT,
+    DECISION,
+    ECHO_SOURCES,
     GAPS_PROMPT,
     INITIAL_PROMPTS,
-    Breakdown,
-    CategoryQuestions,
-    Discovery,
+    WRITING,
     Expansion,
     Gaps,
-    new_category_request,
 )
 from kforge.agents.research.question_tree import (
     QUESTION_WORDS,
@@ -45,7 +38,6 @@ from kforge.agents.research.question_tree import (
 )
 from kforge.agents.research.report import render_report
 from kforge.agents.research.writing import (
-    Written,
     frontier_from_headings,
     usable_frontier_question,
     write_grounded,
@@ -57,7 +49,7 @@ from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
 from kforge.engine.run_context import RunContext
 from kforge.errors import ValidationError
-from kforge.frames import AgentSpeaking, AgentThinking, CheckpointKind, DataEvent
+from kforge.frames import CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.rag.focus import Focus, question_focus
@@ -67,15 +59,10 @@ from kforge.rag.types import Chunk
 
 __all__ = ["ResearchAgent"]
 
-ECHO_SOURCES = (*INITIAL_PROMPTS.values(), DISCOVERY_PROMPT, GAPS_PROMPT)
-"""The instructions a category name must not be echoed from."""
-
 P = ResearchPhase
-DECISION = ModelSettings(temperature=0.1, max_tokens=400)
-WRITING = ModelSettings(temperature=0.2, max_tokens=400)
 
 
-class ResearchAgent(ForgeAgent):
+class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
     agent_type = "research"
     result_type: ClassVar[type[AgentResult]] = Report
     context_class = ResearchPhaseContext
@@ -160,205 +147,6 @@ class ResearchAgent(ForgeAgent):
         if phase == P.EXPAND:
             return await self._expand(ctx)
         return True
-
-    async def _decompose(self, ctx: RunContext) -> bool:
-        rc = self.rc
-        trigger = rc.backward_trigger if self.is_reentry(P.DECOMPOSE) else None
-        if trigger == "user_modification":
-            return True  # the person edited the tree; show it again at the checkpoint
-        if rc.discovered_categories:
-            for name in list(rc.discovered_categories):
-                category = rc.add_category(name)
-                ctx.emit(DataEvent(name="category.added", payload=dict(category)))
-                proposed = await _decide(
-                    ctx,
-                    [
-                        Message.system(self.phase_prompt(P.DECOMPOSE)),
-                        Message.user(new_category_request(self.question, name)),
-                    ],
-                    DECISION,
-                    CategoryQuestions,
-                    "decompose.new_category",
-                )
-                for text in proposed.questions if proposed else []:
-                    if self._about_question(f"{name} {text}"):
-                        self._add_question(ctx, category, text)
-                if not category["question_ids"]:
-                    self._add_question(ctx, category, f"What about {name} for {self.question}")
-            rc.discovered_categories = []
-            return True
-        if trigger is not None and rc.categories:
-            # rejected at the checkpoint: start the tree again, guided by the reason
-            rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
-            rc.synthesized_categories, rc.category_insights = [], {}
-        parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
-        rc.focus = [f.to_dict() for f in foci(self.question, passages)]
-        rc.documents = [d for d in [main_document(self.question, passages)] if d]
-        for part in parts:
-            self._add_part(ctx, part)
-        user = f"Research question: {self.question}"
-        if trigger:
-            user += f"\nThe previous breakdown was rejected because: {trigger}"
-        breakdown = await _decide(
-            ctx,
-            [Message.system(self.phase_prompt(P.DECOMPOSE)), Message.user(user)],
-            DECISION,
-            Breakdown,
-            "decompose",
-        )
-        for item in breakdown.categories if breakdown else []:
-            check = await check_category(
-                ctx,
-                self.corpus_name,
-                item.name,
-                question=self.question,
-                existing=[c["name"] for c in rc.categories],
-                focus=self._foci(),
-                questions=item.questions,
-                instructions=[self.phase_prompt(P.DECOMPOSE), *ECHO_SOURCES],
-            )
-            if not check.accepted:
-                self._refused(ctx, check)
-                continue
-            category = rc.add_category(check.name)
-            ctx.emit(DataEvent(name="category.added", payload=dict(category)))
-            for text in item.questions:
-                if self._restates_question(text):
-                    continue  # the parts ask the question itself
-                if self._about_question(text):
-                    self._add_question(ctx, category, text)
-            if not category["question_ids"]:
-                rc.categories.remove(category)
-        for part in passage_parts(self.question, passages, [c["name"] for c in rc.categories]):
-            self._add_part(ctx, part)
-        if not rc.questions:
-            category = rc.add_category(self.question.strip(" ?") or self.question)
-            self._add_question(ctx, category, self.question)
-        ctx.emit(
-            AgentSpeaking(
-                text=f"Planned {len(rc.questions)} questions in {len(rc.categories)} categories."
-            )
-        )
-        return True
-
-    def _add_part(self, ctx: RunContext, part: Part) -> None:
-        category = self.rc.add_category(part.category)
-        if not category["question_ids"]:
-            ctx.emit(DataEvent(name="category.added", payload=dict(category)))
-        self._add_question(ctx, category, part.question)
-        if not category["question_ids"]:
-            self.rc.categories.remove(category)
-
-    def _refused(self, ctx: RunContext, check: CategoryCheck) -> None:
-        if check.name:
-            ctx.emit(
-                DataEvent(
-                    name="category.refused", payload={"name": check.name, "why": check.reason}
-                )
-            )
-
-    def _add_question(self, ctx: RunContext, category: dict[str, Any], text: Any) -> None:
-        question = self.rc.add_question(category, str(text))
-        if question is not None:
-            ctx.emit(DataEvent(name="question.added", payload=dict(question)))
-
-    async def _answer_next(self, ctx: RunContext) -> bool:
-        rc = self.rc
-        pending = rc.unanswered()
-        if not pending:
-            return True
-        question = pending[0]
-        ctx.emit(AgentThinking(message=f"Answering: {question['text']}"))
-        style = self._style(ctx)
-        evidence = await gather_evidence(
-            ctx,
-            question["text"],
-            self.params,
-            lexical=style == "extractive",
-            weighed=True,
-            documents=rc.documents,
-        )
-        passages = [p.as_chunk() for p in evidence.passages]
-        if passages:
-            written = await write_grounded(
-                ctx,
-                question["text"],
-                passages,
-                style=style,
-                purpose="answer",
-                settings=WRITING,
-                system=self.initial_prompt(P.ANSWER),
-                exclude=self._said(),
-            )
-        else:
-            written = Written([], "none", "no relevant passages")
-        source_ids: list[str] = []
-        segments: list[dict[str, Any]] = []
-        for segment in written.segments:
-            record = source_record(
-                evidence.passages[segment["source"]], {s["id"] for s in rc.sources}
-            )
-            existing = next((s for s in rc.sources if s["chunk_id"] == record["chunk_id"]), None)
-            if existing is None:
-                rc.sources.append(record)
-                ctx.emit(DataEvent(name="source.found", payload=dict(record)))
-                existing = record
-            if existing["id"] not in source_ids:
-                source_ids.append(existing["id"])
-            segments.append({"text": segment["text"], "source_id": existing["id"]})
-        text = written.text or (
-            "No passage in the documents answers this question."
-            if style == "extractive" or not evidence.fallback
-            else await self._model_only(ctx, question["text"])
-        )
-        rc.answers[question["id"]] = {
-            "text": text,
-            "segments": segments,
-            "source_ids": source_ids,
-            "fallback": not segments,
-            "disclaimer": evidence.disclaimer if not segments else None,
-            "queries": list(evidence.queries),
-            "path": written.path,
-        }
-        rc.answered_questions.append(question["id"])
-        ctx.emit(
-            DataEvent(
-                name="answer.added",
-                payload={
-                    "question_id": question["id"],
-                    "sources": source_ids,
-                    "fallback": not segments,
-                    "path": written.path,
-                },
-            )
-        )
-        if self._may_backtrack("new_category_discovered"):
-            categories = ", ".join(c["name"] for c in rc.categories)
-            discovery = await _decide(
-                ctx,
-                [
-                    Message.system(DISCOVERY_PROMPT),
-                    Message.user(
-                        f"Categories: {categories}\nQuestion: {question['text']}\n"
-                        f"Answer: {text[:600]}"
-                    ),
-                ],
-                DECISION,
-                Discovery,
-                "answer.discover",
-            )
-            new_category = await self._discovered(ctx, discovery.new_category if discovery else "")
-            if new_category:
-                rc.discovered_categories.append(new_category)
-                rc.backtracks["new_category_discovered"] = (
-                    rc.backtracks.get("new_category_discovered", 0) + 1
-                )
-                rc.backward_trigger_detail = (
-                    f"answering '{question['text']}' revealed '{new_category}'"
-                )
-                ctx.emit(DataEvent(name="category.discovered", payload={"name": new_category}))
-                return True
-        return not rc.unanswered()
 
     async def _synthesize_next(self, ctx: RunContext) -> bool:
         rc = self.rc

@@ -128,7 +128,7 @@ async def gather_evidence(
 
     focus: Focus | None = None
     if weighed:
-        focus = Focus.from_dict((await ctx.recorded(FOCUS_EVENT, read_focus))["focus"])
+        focus = Focus.from_dict((await ctx.step(FOCUS_EVENT, read_focus))["focus"])
     config = RAGConfig(
         k=max(args.k, LEXICAL_HITS) if lexical and weighed else args.k,
         max_rewrites=args.max_rewrites,
@@ -150,7 +150,7 @@ async def gather_evidence(
                     found = [h for h in found if h.chunk.file in within][:k]
                 return {"query": query[:300], "hits": [hit.to_dict() for hit in found]}
 
-            payload = await ctx.recorded(HITS_EVENT, hits)
+            payload = await ctx.step(HITS_EVENT, hits)
             return [SearchHit.from_dict(hit) for hit in payload.get("hits", [])]
 
         return search

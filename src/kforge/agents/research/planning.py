@@ -124,7 +124,7 @@ async def plan_parts(
             "focus": [question_focus(q, statistics).to_dict() for q in asked],
         }
 
-    return parts, await ctx.recorded(PASSAGES_EVENT, passages)
+    return parts, await ctx.step(PASSAGES_EVENT, passages)
 
 
 def _holding(question: str, passages: dict[str, Any]) -> list[dict[str, Any]]:
@@ -235,7 +235,7 @@ async def check_category(
                 holds.append(chunk.id)
         return {"name": name, "chunks": holds}
 
-    chunks = list((await ctx.recorded(NAMES_EVENT, saying)).get("chunks", []))
+    chunks = list((await ctx.step(NAMES_EVENT, saying)).get("chunks", []))
     if not chunks and not in_question:
         return CategoryCheck(
             name=name, accepted=False, reason="neither the question nor the documents say it"

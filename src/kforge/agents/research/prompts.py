@@ -7,12 +7,16 @@ from typing import Annotated
 from pydantic import BaseModel
 
 from kforge.llm.structured import decoder_bounds
+from kforge.llm.types import ModelSettings
 from kforge.prompts import prompt_text
 
 __all__ = [
+    "DECISION",
     "DISCOVERY_PROMPT",
+    "ECHO_SOURCES",
     "GAPS_PROMPT",
     "INITIAL_PROMPTS",
+    "WRITING",
     "AdjacentQuestion",
     "Breakdown",
     "Category",
@@ -85,3 +89,11 @@ class Expansion(BaseModel):
     """Questions next to the research question, worth exploring next."""
 
     questions: Annotated[list[AdjacentQuestion], decoder_bounds(max_items=4)]
+
+
+ECHO_SOURCES = (*INITIAL_PROMPTS.values(), DISCOVERY_PROMPT, GAPS_PROMPT)
+"""The instructions a category name must not be echoed from."""
+DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+"""Settings of the agent's typed decisions (a breakdown, a discovery, gaps)."""
+WRITING = ModelSettings(temperature=0.2, max_tokens=400)
+"""Settings of what the agent writes (answers, insights, questions to explore)."""

@@ -171,7 +171,7 @@ async def frontier_from_headings(
             candidates.append({"heading": heading, "file": chunk.file})
         return {"candidates": candidates}
 
-    candidates = (await ctx.recorded(FRONTIER_EVENT, unused_headings)).get("candidates", [])
+    candidates = (await ctx.step(FRONTIER_EVENT, unused_headings)).get("candidates", [])
     out: list[dict[str, str]] = []
     focus = set(key_terms(question))
     for item in candidates:

@@ -1,8 +1,9 @@
 """The router agent: a guardrail, a typed routing decision, tool rounds, graded passages, and
 one answering pipeline.
 
-``agent`` holds the agent and its state machine; ``schema`` its typed replies and prompts,
-``guardrail`` the scope check, ``tools`` the search tools, ``answer`` the model-only answer.
+``agent`` holds the agent and its state machine, ``state`` its arguments and saved state,
+``grading`` its grading node; ``schema`` its typed replies and prompts, ``guardrail`` the scope
+check, ``tools`` the search tools, ``answer`` the model-only answer.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from kforge.agents.router.agent import (
     RouterAgent,
     RouterArgs,
     RouterState,
-    register,
 )
 
-__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState"]

@@ -9,24 +9,16 @@ otherwise), and its ``[n]`` markers are the numbers of the answer's own Sources.
 ``agent.status`` frames named guardrail, out_of_scope, routing, executing, tool_start,
 tool_end, grading and generation.
 
-Args: ``question`` (required); ``corpus`` (name of the document collection); ``history``
-(earlier turns as ``{question, answer}``; when absent, the earlier turns of the run's session are
-read from the store); ``web_search`` (offer web search); ``max_iterations`` (tool rounds, 3);
-``k`` (passages per search, 5; a question comparing two items also searches each item on its
-own, beyond ``max_iterations``); ``max_tokens`` (of the answer); ``scope`` (what is in scope);
-``guardrail`` (false skips it); ``answer`` (``extractive`` or ``generative``; default: what the
-model's provider says).
+Args: ``RouterArgs`` (``state.py``); ``question`` is required. A question comparing two items
+also searches each item on its own, beyond ``max_iterations``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, ClassVar
+from dataclasses import replace
+from typing import Any, ClassVar
 
-from pydantic import Field
-
-from kforge.agents.builtin import default_registry
 from kforge.agents.conversation import (
     Turn,
     format_history,
@@ -38,9 +30,12 @@ from kforge.agents.decisions import structured
 from kforge.agents.react import service_tools
 from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer, short_answer
+from kforge.agents.router.grading import GradingNode
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
 from kforge.agents.router.schema import RouterDecision, router_reply, router_system
+from kforge.agents.router.state import RouterArgs, RouterState
 from kforge.agents.router.tools import (
+    ACTION_HELP,
     MAX_K,
     RETRIEVE,
     WEB_SEARCH,
@@ -49,7 +44,6 @@ from kforge.agents.router.tools import (
 )
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
-from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
@@ -64,95 +58,24 @@ from kforge.frames import (
 )
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
-from kforge.memory.compaction import journaled_complete
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
-from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.question import read_question
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
-from kforge.rag.types import Chunk, SearchHit
+from kforge.rag.types import Chunk
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
-__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState", "register"]
+__all__ = ["DEFAULT_SCOPE", "RouterAgent", "RouterArgs", "RouterState"]
 
 DEFAULT_SCOPE = "the topics of the user's documents and closely related technical subjects"
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
-_LINKED = 2
-"""Documents named by the relevant passages that join them (the second hop)."""
-_ACTION_HELP = {
-    RETRIEVE: "- retrieve_chunks: search the user's documents; give a search query.",
-    WEB_SEARCH: "- web_search: search the web, for recent events or topics the documents lack; "
-    "give a search query.",
-}
 
 
-Positive = Annotated[int, Field(ge=1)]
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class RouterArgs:
-    """The router agent's arguments (see the module docstring)."""
-
-    question: str = ""
-    corpus: str | None = None
-    """The document collection (default: ``kforge.rag.DEFAULT_CORPUS``)."""
-    history: list[dict[str, Any]] | None = None
-    """Earlier turns as ``{question, answer}``; absent: the session's earlier turns."""
-    web_search: bool = False
-    max_iterations: Positive = 3
-    """Tool rounds."""
-    k: Positive = 5
-    """Passages per search (at most ``MAX_K``)."""
-    max_tokens: Positive = 400
-    """Of the answer."""
-    scope: str | None = None
-    guardrail: bool = True
-    answer: AnswerStyle | None = None
-    """``extractive`` or ``generative``; default: what the model's provider says."""
-
-
-@dataclass(eq=False)
-class RouterState:
-    """Where the turn is: saved after each step and restored by field name."""
-
-    node: str = "guardrail"
-    """The graph node the next step runs: guardrail, router, executor, grading, generate, done."""
-    iteration: int = 0
-    """Tool rounds done (each a routing decision and its execution)."""
-    route: list[str] = field(default_factory=list)
-    queries: list[str] = field(default_factory=list)
-    tools_used: list[str] = field(default_factory=list)
-    pending: dict[str, Any] | None = None
-    """The tool call chosen by the router node, run by the executor node."""
-    hits: list[dict[str, Any]] = field(default_factory=list)
-    passages: list[dict[str, Any]] = field(default_factory=list)
-    router_failures: int = 0
-    answer: str = ""
-    citations: list[dict[str, Any]] = field(default_factory=list)
-    out_of_scope: bool = False
-    fallback: bool = False
-    conversational: bool = False
-    """A greeting or thanks: answered without searching, and without the fallback note."""
-    answer_path: str = ""
-    """Which path wrote the answer (extractive, generative, ...), and why, in the result."""
-    answer_reason: str = ""
-    search_question: str = ""
-    """What is searched and graded: the question, or with the previous one when it follows up."""
-    focus: dict[str, Any] | None = None
-    """The focus of ``search_question`` in the corpus (``kforge.rag.focus``), as first read."""
-    closest: list[dict[str, Any]] = field(default_factory=list)
-    """Passages found but not relevant, for "See also" when the documents do not say."""
-    refused: bool = False
-    """The answer says the documents do not say (or the question is out of scope)."""
-    short_answer: str = ""
-    """The answer's direct answer line (empty for a refusal or an answer without sources)."""
-
-
-class RouterAgent:
+class RouterAgent(GradingNode):
     """Answers one turn of a conversation from documents (and the web, when configured)."""
 
     agent_type = "router"
@@ -265,7 +188,7 @@ class RouterAgent:
                 "focus": question_focus(searched, statistics).to_dict(),
             }
 
-        payload = await ctx.recorded("rag.focus", read)
+        payload = await ctx.step("rag.focus", read)
         self.state.search_question = str(payload.get("search_question") or question)
         self.state.focus = dict(payload.get("focus") or {})
 
@@ -373,7 +296,7 @@ class RouterAgent:
         self.state.node = "executor"
 
     def _router_messages(self) -> list[Message]:
-        actions = "\n".join(_ACTION_HELP[a] for a in self.actions)
+        actions = "\n".join(ACTION_HELP[a] for a in self.actions)
         parts = [format_history(self.turns)] if self.turns else []
         parts.append(f"Question: {self.question}")
         if self.state.passages:
@@ -461,75 +384,6 @@ class RouterAgent:
         return WebSearchTool()
 
     # -- grading ------------------------------------------------------------------------------
-
-    async def _grade(self, ctx: RunContext) -> None:
-        self._status(ctx, "grading")
-        query = self.state.queries[-1] if self.state.queries else self.question
-        hits = [SearchHit.from_dict(h) for h in self.state.hits]
-        background = format_history(self.turns, max_turns=2)
-        lexical = self._style(ctx) == "extractive"
-        # graded against what the user asked, not against the query that found them; the
-        # search for one compared item, against the part of the question that names it
-        focus = self._focus()
-        if query in read_question(self._first_query()).options and focus.within(query).terms:
-            focus = focus.within(query)
-        graded = await grade_results(
-            self._first_query(),
-            hits,
-            journaled_complete(ctx, "grading"),
-            context=background,
-            lexical=lexical,
-            focus=focus,
-        )
-        relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
-        found = [(g.hit.chunk, g.reasoning) for g in relevant]
-        self._keep_closest([g.hit.chunk for g in graded if not g.relevant])
-        if relevant and all(g.hit.retriever != "web" for g in relevant):
-            found += await self._linked(ctx, [g.hit.chunk for g in relevant])
-        for chunk, reasoning in found:
-            record = {**chunk.to_dict(), "location": chunk.location}
-            self.state.passages.append(record)
-            ctx.emit(
-                DataEvent(
-                    name="source.found",
-                    payload={
-                        "file": record["file"],
-                        "location": record["location"],
-                        "chunk_id": record["id"],
-                        "reasoning": reasoning,
-                    },
-                )
-            )
-        ctx.emit(
-            Observation(
-                content=f"{len(relevant)} of {len(graded)} passages are relevant to {query!r}",
-                goal_achieved=bool(relevant),
-                iteration=self.state.iteration,
-            )
-        )
-        self.state.hits = []
-        self.state.node = self._after_tool_round()
-
-    def _keep_closest(self, chunks: list[Chunk]) -> None:
-        known = [Chunk.from_dict(c) for c in self.state.closest]
-        closest = self._focus().closest([*known, *chunks])
-        self.state.closest = [c.to_dict() for c in closest]
-
-    async def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
-        """Documents the question or the relevant passages name by title: the second hop of a
-        question such as "what did the actress who played X do later?". Recorded, like every
-        corpus read."""
-        known = {p["source"] for p in self.state.passages} | {c.source for c in relevant}
-        text = " ".join([self.question, *(c.text for c in relevant)])
-
-        def linked() -> dict[str, Any]:
-            corpus = ctx.corpus(self.corpus_name)
-            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
-            return {"chunks": [c.to_dict() for c in chunks]}
-
-        payload = await ctx.recorded("rag.linked", linked)
-        chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
-        return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
 
     # -- generation ---------------------------------------------------------------------------
 
@@ -642,9 +496,3 @@ _NODES: dict[str, Callable[[RouterAgent, RunContext], Awaitable[None]]] = {
     "generate": RouterAgent._generate,
 }
 """The graph: what each node does; each sets ``state.node`` to the next one (``done`` ends)."""
-
-
-def register(registry: AgentRegistry = default_registry) -> None:
-    """Register the ``router`` agent type (does nothing when it is already registered)."""
-    if RouterAgent.agent_type not in registry:
-        registry.register(RouterAgent.agent_type, RouterAgent)

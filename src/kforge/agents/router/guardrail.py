@@ -71,7 +71,7 @@ async def scope_evidence(
             holds = focus.holds_any(chunks)
         return {"terms": [t.text for t in focus.terms], "matched": list(best), "holds": holds}
 
-    payload = await ctx.recorded("guardrail.evidence", held_terms)
+    payload = await ctx.step("guardrail.evidence", held_terms)
     terms = tuple(str(t) for t in payload.get("terms", []))
     matched = tuple(str(t) for t in payload.get("matched", []))
     # evidence recorded before it said whether the focus is held: two terms were a match

@@ -12,13 +12,26 @@ from kforge.rag.types import Chunk, SearchHit
 from kforge.tools.base import Tool
 from kforge.tools.result import ToolResult
 
-__all__ = ["MAX_K", "RETRIEVE", "WEB_SEARCH", "passages_from_result", "retrieve_tool"]
+__all__ = [
+    "ACTION_HELP",
+    "MAX_K",
+    "RETRIEVE",
+    "WEB_SEARCH",
+    "passages_from_result",
+    "retrieve_tool",
+]
 
 RETRIEVE = "retrieve_chunks"
 WEB_SEARCH = "web_search"
 """The router's name for the web search action; the tool behind it may be named otherwise."""
 MAX_K = 20
 """The most passages one search may return."""
+ACTION_HELP = {
+    RETRIEVE: "- retrieve_chunks: search the user's documents; give a search query.",
+    WEB_SEARCH: "- web_search: search the web, for recent events or topics the documents lack; "
+    "give a search query.",
+}
+"""How the routing prompt describes each tool action."""
 
 
 def retrieve_tool(corpus: Corpus) -> Tool:

@@ -45,11 +45,12 @@ from kforge.agents.tree.questions import (
 from kforge.agents.tree.state import TreeState
 from kforge.agents.tree.subagents import Steered, TreeSpawner, collect
 from kforge.agents.tree.summary import compose_summary, uncertainties
+from kforge.effects import Effect
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
 from kforge.engine.run_context import RunContext
 from kforge.errors import ConfigurationError, ValidationError
-from kforge.frames import AgentSpeaking, AgentThinking, DataEvent, PhaseChanged, new_id
+from kforge.frames import AgentSpeaking, AgentThinking, DataEvent, Frame, PhaseChanged, new_id
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelSettings, ToolCall
 from kforge.rag.compose import Segment
@@ -63,6 +64,20 @@ DECISION = ModelSettings(temperature=0.0, max_tokens=200)
 EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
 _CONTINUE = StepOutcome()
 _CHECKED = "tree.intervention_check"
+
+
+def _never() -> bool:
+    return False
+
+
+def _replayed(started: Frame | None) -> bool:
+    return True
+
+
+_CHECKED_FIRST: Effect[bool] = Effect(name=_CHECKED, record=None, starts=True, when=_never)
+"""Steps recorded in the earlier order (the check before the results) are replayed so."""
+
+
 _Reply = TypeVar("_Reply")
 
 
@@ -205,13 +220,11 @@ class TreeAgent:
         results: a step parked until they end leaves nothing to replay, so an intervention
         that wakes it is applied before it runs again."""
         state = self.state
-        journal = ctx.recorded_next()
-        checked_first = isinstance(journal, DataEvent) and journal.name == _CHECKED
-        if checked_first:
-            self._checked(ctx)  # a step recorded in the earlier order, re-executed
+        # a step recorded in the earlier order (the check before the results), re-executed
+        checked_first = await ctx.step(_CHECKED_FIRST, _replayed, self._checked_frame())
         if state.subagents:
             try:
-                recorded = await ctx.recorded(
+                recorded = await ctx.step(
                     "tree.subagents.results",
                     lambda: collect(self._spawner(ctx), ctx, state.subagents),
                 )
@@ -225,9 +238,12 @@ class TreeAgent:
         self._goto(ctx, "summary", "subagents collected")
 
     def _checked(self, ctx: RunContext) -> None:
+        ctx.emit(self._checked_frame())
+
+    def _checked_frame(self) -> DataEvent:
         state = self.state
         payload = {"comments": state.comments, "modified": bool(state.modifications)}
-        ctx.emit(DataEvent(name=_CHECKED, payload=payload))
+        return DataEvent(name=_CHECKED, payload=payload)
 
     async def _summary(self, ctx: RunContext) -> StepOutcome:
         state = self.state
@@ -350,7 +366,7 @@ class TreeAgent:
         """Start one child run per subquestion. Their ids are recorded before any starts, so a
         step re-executed after a crash starts each child once."""
         spawner = self._spawner(ctx)
-        planned = await ctx.recorded(
+        planned = await ctx.step(
             "tree.subagents.planned",
             lambda: {"subagents": [{"id": new_id(), "prompt": p} for p in prompts]},
         )

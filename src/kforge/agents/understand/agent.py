@@ -16,33 +16,25 @@ from __future__ import annotations
 import enum
 from typing import Any, ClassVar
 
-from kforge.agents.cited import cited_text
 from kforge.agents.decisions import decide
 from kforge.agents.research.decompose import overlaps
-from kforge.agents.research.question_tree import clean_question, slug, topic_name
-from kforge.agents.research.writing import question_from_title, usable_frontier_question
+from kforge.agents.research.question_tree import slug, topic_name
+from kforge.agents.research.writing import question_from_title
 from kforge.agents.results import AgentResult, Report
 from kforge.agents.understand.arguments import UnderstandArgs
+from kforge.agents.understand.calibrating import CalibratingPhase
 from kforge.agents.understand.context import UnderstandPhase, UnderstandPhaseContext
 from kforge.agents.understand.learner import (
-    assess_answers,
-    grade_answer,
-    is_unsure,
-    merge_assessment,
+    LEVELS,
 )
 from kforge.agents.understand.prompts import (
-    ASSESS_PROMPT,
-    CHECK_PROMPT,
-    GRADE_PROMPT,
+    DECISION,
     REMEDIAL_PROMPT,
-    Assessment,
-    Calibration,
-    CheckQuestion,
     Diagnosis,
-    Grade,
     Remedial,
 )
 from kforge.agents.understand.record import render_record
+from kforge.agents.understand.teaching import TeachingPhase
 from kforge.agents.understand.topics import subjects_of
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
@@ -51,18 +43,16 @@ from kforge.engine.run_context import RunContext
 from kforge.errors import ValidationError
 from kforge.frames import AgentSpeaking, CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
-from kforge.llm.types import Message, ModelSettings
+from kforge.llm.types import Message
 from kforge.prompts import phase_prompt as library_prompt
 from kforge.rag.grounded import AnswerStyle
 
 __all__ = ["UnderstandAgent"]
 
 P = UnderstandPhase
-DECISION = ModelSettings(temperature=0.1, max_tokens=400)
-LEVELS = ("known", "partial", "unknown")
 
 
-class UnderstandAgent(ForgeAgent):
+class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
     agent_type = "understand"
     result_type: ClassVar[type[AgentResult]] = Report
     context_class = UnderstandPhaseContext
@@ -176,155 +166,6 @@ class UnderstandAgent(ForgeAgent):
         return True
 
     # CALIBRATE: prepare questions for this visit, ask one per step, then assess
-
-    async def _calibrate(self, ctx: RunContext) -> bool:
-        rc = self.rc
-        visit = rc.phase_visits.get(P.CALIBRATE.value, 1)
-        if rc.backward_trigger == "user_modification" and self.is_reentry(P.CALIBRATE):
-            rc.calibrated = True
-            return True  # the learner corrected the state; show it again at the checkpoint
-        if rc.prepared_visit != visit:
-            rc.prepared_visit = visit
-            rc.calibrated = False
-            if visit == 1:
-                await self._first_questions(ctx)
-            else:
-                self._follow_up_questions(ctx)
-        pending = rc.unanswered()
-        if pending:
-            question = pending[0]
-            answer = await ctx.ask(
-                question["text"],
-                kind="question",
-                payload={"topic": self.topic, "purpose": question["purpose"]},
-            )
-            question["answer"] = " ".join(str(answer.get("text", "")).split())
-            ctx.emit(
-                DataEvent(
-                    name="calibration.answered",
-                    payload={"question": question["text"], "purpose": question["purpose"]},
-                )
-            )
-            if len(pending) > 1:
-                return False
-        await self._assess(ctx)
-        rc.calibrated = True
-        return True
-
-    async def _first_questions(self, ctx: RunContext) -> None:
-        rc = self.rc
-        subjects = await subjects_of(ctx, self.params.corpus, self.topic)
-        if not subjects:  # said before the learner is asked anything
-            self._nothing_to_teach()
-        reply: Calibration | None = None
-        if self._style(ctx) == "generative":  # a small model names no usable concept
-            reply = await decide(
-                ctx,
-                [
-                    Message.system(self.phase_prompt(P.CALIBRATE)),
-                    Message.user(f"Topic: {self.topic}"),
-                ],
-                DECISION,
-                Calibration,
-                "calibrate",
-            )
-        concepts = [n for n in (topic_name(c.name) for c in (reply.concepts if reply else [])) if n]
-        if len(concepts) < 2:
-            concepts += [s.concept for s in subjects if s.concept not in concepts]
-        concepts = concepts[:2]
-        self._add_question(ctx, f"What do you already know about {self.topic}?", "background")
-        if self.params.background:
-            rc.questions[-1]["answer"] = self.params.background
-        self._add_question(
-            ctx, f"What do you want to be able to do once you understand {self.topic}?", "goal"
-        )
-        proposed = [
-            q
-            for q in (clean_question(t) for t in (reply.check_questions if reply else []))
-            if q and usable_frontier_question(q, self.initial_prompt(P.CALIBRATE))
-        ]
-        for concept in concepts:
-            mentions = [q for q in proposed if concept.lower() in q.lower()]
-            text = (
-                mentions[0]
-                if mentions
-                else (
-                    f"In a sentence or two, what do you understand by {concept.lower()}? "
-                    "(Say 'not sure' if you don't know.)"
-                )
-            )
-            self._add_question(ctx, text, "concept", concept)
-
-    def _follow_up_questions(self, ctx: RunContext) -> None:
-        """Re-entry: ask only about what sent us back."""
-        rc = self.rc
-        for gap in rc.gaps:
-            self._add_question(
-                ctx,
-                f"Before we go on: what do you know about {gap.lower()}? "
-                "(A sentence, or 'not sure'.)",
-                "concept",
-                gap,
-            )
-        if rc.recalibrate:
-            self._add_question(
-                ctx,
-                f"I may have misjudged what you know ({rc.recalibrate}). Which parts of "
-                f"{self.topic} are you comfortable with, and which are new to you?",
-                "follow_up",
-            )
-            rc.recalibrate = ""
-        trigger = rc.backward_trigger or ""
-        if not rc.unanswered() and trigger not in ("", "user_modification"):
-            # rejected at the checkpoint: the reason is the learner's own correction
-            self._add_question(ctx, "What did the knowledge state get wrong?", "follow_up")
-            rc.questions[-1]["answer"] = trigger
-
-    def _add_question(self, ctx: RunContext, text: str, purpose: str, concept: str = "") -> None:
-        record = {
-            "id": slug(text, {q["id"] for q in self.rc.questions}, "k-"),
-            "text": text,
-            "purpose": purpose,
-            "concept": concept,
-            "answer": None,
-        }
-        self.rc.questions.append(record)
-        ctx.emit(
-            DataEvent(
-                name="calibration.question",
-                payload={k: record[k] for k in ("id", "text", "purpose")},
-            )
-        )
-
-    async def _assess(self, ctx: RunContext) -> None:
-        rc = self.rc
-        concepts = list(
-            dict.fromkeys(
-                [q["concept"] for q in rc.questions if q.get("concept")]
-                + [c for level in LEVELS for c in rc.knowledge.get(level, [])]
-            )
-        )
-        state = assess_answers(concepts, rc.questions, rc.knowledge)
-        if self._style(ctx) == "generative":
-            answers = "\n".join(f"Q: {q['text']}\nA: {q['answer']}" for q in rc.questions)
-            reply = await decide(
-                ctx,
-                [
-                    Message.system(ASSESS_PROMPT),
-                    Message.user(
-                        f"Topic: {self.topic}\nConcepts: {', '.join(concepts)}\n\n{answers}"
-                    ),
-                ],
-                DECISION,
-                Assessment,
-                "calibrate.assess",
-            )
-            if reply is not None:
-                state = merge_assessment(state, reply)
-        rc.knowledge = state
-        ctx.emit(DataEvent(name="knowledge.assessed", payload=dict(state)))
-
-    # DIAGNOSE: objectives on the first visit; on re-entry only what sent us back
 
     async def _diagnose(self, ctx: RunContext) -> bool:
         rc = self.rc
@@ -497,159 +338,6 @@ class UnderstandAgent(ForgeAgent):
 
     # TEACH: explain (one step), then ask and grade (the next)
 
-    async def _teach(self, ctx: RunContext) -> bool:
-        rc = self.rc
-        todo = rc.to_teach()
-        if not todo:
-            return True
-        objective = todo[0]
-        rc.current = objective["id"]
-        if objective["status"] == "pending":
-            await self._explain(ctx, objective)
-            return False
-        answer = await ctx.ask(
-            objective["check_question"],
-            kind="question",
-            payload={
-                "topic": self.topic,
-                "objective": objective["text"],
-                "explanation": self._explanation_text(objective),
-                "sources": [
-                    f"[{n}] {s['file']} ({s['location']})"
-                    for n, s in self._numbered(objective["source_ids"])
-                ],
-            },
-        )
-        objective["answer"] = " ".join(str(answer.get("text", "")).split())
-        await self._grade(ctx, objective)
-        rc.last_graded = objective["id"]
-        return True
-
-    async def _explain(self, ctx: RunContext, objective: dict[str, Any]) -> None:
-        rc = self.rc
-        said = {s["text"] for o in rc.objectives for s in o["explanation"]}
-        cited = await cited_text(
-            ctx,
-            objective["text"],
-            self.search,
-            rc.sources,
-            style=self._style(ctx),
-            purpose="teach",
-            system=self.phase_prompt(P.TEACH),
-            exclude=said,
-            files=objective.get("files") or (),
-        )
-        for record in cited.new_sources:
-            rc.sources.append(record)
-            ctx.emit(DataEvent(name="source.found", payload=dict(record)))
-        objective["attempts"] += 1
-        if cited.segments:
-            objective["explanation"] = cited.segments
-            objective["source_ids"] = cited.source_ids
-        elif not objective["explanation"]:
-            objective["explanation"] = [
-                {
-                    "text": f"The documents do not explain {objective['concept'].lower()}; "
-                    "look for a source on it before going on.",
-                    "source_id": "",
-                }
-            ]
-        question = f"In your own words: {_lower_first(objective['question'])}"
-        if not question.endswith("?"):
-            question = question.rstrip(".") + "?"
-        if self._style(ctx) == "generative" and cited.segments:
-            reply = await decide(
-                ctx,
-                [
-                    Message.system(CHECK_PROMPT),
-                    Message.user(f"Objective: {objective['text']}\nExplanation: {cited.text}"),
-                ],
-                DECISION,
-                CheckQuestion,
-                "teach.check_question",
-            )
-            proposed = clean_question(reply.question) if reply else ""
-            if proposed and usable_frontier_question(proposed, CHECK_PROMPT):
-                question = proposed
-        objective["check_question"] = question
-        objective["status"] = "explained"
-        ctx.emit(
-            DataEvent(
-                name="objective.explained",
-                payload={
-                    "id": objective["id"],
-                    "sources": objective["source_ids"],
-                    "path": cited.path,
-                    "check_question": question,
-                },
-            )
-        )
-
-    async def _grade(self, ctx: RunContext, objective: dict[str, Any]) -> None:
-        rc = self.rc
-        explanation = " ".join(s["text"] for s in objective["explanation"])
-        read = [str(s.get("text", "")) for s in rc.sources if s["id"] in objective["source_ids"]]
-        understood, feedback = grade_answer(
-            objective["answer"], explanation, objective["check_question"], read
-        )
-        missing = ""
-        if self._style(ctx) == "generative" and not is_unsure(objective["answer"]):
-            reply = await decide(
-                ctx,
-                [
-                    Message.system(GRADE_PROMPT),
-                    Message.user(
-                        f"Explanation: {explanation}\nCheck question: "
-                        f"{objective['check_question']}\nLearner's answer: {objective['answer']}"
-                    ),
-                ],
-                DECISION,
-                Grade,
-                "teach.grade",
-            )
-            if reply is not None:
-                understood = reply.understood
-                feedback = " ".join(reply.feedback.split()) or feedback
-                missing = topic_name(reply.missing_prerequisite)
-        objective["feedback"] = feedback
-        reviewed = rc.objective(objective["remedial_for"]) if objective["remedial_for"] else None
-        if reviewed is not None and reviewed["status"] == "reviewing":
-            reviewed["status"] = "passed" if understood else "open"
-        known = {c.lower() for c in rc.knowledge.get("known", [])}
-        if understood:
-            objective["status"] = "passed"
-        elif (
-            missing
-            and missing.lower() not in known
-            and missing.lower() != objective["concept"].lower()
-            and self._may_backtrack("fundamental_prerequisite_gap")
-        ):
-            objective["status"] = "gap"
-            rc.gaps.append(missing)
-            self._count(
-                "fundamental_prerequisite_gap",
-                f"the answer to '{objective['check_question']}' shows '{missing}' is missing",
-            )
-        elif self._may_backtrack("check_question_failed") and not objective["remedial_for"]:
-            objective["status"] = "failed"
-            rc.failed.append(objective["id"])
-            self._count(
-                "check_question_failed", f"the check of '{objective['text']}' was not passed"
-            )
-        else:
-            objective["status"] = "open"  # not understood yet; left for the learner to revisit
-        ctx.emit(
-            DataEvent(
-                name="check.graded",
-                payload={
-                    "id": objective["id"],
-                    "understood": understood,
-                    "status": objective["status"],
-                    "feedback": feedback,
-                },
-            )
-        )
-
     def _count(self, trigger: str, detail: str) -> None:
         self.rc.backtracks[trigger] = self.rc.backtracks.get(trigger, 0) + 1
         self.rc.backward_trigger_detail = detail
@@ -753,7 +441,3 @@ class UnderstandAgent(ForgeAgent):
         rc = self.rc
         passed = sum(1 for o in rc.objectives if o["status"] == "passed")
         return f"{passed} of {len(rc.objectives)} learning objectives understood"
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

@@ -14,9 +14,10 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import split_sentences
 
-__all__ = ["assess_answers", "grade_answer", "is_unsure", "merge_assessment"]
+__all__ = ["LEVELS", "assess_answers", "grade_answer", "is_unsure", "merge_assessment"]
 
-_LEVELS = ("known", "partial", "unknown")
+LEVELS = ("known", "partial", "unknown")
+"""How well the learner knows a concept, best first."""
 
 _UNSURE = re.compile(
     r"\b(don'?t know|do not know|no idea|not sure|unsure|dunno|no clue|never heard|nothing|"
@@ -136,10 +137,10 @@ def _hint(facts: list[tuple[str, set[str]]]) -> str:
 
 def merge_assessment(state: dict[str, Any], reply: Assessment) -> dict[str, Any]:
     """The model's assessment where it names usable concepts; the answers' reading elsewhere."""
-    merged = {level: list(state.get(level, [])) for level in _LEVELS}
-    for level in _LEVELS:
+    merged = {level: list(state.get(level, [])) for level in LEVELS}
+    for level in LEVELS:
         for name in (n for n in (topic_name(x) for x in getattr(reply, level)) if n):
-            for other in _LEVELS:
+            for other in LEVELS:
                 if name in merged[other]:
                     merged[other].remove(name)
             merged[level].append(name)

@@ -7,11 +7,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel
 
 from kforge.llm.structured import decoder_bounds
+from kforge.llm.types import ModelSettings
 from kforge.prompts import prompt_text
 
 __all__ = [
     "ASSESS_PROMPT",
     "CHECK_PROMPT",
+    "DECISION",
     "GRADE_PROMPT",
     "REMEDIAL_PROMPT",
     "Assessment",
@@ -89,3 +91,7 @@ class Grade(BaseModel):
     understood: bool
     feedback: Short
     missing_prerequisite: Name
+
+
+DECISION = ModelSettings(temperature=0.1, max_tokens=400)
+"""Settings of the agent's typed decisions and gradings."""

@@ -55,7 +55,7 @@ async def subjects_of(ctx: RunContext, corpus: str | None, topic: str) -> list[S
         ]
         return {"passages": found}
 
-    recorded = await ctx.recorded(PASSAGES_EVENT, passages)
+    recorded = await ctx.step(PASSAGES_EVENT, passages)
     subjects: list[tuple[str, list[str]]] = []
     for item in recorded.get("passages", []):
         names = [n for n in (topic_name(item.get("heading")), topic_name(item.get("title"))) if n]

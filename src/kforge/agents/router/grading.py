@@ -1,0 +1,112 @@
+"""The router agent's grading node: the passages found are graded against the question,
+the relevant ones kept (with the documents they name by title), the others remembered as the
+closest for "See also"."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kforge.agents.conversation import Turn, format_history
+from kforge.agents.router.state import RouterState
+from kforge.engine.run_context import RunContext
+from kforge.frames import DataEvent, Observation
+from kforge.memory.compaction import journaled_complete
+from kforge.rag.focus import Focus
+from kforge.rag.grading import grade_results
+from kforge.rag.grounded import AnswerStyle
+from kforge.rag.question import read_question
+from kforge.rag.types import Chunk, SearchHit
+
+__all__ = ["GradingNode"]
+
+_LINKED = 2
+"""Documents named by title that one grading adds at most."""
+
+
+class GradingNode:
+    """The grading node's work, part of ``RouterAgent``."""
+
+    if TYPE_CHECKING:  # what the agent provides
+        state: RouterState
+        question: str
+        corpus_name: str | None
+        turns: list[Turn]
+
+        def _status(self, ctx: RunContext, step: str, tool: str | None = None) -> None: ...
+
+        def _style(self, ctx: RunContext) -> AnswerStyle: ...
+
+        def _focus(self) -> Focus: ...
+
+        def _first_query(self) -> str: ...
+
+        def _after_tool_round(self) -> str: ...
+
+    async def _grade(self, ctx: RunContext) -> None:
+        self._status(ctx, "grading")
+        query = self.state.queries[-1] if self.state.queries else self.question
+        hits = [SearchHit.from_dict(h) for h in self.state.hits]
+        background = format_history(self.turns, max_turns=2)
+        lexical = self._style(ctx) == "extractive"
+        # graded against what the user asked, not against the query that found them; the
+        # search for one compared item, against the part of the question that names it
+        focus = self._focus()
+        if query in read_question(self._first_query()).options and focus.within(query).terms:
+            focus = focus.within(query)
+        graded = await grade_results(
+            self._first_query(),
+            hits,
+            journaled_complete(ctx, "grading"),
+            context=background,
+            lexical=lexical,
+            focus=focus,
+        )
+        relevant = [g for g in graded if g.relevant]  # in the search's order: the ranker ranks
+        found = [(g.hit.chunk, g.reasoning) for g in relevant]
+        self._keep_closest([g.hit.chunk for g in graded if not g.relevant])
+        if relevant and all(g.hit.retriever != "web" for g in relevant):
+            found += await self._linked(ctx, [g.hit.chunk for g in relevant])
+        for chunk, reasoning in found:
+            record = {**chunk.to_dict(), "location": chunk.location}
+            self.state.passages.append(record)
+            ctx.emit(
+                DataEvent(
+                    name="source.found",
+                    payload={
+                        "file": record["file"],
+                        "location": record["location"],
+                        "chunk_id": record["id"],
+                        "reasoning": reasoning,
+                    },
+                )
+            )
+        ctx.emit(
+            Observation(
+                content=f"{len(relevant)} of {len(graded)} passages are relevant to {query!r}",
+                goal_achieved=bool(relevant),
+                iteration=self.state.iteration,
+            )
+        )
+        self.state.hits = []
+        self.state.node = self._after_tool_round()
+
+    def _keep_closest(self, chunks: list[Chunk]) -> None:
+        known = [Chunk.from_dict(c) for c in self.state.closest]
+        closest = self._focus().closest([*known, *chunks])
+        self.state.closest = [c.to_dict() for c in closest]
+
+    async def _linked(self, ctx: RunContext, relevant: list[Chunk]) -> list[tuple[Chunk, str]]:
+        """Documents the question or the relevant passages name by title: the second hop of a
+        question such as "what did the actress who played X do later?". Recorded, like every
+        corpus read."""
+        known = {p["source"] for p in self.state.passages} | {c.source for c in relevant}
+        text = " ".join([self.question, *(c.text for c in relevant)])
+
+        def linked() -> dict[str, Any]:
+            corpus = ctx.corpus(self.corpus_name)
+            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
+            return {"chunks": [c.to_dict() for c in chunks]}
+
+        payload = await ctx.step("rag.linked", linked)
+        chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
+        return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
