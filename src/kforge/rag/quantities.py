@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from kforge.rag.question import Question
+
+class _Asked(Protocol):
+    """What ``asked_units`` reads of a question (``kforge.rag.question.Question``, which
+    imports this module)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
 
 __all__ = [
     "NUMBER",
@@ -118,7 +126,7 @@ def counts(text: str, noun: str, question: str) -> bool:
     return False
 
 
-def asked_units(question: Question) -> frozenset[str]:
+def asked_units(question: _Asked) -> frozenset[str]:
     """The units a quantity question asks in without naming them: sizes for "how big", "how
     large", "the size of"; durations for "how long", a timeout or an interval."""
     text = question.text.lower()
