@@ -19,6 +19,7 @@ class _Asked(Protocol):
     @property
     def text(self) -> str: ...
 
+
 __all__ = [
     "NUMBER",
     "asked_units",
