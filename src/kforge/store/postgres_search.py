@@ -207,7 +207,7 @@ class _BlockPostings:
 def _dense(span: int, postings: int) -> bool:
     """Whether sums are kept in an array over the whole ``span`` of rows the ``postings``
     name (else over the rows they name, which costs a sort)."""
-    return span <= 4 * postings + 65536
+    return span <= 4 * postings
 
 
 def _shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
