@@ -46,7 +46,7 @@ def test_search_ranks_as_a_full_bm25_index(
 ) -> None:
     """For any passages and query, the pruned search returns the same scores as scoring every
     posting (the order of equal scores aside); the first round reads one term's postings."""
-    monkeypatch.setattr("kforge.store.passages._MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     name = f"p{next(_names)}"
     store.put_sources(name, [source(f"s{i:02d}", p) for i, p in enumerate(passages)])
     full = BM25Index()
@@ -156,7 +156,7 @@ def test_pruned_search_of_larger_indexes_equals_scoring_every_posting(
     them removed later, the search that skips postings (of common terms, of passages that
     cannot reach the top k) ranks as scoring every posting would; the first round reads one
     term's postings, and blocks are read in stretches wherever a store keeps them so."""
-    monkeypatch.setattr("kforge.store.passages._MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     monkeypatch.setattr("kforge.store.postgres_search._WHOLE_SHARE", 2.0)
     sources, cuts, removed = corpus
     name = f"p{next(_names)}"
