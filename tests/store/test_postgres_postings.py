@@ -88,6 +88,10 @@ def test_an_index_of_the_earlier_layout_migrates_and_searches_the_same(postgres_
     del sources["a"]
     assert_searches(store, sources)
     assert store.document_frequencies("c", ["cat", "fish"]) == {"cat": 2, "fish": 0}
+    assert {len(skips) > 0 for *_, skips in _blocks(postgres_url)} == {True, False}
+    store.settle_index()  # blocks of the earlier layout are put in passage order
+    assert {len(skips) > 0 for *_, skips in _blocks(postgres_url)} == {True}
+    assert_searches(store, sources)
     store.close()
 
 
@@ -205,10 +209,12 @@ def test_blocks_keep_passage_order_and_a_skip_list_through_writes_merges_and_pur
     store.close()
 
 
-def test_a_block_without_a_skip_list_is_read_whole_and_merges_stay_so(postgres_url: str) -> None:
+def test_a_block_without_a_skip_list_is_read_whole_until_the_index_settles(
+    postgres_url: str,
+) -> None:
     """A merge of blocks whose passages interleave (writers of one index at once) cannot keep
     passage order; such a block has an empty skip list, is read whole, and so is what merging
-    it makes."""
+    it makes, until settling the index rewrites it in order."""
     store = PostgresStore(postgres_url)
     sources = {f"s{i:03d}": [{"cat": 1 + i % 4, f"t{i % 3}": 1}] for i in range(300)}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
@@ -219,5 +225,10 @@ def test_a_block_without_a_skip_list_is_read_whole_and_merges_stay_so(postgres_u
         sources[key] = [{"cat": 3, "t1": 2}]
         store.put_sources("c", [indexed_source(key, *sources[key])])
     assert {len(skips) for term, level, _, _, skips in _blocks(postgres_url) if level == 1} == {0}
+    assert_best(store, sources, (["cat"], ["t1", "cat"], ["t0", "t2", "cat"]), 5)
+    store.settle_index()
+    blocks = _blocks(postgres_url)
+    assert {len(skips) > 0 for *_, skips in blocks} == {True}
+    assert {level for _, level, *_ in blocks} == {32767}
     assert_best(store, sources, (["cat"], ["t1", "cat"], ["t0", "t2", "cat"]), 5)
     store.close()

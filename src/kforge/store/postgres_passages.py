@@ -7,6 +7,7 @@ and searched by the same MaxScore as the other stores (``postgres_search``): the
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections import Counter
@@ -294,6 +295,13 @@ class PostgresPassages:
         return [loads(r[0]) for r in rows]
 
     def settle_index(self) -> None:
+        # blocks not in passage order (of an earlier layout, or of writers at once) are read
+        # whole by a search: each group of their terms is rewritten in order in a transaction
+        # of its own
+        with self._conn() as conn:
+            groups = postings.unordered(conn)
+        for ix, terms in groups:
+            self._write(functools.partial(_rewrite, ix=ix, terms=terms))
         # the planner's row counts, and the space of merged blocks and of rows a purge
         # rewrote; autovacuum would do it too, minutes later
         with self._conn() as conn:
@@ -320,6 +328,10 @@ class PostgresPassages:
     ) -> list[tuple[str, float]]:
         with self._conn() as conn:
             return postgres_search.search(conn, index, terms, k, k1=k1, b=b)
+
+
+def _rewrite(conn: Any, *, ix: int, terms: Sequence[str]) -> None:
+    postings.rewrite(conn, ix, terms)
 
 
 def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> dict[str, int]:

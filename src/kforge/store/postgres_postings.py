@@ -43,7 +43,9 @@ __all__ = [
     "merge",
     "purge",
     "record_dtype",
+    "rewrite",
     "tombstones_due",
+    "unordered",
     "write_blocks",
 ]
 
@@ -121,28 +123,11 @@ SKIP_LISTS = (
     # SKIP-th record
     _SKIPS_SQL,
     "ALTER TABLE search_blocks ADD COLUMN skips bytea NOT NULL DEFAULT ''",
-    # merges concatenated blocks in write order, which concurrent writers can interleave, and
-    # purges wrote records in the order the server returned them: each term's blocks become
-    # one base block in passage order (as migration 4 made them), with its skip list; the
-    # records are cut from a copy of the block held in memory (OFFSET 0 keeps it one copy)
-    """
-    WITH old AS (
-        DELETE FROM search_blocks RETURNING index_id, term, wide, data
-    ), records AS (
-        SELECT o.index_id, o.term, o.wide,
-               substring(x.d FROM i * x.size + 1 FOR x.size) AS record
-        FROM old o,
-             LATERAL (SELECT o.data || ''::bytea AS d,
-                             CASE WHEN o.wide THEN 16 ELSE 8 END AS size OFFSET 0) x,
-             generate_series(0, length(x.d) / x.size - 1) AS i
-    )
-    INSERT INTO search_blocks(index_id, term, level, wide, postings, data)
-    SELECT index_id, term, 32767, wide, count(*),  -- BASE_LEVEL
-           string_agg(record, ''::bytea ORDER BY record)
-    FROM records GROUP BY index_id, term, wide
-    """,
-    "UPDATE search_blocks SET skips = kforge_skips(data, wide)",
-    "UPDATE search_terms SET writes = 0",
+    # a level-0 block holds one write's postings, in passage order; merges concatenated blocks
+    # in write order, which writers of one index at once can interleave, and purges wrote
+    # records in the order the server returned them: those blocks keep an empty skip list
+    # (read whole) until ``rewrite`` puts them in order (``PassageIndex.settle_index``)
+    "UPDATE search_blocks SET skips = kforge_skips(data, wide) WHERE level = 0",
 )
 """Migration 5 of the PostgreSQL schema: blocks in passage order with skip lists."""
 
@@ -274,7 +259,17 @@ def purge(conn: Any, ix: int) -> int:
     if not dead:
         return 0
     rows = np.fromiter((r[0] for r in dead), dtype=np.int64, count=len(dead))
-    terms = sorted({t for _, text in dead for t in _terms(text)})
+    rewrite(conn, ix, sorted({t for _, text in dead for t in _terms(text)}), without=rows)
+    return len(dead)
+
+
+def rewrite(
+    conn: Any, ix: int, terms: Sequence[str], *, without: npt.NDArray[np.int64] | None = None
+) -> None:
+    """Rewrite the blocks of ``terms`` as one base block per term in passage order (with its
+    skip list; its count of writes back to 0), leaving out the postings of rows ``without``."""
+    import numpy as np
+
     blocks = conn.execute(
         "DELETE FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
         "RETURNING term, wide, data",
@@ -286,7 +281,8 @@ def purge(conn: Any, ix: int) -> int:
     for term, wide, data in blocks:
         records = np.frombuffer(data, dtype=record_dtype(wide))
         code = codes.setdefault(term, len(codes))
-        parts.append((code, records[~np.isin(records["passage"], rows)]))
+        kept = records if without is None else records[~np.isin(records["passage"], without)]
+        parts.append((code, kept))
     if parts:
         write_blocks(
             conn,
@@ -297,9 +293,28 @@ def purge(conn: Any, ix: int) -> int:
             level=BASE_LEVEL,
         )
     conn.execute(
-        "UPDATE search_terms SET writes = 0 WHERE index_id = %s AND term = ANY(%s)", (ix, terms)
+        "UPDATE search_terms SET writes = 0 WHERE index_id = %s AND term = ANY(%s)",
+        (ix, list(terms)),
     )
-    return len(dead)
+
+
+def unordered(conn: Any, postings: int = 1 << 21) -> list[tuple[int, list[str]]]:
+    """The terms whose blocks are not all in passage order, as ``(index id, terms)`` groups of
+    about ``postings`` postings (each group one ``rewrite``)."""
+    rows = conn.execute(
+        "SELECT index_id, term, sum(postings) FROM search_blocks WHERE (index_id, term) IN ("
+        "SELECT index_id, term FROM search_blocks WHERE skips = ''::bytea) "
+        'GROUP BY index_id, term ORDER BY index_id, term COLLATE "C"'
+    ).fetchall()
+    groups: list[tuple[int, list[str]]] = []
+    held = 0
+    for ix, term, count in rows:
+        if not groups or groups[-1][0] != ix or held + int(count) > postings:
+            groups.append((int(ix), []))
+            held = 0
+        groups[-1][1].append(str(term))
+        held += int(count)
+    return groups
 
 
 def _terms(text: str) -> Iterable[str]:
