@@ -15,20 +15,20 @@ from kforge.store.postgres import PostgresStore
 
 
 def _peak_of_search(store: PostgresStore, index: str) -> int:
-    store.search_passages(index, ["rare", "common"], 10, k1=K1, b=B)  # first use costs more
+    store.search_passages(index, ["rare", "common"], 5, k1=K1, b=B)  # first use costs more
     tracemalloc.start()
     try:
-        found = store.search_passages(index, ["rare", "common"], 10, k1=K1, b=B)
+        found = store.search_passages(index, ["rare", "common"], 5, k1=K1, b=B)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(found) == 10
+    assert len(found) == 5
     return peak
 
 
 def test_a_search_holds_no_more_for_an_index_eight_times_larger(postgres_url: str) -> None:
-    """Every passage holds the common term and twenty the rare one: the passages without the
-    rare term cannot reach the top 10, so the common term's postings are read only where
+    """Every passage holds the common term and ten the rare one: the passages without the
+    rare term cannot reach the top 5, so the common term's postings are read only where
     passages with the rare term lie, however many others there are."""
     store = PostgresStore(postgres_url)
     peaks = []
@@ -38,7 +38,7 @@ def test_a_search_holds_no_more_for_an_index_eight_times_larger(postgres_url: st
             [
                 indexed_source(
                     f"s{i:05d}",
-                    {"common": 1 + i % 3, **({"rare": 1} if i % (count // 20) == 0 else {})},
+                    {"common": 1 + i % 3, **({"rare": 1} if i % (count // 10) == 0 else {})},
                 )
                 for i in range(count)
             ],

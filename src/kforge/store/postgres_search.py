@@ -39,7 +39,7 @@ class Block:
     order (the block is then read whole)."""
 
 
-_WHOLE_SHARE = 0.5
+_WHOLE_SHARE = 0.1
 """A block is read whole when the stretches a search wants of it hold this share of it."""
 
 _HEAD = """
