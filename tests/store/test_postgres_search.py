@@ -26,10 +26,14 @@ def _peak_of_search(store: PostgresStore, index: str) -> int:
     return peak
 
 
-def test_a_search_holds_no_more_for_an_index_eight_times_larger(postgres_url: str) -> None:
+def test_a_search_holds_no_more_for_an_index_eight_times_larger(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every passage holds the common term and ten the rare one: the passages without the
     rare term cannot reach the top 5, so the common term's postings are read only where
-    passages with the rare term lie, however many others there are."""
+    passages with the rare term lie, however many others there are (here past the postings
+    a first read brings whole)."""
+    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)
     store = PostgresStore(postgres_url)
     peaks = []
     for index, count in (("small", 2000), ("large", 16000)):
@@ -57,6 +61,7 @@ def test_a_search_that_finds_its_blocks_merged_meanwhile_starts_again(
     from kforge.store import postgres_search
     from kforge.store.conformance_passages import full_bm25
 
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)  # blocks read after the first read
     store, other = PostgresStore(postgres_url), PostgresStore(postgres_url)
     passages: dict[str, dict[str, int]] = {}
     for write in range(7):

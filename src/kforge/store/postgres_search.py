@@ -45,18 +45,25 @@ _WHOLE_SHARE = 0.1
 _HEAD = """
 WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
 t AS (
-    SELECT t.term, t.df, sum(t.df) OVER w AS upto, row_number() OVER w AS n
+    SELECT t.term, t.df, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
+           sum(t.df) OVER () AS every
     FROM i JOIN search_terms t ON t.index_id = i.id AND t.term = ANY(%(terms)s) AND t.df > 0
     WINDOW w AS (ORDER BY t.df, t.term COLLATE "C")
 )
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
        t.term, t.df, b.id, b.wide, b.postings, b.skips,
-       CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages) THEN b.data END
+       CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
+            OR t.every <= %(whole)s THEN b.data END
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
 """
 """The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
-with the records of the blocks the first round of ``bm25_top`` sums whole (the rarest terms)."""
+with the records of the blocks the first round of ``bm25_top`` sums whole (the rarest terms),
+or of every block when they are few (``_WHOLE_READ``)."""
+
+_WHOLE_READ = 1 << 16
+"""Query terms holding at most this many postings are read whole by the first read: fewer
+statements cost more than the reading saved."""
 
 _STRETCHES = """
 SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
@@ -103,7 +110,7 @@ def _search(
     import numpy as np
 
     head = {"name": index, "terms": list(set(terms)), "least": passages.MIN_BUDGET}
-    head["share"] = passages.FIRST_BUDGET
+    head |= {"share": passages.FIRST_BUDGET, "whole": _WHOLE_READ}
     rows = conn.execute(_HEAD, head, binary=True).fetchall()
     if not rows:
         return []
@@ -289,13 +296,15 @@ class _BlockPostings:
         up in the same read (the best of them are most often the answer)."""
         import numpy as np
 
+        extra = np.zeros(len(rows))
         wanted: list[tuple[Block, int, int]] = []
         for block in self._blocks:
-            if block.term in rest:
+            if block.term in rest and block.id in self._read:
+                _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
+            elif block.term in rest:
                 wanted += _stretches(block, rows)
-        extra = np.zeros(len(rows))
-        named = rows.tolist() if name else []
-        for group in _groups(wanted, lambda stretch: stretch[2]) if wanted else iter([[]]):
+        named = rows.tolist() if name and wanted else []
+        for group in _groups(wanted, lambda stretch: stretch[2]):
             found = self._conn.execute(
                 _STRETCHES,
                 (
@@ -314,17 +323,32 @@ class _BlockPostings:
             if len(pieces) < len(group):
                 raise _Gone
             for number, data in pieces:
-                block = group[number - 1][0]
-                records = np.frombuffer(data, dtype=record_dtype(block.wide))
-                if not len(block.skips):
-                    records = records[np.argsort(records["passage"], kind="stable")]
-                at = records["passage"].astype(np.int64)
-                where = np.searchsorted(at, rows)
-                inside = where < len(at)
-                hit = np.zeros(len(rows), dtype=bool)
-                hit[inside] = at[where[inside]] == rows[inside]
-                extra[hit] += _shares(records[where[hit]], rest[block.term], base, slope)
+                _add_shares(extra, rows, group[number - 1][0], data, rest, base, slope)
         return extra
+
+
+def _add_shares(
+    extra: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.int64],
+    block: Block,
+    data: bytes,
+    weights: Mapping[str, float],
+    base: float,
+    slope: float,
+) -> None:
+    """Add to ``extra[i]`` the share of ``block``'s term in the score of ``rows[i]``, for the
+    rows the records ``data`` (a stretch of the block, or all of it) hold."""
+    import numpy as np
+
+    records = np.frombuffer(data, dtype=record_dtype(block.wide))
+    if not len(block.skips):
+        records = records[np.argsort(records["passage"], kind="stable")]
+    at = records["passage"].astype(np.int64)
+    where = np.searchsorted(at, rows)
+    inside = where < len(at)
+    hit = np.zeros(len(rows), dtype=bool)
+    hit[inside] = at[where[inside]] == rows[inside]
+    extra[hit] += _shares(records[where[hit]], weights[block.term], base, slope)
 
 
 _T = TypeVar("_T")
