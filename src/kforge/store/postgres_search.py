@@ -149,6 +149,8 @@ class _BlockPostings:
         self._names: dict[int, str] = {}
         """The passage of each row looked up that is not removed."""
         self._looked: set[int] = set()
+        self._stretches: dict[tuple[int, int, int], bytes] = {}
+        """Stretches read, for a later round that wants them again."""
 
     def top(
         self,
@@ -243,7 +245,8 @@ class _BlockPostings:
             )
             if len(found) < len(group):
                 raise _Gone
-            yield from ((b, found.pop(b.id)) for b in group)
+            self._read.update(found)  # a later round reads them again
+            yield from ((b, found[b.id]) for b in group)
 
     def _sum_essential(
         self, essential: Mapping[str, float], base: float, slope: float
@@ -302,7 +305,12 @@ class _BlockPostings:
             if block.term in rest and block.id in self._read:
                 _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
             elif block.term in rest:
-                wanted += _stretches(block, rows)
+                for stretch in _stretches(block, rows):
+                    data = self._stretches.get((block.id, *stretch[1:]))
+                    if data is not None:
+                        _add_shares(extra, rows, block, data, rest, base, slope)
+                    else:
+                        wanted.append(stretch)
         named = rows.tolist() if name and wanted else []
         for group in _groups(wanted, lambda stretch: stretch[2]):
             found = self._conn.execute(
@@ -323,7 +331,12 @@ class _BlockPostings:
             if len(pieces) < len(group):
                 raise _Gone
             for number, data in pieces:
-                _add_shares(extra, rows, group[number - 1][0], data, rest, base, slope)
+                block, start, length = group[number - 1]
+                if start == 1 and length == len(data):  # the whole block: a later round may
+                    self._read[block.id] = data  # want it again, or this stretch
+                else:
+                    self._stretches[block.id, start, length] = data
+                _add_shares(extra, rows, block, data, rest, base, slope)
         return extra
 
 
