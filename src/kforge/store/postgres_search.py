@@ -42,6 +42,9 @@ class Block:
 _WHOLE_SHARE = 0.1
 """A block is read whole when the stretches a search wants of it hold this share of it."""
 
+_GAP = 8
+"""Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
+
 _HEAD = """
 WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
 t AS (
@@ -414,8 +417,8 @@ def _stretches(block: Block, rows: npt.NDArray[np.int64]) -> Iterator[tuple[Bloc
     if len(at) * SKIP >= _WHOLE_SHARE * block.postings:
         yield whole
         return
-    # a run of stretches with a gap of one between them is cheaper read as one
-    starts = np.flatnonzero(np.diff(at, prepend=-3) > 2)
+    # stretches a few apart are cheaper read as one (the server looks each read up)
+    starts = np.flatnonzero(np.diff(at, prepend=-_GAP - 2) > _GAP + 1)
     ends = np.append(starts[1:], len(at)) - 1
     for first, last in zip(at[starts].tolist(), at[ends].tolist(), strict=True):
         yield block, first * SKIP * size + 1, (last - first + 1) * SKIP * size
