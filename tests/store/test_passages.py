@@ -5,6 +5,7 @@ every posting."""
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 
 from kforge.rag.bm25 import BM25Index
 from kforge.store import Store
+from kforge.store.conformance_passages import K1 as CONFORMANCE_K1
+from kforge.store.conformance_passages import B as CONFORMANCE_B
+from kforge.store.conformance_passages import full_bm25
 from kforge.store.conformance_passages import indexed_source as source
 from kforge.store.passages import IndexedPassage, IndexedSource, IndexStatistics
 
@@ -42,7 +46,7 @@ def test_search_ranks_as_a_full_bm25_index(
 ) -> None:
     """For any passages and query, the pruned search returns the same scores as scoring every
     posting (the order of equal scores aside); the first round reads one term's postings."""
-    monkeypatch.setattr("kforge.store.passages._MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     name = f"p{next(_names)}"
     store.put_sources(name, [source(f"s{i:02d}", p) for i, p in enumerate(passages)])
     full = BM25Index()
@@ -109,3 +113,67 @@ def test_any_text_in_terms_keys_and_data_is_stored_and_searched_as_given(store: 
     store.delete_sources("c", ["k\x1e1"])
     assert store.document_frequencies("c", odd) == dict.fromkeys(odd, 0)
     assert store.index_statistics("c") == IndexStatistics(passages=1, terms=1, chars=1)
+
+
+@st.composite
+def _corpora(draw: st.DrawFn) -> tuple[list[list[dict[str, int]]], list[int], list[int]]:
+    """Sources of one to three passages over a vocabulary where a few terms are common and
+    most are rare, the writes they come in, and which of them are removed afterwards."""
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    count = draw(st.integers(200, 1500))
+    vocabulary = [f"v{i}" for i in range(60)]
+    weights = [1 / (i + 1) ** 1.2 for i in range(len(vocabulary))]
+    sources = [
+        [
+            {t: rng.randint(1, 4) for t in rng.choices(vocabulary, weights, k=rng.randint(2, 9))}
+            for _ in range(rng.randint(1, 3))
+        ]
+        for _ in range(count)
+    ]
+    cuts = sorted(rng.sample(range(1, count), draw(st.integers(0, 11))))
+    removed = rng.sample(range(count), int(count * draw(st.floats(0, 0.4))))
+    return sources, cuts, removed
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    corpus=_corpora(),
+    query=st.lists(st.integers(0, 59), min_size=1, max_size=7),
+    k=st.integers(1, 12),
+)
+def test_pruned_search_of_larger_indexes_equals_scoring_every_posting(
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    corpus: tuple[list[list[dict[str, int]]], list[int], list[int]],
+    query: list[int],
+    k: int,
+) -> None:
+    """For any index of hundreds to thousands of passages written in many writes, some of
+    them removed later, the search that skips postings (of common terms, of passages that
+    cannot reach the top k) ranks as scoring every posting would; the first round reads one
+    term's postings, and blocks are read in stretches wherever a store keeps them so."""
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_SHARE", 2.0)
+    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)
+    sources, cuts, removed = corpus
+    name = f"p{next(_names)}"
+    keys = [f"s{i:04d}" for i in range(len(sources))]
+    for start, end in itertools.pairwise([0, *cuts, len(sources)]):
+        store.put_sources(name, [source(keys[i], *sources[i]) for i in range(start, end)])
+    store.delete_sources(name, [keys[i] for i in removed])
+    kept = {
+        f"{keys[i]}-{n}": terms
+        for i, held in enumerate(sources)
+        if i not in set(removed)
+        for n, terms in enumerate(held)
+    }
+    terms = [f"v{i}" for i in query]
+    expected = full_bm25(kept, terms)
+    found = store.search_passages(name, terms, k, k1=CONFORMANCE_K1, b=CONFORMANCE_B)
+    best = sorted(expected.values(), reverse=True)[:k]
+    assert [s for _, s in found] == pytest.approx(best, rel=0, abs=1e-9)
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)

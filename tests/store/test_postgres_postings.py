@@ -88,6 +88,10 @@ def test_an_index_of_the_earlier_layout_migrates_and_searches_the_same(postgres_
     del sources["a"]
     assert_searches(store, sources)
     assert store.document_frequencies("c", ["cat", "fish"]) == {"cat": 2, "fish": 0}
+    assert {len(skips) > 0 for *_, skips in _blocks(postgres_url)} == {True, False}
+    store.settle_index()  # blocks of the earlier layout are put in passage order
+    assert {len(skips) > 0 for *_, skips in _blocks(postgres_url)} == {True}
+    assert_searches(store, sources)
     store.close()
 
 
@@ -126,7 +130,7 @@ def test_postings_spread_over_many_rows_are_summed_by_row(
 ) -> None:
     """Few postings over a range of rows far wider than their number are summed over the rows
     they name (not over the whole range), passing over removed rows alike."""
-    monkeypatch.setattr("kforge.store.postgres_postings._dense", lambda span, postings: False)
+    monkeypatch.setattr("kforge.store.postgres_search._dense", lambda span, postings: False)
     store = PostgresStore(postgres_url)
     sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
@@ -138,4 +142,93 @@ def test_postings_spread_over_many_rows_are_summed_by_row(
         best = sorted(expected, key=lambda p: (-expected[p], int(p[1:].split("-")[0])))[:4]
         assert [p for p, _ in found] == best
         assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
+
+
+def assert_best(
+    store: PostgresStore,
+    sources: dict[str, list[dict[str, int]]],
+    queries: tuple[list[str], ...],
+    k: int,
+) -> None:
+    """Each query's best scores are those of scoring every posting (equal scores in any
+    order), each passage with its own score."""
+    for query in queries:
+        expected = full_bm25(passages(sources), query)
+        found = store.search_passages("c", query, k, k1=K1, b=B)
+        best = sorted(expected.values(), reverse=True)[:k]
+        assert [s for _, s in found] == pytest.approx(best, rel=0, abs=1e-9)
+        assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+
+
+def _blocks(url: str) -> list[tuple[str, int, bool, bytes, bytes]]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT term, level, wide, data, skips FROM search_blocks ORDER BY term, id",
+            binary=True,
+        ).fetchall()
+    return [(r[0], r[1], r[2], bytes(r[3]), bytes(r[4])) for r in rows]
+
+
+def test_blocks_keep_passage_order_and_a_skip_list_through_writes_merges_and_purges(
+    postgres_url: str,
+) -> None:
+    """Whatever writes, merges and purges made a block, its records are in passage order and
+    its skip list names the passage of every ``SKIP``-th record, so a search can cut out the
+    stretch where a passage would lie."""
+    import numpy as np
+
+    from kforge.store.postgres_postings import SKIP, record_dtype
+
+    store = PostgresStore(postgres_url)
+    sources = {}
+    for write in range(20):  # 20 writes: two merges of 8 level-0 blocks of "cat"
+        batch = {f"w{write:02d}-{i:03d}": [{"cat": 1 + i % 3, f"t{i % 5}": 1}] for i in range(40)}
+        store.put_sources("c", [indexed_source(k, *held) for k, held in batch.items()])
+        sources |= batch
+        if write % 6 == 0:  # wide records, in blocks of their own
+            sources[f"w{write:02d}-big"] = [{"cat": 40000}]
+            store.put_sources("c", [indexed_source(f"w{write:02d}-big", {"cat": 40000})])
+    gone = sorted(sources)[::2]
+    store.delete_sources("c", gone)  # past a sixteenth of the passages: purged
+    for key in gone:
+        del sources[key]
+    blocks = _blocks(postgres_url)
+    assert {level for term, level, *_ in blocks if term == "cat"} >= {32767}
+    assert max(len(skips) for term, *_, skips in blocks if term == "cat") > 2 * 4
+    for term, _, wide, data, skips in blocks:
+        records = np.frombuffer(data, dtype=record_dtype(wide))
+        assert np.all(np.diff(records["passage"].astype(np.int64)) > 0), term
+        named = np.frombuffer(skips, dtype=">i8" if wide else ">i4")
+        assert named.tolist() == records["passage"][::SKIP].tolist(), term
+    for write in range(9):  # new writes on the purged base block: merges again
+        key = f"n{write}"
+        sources[key] = [{"cat": 2, "t1": 1}]
+        store.put_sources("c", [indexed_source(key, *sources[key])])
+    assert_best(store, sources, (["cat"], ["cat", "t1"], ["t0", "t3", "cat"]), 10)
+    store.close()
+
+
+def test_a_block_without_a_skip_list_is_read_whole_until_the_index_settles(
+    postgres_url: str,
+) -> None:
+    """A merge of blocks whose passages interleave (writers of one index at once) cannot keep
+    passage order; such a block has an empty skip list, is read whole, and so is what merging
+    it makes, until settling the index rewrites it in order."""
+    store = PostgresStore(postgres_url)
+    sources = {f"s{i:03d}": [{"cat": 1 + i % 4, f"t{i % 3}": 1}] for i in range(300)}
+    store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("UPDATE search_blocks SET skips = ''")
+    for write in range(8):
+        key = f"w{write}"
+        sources[key] = [{"cat": 3, "t1": 2}]
+        store.put_sources("c", [indexed_source(key, *sources[key])])
+    assert {len(skips) for term, level, _, _, skips in _blocks(postgres_url) if level == 1} == {0}
+    assert_best(store, sources, (["cat"], ["t1", "cat"], ["t0", "t2", "cat"]), 5)
+    store.settle_index()
+    blocks = _blocks(postgres_url)
+    assert {len(skips) > 0 for *_, skips in blocks} == {True}
+    assert {level for _, level, *_ in blocks} == {32767}
+    assert_best(store, sources, (["cat"], ["t1", "cat"], ["t0", "t2", "cat"]), 5)
     store.close()

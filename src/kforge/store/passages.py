@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
+    "FIRST_BUDGET",
     "FLOOR_SAMPLE",
+    "MIN_BUDGET",
     "IndexStatistics",
     "IndexedPassage",
     "IndexedSource",
@@ -164,9 +166,9 @@ class Postings(Protocol):
         ...
 
 
-_FIRST_BUDGET = 0.05
+FIRST_BUDGET = 0.05
 """The first round reads the postings of the rarest terms up to this share of the passages"""
-_MIN_BUDGET = 1000
+MIN_BUDGET = 1000
 """... or up to this many postings, whichever is more (small indexes read everything)."""
 _REST_SHARE = 0.6
 """A later round keeps out common terms whose bounds sum to at most this share of the floor
@@ -224,7 +226,7 @@ def bm25_top(
         return []
     n = statistics.passages
     ordered = sorted(weights, key=lambda t: (frequencies[t], t))
-    budget = max(float(_MIN_BUDGET), _FIRST_BUDGET * n)
+    budget = max(float(MIN_BUDGET), FIRST_BUDGET * n)
     essential: list[str] = []
     read = 0
     for term in ordered:

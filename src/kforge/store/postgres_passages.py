@@ -1,20 +1,24 @@
 """The passage index of the PostgreSQL store, shared by every process on the database.
 
 PostgreSQL's own full-text ranking (``ts_rank_cd``) is not BM25 and Debian packages no BM25
-extension, so each term's postings are packed in a few binary rows (``postgres_postings``),
-read for the query's terms only and summed with numpy: the same scores as the other stores.
+extension, so each term's postings are packed in a few binary rows (``postgres_postings``)
+and searched by the same MaxScore as the other stores (``postgres_search``): the same scores.
 """
 
 from __future__ import annotations
 
+import functools
+import random
+import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
 from kforge.store import postgres_postings as postings
-from kforge.store.passages import IndexedSource, IndexStatistics, bm25_weights
+from kforge.store import postgres_search
+from kforge.store.passages import IndexedSource, IndexStatistics
 from kforge.store.postgres_batch import int_array, numbers, text_array
 
 __all__ = ["PASSAGE_TABLES", "PostgresPassages"]
@@ -139,18 +143,43 @@ def _write_postings(
     )
 
 
+_ATTEMPTS = 5
+"""How many times a write is tried when PostgreSQL aborts it to break a deadlock."""
+
+
 class PostgresPassages:
-    """``PassageIndex`` over the ``search_*`` tables (migrations 3 and 4); mixed into
+    """``PassageIndex`` over the ``search_*`` tables (migrations 3 to 5); mixed into
     PostgresStore."""
 
     if TYPE_CHECKING:  # PostgresStore's own pooled connection
 
         def _conn(self) -> AbstractContextManager[Any]: ...
 
+    def _write(self, write: Callable[[Any], None]) -> None:
+        """Run ``write`` in one transaction; again (up to ``_ATTEMPTS`` times, after a short
+        random pause) when PostgreSQL aborted it to break a deadlock or a serialization
+        conflict with another writer: a purge takes the blocks of many terms while a merge
+        holds some of them, and writers meet on the index's counts row, so two writers can
+        wait on each other, and the server then aborts one of them."""
+        import psycopg
+
+        retry = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+        with self._conn() as conn:
+            for attempt in range(1, _ATTEMPTS + 1):
+                try:
+                    with conn.transaction():
+                        write(conn)
+                    return
+                except retry:
+                    if attempt == _ATTEMPTS:
+                        raise
+                time.sleep(random.uniform(0.0, 0.02 * attempt))
+
     def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
         if not sources:
             return
-        with self._conn() as conn, conn.transaction():
+
+        def write(conn: Any) -> None:
             ix = _index_id(conn, index, create=True)
             assert ix is not None
             _remove(conn, ix, [s.key for s in sources])
@@ -199,8 +228,10 @@ class PostgresPassages:
             postings.merge(conn, ix, _count_terms(conn, ix, df, 1))
             _add_statistics(conn, ix, len(rows), sum(lengths), sum(p.chars for _, _, p in rows))
 
+        self._write(write)
+
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
-        with self._conn() as conn, conn.transaction():
+        def write(conn: Any) -> None:
             ix = _index_id(conn, index)
             if ix is None:
                 return
@@ -210,6 +241,8 @@ class PostgresPassages:
             for table in _INDEX_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE index_id = %s", (ix,))
             conn.execute("DELETE FROM search_indexes WHERE id = %s", (ix,))
+
+        self._write(write)
 
     def index_sources(self, index: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
         sql = (
@@ -262,6 +295,13 @@ class PostgresPassages:
         return [loads(r[0]) for r in rows]
 
     def settle_index(self) -> None:
+        # blocks not in passage order (of an earlier layout, or of writers at once) are read
+        # whole by a search: each group of their terms is rewritten in order in a transaction
+        # of its own
+        with self._conn() as conn:
+            groups = postings.unordered(conn)
+        for ix, terms in groups:
+            self._write(functools.partial(_rewrite, ix=ix, terms=terms))
         # the planner's row counts, and the space of merged blocks and of rows a purge
         # rewrote; autovacuum would do it too, minutes later
         with self._conn() as conn:
@@ -287,22 +327,11 @@ class PostgresPassages:
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
     ) -> list[tuple[str, float]]:
         with self._conn() as conn:
-            # the statistics, the query terms' frequencies and their postings in one read
-            rows = conn.execute(
-                "SELECT i.passages, i.terms, i.chars, t.term, t.df, b.wide, b.data "
-                "FROM search_indexes i LEFT JOIN search_terms t ON t.index_id = i.id "
-                "AND t.term = ANY(%s) AND t.df > 0 LEFT JOIN search_blocks b "
-                "ON b.index_id = i.id AND b.term = t.term WHERE i.name = %s",
-                (list(set(terms)), index),
-                binary=True,
-            ).fetchall()
-            if not rows:
-                return []
-            statistics = IndexStatistics(passages=rows[0][0], terms=rows[0][1], chars=rows[0][2])
-            frequencies = {r[3]: r[4] for r in rows if r[3] is not None}
-            weights, base, slope = bm25_weights(statistics, frequencies, terms, k1=k1, b=b)
-            blocks = [(r[3], r[5], r[6]) for r in rows if r[6] is not None]
-            return postings.best_passages(conn, blocks, weights, base, slope, k)
+            return postgres_search.search(conn, index, terms, k, k1=k1, b=b)
+
+
+def _rewrite(conn: Any, *, ix: int, terms: Sequence[str]) -> None:
+    postings.rewrite(conn, ix, terms)
 
 
 def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> dict[str, int]:

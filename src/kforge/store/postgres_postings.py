@@ -1,5 +1,5 @@
 """The postings of the PostgreSQL passage index: each term's postings packed in a few binary
-rows (blocks), read for a query's terms by one indexed query and scored with numpy.
+rows (blocks), written and merged here and searched by ``postgres_search``.
 
 A block is one term's postings as fixed-width big-endian records (passage row, tf, passage
 length): ``>i4 >i2 >i2`` (narrow), or ``>i8 >i4 >i4`` (wide) when a value does not fit.
@@ -9,6 +9,12 @@ the blocks of later writes: each write adds one block per term it holds at level
 ``FANOUT`` blocks of one level gather the server concatenates them into one of the next level
 (``merge``), so after ``w`` writes a term has at most ``(FANOUT - 1) * log_FANOUT(w)`` blocks
 besides its base one, and each posting was copied about ``log_FANOUT(w)`` times.
+
+A block's records are in passage order and it carries a skip list: the passage of every
+``SKIP``-th record (the same big-endian kind as its records' passage), so a search can cut the
+stretch that may hold one passage out of the block without reading the rest. A merge keeps the
+order when its blocks' passages do not interleave (writers of one index at once could make
+them); otherwise the merged block has an empty skip list and is read whole.
 
 Removing a passage leaves its postings in their blocks and records a tombstone: a search
 resolves its best rows to passages and passes over rows that no longer exist, so results stay
@@ -32,10 +38,14 @@ __all__ = [
     "BLOCK_TABLES",
     "FANOUT",
     "PURGE_SHARE",
-    "best_passages",
+    "SKIP",
+    "SKIP_LISTS",
     "merge",
     "purge",
+    "record_dtype",
+    "rewrite",
     "tombstones_due",
+    "unordered",
     "write_blocks",
 ]
 
@@ -48,6 +58,9 @@ BASE_LEVEL = 32767
 PURGE_SHARE = 1 / 16
 """Tombstones are purged once they exceed this share of the passages (or ``_PURGE_MIN``)."""
 _PURGE_MIN = 256
+
+SKIP = 128
+"""Records between two entries of a block's skip list (a stretch is 1 or 2 KB)."""
 
 _NARROW = (">i4", ">i2", ">i2")
 _WIDE = (">i8", ">i4", ">i4")
@@ -94,25 +107,65 @@ BLOCK_TABLES = (
 )
 """Migration 4 of the PostgreSQL schema: postings as blocks."""
 
-_INSERT = """
-INSERT INTO search_blocks(index_id, term, level, wide, postings, data)
-SELECT %s, u.t, %s::smallint, %s, u.n, substring(%s::bytea FROM u.o FOR u.l)
-FROM unnest({terms}, {counts}, {offsets}, {lengths}) AS u(t, n, o, l)
+_SKIPS_SQL = f"""
+CREATE FUNCTION kforge_skips(data bytea, wide boolean) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(string_agg(substring(data FROM i * c.step + 1 FOR c.size), ''::bytea
+                               ORDER BY i), ''::bytea)
+    FROM (SELECT CASE WHEN wide THEN 16 ELSE 8 END * {SKIP} AS step,
+                 CASE WHEN wide THEN 8 ELSE 4 END AS size) c,
+         generate_series(0, (length(data) - 1) / c.step) AS i
+$$
 """
 
+SKIP_LISTS = (
+    # the skip list of a block whose records are in passage order: the passage of every
+    # SKIP-th record
+    _SKIPS_SQL,
+    "ALTER TABLE search_blocks ADD COLUMN skips bytea NOT NULL DEFAULT ''",
+    # a level-0 block holds one write's postings, in passage order; merges concatenated blocks
+    # in write order, which writers of one index at once can interleave, and purges wrote
+    # records in the order the server returned them: those blocks keep an empty skip list
+    # (read whole) until ``rewrite`` puts them in order (``PassageIndex.settle_index``)
+    "UPDATE search_blocks SET skips = kforge_skips(data, wide) WHERE level = 0",
+)
+"""Migration 5 of the PostgreSQL schema: blocks in passage order with skip lists."""
+
+_INSERT = """
+INSERT INTO search_blocks(index_id, term, level, wide, postings, data, skips)
+SELECT %s, u.t, %s::smallint, %s, u.n, x.d, kforge_skips(x.d, %s)
+FROM unnest({terms}, {counts}, {offsets}, {lengths}) AS u(t, n, o, l),
+     LATERAL (SELECT substring(%s::bytea FROM u.o FOR u.l) AS d OFFSET 0) x
+"""
+
+# blocks concatenate in the order of their first passages; the result is in passage order when
+# each block is (a skip list) and ends before the next begins
 _MERGE = """
 WITH gone AS (
     DELETE FROM search_blocks
     WHERE index_id = %(ix)s AND term = ANY(%(terms)s) AND level = %(level)s
-    RETURNING id, term, wide, postings, data
+    RETURNING term, wide, postings, data, skips
+), parts AS (
+    SELECT term, wide, postings, data, skips <> ''::bytea AS ordered,
+           substring(data FROM 1 FOR s.size) AS first,
+           substring(data FROM length(data) - 2 * s.size + 1 FOR s.size) AS last
+    FROM gone, LATERAL (SELECT CASE WHEN wide THEN 8 ELSE 4 END AS size) s
+), runs AS (
+    SELECT *, lag(last) OVER (PARTITION BY term, wide ORDER BY first) AS before FROM parts
+), merged AS (
+    SELECT term, wide, sum(postings) AS n, string_agg(data, ''::bytea ORDER BY first) AS d,
+           bool_and(ordered AND (before IS NULL OR before < first)) AS ordered
+    FROM runs GROUP BY term, wide
 )
-INSERT INTO search_blocks(index_id, term, level, wide, postings, data)
-SELECT %(ix)s, term, %(level)s + 1, wide, sum(postings), string_agg(data, ''::bytea ORDER BY id)
-FROM gone GROUP BY term, wide
+INSERT INTO search_blocks(index_id, term, level, wide, postings, data, skips)
+SELECT %(ix)s, term, %(level)s + 1, wide, n, d,
+       CASE WHEN ordered THEN kforge_skips(d, wide) ELSE ''::bytea END
+FROM merged
 """
 
 
-def _dtype(wide: bool) -> np.dtype[Any]:
+def record_dtype(wide: bool) -> np.dtype[Any]:
+    """The numpy type of a block's records (``wide`` or narrow)."""
     import numpy as np
 
     kinds = _WIDE if wide else _NARROW
@@ -130,17 +183,17 @@ def write_blocks(
     *,
     level: int = 0,
 ) -> None:
-    """Add the postings ``(vocabulary[codes[i]], rows[i], tfs[i], lengths[i])`` as one block
-    per term at ``level``."""
+    """Add the postings ``(vocabulary[codes[i]], rows[i], tfs[i], lengths[i])`` (one per term
+    and row) as one block per term at ``level``, in passage order."""
     import numpy as np
 
     if not len(codes):
         return
-    order = np.argsort(codes, kind="stable")
+    order = np.lexsort((rows, codes))  # by term, each term's postings in passage order
     wide = any(
         int(a.max()) > top for a, top in zip((rows, tfs, lengths), _NARROW_LIMITS, strict=True)
     )
-    records = np.empty(len(order), dtype=_dtype(wide))
+    records = np.empty(len(order), dtype=record_dtype(wide))
     records["passage"], records["tf"], records["length"] = rows[order], tfs[order], lengths[order]
     counts = np.bincount(codes, minlength=len(vocabulary))
     held = np.flatnonzero(counts)
@@ -160,11 +213,12 @@ def write_blocks(
             ix,
             level,
             wide,
-            records.tobytes(),
+            wide,
             terms_param,
             numbers(counts.tolist()),
             numbers(offsets.tolist()),
             numbers((counts * size).tolist()),
+            records.tobytes(),
         ),
     )
 
@@ -180,99 +234,6 @@ def merge(conn: Any, ix: int, writes: Mapping[str, int]) -> None:
         conn.execute(_MERGE, {"ix": ix, "terms": due, "level": level})
         level, span = level + 1, span * FANOUT
         due = [t for t in due if writes[t] % span == 0]
-
-
-def best_passages(
-    conn: Any,
-    blocks: Sequence[tuple[str, bool, bytes]],
-    weights: Mapping[str, float],
-    base: float,
-    slope: float,
-    k: int,
-) -> list[tuple[str, float]]:
-    """The ``k`` best ``(passage id, score)`` of the postings in ``blocks`` (``(term, wide,
-    data)`` rows of ``search_blocks``): a term's share of a score is ``weights[term] * tf / (tf
-    + base + slope * length)``, summed over every posting; best first, ties in the order
-    passages were written. ``conn`` names the passages of the best rows."""
-    import numpy as np
-
-    blocks = [b for b in blocks if b[0] in weights]
-    if k <= 0 or not blocks:
-        return []
-    parts = [np.frombuffer(data, dtype=_dtype(wide)) for _, wide, data in blocks]
-    rows = np.concatenate([p["passage"] for p in parts]).astype(np.int64)
-    tf = np.concatenate([p["tf"] for p in parts]).astype(np.float64)
-    length = np.concatenate([p["length"] for p in parts]).astype(np.float64)
-    # w * tf / (tf + base + slope * length) as the other stores compute it (the same share,
-    # bit for bit), in place: these arrays hold every posting of the query's terms
-    denominator = tf + base
-    length *= slope
-    denominator += length
-    start = 0
-    for (term, _, _), part in zip(blocks, parts, strict=True):
-        tf[start : start + len(part)] *= weights[term]
-        start += len(part)
-    tf /= denominator
-    low, high = int(rows.min()), int(rows.max())
-    if _dense(high - low + 1, len(rows)):
-        rows -= low
-        return _resolve(conn, np.bincount(rows, weights=tf), None, low, k)
-    # few postings spread over a wide range of rows
-    ids, where = np.unique(rows, return_inverse=True)
-    return _resolve(conn, np.bincount(where, weights=tf), ids, 0, k)
-
-
-def _dense(span: int, postings: int) -> bool:
-    """Whether totals are summed in an array over the whole ``span`` of rows the ``postings``
-    name (else over the rows they name, which costs a sort)."""
-    return span <= 4 * postings + 65536
-
-
-def _resolve(
-    conn: Any,
-    totals: npt.NDArray[Any],
-    ids: npt.NDArray[np.int64] | None,
-    low: int,
-    k: int,
-) -> list[tuple[str, float]]:
-    """The ``k`` best rows as passages, passing over removed ones (tombstones): row ``ids[i]``
-    (``low + i`` without ``ids``) totals ``totals[i]``; the best ``wanted`` rows are looked up,
-    four times as many again while too few of them remain."""
-    import numpy as np
-
-    wanted = k
-    while True:
-        best = _ordered_best(totals, ids, low, wanted)
-        rows = best.tolist()
-        found = dict(
-            conn.execute(
-                "SELECT id, passage FROM search_passages WHERE id = ANY(%s)", (rows,)
-            ).fetchall()
-        )
-        if len(found) >= min(k, len(rows)) or len(rows) < wanted:
-            break
-        wanted *= 4
-    at = (best - low).tolist() if ids is None else [int(i) for i in np.searchsorted(ids, best)]
-    live = [(str(found[r]), float(totals[i])) for r, i in zip(rows, at, strict=True) if r in found]
-    return live[:k]
-
-
-def _ordered_best(
-    totals: npt.NDArray[Any], ids: npt.NDArray[np.int64] | None, low: int, wanted: int
-) -> npt.NDArray[np.int64]:
-    """The rows of the ``wanted`` highest totals above 0 (fewer when fewer are), best first,
-    equal totals by row."""
-    import numpy as np
-
-    if wanted < len(totals):
-        cut = len(totals) - wanted
-        floor = max(float(totals[np.argpartition(totals, cut)[cut]]), 0.0)
-        every = np.flatnonzero(totals >= floor) if floor > 0 else np.flatnonzero(totals)
-    else:
-        every = np.flatnonzero(totals)
-    rows = every + low if ids is None else ids[every]
-    order = np.lexsort((rows, -totals[every]))[:wanted]
-    return np.asarray(rows[order], dtype=np.int64)
 
 
 def tombstones_due(conn: Any, ix: int) -> bool:
@@ -298,7 +259,17 @@ def purge(conn: Any, ix: int) -> int:
     if not dead:
         return 0
     rows = np.fromiter((r[0] for r in dead), dtype=np.int64, count=len(dead))
-    terms = sorted({t for _, text in dead for t in _terms(text)})
+    rewrite(conn, ix, sorted({t for _, text in dead for t in _terms(text)}), without=rows)
+    return len(dead)
+
+
+def rewrite(
+    conn: Any, ix: int, terms: Sequence[str], *, without: npt.NDArray[np.int64] | None = None
+) -> None:
+    """Rewrite the blocks of ``terms`` as one base block per term in passage order (with its
+    skip list; its count of writes back to 0), leaving out the postings of rows ``without``."""
+    import numpy as np
+
     blocks = conn.execute(
         "DELETE FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
         "RETURNING term, wide, data",
@@ -308,9 +279,10 @@ def purge(conn: Any, ix: int) -> int:
     codes: dict[str, int] = {}
     parts = []
     for term, wide, data in blocks:
-        records = np.frombuffer(data, dtype=_dtype(wide))
+        records = np.frombuffer(data, dtype=record_dtype(wide))
         code = codes.setdefault(term, len(codes))
-        parts.append((code, records[~np.isin(records["passage"], rows)]))
+        kept = records if without is None else records[~np.isin(records["passage"], without)]
+        parts.append((code, kept))
     if parts:
         write_blocks(
             conn,
@@ -321,9 +293,28 @@ def purge(conn: Any, ix: int) -> int:
             level=BASE_LEVEL,
         )
     conn.execute(
-        "UPDATE search_terms SET writes = 0 WHERE index_id = %s AND term = ANY(%s)", (ix, terms)
+        "UPDATE search_terms SET writes = 0 WHERE index_id = %s AND term = ANY(%s)",
+        (ix, list(terms)),
     )
-    return len(dead)
+
+
+def unordered(conn: Any, postings: int = 1 << 21) -> list[tuple[int, list[str]]]:
+    """The terms whose blocks are not all in passage order, as ``(index id, terms)`` groups of
+    about ``postings`` postings (each group one ``rewrite``)."""
+    rows = conn.execute(
+        "SELECT index_id, term, sum(postings) FROM search_blocks WHERE (index_id, term) IN ("
+        "SELECT index_id, term FROM search_blocks WHERE skips = ''::bytea) "
+        'GROUP BY index_id, term ORDER BY index_id, term COLLATE "C"'
+    ).fetchall()
+    groups: list[tuple[int, list[str]]] = []
+    held = 0
+    for ix, term, count in rows:
+        if not groups or groups[-1][0] != ix or held + int(count) > postings:
+            groups.append((int(ix), []))
+            held = 0
+        groups[-1][1].append(str(term))
+        held += int(count)
+    return groups
 
 
 def _terms(text: str) -> Iterable[str]:

@@ -1,0 +1,441 @@
+"""Search of the PostgreSQL passage index: BM25's MaxScore (``kforge.store.passages.bm25_top``)
+over the packed postings of ``postgres_postings``, summed with numpy a block at a time.
+
+The rare query terms' blocks are read whole. Of a common term's blocks the server cuts out
+only the stretches that can hold the passages still in the race (a block's skip list says
+where each passage would lie), so a search reads a small part of the common terms' postings
+and holds about one block at a time. The first read brings the index's counts, the terms'
+frequencies and skip lists, and the rarest terms' records; a search of one round then costs
+three statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kforge.store import passages
+from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, bm25_top
+from kforge.store.postgres_postings import SKIP, record_dtype
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["Block", "search"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Block:
+    """What a search knows of a block before reading its records."""
+
+    id: int
+    term: str
+    wide: bool
+    postings: int
+    skips: npt.NDArray[np.int64]
+    """The passage of every ``SKIP``-th record; empty when the records are not in passage
+    order (the block is then read whole)."""
+
+
+_WHOLE_SHARE = 0.1
+"""A block is read whole when the stretches a search wants of it hold this share of it."""
+
+_GAP = 8
+"""Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
+
+_HEAD = """
+WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
+t AS (
+    SELECT t.term, t.df, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
+           sum(t.df) OVER () AS every
+    FROM i JOIN search_terms t ON t.index_id = i.id AND t.term = ANY(%(terms)s) AND t.df > 0
+    WINDOW w AS (ORDER BY t.df, t.term COLLATE "C")
+)
+SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
+       EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
+       t.term, t.df, b.id, b.wide, b.postings, b.skips,
+       CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
+            OR t.every <= %(whole)s THEN b.data END
+FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
+"""
+"""The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
+with the records of the blocks the first round of ``bm25_top`` sums whole (the rarest terms),
+or of every block when they are few (``_WHOLE_READ``)."""
+
+_WHOLE_READ = 1 << 16
+"""Query terms holding at most this many postings are read whole by the first read: fewer
+statements cost more than the reading saved."""
+
+_STRETCHES = """
+SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
+FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[]) WITH ORDINALITY AS u(t, id, o, l, n)
+JOIN search_blocks b ON b.index_id = %s AND b.term = u.t AND b.id = u.id
+UNION ALL
+SELECT id, NULL, passage FROM search_passages WHERE id = ANY(%s)
+"""
+"""Stretches of blocks, numbered as asked, and the passages of rows (by row) in one read."""
+
+_READ_BYTES = 4 << 20
+"""A statement reads at most about this many bytes of records (more take more statements)."""
+
+_ATTEMPTS = 3
+"""Searches outside a transaction before one in a snapshot (``search``)."""
+
+
+class _Gone(Exception):
+    """A block the search's first read named was merged or purged since."""
+
+
+def search(
+    conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+) -> list[tuple[str, float]]:
+    """The ``k`` best ``(passage id, BM25 score)`` of index ``index`` for ``terms`` (see
+    ``PassageIndex.search_passages``), read on ``conn`` (a connection in autocommit mode).
+
+    Blocks never change once written (a merge or purge writes new ones), so reads of blocks
+    by id after the first read see what it saw, or see them gone: then the search starts
+    again, the last time in one snapshot."""
+    for _ in range(_ATTEMPTS):
+        try:
+            return _search(conn, index, terms, k, k1=k1, b=b)
+        except _Gone:
+            continue
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _search(conn, index, terms, k, k1=k1, b=b)
+
+
+def _search(
+    conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+) -> list[tuple[str, float]]:
+    import numpy as np
+
+    head = {"name": index, "terms": list(set(terms)), "least": passages.MIN_BUDGET}
+    head |= {"share": passages.FIRST_BUDGET, "whole": _WHOLE_READ}
+    rows = conn.execute(_HEAD, head, binary=True).fetchall()
+    if not rows:
+        return []
+    statistics = IndexStatistics(passages=rows[0][1], terms=rows[0][2], chars=rows[0][3])
+    frequencies = {r[6]: r[7] for r in rows if r[6] is not None}
+    blocks = [
+        Block(
+            id=r[8],
+            term=r[6],
+            wide=r[9],
+            postings=r[10],
+            skips=np.frombuffer(r[11], dtype=">i8" if r[9] else ">i4").astype(np.int64),
+        )
+        for r in rows
+        if r[8] is not None
+    ]
+    read = {r[8]: r[12] for r in rows if r[12] is not None}
+    postings = _BlockPostings(conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5])
+    return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b)
+
+
+class _BlockPostings:
+    """``kforge.store.passages.Postings`` over the blocks of one search's terms."""
+
+    def __init__(
+        self,
+        conn: Any,
+        ix: int,
+        blocks: Sequence[Block],
+        read: dict[int, bytes],
+        last_row: int,
+        tombstones: bool,
+    ) -> None:
+        self._conn, self._ix, self._blocks, self._read = conn, ix, blocks, read
+        self._last_row, self._tombstones = last_row, tombstones
+        self._names: dict[int, str] = {}
+        """The passage of each row looked up that is not removed."""
+        self._looked: set[int] = set()
+        self._stretches: dict[tuple[int, int, int], bytes] = {}
+        """Stretches read, for a later round that wants them again."""
+
+    def top(
+        self,
+        essential: Mapping[str, float],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> list[tuple[str, float]]:
+        import numpy as np
+
+        rows, sums = self._sum_essential(essential, base, slope)
+        if k <= 0 or not len(rows):
+            return []
+        if not rest:
+            return self._resolve(sums, rows, k)
+        sample = np.sort(_ordered_best(sums, rows, FLOOR_SAMPLE * k))
+        totals = sums[sample] + self._rest_shares(rows[sample], rest, base, slope, name=True)
+        floor = self._floor(totals, rows[sample], k)
+        if floor <= 0.0 or floor < slack:
+            return self._resolve(totals, rows[sample], k)
+        # only a passage whose essential sum is within the rest terms' bounds of the floor
+        # can still reach the top k: complete those, read no other
+        near = sums >= floor - slack
+        near[sample] = False
+        more = np.flatnonzero(near)
+        if len(more):
+            every = np.concatenate([sample, more])
+            totals = np.concatenate(
+                [totals, sums[more] + self._rest_shares(rows[more], rest, base, slope)]
+            )
+            order = np.argsort(every, kind="stable")
+            sample, totals = every[order], totals[order]
+        return self._resolve(totals, rows[sample], k)
+
+    def _named(self, rows: Sequence[int], names: Mapping[int, str]) -> None:
+        """Keep ``names`` (row -> passage) of ``rows`` looked up (a row without one is
+        removed)."""
+        self._looked.update(rows)
+        self._names.update(names)
+
+    def _resolve(
+        self, totals: npt.NDArray[Any], rows: npt.NDArray[np.int64], k: int
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best rows as ``(passage id, total)``, passing over removed ones
+        (tombstones): row ``rows[i]`` (ascending) totals ``totals[i]``; the best ``wanted`` rows
+        are looked up (those not looked up before), four times as many again while too few of
+        them remain."""
+        import numpy as np
+
+        wanted = k
+        while True:
+            best = _ordered_best(totals, rows, wanted)
+            named = rows[best].tolist()
+            unknown = [r for r in named if r not in self._looked]
+            if unknown:
+                found = self._conn.execute(
+                    "SELECT id, passage FROM search_passages WHERE id = ANY(%s)", (unknown,)
+                ).fetchall()
+                self._named(unknown, dict(found))
+            alive = sum(1 for r in named if r in self._names)
+            if alive >= min(k, len(named)) or len(named) < wanted:
+                break
+            wanted *= 4
+        scores = np.asarray(totals[best], dtype=np.float64).tolist()
+        return [
+            (self._names[r], s) for r, s in zip(named, scores, strict=True) if r in self._names
+        ][:k]
+
+    def _floor(self, totals: npt.NDArray[Any], rows: npt.NDArray[np.int64], k: int) -> float:
+        """The ``k``-th best of ``totals`` among passages not removed (0 when fewer)."""
+        if self._tombstones:
+            best = self._resolve(totals, rows, k)
+            return best[k - 1][1] if len(best) >= k else 0.0
+        at = _ordered_best(totals, rows, k)
+        return float(totals[at[k - 1]]) if len(at) >= k else 0.0
+
+    def _records(self, blocks: Sequence[Block]) -> Iterator[tuple[Block, bytes]]:
+        """Each of ``blocks`` with its records: those the first read brought, the others read
+        by id, a statement for about ``_READ_BYTES`` of them."""
+        wanted = [b for b in blocks if b.id not in self._read]
+        yield from ((b, self._read[b.id]) for b in blocks if b.id in self._read)
+        for group in _groups(wanted, lambda b: b.postings * record_dtype(b.wide).itemsize):
+            found = dict(
+                self._conn.execute(
+                    "SELECT id, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
+                    "AND id = ANY(%s)",
+                    (self._ix, sorted({b.term for b in group}), [b.id for b in group]),
+                    binary=True,
+                ).fetchall()
+            )
+            if len(found) < len(group):
+                raise _Gone
+            self._read.update(found)  # a later round reads them again
+            yield from ((b, found[b.id]) for b in group)
+
+    def _sum_essential(
+        self, essential: Mapping[str, float], base: float, slope: float
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The rows the ``essential`` terms' postings name, ascending, and each one's sum of
+        their shares: summed a block at a time, over the span of rows when the postings fill
+        it enough, else over the rows they name."""
+        import numpy as np
+
+        blocks = [b for b in self._blocks if b.term in essential]
+        count = sum(b.postings for b in blocks)
+        if not count:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        known = [int(b.skips[0]) for b in blocks if len(b.skips)]
+        low = min(known) if len(known) == len(blocks) else 0
+        span = self._last_row - low + 1
+        dense = np.zeros(span) if _dense(span, count) else None
+        parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
+        for block, data in self._records(blocks):
+            records = np.frombuffer(data, dtype=record_dtype(block.wide))
+            at = records["passage"].astype(np.int64)
+            shares = _shares(records, essential[block.term], base, slope)
+            if dense is not None and len(at) and at.max() - low < span and at.min() >= low:
+                dense[at - low] += shares  # a block names a row once
+            else:
+                parts.append((at, shares))
+        if dense is not None:
+            held = np.flatnonzero(dense)
+            if not parts:
+                return held + low, dense[held]
+            parts.append((held + low, dense[held]))
+            del dense
+        at = np.concatenate([a for a, _ in parts])
+        shares = np.concatenate([s for _, s in parts])
+        rows, where = np.unique(at, return_inverse=True)
+        summed = np.bincount(where, weights=shares, minlength=len(rows))
+        return rows, np.asarray(summed, dtype=np.float64)
+
+    def _rest_shares(
+        self,
+        rows: npt.NDArray[np.int64],
+        rest: Mapping[str, float],
+        base: float,
+        slope: float,
+        *,
+        name: bool = False,
+    ) -> npt.NDArray[np.float64]:
+        """The ``rest`` terms' shares of the scores of ``rows`` (ascending), from the stretches
+        of their blocks that can hold those rows; with ``name``, the rows' passages are looked
+        up in the same read (the best of them are most often the answer)."""
+        import numpy as np
+
+        extra = np.zeros(len(rows))
+        wanted: list[tuple[Block, int, int]] = []
+        for block in self._blocks:
+            if block.term in rest and block.id in self._read:
+                _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
+            elif block.term in rest:
+                for stretch in _stretches(block, rows):
+                    data = self._stretches.get((block.id, *stretch[1:]))
+                    if data is not None:
+                        _add_shares(extra, rows, block, data, rest, base, slope)
+                    else:
+                        wanted.append(stretch)
+        named = rows.tolist() if name and wanted else []
+        for group in _groups(wanted, lambda stretch: stretch[2]):
+            found = self._conn.execute(
+                _STRETCHES,
+                (
+                    [b.term for b, _, _ in group],
+                    [b.id for b, _, _ in group],
+                    [start for _, start, _ in group],
+                    [length for _, _, length in group],
+                    self._ix,
+                    named,
+                ),
+                binary=True,
+            ).fetchall()
+            pieces = [(n, data) for n, data, passage in found if passage is None]
+            self._named(named, {n: passage for n, _, passage in found if passage is not None})
+            named = []
+            if len(pieces) < len(group):
+                raise _Gone
+            for number, data in pieces:
+                block, start, length = group[number - 1]
+                if start == 1 and length == len(data):  # the whole block: a later round may
+                    self._read[block.id] = data  # want it again, or this stretch
+                else:
+                    self._stretches[block.id, start, length] = data
+                _add_shares(extra, rows, block, data, rest, base, slope)
+        return extra
+
+
+def _add_shares(
+    extra: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.int64],
+    block: Block,
+    data: bytes,
+    weights: Mapping[str, float],
+    base: float,
+    slope: float,
+) -> None:
+    """Add to ``extra[i]`` the share of ``block``'s term in the score of ``rows[i]``, for the
+    rows the records ``data`` (a stretch of the block, or all of it) hold."""
+    import numpy as np
+
+    records = np.frombuffer(data, dtype=record_dtype(block.wide))
+    if not len(block.skips):
+        records = records[np.argsort(records["passage"], kind="stable")]
+    at = records["passage"].astype(np.int64)
+    where = np.searchsorted(at, rows)
+    inside = where < len(at)
+    hit = np.zeros(len(rows), dtype=bool)
+    hit[inside] = at[where[inside]] == rows[inside]
+    extra[hit] += _shares(records[where[hit]], weights[block.term], base, slope)
+
+
+_T = TypeVar("_T")
+
+
+def _groups(items: Sequence[_T], size: Callable[[_T], int]) -> Iterator[list[_T]]:
+    """``items`` in runs of about ``_READ_BYTES`` (by ``size``), at least one item a run."""
+    group: list[_T] = []
+    total = 0
+    for item in items:
+        if group and total + size(item) > _READ_BYTES:
+            yield group
+            group, total = [], 0
+        group.append(item)
+        total += size(item)
+    if group:
+        yield group
+
+
+def _dense(span: int, postings: int) -> bool:
+    """Whether sums are kept in an array over the whole ``span`` of rows the ``postings``
+    name (else over the rows they name, which costs a sort)."""
+    return span <= 4 * postings
+
+
+def _shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
+    """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
+    as ``passages.full_bm25`` and the other stores compute it."""
+    import numpy as np
+
+    tf = records["tf"].astype(np.float64)
+    return np.asarray(weight * tf / (tf + base + slope * records["length"].astype(np.float64)))
+
+
+def _stretches(block: Block, rows: npt.NDArray[np.int64]) -> Iterator[tuple[Block, int, int]]:
+    """``(block, first byte (from 1), bytes)`` of the parts of ``block`` that can hold
+    ``rows``: runs of the stretches its skip list points at, or the whole block when it has
+    none or they would cover most of it."""
+    import numpy as np
+
+    size = record_dtype(block.wide).itemsize
+    whole = (block, 1, block.postings * size)
+    if not len(block.skips):
+        yield whole
+        return
+    at = np.unique(np.searchsorted(block.skips, rows, side="right") - 1)
+    at = at[at >= 0]
+    if not len(at):
+        return
+    if len(at) * SKIP >= _WHOLE_SHARE * block.postings:
+        yield whole
+        return
+    # stretches a few apart are cheaper read as one (the server looks each read up)
+    starts = np.flatnonzero(np.diff(at, prepend=-_GAP - 2) > _GAP + 1)
+    ends = np.append(starts[1:], len(at)) - 1
+    for first, last in zip(at[starts].tolist(), at[ends].tolist(), strict=True):
+        yield block, first * SKIP * size + 1, (last - first + 1) * SKIP * size
+
+
+def _ordered_best(
+    totals: npt.NDArray[Any], rows: npt.NDArray[np.int64], wanted: int
+) -> npt.NDArray[np.int64]:
+    """Indexes of the ``wanted`` highest totals above 0 (fewer when fewer are), best first,
+    equal totals by row."""
+    import numpy as np
+
+    if wanted < len(totals):
+        cut = len(totals) - wanted
+        floor = max(float(totals[np.argpartition(totals, cut)[cut]]), 0.0)
+        every = np.flatnonzero(totals >= floor) if floor > 0 else np.flatnonzero(totals)
+    else:
+        every = np.flatnonzero(totals)
+    order = np.lexsort((rows[every], -totals[every]))[:wanted]
+    return np.asarray(every[order], dtype=np.int64)

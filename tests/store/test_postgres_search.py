@@ -1,0 +1,90 @@
+"""Search of the PostgreSQL passage index: what it holds in memory follows the postings it
+must read, not every posting of the query's terms."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from kforge.store.conformance_passages import K1, B, indexed_source
+
+pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+from kforge.store.postgres import PostgresStore
+
+
+def _peak_of_search(store: PostgresStore, index: str) -> int:
+    store.search_passages(index, ["rare", "common"], 5, k1=K1, b=B)  # first use costs more
+    tracemalloc.start()
+    try:
+        found = store.search_passages(index, ["rare", "common"], 5, k1=K1, b=B)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(found) == 5
+    return peak
+
+
+def test_a_search_holds_no_more_for_an_index_eight_times_larger(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every passage holds the common term and ten the rare one: the passages without the
+    rare term cannot reach the top 5, so the common term's postings are read only where
+    passages with the rare term lie, however many others there are (here past the postings
+    a first read brings whole)."""
+    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)
+    store = PostgresStore(postgres_url)
+    peaks = []
+    for index, count in (("small", 2000), ("large", 16000)):
+        store.put_sources(
+            index,
+            [
+                indexed_source(
+                    f"s{i:05d}",
+                    {"common": 1 + i % 3, **({"rare": 1} if i % (count // 10) == 0 else {})},
+                )
+                for i in range(count)
+            ],
+        )
+        peaks.append(_peak_of_search(store, index))
+    small, large = peaks
+    assert large < 1.5 * small + 16384, peaks
+    store.close()
+
+
+def test_a_search_that_finds_its_blocks_merged_meanwhile_starts_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's write merges the blocks a search has just named (after its first
+    read): the search reads again and ranks what is there now, as scoring every posting."""
+    from kforge.store import postgres_search
+    from kforge.store.conformance_passages import full_bm25
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)  # blocks read after the first read
+    store, other = PostgresStore(postgres_url), PostgresStore(postgres_url)
+    passages: dict[str, dict[str, int]] = {}
+    for write in range(7):
+        held = [{"cat": 1 + (write + i) % 3, f"t{i % 4}": 1} for i in range(300)]
+        store.put_sources("c", [indexed_source(f"w{write}", *held)])
+        passages |= {f"w{write}-{i}": terms for i, terms in enumerate(held)}
+    first = postgres_search.bm25_top
+    rounds = []
+
+    def write_meanwhile(*args: object, **kwargs: object) -> list[tuple[str, float]]:
+        rounds.append(1)
+        if len(rounds) == 1:  # the eighth write of "cat": its blocks merge into one
+            other.put_sources("c", [indexed_source("w7", {"cat": 3, "t1": 1})])
+            passages["w7-0"] = {"cat": 3, "t1": 1}
+        return first(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postgres_search, "bm25_top", write_meanwhile)
+    found = store.search_passages("c", ["t1", "cat"], 10, k1=K1, b=B)
+    expected = full_bm25(passages, ["t1", "cat"])
+    assert len(rounds) == 2
+    assert [s for _, s in found] == pytest.approx(
+        sorted(expected.values(), reverse=True)[:10], rel=0, abs=1e-9
+    )
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
+    other.close()
