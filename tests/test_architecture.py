@@ -145,8 +145,9 @@ def test_no_module_imports_a_higher_layer() -> None:
 STILL_OVER_500 = {
     "engine/runner.py",
     "frames.py",
+    "rag/corpus.py",
 }
-"""Modules not yet split along their seams; the list only shrinks (``rag/`` is counted apart)."""
+"""Modules not yet split along their seams; the list only shrinks."""
 
 
 def test_modules_stay_under_five_hundred_lines() -> None:
@@ -154,7 +155,6 @@ def test_modules_stay_under_five_hundred_lines() -> None:
     over = {
         path.relative_to(root).as_posix()
         for path in root.rglob("*.py")
-        if "rag" not in path.relative_to(root).parts
-        and len(path.read_text(encoding="utf-8").splitlines()) > 500
+        if len(path.read_text(encoding="utf-8").splitlines()) > 500
     }
     assert over <= STILL_OVER_500, f"split these along their seams: {sorted(over - STILL_OVER_500)}"
