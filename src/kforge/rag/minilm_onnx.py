@@ -70,6 +70,8 @@ class OnnxMiniLMEmbedder:
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.log_severity_level = 3
+            # idle threads sleep instead of spinning: a busy machine's other work keeps its CPU
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # graph rewrites cost a third of a second at every start and gain nothing measurable
             # on this int8 graph: a kforge ask pays the start, an ingest the runs
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
