@@ -77,6 +77,14 @@ def test_a_text_gets_the_same_vector_alone_as_in_a_batch_of_other_lengths() -> N
     assert embedder.embed([]) == []
 
 
+def test_a_question_embedded_again_gets_its_vector_unchanged() -> None:
+    embedder = OnnxMiniLMEmbedder()
+    first = embedder.embed(["how do I create a hard link"])
+    expected = list(first[0])
+    first[0][0] += 1.0  # a caller's change to its copy reaches no later caller
+    assert embedder.embed(["how do I create a hard link"]) == [expected]
+
+
 def test_the_shipped_vocabulary_is_bert_uncased() -> None:
     lines = vocabulary_path().read_text(encoding="utf-8").splitlines()
     assert len(lines) == 30522

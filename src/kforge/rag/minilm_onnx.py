@@ -19,6 +19,8 @@ from kforge.extras import require_extra
 
 __all__ = ["MAX_TOKENS", "OnnxMiniLMEmbedder", "vocabulary_path"]
 
+_QUERIES_KEPT = 256
+
 MAX_TOKENS = 256
 """The longest input the model reads (sentence-transformers' ``max_seq_length``); the rest of
 a longer passage is not embedded."""
@@ -55,6 +57,8 @@ class OnnxMiniLMEmbedder:
         """ONNX Runtime's intra-op threads; 0 lets it choose (one per physical core)."""
         self._session: Any = None
         self._tokenizer: Any = None
+        self._queries: dict[str, list[float]] = {}
+        """Vectors of recent single texts: one answer searches its question several times."""
 
     @property
     def name(self) -> str:
@@ -82,6 +86,16 @@ class OnnxMiniLMEmbedder:
         return self._tokenizer, self._session
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) == 1:
+            vector = self._queries.get(texts[0])
+            if vector is None:
+                if len(self._queries) >= _QUERIES_KEPT:
+                    self._queries.clear()
+                vector = self._queries[texts[0]] = self._embed(texts)[0]
+            return [list(vector)]
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
         import numpy as np
