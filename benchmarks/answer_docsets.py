@@ -171,11 +171,15 @@ def _kforge(db: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "kforge", "--db", str(db), *args]
 
 
-def cli_ingest(folder: Path, corpus: str, db: Path) -> dict[str, Any]:
-    """``kforge ingest FOLDER --corpus NAME`` once; RuntimeError with its output if it fails."""
+def cli_ingest(
+    folder: Path, corpus: str, db: Path, *, embedder: str | None = None
+) -> dict[str, Any]:
+    """``kforge ingest FOLDER --corpus NAME`` once (with ``--embedder`` when one is given);
+    RuntimeError with its output if it fails."""
     started = time.perf_counter()
+    vectors = ["--embedder", embedder] if embedder else []
     done = subprocess.run(
-        _kforge(db, "ingest", str(folder), "--corpus", corpus),
+        _kforge(db, "ingest", str(folder), "--corpus", corpus, *vectors),
         capture_output=True,
         text=True,
         env=dict(os.environ),
@@ -242,7 +246,7 @@ def cli_pass(
 ) -> dict[str, Any]:
     """``kforge ingest`` of ``folder`` once, then one ``kforge ask`` process per question."""
     db = opts.workdir / f"{name}.db"
-    ingest = cli_ingest(folder, name, db)
+    ingest = cli_ingest(folder, name, db, embedder=opts.embedder)
     progress(f"{name}: kforge ingest: {ingest['summary']} ({ingest['seconds']} s)")
     runs = []
     for n, item in enumerate(items, 1):

@@ -85,6 +85,7 @@ from answer_scoring import (
 from answer_scoring import __doc__ as RULES
 from kforge import Runtime, ingest_folder
 from kforge.rag import sample_corpus_path
+from kforge.rag.embedders import EMBEDDERS
 
 __all__ = ["ask_arguments", "main", "predicted_facts", "run"]
 
@@ -320,6 +321,7 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         "benchmark": "answer-quality",
         "model": opts.model,
         "answer": opts.answer,
+        "embedder": opts.embedder,
         "rules": " ".join(RULES.split()) if RULES else "",
         "targets": TARGETS,
         "machine": machine(),
@@ -426,6 +428,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=float,
         default=600.0,
         help="seconds before a run is cancelled and recorded as failed",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=sorted(EMBEDDERS),
+        help="doc sets: ingest with vectors of this embedder (kforge ingest --embedder), so "
+        "kforge ask searches hybrid (default: lexical only)",
     )
     parser.add_argument(
         "--rescore",

@@ -28,6 +28,7 @@ from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
 from kforge.rag.embedders import EMBEDDERS, make_embedder
+from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.metrics import ndcg_at_k, percentile, recall_at_k
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.store.open import open_store
@@ -38,7 +39,11 @@ PUBLISHED = {
     "bm25": {"ndcg_at_10": 0.665, "recall_at_100": 0.908},
     "dense_minilm": {"ndcg_at_10": 0.674},
 }
-LABELS = {"minilm": "all-MiniLM-L6-v2", "wordllama": "WordLlama l2_supercat 256"}
+LABELS = {
+    "minilm": "all-MiniLM-L6-v2",
+    "minilm-onnx": "all-MiniLM-L6-v2 int8 ONNX",
+    "wordllama": "WordLlama l2_supercat 256",
+}
 
 
 def load(
@@ -93,6 +98,14 @@ def ids(hits: Sequence[SearchHit]) -> list[str]:
     return [h.chunk.file for h in hits]
 
 
+def weighted_hybrid(corpus: Corpus, query: str, dense_weight: float) -> list[str]:
+    """BM25's and the dense top 100 fused by reciprocal rank, the dense ranking weighted."""
+    lexical = ids(corpus.search(query, 100, mode="lexical"))
+    dense = ids(corpus.search(query, 100, mode="dense"))
+    fused = reciprocal_rank_fusion([lexical, dense], weights=[1.0, dense_weight], limit=100)
+    return [doc for doc, _ in fused]
+
+
 def agentic_ranking(corpus: Corpus, complete: Any, query: str, k: int) -> list[str]:
     """Hits graded relevant (across rewrites) first, then the rest of BM25's top 100."""
     result = asyncio.run(
@@ -121,8 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument(
         "--embedder", default="minilm", choices=sorted(EMBEDDERS),
-        help="vectors of the dense and hybrid variants: minilm (the 'dense' extra) or wordllama "
-        "(the 'dense-light' extra)",
+        help="vectors of the dense and hybrid variants: minilm (the 'dense' extra), minilm-onnx "
+        "(the 'dense-onnx' extra) or wordllama (the 'dense-light' extra)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--dense-weights", default="",
+        help="comma list of weights below 1 for the dense ranking in further hybrid variants "
+        "(RRF with BM25 at weight 1), e.g. 0.5,0.3",
     )  # fmt: skip
     parser.add_argument("--model", default="local:smollm2", help="model for the agentic variant")
     parser.add_argument(
@@ -204,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     evaluate(f"hybrid (BM25 + {label}, RRF k=60)",
                              lambda q: ids(dense_corpus.search(q, 100, mode="hybrid")),
                              queries, qrels, lexical_build + embed_s)
+                )  # fmt: skip
+            for weight in (float(w) for w in args.dense_weights.split(",") if w.strip()):
+                results.append(
+                    evaluate(f"hybrid (BM25 + {label} at weight {weight:g}, RRF k=60)",
+                             lambda q, w=weight: weighted_hybrid(dense_corpus, q, w),
+                             queries, qrels, lexical_build + embed_s, dense_weight=weight)
                 )  # fmt: skip
         if "agentic" in variants:
             from kforge.llm import get_model

@@ -33,6 +33,10 @@ CASES = {
         ["wordllama"],
         "from kforge.rag.embedders import WordLlamaEmbedder\nWordLlamaEmbedder()",
     ),
+    "dense-onnx": (
+        ["onnxruntime"],
+        "from kforge.rag.embedders import make_embedder\nmake_embedder('minilm-onnx')",
+    ),
     "server": (
         ["fastapi"],
         "from kforge.cli import build_parser\nargs = build_parser().parse_args(['serve'])\n"

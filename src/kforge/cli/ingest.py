@@ -54,8 +54,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--embedder",
         choices=sorted(EMBEDDERS),
-        help="the vectors --dense computes (implies --dense): minilm (the 'dense' extra, PyTorch) "
-        "or wordllama (the 'dense-light' extra, no PyTorch)",
+        help="the vectors --dense computes (implies --dense): minilm (the 'dense' extra, PyTorch), "
+        "minilm-onnx (the 'dense-onnx' extra: the same model on ONNX Runtime, no PyTorch) or "
+        "wordllama (the 'dense-light' extra, no PyTorch)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run_ingest)

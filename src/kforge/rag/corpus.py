@@ -15,7 +15,7 @@ from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag.analyze import ANALYZER_VERSION, analyze, tokenize
 from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
-from kforge.rag.dense import DenseIndex, Embedder, decode_vector, encode_vector
+from kforge.rag.dense import DenseIndex, Embedder, encode_vector
 from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.index import (
@@ -202,7 +202,7 @@ class Corpus:
             if doc.get("model") != self.embedder.name:
                 continue
             for chunk_id, vector in (doc.get("vectors") or {}).items():
-                self._dense.add(chunk_id, decode_vector(vector))
+                self._dense.add_encoded(chunk_id, vector)
 
     def _embed_records(self, records: Sequence[SourceRecord]) -> dict[str, dict[str, Any]]:
         """Embed the chunks of ``records``; returns the vector documents to store."""

