@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kforge.rag.chunking import ChunkingOptions, chunk_document
@@ -83,8 +83,16 @@ _line = st.one_of(
 )
 
 
+_SPACES_AFTER_AN_OPEN_FENCE = [
+    *("a", "a" * 7, "```", "", "", "a", "a", "aa", "a" * 5, "a" * 6, "a" * 8, "a" * 17),
+    *("a" * 17, "# H1", "## H2", "### H3", " ", "a"),
+]
+"""A code block left open, split after a line of only spaces: no piece starts with that line."""
+
+
 @settings(max_examples=200, deadline=None)
 @given(lines=st.lists(_line, max_size=40), limit=st.sampled_from([0, 100, 250]))
+@example(lines=_SPACES_AFTER_AN_OPEN_FENCE, limit=100)
 def test_chunks_are_exact_ordered_non_overlapping_slices(lines: list[str], limit: int) -> None:
     """For any Markdown, every chunk is the file's text at its offsets, in order, without overlap;
     only a piece of a split code block may open with its line's indentation."""

@@ -397,3 +397,24 @@ def test_a_comparison_reads_each_item_s_own_page_and_its_description_not_its_syn
     texts = [s.text for s in compose_extractive(question, [h.chunk for h in hits])]
     assert any(t.startswith("tool-fetch - Download") for t in texts), texts
     assert any(t.startswith("tool-pull - Fetch") for t in texts), texts
+
+
+def test_how_do_i_list_keeps_its_verb_and_takes_the_option_named_by_it() -> None:
+    from kforge.rag.question import read_question
+
+    assert read_question("How do I list all tags?").terms == ("list", "tag")
+    assert "show" not in read_question("How do I show my own page when a 404 error happens?").terms
+    options = chunk(
+        0,
+        "OPTIONS\n\n- -a, --annotate: Make an unsigned, annotated tag object\n"
+        "- -d, --delete: Delete existing tags with the given names.\n\n"
+        "-l, --list: List tags. With optional <pattern>..., e.g. tool tag --list 'v-*', list "
+        "only the tags that match the pattern(s). Running the command without arguments also "
+        "lists all tags. The pattern is a shell wildcard (i.e., matched using fnmatch(3)). "
+        "Multiple patterns may be given; if any of them matches, the tag is shown. This option "
+        "is implied if any other list-like option such as --contains is given.",
+        "tool-tag(1) > OPTIONS",
+    )
+    segments = compose_extractive("How do I list all tags?", [options])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text == "-l, --list: List tags.", [s.text for s in segments]

@@ -78,6 +78,9 @@ def _segments(doc: ExtractedDocument) -> list[_Segment]:
     return pieces
 
 
+_BLANK_LINES = re.compile(r"(?:[ \t]*\n)+")
+
+
 def _blocks(
     text: str, start: int, end: int, code: tuple[tuple[int, int], ...] = ()
 ) -> list[tuple[int, int]]:
@@ -136,6 +139,9 @@ def _split_long(
         lo = cut
         while lo < hi and text[lo] in ("\n" if code else " \t\r\n\f\v"):
             lo += 1
+        blank = _BLANK_LINES.match(text, lo, hi) if code else None
+        if blank:  # a code line of only spaces indents nothing after it
+            lo = blank.end()
     if hi > lo:
         pieces.append((lo, hi))
     return pieces

@@ -28,6 +28,7 @@ _QUOTED = re.compile(r'"([^"\n]{3,60})"')
 _ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
 """What a line of code does is in its words, not in the paths it runs in (``cd
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
+_DEFINES = re.compile(r"^(?:async\s+)?(?:def|class)\s")
 _COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
 """A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
 
@@ -54,7 +55,8 @@ def command_of(text: str, question: Question) -> str:
         steps = [x for x in lines if not _NOT_A_STEP.match(x)]
         said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
         asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
-        asked.sort(key=lambda x: -len(said[x]))
+        # a call does it; a definition ("def show(page):") only names the example's function
+        asked.sort(key=lambda x: (bool(_DEFINES.match(x)), -len(said[x])))
         calls = [x for x in steps if "(" in x or x.startswith("$ ") or is_command_line(x)]
         return next(iter(asked or calls), "")
     entry = _API_ENTRY.match(text)

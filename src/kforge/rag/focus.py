@@ -49,7 +49,7 @@ from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
 from kforge.rag.idioms import plain_words
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import comparing_words, key_terms, measured_words
+from kforge.rag.textcheck import asked_verbs, comparing_words, key_terms, measured_words
 from kforge.rag.types import Chunk
 
 if TYPE_CHECKING:
@@ -181,11 +181,6 @@ _IDENTIFIER = re.compile(
     r")(?:\(\))?(?![\w$])"
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
-_HOW_TO = re.compile(
-    r"\bhow\s+(?:(?:do|can|could|should|would|shall|to)\s+)+(?:(?:i|we|you|one)\s+)?"
-    r"(?:to\s+)?([a-z]+)",
-    re.I,
-)
 _MIN_STEM = 3
 
 
@@ -409,7 +404,7 @@ def _contrasted(term: str, question: str) -> bool:
 def _request_words(question: str) -> set[str]:
     """The words of the request frame, lower-cased: what ``key_terms`` drops, except the verb
     a "how do I …" asks about."""
-    asked = {m.group(1).lower() for m in _HOW_TO.finditer(question)}
+    asked = asked_verbs(question)
     # "how big": a size is asked, "big" is no topic; "the difference between" asks to compare
     measured = measured_words(question) | comparing_words(question)
     return {

@@ -16,7 +16,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import REQUEST_WORDS, measured_words
+from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words
 
 __all__ = [
     "DATE",
@@ -205,10 +205,17 @@ _INTENSIFIERS = frozenset(
 enforce ..."): a sentence that happens to use one says no more of what is asked."""
 
 
+_ACTION_REQUESTS = frozenset(["list", "show", "write"])
+"""Request words that are also what a tool does ("list the tags", "show the log")."""
+
+
 def _terms(text: str) -> list[str]:
     asked = measured_words(text)  # "how big" asks a size: "big" is not what it is about
     skip = REQUEST_WORDS | asked | _INTENSIFIERS
-    words = (t for t in tokenize(text) if t not in STOPWORDS and t not in skip)
+    words = [t for t in tokenize(text) if t not in STOPWORDS and t not in skip]
+    if len(set(words)) <= 2:  # "How do I list all tags?": the verb says half of it
+        verbs = asked_verbs(text) & _ACTION_REQUESTS
+        words = [t for t in tokenize(text) if t in verbs or t in words]
     return list(dict.fromkeys(map(term_of, words)))
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "SUPPORT_THRESHOLD",
     "LoopWatch",
     "Support",
+    "asked_verbs",
     "comparing_words",
     "cut_loop",
     "distinct_ngram_share",
@@ -372,6 +373,19 @@ _COMPARING = frozenset(
         "vs",
     ]
 )
+
+
+_HOW_TO = re.compile(
+    r"\bhow\s+(?:(?:do|can|could|should|would|shall|to)\s+)+(?:(?:i|we|you|one)\s+)?"
+    r"(?:to\s+)?([a-z]+)",
+    re.I,
+)
+
+
+def asked_verbs(text: str) -> set[str]:
+    """The verbs a "how do I ..." question asks about, lower-cased: "list" of "How do I list
+    all tags?" is what to do, not a request word as in "List the options"."""
+    return {m.group(1).lower() for m in _HOW_TO.finditer(text)}
 
 
 def measured_words(text: str) -> set[str]:

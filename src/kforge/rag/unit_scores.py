@@ -148,7 +148,7 @@ def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], f
     entry = ENTRY.match(text)
     if (
         entry is None
-        or unit.kind != "item"
+        or (unit.kind != "item" and not entry.group(1).startswith("-"))
         or question.identifiers
         or len(entry.group(1).split()) > 6
     ):
