@@ -1,7 +1,10 @@
 """The LangGraph half of ``tree.py``: runs in LangGraph's own virtual environment.
 
-Reads ``{"n", "max_depth", "fanout", "setup"}`` as JSON on stdin and prints one measurement as JSON on
-stdout. The workload mirrors the kforge side: an agent is six nodes (clarify, questions,
+Reads ``{"n", "max_depth", "fanout", "setup"}`` as JSON on stdin and prints one measurement as
+JSON on stdout; with ``"db"``, ``"ledger"`` and ``"resume"`` too, it runs (or resumes) the trees
+of tree.py's kill scenario in that database, noting every node it runs in the ledger.
+
+The workload mirrors the kforge side: an agent is six nodes (clarify, questions,
 subquestions, execute, check, summary) with the same scripted decisions; its subquestions fan
 out with ``Send`` to child agents (the same graph one level down, run inside the ``child`` node
 so that it checkpoints in the parent's ``SqliteSaver``), which run beside the agent's own
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import operator
+import os
 import resource
 import sqlite3
 import sys
@@ -43,6 +47,7 @@ LEVELS = ("cost estimates", "risk factors", "timing plans")
 """The same subquestions as the kforge side's."""
 NAMES = ("alpha", "beta", "gamma", "delta")
 SETUPS = ("shared", "per_thread", "async")
+LEDGER_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT
 
 
 class Agent(TypedDict, total=False):
@@ -54,13 +59,19 @@ class Agent(TypedDict, total=False):
 
 
 class Steps:
-    def __init__(self) -> None:
+    """Counts the nodes run; with a ledger, also appends ``node prompt`` to it for each, so that
+    a node run again after a kill shows as a line written twice."""
+
+    def __init__(self, ledger: str | None = None) -> None:
         self.count = 0
         self._lock = threading.Lock()
+        self._ledger = None if ledger is None else os.open(ledger, LEDGER_FLAGS, 0o644)
 
-    def add(self) -> None:
+    def add(self, node: str = "", prompt: str = "") -> None:
         with self._lock:
             self.count += 1
+        if self._ledger is not None:
+            os.write(self._ledger, f"{node} {prompt}\n".encode())
 
 
 def decide(kind: str, prompt: str, depth: int, max_depth: int, fanout: int) -> Any:
@@ -99,30 +110,30 @@ def build(
     graph = StateGraph(Agent)
 
     def clarify(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("clarify", state["prompt"])
         decide("clarify", state["prompt"], depth, max_depth, fanout)
         return {}
 
     def questions(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("questions", state["prompt"])
         decide("questions", state["prompt"], depth, max_depth, fanout)
         return {}
 
     def subquestions(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("subquestions", state["prompt"])
         found = decide("subquestions", state["prompt"], depth, max_depth, fanout)
         return {"subquestions": found["subquestions"]}
 
     def execute(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("execute", state["prompt"])
         return {"answer": decide("answer", state["prompt"], depth, max_depth, fanout)}
 
     def check(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("check", state["prompt"])
         return {}
 
     def summary(state: Agent) -> dict[str, Any]:
-        steps.add()
+        steps.add("summary", state["prompt"])
         parts = [state.get("answer", ""), *state.get("results", [])]
         return {"answer": "\n".join(parts)}
 
@@ -180,10 +191,20 @@ def _start(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return {"prompt": f"Request number {i}", "depth": 0, "results": []}, config
 
 
-def run_trees(path: Path, n: int, max_depth: int, fanout: int, setup: str) -> dict[str, Any]:
+def run_trees(
+    path: Path,
+    n: int,
+    max_depth: int,
+    fanout: int,
+    setup: str,
+    ledger: str | None = None,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """Run N trees to their end; with ``resume``, continue each thread from its last checkpoint
+    (as after a kill) instead of starting it."""
     if setup == "async":
-        return asyncio.run(run_trees_async(path, n, max_depth, fanout))
-    steps = Steps()
+        return asyncio.run(run_trees_async(path, n, max_depth, fanout, ledger, resume))
+    steps = Steps(ledger)
     conns = [connect(path) for _ in range(n if setup == "per_thread" else 1)]
     savers = [SqliteSaver(conn) for conn in conns]
     savers[0].setup()
@@ -192,7 +213,7 @@ def run_trees(path: Path, n: int, max_depth: int, fanout: int, setup: str) -> di
 
     def one(i: int) -> str:
         start, config = _start(i)
-        out = graphs[i % len(graphs)].invoke(start, config, durability="sync")
+        out = graphs[i % len(graphs)].invoke(_input(start, resume), config, durability="sync")
         return str(out["answer"])
 
     started, cpu = time.perf_counter(), time.process_time()
@@ -204,18 +225,24 @@ def run_trees(path: Path, n: int, max_depth: int, fanout: int, setup: str) -> di
     return {"wall_s": wall, "cpu_s": cpu, "steps": steps.count, "answers": len(answers)}
 
 
-async def run_trees_async(path: Path, n: int, max_depth: int, fanout: int) -> dict[str, Any]:
+def _input(start: dict[str, Any], resume: bool) -> dict[str, Any] | None:
+    return None if resume else start  # None: go on from the thread's last checkpoint
+
+
+async def run_trees_async(
+    path: Path, n: int, max_depth: int, fanout: int, ledger: str | None, resume: bool
+) -> dict[str, Any]:
     conn = await aiosqlite.connect(str(path))
     await conn.execute("PRAGMA journal_mode=WAL")
     await conn.execute("PRAGMA synchronous=NORMAL")
     saver = AsyncSqliteSaver(conn)
     await saver.setup()
-    steps = Steps()
+    steps = Steps(ledger)
     graph = build(0, max_depth, fanout, steps, saver, is_async=True)
 
     async def one(i: int) -> str:
         start, config = _start(i)
-        out = await graph.ainvoke(start, config, durability="sync")
+        out = await graph.ainvoke(_input(start, resume), config, durability="sync")
         return str(out["answer"])
 
     started, cpu = time.perf_counter(), time.process_time()
@@ -231,6 +258,10 @@ def main() -> None:
     setup = str(params.get("setup", "shared"))
     if setup not in SETUPS:
         raise SystemExit(f"setup must be one of {', '.join(SETUPS)} (got {setup!r})")
+    if "db" in params:  # tree.py's kill scenario: no warm-up, its database and ledger
+        db, ledger, resume = Path(params["db"]), str(params["ledger"]), bool(params["resume"])
+        print(json.dumps(run_trees(db, n, max_depth, fanout, setup, ledger, resume)))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         run_trees(Path(tmp) / "warmup.db", 1, max_depth, fanout, setup)
         baseline = rss_kb()

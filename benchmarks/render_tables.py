@@ -376,7 +376,25 @@ def tree(report: Report) -> str:
     )
     header = ["N trees (agents)", "side", "steps/s", "steps per CPU-s", "peak RSS MB",
               "KB per agent", "kforge / fastest LangGraph"]  # fmt: skip
-    return _table(header, rows) + "\n" + note + provenance(report)
+    faults = "\n" + tree_faults(report["faults"]) if "faults" in report else ""
+    return _table(header, rows) + "\n" + note + provenance(report) + faults
+
+
+def tree_faults(faults: Report) -> str:
+    """tree.py's second scenario: the trees steered, killed and resumed, on each side."""
+    rows = []
+    for row in faults["rows"]:
+        for side, m in row.items():
+            if side == "n":
+                continue
+            steered = [str(m.get(k, "\N{EN DASH}")) for k in ("accepted", "lost", "applied_twice")]
+            label = "kforge" if side == "kforge" else f"LangGraph, {m['setup']}"
+            rows.append([str(row["n"]), label, str(m["steps_before_kill"]), str(m["steps"]),
+                         str(m["steps_reexecuted"]), _num(m["wall_s"], 2),
+                         _num(m["resume_wall_s"], 2), *steered])  # fmt: skip
+    header = ["N trees", "side", "steps at the kill", "steps", "run again", "wall s",
+              "resume s", "interventions applied", "lost", "applied twice"]  # fmt: skip
+    return _table(header, rows) + "\n" + "; ".join(faults["notes"]) + ".\n"
 
 
 def _worker_counts(r: Report) -> list[int]:

@@ -11,6 +11,11 @@ environment ``runtime_vs_langgraph.py`` sets up beside this script.
 
     python benchmarks/tree.py --json tree.json
     python benchmarks/tree.py --ns 1,10 --skip-langgraph
+    python benchmarks/tree.py --scenario faults --ns 1,10
+
+The faults scenario (``_tree_kill.py``) runs the same trees steered from another process,
+killed with SIGKILL once half their steps are done and resumed in a new process: wall time
+including the resume, steps run again after the kill, interventions lost or applied twice.
 """
 
 from __future__ import annotations
@@ -173,6 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--skip-langgraph", action="store_true", help="measure kforge only")
     parser.add_argument("--langgraph-venv", metavar="DIR", help="LangGraph's virtual environment")
+    parser.add_argument(
+        "--scenario",
+        choices=("plain", "faults", "all"),
+        default="plain",
+        help="plain: the trees run undisturbed (default); faults: steered, killed and resumed "
+        "(see _tree_kill.py); all: both",
+    )
+    parser.add_argument("--seed", type=int, default=13, help="the faults scenario's steering")
     parser.add_argument("--side", choices=("kforge",), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.side == "kforge":
@@ -188,6 +201,24 @@ def main(argv: list[str] | None = None) -> int:
 
         venv = Path(args.langgraph_venv) if args.langgraph_venv else LANGGRAPH_VENV
         langgraph_python = ensure_langgraph_env(venv)
+    result: dict[str, Any] = {
+        "tree": {"agents_per_tree": agents_per_tree, "fanout": args.fanout, "depth": args.depth},
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+    }
+    if args.scenario != "faults":
+        result.update(plain(args, ns, agents_per_tree, langgraph_python))
+    if args.scenario != "plain":
+        result["faults"] = faults(args, ns, langgraph_python)
+        print_faults(result["faults"])
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def plain(
+    args: argparse.Namespace, ns: list[int], agents_per_tree: int, langgraph_python: Path | None
+) -> dict[str, Any]:
+    """The trees undisturbed, each side's best of ``args.repeat`` rounds at each N."""
     rows: list[dict[str, Any]] = []
     for n in ns:
         params = {"n": n, "max_depth": args.depth, "fanout": args.fanout}
@@ -206,8 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(make_row(n, rounds, agents_per_tree))
     print_table(rows)
     speedups = {str(row["n"]): row.get("speedup") for row in rows}
-    result = {
-        "tree": {"agents_per_tree": agents_per_tree, "fanout": args.fanout, "depth": args.depth},
+    return {
         "rows": rows,
         "target": {
             "kforge_steps_per_s_vs_fastest_langgraph_setup_at_every_n": TARGET,
@@ -216,11 +246,71 @@ def main(argv: list[str] | None = None) -> int:
             if langgraph_python is None
             else all(v is not None and v >= TARGET for v in speedups.values()),
         },
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
     }
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return 0
+
+
+FAULT_NOTES = (
+    "wall s: from the first process's start to the last tree's end, both process starts and "
+    "the resume included",
+    "re-run: steps run again after the kill; kforge notes a step when it commits, LangGraph a "
+    "node when it runs (it has no per-node commit to note), so a LangGraph node cut off "
+    "between running and its checkpoint counts too",
+    "steps: an intervention makes its kforge agent answer again, so kforge's steered trees "
+    "take more steps than LangGraph's unsteered ones",
+    "interventions: comments and modifies sent from another process to agents still running; "
+    "LangGraph has no counterpart (update_state edits a thread's state between runs, not a "
+    "running child's), so its side is killed and resumed without them",
+)
+
+
+def faults(
+    args: argparse.Namespace, ns: list[int], langgraph_python: Path | None
+) -> dict[str, Any]:
+    """Each N's trees steered, killed once half their steps are done and resumed, on each side."""
+    sys.path.insert(0, str(HERE))
+    from _tree_kill import kill_and_resume, langgraph_kill_and_resume
+
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in ns:
+            row: dict[str, Any] = {
+                "n": n,
+                "kforge": kill_and_resume(Path(tmp), n, args.depth, args.fanout, args.seed),
+            }
+            for setup in LANGGRAPH_SETUPS if langgraph_python is not None else ():
+                params = {"n": n, "max_depth": args.depth, "fanout": args.fanout, "setup": setup}
+                row[f"langgraph_{setup}"] = langgraph_kill_and_resume(
+                    Path(tmp), langgraph_python, LANGGRAPH_SIDE, params
+                )
+            rows.append(row)
+    return {"rows": rows, "notes": list(FAULT_NOTES)}
+
+
+def print_faults(result: dict[str, Any]) -> None:
+    print("\nsteered, killed (SIGKILL once half the steps are done) and resumed:")
+    head = f"{'N':>4} {'side':<13} {'steps':>6} {'at kill':>7} {'re-run':>6} {'wall s':>7}"
+    print(
+        head
+        + f" {'resume s':>8} {'sent':>5} {'applied':>7} {'refused':>7} {'lost':>4} {'twice':>5}"
+    )
+    for row in result["rows"]:
+        for side in ("kforge", *(f"langgraph_{setup}" for setup in LANGGRAPH_SETUPS)):
+            m = row.get(side)
+            if m is None:
+                continue
+            steering = (
+                (m["sent"], m["accepted"], m["refused"], m["lost"], m["applied_twice"])
+                if "sent" in m
+                else ("-",) * 5
+            )
+            print(
+                f"{row['n']:>4} {side.replace('langgraph_', 'LG '):<13} {m['steps']:>6} "
+                f"{m['steps_before_kill']:>7} {m['steps_reexecuted']:>6} {m['wall_s']:>7.3f} "
+                f"{m['resume_wall_s']:>8.3f} {steering[0]:>5} {steering[1]:>7} {steering[2]:>7} "
+                f"{steering[3]:>4} {steering[4]:>5}"
+            )
+    for note in result["notes"]:
+        print(f"  {note}")
 
 
 def run_order(sides: list[str], round_no: int) -> list[str]:

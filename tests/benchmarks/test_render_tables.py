@@ -209,3 +209,22 @@ def test_the_ingest_table_of_a_run_without_a_before_run_has_no_arrows() -> None:
     table = RENDERERS["ingest_quality"](run)
     assert "→" not in table and table.startswith("| set (after) | chunks |")
     assert len([line for line in table.splitlines() if line.startswith("| ")]) == 1 + 5
+
+
+def test_the_tree_table_gains_the_kill_scenario_when_the_run_measured_it() -> None:
+    kept = load_results()["tree"]
+    assert "faults" not in kept and "kill" not in RENDERERS["tree"](kept)
+    kforge = {"steps_before_kill": 60, "steps": 170, "steps_reexecuted": 0, "wall_s": 1.2,
+              "resume_wall_s": 0.6, "accepted": 84, "lost": 0, "applied_twice": 0}  # fmt: skip
+    langgraph = {**kforge, "setup": "async", "steps": 126, "steps_reexecuted": 16}
+    for key in ("accepted", "lost", "applied_twice"):
+        del langgraph[key]
+    run = {**kept, "faults": {"rows": [{"n": 1, "kforge": kforge, "langgraph_async": langgraph}],
+                              "notes": ["LangGraph has no counterpart"]}}  # fmt: skip
+    table = RENDERERS["tree"](run)
+    assert "| 1 | kforge | 60 | 170 | 0 | 1.20 | 0.60 | 84 | 0 | 0 |" in table
+    assert (
+        "| 1 | LangGraph, async | 60 | 126 | 16 | 1.20 | 0.60 | \N{EN DASH} | \N{EN DASH} | \N{EN DASH} |"
+        in table
+    )
+    assert "LangGraph has no counterpart." in table

@@ -101,3 +101,25 @@ def test_the_ratio_is_taken_against_langgraphs_fastest_setup() -> None:
     assert row["langgraph"]["wall_s"] == 1.0
     assert row["kforge"]["wall_s"] == 0.25
     assert row["speedup"] == 4.0
+
+
+def test_steered_trees_killed_and_resumed_lose_and_repeat_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "faults.json"
+    command = [sys.executable, str(SCRIPT), "--scenario", "faults", "--skip-langgraph"]
+    done = subprocess.run(
+        [*command, "--ns", "2", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "killed" in done.stdout and "re-run" in done.stdout
+    result = json.loads(out.read_text())
+    assert "rows" not in result  # the plain scenario did not run
+    (row,) = result["faults"]["rows"]
+    kforge = row["kforge"]
+    assert kforge["killed"] and kforge["completed_trees"] == 2
+    assert 0 < kforge["steps_before_kill"] < kforge["steps_without_interventions"] == 6 * 21 * 2
+    assert kforge["steps"] >= kforge["steps_without_interventions"]
+    assert kforge["accepted"] > 0 and kforge["sent"] == kforge["accepted"] + kforge["refused"]
+    assert kforge["steps_reexecuted"] == 0
+    assert kforge["lost"] == 0 and kforge["applied_twice"] == 0
+    assert kforge["failed_agents"] == 0 and kforge["unfinished_as"] == []
+    assert kforge["wall_s"] > kforge["resume_wall_s"] > 0
