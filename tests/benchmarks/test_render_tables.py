@@ -212,8 +212,8 @@ def test_the_ingest_table_of_a_run_without_a_before_run_has_no_arrows() -> None:
 
 
 def test_the_tree_table_gains_the_kill_scenario_when_the_run_measured_it() -> None:
-    kept = load_results()["tree"]
-    assert "faults" not in kept and "kill" not in RENDERERS["tree"](kept)
+    kept = {k: v for k, v in load_results()["tree"].items() if k != "faults"}
+    assert "kill" not in RENDERERS["tree"](kept)  # a run of the plain scenario only
     kforge = {"steps_before_kill": 60, "steps": 170, "steps_reexecuted": 0, "wall_s": 1.2,
               "resume_wall_s": 0.6, "accepted": 84, "lost": 0, "applied_twice": 0}  # fmt: skip
     langgraph = {**kforge, "setup": "async", "steps": 126, "steps_reexecuted": 16}
