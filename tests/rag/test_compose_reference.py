@@ -26,6 +26,19 @@ def chunk(i: int, text: str, heading: str) -> Chunk:
     )
 
 
+def asked_over(
+    pages: list[SourceDocument], question: str, k: int = 3
+) -> tuple[list[str], list[str], str | None]:
+    """``question`` asked over ``pages`` indexed in a new corpus: the files searched first,
+    the answer's units and its short line."""
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(pages)
+    chunks = [h.chunk for h in search_units(corpus, question, k)]
+    segments = compose_extractive(question, chunks)
+    line = short_answer(question, segments, chunks)
+    return [c.file for c in chunks], [s.text for s in segments], line.answer if line else None
+
+
 def test_numbers_that_name_things_count_nothing() -> None:
     def counted(text: str, question: str = "How many?") -> list[str]:
         return [m.group(0) for m in counted_numbers(text, question)]
@@ -60,7 +73,6 @@ def test_how_many_times_takes_the_settings_entry_not_a_sentence_naming_a_status(
 
 
 def test_how_long_finds_the_entry_whose_value_is_in_seconds() -> None:
-    corpus = Corpus.open(MemoryStore(), "t")
     pages = [
         SourceDocument(
             f"news{i}.html",
@@ -78,13 +90,10 @@ def test_how_long_finds_the_entry_whose_value_is_in_seconds() -> None:
             "Settings",
         )
     )
-    corpus.add_documents(pages)
     question = "How long does the downloader wait for a response before it gives up?"
-    hits = search_units(corpus, question, 3)
-    assert hits[0].chunk.file == "settings.html", [h.chunk.file for h in hits]
-    segments = compose_extractive(question, [h.chunk for h in hits])
-    line = short_answer(question, segments, [h.chunk for h in hits])
-    assert line is not None and line.answer == "180"
+    files, _, line = asked_over(pages, question)
+    assert files[0] == "settings.html", files
+    assert line == "180"
 
 
 def test_what_is_x_reads_the_page_titled_x_where_every_page_names_x() -> None:
@@ -251,7 +260,6 @@ def test_how_many_x_reads_the_passage_giving_a_number_of_x() -> None:
 
     assert counted_noun("Roughly how many external plugins exist for it?") == "plugins"
     assert counted_noun("How many times does it retry a request?") == "times"
-    corpus = Corpus.open(MemoryStore(), "t")
     pages = [
         SourceDocument(
             f"plugins{i}.html",
@@ -270,13 +278,9 @@ def test_how_many_x_reads_the_passage_giving_a_number_of_x() -> None:
             "The tool",
         )
     )
-    corpus.add_documents(pages)
-    question = "Roughly how many external plugins exist for the tool?"
-    hits = search_units(corpus, question, 3)
-    assert hits[0].chunk.file == "index.html", [h.chunk.file for h in hits]
-    segments = compose_extractive(question, [h.chunk for h in hits])
-    line = short_answer(question, segments, [h.chunk for h in hits])
-    assert line is not None and line.answer.startswith("800")
+    files, _, line = asked_over(pages, "Roughly how many external plugins exist for the tool?")
+    assert files[0] == "index.html", files
+    assert line is not None and line.startswith("800")
 
 
 def test_two_ways_compared_get_one_sentence_each_not_code_a_page_wrote_as_a_list() -> None:
@@ -301,7 +305,6 @@ def test_two_ways_compared_get_one_sentence_each_not_code_a_page_wrote_as_a_list
 
 
 def test_the_release_a_user_runs_finds_no_release_notes_and_is_never_the_answer() -> None:
-    corpus = Corpus.open(MemoryStore(), "t")
     notes = [
         SourceDocument(
             f"news{i}.html",
@@ -325,13 +328,10 @@ def test_the_release_a_user_runs_finds_no_release_notes_and_is_never_the_answer(
         "implementation or the PyPy implementation.",
         "Installation guide",
     )
-    corpus.add_documents([*notes, *guide, install])
     question = "Which Python version do I need at least for Crawler 2.8?"
-    hits = search_units(corpus, question, 4)
-    assert "install.html" in [h.chunk.file for h in hits], [h.chunk.file for h in hits]
-    segments = compose_extractive(question, [h.chunk for h in hits])
-    line = short_answer(question, segments, [h.chunk for h in hits])
-    assert line is not None and line.answer == "Python 3.7+"
+    files, _, line = asked_over([*notes, *guide, install], question, 4)
+    assert "install.html" in files, files
+    assert line == "Python 3.7+"
 
 
 def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
@@ -365,7 +365,6 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
 
 
 def test_a_comparison_reads_each_item_s_own_page_and_its_description_not_its_synopsis() -> None:
-    corpus = Corpus.open(MemoryStore(), "t")
     pages = [
         SourceDocument(
             f"tutorial{i}.md",
@@ -389,12 +388,9 @@ def test_a_comparison_reads_each_item_s_own_page_and_its_description_not_its_syn
             "tool-pull(1)",
         ),
     ]
-    corpus.add_documents(pages)
     question = "What is the difference between tool fetch and tool pull?"
-    hits = search_units(corpus, question, 5)
-    files = [h.chunk.file for h in hits]
+    files, texts, _ = asked_over(pages, question, 5)
     assert "tool-fetch.txt" in files and "tool-pull.txt" in files, files
-    texts = [s.text for s in compose_extractive(question, [h.chunk for h in hits])]
     assert any(t.startswith("tool-fetch - Download") for t in texts), texts
     assert any(t.startswith("tool-pull - Fetch") for t in texts), texts
 
