@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kforge.llm.types import ModelResponse
+from kforge.rag.compose import Segment
 from kforge.rag.grounded import write_answer
 from kforge.rag.question import read_question
+from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk
 
 
@@ -411,3 +413,13 @@ async def test_yes_no_quotes_no_condition_alone() -> None:
         "of the database.",
     )
     assert not short.startswith("If the AUTOINCREMENT keyword appears")
+
+
+def test_procedure_line_is_never_an_import() -> None:
+    question = "How do I write everything my spider scrapes to a JSON file?"
+    segments = [
+        Segment("import json", 0, 0, True),
+        Segment("scrapy crawl s -O items.jl", 1, 1, True),
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "scrapy crawl s -O items.jl"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from kforge.rag.commands import command_of
+from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject, is_about
 from kforge.rag.hops import mentions_title
@@ -373,16 +373,21 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
     terms = set(question.terms)
     # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
     led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
+    # the calls the prose names ("fs.mkdir(path[, options], callback)") for a block's line
+    prose = [n for u in units if not u.code for n in identifiers(u.text)]
     offered = []
     for order, unit in enumerate(units):
         text = unit.text.strip()
         named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
-        quote = named if unit.code and named else command_of(text, question)
+        quote = named if unit.code and named else command_of(text, question, prose)
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
-            quote = text  # a code block of one line: ``scrapy startproject tutorial``
+            # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
+            quote = text if is_step(text) else ""
         if quote:
             said = len(unit_terms(unit.text) & terms)
-            offered.append((not (unit.code and named), -said, order, quote, unit.source))
+            # a block's line saying nothing of what is asked is only its first call
+            guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
+            offered.append((not (unit.code and named), guessed, -said, order, quote, unit.source))
     if not offered:
         return None
     *_, quote, source = min(offered)
