@@ -6,6 +6,7 @@ from __future__ import annotations
 from kforge.rag.compose import compose_extractive
 from kforge.rag.corpus import Corpus
 from kforge.rag.quantities import counted_numbers
+from kforge.rag.question import read_question
 from kforge.rag.rerank import search_units
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk, SourceDocument
@@ -414,3 +415,25 @@ def test_how_do_i_list_keeps_its_verb_and_takes_the_option_named_by_it() -> None
     segments = compose_extractive("How do I list all tags?", [options])
     best = min(segments, key=lambda s: s.rank)
     assert best.text == "-l, --list: List tags.", [s.text for s in segments]
+
+
+def test_how_short_asks_a_duration_and_a_value_written_on_to_its_unit_gives_it() -> None:
+    pages = [
+        SourceDocument(
+            "options.html",
+            "Command-line options\n\n--durations=N Show N slowest setup/test durations (N=0 for "
+            "all) --durations-min=N Minimal duration in seconds for inclusion in slowest list.",
+            "Options",
+        ),
+        SourceDocument(
+            "durations.html",
+            "Profiling test execution duration\n\nTo get a list of the slowest test "
+            "durations, use --durations. By default, pytest will not show test "
+            "durations that are too small (<0.005s) unless -vv is passed on the command-line.",
+            "Durations",
+        ),
+    ]
+    question = "How short does a test have to be for --durations to leave it out of the list?"
+    assert read_question(question).kind == "quantity"
+    _, units, line = asked_over(pages, question)
+    assert line == "0.005s", units

@@ -32,7 +32,14 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.defining import defined_subject, is_about, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
-from kforge.rag.quantities import counted_noun, counts, gives_default, names_release
+from kforge.rag.quantities import (
+    asked_units,
+    counted_noun,
+    counts,
+    gives_default,
+    names_release,
+    states_in_units,
+)
 from kforge.rag.question import (
     asked_noun,
     holds_kind,
@@ -158,6 +165,7 @@ def compose_extractive(
 
     negated = _NEGATION.search(question) is not None
     noun = counted_noun(question)
+    sized = asked_units(asked)
     versioned = asked_noun(question).rstrip("s") in ("version", "release")
 
     def score(c: Candidate) -> float:
@@ -169,6 +177,10 @@ def compose_extractive(
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
             if noun and counts(c.text, noun, question):
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
+            elif sized and states_in_units(c.text, sized) and "default" not in asked.terms:
+                # "how short ... durations": "too small (<0.005s)"; a default is its entry's,
+                # whatever unit another entry's value is in
+                value += _KIND_BONUS
         elif asked.kind == "quantity":
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A

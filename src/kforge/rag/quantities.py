@@ -135,15 +135,27 @@ def asked_units(question: _Asked) -> frozenset[str]:
         return frozenset()
     if re.search(r"\bhow (?:big|large|small)\b|\bsizes?\b", text):
         return _SIZE_UNITS
-    if re.search(r"\bhow long\b|\btimeouts?\b|\bdurations?\b|\bintervals?\b", text):
+    if re.search(
+        r"\bhow (?:long|short|often|frequently)\b|\btimeouts?\b|\bdurations?\b|\bintervals?\b", text
+    ):
         return _TIME_UNITS
     return frozenset()
 
 
 def states_in_units(text: str, units: frozenset[str]) -> bool:
-    """True when ``text`` gives a number in one of ``units`` ("The first 100 bytes ...")."""
+    """True when ``text`` gives a number in one of ``units`` ("The first 100 bytes ...",
+    "(<0.005s)")."""
     return any(
-        (after := re.match(r"\s+([A-Za-z]+)", text[m.end() :])) is not None
-        and after.group(1).lower() in units
+        (after := re.match(r"(\s+)?([A-Za-z]+)", text[m.end() :])) is not None
+        and (
+            after.group(2).lower() in units
+            or (not after.group(1) and _WRITTEN_ON.get(after.group(2).lower()) in units)
+        )
         for m in NUMBER.finditer(text)
     )
+
+
+_WRITTEN_ON = {"s": "seconds", "ms": "ms", "min": "minutes", "h": "hours"} | {
+    unit: unit for unit in ("kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib")
+}
+"""Units written on to their number ("0.005s", "16MB"), as the unit sets name them."""

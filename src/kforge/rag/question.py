@@ -64,7 +64,8 @@ _YESNO = re.compile(
 )
 _CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s+(.+?)\s+or\s+(.+?)\s*\??$", re.IGNORECASE)
 _QUANTITY = re.compile(
-    r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small)\b"
+    r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small|short|"
+    r"low|slow|heavy|few|little|frequently|quickly)\b"
     r"|\b(?:maximum|minimum|max|min|default|limit|size|number of|percentage|length of|"
     r"how many)\b",
     re.IGNORECASE,

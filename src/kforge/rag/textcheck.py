@@ -405,7 +405,9 @@ def support(sentence: str, sources: Sequence[str]) -> Support:
 
 
 _HOW_MEASURE = re.compile(
-    r"\bhow\s+(big|large|long|small|old|often|far|fast|high|deep|wide|tall|heavy)\b", re.I
+    r"\bhow\s+(big|large|long|small|short|old|often|far|fast|slow|high|low|deep|wide|tall|"
+    r"heavy|frequently|quickly)\b",
+    re.I,
 )
 
 
