@@ -22,6 +22,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | scrapy | python-scrapy-doc 2.8.0 | BSD-3-Clause | the Scrapy tutorial, topic guides and FAQ, Sphinx HTML |
 | postgresql | postgresql-doc-15 15.20 | PostgreSQL | PostgreSQL's client and server programs, backup and client authentication, DocBook HTML |
 | sphinx | sphinx-doc 5.3.0 | BSD-2-Clause | the Sphinx tutorial, user guide, command manual pages, FAQ and glossary, Sphinx HTML |
+| borgbackup | borgbackup-doc 1.2.4 | BSD-3-Clause | BorgBackup's introduction, quick start, command usage, deployment guides, FAQ and internals, Sphinx HTML |
+| mypy | mypy-doc 1.0.1 | MIT | the mypy guide to type checking, command line, configuration and error codes, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -180,6 +182,37 @@ DOCSETS: dict[str, Docset] = {
                 "example_google.html",
                 "example_numpy.html",
             ),
+        ),
+        Docset(
+            "borgbackup",
+            "borgbackup-doc",
+            "usr/share/doc/borgbackup/html",
+            ("*.html", "usage/*.html", "deployment/*.html", "internals/*.html"),
+            "BSD-3-Clause",
+            skip=(
+                *_SPHINX_INDEXES,
+                # tables of contents, and index.html repeats introduction.html
+                "book.html",
+                "index.html",
+                "usage.html",
+                "deployment.html",
+                # man_intro.html repeats usage/general.html; changes.html is the change log;
+                # paperkey.html is a form for printing a key; authors and development are
+                # about the project, not its use
+                "man_intro.html",
+                "changes.html",
+                "paperkey.html",
+                "authors.html",
+                "development.html",
+            ),
+        ),
+        Docset(
+            "mypy",
+            "mypy-doc",
+            "usr/share/doc/mypy/html",
+            ("*.html",),
+            "MIT",
+            skip=_SPHINX_INDEXES,
         ),
     )
 }

@@ -356,6 +356,8 @@ DOC_SETS = [
     "scrapy",
     "postgresql",
     "sphinx",
+    "borgbackup",
+    "mypy",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
