@@ -358,6 +358,8 @@ DOC_SETS = [
     "sphinx",
     "borgbackup",
     "mypy",
+    "django",
+    "celery",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 

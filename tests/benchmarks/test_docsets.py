@@ -69,6 +69,8 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "sphinx",
         "borgbackup",
         "mypy",
+        "django",
+        "celery",
     } <= set(docsets.DOCSETS)
     for name in ("flask", "click", "jinja", "pytest", "scrapy", "sphinx", "borgbackup", "mypy"):
         assert "genindex.html" in docsets.DOCSETS[name].skip
