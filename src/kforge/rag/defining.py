@@ -33,6 +33,7 @@ _ASKED_MEANING = re.compile(
 )
 """What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
 ("what does X mean" is read as an entry's name, see ``compose``)."""
+_PRONOUNS = frozenset(["it", "this", "that", "these", "those", "they", "them"])
 _NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
 
 
@@ -48,12 +49,15 @@ def subject_phrase(question: Question) -> str:
     a spider in Scrapy?"), or ""."""
     if question.kind != "definition":
         return ""
-    meaning = _ASKED_MEANING.match(question.text)
+    asking = question.asking or question.text
+    meaning = _ASKED_MEANING.match(asking)
     if meaning:
         return next(g for g in meaning.groups() if g)
-    match = _ASKED_SUBJECT.match(question.text)
+    match = _ASKED_SUBJECT.match(asking)
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
         return ""
+    if match.group(1).lower() in _PRONOUNS:
+        return ""  # "... showed up in my list. What is it?": said before, not named
     return match.group(1)
 
 
