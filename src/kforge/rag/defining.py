@@ -28,7 +28,11 @@ _ASKED_SUBJECT = re.compile(
 _ASKED_MEANING = re.compile(
     r"^what does it mean (?:to|when|if)\b.*?\b(?:as|is|are|be) (?:an? |the )?"
     r"([^ ?]+(?: [^ ?]+)?)\s*\??$"
-    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$",
+    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$"
+    # "what does it mean to declare a variable Final?": the name it is declared with
+    r"|^what does it mean to \w+ .*?\b((?-i:[A-Z]\w*)|\w*[_.]\w+)\s*\??$"
+    # "what does a Literal type express?": what it says of the thing, not a word's meaning
+    r"|^what does (?:an? |the )?([^?]+?) (?:express|represent|denote|indicate|signify)\s*\??$",
     re.IGNORECASE,
 )
 """What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
@@ -104,7 +108,12 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
     return " ".join(words[len(phrase) :])
 
 
-_SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
+_SAYS_WHAT = re.compile(
+    r"(?:is|are|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
+    r"helps? you)\b"
+)
+"""What a sentence says after naming its subject when it defines it: what it is, or what it
+is for ("TypedDict lets you give precise types ...")."""
 
 
 def defines_subject(text: str, subject: frozenset[str]) -> float:

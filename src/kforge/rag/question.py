@@ -85,7 +85,7 @@ _WHAT_TO_DO = re.compile(
 """A command asked for: "what else do I have to run?", "which command writes them back?"."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
-    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
+    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
     r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
     re.IGNORECASE,
 )
