@@ -437,3 +437,28 @@ def test_how_short_asks_a_duration_and_a_value_written_on_to_its_unit_gives_it()
     assert read_question(question).kind == "quantity"
     _, units, line = asked_over(pages, question)
     assert line == "0.005s", units
+
+
+def test_stress_words_after_what_are_dropped_and_quicker_reads_as_faster() -> None:
+    from kforge.rag.defining import subject_phrase
+    from kforge.rag.idioms import plain_words
+
+    asked = read_question("What exactly is a repository?")
+    assert asked.kind == "definition" and subject_phrase(asked) == "repository"
+    assert "exactli" not in asked.terms
+    assert plain_words("How much quicker is the daemon?") == "How much faster is the daemon?"
+    pages = [
+        SourceDocument(
+            "limits.html",
+            "Limits\n\nA repository may hold exactly one archive per name.",
+            "Limits",
+        ),
+        SourceDocument(
+            "init.html",
+            "Repositories\n\nA repository is a filesystem directory containing the "
+            "deduplicated data from zero or more archives.",
+            "Repositories",
+        ),
+    ]
+    files, units, _ = asked_over(pages, "What exactly is a repository?", k=1)
+    assert files == ["init.html"], units
