@@ -50,6 +50,9 @@ def test_a_question_after_the_users_situation_is_read_by_the_sentence_that_asks(
     assert read_question("We have a huge codebase. How many lines should we start with?").kind == (
         "quantity"
     )
+    # an initial ends no sentence
+    asked = read_question("How many schools does the university where Andrew J. Elliot works have?")
+    assert asked.kind == "quantity"
 
 
 def test_a_command_asked_for_is_a_procedure() -> None:

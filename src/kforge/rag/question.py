@@ -17,7 +17,7 @@ from kforge.rag.idioms import plain_words
 from kforge.rag.options import TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words
+from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
 __all__ = [
     "DATE",
@@ -240,7 +240,6 @@ _ADVICE = re.compile(
     re.IGNORECASE,
 )
 """An advice question: "When should I use X?" asks in what case, not for a date."""
-_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(`])")
 
 
 def asking_sentence(text: str) -> str:
@@ -249,7 +248,7 @@ def asking_sentence(text: str) -> str:
     output?"), or ``text`` whole when it is one sentence or none ends so. The sentences
     before it say the user's situation: words to search with, not what kind of answer is
     wanted."""
-    sentences = [s for s in _SENTENCE.split(text.strip()) if s.strip()]
+    sentences = split_sentences(text)  # not at an initial: "Andrew J. Elliot"
     if len(sentences) < 2:
         return text
     asking = [s for s in sentences if s.rstrip().endswith("?")]
