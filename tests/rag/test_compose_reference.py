@@ -462,3 +462,15 @@ def test_stress_words_after_what_are_dropped_and_quicker_reads_as_faster() -> No
     ]
     files, units, _ = asked_over(pages, "What exactly is a repository?", k=1)
     assert files == ["init.html"], units
+
+
+def test_where_takes_the_sentence_giving_a_path_over_one_naming_the_program() -> None:
+    passage = chunk(
+        0,
+        "Keys\n\nWith keyfile encryption Borg protects the key of keyfile encryption. "
+        "The key of keyfile encryption is stored in ~/.config/borg/keys.",
+        "Keys",
+    )
+    segments = compose_extractive("Where is the key of keyfile encryption kept?", [passage])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text == "The key of keyfile encryption is stored in ~/.config/borg/keys.", segments

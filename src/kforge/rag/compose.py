@@ -75,6 +75,9 @@ _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
+_PATH = re.compile(r"(?:^|[\s(\"'`])(?:~|\.{1,2})?/[\w.-]+/|(?:^|\s)~/\S+|\$[A-Z_]{3,}\b")
+"""A path in documentation ("~/.cache/borg/", "/etc/app/", "$XDG_CONFIG_HOME"): for "where",
+more than a proper name in a sentence ("Borg")."""
 _NO_NUMBER = 0.6
 """Weight of a unit giving no number for a quantity question."""
 _ENTRY_BONUS = 0.5
@@ -177,6 +180,8 @@ def compose_extractive(
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
             if noun and counts(c.text, noun, question):
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
+            elif asked.kind == "where" and _PATH.search(c.text):
+                value += _KIND_BONUS  # "where does it keep its cache": "~/.cache/borg/"
             elif sized and states_in_units(c.text, sized) and "default" not in asked.terms:
                 # "how short ... durations": "too small (<0.005s)"; a default is its entry's,
                 # whatever unit another entry's value is in
