@@ -60,3 +60,16 @@ def test_a_command_asked_for_is_a_procedure() -> None:
     assert read_question("What else do I have to run?").kind == "procedure"
     assert read_question("What should I install?").kind == "procedure"
     assert read_question("Which exit code means no tests ran?").kind != "procedure"
+
+
+def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_question() -> None:
+    asked = read_question("If I mark a constant Final, will Python stop a reassignment?")
+    assert asked.kind == "yesno"
+    asked = read_question("B is a subclass of A, so why won't mypy accept a list of B?")
+    assert asked.kind == "reason"
+    asked = read_question(
+        "When a parameter can be anything, should I annotate it as Any or as object?"
+    )
+    assert asked.kind == "comparison" and asked.options == ("Any", "object")
+    # an asking "when" is no condition
+    assert read_question("When was the first release, and what was its number?").kind == "when"

@@ -9,6 +9,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.grounded import write_answer
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
+from kforge.rag.short_quote import clause_at
 from kforge.rag.types import Chunk
 
 
@@ -423,3 +424,8 @@ def test_procedure_line_is_never_an_import() -> None:
     ]
     line = short_answer(question, segments)
     assert line is not None and line.answer == "scrapy crawl s -O items.jl"
+
+
+def test_a_linking_word_before_a_comma_is_not_the_clause() -> None:
+    assert clause_at("So, if you need that, consider RAID.") == "So, if you need that"
+    assert clause_at("Gzip, Deflate and Brotli are provided.") == "Gzip"

@@ -35,8 +35,8 @@ _BOTH = re.compile(
 TWO_WAYS = re.compile(
     r"^when (?:should|do|can|would|must) (?:i|we|you|one)\s+(.+?),?\s+and when\s+"
     r"(?:(?:should|do|can|would|must) (?:i|we|you|one)\s+)?(.+?)\s*\??$"
-    r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b.*?\b(?:with|use|using|via|by)\s+"
-    r"(.+?)\s+or\s+(?:with|use|using|via|by)\s+(.+?)\s*\??$",
+    r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b.*?\b(?:with|use|using|via|by|as)\s+"
+    r"(.+?)\s+or\s+(?:with|use|using|via|by|as)\s+(.+?)\s*\??$",
     re.IGNORECASE,
 )
 """Two ways the user weighs: "When should I skip a test and when should I mark it xfail?",

@@ -249,10 +249,22 @@ def asking_sentence(text: str) -> str:
     before it say the user's situation: words to search with, not what kind of answer is
     wanted."""
     sentences = split_sentences(text)  # not at an initial: "Andrew J. Elliot"
-    if len(sentences) < 2:
-        return text
     asking = [s for s in sentences if s.rstrip().endswith("?")]
-    return asking[-1] if asking else text
+    sentence = asking[-1] if len(sentences) > 1 and asking else text
+    # "If I mark it Final, will Python stop ...?", "B is a subclass of A, so why won't ...?":
+    # the clause after the condition or the premise asks
+    lead = _LEAD_CLAUSE.match(sentence)
+    return sentence[lead.end() :] if lead else sentence
+
+
+_ASKING_WORD = r"(?:why|how|what|which|who|whom|when|where|is|are|can|could|does|do|did|will|would|should|must|may)\b"
+_LEAD_CLAUSE = re.compile(
+    rf"^(?:if|when|once|since|although|though|because|after|before|while|given)\b(?!\s+{_ASKING_WORD})"
+    rf"[^?,]{{3,}},\s+(?={_ASKING_WORD})"
+    rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})",
+    re.IGNORECASE,
+)
+"""A condition or premise before the words that ask."""
 
 
 def read_question(text: str) -> Question:
