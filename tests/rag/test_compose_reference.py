@@ -474,3 +474,19 @@ def test_where_takes_the_sentence_giving_a_path_over_one_naming_the_program() ->
     segments = compose_extractive("Where is the key of keyfile encryption kept?", [passage])
     best = min(segments, key=lambda s: s.rank)
     assert best.text == "The key of keyfile encryption is stored in ~/.config/borg/keys.", segments
+
+
+def test_the_items_a_sentence_introduces_come_whole_beside_the_other_sentences() -> None:
+    passage = chunk(
+        0,
+        "Citations\n\nA citation should let a reader find the exact supporting text quickly:\n\n"
+        "- the file or document name;\n- the location within it: heading path and page;\n"
+        "- a short quote from the passage.\n\nA citation that names only a document forces "
+        "the reader to search. Citations point to specific passages.",
+        "Citations",
+    )
+    segments = compose_extractive(
+        "What should a good citation include?", [passage], max_sentences=3
+    )
+    texts = [s.text for s in segments]
+    assert any(t.startswith("a short quote") for t in texts), texts

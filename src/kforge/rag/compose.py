@@ -343,7 +343,12 @@ def compose_extractive(
         # "Defaults to 16 KiB." says what of the unit before it: that unit comes first
         of = subject_of(c, owns[c.source]) if gives_default(c.text) else None
         placed.extend(u for u in (of, c, *follows.get(id(c), ())) if u and u not in placed)
-    chosen = placed[: max_sentences + (asked.kind == "comparison")]
+    # the items a sentence introduces ("A citation should include:") are read as one answer
+    # with it, not as further sentences
+    listed = sum(
+        c.kind == "item" for b in chosen if b.text.endswith(":") for c in follows.get(id(b), ())
+    )
+    chosen = placed[: max_sentences + (asked.kind == "comparison") + listed]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [
