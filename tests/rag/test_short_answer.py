@@ -429,3 +429,11 @@ def test_procedure_line_is_never_an_import() -> None:
 def test_a_linking_word_before_a_comma_is_not_the_clause() -> None:
     assert clause_at("So, if you need that, consider RAID.") == "So, if you need that"
     assert clause_at("Gzip, Deflate and Brotli are provided.") == "Gzip"
+
+
+async def test_a_line_of_one_word_of_the_question_tells_nothing() -> None:
+    short, _ = await answer(
+        "What should a good citation include?",
+        "Citations are markers in the text that point to specific passages.",
+    )
+    assert short != "Citations"

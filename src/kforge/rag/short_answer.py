@@ -157,9 +157,16 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
             quote = quote.strip().removeprefix(mark).removesuffix(mark).strip()
     if not quote:
         return None
+    # a line of the question's own words tells nothing: "gettext" for "what is gettext?", and
+    # one word of it anywhere ("Citations" for "what should a good citation include?"); a
+    # name of several of its words may answer ("Loughborough University" for "... Loughborough
+    # Students' Union serves the students at what university?"), a choice's is one of its two
+    # items, and yes or no is said
+    own = unit_terms(quote) <= unit_terms(question.text)
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
-    if says_what and unit_terms(quote) <= unit_terms(question.text):
-        return None  # (a choice's answer is one of the question's own two items)
+    one_word = question.kind not in ("choice", "yesno") and len(unit_terms(quote)) == 1
+    if own and (says_what or one_word):
+        return None
     words = quote.split()
     if words[-1].lower().strip(".,;:") in _DANGLING:
         return None  # a clause cut short: "but gettext has another"
