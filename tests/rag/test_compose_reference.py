@@ -490,3 +490,11 @@ def test_the_items_a_sentence_introduces_come_whole_beside_the_other_sentences()
     )
     texts = [s.text for s in segments]
     assert any(t.startswith("a short quote") for t in texts), texts
+
+
+def test_the_size_of_text_is_given_in_characters_words_or_tokens() -> None:
+    from kforge.rag.quantities import asked_units, states_in_units
+
+    sized = asked_units(read_question("How big should chunks be for retrieval?"))
+    assert states_in_units("Chunks of roughly 500 to 1,500 characters work well.", sized)
+    assert states_in_units("Encoders read at most 512 tokens.", sized)

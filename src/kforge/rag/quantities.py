@@ -54,8 +54,9 @@ _NAMED_RELEASE = re.compile(r"(?<=[\w,;(] )[A-Z][A-Za-z]+ $")
 
 _SIZE_UNITS = frozenset(
     """byte bytes kb kib mb mib gb gib tb tib kilobyte kilobytes megabyte megabytes gigabyte
-    gigabytes bit bits""".split()  # noqa: SIM905
+    gigabytes bit bits characters chars words tokens lines""".split()  # noqa: SIM905
 )
+"""The units a size is given in: of data, and of text ("500 to 1,500 characters")."""
 _TIME_UNITS = frozenset(
     """ms millisecond milliseconds sec secs second seconds minute minutes hour hours day days
     week weeks""".split()  # noqa: SIM905
