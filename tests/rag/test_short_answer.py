@@ -437,3 +437,10 @@ async def test_a_line_of_one_word_of_the_question_tells_nothing() -> None:
         "Citations are markers in the text that point to specific passages.",
     )
     assert short != "Citations"
+
+
+def test_a_number_keeps_or_more_before_its_unit() -> None:
+    question = "How much faster can the daemon be than plain mypy?"
+    text = "Running the daemon can be 10 or more times faster than the regular tool."
+    line = short_answer(question, [Segment(text, 0, 0, False)])
+    assert line is not None and line.answer == "10 or more times"

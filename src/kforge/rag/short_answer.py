@@ -50,11 +50,12 @@ _COPULA = re.compile(
     re.IGNORECASE,
 )
 _UNIT = re.compile(
-    r"`?\s*(%|[A-Za-z]+)"
+    r"`?(?:\s+or\s+(?:more|fewer|less|so)\b)?\s*(%|[A-Za-z]+)"
     r"(?:\s+(?:per|of)\s+(?!(?:the|a|an|this|that|these|those|its|their|each|every|all)\b)"
     r"[A-Za-z]+)?"
 )
-"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
+"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %", "10 or more
+times")."""
 
 
 _DOES = re.compile(
