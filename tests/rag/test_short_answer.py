@@ -444,3 +444,9 @@ def test_a_number_keeps_or_more_before_its_unit() -> None:
     text = "Running the daemon can be 10 or more times faster than the regular tool."
     line = short_answer(question, [Segment(text, 0, 0, False)])
     assert line is not None and line.answer == "10 or more times"
+
+
+def test_the_oldest_python_asks_for_a_release() -> None:
+    question = "What's the oldest Python that mypy itself runs on?"
+    line = short_answer(question, [Segment("Mypy requires Python 3.7 or later to run.", 0, 0)])
+    assert line is not None and line.answer == "Python 3.7 or later"

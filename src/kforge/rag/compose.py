@@ -34,6 +34,7 @@ from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.quantities import (
     asked_units,
+    asks_release,
     counted_noun,
     counts,
     gives_default,
@@ -169,7 +170,7 @@ def compose_extractive(
     negated = _NEGATION.search(question) is not None
     noun = counted_noun(question)
     sized = asked_units(asked)
-    versioned = asked_noun(question).rstrip("s") in ("version", "release")
+    versioned = asks_release(question, asked_noun(question))
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight

@@ -23,6 +23,7 @@ class _Asked(Protocol):
 __all__ = [
     "NUMBER",
     "asked_units",
+    "asks_release",
     "counted_noun",
     "counted_numbers",
     "counts",
@@ -108,6 +109,19 @@ def names_release(text: str, question: str) -> bool:
     """True when ``text`` names a release ("Python 3.7+") other than one ``question`` names."""
     said = set(_RELEASE_NUMBER.findall(question))
     return any(m.group(0) not in said for m in _RELEASE_NUMBER.finditer(text))
+
+
+_WHICH_RELEASE = re.compile(
+    r"\b(?:oldest|earliest|minimum|lowest|newest|latest|highest)\s+(?:supported\s+)?"
+    r"(?-i:[A-Z][\w.+-]*)(?!\s+(?:of|in|for)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_release(question: str, noun: str) -> bool:
+    """True when ``question`` (whose asked noun is ``noun``) asks which release: "which Python
+    version ...", "since which release ...", "what's the oldest Python that mypy runs on?"."""
+    return noun.rstrip("s") in ("version", "release") or _WHICH_RELEASE.search(question) is not None
 
 
 def counted_noun(question: str) -> str:

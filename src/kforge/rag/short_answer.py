@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject, is_about
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
-from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
+from kforge.rag.quantities import NUMBER, asked_units, asks_release, counted_numbers
 from kforge.rag.question import (
     ENTRY,
     Question,
@@ -92,9 +93,10 @@ def short_answer(
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(yes_no(asked, units, passages), asked)
-    if asked_noun(question).rstrip("s") in ("version", "release"):
+    if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
-        return _telling(_version(question, units), asked)
+        # (a name, whatever the question's form: "what is the oldest Python ...?")
+        return _telling(_version(question, units), replace(asked, kind="thing"))
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
