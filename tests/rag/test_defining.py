@@ -48,3 +48,8 @@ def test_a_sentence_saying_what_its_subject_lets_you_do_defines_it() -> None:
     subject = unit_terms("TypedDict")
     assert defines_subject("TypedDict lets you give precise types for dictionaries.", subject) == 1
     assert defines_subject("A TypedDict object is not a subtype of dict.", subject) < 1
+
+
+def test_a_quoted_name_in_a_long_what_is_question_is_its_subject() -> None:
+    question = read_question("What is the 'authenticated' mode you can choose when creating one?")
+    assert defined_subject(question) == unit_terms("authenticated mode")

@@ -37,6 +37,12 @@ _ASKED_MEANING = re.compile(
 )
 """What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
 ("what does X mean" is read as an entry's name, see ``compose``)."""
+_QUOTED_SUBJECT = re.compile(
+    "^what(?:'s| is| are)\\s+(?:an? |the )?['\"\u2018\u201c`]([^'\"\u2019\u201d`]{2,40})"
+    "['\"\u2019\u201d`](?:\\s+([a-z]+))?",
+    re.IGNORECASE,
+)
+"""A quoted name after "what is" and the noun after it ("the 'authenticated' mode")."""
 _PRONOUNS = frozenset(["it", "this", "that", "these", "those", "they", "them"])
 _NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
 
@@ -59,7 +65,9 @@ def subject_phrase(question: Question) -> str:
         return next(g for g in meaning.groups() if g)
     match = _ASKED_SUBJECT.match(asking)
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
-        return ""
+        # "What is the 'authenticated' mode you can choose ...?": the quoted name and its noun
+        quoted = _QUOTED_SUBJECT.match(asking)
+        return " ".join(g for g in quoted.groups() if g) if quoted else ""
     if match.group(1).lower() in _PRONOUNS:
         return ""  # "... showed up in my list. What is it?": said before, not named
     return match.group(1)
