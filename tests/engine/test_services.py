@@ -18,16 +18,14 @@ from kforge.rag.types import SourceDocument
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
 from kforge.tools.cache import ToolResultCache
+from tests.engine.sample_agents import OneStepAgent
 
 
-class Inspector:
+class Inspector(OneStepAgent):
     """Reports what its run was given."""
 
     agent_type = "test.inspector"
     seen: list[Any] = []
-
-    def __init__(self, args: dict[str, Any] | None = None) -> None:
-        pass
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         services = ctx.services
@@ -42,15 +40,6 @@ class Inspector:
             }
         )
         return StepOutcome(True, {})
-
-    def get_state(self) -> dict[str, Any]:
-        return {}
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        pass
-
-    def partial_result(self) -> dict[str, Any]:
-        return {}
 
 
 async def test_a_run_gets_capabilities_but_neither_the_runtime_nor_the_store() -> None:

@@ -13,15 +13,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.errors import ConfigurationError
+from kforge.tools.tool_context import ToolServices
 
 if TYPE_CHECKING:
     from kforge.memory.episodic import DocumentStore
     from kforge.rag.corpus import Corpus
     from kforge.tools.approval import ApprovalPolicy
     from kforge.tools.base import Tool
-    from kforge.tools.builtin.python import AgentSpawner
     from kforge.tools.cache import ToolResultCache
     from kforge.tools.registry import ToolRegistry
+    from kforge.tools.tool_context import AgentSpawner
 
 __all__ = ["CorpusSource", "Services", "SessionHistory"]
 
@@ -80,6 +81,7 @@ class Services:
     """Anything else an application's own agents and tools need, by name."""
 
     _view: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    _for_tools: ToolServices = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
@@ -89,6 +91,8 @@ class Services:
             if value is not None and value != ():
                 view[key] = value
         object.__setattr__(self, "_view", MappingProxyType(view))
+        tool_view = ToolServices(agents=self.agents, extra=self.extra, legacy=self._view)
+        object.__setattr__(self, "_for_tools", tool_view)
 
     @classmethod
     def from_mapping(cls, services: Mapping[str, Any]) -> Services:
@@ -151,8 +155,14 @@ class Services:
 
     def as_mapping(self) -> Mapping[str, Any]:
         """A read-only view by the former string keys (``agents``, ``tool_cache``, ...) and
-        the ``extra`` names: what a tool sees as ``ToolContext.services``."""
+        the ``extra`` names."""
         return self._view
+
+    @property
+    def for_tools(self) -> ToolServices:
+        """What a tool the run calls sees as ``ToolContext.services``: ``agents`` and
+        ``extra``, typed."""
+        return self._for_tools
 
     def __getitem__(self, key: str) -> Any:
         instead = _KEYS.get(key, f"extra[{key!r}]")
