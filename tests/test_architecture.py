@@ -142,6 +142,28 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert upward == []
 
 
+def test_no_agent_package_imports_another_s() -> None:
+    """Code several agents use lives in ``kforge.agents.common`` (or a module of
+    ``kforge.agents`` itself), never in one agent's package that the others reach into."""
+    packages = {
+        path.parent.name
+        for path in (SRC / "agents").glob("*/__init__.py")
+        if path.parent.name != "common"
+    }
+
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[2] if len(parts) > 2 and parts[2] in packages else None
+
+    crossing = [
+        f"{source} imports {target}"
+        for source, targets in sorted(import_graph().items())
+        for target in sorted(targets)
+        if package(source) and package(target) and package(source) != package(target)
+    ]
+    assert crossing == []
+
+
 STILL_OVER_500 = {
     "frames.py",
 }

@@ -99,7 +99,8 @@ def _research() -> dict[str, Case]:
 
 
 def _router() -> dict[str, Case]:
-    from kforge.agents.router import answer, schema
+    from kforge.agents.common import answer
+    from kforge.agents.router import schema
 
     return {
         "guardrail/plain": lambda: schema.guardrail_system("the user's documents"),
