@@ -11,7 +11,7 @@ from kforge.engine.writer import StretchWriter
 from kforge.frames import Intervention
 
 if TYPE_CHECKING:
-    from kforge.engine.agent import StepAgent
+    from kforge.engine.agent import SteerableAgent, StepAgent
 
 __all__ = ["BoundaryInterventions"]
 
@@ -24,6 +24,8 @@ class BoundaryInterventions(StretchWriter):
 
     if TYPE_CHECKING:
         agent: StepAgent
+        steered: SteerableAgent | None
+        """The agent, when it takes interventions (``SteerableAgent``)."""
         _delivered: list[str]
         """Ids of the inbox interventions already recorded in the run's log (its state keeps them)."""
         _tail_interventions: list[Intervention]
@@ -57,10 +59,10 @@ class BoundaryInterventions(StretchWriter):
     ) -> Intervention | None:
         """Apply interventions to the agent in order; returns the one that ends the run (a
         delete, or a cancel asked from another process), if any."""
-        apply = getattr(self.agent, "intervene", None)
+        steered = self.steered
         for item in found:
             if item.action in ENDING:
                 return item
-            if apply is not None:
-                apply(ctx, item.action, item.content)
+            if steered is not None:
+                steered.intervene(ctx, item.action, item.content)
         return None

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kforge.engine.agent import StepAgent, StepOutcome
+from kforge.engine.agent import SteerableAgent, StepAgent, StepOutcome
 from kforge.engine.boundaries import BoundaryInterventions
 from kforge.engine.endings import StretchEndings, printable
 from kforge.engine.inbox import InterventionSource
@@ -109,6 +109,8 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             snapshot=snapshot,
         )
         self.agent = agent
+        self.steered = agent if isinstance(agent, SteerableAgent) else None
+        """The agent, when it takes interventions (``SteerableAgent``)."""
         self.model = model
         self.limits = limits
         self.services = services or Services()
@@ -363,7 +365,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
                 self.interventions.closing(self.run.id, owner)
                 late += self._take_interventions(ctx, fresh=True)
             ending = self._apply_interventions(ctx, late)
-            if late and outcome.done and (ending or hasattr(self.agent, "intervene")):
+            if late and outcome.done and (ending or self.steered is not None):
                 outcome = StepOutcome()  # it goes on with what people said
             elapsed += time.monotonic() - started
             step_no += 1
