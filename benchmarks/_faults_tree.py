@@ -24,7 +24,7 @@ from typing import Any
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "src"))
 
-from kforge.agents.tree import decisions  # noqa: E402
+from kforge.agents.tree import prompts  # noqa: E402
 from kforge.engine.services import Services  # noqa: E402
 from kforge.errors import InvalidRunStateError  # noqa: E402
 from kforge.frames import Intervention  # noqa: E402
@@ -41,9 +41,9 @@ __all__ = ["spawn", "tree_kills"]
 PARTS = ("the budget", "the venue", "the guests", "the schedule")
 """What each of the four children is asked about."""
 DECIDED = {
-    decisions.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
-    decisions.MISSING_PROMPT: {"missing": False, "question": ""},
-    decisions.RESOLVE_PROMPT: {"ask": False, "question": ""},
+    prompts.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
+    prompts.MISSING_PROMPT: {"missing": False, "question": ""},
+    prompts.RESOLVE_PROMPT: {"ask": False, "question": ""},
 }
 
 

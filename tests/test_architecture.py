@@ -164,6 +164,18 @@ def test_no_agent_package_imports_another_s() -> None:
     assert crossing == []
 
 
+def test_each_agent_keeps_its_typed_replies_and_prompts_in_one_module_name() -> None:
+    packages = [
+        path.parent
+        for path in sorted((SRC / "agents").glob("*/__init__.py"))
+        if path.parent.name != "common"
+    ]
+    assert packages
+    for package in packages:
+        assert (package / "prompts.py").is_file(), f"{package.name} has no prompts.py"
+        assert not (package / "schema.py").exists() and not (package / "decisions.py").exists()
+
+
 STILL_OVER_500 = {
     "frames.py",
 }

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kforge.agents.router.schema import GuardrailVerdict
+from kforge.agents.router.prompts import GuardrailVerdict
 from kforge.frames import (
     AgentResponse,
     AgentStatus,

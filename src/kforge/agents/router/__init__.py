@@ -2,7 +2,7 @@
 one answering pipeline.
 
 ``agent`` holds the agent and its state machine, ``state`` its arguments and saved state,
-``grading`` its grading node; ``schema`` its typed replies and prompts, ``guardrail`` the scope
+``grading`` its grading node; ``prompts`` its typed replies and prompts, ``guardrail`` the scope
 check, ``tools`` the search tools; the model-only answer is ``kforge.agents.common.answer``.
 """
 

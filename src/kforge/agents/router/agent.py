@@ -32,7 +32,7 @@ from kforge.agents.react import service_tools
 from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.router.grading import GradingNode
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
-from kforge.agents.router.schema import RouterDecision, router_reply, router_system
+from kforge.agents.router.prompts import RouterDecision, router_reply, router_system
 from kforge.agents.router.state import RouterArgs, RouterState
 from kforge.agents.router.tools import (
     ACTION_HELP,

@@ -21,7 +21,7 @@ from kforge.agents.common.writing import write_grounded
 from kforge.agents.decisions import structured
 from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
-from kforge.agents.tree.decisions import (
+from kforge.agents.tree.prompts import (
     CLARIFY_PROMPT,
     EXECUTE_PROMPT,
     MISSING_PROMPT,
