@@ -30,6 +30,7 @@ from kforge.errors import InvalidRunStateError  # noqa: E402
 from kforge.frames import Intervention  # noqa: E402
 from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
+from kforge.runtime.interventions import Intervention as Request  # noqa: E402
 from kforge.runtime.interventions import descendants  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus  # noqa: E402
@@ -152,7 +153,8 @@ class _Steering:
         action = self.rng.choice(("comment", "comment", "modify"))
         content = f"{action}-{self.name}-{len(self.accepted) + self.refused}"
         try:
-            said = await self.rt.intervene(agent.id, action, content)
+            sent = Request.comment(content) if action == "comment" else Request.modify(content)
+            said = await self.rt.intervene(agent.id, sent)
         except InvalidRunStateError:
             self.refused += 1
             return
