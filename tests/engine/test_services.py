@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,3 +113,18 @@ def test_services_are_read_by_field_and_a_key_names_the_field() -> None:
     with pytest.raises(TypeError, match=r"use services\.extra\['thing'\]"):
         services["thing"]
     assert services.extra["thing"] == 1 and not hasattr(services, "get")
+
+
+def test_services_load_the_tool_machinery_only_when_a_tool_asks_for_them() -> None:
+    code = (
+        "import sys\n"
+        "from kforge import Runtime, Services\n"
+        "services = Services(extra={'greeting': 'hello'})\n"
+        "print(any(m.startswith('kforge.tools') for m in sys.modules))\n"
+        "print(services.for_tools.extra['greeting'])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.split() == ["False", "hello"], done.stderr

@@ -13,7 +13,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.errors import ConfigurationError
-from kforge.tools.tool_context import ToolServices
 
 if TYPE_CHECKING:
     from kforge.memory.episodic import DocumentStore
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from kforge.tools.base import Tool
     from kforge.tools.cache import ToolResultCache
     from kforge.tools.registry import ToolRegistry
-    from kforge.tools.tool_context import AgentSpawner
+    from kforge.tools.tool_context import AgentSpawner, ToolServices
 
 __all__ = ["CorpusSource", "Services", "SessionHistory"]
 
@@ -81,7 +80,7 @@ class Services:
     """Anything else an application's own agents and tools need, by name."""
 
     _view: Mapping[str, Any] = field(init=False, repr=False, compare=False)
-    _for_tools: ToolServices = field(init=False, repr=False, compare=False)
+    _for_tools: ToolServices | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
@@ -91,8 +90,6 @@ class Services:
             if value is not None and value != ():
                 view[key] = value
         object.__setattr__(self, "_view", MappingProxyType(view))
-        tool_view = ToolServices(agents=self.agents, extra=self.extra, legacy=self._view)
-        object.__setattr__(self, "_for_tools", tool_view)
 
     @classmethod
     def from_mapping(cls, services: Mapping[str, Any]) -> Services:
@@ -162,7 +159,14 @@ class Services:
     def for_tools(self) -> ToolServices:
         """What a tool the run calls sees as ``ToolContext.services``: ``agents`` and
         ``extra``, typed."""
-        return self._for_tools
+        view = self._for_tools
+        if view is None:
+            # built on first use: importing kforge.tools is left to runs that call tools
+            from kforge.tools.tool_context import ToolServices
+
+            view = ToolServices(agents=self.agents, extra=self.extra, legacy=self._view)
+            object.__setattr__(self, "_for_tools", view)
+        return view
 
     def __getitem__(self, key: str) -> Any:
         instead = _KEYS.get(key, f"extra[{key!r}]")
