@@ -336,8 +336,10 @@ class _BlockPostings:
                 raise _Gone
             for number, data in pieces:
                 block, start, length = group[number - 1]
-                if start == 1 and length == len(data):  # the whole block: a later round may
-                    self._read[block.id] = data  # want it again, or this stretch
+                # the whole block (not a stretch at its start): a later round may want it
+                # again, or this stretch
+                if start == 1 and len(data) == block.postings * record_dtype(block.wide).itemsize:
+                    self._read[block.id] = data
                 else:
                     self._stretches[block.id, start, length] = data
                 _add_shares(extra, rows, block, data, rest, base, slope)
