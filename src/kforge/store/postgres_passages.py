@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kforge.jsoncodec import dumps, loads
 from kforge.store import postgres_peaks, postgres_search
 from kforge.store import postgres_postings as postings
-from kforge.store.passages import IndexedSource, IndexStatistics, Peaks, add_peaks
+from kforge.store.passages import IndexedSource, IndexStatistics, Peaks
 from kforge.store.postgres_batch import int_array, numbers, text_array
 
 __all__ = ["PASSAGE_TABLES", "PostgresPassages"]
@@ -122,7 +122,8 @@ _INDEX_TABLES = (
 
 def _write_postings(
     conn: Any, ix: int, ids: Sequence[int], counts: Sequence[dict[str, int]], lengths: list[int]
-) -> None:
+) -> dict[str, dict[str, int]]:
+    """Write the postings of passages ``ids`` as blocks; returns their terms' peaks."""
     import numpy as np
 
     codes: dict[str, int] = {}
@@ -135,12 +136,9 @@ def _write_postings(
         tfs.extend(c.values())
         rows.extend([rowid] * len(c))
         sizes.extend([length] * len(c))
-    postings.write_blocks(
-        conn,
-        ix,
-        list(codes),
-        *(np.array(a, dtype=np.int64) for a in (term_codes, rows, tfs, sizes)),
-    )
+    arrays = [np.array(a, dtype=np.int64) for a in (term_codes, rows, tfs, sizes)]
+    postings.write_blocks(conn, ix, list(codes), *arrays)
+    return postgres_peaks.peaks_of(list(codes), arrays[0], arrays[2], arrays[3])
 
 
 _ATTEMPTS = 5
@@ -223,11 +221,8 @@ class PostgresPassages:
                     [dumps(s.meta) for s in sources],
                 ),
             )
-            _write_postings(conn, ix, ids, counts, lengths)
+            peaks = _write_postings(conn, ix, ids, counts, lengths)
             df: Counter[str] = Counter(t for c in counts for t in c)
-            peaks: dict[str, dict[str, int]] = {}
-            for c, length in zip(counts, lengths, strict=True):
-                add_peaks(peaks, c, length)
             postings.merge(conn, ix, _count_terms(conn, ix, df, 1, peaks))
             _add_statistics(conn, ix, len(rows), sum(lengths), sum(p.chars for _, _, p in rows))
 
@@ -356,11 +351,13 @@ def _count_terms(
         "INSERT INTO search_terms(index_id, term, df, writes, peaks) SELECT %s, t, n, %s, "
         f"p::jsonb FROM unnest({terms_sql}, {int_array()}, {peaks_sql}) AS u(t, n, p) "
         "ON CONFLICT (index_id, term) DO UPDATE "
-        "SET df = search_terms.df + EXCLUDED.df, writes = search_terms.writes + EXCLUDED.writes, "
-        f"peaks = {postgres_peaks.MERGE} RETURNING term, writes",
+        "SET df = search_terms.df + EXCLUDED.df, writes = search_terms.writes + EXCLUDED.writes "
+        "RETURNING term, writes, peaks::text",
         (ix, int(sign > 0), terms_param, numbers(sign * df[t] for t in terms), peaks_param),
     ).fetchall()
-    return dict(rows) if sign > 0 else {}
+    if peaks:
+        postgres_peaks.take_in(conn, ix, peaks, {term: held for term, _, held in rows})
+    return {term: writes for term, writes, _ in rows} if sign > 0 else {}
 
 
 def _add_statistics(conn: Any, ix: int, passages: int, terms: int, chars: int) -> None:

@@ -4,36 +4,50 @@ they were kept (``fill``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from kforge.jsoncodec import dumps
+from kforge.jsoncodec import dumps, loads
+from kforge.store.passages import Peaks
 from kforge.store.postgres_postings import record_dtype
 
-__all__ = ["MERGE", "PEAKS", "fill"]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["PEAKS", "fill", "peaks_of", "take_in"]
 
 PEAKS = (
     # NULL: not known (the term's postings were written before peaks were kept)
     "ALTER TABLE search_terms ADD COLUMN peaks jsonb",
-    """
-    CREATE FUNCTION kforge_merge_peaks(held jsonb, more jsonb) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-        SELECT CASE WHEN held IS NULL THEN NULL ELSE coalesce((
-            SELECT jsonb_object_agg(key, least) FROM (
-                SELECT key, min(value::int) AS least
-                FROM (SELECT * FROM jsonb_each_text(held)
-                      UNION ALL SELECT * FROM jsonb_each_text(more)) e
-                GROUP BY key
-            ) m
-        ), '{}'::jsonb) END
-    $$
-    """,
 )
 """Migration 6 of the PostgreSQL schema: each term's peaks."""
 
-MERGE = "kforge_merge_peaks(search_terms.peaks, EXCLUDED.peaks)"
-"""The SQL that takes a write's peaks (``EXCLUDED.peaks``) into a term's, in an upsert: peaks
-not known stay so until ``fill``; a removal takes in none, and the peaks left bound the
-postings that remain."""
+
+def take_in(conn: Any, ix: int, more: Mapping[str, Peaks], held: Mapping[str, str | None]) -> None:
+    """Take the peaks ``more`` of a write's postings into the terms' peaks ``held`` (JSON, as
+    the write's upsert of their rows returned them, which locks the rows until it commits):
+    only the terms whose peaks change are written. Peaks not known stay so until ``fill``."""
+    changed: dict[str, dict[str, int]] = {}
+    for term, peaks in more.items():
+        text = held.get(term)
+        if text is None:
+            continue
+        known: dict[str, int] = loads(text)
+        merged = dict(known)
+        for tf, least in peaks.items():
+            if least < merged.get(tf, least + 1):
+                merged[tf] = least
+        if merged != known:
+            changed[term] = merged
+    if changed:
+        conn.execute(
+            "UPDATE search_terms t SET peaks = u.p::jsonb "
+            "FROM unnest(%s::text[], %s::text[]) AS u(term, p) "
+            "WHERE t.index_id = %s AND t.term = u.term",
+            (list(changed), [dumps(p) for p in changed.values()], ix),
+        )
+
 
 _TERMS_A_FILL = 2000
 _POSTINGS_A_READ = 1 << 21
@@ -98,3 +112,23 @@ def _take_blocks(
             key = str(value)
             if key not in held or least < held[key]:
                 held[key] = least
+
+
+def peaks_of(
+    vocabulary: list[str],
+    codes: npt.NDArray[np.int64],
+    tfs: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+) -> dict[str, dict[str, int]]:
+    """The peaks of the postings ``(vocabulary[codes[i]], tfs[i], lengths[i])``, by term."""
+    import numpy as np
+
+    order = np.lexsort((lengths, tfs, codes))  # by term and tf, the least length first
+    code, tf, length = codes[order], tfs[order], lengths[order]
+    first = np.flatnonzero((np.diff(code, prepend=-1) != 0) | (np.diff(tf, prepend=-1) != 0))
+    peaks: dict[str, dict[str, int]] = {}
+    for c, t, n in zip(
+        code[first].tolist(), tf[first].tolist(), length[first].tolist(), strict=True
+    ):
+        peaks.setdefault(vocabulary[c], {})[str(t)] = n
+    return peaks
