@@ -280,3 +280,33 @@ def test_alike_searches_reuse_a_ranking_until_the_index_changes_anywhere(
     assert "more" not in [h.chunk.file for h in corpus.search("approval of tools", k=3)]
     assert len(searched) == 3
     store.close()
+
+
+def test_a_question_searched_for_a_few_passages_then_for_a_pool_is_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One answer searches the question for its guardrail's few passages, then for the pool
+    it reranks: the few are the head of the pool, so the index is searched once."""
+    from kforge.rag.rerank import POOL
+
+    store = MemoryStore()
+    corpus = Corpus.open(store, "t")
+    corpus.add_documents(
+        SourceDocument(f"d{i}", f"tool approval {'tool ' * (i % 7)}gate {i}", f"T{i}")
+        for i in range(2 * POOL)
+    )
+    searched: list[int] = []
+    real = store.search_passages
+
+    def counted(index: str, terms: list[str], k: int, **kw: float) -> list[tuple[str, float]]:
+        searched.append(k)
+        return real(index, terms, k, **kw)
+
+    monkeypatch.setattr(store, "search_passages", counted)
+    few = corpus.search("tool approval", k=5, mode="lexical")
+    pool = corpus.search("tool approval", k=POOL, mode="lexical")
+    assert len(searched) == 1
+    assert len(pool) == POOL
+    assert [h.chunk.id for h in pool[:5]] == [h.chunk.id for h in few]
+    assert corpus.search("tool approval", k=POOL + 1, mode="lexical")[:POOL] == pool
+    assert searched == [POOL, POOL + 1]  # deeper than any kept ranking: searched again

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -177,3 +178,80 @@ def test_pruned_search_of_larger_indexes_equals_scoring_every_posting(
     best = sorted(expected.values(), reverse=True)[:k]
     assert [s for _, s in found] == pytest.approx(best, rel=0, abs=1e-9)
     assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+
+
+def test_a_search_bounds_each_term_by_the_peaks_of_its_postings(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every store keeps, for each tf a term's postings hold, the least length of a passage
+    holding it so often (its peaks) through writes and replacements, and a search bounds the
+    term's share of a score by them; a removal leaves peaks that still bound what remains."""
+    from kforge.store import passages
+
+    given: dict[str, dict[str, int]] = {}
+    real = passages.peak_share
+
+    def spy(peaks: dict[str, int] | None, base: float, slope: float) -> float:
+        given.update({"seen": dict(peaks or {})})
+        return real(peaks, base, slope)
+
+    monkeypatch.setattr(passages, "peak_share", spy)
+    name = f"p{next(_names)}"
+    store.put_sources(name, [source("a", {"cat": 1, "x": 3}, {"cat": 2, "x": 9})])
+    store.put_sources(name, [source("b", {"cat": 1}, {"cat": 2, "y": 1})])
+    store.search_passages(name, ["cat"], 3, k1=CONFORMANCE_K1, b=CONFORMANCE_B)
+    assert given["seen"] == {"1": 1, "2": 3}
+    store.put_sources(name, [source("b", {"cat": 3, "y": 2})])  # replaced
+    store.delete_sources(name, ["a"])
+    found = store.search_passages(name, ["cat"], 3, k1=CONFORMANCE_K1, b=CONFORMANCE_B)
+    assert found == [("b-0", pytest.approx(full_bm25({"b-0": {"cat": 3, "y": 2}}, ["cat"])["b-0"]))]
+    assert given["seen"]["3"] == 5
+
+
+def test_a_floor_above_the_peaks_of_the_other_terms_ends_the_search_in_one_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rare term's passages reach a floor the other term's weight would not let pass (as
+    if it could be held any number of times), but its peaks do (it is held once, in passages
+    as long as the rare term's): one round, ranked as scoring every posting."""
+    from kforge.store.memory import MemoryStore
+    from kforge.store.passages import bm25_top
+
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    store = MemoryStore()
+    sources = [source(f"r{i:03d}", {"rare": 1 + i % 2, "pad": 20}) for i in range(12)]
+    sources += [source(f"c{i:03d}", {"common": 1, "pad": 20}) for i in range(13)]
+    sources += [source(f"p{i:03d}", {"pad": 20}) for i in range(300)]
+    store.put_sources("c", sources)
+    ix = store._indexes["c"]
+    rounds: list[int] = []
+
+    class Counted:
+        def top(self, *args: Any) -> list[tuple[str, float]]:
+            rounds.append(1)
+            return ix.top(*args)
+
+    query = ["rare", "common"]
+    frequencies = {t: len(ix.postings[t]) for t in query}
+    peaks = {t: ix.peaks[t] for t in query}
+    found = bm25_top(
+        Counted(),
+        ix.statistics(),
+        frequencies,
+        query,
+        10,
+        k1=CONFORMANCE_K1,
+        b=CONFORMANCE_B,
+        peaks=peaks,
+    )
+    assert len(rounds) == 1
+    expected = full_bm25({f"{s.key}-0": dict(s.passages[0].terms) for s in sources}, query)
+    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:10]
+    rounds.clear()
+    assert (
+        bm25_top(
+            Counted(), ix.statistics(), frequencies, query, 10, k1=CONFORMANCE_K1, b=CONFORMANCE_B
+        )
+        == found
+    )
+    assert len(rounds) == 2  # bounded by its weight, the common term takes a second round

@@ -95,6 +95,35 @@ def test_an_index_of_the_earlier_layout_migrates_and_searches_the_same(postgres_
     store.close()
 
 
+def test_terms_written_before_peaks_were_kept_get_them_when_the_index_settles(
+    postgres_url: str,
+) -> None:
+    """Peaks (the least passage length at each tf) are not known for the terms of an index of
+    an earlier layout, and a write to such a term keeps them unknown (its older postings
+    are not in them); settling the index works them out from the blocks."""
+    old_index(postgres_url)
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source("d", {"dog": 1, "cat": 1}, {"newt": 2, "cat": 3})])
+
+    def peaks() -> dict[str, object]:
+        with psycopg.connect(postgres_url) as conn:
+            return dict(conn.execute("SELECT term, peaks FROM search_terms").fetchall())
+
+    assert peaks() == {"cat": None, "dog": None, "emu": None, "fish": None, "newt": {"2": 5}}
+    sources = {**OLD, "d": [{"dog": 1, "cat": 1}, {"newt": 2, "cat": 3}]}
+    assert_searches(store, sources)
+    store.settle_index()
+    assert peaks() == {
+        "cat": {"1": 2, "2": 3, "3": 5},
+        "dog": {"1": 2, "3": 4},
+        "emu": {"1": 4, "40000": 40001},
+        "fish": {"1": 2},
+        "newt": {"2": 5},
+    }
+    assert_searches(store, sources)
+    store.close()
+
+
 def test_removed_passages_are_purged_from_the_blocks(postgres_url: str) -> None:
     store = PostgresStore(postgres_url)
     sources = {f"s{i:03d}": [{"cat": 1 + i % 3, f"t{i % 7}": 1}] for i in range(400)}

@@ -88,3 +88,42 @@ def test_a_search_that_finds_its_blocks_merged_meanwhile_starts_again(
     assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()
     other.close()
+
+
+def test_a_stretch_read_from_the_start_of_a_block_is_not_taken_for_the_whole_block(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first round reads only the first stretch of the common term's block (where the
+    rare term's passages lie); the second round needs the common term's share of passages far
+    into that block, which rank by it: they are read, and the search ranks as scoring every
+    posting."""
+    from kforge.store import postgres_search
+    from kforge.store.conformance_passages import full_bm25
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    held: dict[str, dict[str, int]] = {}
+    for i in range(3000):
+        terms = {"common": 1, "pad": 3}
+        if i < 20:
+            terms |= {"rare": 1, "pad": 60}  # long passages: the rare term's share is small
+        elif 1000 <= i < 1300:
+            terms |= {"middle": 1, "common": 1 + i % 5}
+        held[f"s{i:04d}"] = terms
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
+    query = ["rare", "middle", "common"]
+    rounds: list[int] = []
+    first = postgres_search._BlockPostings.top
+
+    def counted(*args: object, **kwargs: object) -> list[tuple[str, float]]:
+        rounds.append(1)
+        return first(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postgres_search._BlockPostings, "top", counted)
+    found = store.search_passages("c", query, 10, k1=K1, b=B)
+    assert len(rounds) == 2
+    expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
+    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:10]
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()

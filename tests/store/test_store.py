@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -75,3 +76,26 @@ def test_a_version_1_database_gains_the_lease_columns(tmp_path: Path) -> None:
     run = s.get_run("old")
     assert run.lease_owner is None and not run.is_live()
     s.close()
+
+
+def test_an_index_written_before_peaks_were_kept_gets_them_from_its_postings(
+    tmp_path: Path,
+) -> None:
+    """A database whose passage index predates the terms' peaks (the least passage length at
+    each tf) works them out from the postings when it migrates."""
+    from kforge.store.conformance_passages import indexed_source
+
+    path = tmp_path / "k.db"
+    s = SQLiteStore(path)
+    s.put_sources("c", [indexed_source("a", {"cat": 2, "dog": 1}, {"cat": 1}, {"cat": 2})])
+    s.close()
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE search_terms DROP COLUMN peaks")
+    conn.execute("DELETE FROM schema_version WHERE version >= 6")
+    conn.commit()
+    conn.close()
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT term, peaks FROM search_terms ORDER BY term").fetchall()
+    conn.close()
+    assert [(t, json.loads(p)) for t, p in rows] == [("cat", {"1": 1, "2": 2}), ("dog", {"1": 3})]

@@ -77,30 +77,44 @@ class CorpusIndexStatistics:
 
 
 class Rankings:
-    """Recent lexical rankings of a corpus by terms, k and BM25 parameters, each kept with the
+    """Recent lexical rankings of a corpus by terms and BM25 parameters, each kept with the
     index version (``PassageIndex.index_version``) it was made under and reused only while that
-    version holds; the oldest go past ``keep``."""
+    version holds; the oldest go past ``keep``.
 
-    def __init__(self, keep: int = 32) -> None:
+    A search reads at least ``depth`` passages deep: one answer searches the question for a
+    few passages (the guardrail's evidence) and then for the pool it reranks
+    (``kforge.rag.rerank.POOL``), and the best few are the head of the deeper ranking, so the
+    second search costs nothing."""
+
+    def __init__(self, keep: int = 32, depth: int = 40) -> None:
         self.keep = keep
-        self._kept: dict[Any, tuple[str, list[tuple[str, float]]]] = {}
+        self.depth = depth
+        self._kept: dict[Any, tuple[str, int, list[tuple[str, float]]]] = {}
 
     def search(
         self, store: Store, name: str, terms: list[str], k: int, bm25: BM25Params
     ) -> list[tuple[str, float]]:
-        """``store.search_passages`` of ``terms``, or its ranking kept from before."""
-        key = (tuple(terms), k, bm25.k1, bm25.b)
+        """The head of ``store.search_passages`` of ``terms``, ``k`` long: of a ranking kept
+        from before when one as deep is."""
+        key = (tuple(terms), bm25.k1, bm25.b)
         version = store.index_version(name)
         kept = self._kept.get(key)
-        if version and kept is not None and kept[0] == version:
-            return list(kept[1])
-        ranked = store.search_passages(name, terms, k, k1=bm25.k1, b=bm25.b)
+        # a ranking shorter than it was asked to be holds every passage with a term
+        if (
+            version
+            and kept is not None
+            and kept[0] == version
+            and (k <= kept[1] or len(kept[2]) < kept[1])
+        ):
+            return kept[2][:k]
+        deep = max(k, self.depth)
+        ranked = store.search_passages(name, terms, deep, k1=bm25.k1, b=bm25.b)
         if version:  # a store that cannot tell when its index changes keeps nothing
             self._kept.pop(key, None)
-            self._kept[key] = (version, list(ranked))
+            self._kept[key] = (version, deep, list(ranked))
             while len(self._kept) > self.keep:
                 del self._kept[next(iter(self._kept))]
-        return ranked
+        return ranked[:k]
 
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
+from kforge.store.passages import (
+    FLOOR_SAMPLE,
+    IndexedSource,
+    IndexStatistics,
+    add_peaks,
+    bm25_top,
+)
 
 __all__ = ["MemoryPassages"]
 
@@ -24,6 +30,8 @@ class _Index:
     ids: dict[str, int] = field(default_factory=dict)
     postings: dict[str, dict[int, int]] = field(default_factory=dict)
     lengths: dict[int, int] = field(default_factory=dict)
+    peaks: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Each term's peaks (``kforge.store.passages.Peaks``), kept as removals leave them."""
     chars: int = 0
 
     def statistics(self) -> IndexStatistics:
@@ -108,6 +116,7 @@ class MemoryPassages:
                     ix.chars += p.chars
                     for term, tf in terms.items():
                         ix.postings.setdefault(term, {})[row] = tf
+                    add_peaks(ix.peaks, terms, ix.lengths[row])
                     rows.append(row)
                 ix.sources[source.key] = (source.title_word, dumps(source.meta), rows)
 
@@ -167,4 +176,5 @@ class MemoryPassages:
         with self._index_lock:
             ix = self._indexes.get(index, _Index())
             frequencies = {t: len(ix.postings.get(t, ())) for t in terms}
-            return bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b)
+            peaks = {t: ix.peaks[t] for t in terms if t in ix.peaks}
+            return bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b, peaks=peaks)

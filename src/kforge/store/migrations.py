@@ -183,6 +183,21 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        6,
+        # each term's peaks (kforge.store.passages.Peaks): the least passage length at each tf,
+        # which bound what the term adds to a score far closer than its weight
+        """
+        ALTER TABLE search_terms ADD COLUMN peaks TEXT NOT NULL DEFAULT '{}';
+        UPDATE search_terms SET peaks = coalesce((
+            SELECT json_group_object(tf, least) FROM (
+                SELECT p.tf, min(p.length) AS least FROM search_postings p
+                WHERE p.index_id = search_terms.index_id AND p.term = search_terms.term
+                GROUP BY p.tf
+            )
+        ), '{}')
+        """,
+    ),
 )
 
 

@@ -22,10 +22,13 @@ __all__ = [
     "IndexedPassage",
     "IndexedSource",
     "PassageIndex",
+    "Peaks",
     "Postings",
+    "add_peaks",
     "bm25_top",
     "bm25_weights",
     "lucene_idf",
+    "peak_share",
 ]
 
 
@@ -136,6 +139,32 @@ def lucene_idf(passages: int, df: int) -> float:
     return math.log(1.0 + (passages - df + 0.5) / (df + 0.5))
 
 
+Peaks = Mapping[str, int]
+"""A term's peaks: for each tf its postings hold (as a string, the way JSON keys it), the least
+length of a passage holding the term that many times. Scores of a term's postings never exceed
+the score of its peaks (``peak_share``), whatever BM25's parameters and average length."""
+
+
+def add_peaks(peaks: dict[str, dict[str, int]], terms: Mapping[str, int], length: int) -> None:
+    """Take into ``peaks`` (term -> ``Peaks``) the postings of a passage of ``length`` holding
+    ``terms`` (term -> tf)."""
+    for term, tf in terms.items():
+        held = peaks.setdefault(term, {})
+        key = str(tf)
+        least = held.get(key)
+        if least is None or length < least:
+            held[key] = length
+
+
+def peak_share(peaks: Peaks | None, base: float, slope: float) -> float:
+    """The most ``tf / (tf + base + slope * length)`` any posting of a term with ``peaks``
+    reaches: its share of a score over its weight. 1 (the bound as tf grows) when the peaks
+    are unknown; removing passages leaves peaks that bound the rest still."""
+    if not peaks:
+        return 1.0
+    return max(int(tf) / (int(tf) + base + slope * length) for tf, length in peaks.items())
+
+
 FLOOR_SAMPLE = 20
 """``Postings.top`` completes the scores of this many times ``k`` passages first: the ``k``-th
 best of them is the floor a passage must be able to reach to be looked at further."""
@@ -170,6 +199,7 @@ FIRST_BUDGET = 0.05
 """The first round reads the postings of the rarest terms up to this share of the passages"""
 MIN_BUDGET = 1000
 """... or up to this many postings, whichever is more (small indexes read everything)."""
+_MARGIN = 1.0 + 1e-9
 _REST_SHARE = 0.6
 """A later round keeps out common terms whose bounds sum to at most this share of the floor
 found: the nearer to the floor, the more passages it must look at term by term."""
@@ -210,13 +240,15 @@ def bm25_top(
     *,
     k1: float,
     b: float,
+    peaks: Mapping[str, Peaks] | None = None,
 ) -> list[tuple[str, float]]:
     """The ``k`` best ``(passage id, score)`` by Okapi BM25 with Lucene's idf, exactly as if
     every posting of every query term were read, best first.
 
     MaxScore pruning: the postings of the rarest terms (``essential``) are scored in full; a
-    passage holding none of them scores less than the sum of the other terms' upper bounds
-    (``idf * (k1 + 1)`` each), so once the ``k``-th best score reaches that sum no such passage
+    passage holding none of them scores at most the sum of the other terms' upper bounds (each
+    its weight times ``peak_share`` of its ``peaks``, its weight ``idf * (k1 + 1)`` where they
+    are not given), so once the ``k``-th best score reaches that sum no such passage
     can enter, and the common terms' frequencies are looked up only for the candidates that
     can still reach the top. When the bound is not met, more terms become essential, up to all
     of them.
@@ -225,6 +257,9 @@ def bm25_top(
     if k <= 0 or not weights:
         return []
     n = statistics.passages
+    known = peaks or {}
+    # a hair above the most a posting scores: a score summed in another order stays below it
+    bounds = {t: w * peak_share(known.get(t), base, slope) * _MARGIN for t, w in weights.items()}
     ordered = sorted(weights, key=lambda t: (frequencies[t], t))
     budget = max(float(MIN_BUDGET), FIRST_BUDGET * n)
     essential: list[str] = []
@@ -236,7 +271,7 @@ def bm25_top(
         read += frequencies[term]
     while True:
         rest = ordered[len(essential) :]
-        slack = sum(weights[t] for t in rest)
+        slack = sum(bounds[t] for t in rest)
         found = postings.top(
             {t: weights[t] for t in essential},
             {t: weights[t] for t in rest},
@@ -254,8 +289,8 @@ def bm25_top(
         kept_out = 0.0
         cut = len(ordered)
         while (
-            cut > len(essential) + 1 and kept_out + weights[ordered[cut - 1]] <= _REST_SHARE * floor
+            cut > len(essential) + 1 and kept_out + bounds[ordered[cut - 1]] <= _REST_SHARE * floor
         ):
             cut -= 1
-            kept_out += weights[ordered[cut]]
+            kept_out += bounds[ordered[cut]]
         essential = ordered[:cut]

@@ -11,14 +11,14 @@ import functools
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
+from kforge.store import postgres_peaks, postgres_search
 from kforge.store import postgres_postings as postings
-from kforge.store import postgres_search
-from kforge.store.passages import IndexedSource, IndexStatistics
+from kforge.store.passages import IndexedSource, IndexStatistics, Peaks
 from kforge.store.postgres_batch import int_array, numbers, text_array
 
 __all__ = ["PASSAGE_TABLES", "PostgresPassages"]
@@ -122,7 +122,8 @@ _INDEX_TABLES = (
 
 def _write_postings(
     conn: Any, ix: int, ids: Sequence[int], counts: Sequence[dict[str, int]], lengths: list[int]
-) -> None:
+) -> dict[str, dict[str, int]]:
+    """Write the postings of passages ``ids`` as blocks; returns their terms' peaks."""
     import numpy as np
 
     codes: dict[str, int] = {}
@@ -135,12 +136,9 @@ def _write_postings(
         tfs.extend(c.values())
         rows.extend([rowid] * len(c))
         sizes.extend([length] * len(c))
-    postings.write_blocks(
-        conn,
-        ix,
-        list(codes),
-        *(np.array(a, dtype=np.int64) for a in (term_codes, rows, tfs, sizes)),
-    )
+    arrays = [np.array(a, dtype=np.int64) for a in (term_codes, rows, tfs, sizes)]
+    postings.write_blocks(conn, ix, list(codes), *arrays)
+    return postgres_peaks.peaks_of(list(codes), arrays[0], arrays[2], arrays[3])
 
 
 _ATTEMPTS = 5
@@ -148,7 +146,7 @@ _ATTEMPTS = 5
 
 
 class PostgresPassages:
-    """``PassageIndex`` over the ``search_*`` tables (migrations 3 to 5); mixed into
+    """``PassageIndex`` over the ``search_*`` tables (migrations 3 to 6); mixed into
     PostgresStore."""
 
     if TYPE_CHECKING:  # PostgresStore's own pooled connection
@@ -223,9 +221,9 @@ class PostgresPassages:
                     [dumps(s.meta) for s in sources],
                 ),
             )
-            _write_postings(conn, ix, ids, counts, lengths)
+            peaks = _write_postings(conn, ix, ids, counts, lengths)
             df: Counter[str] = Counter(t for c in counts for t in c)
-            postings.merge(conn, ix, _count_terms(conn, ix, df, 1))
+            postings.merge(conn, ix, _count_terms(conn, ix, df, 1, peaks))
             _add_statistics(conn, ix, len(rows), sum(lengths), sum(p.chars for _, _, p in rows))
 
         self._write(write)
@@ -302,6 +300,10 @@ class PostgresPassages:
             groups = postings.unordered(conn)
         for ix, terms in groups:
             self._write(functools.partial(_rewrite, ix=ix, terms=terms))
+        # peaks of terms written before they were kept, a transaction for some thousands
+        left = [True]
+        while left[0]:
+            self._write(lambda conn: left.__setitem__(0, postgres_peaks.fill(conn)))
         # the planner's row counts, and the space of merged blocks and of rows a purge
         # rewrote; autovacuum would do it too, minutes later
         with self._conn() as conn:
@@ -334,21 +336,28 @@ def _rewrite(conn: Any, *, ix: int, terms: Sequence[str]) -> None:
     postings.rewrite(conn, ix, terms)
 
 
-def _count_terms(conn: Any, ix: int, df: Counter[str], sign: int) -> dict[str, int]:
-    """Add ``sign`` times ``df`` to the terms' document frequencies; when adding, count one
-    more write for each term (``postgres_postings.merge``) and return the counts."""
+def _count_terms(
+    conn: Any, ix: int, df: Counter[str], sign: int, peaks: Mapping[str, Peaks] | None = None
+) -> dict[str, int]:
+    """Add ``sign`` times ``df`` to the terms' document frequencies and take in the ``peaks``
+    of their new postings; when adding, count one more write for each term
+    (``postgres_postings.merge``) and return the counts."""
     if not df:
         return {}
     terms = sorted(df)  # a fixed order: concurrent writers lock rows in the same order
     terms_sql, terms_param = text_array(terms)
+    peaks_sql, peaks_param = text_array([dumps((peaks or {}).get(t, {})) for t in terms])
     rows = conn.execute(
-        "INSERT INTO search_terms(index_id, term, df, writes) SELECT %s, t, n, %s FROM "
-        f"unnest({terms_sql}, {int_array()}) AS u(t, n) ON CONFLICT (index_id, term) DO UPDATE "
+        "INSERT INTO search_terms(index_id, term, df, writes, peaks) SELECT %s, t, n, %s, "
+        f"p::jsonb FROM unnest({terms_sql}, {int_array()}, {peaks_sql}) AS u(t, n, p) "
+        "ON CONFLICT (index_id, term) DO UPDATE "
         "SET df = search_terms.df + EXCLUDED.df, writes = search_terms.writes + EXCLUDED.writes "
-        "RETURNING term, writes",
-        (ix, int(sign > 0), terms_param, numbers(sign * df[t] for t in terms)),
+        "RETURNING term, writes, peaks::text",
+        (ix, int(sign > 0), terms_param, numbers(sign * df[t] for t in terms), peaks_param),
     ).fetchall()
-    return dict(rows) if sign > 0 else {}
+    if peaks:
+        postgres_peaks.take_in(conn, ix, peaks, {term: held for term, _, held in rows})
+    return {term: writes for term, writes, _ in rows} if sign > 0 else {}
 
 
 def _add_statistics(conn: Any, ix: int, passages: int, terms: int, chars: int) -> None:

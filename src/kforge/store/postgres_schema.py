@@ -11,6 +11,7 @@ from typing import Any
 
 from kforge.errors import StoreError
 from kforge.store.postgres_passages import PASSAGE_TABLES
+from kforge.store.postgres_peaks import PEAKS
 from kforge.store.postgres_postings import BLOCK_TABLES, SKIP_LISTS
 
 __all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "apply_migrations"]
@@ -190,6 +191,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (3, PASSAGE_TABLES),  # the passage index (kforge.store.postgres_passages)
     (4, BLOCK_TABLES),  # its postings packed per term (kforge.store.postgres_postings)
     (5, SKIP_LISTS),  # the blocks in passage order with skip lists
+    (6, PEAKS),  # each term's peaks, which bound its share of a score
 )
 
 _LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database

@@ -48,14 +48,14 @@ _GAP = 8
 _HEAD = """
 WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
 t AS (
-    SELECT t.term, t.df, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
+    SELECT t.term, t.df, t.peaks, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
            sum(t.df) OVER () AS every
     FROM i JOIN search_terms t ON t.index_id = i.id AND t.term = ANY(%(terms)s) AND t.df > 0
     WINDOW w AS (ORDER BY t.df, t.term COLLATE "C")
 )
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
-       t.term, t.df, b.id, b.wide, b.postings, b.skips,
+       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks,
        CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
             OR t.every <= %(whole)s THEN b.data END
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
@@ -130,9 +130,10 @@ def _search(
         for r in rows
         if r[8] is not None
     ]
-    read = {r[8]: r[12] for r in rows if r[12] is not None}
+    read = {r[8]: r[13] for r in rows if r[13] is not None}
+    peaks = {r[6]: r[12] for r in rows if r[12] is not None}
     postings = _BlockPostings(conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5])
-    return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b)
+    return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
 
 class _BlockPostings:
@@ -335,8 +336,10 @@ class _BlockPostings:
                 raise _Gone
             for number, data in pieces:
                 block, start, length = group[number - 1]
-                if start == 1 and length == len(data):  # the whole block: a later round may
-                    self._read[block.id] = data  # want it again, or this stretch
+                # the whole block (not a stretch at its start): a later round may want it
+                # again, or this stretch
+                if start == 1 and len(data) == block.postings * record_dtype(block.wide).itemsize:
+                    self._read[block.id] = data
                 else:
                     self._stretches[block.id, start, length] = data
                 _add_shares(extra, rows, block, data, rest, base, slope)

@@ -15,7 +15,14 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import dumps, loads
-from kforge.store.passages import FLOOR_SAMPLE, IndexedSource, IndexStatistics, bm25_top
+from kforge.store.passages import (
+    FLOOR_SAMPLE,
+    IndexedSource,
+    IndexStatistics,
+    Peaks,
+    add_peaks,
+    bm25_top,
+)
 
 __all__ = ["SQLitePassages"]
 
@@ -90,15 +97,36 @@ def _statistics(conn: sqlite3.Connection, index: str) -> IndexStatistics:
     return IndexStatistics(passages=int(row[0]), terms=int(row[1]), chars=int(row[2]))
 
 
-def _frequencies(conn: sqlite3.Connection, index: str, terms: Iterable[str]) -> dict[str, int]:
+def _terms(
+    conn: sqlite3.Connection, index: str, terms: Iterable[str], *, peaks: bool = False
+) -> tuple[dict[str, int], dict[str, Peaks]]:
+    """Each term's document frequency (0 when absent) and, with ``peaks``, its peaks."""
     wanted = list(dict.fromkeys(terms))
     rows = conn.execute(
-        "SELECT t.term, t.df FROM search_indexes i JOIN search_terms t "
-        "ON t.index_id = i.id AND t.term IN (SELECT value FROM json_each(?)) WHERE i.name = ?",
+        f"SELECT t.term, t.df, {'t.peaks' if peaks else 'NULL'} FROM search_indexes i "
+        "JOIN search_terms t ON t.index_id = i.id AND t.term IN (SELECT value FROM json_each(?)) "
+        "WHERE i.name = ?",
         (dumps(wanted), index),
     ).fetchall()
     found = {str(r[0]): int(r[1]) for r in rows}
-    return {t: found.get(t, 0) for t in wanted}
+    held = {str(r[0]): loads(r[2]) for r in rows if r[2] is not None}
+    return {t: found.get(t, 0) for t in wanted}, held
+
+
+_COUNT_TERMS = """
+INSERT INTO search_terms(index_id, term, df, peaks) VALUES (?, ?, ?, ?)
+ON CONFLICT(index_id, term) DO UPDATE SET df = df + excluded.df,
+    peaks = CASE WHEN excluded.peaks = '{}' THEN peaks ELSE (
+        SELECT json_group_object(key, least) FROM (
+            SELECT key, min(value) AS least FROM (
+                SELECT key, value FROM json_each(search_terms.peaks)
+                UNION ALL SELECT key, value FROM json_each(excluded.peaks)
+            ) GROUP BY key
+        )
+    ) END
+"""
+"""Add to each term's document frequency and take in the peaks of its new postings (a removal
+adds none: the peaks left bound what remains)."""
 
 
 class SQLitePassages:
@@ -137,6 +165,7 @@ class SQLitePassages:
             )
             postings: list[tuple[int, str, int, int, int]] = []
             df: Counter[str] = Counter()
+            peaks: dict[str, dict[str, int]] = {}
             passages = terms = chars = 0
             for source in sources:
                 for ordinal, p in enumerate(source.passages):
@@ -160,21 +189,28 @@ class SQLitePassages:
                         (ix, t, int(rowid or 0), tf, length) for t, tf in counts.items()
                     )
                     df.update(counts.keys())
+                    add_peaks(peaks, counts, length)
                     passages, terms, chars = passages + 1, terms + length, chars + p.chars
             conn.executemany(
                 "INSERT INTO search_postings(index_id, term, passage, tf, length) "
                 "VALUES (?,?,?,?,?)",
                 postings,
             )
-            self._count_terms(conn, ix, df, 1)
+            self._count_terms(conn, ix, df, 1, peaks)
             self._add_statistics(conn, ix, passages, terms, chars)
 
     @staticmethod
-    def _count_terms(conn: sqlite3.Connection, ix: int, df: Counter[str], sign: int) -> None:
+    def _count_terms(
+        conn: sqlite3.Connection,
+        ix: int,
+        df: Counter[str],
+        sign: int,
+        peaks: Mapping[str, Peaks] | None = None,
+    ) -> None:
+        held = peaks or {}
         conn.executemany(
-            "INSERT INTO search_terms(index_id, term, df) VALUES (?,?,?) "
-            "ON CONFLICT(index_id, term) DO UPDATE SET df = df + excluded.df",
-            [(ix, term, sign * n) for term, n in df.items()],
+            _COUNT_TERMS,
+            [(ix, term, sign * n, dumps(held.get(term, {}))) for term, n in df.items()],
         )
 
     @staticmethod
@@ -290,7 +326,7 @@ class SQLitePassages:
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._read() as conn:
-            return _frequencies(conn, index, terms)
+            return _terms(conn, index, terms)[0]
 
     def search_passages(
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
@@ -300,5 +336,7 @@ class SQLitePassages:
             if ix is None:
                 return []
             statistics = _statistics(conn, index)
-            frequencies = _frequencies(conn, index, terms)
-            return bm25_top(_Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b)
+            frequencies, peaks = _terms(conn, index, terms, peaks=True)
+            return bm25_top(
+                _Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks
+            )
