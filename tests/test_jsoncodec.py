@@ -106,7 +106,7 @@ def test_integers_beyond_64_bits_read_back_exact_not_as_floats() -> None:
 
 
 def test_a_long_integer_is_found_wherever_it_starts() -> None:
-    """A 19-digit integer reads back exact at any offset in the text."""
+    """The scan reads every ninth byte first: a 19-digit integer at any offset still counts."""
     for pad in range(20):
         for value in (2**64, -(2**63) - 1, 10**19):
             text = '{"' + "k" * pad + '": ' + str(value) + "}"
@@ -122,6 +122,15 @@ def test_text_for_people_is_indented_and_keys_can_be_sorted() -> None:
         '{\n  "a": 1,\n  "n": 1180591620717411303424\n}'
     )
     assert dumps_bytes(value) == dumps(value).encode()
+
+
+@given(json_values)
+def test_the_spaced_form_is_the_stdlibs_one_line_form(value: Any) -> None:
+    """What prompts show a model and older keys were written in, unchanged."""
+    assert dumps(value, spaced=True) == json.dumps(value, ensure_ascii=False)
+    assert dumps(value, spaced=True, sort_keys=True) == json.dumps(
+        value, ensure_ascii=False, sort_keys=True
+    )
 
 
 def test_default_turns_what_json_cannot_hold_into_what_it_can() -> None:

@@ -1,15 +1,14 @@
 """The package's one JSON module: every value kforge writes or reads as JSON passes through here.
 
-Written with orjson as compact UTF-8 text (sorted keys, indentation for text a person reads, or
-the stdlib's spaced form for text a model reads); read with msgspec, which keeps integers beyond
-64 bits exact, straight into a dataclass where the shape is known (``loads_as``). Every frame,
-state delta and snapshot passes through here, so the codec's speed is the store's speed. The
-stdlib handles what the fast paths refuse (integers beyond 64 bits and non-string keys when
-writing, legacy ``NaN`` literals when reading) and raises the usual ``TypeError`` for values
-that are not JSON at all (dataclasses, datetimes and other objects are never converted
-silently, except by ``dumps_typed``, whose reader knows the types). One deliberate difference:
-non-finite floats, which JSON cannot express, are written as ``null`` (the spaced form writes
-what the stdlib writes).
+Written and read with orjson as compact UTF-8 text (sorted keys and indentation for text a
+person reads, the stdlib's spaced form for text a model reads); read with msgspec straight into
+a dataclass where the shape is known (``loads_as``). Every frame, state delta and snapshot
+passes through here, so the codec's speed is the store's speed. The stdlib handles what the
+fast paths refuse (integers beyond 64 bits, non-string keys, legacy ``NaN`` literals) and
+raises the usual ``TypeError`` for values that are not JSON at all (dataclasses, datetimes and
+other objects are never converted silently, except by ``dumps_typed``, whose reader knows the
+types). One deliberate difference: non-finite floats, which JSON cannot express, are written
+as ``null`` (the spaced form writes what the stdlib writes).
 """
 
 from __future__ import annotations
@@ -59,8 +58,8 @@ def dumps(
     reads, ``default`` to turn what JSON cannot hold into what it can (``str`` for a summary).
     ``spaced`` puts a space after each comma and colon, on one line: the form prompts show a
     model (the default model's answers were measured on it) and stored keys were written in."""
-    if spaced and not indent:
-        return _stdlib_dumps(value, sort_keys=sort_keys, spaced=True, default=default).decode()
+    if spaced and not indent:  # text a model reads, never stored as it is: not checked for UTF-8
+        return _stdlib_text(value, sort_keys=sort_keys, spaced=True, default=default)
     if sort_keys or indent or default is not None:
         return dumps_bytes(value, sort_keys=sort_keys, indent=indent, default=default).decode()
     try:  # the record's path (every state delta and snapshot): no options to work out
@@ -111,19 +110,10 @@ def _stdlib_dumps(
     *,
     sort_keys: bool = False,
     indent: bool = False,
-    spaced: bool = False,
     default: Callable[[Any], Any] | None = None,
 ) -> bytes:
-    """What orjson refuses (integers beyond 64 bits, keys that are not strings) or cannot write
-    (``spaced``), or why not."""
-    text = json.dumps(
-        value,
-        ensure_ascii=False,
-        sort_keys=sort_keys,
-        indent=2 if indent else None,
-        separators=(", ", ": ") if spaced else (",", ": ") if indent else (",", ":"),
-        default=default,
-    )
+    """What orjson refuses (integers beyond 64 bits, keys that are not strings), or why not."""
+    text = _stdlib_text(value, sort_keys=sort_keys, indent=indent, default=default)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -132,15 +122,54 @@ def _stdlib_dumps(
         ) from None
 
 
+_ENCODERS: dict[tuple[bool, bool, bool, Callable[[Any], Any] | None], json.JSONEncoder] = {}
+"""The stdlib's encoders by options, each built once: ``json.dumps`` builds one per call
+whenever an option differs from its defaults."""
+
+
+def _stdlib_text(
+    value: Any,
+    *,
+    sort_keys: bool = False,
+    indent: bool = False,
+    spaced: bool = False,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    key = (sort_keys, indent, spaced, default)
+    encoder = _ENCODERS.get(key)
+    if encoder is None:
+        if len(_ENCODERS) >= 64:  # a new ``default`` function per call
+            _ENCODERS.clear()
+        encoder = _ENCODERS[key] = json.JSONEncoder(
+            ensure_ascii=False,
+            sort_keys=sort_keys,
+            indent=2 if indent else None,
+            separators=(", ", ": ") if spaced else (",", ": ") if indent else (",", ":"),
+            default=default,
+        )
+    return encoder.encode(value)
+
+
+_DIGITS = bytes(0x31 if 0x30 <= byte <= 0x39 else 0x30 for byte in range(256))
+"""Maps each ASCII digit to ``1`` and every other byte to ``0`` (JSON numbers are ASCII)."""
+_LONG_RUN = b"1" * 19
+
+
 def loads(text: str | bytes) -> Any:
     """The value of JSON ``text``; ``json.JSONDecodeError`` (a ``ValueError``) if it is not JSON.
 
-    Read with msgspec, which keeps integers beyond 64 bits exact (orjson reads them as floats,
-    silently); what it refuses (``NaN`` literals, escaped lone surrogates, numbers beyond a
-    float's range) goes to the stdlib, which reads it or says where the text is broken."""
+    orjson reads integers beyond 64 bits as floats, silently; text with a run of 19 digits (the
+    only place such an integer can be) is read by the stdlib, which keeps them exact. The run is
+    found with ``bytes.translate`` (ten times faster than a regex), on every ninth byte first.
+    (msgspec keeps them exact too, but reads a large state a sixth slower than orjson.)"""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    # Any run of 19 digits holds two consecutive multiples of 9, so every ninth byte finds
+    # each one as two digits in a row, in a ninth of the time; only then is all of it read.
+    if b"11" in data[::9].translate(_DIGITS) and _LONG_RUN in data.translate(_DIGITS):
+        return json.loads(text)
     try:
-        return msgspec.json.decode(text)
-    except (msgspec.DecodeError, UnicodeError):
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
         return json.loads(text)
 
 
