@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kforge.rag.metrics import ndcg_at_k, percentile
+from eval_metrics import ndcg_at_k, percentile
 
 __all__ = ["main"]
 

@@ -24,12 +24,13 @@ from typing import Any
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "src"))
 
-from kforge.agents.tree import decisions  # noqa: E402
+from kforge.agents.tree import prompts  # noqa: E402
 from kforge.engine.services import Services  # noqa: E402
 from kforge.errors import InvalidRunStateError  # noqa: E402
 from kforge.frames import Intervention  # noqa: E402
 from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply  # noqa: E402
 from kforge.llm.types import Message, ToolCall  # noqa: E402
+from kforge.runtime.interventions import Intervention as Request  # noqa: E402
 from kforge.runtime.interventions import descendants  # noqa: E402
 from kforge.runtime.runtime import Runtime  # noqa: E402
 from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus  # noqa: E402
@@ -41,9 +42,9 @@ __all__ = ["spawn", "tree_kills"]
 PARTS = ("the budget", "the venue", "the guests", "the schedule")
 """What each of the four children is asked about."""
 DECIDED = {
-    decisions.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
-    decisions.MISSING_PROMPT: {"missing": False, "question": ""},
-    decisions.RESOLVE_PROMPT: {"ask": False, "question": ""},
+    prompts.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
+    prompts.MISSING_PROMPT: {"missing": False, "question": ""},
+    prompts.RESOLVE_PROMPT: {"ask": False, "question": ""},
 }
 
 
@@ -152,7 +153,8 @@ class _Steering:
         action = self.rng.choice(("comment", "comment", "modify"))
         content = f"{action}-{self.name}-{len(self.accepted) + self.refused}"
         try:
-            said = await self.rt.intervene(agent.id, action, content)
+            sent = Request.comment(content) if action == "comment" else Request.modify(content)
+            said = await self.rt.intervene(agent.id, sent)
         except InvalidRunStateError:
             self.refused += 1
             return

@@ -76,6 +76,10 @@ QUESTION_SETS = {
     "scrapy": DATA / "scrapy_questions.jsonl",
     "postgresql": DATA / "postgresql_questions.jsonl",
     "sphinx": DATA / "sphinx_questions.jsonl",
+    "borgbackup": DATA / "borgbackup_questions.jsonl",
+    "mypy": DATA / "mypy_questions.jsonl",
+    "django": DATA / "django_questions.jsonl",
+    "celery": DATA / "celery_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -22,9 +22,9 @@ from answer_runs import (
     seconds_summary,
 )
 from answer_scoring import MAP_OVERLAP, content_words, short_answer, split_sentences
+from eval_metrics import exact_match, token_f1
 from kforge import Runtime
 from kforge.rag import ChunkingOptions, SourceDocument
-from kforge.rag.metrics import exact_match, token_f1
 
 __all__ = [
     "HOTPOT",

@@ -12,8 +12,8 @@ import time
 from typing import Any
 
 from answer_scoring import words
+from eval_metrics import percentile
 from kforge import Runtime
-from kforge.rag.metrics import percentile
 
 __all__ = [
     "ask_arguments",

@@ -17,13 +17,13 @@ from typing import Any
 from kforge.errors import ToolDefinitionError
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.definition import ToolDefinition
-from kforge.tools.normalize import normalize_schema
 from kforge.tools.validation import (
     ArgumentProblem,
     ArgumentValidator,
     check_input_schema,
     check_tool_name,
 )
+from loose_schemas import normalize_schema
 
 __all__ = [
     "CATEGORIES",

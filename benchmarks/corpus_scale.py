@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from eval_metrics import ndcg_at_k, percentile
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
-from kforge.rag.metrics import ndcg_at_k, percentile
 from kforge.rag.types import SourceDocument
 from kforge.store.open import open_store
 

@@ -22,6 +22,10 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | scrapy | python-scrapy-doc 2.8.0 | BSD-3-Clause | the Scrapy tutorial, topic guides and FAQ, Sphinx HTML |
 | postgresql | postgresql-doc-15 15.20 | PostgreSQL | PostgreSQL's client and server programs, backup and client authentication, DocBook HTML |
 | sphinx | sphinx-doc 5.3.0 | BSD-2-Clause | the Sphinx tutorial, user guide, command manual pages, FAQ and glossary, Sphinx HTML |
+| borgbackup | borgbackup-doc 1.2.4 | BSD-3-Clause | BorgBackup's introduction, quick start, command usage, deployment guides, FAQ and internals, Sphinx HTML |
+| mypy | mypy-doc 1.0.1 | MIT | the mypy guide to type checking, command line, configuration and error codes, Sphinx HTML |
+| django | python-django-doc 3.2.25 | BSD-3-Clause | Django's topic guides (models and queries, views, forms, templates, auth, testing, …) and FAQ, Sphinx HTML |
+| celery | python-celery-doc 5.2.6 | CC-BY-SA-4.0 | Celery's getting-started guides, broker pages, user guide, FAQ and glossary, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -179,6 +183,75 @@ DOCSETS: dict[str, Docset] = {
                 "man/index.html",
                 "example_google.html",
                 "example_numpy.html",
+            ),
+        ),
+        Docset(
+            "borgbackup",
+            "borgbackup-doc",
+            "usr/share/doc/borgbackup/html",
+            ("*.html", "usage/*.html", "deployment/*.html", "internals/*.html"),
+            "BSD-3-Clause",
+            skip=(
+                *_SPHINX_INDEXES,
+                # tables of contents, and index.html repeats introduction.html
+                "book.html",
+                "index.html",
+                "usage.html",
+                "deployment.html",
+                # man_intro.html repeats usage/general.html; changes.html is the change log;
+                # paperkey.html is a form for printing a key; authors and development are
+                # about the project, not its use
+                "man_intro.html",
+                "changes.html",
+                "paperkey.html",
+                "authors.html",
+                "development.html",
+            ),
+        ),
+        Docset(
+            "mypy",
+            "mypy-doc",
+            "usr/share/doc/mypy/html",
+            ("*.html",),
+            "MIT",
+            skip=_SPHINX_INDEXES,
+        ),
+        Docset(
+            "django",
+            "python-django-doc",
+            "usr/share/doc/python-django-doc/html",
+            ("topics/**/*.html", "faq/*.html"),
+            "BSD-3-Clause",
+            # tables of contents, and the FAQ pages on getting help and contributing to Django
+            skip=(
+                "topics/index.html",
+                "topics/db/index.html",
+                "topics/db/examples/index.html",
+                "topics/http/index.html",
+                "faq/index.html",
+                "faq/help.html",
+                "faq/contributing.html",
+            ),
+        ),
+        Docset(
+            "celery",
+            "python-celery-doc",
+            "usr/share/doc/python-celery-doc/html",
+            (
+                "faq.html",
+                "glossary.html",
+                "getting-started/**/*.html",
+                "userguide/**/*.html",
+                "django/*.html",
+                "tutorials/*.html",
+            ),
+            "CC-BY-SA-4.0",
+            # tables of contents (the brokers' index.html compares the brokers: kept)
+            skip=(
+                "getting-started/index.html",
+                "userguide/index.html",
+                "django/index.html",
+                "tutorials/index.html",
             ),
         ),
     )

@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_metrics import exact_match, recall_at_k, token_f1
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.rag.agentic import RAGConfig
 from kforge.rag.answer import answer_question
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
 from kforge.rag.dense import Embedder, MiniLMEmbedder, dense_available
-from kforge.rag.metrics import exact_match, recall_at_k, token_f1
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
 

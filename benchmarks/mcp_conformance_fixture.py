@@ -48,7 +48,9 @@ def _tool(
     name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None
 ) -> DefinedTool:
     async def run(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        return await handler(arguments, context.services["mcp"])
+        channel = context.services.client
+        assert isinstance(channel, MCPClientChannel)
+        return await handler(arguments, channel)
 
     definition = ToolDefinition(
         name=name, description=description, input_schema=schema or NO_ARGUMENTS

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_metrics import ndcg_at_k, percentile, recall_at_k
 from kforge.extras import extra_installed
 from kforge.rag.agentic import RAGConfig, agentic_search
 from kforge.rag.bm25 import BM25Params
@@ -29,7 +30,6 @@ from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
 from kforge.rag.embedders import EMBEDDERS, make_embedder
 from kforge.rag.fusion import reciprocal_rank_fusion
-from kforge.rag.metrics import ndcg_at_k, percentile, recall_at_k
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.store.open import open_store
 from kforge.store.postgres import is_postgres_url

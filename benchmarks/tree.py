@@ -60,13 +60,13 @@ class ScriptedTreeModel:
     name = "bench:scripted"
 
     def __init__(self, fanout: int) -> None:
-        from kforge.agents.tree import decisions
+        from kforge.agents.tree import prompts
 
         self.fanout = fanout
         self.replies: dict[str, dict[str, Any]] = {
-            decisions.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
-            decisions.MISSING_PROMPT: {"missing": False, "question": ""},
-            decisions.RESOLVE_PROMPT: {"ask": False, "question": ""},
+            prompts.CLARIFY_PROMPT: {"ambiguous": False, "question": ""},
+            prompts.MISSING_PROMPT: {"missing": False, "question": ""},
+            prompts.RESOLVE_PROMPT: {"ask": False, "question": ""},
         }
 
     async def complete(self, messages: Any, settings: Any = None, **kwargs: Any) -> Any:

@@ -142,10 +142,41 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert upward == []
 
 
-STILL_OVER_500 = {
-    "engine/runner.py",
-    "rag/corpus.py",
-}
+def test_no_agent_package_imports_another_s() -> None:
+    """Code several agents use lives in ``kforge.agents.common`` (or a module of
+    ``kforge.agents`` itself), never in one agent's package that the others reach into."""
+    packages = {
+        path.parent.name
+        for path in (SRC / "agents").glob("*/__init__.py")
+        if path.parent.name != "common"
+    }
+
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[2] if len(parts) > 2 and parts[2] in packages else None
+
+    crossing = [
+        f"{source} imports {target}"
+        for source, targets in sorted(import_graph().items())
+        for target in sorted(targets)
+        if package(source) and package(target) and package(source) != package(target)
+    ]
+    assert crossing == []
+
+
+def test_each_agent_keeps_its_typed_replies_and_prompts_in_one_module_name() -> None:
+    packages = [
+        path.parent
+        for path in sorted((SRC / "agents").glob("*/__init__.py"))
+        if path.parent.name != "common"
+    ]
+    assert packages
+    for package in packages:
+        assert (package / "prompts.py").is_file(), f"{package.name} has no prompts.py"
+        assert not (package / "schema.py").exists() and not (package / "decisions.py").exists()
+
+
+STILL_OVER_500: set[str] = set()
 """Modules not yet split along their seams; the list only shrinks."""
 
 

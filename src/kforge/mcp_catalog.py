@@ -1,7 +1,9 @@
-"""``from kforge.mcp_catalog import MCPCatalog, MCPResource``, as documented, keeps working: the
-catalog lives in ``kforge.mcp.catalog``."""
+"""Deprecated: the catalog lives in ``kforge.mcp.catalog`` (the same names). Importing this
+module still works for one release, with a ``DeprecationWarning``."""
 
 from __future__ import annotations
+
+import warnings
 
 from kforge.mcp.catalog import (
     LOG_LEVELS,
@@ -28,3 +30,9 @@ __all__ = [
     "catalog_from_extensions",
     "load_mcp_extension",
 ]
+
+warnings.warn(
+    "kforge.mcp_catalog is deprecated; import the same names from kforge.mcp.catalog",
+    DeprecationWarning,
+    stacklevel=2,
+)

@@ -3,8 +3,6 @@ wrong; a decision made without the model's reply says so in the run; every attem
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, field_validator
 
 from kforge import MemoryStore, Runtime, ScriptedModel
@@ -15,6 +13,7 @@ from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, ModelCall
 from kforge.llm.types import Message, ModelSettings
 from kforge.store import RunStatus
+from tests.engine.sample_agents import OneStepAgent
 
 
 class Verdict(BaseModel):
@@ -30,28 +29,16 @@ class Verdict(BaseModel):
         return value
 
 
-class DecidingAgent:
+class DecidingAgent(OneStepAgent):
     """One step: asks for a ``Verdict`` and reports what it got (None: decided without it)."""
 
     agent_type = "test.deciding"
-
-    def __init__(self, args: dict[str, Any] | None = None) -> None:
-        self.args = dict(args or {})
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         messages = [Message.user("Is the passage relevant?")]
         verdict = await decide(ctx, messages, ModelSettings(), Verdict, "test.verdict")
         shown = verdict.model_dump() if verdict is not None else None
         return StepOutcome(True, {"verdict": shown}, "decided")
-
-    def get_state(self) -> dict[str, Any]:
-        return {}
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        pass
-
-    def partial_result(self) -> dict[str, Any]:
-        return {}
 
 
 def runtime(model: ScriptedModel) -> Runtime:

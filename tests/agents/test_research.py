@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kforge.agents.common.answer import MODEL_ONLY_SYSTEM
 from kforge.agents.research import ResearchAgent
 from kforge.agents.research.prompts import (
     INITIAL_PROMPTS,
@@ -19,7 +20,6 @@ from kforge.agents.research.prompts import (
     Expansion,
     Gaps,
 )
-from kforge.agents.router.answer import MODEL_ONLY_SYSTEM
 from kforge.frames import PhaseChanged
 from kforge.llm.structured import schema_for
 from kforge.llm.testing.function import CallInfo, FunctionModel

@@ -7,13 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kforge.agents.research.decompose import (
-    is_variant,
-    occurs_in,
-    overlaps,
-    question_parts,
-)
-from kforge.agents.research.question_tree import topic_name
+from kforge.agents.common.naming import is_variant, occurs_in, overlaps, topic_name
+from kforge.agents.research.decompose import question_parts
 
 
 @pytest.mark.parametrize(

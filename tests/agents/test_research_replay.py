@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kforge.agents.research.evidence import HITS_EVENT, gather_evidence
+from kforge.agents.common.evidence import HITS_EVENT, gather_evidence
 from kforge.agents.research.planning import PASSAGES_EVENT
 from kforge.engine.limits import RunLimits
 from kforge.engine.run_context import RunContext

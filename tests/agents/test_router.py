@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kforge.agents.router.schema import GuardrailVerdict
+from kforge.agents.router.prompts import GuardrailVerdict
 from kforge.frames import (
     AgentResponse,
     AgentStatus,
@@ -490,7 +490,7 @@ async def test_a_capable_model_still_answers_alone_with_its_disclaimer(tmp_path:
 
 
 def test_the_short_answer_is_the_opening_line_that_stands_apart() -> None:
-    from kforge.agents.router.answer import short_answer
+    from kforge.agents.common.answer import short_answer
 
     assert short_answer("`\\n` on POSIX [1].\n\nThe end-of-line marker [1].") == "`\\n` on POSIX."
     assert short_answer("One paragraph only [1].") == ""

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from kforge.agents.tree import decisions
+from kforge.agents.tree import prompts
 from kforge.llm.testing.function import CallInfo, FunctionModel, FunctionReply
 from kforge.llm.types import Message, ToolCall
 
@@ -65,11 +65,11 @@ class TreeScript:
     async def __call__(self, messages: list[Message], info: CallInfo) -> FunctionReply:
         system = messages[0].content
         request = request_of(messages)
-        if system == decisions.CLARIFY_PROMPT:
+        if system == prompts.CLARIFY_PROMPT:
             self.calls.append(("clarify", request))
             hit = request in self.ambiguous
             return {"ambiguous": hit, "question": "Which party do you mean exactly?" if hit else ""}
-        if system == decisions.MISSING_PROMPT:
+        if system == prompts.MISSING_PROMPT:
             self.calls.append(("questions", request))
             left = self.missing.get(request) or []
             if left:
@@ -78,7 +78,7 @@ class TreeScript:
         if system.startswith("Split the user's request"):
             self.calls.append(("subquestions", request))
             return {"subquestions": list(self.subquestions.get(request, []))}
-        if system == decisions.RESOLVE_PROMPT:
+        if system == prompts.RESOLVE_PROMPT:
             self.calls.append(("resolve", request))
             hit = request in self.resolve
             return {"ask": hit, "question": "Should I book the venue anyway?" if hit else ""}

@@ -356,6 +356,10 @@ DOC_SETS = [
     "scrapy",
     "postgresql",
     "sphinx",
+    "borgbackup",
+    "mypy",
+    "django",
+    "celery",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 

@@ -9,7 +9,6 @@ import pytest
 
 from kforge.errors import ToolDefinitionError
 from kforge.tools import ToolDefinition
-from kforge.tools.normalize import normalize_schema
 from kforge.tools.validation import ArgumentValidator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -20,6 +19,7 @@ from bfcl import (
     definition_from_bfcl,
     evaluate_category,
 )
+from loose_schemas import normalize_schema
 
 BFCL = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "bfcl"
 needs_data = pytest.mark.skipif(

@@ -58,8 +58,19 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         # a `*-doc` package, or one versioned like Debian's postgresql-doc-15
         assert docset.name == name and re.fullmatch(r".+-doc(-[0-9.]+)?", docset.package)
         assert docset.root.startswith("usr/share/doc/") and docset.keep
-    assert {"sqlite", "flask", "click", "jinja", "pytest", "scrapy", "postgresql", "sphinx"} <= set(
-        docsets.DOCSETS
-    )
-    for name in ("flask", "click", "jinja", "pytest", "scrapy", "sphinx"):
+    assert {
+        "sqlite",
+        "flask",
+        "click",
+        "jinja",
+        "pytest",
+        "scrapy",
+        "postgresql",
+        "sphinx",
+        "borgbackup",
+        "mypy",
+        "django",
+        "celery",
+    } <= set(docsets.DOCSETS)
+    for name in ("flask", "click", "jinja", "pytest", "scrapy", "sphinx", "borgbackup", "mypy"):
         assert "genindex.html" in docsets.DOCSETS[name].skip

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from kforge.agents.tree import decisions
+from kforge.agents.tree import prompts
 from kforge.frames import ToolResultFrame
 from kforge.llm.types import ToolCall
 from kforge.runtime import Runtime
@@ -36,11 +36,11 @@ class Shop:
 
     def __call__(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> Any:
         system = messages[0].get("content") or ""
-        if system == decisions.CLARIFY_PROMPT:
+        if system == prompts.CLARIFY_PROMPT:
             return {"ambiguous": False, "question": ""}
-        if system == decisions.MISSING_PROMPT:
+        if system == prompts.MISSING_PROMPT:
             return {"missing": False, "question": ""}
-        if system == decisions.RESOLVE_PROMPT:
+        if system == prompts.RESOLVE_PROMPT:
             return {"ask": False, "question": ""}
         if schema is not None:
             return {"subquestions": []}

@@ -142,6 +142,22 @@ class DraftAgent(ForgeAgent):
         return f"published {len(self.ctx_data.items)} items"
 
 
+class OneStepAgent:
+    """A one-step agent with no state: subclasses define ``step``."""
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.args = dict(args or {})
+
+    def get_state(self) -> dict[str, Any]:
+        return {}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        pass
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
 class CounterAgent:
     """A plain step agent: asks the model for a number each step until it has ``target`` of them."""
 

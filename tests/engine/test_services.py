@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,16 +22,14 @@ from kforge.rag.types import SourceDocument
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
 from kforge.tools.cache import ToolResultCache
+from tests.engine.sample_agents import OneStepAgent
 
 
-class Inspector:
+class Inspector(OneStepAgent):
     """Reports what its run was given."""
 
     agent_type = "test.inspector"
     seen: list[Any] = []
-
-    def __init__(self, args: dict[str, Any] | None = None) -> None:
-        pass
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         services = ctx.services
@@ -42,15 +44,6 @@ class Inspector:
             }
         )
         return StepOutcome(True, {})
-
-    def get_state(self) -> dict[str, Any]:
-        return {}
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        pass
-
-    def partial_result(self) -> dict[str, Any]:
-        return {}
 
 
 async def test_a_run_gets_capabilities_but_neither_the_runtime_nor_the_store() -> None:
@@ -120,3 +113,18 @@ def test_services_are_read_by_field_and_a_key_names_the_field() -> None:
     with pytest.raises(TypeError, match=r"use services\.extra\['thing'\]"):
         services["thing"]
     assert services.extra["thing"] == 1 and not hasattr(services, "get")
+
+
+def test_services_load_the_tool_machinery_only_when_a_tool_asks_for_them() -> None:
+    code = (
+        "import sys\n"
+        "from kforge import Runtime, Services\n"
+        "services = Services(extra={'greeting': 'hello'})\n"
+        "print(any(m.startswith('kforge.tools') for m in sys.modules))\n"
+        "print(services.for_tools.extra['greeting'])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.split() == ["False", "hello"], done.stderr

@@ -17,17 +17,15 @@ from kforge.frames import DataEvent, Frame, Observation
 from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
+from tests.engine.sample_agents import OneStepAgent
 
 
-class ReadingAgent:
+class ReadingAgent(OneStepAgent):
     """Reads a changing value through ``ctx.step``, then asks a person to go on."""
 
     agent_type = "test.reading"
     reads: list[int] = []
     seen: list[dict[str, Any]] = []
-
-    def __init__(self, args: dict[str, Any] | None = None) -> None:
-        pass
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         def read() -> dict[str, Any]:
@@ -38,15 +36,6 @@ class ReadingAgent:
         ReadingAgent.seen.append(seen)
         await ctx.ask("Go on?")
         return StepOutcome(True, seen)
-
-    def get_state(self) -> dict[str, Any]:
-        return {}
-
-    def restore_state(self, state: dict[str, Any]) -> None:
-        pass
-
-    def partial_result(self) -> dict[str, Any]:
-        return {}
 
 
 async def test_a_re_executed_step_sees_the_recorded_value_without_running_the_effect() -> None:

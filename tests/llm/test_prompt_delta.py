@@ -105,3 +105,21 @@ def test_the_log_bases_each_purpose_on_its_last_call_and_rebuilds_replayed_ones(
     assert replayed.delta("decide", second)[0] == 0
     replayed.replayed("decide", 11, 0, None)  # a frame that holds no prompt
     assert replayed.delta("decide", second)[0] == 0
+
+
+@given(prompts, prompts, st.booleans(), st.booleans())
+def test_the_base_is_the_prompt_as_sent_whatever_the_caller_does_to_its_list_later(
+    first: list[Message], more: list[Message], sent_as_list: bool, next_as_list: bool
+) -> None:
+    """An agent sends its history and keeps appending to that same list: the next call's delta
+    holds only what was appended, whether either prompt came as a list or a tuple."""
+    log = PromptLog()
+    history = [Message.system("s"), *first]
+    log.sent("loop", 1, history if sent_as_list else tuple(history))
+    size = len(history)
+    history.extend(more)
+    prompt = history if next_as_list else tuple(history)
+    base, ops = log.delta("loop", prompt)
+    assert base == 1
+    assert ops[0] == [0, size] and len(ops) == 1 + len(more)
+    assert apply_prompt_delta(history[:size], ops) == list(prompt)

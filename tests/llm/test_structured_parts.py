@@ -248,7 +248,7 @@ def test_every_structured_reply_of_the_agents_has_a_grammar_llama_cpp_accepts() 
         Expansion,
         Gaps,
     )
-    from kforge.agents.router.schema import GuardrailVerdict, router_reply
+    from kforge.agents.router.prompts import GuardrailVerdict, router_reply
     from kforge.llm.local import LocalModel
     from kforge.memory.reflexion import ReflectionReply, alternative_reply
     from kforge.rag.grading import Grade as GradeReply

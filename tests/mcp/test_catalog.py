@@ -33,7 +33,8 @@ NOTES = {"alpha": "first note", "beta": "second note"}
 @tool
 async def count_words(text: str, context: ToolContext) -> str:
     """Count the words of a text, reporting progress and logging as it goes."""
-    channel: mcp_catalog.MCPClientChannel = context.services["mcp"]
+    channel = context.services.client
+    assert isinstance(channel, mcp_catalog.MCPClientChannel)
     words = text.split()
     await channel.log("debug", "too detailed for a client that asked for info")
     for i, _ in enumerate(words, start=1):
@@ -45,7 +46,7 @@ async def count_words(text: str, context: ToolContext) -> str:
 @tool
 async def confirm_delete(note: str, context: ToolContext) -> str:
     """Ask the person before deleting a note."""
-    answer = await context.services["mcp"].elicit(
+    answer = await context.services.client.elicit(
         f"Delete {note}?", {"type": "object", "properties": {"sure": {"type": "boolean"}}}
     )
     return f"{answer.action}: {dict(answer.content)}"
@@ -54,13 +55,13 @@ async def confirm_delete(note: str, context: ToolContext) -> str:
 @tool
 async def title_for(note: str, context: ToolContext) -> str:
     """A title for a note, written by the client's model."""
-    return await context.services["mcp"].sample(f"Title for: {NOTES[note]}", max_tokens=20)
+    return await context.services.client.sample(f"Title for: {NOTES[note]}", max_tokens=20)
 
 
 @tool
 async def reindex(context: ToolContext) -> str:
     """A long job that lets go of the client's connection while it works."""
-    released = await context.services["mcp"].release_stream()
+    released = await context.services.client.release_stream()
     await asyncio.sleep(0.05)
     return f"reindexed (stream released: {released})"
 

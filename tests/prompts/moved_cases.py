@@ -99,17 +99,18 @@ def _research() -> dict[str, Case]:
 
 
 def _router() -> dict[str, Case]:
-    from kforge.agents.router import answer, schema
+    from kforge.agents.common import answer
+    from kforge.agents.router import prompts as router_prompts
 
     return {
-        "guardrail/plain": lambda: schema.guardrail_system("the user's documents"),
-        "guardrail/topics": lambda: schema.guardrail_system(
+        "guardrail/plain": lambda: router_prompts.guardrail_system("the user's documents"),
+        "guardrail/topics": lambda: router_prompts.guardrail_system(
             "Python packaging (documents: Wheels; PEP 517 {build} hooks)"
         ),
-        "router/retrieve": lambda: schema.router_system(
+        "router/retrieve": lambda: router_prompts.router_system(
             "- retrieve_chunks: search the user's documents; give a search query."
         ),
-        "router/both": lambda: schema.router_system(
+        "router/both": lambda: router_prompts.router_system(
             "- retrieve_chunks: search the user's documents; give a search query.\n"
             "- web_search: search the web, for recent events or topics the documents lack; "
             "give a search query."
@@ -147,10 +148,10 @@ CONSTANTS = {
     "memory:reflection": "kforge.memory.reflexion:REFLECTION_PROMPT",
     "memory:alternative": "kforge.memory.reflexion:ALTERNATIVE_PROMPT",
     "memory:compaction": "kforge.memory.compaction:COMPACTION_PROMPT",
-    "tree:clarify": "kforge.agents.tree.decisions:CLARIFY_PROMPT",
-    "tree:missing": "kforge.agents.tree.decisions:MISSING_PROMPT",
-    "tree:execute": "kforge.agents.tree.decisions:EXECUTE_PROMPT",
-    "tree:resolve": "kforge.agents.tree.decisions:RESOLVE_PROMPT",
+    "tree:clarify": "kforge.agents.tree.prompts:CLARIFY_PROMPT",
+    "tree:missing": "kforge.agents.tree.prompts:MISSING_PROMPT",
+    "tree:execute": "kforge.agents.tree.prompts:EXECUTE_PROMPT",
+    "tree:resolve": "kforge.agents.tree.prompts:RESOLVE_PROMPT",
     "build_understand:build/summary": "kforge.agents.build.prompts:SUMMARY_SYSTEM",
     "build_understand:understand/assess": "kforge.agents.understand.prompts:ASSESS_PROMPT",
     "build_understand:understand/remedial": "kforge.agents.understand.prompts:REMEDIAL_PROMPT",
@@ -195,7 +196,7 @@ def _memory() -> dict[str, Case]:
 
 
 def _tree() -> dict[str, Case]:
-    from kforge.agents.tree import decisions as d
+    from kforge.agents.tree import prompts as d
 
     return {
         "subquestions/3": lambda: d.subquestions_prompt(3),

@@ -47,3 +47,33 @@ def test_an_entry_describes_its_call_after_the_signature() -> None:
     entry = "json.dump(obj, fp, *, ensure_ascii=True): Serialize obj as a JSON stream."
     assert description_of(entry) == "Serialize obj as a JSON stream."
     assert description_of("The output is ASCII.") == "The output is ASCII."
+
+
+def test_a_block_line_is_not_chosen_for_words_in_its_strings_nor_for_printing() -> None:
+    asked = read_question("How do I delete a file?")
+    code = (
+        "import { unlink } from 'node:fs';\n"
+        "unlink('path/file.txt', (err) => {\n"
+        "  if (err) throw err;\n"
+        "  console.log('path/file.txt was deleted');\n"
+        "});"
+    )
+    assert command_of(code, asked) == "unlink('path/file.txt', (err) => {"
+    asked = read_question("How do I create a directory with its parents?")
+    code = (
+        "const folder = new URL('./test/project/', import.meta.url);\n"
+        "const made = await mkdir(folder, { recursive: true });\n"
+        "console.log(`created ${made}`);"
+    )
+    # no line says what is asked: the one calling what the prose names, never the print
+    assert command_of(code, asked, ["fs.mkdir"]) == (
+        "const made = await mkdir(folder, { recursive: true });"
+    )
+
+
+def test_a_block_takes_no_step_by_changing_folder_or_defining_a_function() -> None:
+    asked = read_question("How do I create a new PO file for my language?")
+    assert command_of("$ cd PACKAGE-VERSION\n$ cd po\n$ msginit", asked) == "$ msginit"
+    asked = read_question("How do I select tests by a word?")
+    code = 'def pytest_addoption(parser):\n    parser.addoption("-E", action="store")'
+    assert command_of(code, asked) == 'parser.addoption("-E", action="store")'

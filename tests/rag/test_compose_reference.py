@@ -6,6 +6,7 @@ from __future__ import annotations
 from kforge.rag.compose import compose_extractive
 from kforge.rag.corpus import Corpus
 from kforge.rag.quantities import counted_numbers
+from kforge.rag.question import read_question
 from kforge.rag.rerank import search_units
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk, SourceDocument
@@ -414,3 +415,86 @@ def test_how_do_i_list_keeps_its_verb_and_takes_the_option_named_by_it() -> None
     segments = compose_extractive("How do I list all tags?", [options])
     best = min(segments, key=lambda s: s.rank)
     assert best.text == "-l, --list: List tags.", [s.text for s in segments]
+
+
+def test_how_short_asks_a_duration_and_a_value_written_on_to_its_unit_gives_it() -> None:
+    pages = [
+        SourceDocument(
+            "options.html",
+            "Command-line options\n\n--durations=N Show N slowest setup/test durations (N=0 for "
+            "all) --durations-min=N Minimal duration in seconds for inclusion in slowest list.",
+            "Options",
+        ),
+        SourceDocument(
+            "durations.html",
+            "Profiling test execution duration\n\nTo get a list of the slowest test "
+            "durations, use --durations. By default, pytest will not show test "
+            "durations that are too small (<0.005s) unless -vv is passed on the command-line.",
+            "Durations",
+        ),
+    ]
+    question = "How short does a test have to be for --durations to leave it out of the list?"
+    assert read_question(question).kind == "quantity"
+    _, units, line = asked_over(pages, question)
+    assert line == "0.005s", units
+
+
+def test_stress_words_after_what_are_dropped_and_quicker_reads_as_faster() -> None:
+    from kforge.rag.defining import subject_phrase
+    from kforge.rag.idioms import plain_words
+
+    asked = read_question("What exactly is a repository?")
+    assert asked.kind == "definition" and subject_phrase(asked) == "repository"
+    assert "exactli" not in asked.terms
+    assert plain_words("How much quicker is the daemon?") == "How much faster is the daemon?"
+    pages = [
+        SourceDocument(
+            "limits.html",
+            "Limits\n\nA repository may hold exactly one archive per name.",
+            "Limits",
+        ),
+        SourceDocument(
+            "init.html",
+            "Repositories\n\nA repository is a filesystem directory containing the "
+            "deduplicated data from zero or more archives.",
+            "Repositories",
+        ),
+    ]
+    files, units, _ = asked_over(pages, "What exactly is a repository?", k=1)
+    assert files == ["init.html"], units
+
+
+def test_where_takes_the_sentence_giving_a_path_over_one_naming_the_program() -> None:
+    passage = chunk(
+        0,
+        "Keys\n\nWith keyfile encryption Borg protects the key of keyfile encryption. "
+        "The key of keyfile encryption is stored in ~/.config/borg/keys.",
+        "Keys",
+    )
+    segments = compose_extractive("Where is the key of keyfile encryption kept?", [passage])
+    best = min(segments, key=lambda s: s.rank)
+    assert best.text == "The key of keyfile encryption is stored in ~/.config/borg/keys.", segments
+
+
+def test_the_items_a_sentence_introduces_come_whole_beside_the_other_sentences() -> None:
+    passage = chunk(
+        0,
+        "Citations\n\nA citation should let a reader find the exact supporting text quickly:\n\n"
+        "- the file or document name;\n- the location within it: heading path and page;\n"
+        "- a short quote from the passage.\n\nA citation that names only a document forces "
+        "the reader to search. Citations point to specific passages.",
+        "Citations",
+    )
+    segments = compose_extractive(
+        "What should a good citation include?", [passage], max_sentences=3
+    )
+    texts = [s.text for s in segments]
+    assert any(t.startswith("a short quote") for t in texts), texts
+
+
+def test_the_size_of_text_is_given_in_characters_words_or_tokens() -> None:
+    from kforge.rag.quantities import asked_units, states_in_units
+
+    sized = asked_units(read_question("How big should chunks be for retrieval?"))
+    assert states_in_units("Chunks of roughly 500 to 1,500 characters work well.", sized)
+    assert states_in_units("Encoders read at most 512 tokens.", sized)

@@ -34,3 +34,22 @@ def test_a_sentence_defines_its_subject_when_it_says_what_it_is() -> None:
     # a summary table's row whose first cell is the subject says what it is
     assert defines_subject("Counter | dict subclass for counting hashable objects", subject) == 1.0
     assert defines_subject("deque | list-like container with fast appends", subject) == 0.0
+
+
+def test_what_it_means_to_declare_x_and_what_x_expresses_ask_to_define_x() -> None:
+    question = read_question("What does it mean to declare a variable Final?")
+    assert defined_subject(question) == unit_terms("Final")
+    question = read_question("What does a Literal type express?")
+    assert question.kind == "definition"
+    assert defined_subject(question) == unit_terms("Literal type")
+
+
+def test_a_sentence_saying_what_its_subject_lets_you_do_defines_it() -> None:
+    subject = unit_terms("TypedDict")
+    assert defines_subject("TypedDict lets you give precise types for dictionaries.", subject) == 1
+    assert defines_subject("A TypedDict object is not a subtype of dict.", subject) < 1
+
+
+def test_a_quoted_name_in_a_long_what_is_question_is_its_subject() -> None:
+    question = read_question("What is the 'authenticated' mode you can choose when creating one?")
+    assert defined_subject(question) == unit_terms("authenticated mode")

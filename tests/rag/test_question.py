@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kforge.rag.defining import subject_phrase
 from kforge.rag.question import read_question
 
 
@@ -35,3 +36,40 @@ def test_when_should_i_asks_in_what_case_and_two_ways_are_compared() -> None:
     assert read_question("When was the first release published?").kind == "when"
     ways = read_question("Should I configure my spider with spider arguments or with settings?")
     assert ways.kind == "comparison" and ways.options == ("spider arguments", "settings")
+
+
+def test_a_question_after_the_users_situation_is_read_by_the_sentence_that_asks() -> None:
+    asked = read_question("My print() calls show nothing while the tests run. How do I see them?")
+    assert asked.kind == "procedure"
+    assert "print" in asked.terms  # the situation's words still search
+    asked = read_question("My laptop lost its connection halfway. Is the part sent kept?")
+    assert asked.kind == "yesno"
+    asked = read_question("An archive ending in .checkpoint showed up. What is it?")
+    assert asked.kind == "definition"
+    assert subject_phrase(asked) == ""  # "it" names nothing to look for
+    assert read_question("We have a huge codebase. How many lines should we start with?").kind == (
+        "quantity"
+    )
+    # an initial ends no sentence
+    asked = read_question("How many schools does the university where Andrew J. Elliot works have?")
+    assert asked.kind == "quantity"
+
+
+def test_a_command_asked_for_is_a_procedure() -> None:
+    assert read_question("Which command writes them back to disk?").kind == "procedure"
+    assert read_question("What else do I have to run?").kind == "procedure"
+    assert read_question("What should I install?").kind == "procedure"
+    assert read_question("Which exit code means no tests ran?").kind != "procedure"
+
+
+def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_question() -> None:
+    asked = read_question("If I mark a constant Final, will Python stop a reassignment?")
+    assert asked.kind == "yesno"
+    asked = read_question("B is a subclass of A, so why won't mypy accept a list of B?")
+    assert asked.kind == "reason"
+    asked = read_question(
+        "When a parameter can be anything, should I annotate it as Any or as object?"
+    )
+    assert asked.kind == "comparison" and asked.options == ("Any", "object")
+    # an asking "when" is no condition
+    assert read_question("When was the first release, and what was its number?").kind == "when"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
-from kforge.rag.metrics import ndcg_at_k, recall_at_k
 from kforge.rag.types import SourceDocument
 from kforge.store.memory import MemoryStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from eval_metrics import ndcg_at_k, recall_at_k
 
 SCIFACT = Path(__file__).resolve().parents[3] / "shared" / "eval" / "scifact"
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kforge.llm.types import ModelResponse
+from kforge.rag.compose import Segment
 from kforge.rag.grounded import write_answer
 from kforge.rag.question import read_question
+from kforge.rag.short_answer import short_answer
+from kforge.rag.short_quote import clause_at
 from kforge.rag.types import Chunk
 
 
@@ -411,3 +414,39 @@ async def test_yes_no_quotes_no_condition_alone() -> None:
         "of the database.",
     )
     assert not short.startswith("If the AUTOINCREMENT keyword appears")
+
+
+def test_procedure_line_is_never_an_import() -> None:
+    question = "How do I write everything my spider scrapes to a JSON file?"
+    segments = [
+        Segment("import json", 0, 0, True),
+        Segment("scrapy crawl s -O items.jl", 1, 1, True),
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "scrapy crawl s -O items.jl"
+
+
+def test_a_linking_word_before_a_comma_is_not_the_clause() -> None:
+    assert clause_at("So, if you need that, consider RAID.") == "So, if you need that"
+    assert clause_at("Gzip, Deflate and Brotli are provided.") == "Gzip"
+
+
+async def test_a_line_of_one_word_of_the_question_tells_nothing() -> None:
+    short, _ = await answer(
+        "What should a good citation include?",
+        "Citations are markers in the text that point to specific passages.",
+    )
+    assert short != "Citations"
+
+
+def test_a_number_keeps_or_more_before_its_unit() -> None:
+    question = "How much faster can the daemon be than plain mypy?"
+    text = "Running the daemon can be 10 or more times faster than the regular tool."
+    line = short_answer(question, [Segment(text, 0, 0, False)])
+    assert line is not None and line.answer == "10 or more times"
+
+
+def test_the_oldest_python_asks_for_a_release() -> None:
+    question = "What's the oldest Python that mypy itself runs on?"
+    line = short_answer(question, [Segment("Mypy requires Python 3.7 or later to run.", 0, 0)])
+    assert line is not None and line.answer == "Python 3.7 or later"

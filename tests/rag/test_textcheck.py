@@ -89,3 +89,17 @@ def test_a_decorator_opens_a_sentence_but_an_address_does_not() -> None:
     assert split_sentences("Mail us at help@example.org. @ signs alone are no code.") == [
         "Mail us at help@example.org. @ signs alone are no code."
     ]
+
+
+def test_a_dotted_name_is_not_cut_as_two_sentences() -> None:
+    # documentation text whose code markup was dropped: "pathlib.Path" names a class
+    assert split_sentences("tmp_path is a pathlib.Path object. Here is an example:") == [
+        "tmp_path is a pathlib.Path object.",
+        "Here is an example:",
+    ]
+    assert split_sentences("Subclass scrapy.Spider and set its name.") == [
+        "Subclass scrapy.Spider and set its name."
+    ]
+    assert split_sentences("Parsers return click.Command objects.") == [
+        "Parsers return click.Command objects."
+    ]

@@ -277,7 +277,7 @@ async def test_tool_receives_run_services_through_its_context() -> None:
     @tool(read_only=True)
     def whoami(context: ToolContext) -> str:
         """Reports its context."""
-        seen.update(run=context.run_id, service=context.services.get("thing"))
+        seen.update(run=context.run_id, service=context.services.extra["thing"])
         return "ok"
 
     await execute_tool(make_ctx(thing=42), whoami, {})

@@ -3,7 +3,7 @@ agent registry type and the step runner."""
 
 from __future__ import annotations
 
-from kforge.engine.agent import ForgeAgent, StepAgent, StepOutcome
+from kforge.engine.agent import ForgeAgent, SteerableAgent, StepAgent, StepOutcome
 from kforge.engine.limits import RunLimits
 from kforge.engine.phases import (
     Checkpoint,
@@ -28,6 +28,7 @@ __all__ = [
     "RunContext",
     "RunLimits",
     "Services",
+    "SteerableAgent",
     "StepAgent",
     "StepOutcome",
     "StepRunner",

@@ -25,7 +25,7 @@ from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseChec
 from kforge.prompts import phase_prompt as library_phase_prompt
 from kforge.prompts import prompt_text
 
-__all__ = ["ForgeAgent", "StepAgent", "StepOutcome"]
+__all__ = ["ForgeAgent", "SteerableAgent", "StepAgent", "StepOutcome"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,15 @@ class StepAgent(Protocol):
     def partial_result(self) -> dict[str, Any]:
         """The best result available now (used when a limit ends the run early)."""
         ...
+
+
+@runtime_checkable
+class SteerableAgent(Protocol):
+    """A step agent that takes what people send it between steps (the tree agent): a
+    ``modify`` or a ``comment`` reaches ``intervene`` in order, before the step that uses it.
+    Any agent ends on a delete or a cancel; one without ``intervene`` ignores the rest."""
+
+    def intervene(self, ctx: RunContext, action: str, content: str) -> None: ...
 
 
 class ForgeAgent(ABC):

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from kforge.engine.agent import StepAgent, StepOutcome
+from kforge.engine.agent import SteerableAgent, StepAgent, StepOutcome
+from kforge.engine.boundaries import BoundaryInterventions
+from kforge.engine.endings import StretchEndings, printable
+from kforge.engine.inbox import InterventionSource
 from kforge.engine.limits import RunLimits
 from kforge.engine.restore import RestorePoint, load_state, restore_point, session_usage
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
@@ -23,7 +26,6 @@ from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
     ModelUnavailableError,
-    RunLeasedError,
     StateCorruptionError,
     WriteConflictError,
 )
@@ -33,11 +35,9 @@ from kforge.frames import (
     Frame,
     InteractionRequested,
     Intervention,
-    LimitReached,
     StatusChanged,
     TokenDelta,
     frame_to_dict,
-    stamped,
 )
 from kforge.llm.base import Model
 from kforge.llm.types import Usage
@@ -57,9 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JOURNAL_EXCLUDED",
-    "MODEL_UNAVAILABLE",
     "SNAPSHOT_EVERY",
-    "InterventionSource",
     "RestorePoint",
     "StepRunner",
     "load_state",
@@ -67,66 +65,17 @@ __all__ = [
     "session_usage",
 ]
 
-MODEL_UNAVAILABLE = "model_unavailable"
-"""The pause reason of a run whose model stayed unreachable through its retries."""
-
 SNAPSHOT_EVERY = 64
 """Steps between periodic snapshots (one more is written at every pause and at the end)."""
 
 JOURNAL_EXCLUDED = frozenset({"status.changed", "limit.reached", "complete", "intervention"})
 """Frame types the runner writes itself; never replayed into agent code."""
 
-
-class InterventionSource(Protocol):
-    """Where interventions on executing runs wait for the run's next step boundary."""
-
-    def take(self, run_id: str, *, fresh: bool = False) -> list[Intervention]:
-        """What waits for ``run_id``, oldest first; it stays until ``done``. ``fresh``: read
-        now, whenever it was last read."""
-        ...
-
-    def closing(self, run_id: str, owner: str) -> None:
-        """The run's last step is done (``owner``: its writer): senders wait for its end or
-        ``reopened``."""
-        ...
-
-    def reopened(self, run_id: str) -> None:
-        """The closing run took interventions and goes on."""
-        ...
-
-    def done(self, run_id: str, ids: list[str]) -> None:
-        """Forget interventions now recorded in the run's log."""
-        ...
-
-    async def arrival(self, run_id: str, *, known: Collection[str] = ()) -> None:
-        """Return once an intervention other than ``known`` waits for ``run_id``."""
-        ...
-
-    def forget(self, run_id: str) -> None:
-        """Drop whatever still waits for a run that has ended (nothing will take it)."""
-        ...
-
-
-_ENDING = ("delete", "cancel")
-"""Interventions that end the run: nothing after one of them is applied."""
-
-_RESTARTS = 16
-"""How often a stretch starts over when interventions keep landing before its opening."""
-
-_DELIVERED_KEPT = 64
-"""Ids of the latest inbox interventions a run's state remembers, so none applies twice."""
-
-
 _DAMAGE = (StateCorruptionError, KeyError, TypeError, ValueError, AttributeError, IndexError)
 """What restoring from damaged records raises (agents' restore_state included)."""
 
 
-def printable(text: str) -> str:
-    """``text`` with lone surrogates escaped, so that an error quoting bad input can be stored."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-class StepRunner:
+class StepRunner(BoundaryInterventions, StretchEndings):
     """Runs ``agent`` for ``run`` until it completes, fails, pauses or waits for a person."""
 
     def __init__(
@@ -149,161 +98,34 @@ class StepRunner:
         answerer: Answerer | None = None,
         snapshot: Snapshot | None = None,
     ) -> None:
-        self.store = store
-        self._snapshot = snapshot
-        """The run's snapshot read with its record (a resume's first read), taken once."""
-        self.telemetry = telemetry
-        """Spans and metrics of this stretch (None: off, and nothing is measured)."""
-        self.interventions = interventions
-        """Interventions left for this run while it executes, taken at each step boundary."""
-        self.answerer = answerer
-        """Answers questions inline (the query-user handler), else they park the run."""
-        self._delivered: list[str] = []
-        self._unacked: list[str] = []
-        self._tail_interventions: list[Intervention] = []
-        self._restarts = 0
-        self.prices = prices or PriceTable()
-        """What model calls cost (the config file's ``[prices]``)."""
-        self.run = run
+        super().__init__(
+            store,
+            run,
+            on_commit=on_commit,
+            opening=opening,
+            lease=lease,
+            telemetry=telemetry,
+            interventions=interventions,
+            snapshot=snapshot,
+        )
         self.agent = agent
+        self.steered = agent if isinstance(agent, SteerableAgent) else None
+        """The agent, when it takes interventions (``SteerableAgent``)."""
         self.model = model
         self.limits = limits
         self.services = services or Services()
-        self.on_commit = on_commit
-        self.opening = list(opening or [])
-        """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
+        self.prices = prices or PriceTable()
+        """What model calls cost (the config file's ``[prices]``)."""
+        self.answerer = answerer
+        """Answers questions inline (the query-user handler), else they park the run."""
         self.question = question
         """The question the run waits on, decoded from its record (when it waits on one)."""
         self.on_delta = on_delta
         """Where streamed model text goes as it is generated (live subscribers)."""
-        self._opening_fields: dict[str, Any] | None = None
-        """The run fields of the opening while it is not committed yet."""
-        self.lease = lease
-        """Claimed with the opening, renewed by every commit and the heartbeat, released by the
-        commit that ends the stretch."""
-        self.opened: asyncio.Future[None] | None = None
-        """Done once the opening (the answer, the "running" status, the lease) is durable, or
-        with the error that kept it from being so."""
-        self._lost: WriteConflictError | None = None
-        self._renew_after = 0.0
-        """When a step commit next carries the lease (a third of its time to live after the last)."""
-        """Set when another writer holds the run: from then on this stretch writes nothing."""
-        self._task: asyncio.Task[Any] | None = None
+        self._delivered: list[str] = []
+        self._tail_interventions: list[Intervention] = []
         self.interrupted: str | None = None
         """Set before cancelling the stretch to pause the run with this reason instead."""
-
-    def _commit(self, frames: list[Frame], *, final: bool = False, **kwargs: Any) -> None:
-        if self._lost is not None:
-            raise self._lost
-        opening = self._opening_fields
-        if opening is not None:
-            kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
-        lease = self.lease
-        if lease is not None:
-            if final:
-                lease = Lease(owner=lease.owner, takeover=lease.takeover, release=True)
-            elif frames and opening is None and time.monotonic() < self._renew_after:
-                # the log position already refuses a second writer's frames, and the heartbeat
-                # keeps the lease: renewing it with every step would rewrite it for nothing
-                lease = None
-        try:
-            self.store.commit(self.run.id, frames, lease=lease, **kwargs)
-        except WriteConflictError as exc:
-            self._lost = exc
-            if opening is None or isinstance(exc, RunLeasedError):
-                self._set_opened(exc)  # else the stretch may start over (_start_over)
-            raise
-        if self._unacked and self.interventions is not None:
-            committed = {f.id for f in frames}
-            acked = [i for i in self._unacked if i in committed]
-            if acked:
-                self._unacked = [i for i in self._unacked if i not in committed]
-                self.interventions.done(self.run.id, acked)
-        # any other failure of the opening is retried by the step's next commit; the stretch's
-        # end reports it to whoever waits for the opening if none succeeds
-        if lease is not None:
-            self._renew_after = time.monotonic() + lease.ttl_s / 3
-        if opening is not None:
-            self._opening_fields = None
-            self._set_opened(None)
-        if frames and self.on_commit is not None:
-            self.on_commit(self.run.id, frames)
-        if self.telemetry is not None:
-            self.telemetry.committed(self.run.id, frames, step_done="step" in kwargs)
-
-    def _start_over(self, exc: WriteConflictError) -> bool:
-        """Whether a stretch whose opening lost to interventions recorded meanwhile (a person
-        commented on the run while it was being resumed) starts over from the log as it is
-        now: it wrote nothing yet, and what it lost to is not another writer."""
-        if self._opening_fields is None or isinstance(exc, RunLeasedError):
-            return False
-        if self._restarts >= _RESTARTS:
-            return False
-        run = self.store.get_run(self.run.id)
-        added = self.store.read_frames(self.run.id, after_seq=self.run.last_seq)
-        steering = [f for f in added if isinstance(f, Intervention) and f.action not in _ENDING]
-        if run.status in TERMINAL_STATUSES or not added or len(steering) != len(added):
-            return False
-        if self.lease is not None:
-            # claim the run before the work of starting over, so that what people send from
-            # now on waits in the inbox instead of racing the opening again
-            try:
-                self.store.commit(run.id, [], lease=self.lease)
-            except WriteConflictError:
-                return False
-        self._restarts += 1
-        self.run, self._lost, self._snapshot, self._unacked = run, None, None, []
-        first = run.last_seq + 1
-        self.opening = [stamped(f, run.id, first + i) for i, f in enumerate(self.opening)]
-        return True
-
-    def _set_opened(self, error: BaseException | None) -> None:
-        if self.opened is None or self.opened.done():
-            return
-        if error is None:
-            self.opened.set_result(None)
-        else:
-            self.opened.set_exception(error)
-
-    def _commit_opening(self, ctx: RunContext) -> None:
-        """Commit the opening if no step commit has taken it along yet (runs as soon as the
-        first step waits for anything)."""
-        if self._opening_fields is None:
-            return
-        frames = ctx.take_pending()
-        try:
-            self._commit(frames)
-        except WriteConflictError:
-            # another writer holds the run: stop the step before it acts on anything
-            if self._task is not None:
-                self._task.cancel()
-        except Exception:  # the step's next commit retries and reports it
-            ctx.requeue(frames)
-
-    def _give_up_lease(self) -> None:
-        """A stretch that ends without recording how (an error it could not commit) no longer
-        writes: the run is interrupted, not live, and may be resumed at once."""
-        if self.lease is None or self._lost is not None:
-            return
-        try:
-            self.store.renew_lease(
-                self.run.id, Lease(owner=self.lease.owner, ttl_s=0, release=True)
-            )
-        except Exception:
-            pass  # the lease lapses on its own
-
-    async def _heartbeat(self, lease: Lease) -> None:
-        """Renew the lease while a long step commits nothing; stop the step if it was lost."""
-        while True:
-            await asyncio.sleep(lease.ttl_s / 3)
-            if self._opening_fields is None and not self.store.renew_lease(self.run.id, lease):
-                self._lost = WriteConflictError(
-                    f"run '{self.run.id}': the lease of {lease.owner} lapsed and another "
-                    "writer took the run over; this stretch stopped without writing"
-                )
-                if self._task is not None:
-                    self._task.cancel()
-                return
 
     async def run_stretch(self) -> RunStatus:
         loop = asyncio.get_running_loop()
@@ -543,7 +365,7 @@ class StepRunner:
                 self.interventions.closing(self.run.id, owner)
                 late += self._take_interventions(ctx, fresh=True)
             ending = self._apply_interventions(ctx, late)
-            if late and outcome.done and (ending or hasattr(self.agent, "intervene")):
+            if late and outcome.done and (ending or self.steered is not None):
                 outcome = StepOutcome()  # it goes on with what people said
             elapsed += time.monotonic() - started
             step_no += 1
@@ -557,11 +379,6 @@ class StepRunner:
                 self.interventions.reopened(self.run.id)
             if ending is not None:
                 return self._end_by_person(ctx, ending, step_no, step_seq, baseline)
-
-    async def _steering(self) -> None:
-        """Return once a person's intervention waits for this run beyond those it took."""
-        assert self.interventions is not None
-        await self.interventions.arrival(self.run.id, known=frozenset(self._delivered))
 
     def _commit_step(
         self,
@@ -613,63 +430,6 @@ class StepRunner:
             baseline.advance(delta)  # the private copy, once this step is durable
         return step_seq
 
-    def _take_interventions(self, ctx: RunContext, *, fresh: bool = False) -> list[Intervention]:
-        """The interventions waiting for this run, in order: those recorded in its log while
-        it waited, then those left in the inbox while it executed (recorded here). None after
-        a delete or a cancel: they stay in the inbox, which is cleared once the run ends."""
-        found = list(self._tail_interventions)
-        self._tail_interventions = []
-        if self.interventions is not None:
-            for item in self.interventions.take(self.run.id, fresh=fresh):
-                if any(i.action in _ENDING for i in found):
-                    break
-                if item.id in self._delivered:
-                    self.interventions.done(self.run.id, [item.id])
-                    continue
-                found.append(ctx.emit(item))
-                self._unacked.append(item.id)
-                self._delivered = [*self._delivered, item.id][-_DELIVERED_KEPT:]
-        return found
-
-    def _apply_interventions(
-        self, ctx: RunContext, found: list[Intervention]
-    ) -> Intervention | None:
-        """Apply interventions to the agent in order; returns the one that ends the run (a
-        delete, or a cancel asked from another process), if any."""
-        apply = getattr(self.agent, "intervene", None)
-        for item in found:
-            if item.action in _ENDING:
-                return item
-            if apply is not None:
-                apply(ctx, item.action, item.content)
-        return None
-
-    def _end_by_person(
-        self,
-        ctx: RunContext,
-        item: Intervention,
-        step_no: int,
-        step_seq: int,
-        baseline: Baseline,
-    ) -> RunStatus:
-        """A person deleted or cancelled the run: it ends here, between steps, with its
-        partial result."""
-        status = RunStatus.DELETED if item.action == "delete" else RunStatus.CANCELLED
-        reason = "deleted by user" if item.action == "delete" else item.content or "cancelled"
-        ctx.end_replay()
-        ctx.emit(StatusChanged(from_status="running", to_status=status.value, reason=reason))
-        self._commit(
-            ctx.take_pending(),
-            final=True,
-            snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
-            run_fields={
-                "status": status,
-                "result": {**self.agent.partial_result(), status.value: True},
-                "pending_interaction": None,
-            },
-        )
-        return status
-
     def _tail(self, step_seq: int) -> list[Frame]:
         """The frames after the last committed step: what the unfinished step recorded."""
         question = self.question
@@ -704,96 +464,3 @@ class StepRunner:
             raise LimitExceededError(
                 "max_wall_time_s", round(elapsed, 3), self.limits.max_wall_time_s
             )
-
-    def _pause_on_limit(
-        self,
-        ctx: RunContext,
-        exc: LimitExceededError,
-        step_no: int,
-        step_seq: int,
-        prev_state: dict[str, Any],
-    ) -> RunStatus:
-        partial = self.agent.partial_result()
-        ctx.end_replay()
-        ctx.emit(
-            LimitReached(
-                limit=exc.limit, value=exc.value, maximum=exc.maximum, partial_result=partial
-            )
-        )
-        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=str(exc)))
-        self._commit(
-            ctx.take_pending(),
-            final=True,
-            snapshot=Snapshot(step_no, step_seq, prev_state),
-            run_fields={
-                "status": RunStatus.PAUSED,
-                "pause_reason": f"limit:{exc.limit}",
-                "result": partial,
-            },
-        )
-        return RunStatus.PAUSED
-
-    def _pause(self, ctx: RunContext, reason: str, snapshot: Snapshot) -> RunStatus:
-        """Stop between durable points and leave the run paused, resumable from its last step."""
-        ctx.emit(StatusChanged(from_status="running", to_status="paused", reason=reason))
-        self._commit(
-            ctx.take_pending(),
-            final=True,
-            snapshot=snapshot,
-            run_fields={"status": RunStatus.PAUSED, "pause_reason": reason},
-        )
-        return RunStatus.PAUSED
-
-    def _pause_unavailable(
-        self, ctx: RunContext, exc: ModelUnavailableError, snapshot: Snapshot
-    ) -> RunStatus:
-        """An outage outlasting the retries: the run waits for the endpoint. The whole reason
-        rides on the status change and the run's error (cleared when it runs again); the call
-        that failed left nothing in the record, so a resumed step asks it again."""
-        text = printable(str(exc))
-        ctx.emit(
-            StatusChanged(
-                from_status="running", to_status="paused", reason=f"{MODEL_UNAVAILABLE}: {text}"
-            )
-        )
-        self._commit(
-            ctx.take_pending(),
-            final=True,
-            snapshot=snapshot,
-            run_fields={
-                "status": RunStatus.PAUSED,
-                "pause_reason": MODEL_UNAVAILABLE,
-                "error": text,
-            },
-        )
-        return RunStatus.PAUSED
-
-    def _fail_unserializable(self, exc: Exception) -> RunStatus:
-        message = (
-            f"the agent's state or a frame is not JSON ({exc}); get_state() must return JSON "
-            "values (dicts, lists, strings, numbers, booleans, None)"
-        )
-        return self._fail_with("ValidationError", message, "state not serializable")
-
-    def _fail_corrupt(self, exc: Exception) -> RunStatus:
-        message = (
-            f"state corruption: the run's state could not be rebuilt from its snapshot or its "
-            f"frames ({exc}); the run is marked failed, other runs are unaffected; fork it from "
-            "an earlier seq to continue"
-        )
-        return self._fail_with("StateCorruptionError", message, "state corruption")
-
-    def _fail_with(self, error_type: str, message: str, reason: str) -> RunStatus:
-        run = self.store.get_run(self.run.id)
-        frames: list[Frame] = [
-            ErrorFrame(run_id=run.id, seq=run.last_seq + 1, error_type=error_type, message=message),
-            StatusChanged(
-                run_id=run.id,
-                seq=run.last_seq + 2,
-                from_status=run.status.value,
-                to_status="failed",
-                reason=reason,
-            ),
-        ]
-        self._commit(frames, final=True, run_fields={"status": RunStatus.FAILED, "error": message})
-        return RunStatus.FAILED

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus
     from kforge.tools.approval import ApprovalPolicy
     from kforge.tools.base import Tool
-    from kforge.tools.builtin.python import AgentSpawner
     from kforge.tools.cache import ToolResultCache
     from kforge.tools.registry import ToolRegistry
+    from kforge.tools.tool_context import AgentSpawner, ToolServices
 
 __all__ = ["CorpusSource", "Services", "SessionHistory"]
 
@@ -80,6 +80,7 @@ class Services:
     """Anything else an application's own agents and tools need, by name."""
 
     _view: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    _for_tools: ToolServices | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
@@ -151,8 +152,21 @@ class Services:
 
     def as_mapping(self) -> Mapping[str, Any]:
         """A read-only view by the former string keys (``agents``, ``tool_cache``, ...) and
-        the ``extra`` names: what a tool sees as ``ToolContext.services``."""
+        the ``extra`` names."""
         return self._view
+
+    @property
+    def for_tools(self) -> ToolServices:
+        """What a tool the run calls sees as ``ToolContext.services``: ``agents`` and
+        ``extra``, typed."""
+        view = self._for_tools
+        if view is None:
+            # built on first use: importing kforge.tools is left to runs that call tools
+            from kforge.tools.tool_context import ToolServices
+
+            view = ToolServices(agents=self.agents, extra=self.extra, legacy=self._view)
+            object.__setattr__(self, "_for_tools", view)
+        return view
 
     def __getitem__(self, key: str) -> Any:
         instead = _KEYS.get(key, f"extra[{key!r}]")

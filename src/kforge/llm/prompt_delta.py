@@ -34,10 +34,10 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
         # the first call of a stretch (a resumed run's, say) holds its whole conversation:
         # nothing to look up, and the general loop costs three times the messages' encoding
         return tuple([_storable(m.to_dict()) for m in prompt])
-    if len(prompt) >= size and tuple(prompt[:size]) == tuple(base):
+    if len(prompt) >= size and _starts_with(prompt, base):
         # a conversation that only grew (the usual case) is found by one comparison in C,
         # which sees the same message objects of the last call and does not compare them
-        return ([0, size], *(_storable(m.to_dict()) for m in prompt[size:]))
+        return ([0, size], *[_storable(m.to_dict()) for m in prompt[size:]])
     ops: list[Any] = []
     where: dict[tuple[str, str], list[int]] | None = None
     expected = 0  # the base message that would come next if the prompt followed the base
@@ -68,6 +68,15 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
             ops.append(_storable(message.to_dict()))
         i += 1
     return tuple(ops)
+
+
+def _starts_with(prompt: Sequence[Message], base: Sequence[Message]) -> bool:
+    """Whether ``prompt`` begins with ``base``'s messages: the slice is compared as it comes
+    (a list with a list, a tuple with a tuple), without copying either side a second time."""
+    head = prompt[: len(base)]
+    if type(head) is not type(base):
+        head = list(head) if isinstance(base, list) else tuple(head)
+    return bool(head == base)
 
 
 def _same(a: Message, b: Message) -> bool:
@@ -114,6 +123,8 @@ def _common_length(a: str, b: str, a_len: int, b_len: int) -> int:
 def _text(value: str) -> str:
     """``value`` as the record can keep it: a lone surrogate (which JSON cannot encode) becomes
     ``?``, one character for one, so the offsets of later edits stay right."""
+    if value.isascii():
+        return value  # no surrogate, and no copy to find out (a whole history is recorded)
     try:
         value.encode()
     except UnicodeEncodeError:
@@ -185,7 +196,7 @@ class PromptLog:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[int, tuple[Message, ...]]] = {}
+        self._last: dict[str, tuple[int, Sequence[Message]]] = {}
 
     def delta(self, purpose: str, prompt: Sequence[Message]) -> tuple[int, tuple[Any, ...]]:
         """The seq of the base (0: none) and the delta from it to ``prompt``."""
@@ -196,7 +207,8 @@ class PromptLog:
 
     def sent(self, purpose: str, seq: int, prompt: Sequence[Message]) -> None:
         """``prompt`` was sent and recorded by frame ``seq``."""
-        self._last[purpose] = (seq, tuple(prompt))
+        # a copy of the caller's list (it grows), of the same type as the next call's slice
+        self._last[purpose] = (seq, prompt[:] if isinstance(prompt, list) else tuple(prompt))
 
     def replayed(self, purpose: str, seq: int, base: int, ops: Sequence[Any] | None) -> None:
         """Frame ``seq`` recorded a call with this delta: its prompt becomes the base when it

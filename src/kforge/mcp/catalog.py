@@ -3,8 +3,8 @@
 An :class:`MCPCatalog` holds extra tools, resources (fixed URIs or ``{name}`` templates) and
 prompts; :func:`kforge.mcp.server.build_mcp_server` serves them beside kforge's own tools, over
 stdio or at ``kforge serve``'s ``/mcp``. While a tool runs for an MCP client, its
-``ToolContext.services["mcp"]`` is an :class:`MCPClientChannel`: log messages, progress, questions
-to the person (elicitation) and completions from the client's model (sampling).
+``ToolContext.services.client`` is an :class:`MCPClientChannel`: log messages, progress,
+questions to the person (elicitation) and completions from the client's model (sampling).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kforge.errors import ConfigurationError, ToolError
 from kforge.tools.base import Tool
+from kforge.tools.client import ElicitAnswer
 from kforge.tools.content import ContentBlock
 
 if TYPE_CHECKING:
@@ -193,17 +194,9 @@ class MCPCatalog:
         return told
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitAnswer:
-    """What the person did with a question: ``accept`` (with ``content``), ``decline`` or
-    ``cancel``."""
-
-    action: Literal["accept", "decline", "cancel"]
-    content: Mapping[str, Any] = field(default_factory=dict)
-
-
 class MCPClientChannel:
-    """How a tool running for an MCP client talks to that client while it works.
+    """How a tool running for an MCP client talks to that client while it works (a
+    ``kforge.tools.client.ClientChannel``).
 
     Messages ride the stream of the request that called the tool. Log messages below the level
     the client set (``logging/setLevel``) are not sent.

@@ -11,9 +11,9 @@ import base64
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from importlib import metadata
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from kforge.engine.services import Services
 from kforge.errors import ForgeError
 from kforge.extras import require_extra
 from kforge.mcp.catalog import MCPCatalog, MCPClientChannel, MCPPrompt, MCPResource
@@ -190,16 +190,16 @@ def build_mcp_server(
     tools: Iterable[Tool],
     *,
     run_agent: Tool | None = None,
-    services: Mapping[str, Any] | None = None,
+    services: Services | Mapping[str, Any] | None = None,
     name: str = "kforge",
     catalog: MCPCatalog | None = None,
 ) -> Server[Any]:
     """An MCP server exposing ``tools`` (plus ``run_agent`` when given, and what ``catalog``
     adds: tools, resources and prompts).
 
-    ``services`` is handed to tools as their context services (for example ``agents`` for the
-    python tool's fork/wait); each call also gets ``services["mcp"]``, an
-    :class:`MCPClientChannel` to the client that called it.
+    ``services`` is what tools see as ``ToolContext.services`` (for example ``agents`` for the
+    python tool's fork/wait, ``extra`` for an application's own); each call also gets
+    ``services.client``, an :class:`MCPClientChannel` to the client that called it.
     """
     require_extra("mcp", "the MCP server")
     import mcp.types as types
@@ -207,6 +207,7 @@ def build_mcp_server(
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPDeprecationWarning
 
+    for_tools = Services.of(services).for_tools
     catalog = catalog or MCPCatalog()
     registry = ToolRegistry(tools)
     for extra in catalog.tools:
@@ -232,7 +233,7 @@ def build_mcp_server(
         else:
             level = log_levels.get(_client_key(ctx), "debug")
             channel = MCPClientChannel(ctx, min_level=level)
-            context = ToolContext(services=MappingProxyType({**(services or {}), "mcp": channel}))
+            context = ToolContext(services=for_tools.with_client(channel))
             result = await run_tool(tool, arguments, context)
         return to_mcp_result(result)
 

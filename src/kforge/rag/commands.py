@@ -8,15 +8,21 @@ Quoted exactly from the unit, so a short answer line built from it is as exact a
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from kforge.rag.question import Question, mentions, unit_terms
 
-__all__ = ["command_of", "description_of", "is_command_line"]
+__all__ = ["command_of", "description_of", "is_command_line", "is_step", "says_what_is_asked"]
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NOT_A_STEP = re.compile(
-    r"^(?:```|~~~|//|#|/\*|\*|import |const .*require\(|'use strict'|\.\.\.\s|>>> import )"
+    r"^(?:```|~~~|//|#|/\*|\*|import |from \S+ import |const .*require\(|'use strict'|\.\.\.\s|"
+    r">>> import |(?:\$ )?cd )"
 )
+"""Lines of a code block that do not do what it shows: comments, imports, a ``cd`` into the
+folder the steps run in."""
+_SHOWS = re.compile(r"^(?:>>> )?(?:print|console\.(?:log|error|info)|echo|printf)\b")
+"""A line that shows the result of the steps before it rather than taking one."""
 _API_ENTRY = re.compile(
     r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
     r"((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
@@ -25,7 +31,7 @@ _API_ENTRY = re.compile(
 ``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
 _PROSE_CALL = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
-_ACTION = re.compile(r"\S*/\S*|'[^']*'|\"[^\"]*\"")
+_ACTION = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|[^\s'\"`]*/[^\s'\"`]*")
 """What a line of code does is in its words, not in the paths it runs in (``cd
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
 _DEFINES = re.compile(r"^(?:async\s+)?(?:def|class)\s")
@@ -45,8 +51,10 @@ def is_command_line(text: str) -> bool:
     )
 
 
-def command_of(text: str, question: Question) -> str:
-    """The call, command or code ``text`` offers for a "how do I" question, or ""."""
+def command_of(text: str, question: Question, names: Collection[str] = ()) -> str:
+    """The call, command or code ``text`` offers for a "how do I" question, or "". Of a code
+    block's lines that say nothing of what is asked, one calling a function in ``names`` (the
+    ones the prose around it names, "fs.mkdir()") comes first."""
     terms = set(question.terms)
     if _CODE_SPAN.fullmatch(text) or is_command_line(text):
         return text
@@ -55,9 +63,15 @@ def command_of(text: str, question: Question) -> str:
         steps = [x for x in lines if not _NOT_A_STEP.match(x)]
         said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
         asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
-        # a call does it; a definition ("def show(page):") only names the example's function
-        asked.sort(key=lambda x: (bool(_DEFINES.match(x)), -len(said[x])))
-        calls = [x for x in steps if "(" in x or x.startswith("$ ") or is_command_line(x)]
+        # a call does it; a definition ("def show(page):") only names the example's function,
+        # and printing ("console.log(`created ${dir}`)") shows what the call did
+        asked.sort(key=lambda x: (bool(_DEFINES.match(x) or _SHOWS.match(x)), -len(said[x])))
+        calls = [
+            x
+            for x in steps
+            if ("(" in x or x.startswith("$ ") or is_command_line(x)) and not _DEFINES.match(x)
+        ]
+        calls.sort(key=lambda x: (bool(_SHOWS.match(x)), not any(_calls(x, n) for n in names)))
         return next(iter(asked or calls), "")
     entry = _API_ENTRY.match(text)
     if entry:
@@ -73,6 +87,24 @@ def command_of(text: str, question: Question) -> str:
     written = _PROSE_CALL.findall(text)
     asked = [c for c in written if unit_terms(c) & terms]
     return next(iter(asked or written), "")
+
+
+def says_what_is_asked(line: str, question: Question) -> bool:
+    """Whether a line of code holds a word of ``question`` outside its strings and paths."""
+    return bool(unit_terms(_ACTION.sub(" ", line)) & set(question.terms))
+
+
+def _calls(line: str, name: str) -> bool:
+    """Whether ``line`` calls ``name`` (its last dotted part: ``fs.mkdir`` is called as
+    ``mkdir(`` once imported)."""
+    short = name.rsplit(".", 1)[-1]
+    return re.search(rf"(?<![\w$]){re.escape(short)}\s*\(", line) is not None
+
+
+def is_step(line: str) -> bool:
+    """False for a code line that takes no step of what its block shows: a comment, an import,
+    a ``cd`` into the folder the steps run in."""
+    return _NOT_A_STEP.match(line.strip()) is None
 
 
 def description_of(text: str) -> str:

@@ -32,7 +32,15 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.defining import defined_subject, is_about, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
-from kforge.rag.quantities import counted_noun, counts, gives_default, names_release
+from kforge.rag.quantities import (
+    asked_units,
+    asks_release,
+    counted_noun,
+    counts,
+    gives_default,
+    names_release,
+    states_in_units,
+)
 from kforge.rag.question import (
     asked_noun,
     holds_kind,
@@ -68,6 +76,9 @@ _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
+_PATH = re.compile(r"(?:^|[\s(\"'`])(?:~|\.{1,2})?/[\w.-]+/|(?:^|\s)~/\S+|\$[A-Z_]{3,}\b")
+"""A path in documentation ("~/.cache/borg/", "/etc/app/", "$XDG_CONFIG_HOME"): for "where",
+more than a proper name in a sentence ("Borg")."""
 _NO_NUMBER = 0.6
 """Weight of a unit giving no number for a quantity question."""
 _ENTRY_BONUS = 0.5
@@ -158,7 +169,8 @@ def compose_extractive(
 
     negated = _NEGATION.search(question) is not None
     noun = counted_noun(question)
-    versioned = asked_noun(question).rstrip("s") in ("version", "release")
+    sized = asked_units(asked)
+    versioned = asks_release(question, asked_noun(question))
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -169,6 +181,12 @@ def compose_extractive(
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
             if noun and counts(c.text, noun, question):
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
+            elif asked.kind == "where" and _PATH.search(c.text):
+                value += _KIND_BONUS  # "where does it keep its cache": "~/.cache/borg/"
+            elif sized and states_in_units(c.text, sized) and "default" not in asked.terms:
+                # "how short ... durations": "too small (<0.005s)"; a default is its entry's,
+                # whatever unit another entry's value is in
+                value += _KIND_BONUS
         elif asked.kind == "quantity":
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
@@ -326,7 +344,12 @@ def compose_extractive(
         # "Defaults to 16 KiB." says what of the unit before it: that unit comes first
         of = subject_of(c, owns[c.source]) if gives_default(c.text) else None
         placed.extend(u for u in (of, c, *follows.get(id(c), ())) if u and u not in placed)
-    chosen = placed[: max_sentences + (asked.kind == "comparison")]
+    # the items a sentence introduces ("A citation should include:") are read as one answer
+    # with it, not as further sentences
+    listed = sum(
+        c.kind == "item" for b in chosen if b.text.endswith(":") for c in follows.get(id(b), ())
+    )
+    chosen = placed[: max_sentences + (asked.kind == "comparison") + listed]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [

@@ -15,7 +15,7 @@ from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag.analyze import ANALYZER_VERSION, analyze, tokenize
 from kforge.rag.bm25 import BM25Params
 from kforge.rag.chunking import ChunkingOptions
-from kforge.rag.dense import DenseIndex, Embedder, encode_vector
+from kforge.rag.dense import Embedder
 from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument
 from kforge.rag.fusion import reciprocal_rank_fusion
 from kforge.rag.index import (
@@ -33,11 +33,11 @@ from kforge.rag.records import (
     CORPORA_NAMESPACE,
     SourceRecord,
     build_source,
-    index_text,
     sources_namespace,
     vectors_namespace,
 )
 from kforge.rag.types import Chunk, SearchHit, SourceDocument
+from kforge.rag.vectors import CorpusVectors
 
 if TYPE_CHECKING:
     import os
@@ -100,8 +100,7 @@ class Corpus:
     store's passage index (``kforge.store.passages``) and are searched there, so opening reads
     one record and a search reads the postings of its terms and the chunks it returns.
     Dense vectors (with an embedder) stay documents beside the index, read when the corpus
-    opens: SQLite's vector extension needs a sqlite3 that loads extensions, and pgvector a
-    server package, neither of which kforge may assume.
+    opens (``kforge.rag.vectors``).
     """
 
     def __init__(
@@ -116,7 +115,7 @@ class Corpus:
         self.name = _check_name(name)
         self.embedder = embedder
         self.bm25 = bm25 or BM25Params()
-        self._dense = DenseIndex()
+        self._vectors = CorpusVectors(store, self.name)
         self._rankings = Rankings()
         self._meta: dict[str, Any] = {}
         self._stale_checked = False
@@ -155,7 +154,7 @@ class Corpus:
             reindex(self.store, self.name)
             self.touch()
         if self.embedder is not None:
-            self._load_vectors()
+            self._vectors.load(self.embedder)
 
     def stale_extraction(self) -> list[SourceInfo]:
         """Ingested files whose text an older extraction produced (navigation, markup and
@@ -192,60 +191,25 @@ class Corpus:
         _warned_stale.add(marker)
         _log.warning("%s", self.stale_warning())
 
-    def _load_vectors(self) -> None:
-        assert self.embedder is not None
-        metas = self.store.index_sources(self.name)
-        for key, doc in self.store.get_docs(vectors_namespace(self.name)).items():
-            meta = metas.get(key)
-            if meta is None or doc.get("sha256") != meta.get("sha256"):
-                continue
-            if doc.get("model") != self.embedder.name:
-                continue
-            for chunk_id, vector in (doc.get("vectors") or {}).items():
-                self._dense.add_encoded(chunk_id, vector)
-
-    def _embed_records(self, records: Sequence[SourceRecord]) -> dict[str, dict[str, Any]]:
-        """Embed the chunks of ``records``; returns the vector documents to store."""
-        assert self.embedder is not None
-        chunks = [c for r in records for c in r.chunks]
-        vectors = self.embedder.embed([index_text(c) for c in chunks])
-        by_chunk = dict(zip((c.id for c in chunks), vectors, strict=True))
-        docs: dict[str, dict[str, Any]] = {}
-        for record in records:
-            encoded = {c.id: encode_vector(by_chunk[c.id]) for c in record.chunks}
-            docs[record.key] = {
-                "sha256": record.sha256,
-                "model": self.embedder.name,
-                "vectors": encoded,
-            }
-            for c in record.chunks:
-                self._dense.add(c.id, by_chunk[c.id])
-        return docs
-
-    def _forget_vectors(self, keys: Sequence[str]) -> None:
-        if len(self._dense):
-            for data in (p for key in keys for p in self.store.source_passages(self.name, key)):
-                self._dense.remove(str(data["id"]))
-
     def save_sources(self, records: Sequence[SourceRecord]) -> None:
         """Index ``records`` (replacing earlier versions) with their chunks and postings in one
         transaction, and their vectors, with an embedder."""
         if not records:
             return
-        self._forget_vectors([r.key for r in records])
+        self._vectors.forget([r.key for r in records])
         self.store.put_sources(self.name, [indexed_source(r) for r in records])
         self._written = True
         if self.embedder is not None:
-            self.store.put_docs(vectors_namespace(self.name), self._embed_records(records))
+            self._vectors.save(records, self.embedder)
 
     def remove_sources(self, keys: Iterable[str]) -> None:
         """Forget sources by key (unknown keys are ignored)."""
         keys = list(self.store.index_sources(self.name, list(keys)))
         if not keys:
             return
-        self._forget_vectors(keys)
+        self._vectors.forget(keys)
         self.store.delete_sources(self.name, keys)
-        self.store.delete_docs(vectors_namespace(self.name), keys)
+        self._vectors.delete(keys)
         self._written = True
 
     def touch(self, *, root: str | None = None) -> None:
@@ -254,7 +218,9 @@ class Corpus:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         metas = self.store.index_sources(self.name).values()
         # the embedder of its vectors, for searches to open it with (kforge ask, hybrid)
-        model = self.embedder.name if self.embedder and self._dense else self._meta.get("embedder")
+        model = (
+            self.embedder.name if self.embedder and self._vectors else self._meta.get("embedder")
+        )
         roots = set(self._meta.get("roots", ()))
         if root:
             roots.add(root)
@@ -283,15 +249,7 @@ class Corpus:
                 f"corpus '{self.name}' was opened without an embedder; open it with "
                 "embedder=MiniLMEmbedder() to compute dense vectors"
             )
-        metas = self.store.index_sources(self.name)
-        records = []
-        for key, meta in metas.items():
-            record = record_from_index(meta, self.store.source_passages(self.name, key))
-            if any(c.id not in self._dense for c in record.chunks):
-                records.append(record)
-        if records:
-            self.store.put_docs(vectors_namespace(self.name), self._embed_records(records))
-        return sum(len(r.chunks) for r in records)
+        return self._vectors.save_missing(self.embedder)
 
     # -- adding ---------------------------------------------------------------------------
 
@@ -359,7 +317,7 @@ class Corpus:
     @property
     def has_dense(self) -> bool:
         """True when an embedder is set and at least one chunk has a vector."""
-        return self.embedder is not None and len(self._dense) > 0
+        return self.embedder is not None and len(self._vectors) > 0
 
     def statistics(self) -> CorpusIndexStatistics:
         """Passage count, total characters and a ``document_frequency(term)`` backed by the
@@ -471,7 +429,7 @@ class Corpus:
                     "embedder=MiniLMEmbedder() (needs the 'dense' extra), or use mode='lexical'"
                 )
             vector = self.embedder.embed([query])[0]
-            dense = self._dense.search(vector, max(k, candidates))
+            dense = self._vectors.search(vector, max(k, candidates))
             if mode == "dense":
                 ranked = dense[:k]
             else:

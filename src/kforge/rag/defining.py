@@ -28,11 +28,22 @@ _ASKED_SUBJECT = re.compile(
 _ASKED_MEANING = re.compile(
     r"^what does it mean (?:to|when|if)\b.*?\b(?:as|is|are|be) (?:an? |the )?"
     r"([^ ?]+(?: [^ ?]+)?)\s*\??$"
-    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$",
+    r"|^what is meant by (?:an? |the )?([^?]+?)\s*\??$"
+    # "what does it mean to declare a variable Final?": the name it is declared with
+    r"|^what does it mean to \w+ .*?\b((?-i:[A-Z]\w*)|\w*[_.]\w+)\s*\??$"
+    # "what does a Literal type express?": what it says of the thing, not a word's meaning
+    r"|^what does (?:an? |the )?([^?]+?) (?:express|represent|denote|indicate|signify)\s*\??$",
     re.IGNORECASE,
 )
 """What "what does it mean to mark a test as X" and "what is meant by X" ask to define: X
 ("what does X mean" is read as an entry's name, see ``compose``)."""
+_QUOTED_SUBJECT = re.compile(
+    "^what(?:'s| is| are)\\s+(?:an? |the )?['\"\u2018\u201c`]([^'\"\u2019\u201d`]{2,40})"
+    "['\"\u2019\u201d`](?:\\s+([a-z]+))?",
+    re.IGNORECASE,
+)
+"""A quoted name after "what is" and the noun after it ("the 'authenticated' mode")."""
+_PRONOUNS = frozenset(["it", "this", "that", "these", "those", "they", "them"])
 _NOT_A_SUBJECT = re.compile(r"\b(?:of|which|that|who|whose|whom|where|when|by|for|with)\b", re.I)
 
 
@@ -48,12 +59,17 @@ def subject_phrase(question: Question) -> str:
     a spider in Scrapy?"), or ""."""
     if question.kind != "definition":
         return ""
-    meaning = _ASKED_MEANING.match(question.text)
+    asking = question.asking or question.text
+    meaning = _ASKED_MEANING.match(asking)
     if meaning:
         return next(g for g in meaning.groups() if g)
-    match = _ASKED_SUBJECT.match(question.text)
+    match = _ASKED_SUBJECT.match(asking)
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
-        return ""
+        # "What is the 'authenticated' mode you can choose ...?": the quoted name and its noun
+        quoted = _QUOTED_SUBJECT.match(asking)
+        return " ".join(g for g in quoted.groups() if g) if quoted else ""
+    if match.group(1).lower() in _PRONOUNS:
+        return ""  # "... showed up in my list. What is it?": said before, not named
     return match.group(1)
 
 
@@ -100,7 +116,12 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
     return " ".join(words[len(phrase) :])
 
 
-_SAYS_WHAT = re.compile(r"(?:is|are|means|refers to|denotes|stands for)\b")
+_SAYS_WHAT = re.compile(
+    r"(?:is|are|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
+    r"helps? you)\b"
+)
+"""What a sentence says after naming its subject when it defines it: what it is, or what it
+is for ("TypedDict lets you give precise types ...")."""
 
 
 def defines_subject(text: str, subject: frozenset[str]) -> float:

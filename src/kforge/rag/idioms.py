@@ -23,6 +23,13 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bgives? up\b|\bgave up\b", "times out"),
         (r"\bget(?:s|ting)? rid of\b", "remove"),
         (r"\bkeep(?:s|ing)? track of\b", "track"),
+        (r"\bshut(?:s|ting)? up\b", "silence"),
+        (r"\b(?:poke|look|dig)(?:s|ed|ing)? around\b", "browse"),
+        (r"\bsplit(?:s|ting)? off\b", "forked"),
+        (r"\bquicker\b", "faster"),
+        (r"\bquickest\b", "fastest"),
+        # "what exactly is a repository?": the stress is no word of what is asked
+        (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )
 )
 

@@ -23,6 +23,7 @@ class _Asked(Protocol):
 __all__ = [
     "NUMBER",
     "asked_units",
+    "asks_release",
     "counted_noun",
     "counted_numbers",
     "counts",
@@ -54,8 +55,9 @@ _NAMED_RELEASE = re.compile(r"(?<=[\w,;(] )[A-Z][A-Za-z]+ $")
 
 _SIZE_UNITS = frozenset(
     """byte bytes kb kib mb mib gb gib tb tib kilobyte kilobytes megabyte megabytes gigabyte
-    gigabytes bit bits""".split()  # noqa: SIM905
+    gigabytes bit bits characters chars words tokens lines""".split()  # noqa: SIM905
 )
+"""The units a size is given in: of data, and of text ("500 to 1,500 characters")."""
 _TIME_UNITS = frozenset(
     """ms millisecond milliseconds sec secs second seconds minute minutes hour hours day days
     week weeks""".split()  # noqa: SIM905
@@ -109,6 +111,19 @@ def names_release(text: str, question: str) -> bool:
     return any(m.group(0) not in said for m in _RELEASE_NUMBER.finditer(text))
 
 
+_WHICH_RELEASE = re.compile(
+    r"\b(?:oldest|earliest|minimum|lowest|newest|latest|highest)\s+(?:supported\s+)?"
+    r"(?-i:[A-Z][\w.+-]*)(?!\s+(?:of|in|for)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_release(question: str, noun: str) -> bool:
+    """True when ``question`` (whose asked noun is ``noun``) asks which release: "which Python
+    version ...", "since which release ...", "what's the oldest Python that mypy runs on?"."""
+    return noun.rstrip("s") in ("version", "release") or _WHICH_RELEASE.search(question) is not None
+
+
 def counted_noun(question: str) -> str:
     """What "how many X ...?" counts, as written ("plugins" of "how many external plugins
     exist"), or ""."""
@@ -135,15 +150,27 @@ def asked_units(question: _Asked) -> frozenset[str]:
         return frozenset()
     if re.search(r"\bhow (?:big|large|small)\b|\bsizes?\b", text):
         return _SIZE_UNITS
-    if re.search(r"\bhow long\b|\btimeouts?\b|\bdurations?\b|\bintervals?\b", text):
+    if re.search(
+        r"\bhow (?:long|short|often|frequently)\b|\btimeouts?\b|\bdurations?\b|\bintervals?\b", text
+    ):
         return _TIME_UNITS
     return frozenset()
 
 
 def states_in_units(text: str, units: frozenset[str]) -> bool:
-    """True when ``text`` gives a number in one of ``units`` ("The first 100 bytes ...")."""
+    """True when ``text`` gives a number in one of ``units`` ("The first 100 bytes ...",
+    "(<0.005s)")."""
     return any(
-        (after := re.match(r"\s+([A-Za-z]+)", text[m.end() :])) is not None
-        and after.group(1).lower() in units
+        (after := re.match(r"(\s+)?([A-Za-z]+)", text[m.end() :])) is not None
+        and (
+            after.group(2).lower() in units
+            or (not after.group(1) and _WRITTEN_ON.get(after.group(2).lower()) in units)
+        )
         for m in NUMBER.finditer(text)
     )
+
+
+_WRITTEN_ON = {"s": "seconds", "ms": "ms", "min": "minutes", "h": "hours"} | {
+    unit: unit for unit in ("kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib")
+}
+"""Units written on to their number ("0.005s", "16MB"), as the unit sets name them."""

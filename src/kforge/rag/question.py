@@ -14,9 +14,10 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
+from kforge.rag.options import TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words
+from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
 __all__ = [
     "DATE",
@@ -26,6 +27,7 @@ __all__ = [
     "Question",
     "QuestionKind",
     "asked_noun",
+    "asking_sentence",
     "date_spans",
     "holds_kind",
     "identifiers",
@@ -62,9 +64,9 @@ _YESNO = re.compile(
     r"must|may|might)\b",
     re.IGNORECASE,
 )
-_CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s+(.+?)\s+or\s+(.+?)\s*\??$", re.IGNORECASE)
 _QUANTITY = re.compile(
-    r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small)\b"
+    r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small|short|"
+    r"low|slow|heavy|few|little|frequently|quickly)\b"
     r"|\b(?:maximum|minimum|max|min|default|limit|size|number of|percentage|length of|"
     r"how many)\b",
     re.IGNORECASE,
@@ -74,9 +76,16 @@ _PROCEDURE = re.compile(
     r"|\b(?:steps? to|command (?:to|for)|way to)\b",
     re.IGNORECASE,
 )
+_WHAT_TO_DO = re.compile(
+    r"^(?:what|which)(?: else)? (?:do|should|must|can|could|would) (?:i|we|you|one) (?:have to |"
+    r"need to |then )?(?:run|install|type|call|enter|execute)\b"
+    r"|^(?:what|which) (?:\w+ )?(?:sub)?commands?\b",
+    re.IGNORECASE,
+)
+"""A command asked for: "what else do I have to run?", "which command writes them back?"."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
-    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent)"
+    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
     r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
     re.IGNORECASE,
 )
@@ -178,6 +187,8 @@ class Question:
     """Names written as code in the question (``fs.link``, ``os.EOL``, ``--force``), whole."""
     options: tuple[str, ...] = ()
     """For "which of X or Y" and "are X and Y both …": the two items named."""
+    asking: str = ""
+    """The sentence that asks (``asking_sentence``); ``text`` when it is one sentence."""
 
 
 def identifiers(text: str) -> list[str]:
@@ -224,98 +235,51 @@ def unit_terms(text: str) -> frozenset[str]:
     return frozenset(term_of(t) for t in tokenize(text) if t not in STOPWORDS)
 
 
-_WHICH_OF = re.compile(
-    r"\bwhich of (?:the )?(.+?)\s+and\s+(.+?)\s+(?:has|have|is|was|were|are|did|does|had)\b",
-    re.IGNORECASE,
-)
-_OR_START = re.compile(
-    r"^(?i:is|are|was|were|does|did|do|has|have|can|could)\s+(?:the\s+)?(.+?)\s+or\s+"
-    r"(?:the\s+)?([A-Z][\w'\u2019.&-]*(?:\s+[A-Z0-9][\w'\u2019.&-]*)*)"
-)
-_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*\??$", re.IGNORECASE)
-_DIFFER = re.compile(
-    r"\bhow (?:does|do|is|are|did|was|were)\s+(.+?)\s+(?:differ|compare|different)\w*\s+"
-    r"(?:from|to|with|than)\s+(.+?)\s*\??$"
-    r"|^compare\s+(.+?)\s+(?:and|with|to)\s+(.+?)\s*\??$"
-    r"|^(?:what about\s+)?(.+?)\s+(?:vs\.?|versus)\s+(.+?)\s*\??$",
-    re.IGNORECASE,
-)
-"""Two compared items said otherwise: "how does X differ from Y", "compare X and Y", "X vs Y"."""
-_BOTH = re.compile(
-    r"^(?:are|were|is|was|do|did|does|have|has)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+"
-    r"(?:both\b|the same\b|each\b|from\b|in\b|considered\b|located\b|[a-z]+ed\b|an?\b)",
-    re.IGNORECASE,
-)
-
-
 _ADVICE = re.compile(
     r"^(?:when|in which cases?) (?:should|do|can|would|must|is it better to) (?:i|we|you|one)\b",
     re.IGNORECASE,
 )
 """An advice question: "When should I use X?" asks in what case, not for a date."""
-_TWO_WAYS = re.compile(
-    r"^when (?:should|do|can|would|must) (?:i|we|you|one)\s+(.+?),?\s+and when\s+"
-    r"(?:(?:should|do|can|would|must) (?:i|we|you|one)\s+)?(.+?)\s*\??$"
-    r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b.*?\b(?:with|use|using|via|by)\s+"
-    r"(.+?)\s+or\s+(?:with|use|using|via|by)\s+(.+?)\s*\??$",
+
+
+def asking_sentence(text: str) -> str:
+    """The sentence of ``text`` that asks: the last one ending in a question mark ("My
+    print() calls show nothing. How do I see their output?" asks "How do I see their
+    output?"), or ``text`` whole when it is one sentence or none ends so. The sentences
+    before it say the user's situation: words to search with, not what kind of answer is
+    wanted."""
+    sentences = split_sentences(text)  # not at an initial: "Andrew J. Elliot"
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    sentence = asking[-1] if len(sentences) > 1 and asking else text
+    # "If I mark it Final, will Python stop ...?", "B is a subclass of A, so why won't ...?":
+    # the clause after the condition or the premise asks
+    lead = _LEAD_CLAUSE.match(sentence)
+    return sentence[lead.end() :] if lead else sentence
+
+
+_ASKING_WORD = r"(?:why|how|what|which|who|whom|when|where|is|are|can|could|does|do|did|will|would|should|must|may)\b"
+_LEAD_CLAUSE = re.compile(
+    rf"^(?:if|when|once|since|although|though|because|after|before|while|given)\b(?!\s+{_ASKING_WORD})"
+    rf"[^?,]{{3,}},\s+(?={_ASKING_WORD})"
+    rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})",
     re.IGNORECASE,
 )
-"""Two ways the user weighs: "When should I skip a test and when should I mark it xfail?",
-"Should I configure it with spider arguments or with settings?"."""
-
-
-def _options(text: str) -> tuple[tuple[str, ...], bool]:
-    """The two items a question names to choose between or compare, and whether it asks to
-    choose one of them."""
-    ways = _TWO_WAYS.match(text)
-    if ways:
-        first, second = [g for g in ways.groups() if g][:2]
-        if ways.group(1):  # "skip a test" and "mark it xfail": what is done, "skip", "xfail"
-            first, second = _way(first), _way(second)
-        return (_bare_item(first), _bare_item(second)), False
-    choice = _CHOICE.search(text)
-    if choice:
-        first = re.split(r",\s*|\bbetween\b|\bof\b", choice.group(1))[-1].strip(" ,:")
-        return (first, choice.group(2).strip(" ,?")), True
-    for pattern in (_WHICH_OF, _OR_START):
-        which = pattern.search(text)
-        if which:
-            return (which.group(1).strip(), which.group(2).strip()), True
-    for pattern in (_BETWEEN, _DIFFER, _BOTH):
-        pair = pattern.search(text)
-        if pair:
-            first, second = [g for g in pair.groups() if g][:2]
-            return (_bare_item(first), _bare_item(second)), False
-    return (), False
-
-
-_GENERIC_VERBS = frozenset("mark use set make do run call have get put add let".split())  # noqa: SIM905
-
-
-def _way(phrase: str) -> str:
-    """The word naming a way of doing in "skip a test" (skip) or "mark it xfail" (xfail):
-    past a generic verb and the object ("a test", "it") both ways share."""
-    words = [w for w in phrase.split() if w.lower() not in ("a", "an", "the", "it", "them")]
-    if len(words) > 1 and words[0].lower() in _GENERIC_VERBS:
-        words = words[1:]
-    return words[-1] if words and words[0].lower() in _GENERIC_VERBS else (words or [phrase])[0]
-
-
-def _bare_item(text: str) -> str:
-    """A compared item without the article or the question mark around it."""
-    return re.sub(r"^(?:the|a|an)\s+", "", text.strip(" ?"), flags=re.IGNORECASE)
+"""A condition or premise before the words that ask."""
 
 
 def read_question(text: str) -> Question:
-    """``text`` read as a question: its kind, terms, identifiers and compared items."""
-    question = plain_words(" ".join(text.split()))
-    names = identifiers(question)
-    options, choose = _options(question)
+    """``text`` read as a question: its kind, terms, identifiers and compared items. The
+    kind is that of the sentence that asks (``asking_sentence``); the terms are those of
+    every sentence."""
+    whole = plain_words(" ".join(text.split()))
+    question = asking_sentence(whole)
+    names = identifiers(whole)
+    options, choose = named_options(question)
     kind: QuestionKind
     noun = asked_noun(question)
     if choose:
         kind = "choice"
-    elif options and _TWO_WAYS.match(question):
+    elif options and TWO_WAYS.match(question):
         kind = "comparison"
     elif _YESNO.match(question):
         kind = "yesno"
@@ -323,8 +287,10 @@ def read_question(text: str) -> Question:
         kind = "reason"
     elif _COMPARISON.search(question):
         kind = "comparison"
-    elif _HOW_DO_I.match(question):
-        kind = "procedure"  # "how do I get the number of CPUs?" asks for a way, not a number
+    elif _HOW_DO_I.match(question) or _WHAT_TO_DO.match(question):
+        # "how do I get the number of CPUs?" asks for a way, not a number; "what else do I
+        # have to run?" and "which command writes them back?" for a command
+        kind = "procedure"
     elif noun in _FOLDER_NOUNS:
         kind = "where"  # "in which directory ... by default?" asks for a place, not a number
     elif _QUANTITY.search(question):
@@ -355,7 +321,7 @@ def read_question(text: str) -> Question:
         kind = "definition"
     else:
         kind = "thing"
-    return Question(question, kind, tuple(_terms(question)), tuple(names), options)
+    return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
 
 
 def asked_noun(question: str) -> str:

@@ -79,6 +79,9 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
     best = focus.weight_of(context) * CONTEXT_WEIGHT
     before: Unit | None = None
     units_asked = asked_units(question) if question is not None else frozenset()
+    if question is not None and "default" in question.terms:
+        # "the default maximum size": the entry's default, whatever unit another value is in
+        units_asked = frozenset()
     noun = counted_noun(focus.question) if question is not None else ""
     units = passage_units(chunk.text)
     for n, unit in enumerate(units):

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from kforge.rag.commands import command_of
+from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject, is_about
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
-from kforge.rag.quantities import NUMBER, asked_units, counted_numbers
+from kforge.rag.quantities import NUMBER, asked_units, asks_release, counted_numbers
 from kforge.rag.question import (
     ENTRY,
     Question,
@@ -50,11 +51,12 @@ _COPULA = re.compile(
     re.IGNORECASE,
 )
 _UNIT = re.compile(
-    r"`?\s*(%|[A-Za-z]+)"
+    r"`?(?:\s+or\s+(?:more|fewer|less|so)\b)?\s*(%|[A-Za-z]+)"
     r"(?:\s+(?:per|of)\s+(?!(?:the|a|an|this|that|these|those|its|their|each|every|all)\b)"
     r"[A-Za-z]+)?"
 )
-"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %")."""
+"""What may follow a number as its unit ("64 bytes", "`10` listeners", "5 %", "10 or more
+times")."""
 
 
 _DOES = re.compile(
@@ -91,9 +93,10 @@ def short_answer(
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(yes_no(asked, units, passages), asked)
-    if asked_noun(question).rstrip("s") in ("version", "release"):
+    if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
-        return _telling(_version(question, units), asked)
+        # (a name, whatever the question's form: "what is the oldest Python ...?")
+        return _telling(_version(question, units), replace(asked, kind="thing"))
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
@@ -157,9 +160,16 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
             quote = quote.strip().removeprefix(mark).removesuffix(mark).strip()
     if not quote:
         return None
+    # a line of the question's own words tells nothing: "gettext" for "what is gettext?", and
+    # one word of it anywhere ("Citations" for "what should a good citation include?"); a
+    # name of several of its words may answer ("Loughborough University" for "... Loughborough
+    # Students' Union serves the students at what university?"), a choice's is one of its two
+    # items, and yes or no is said
+    own = unit_terms(quote) <= unit_terms(question.text)
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
-    if says_what and unit_terms(quote) <= unit_terms(question.text):
-        return None  # (a choice's answer is one of the question's own two items)
+    one_word = question.kind not in ("choice", "yesno") and len(unit_terms(quote)) == 1
+    if own and (says_what or one_word):
+        return None
     words = quote.split()
     if words[-1].lower().strip(".,;:") in _DANGLING:
         return None  # a clause cut short: "but gettext has another"
@@ -373,16 +383,21 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
     terms = set(question.terms)
     # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
     led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
+    # the calls the prose names ("fs.mkdir(path[, options], callback)") for a block's line
+    prose = [n for u in units if not u.code for n in identifiers(u.text)]
     offered = []
     for order, unit in enumerate(units):
         text = unit.text.strip()
         named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
-        quote = named if unit.code and named else command_of(text, question)
+        quote = named if unit.code and named else command_of(text, question, prose)
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
-            quote = text  # a code block of one line: ``scrapy startproject tutorial``
+            # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
+            quote = text if is_step(text) else ""
         if quote:
             said = len(unit_terms(unit.text) & terms)
-            offered.append((not (unit.code and named), -said, order, quote, unit.source))
+            # a block's line saying nothing of what is asked is only its first call
+            guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
+            offered.append((not (unit.code and named), guessed, -said, order, quote, unit.source))
     if not offered:
         return None
     *_, quote, source = min(offered)

@@ -57,6 +57,13 @@ NOT_UNITS = word_set(
     "number numbers value values"  # "two numbers: 0x950412de and ...": the number is after
 )
 MAX_WORDS = 12
+_LINKING = word_set(
+    "so however also thus therefore otherwise instead finally first second then now still "
+    "here besides moreover furthermore additionally consequently hence meanwhile "
+    "alternatively similarly likewise nevertheless nonetheless typically usually generally "
+    "normally unfortunately fortunately ideally currently internally again"
+)
+"""Words that link a sentence to the one before ("So, ...", "However, ...")."""
 _PHRASE_STARTS = frozenset(
     ["when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on", "from"]
 )
@@ -70,6 +77,10 @@ def clause_at(text: str, start: int = 0) -> str:
     """From ``start`` to the end of the clause, at most ``MAX_WORDS`` words."""
     rest = text[start:]
     end = CLAUSE_END.search(rest, 1)
+    # a linking word before a comma only leads into the clause ("So, if you need that, ...",
+    # "However, ..."): the clause goes on
+    if end and end.group(0).startswith(",") and rest[: end.start()].strip().lower() in _LINKING:
+        end = CLAUSE_END.search(rest, end.end())
     piece = rest[: end.start()] if end else rest
     words = list(re.finditer(r"\S+", piece))
     if len(words) > MAX_WORDS + 4:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.minilm_onnx import vocabulary_path
 from kforge.rag.stem import porter_stem
 
 __all__ = [
@@ -195,16 +197,64 @@ _ABBREVIATIONS = re.compile(
 """Ends of words that are no sentence end: abbreviations, and an initial ("M. Night")."""
 
 
-_RUN_TOGETHER = re.compile(r"(?<![\w.$/])[a-z]{3,}[.!?](?=[A-Z][a-z]{2,}\b(?![.(]))")
+_RUN_TOGETHER = re.compile(
+    r"(?<![\w.$/])(?P<word>[a-z]{3,})[.!?](?=(?P<next>[A-Z][a-z]{2,})\b(?![.(])(?P<after> \w+)?)"
+)
 """Sentences written without a space between them ("deficiency.Treatment"), not a dotted name
 ("os.EOL", "buffer.Blob(", "collections.OrderedDict")."""
+_NAMED_BY = re.compile(r"(?:\b(?:a|an|the|of|type)|:)\s+$", re.IGNORECASE)
+"""Words before a dotted name's module ("a pathlib.Path", "type scrapy.Request", "path:")."""
+_OF_A_NAME = frozenset(
+    [
+        "object",
+        "objects",
+        "instance",
+        "instances",
+        "class",
+        "classes",
+        "subclass",
+        "subclasses",
+        "method",
+        "methods",
+        "attribute",
+        "attributes",
+        "type",
+        "types",
+        "argument",
+        "arguments",
+        "value",
+        "values",
+    ]
+)
+"""Nouns after a dotted name ("a pathlib.Path object"): the class, not a new sentence."""
+
+
+def _dotted_name(sentence: str, match: re.Match[str]) -> bool:
+    """Whether a run-together match is a module's name and a class's ("pathlib.Path",
+    "scrapy.Spider"): a module name is no English word, or the words around say it names one
+    (the text lost the code markup that would have kept it whole)."""
+    words = _english_words(str(vocabulary_path()))
+    after = (match.group("after") or "").strip().lower()
+    return (
+        match.group("word") not in words
+        or after in _OF_A_NAME
+        or _NAMED_BY.search(sentence, 0, match.start()) is not None
+    )
+
+
+@lru_cache(maxsize=1)
+def _english_words(path: str) -> frozenset[str]:
+    """Whole words of a WordPiece vocabulary (not its ``##`` pieces nor its marks)."""
+    with open(path, encoding="utf-8") as f:
+        return frozenset(w for w in f.read().split() if w.isalpha())
 
 
 def _run_together(sentence: str) -> list[str]:
-    """``sentence`` cut where a sentence ends without a space, outside code spans."""
+    """``sentence`` cut where a sentence ends without a space, outside code spans and
+    dotted names."""
     pieces, start = [], 0
     for match in _RUN_TOGETHER.finditer(sentence):
-        if sentence.count("`", 0, match.start()) % 2 == 0:
+        if sentence.count("`", 0, match.start()) % 2 == 0 and not _dotted_name(sentence, match):
             pieces.append(sentence[start : match.end()])
             start = match.end()
     pieces.append(sentence[start:])
@@ -355,7 +405,9 @@ def support(sentence: str, sources: Sequence[str]) -> Support:
 
 
 _HOW_MEASURE = re.compile(
-    r"\bhow\s+(big|large|long|small|old|often|far|fast|high|deep|wide|tall|heavy)\b", re.I
+    r"\bhow\s+(big|large|long|small|short|old|often|far|fast|slow|high|low|deep|wide|tall|"
+    r"heavy|frequently|quickly)\b",
+    re.I,
 )
 
 

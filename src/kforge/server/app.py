@@ -50,7 +50,7 @@ def create_app(
 ) -> FastAPI:
     """An app serving ``runtime``; with ``close_runtime`` its shutdown closes the runtime.
     ``mcp_catalog`` adds tools, resources and prompts to the MCP server at ``/mcp``."""
-    from kforge.server import routes_info, routes_runs, routes_tree, routes_views
+    from kforge.server.routes import info, runs, tree, views
 
     settings = settings or ServerSettings()
     settings.check()
@@ -100,10 +100,10 @@ def create_app(
         ),
         model_spec=_model_spec(model),
     )
-    app.include_router(routes_runs.router)
-    app.include_router(routes_tree.router)
-    app.include_router(routes_info.router)
-    app.include_router(routes_views.router)
+    app.include_router(runs.router)
+    app.include_router(tree.router)
+    app.include_router(info.router)
+    app.include_router(views.router)
     app.add_exception_handler(Problem, handle_problem)
     app.add_exception_handler(ForgeError, handle_forge_error)
     app.add_exception_handler(RequestValidationError, _invalid_request)

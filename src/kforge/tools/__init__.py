@@ -10,6 +10,7 @@ from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.approval import ApprovalPolicy
 from kforge.tools.base import DefinedTool, Tool, ToolHandler
 from kforge.tools.cache import ToolResultCache
+from kforge.tools.client import ClientChannel, ElicitAnswer
 from kforge.tools.content import ContentBlock, ContentType
 from kforge.tools.decorator import FunctionTool, tool
 from kforge.tools.definition import ToolDefinition, ToolExample
@@ -21,16 +22,19 @@ from kforge.tools.execution import (
 )
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
-from kforge.tools.tool_context import ToolContext
+from kforge.tools.tool_context import AgentSpawner, ToolContext, ToolServices
 from kforge.tools.validation import ArgumentProblem, ArgumentValidator
 
 __all__ = [
+    "AgentSpawner",
     "ApprovalPolicy",
     "ArgumentProblem",
     "ArgumentValidator",
+    "ClientChannel",
     "ContentBlock",
     "ContentType",
     "DefinedTool",
+    "ElicitAnswer",
     "FunctionTool",
     "Tool",
     "ToolAnnotations",
@@ -42,6 +46,7 @@ __all__ = [
     "ToolResult",
     "ToolResultCache",
     "ToolRunContext",
+    "ToolServices",
     "execute_call",
     "execute_tool",
     "run_tool",

@@ -23,13 +23,13 @@ from kforge.tools.base import Tool
 from kforge.tools.cache import ToolResultCache
 from kforge.tools.registry import ToolRegistry
 from kforge.tools.result import ToolResult
-from kforge.tools.tool_context import ToolContext
+from kforge.tools.tool_context import ToolContext, ToolServices
 
 __all__ = [
     "APPROVAL_SERVICE",
     "CACHE_SERVICE",
+    "RunServices",
     "ToolRunContext",
-    "ToolServices",
     "execute_call",
     "execute_tool",
     "run_tool",
@@ -43,7 +43,7 @@ CACHE_SERVICE = "tool_cache"
 T = TypeVar("T")
 
 
-class ToolServices(Protocol):
+class RunServices(Protocol):
     """What the wrapper reads of the run's services (``kforge.engine.services.Services``)."""
 
     @property
@@ -56,7 +56,8 @@ class ToolServices(Protocol):
         """Results of read-only calls shared by the run (default: none)."""
         ...
 
-    def as_mapping(self) -> Mapping[str, Any]:
+    @property
+    def for_tools(self) -> ToolServices:
         """What a tool sees as ``ToolContext.services``."""
         ...
 
@@ -68,7 +69,7 @@ class ToolRunContext(Protocol):
     model: Model
 
     @property
-    def services(self) -> ToolServices: ...
+    def services(self) -> RunServices: ...
 
     def step(
         self,
@@ -289,7 +290,7 @@ async def _call(
     context = ToolContext(
         run_id=ctx.run_id,
         call_id=recorded.call_id,
-        services=ctx.services.as_mapping(),
+        services=ctx.services.for_tools,
         model=ctx.model,
     )
     result = await run_tool(tool, arguments, context, timeout_s=timeout_s, in_run=True)

@@ -17,7 +17,7 @@ from kforge.rag.focus import question_focus
 from kforge.rag.ingest import ingest_folder
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunRecord, RunStatus
-from tests.agents.research.test_evidence import branch_docs
+from tests.agents.common.test_evidence import branch_docs
 
 MAIN_JOB = "How do agents keep a human in the loop?"
 """The README's first command asks this of the sample documents."""

@@ -8,11 +8,10 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from kforge.tools import ToolContext, ToolResult
+from kforge.tools import AgentSpawner, ToolContext, ToolResult, ToolServices
 from kforge.tools.builtin.python import PythonTool
 from kforge.tools.builtin.sandbox import SandboxLimits
 
@@ -24,8 +23,8 @@ def python() -> PythonTool:
     return PythonTool(LIMITS)
 
 
-async def run(tool: PythonTool, code: str, **services: Any) -> ToolResult:
-    return await tool.execute({"code": code}, ToolContext(services=services))
+async def run(tool: PythonTool, code: str, agents: AgentSpawner | None = None) -> ToolResult:
+    return await tool.execute({"code": code}, ToolContext(services=ToolServices(agents=agents)))
 
 
 async def assert_still_works(tool: PythonTool) -> None:
@@ -152,7 +151,7 @@ async def test_ctypes_cannot_bypass_the_policy(python: PythonTool) -> None:
 async def test_fork_and_wait_without_an_agents_service_is_a_clear_error(python: PythonTool) -> None:
     result = await run(python, "fork('look into it')")
     assert result.is_error
-    assert "fork() is not available: this run has no 'agents' service" in result.text
+    assert "fork() is not available: this run offers no child agents" in result.text
 
 
 class FakeAgents:

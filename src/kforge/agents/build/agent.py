@@ -28,9 +28,9 @@ from kforge.agents.build.prompts import (
 )
 from kforge.agents.build.shapes import Shape, choose_shape, load_shape, shape_names
 from kforge.agents.build.workspace import Workspace
-from kforge.agents.cited import cited_text
+from kforge.agents.common.cited import cited_text
+from kforge.agents.common.naming import topic_name
 from kforge.agents.decisions import decide as _decide
-from kforge.agents.research.question_tree import topic_name
 from kforge.agents.results import AgentResult, BuildResult
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments

@@ -12,6 +12,13 @@ import enum
 import re
 from typing import Any, ClassVar
 
+from kforge.agents.common.answer import model_only_answer
+from kforge.agents.common.naming import QUESTION_WORDS, clean_question, topic_name
+from kforge.agents.common.writing import (
+    frontier_from_headings,
+    usable_frontier_question,
+    write_grounded,
+)
 from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.answering import AnsweringPhase
 from kforge.agents.research.arguments import ResearchArgs
@@ -29,21 +36,9 @@ from kforge.agents.research.prompts import (
     Expansion,
     Gaps,
 )
-from kforge.agents.research.question_tree import (
-    QUESTION_WORDS,
-    ResearchPhase,
-    ResearchPhaseContext,
-    clean_question,
-    topic_name,
-)
+from kforge.agents.research.question_tree import ResearchPhase, ResearchPhaseContext
 from kforge.agents.research.report import render_report
-from kforge.agents.research.writing import (
-    frontier_from_headings,
-    usable_frontier_question,
-    write_grounded,
-)
 from kforge.agents.results import AgentResult, Report
-from kforge.agents.router.answer import model_only_answer
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kforge.agents.common.evidence import gather_evidence, source_record
+from kforge.agents.common.writing import (
+    Written,
+    write_grounded,
+)
 from kforge.agents.decisions import decide as _decide
-from kforge.agents.research.evidence import gather_evidence, source_record
 from kforge.agents.research.host import ResearchHost
 from kforge.agents.research.prompts import (
     DECISION,
@@ -15,13 +19,7 @@ from kforge.agents.research.prompts import (
     WRITING,
     Discovery,
 )
-from kforge.agents.research.question_tree import (
-    ResearchPhase,
-)
-from kforge.agents.research.writing import (
-    Written,
-    write_grounded,
-)
+from kforge.agents.research.question_tree import ResearchPhase
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentThinking, DataEvent
 from kforge.llm.types import Message

@@ -10,21 +10,13 @@ documents speak of, and must not be a case, slug or join variant of one the tree
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kforge.agents.research.question_tree import topic_name
-from kforge.agents.research.writing import question_from_title
-from kforge.rag.analyze import STOPWORDS
-from kforge.rag.stem import porter_stem
+from kforge.agents.common.naming import topic_name
+from kforge.agents.common.writing import question_from_title
 
 __all__ = [
     "Part",
-    "is_variant",
-    "name_terms",
-    "normalized",
-    "occurs_in",
-    "overlaps",
     "question_from_heading",
     "question_parts",
 ]
@@ -53,9 +45,6 @@ _PAIR = re.compile(
     r"|^(?:.*?\b)?(\S+(?:\s+\S+){0,3}?)\s+(?:vs\.?|versus)\s+(.+)$"
     r"|^how\s+(?:do|does)\s+(.+?)\s+and\s+(.+?)\s+(?:differ|compare)\b",
     re.IGNORECASE,
-)
-_GENERIC = frozenset(
-    ["category", "categories", "topic", "topics", "section", "overview", "misc", "general"]
 )
 MAX_PARTS = 5
 
@@ -175,59 +164,6 @@ def _category(clause: str) -> str:
     name = topic_name(name) or name
     first = name.split()[0] if name.split() else ""
     return name[:1].upper() + name[1:] if first.isalpha() and first.islower() else name
-
-
-def normalized(text: str) -> str:
-    """Lowercase words separated by single spaces: camelCase, snake_case and kebab-case split."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def name_terms(name: str) -> set[str]:
-    """A name's content words, stemmed, without generic words such as "category"."""
-    words = normalized(name).split()
-    return {porter_stem(w) for w in words if w not in STOPWORDS and w not in _GENERIC}
-
-
-def is_variant(name: str, others: Iterable[str]) -> bool:
-    """``name`` joins several names (a list), or is a case, slug or join variant of one of
-    ``others``: the same content words, or the same letters run together."""
-    if "," in name or not name_terms(name):
-        return True
-    terms = name_terms(name)
-    joined = "".join(normalized(name).split())
-    for other in others:
-        known = name_terms(other)
-        if not known:
-            continue
-        if terms == known:
-            return True
-        if joined == "".join(normalized(other).split()):
-            return True
-    return False
-
-
-def overlaps(name: str, others: Iterable[str]) -> bool:
-    """``name`` shares half its content words or more with one of ``others`` (a narrower or
-    broader name for the same thing: "Worker Threads" beside "Worker thread in Node.js")."""
-    terms = name_terms(name)
-    for other in others:
-        known = name_terms(other)
-        if terms and known and len(terms & known) / len(terms | known) >= 0.5:
-            return True
-    return False
-
-
-def occurs_in(name: str, text: str, *, words: bool = False) -> bool:
-    """The name is said in ``text`` as a phrase (case, punctuation and spacing aside); with
-    ``words`` (a name made from a question's words), every content word of it (stemmed) is."""
-    phrase = normalized(name)
-    if phrase and f" {phrase} " in f" {normalized(text)} ":
-        return True
-    terms = name_terms(name)
-    if not words:
-        return False
-    return bool(terms) and terms <= {porter_stem(w) for w in normalized(text).split()}
 
 
 def question_from_heading(heading: str) -> str:

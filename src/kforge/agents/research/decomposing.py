@@ -24,9 +24,7 @@ from kforge.agents.research.prompts import (
     CategoryQuestions,
     new_category_request,
 )
-from kforge.agents.research.question_tree import (
-    ResearchPhase,
-)
+from kforge.agents.research.question_tree import ResearchPhase
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentSpeaking, DataEvent
 from kforge.llm.types import Message

@@ -18,17 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.agents.research.decompose import (
-    Part,
-    is_variant,
-    name_terms,
-    occurs_in,
-    overlaps,
-    question_from_heading,
-    question_parts,
-)
-from kforge.agents.research.question_tree import topic_name
-from kforge.agents.research.writing import plain_subject
+from kforge.agents.common.naming import is_variant, name_terms, occurs_in, overlaps, topic_name
+from kforge.agents.common.writing import plain_subject
+from kforge.agents.research.decompose import Part, question_from_heading, question_parts
 from kforge.engine.run_context import RunContext
 from kforge.rag.focus import PASSAGE_SHARE, CorpusStatistics, Focus, passage_text, question_focus
 from kforge.rag.types import Chunk

@@ -2,8 +2,8 @@
 one answering pipeline.
 
 ``agent`` holds the agent and its state machine, ``state`` its arguments and saved state,
-``grading`` its grading node; ``schema`` its typed replies and prompts, ``guardrail`` the scope
-check, ``tools`` the search tools, ``answer`` the model-only answer.
+``grading`` its grading node; ``prompts`` its typed replies and prompts, ``guardrail`` the scope
+check, ``tools`` the search tools; the model-only answer is ``kforge.agents.common.answer``.
 """
 
 from __future__ import annotations

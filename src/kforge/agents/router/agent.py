@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from kforge.agents.common.answer import FALLBACK_NOTE, model_only_answer, short_answer
 from kforge.agents.conversation import (
     Turn,
     format_history,
@@ -29,10 +30,9 @@ from kforge.agents.conversation import (
 from kforge.agents.decisions import structured
 from kforge.agents.react import service_tools
 from kforge.agents.results import AgentResult, CitedAnswer
-from kforge.agents.router.answer import FALLBACK_NOTE, model_only_answer, short_answer
 from kforge.agents.router.grading import GradingNode
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
-from kforge.agents.router.schema import RouterDecision, router_reply, router_system
+from kforge.agents.router.prompts import RouterDecision, router_reply, router_system
 from kforge.agents.router.state import RouterArgs, RouterState
 from kforge.agents.router.tools import (
     ACTION_HELP,

@@ -17,7 +17,7 @@ from typing import Any
 
 from kforge.agents.conversation import Turn, format_history
 from kforge.agents.decisions import structured
-from kforge.agents.router.schema import GuardrailVerdict, guardrail_system
+from kforge.agents.router.prompts import GuardrailVerdict, guardrail_system
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentThinking, ErrorFrame

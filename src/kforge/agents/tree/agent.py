@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
+from kforge.agents.common.evidence import gather_evidence
+from kforge.agents.common.writing import write_grounded
 from kforge.agents.decisions import structured
-from kforge.agents.research.evidence import gather_evidence
-from kforge.agents.research.writing import write_grounded
 from kforge.agents.results import AgentResult, CitedAnswer
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
-from kforge.agents.tree.decisions import (
+from kforge.agents.tree.prompts import (
     CLARIFY_PROMPT,
     EXECUTE_PROMPT,
     MISSING_PROMPT,
@@ -456,7 +456,7 @@ class TreeAgent:
         return False
 
     async def _model_answer(self, ctx: RunContext) -> dict[str, Any]:
-        from kforge.agents.router.answer import model_only_answer
+        from kforge.agents.common.answer import model_only_answer
 
         async def write(messages: list[Message], settings: ModelSettings) -> Any:
             # streamed: listeners see the answer as it is written

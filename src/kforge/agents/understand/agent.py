@@ -16,10 +16,9 @@ from __future__ import annotations
 import enum
 from typing import Any, ClassVar
 
+from kforge.agents.common.naming import overlaps, slug, topic_name
+from kforge.agents.common.writing import question_from_title
 from kforge.agents.decisions import decide
-from kforge.agents.research.decompose import overlaps
-from kforge.agents.research.question_tree import slug, topic_name
-from kforge.agents.research.writing import question_from_title
 from kforge.agents.results import AgentResult, Report
 from kforge.agents.understand.arguments import UnderstandArgs
 from kforge.agents.understand.calibrating import CalibratingPhase

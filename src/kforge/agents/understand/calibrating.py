@@ -3,9 +3,9 @@ topic already; their answers are assessed into known, partial and unknown concep
 
 from __future__ import annotations
 
+from kforge.agents.common.naming import clean_question, slug, topic_name
+from kforge.agents.common.writing import usable_frontier_question
 from kforge.agents.decisions import decide
-from kforge.agents.research.question_tree import clean_question, slug, topic_name
-from kforge.agents.research.writing import usable_frontier_question
 from kforge.agents.understand.context import UnderstandPhase
 from kforge.agents.understand.host import UnderstandHost
 from kforge.agents.understand.learner import (

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kforge.agents.research.question_tree import FUNCTION_WORDS, topic_name
+from kforge.agents.common.naming import FUNCTION_WORDS, topic_name
 from kforge.agents.understand.prompts import Assessment
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem

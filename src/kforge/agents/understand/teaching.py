@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kforge.agents.cited import cited_text
+from kforge.agents.common.cited import cited_text
+from kforge.agents.common.naming import clean_question, topic_name
+from kforge.agents.common.writing import usable_frontier_question
 from kforge.agents.decisions import decide
-from kforge.agents.research.question_tree import clean_question, topic_name
-from kforge.agents.research.writing import usable_frontier_question
 from kforge.agents.understand.context import UnderstandPhase
 from kforge.agents.understand.host import UnderstandHost
 from kforge.agents.understand.learner import (

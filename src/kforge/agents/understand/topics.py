@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.agents.research.decompose import name_terms, overlaps
-from kforge.agents.research.question_tree import topic_name
+from kforge.agents.common.naming import name_terms, overlaps, topic_name
 from kforge.engine.run_context import RunContext
 
 __all__ = ["PASSAGES_EVENT", "Subject", "subjects_of"]

@@ -1,34 +1,25 @@
 """The ``python`` tool: run Python code in the sandbox; ``fork``/``wait`` reach child agents.
 
 Inside the code, ``fork(prompt)`` starts a child agent and returns a handle, ``wait(handle)``
-returns its answer. Both are served by ``context.services["agents"]``, an object with async
-``fork(prompt: str) -> str`` and ``wait(handle: str) -> str`` supplied by the runtime.
+returns its answer. Both are served by ``context.services.agents``, an ``AgentSpawner`` (async
+``fork(prompt: str) -> str`` and ``wait(handle: str) -> str``) supplied by the runtime.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.builtin.sandbox import SandboxLimits, SandboxOutcome, run_sandboxed
 from kforge.tools.result import ToolResult
-from kforge.tools.tool_context import ToolContext
+from kforge.tools.tool_context import AgentSpawner, ToolContext
 
 __all__ = ["AGENTS_SERVICE", "AgentSpawner", "PythonTool"]
 
 AGENTS_SERVICE = "agents"
-"""``ToolContext.services`` key of the ``AgentSpawner`` used by ``fork``/``wait``."""
-
-
-class AgentSpawner(Protocol):
-    async def fork(self, prompt: str) -> str:
-        """Start a child agent on ``prompt``; return a handle."""
-        ...
-
-    async def wait(self, handle: str) -> str:
-        """Wait for the child agent behind ``handle``; return its final answer."""
-        ...
+"""Former ``ToolContext.services`` key of the ``AgentSpawner`` (deprecated: read
+``context.services.agents``)."""
 
 
 class PythonTool(Tool):
@@ -90,13 +81,13 @@ class PythonTool(Tool):
     async def execute(
         self, arguments: dict[str, Any], context: ToolContext | None = None
     ) -> ToolResult:
-        agents = (context.services if context else {}).get(AGENTS_SERVICE)
+        agents = context.services.agents if context else None
 
         async def rpc(op: str, args: dict[str, Any]) -> Any:
             if agents is None:
                 raise RuntimeError(
-                    f"{op}() is not available: this run has no '{AGENTS_SERVICE}' service to "
-                    "start child agents; do the work in this code instead"
+                    f"{op}() is not available: this run offers no child agents "
+                    "(ToolContext.services.agents); do the work in this code instead"
                 )
             if op == "fork":
                 return await agents.fork(str(args.get("prompt", "")))

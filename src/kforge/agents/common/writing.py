@@ -1,4 +1,5 @@
-"""What the Research agent writes for a person to read: answers, insights and frontier questions.
+"""What agents write for a person to read: answers, insights and frontier questions (Research,
+Understand, Build and the tree).
 
 Answers and insights come from ``kforge.rag.grounded.write_answer``: sentences of the passages
 (small models) or generated text that passed the checks, each sentence tied to the source it
@@ -13,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.agents.research.question_tree import topic_name
+from kforge.agents.common.naming import topic_name
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
 from kforge.llm.types import Message, ModelResponse, ModelSettings

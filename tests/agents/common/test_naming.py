@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.agents.research.question_tree import topic_name
+from kforge.agents.common.naming import topic_name
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kforge.agents.research.evidence import Evidence, gather_evidence
+from kforge.agents.common.evidence import Evidence, gather_evidence
 from kforge.llm.testing.function import FunctionModel
 from kforge.rag import sample_corpus_path
 from kforge.rag.ingest import ingest_folder

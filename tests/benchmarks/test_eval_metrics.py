@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import pytest
 
-from kforge.rag.metrics import exact_match, ndcg_at_k, percentile, recall_at_k, token_f1
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from eval_metrics import exact_match, ndcg_at_k, percentile, recall_at_k, token_f1
 
 
 def test_ndcg_by_hand() -> None:

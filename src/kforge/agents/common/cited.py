@@ -8,8 +8,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kforge.agents.research.evidence import gather_evidence, source_record
-from kforge.agents.research.writing import write_grounded
+from kforge.agents.common.evidence import gather_evidence, source_record
+from kforge.agents.common.writing import write_grounded
 from kforge.engine.run_context import RunContext
 from kforge.llm.types import ModelSettings
 from kforge.rag.grounded import AnswerStyle

@@ -1,4 +1,4 @@
-"""Evidence for one research question: agentic retrieval over the run's corpus (search, grade,
+"""Evidence for one question (of a research, a tree or an explaining agent): agentic retrieval over the run's corpus (search, grade,
 rewrite, fall back), reduced to the passages graded relevant — the only ones an answer cites.
 
 Passages answer in the order of the share of the question's focus they hold. With ``weighed``
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any, Protocol
 
-from kforge.agents.research.arguments import ResearchArgs
+from pydantic import Field
+
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
@@ -25,6 +26,8 @@ __all__ = [
     "HITS_EVENT",
     "LEXICAL_HITS",
     "Evidence",
+    "EvidenceArgs",
+    "EvidenceSettings",
     "Passage",
     "gather_evidence",
     "source_record",
@@ -38,6 +41,42 @@ LEXICAL_HITS = 8
 """Hits graded per search when the focus grades them (it costs no model call)."""
 GRADING = ModelSettings(temperature=0.0, max_tokens=120)
 REWRITING = ModelSettings(temperature=0.2, max_tokens=60)
+
+
+class EvidenceSettings(Protocol):
+    """What a search for evidence reads of an agent's arguments (``ResearchArgs`` has it all)."""
+
+    @property
+    def question(self) -> str:
+        """The run's overall question: the context passages are graded in."""
+        ...
+
+    @property
+    def corpus(self) -> str | None: ...
+
+    @property
+    def k(self) -> int: ...
+
+    @property
+    def max_rewrites(self) -> int: ...
+
+    @property
+    def passages_per_answer(self) -> int: ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EvidenceArgs:
+    """``EvidenceSettings`` read from a mapping of arguments (other names are ignored)."""
+
+    question: str = ""
+    corpus: str | None = None
+    """The document collection (default: ``kforge.rag.DEFAULT_CORPUS``)."""
+    k: Annotated[int, Field(ge=1)] = 3
+    """Passages retrieved and graded per search."""
+    max_rewrites: Annotated[int, Field(ge=0)] = 1
+    """Query rewrites when most passages are irrelevant."""
+    passages_per_answer: Annotated[int, Field(ge=1)] = 3
+    """Relevant passages kept for one answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +136,7 @@ def source_record(passage: Passage, taken: set[str]) -> dict[str, Any]:
 async def gather_evidence(
     ctx: RunContext,
     question: str,
-    args: ResearchArgs | Mapping[str, Any],
+    args: EvidenceSettings | Mapping[str, Any],
     *,
     lexical: bool = False,
     files: Collection[str] = (),
@@ -118,8 +157,8 @@ async def gather_evidence(
     from kforge.rag.focus import CorpusStatistics, Focus, question_focus
     from kforge.rag.types import SearchHit
 
-    if not isinstance(args, ResearchArgs):
-        args = parse_arguments(ResearchArgs, args, agent="research")
+    if isinstance(args, Mapping):
+        args = parse_arguments(EvidenceArgs, args, agent="research")
     corpus = ctx.corpus(args.corpus)
 
     def read_focus() -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The router's answer when no passage was graded relevant: the model's own, checked, disclaimed;
-and the short answer line of an answer.
+"""The answer when no passage was graded relevant (router, Research, the tree): the model's
+own, checked, disclaimed; and the short answer line of an answer.
 
 With relevant passages the answer comes from ``kforge.rag.grounded.write_answer``. Without
 them, a model that writes its own answers may answer from general knowledge: the reply is cut

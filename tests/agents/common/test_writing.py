@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kforge.agents.research.writing import question_from_title, usable_frontier_question
+from kforge.agents.common.writing import question_from_title, usable_frontier_question
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,238 @@
+"""Instructions of a committed step and of a resume, counted by callgrind, so that a change's
+before and after can be compared on a busy machine (time per step moves with the load, the
+instruction count hardly does).
+
+The workload is ``runtime_vs_langgraph.py``'s tool loop on SQLite. A committed step is the count
+of a K = 220 run minus a K = 20 run, over 200; a resume is a run paused after 100 steps, resumed
+in a new Runtime until its next step commits (and the baseline made private, right after).
+``--phase`` counts only the instructions inside the functions named (``module.function`` or
+``module:Class.method``), each alone.
+
+    python benchmarks/step_instructions.py
+    python benchmarks/step_instructions.py --phase kforge.engine.runner.diff_state --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import importlib
+import json
+import operator
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TOGGLE = "*_operator_call*"
+"""Counting is on only inside ``operator.call``: the region or phase measured runs in it."""
+SMALL_K, LARGE_K, RESUME_K = 20, 220, 200
+
+
+def resolve(spec: str) -> tuple[Any, str]:
+    """The owner (module or class) and attribute a phase names: ``pkg.mod.func`` or
+    ``pkg.mod:Class.method``; SystemExit saying how to write it when it names no function."""
+    module, _, rest = spec.partition(":") if ":" in spec else spec.rpartition(".")
+    path, attr = rest.rpartition(".")[::2] if ":" in spec else ("", rest)
+    try:
+        owner: Any = importlib.import_module(module)
+        for part in filter(None, path.split(".")):
+            owner = getattr(owner, part)
+    except (ImportError, AttributeError, ValueError) as exc:
+        owner = exc
+    if not attr or not callable(getattr(owner, attr, None)):
+        raise SystemExit(
+            f"--phase {spec!r} names no function ({owner if isinstance(owner, Exception) else attr}"
+            "); write module.function or module:Class.method"
+        )
+    return owner, attr
+
+
+def count_inside(spec: str) -> None:
+    """Make every call of the function ``spec`` names run inside ``operator.call``."""
+    owner, attr = resolve(spec)
+    inner: Callable[..., Any] = getattr(owner, attr)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        return operator.call(inner, *args, **kwargs)
+
+    setattr(owner, attr, counted)
+
+
+def _workload() -> Any:
+    sys.path.insert(0, str(HERE))
+    import kforge.tools.threads as threads
+    import runtime_vs_langgraph as bench
+
+    # under valgrind the quick `add` tool takes long enough to be sent to worker threads,
+    # which a real run never does: keep it where a real run has it
+    threads.INLINE_WITHIN_S = 1.0
+    return bench
+
+
+def inner_step(k: int, phases: Sequence[str]) -> None:
+    bench = _workload()
+    with tempfile.TemporaryDirectory() as tmp:
+        runner = bench.KforgeBench(Path(tmp))
+        asyncio.run(runner.run_loop(runner.fresh_db(), 3, "NORMAL"))  # imports, caches
+        loop = asyncio.new_event_loop()
+        region = runner.run_loop(runner.fresh_db(), k, "NORMAL")
+        gc.collect()
+        if phases:
+            for spec in phases:
+                count_inside(spec)
+            loop.run_until_complete(region)
+        else:
+            operator.call(loop.run_until_complete, region)
+        loop.close()
+
+
+def inner_resume(phases: Sequence[str]) -> None:
+    bench = _workload()
+    from kforge.llm.testing.scripted import ScriptedModel
+    from kforge.runtime.runtime import Runtime
+    from kforge.store.base import RunStatus
+
+    half = RESUME_K // 2
+    replies = bench.script(RESUME_K)
+
+    async def paused(runner: Any) -> tuple[Path, str]:
+        path = runner.fresh_db()
+        first = Runtime(
+            bench.SQLiteStore(path), model=ScriptedModel(replies[:half]), registry=runner.registry
+        )
+        run = await first.run(bench.AGENT_TYPE, {"pause_at": half}, limits=bench._limits(RESUME_K))
+        await first.aclose()
+        if run.status != RunStatus.AWAITING_USER:
+            raise RuntimeError(f"the run did not pause for the question ({run.status})")
+        return path, run.id
+
+    async def resume(runtime: Any, store: Any, run_id: str) -> None:
+        await runtime.resume(run_id, bench.ANSWER)
+        while store.step_committed_at is None:
+            await asyncio.sleep(0)
+
+    tmp = tempfile.mkdtemp()
+    try:
+        runner = bench.KforgeBench(Path(tmp))
+        asyncio.run(runner.run_loop(runner.fresh_db(), 3, "NORMAL"))
+        for attempt in ("warm-up", "measured"):
+            path, run_id = asyncio.run(paused(runner))
+            store = bench.StepTimingStore(path)
+            loop = asyncio.new_event_loop()
+
+            async def opened(store: Any = store) -> Any:
+                return Runtime(store, model=ScriptedModel(replies[half:]), registry=runner.registry)
+
+            runtime = loop.run_until_complete(opened())
+            if attempt == "warm-up":
+                loop.run_until_complete(resume(runtime, store, run_id))
+                loop.run_until_complete(runtime.wait(run_id))
+                loop.run_until_complete(runtime.aclose())
+                loop.close()
+                continue
+            gc.collect()
+            if phases:
+                for spec in phases:
+                    count_inside(spec)
+                loop.run_until_complete(resume(runtime, store, run_id))
+            else:
+                operator.call(loop.run_until_complete, resume(runtime, store, run_id))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    # the resumed stretch is left unfinished on purpose (what comes after is not counted): no
+    # interpreter shutdown to wait for it
+    os._exit(0)
+
+
+def callgrind(args: Sequence[str], out_dir: Path) -> int:
+    """Instructions counted in one run of this script's inner workload under callgrind."""
+    out = out_dir / f"callgrind-{len(list(out_dir.iterdir()))}.out"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--collect-atstart=no",
+            f"--toggle-collect={TOGGLE}",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--inner",
+            *args,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0 or not out.exists():
+        raise RuntimeError(f"callgrind run {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    found = re.search(r"^summary:\s*(\d+)", out.read_text(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"no instruction count in {out}")
+    return int(found.group(1))
+
+
+def measure(phases: Sequence[str]) -> dict[str, Any]:
+    targets: list[tuple[str, list[str]]] = [("all", [])] + [(p, ["--phase", p]) for p in phases]
+    result: dict[str, Any] = {"step": {}, "resume": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        out_dir = Path(tmp)
+        for name, extra in targets:
+            small = callgrind(["step", str(SMALL_K), *extra], out_dir)
+            large = callgrind(["step", str(LARGE_K), *extra], out_dir)
+            result["step"][name] = (large - small) / (LARGE_K - SMALL_K)
+            result["resume"][name] = callgrind(["resume", *extra], out_dir)
+    return result
+
+
+def print_table(result: dict[str, Any]) -> None:
+    print(f"{'instructions':<60} {'per step':>12} {'per resume':>12}")
+    for name, per_step in result["step"].items():
+        label = "committed step / resume, in all" if name == "all" else f"inside {name}"
+        print(f"{label:<60} {per_step:>12,.0f} {result['resume'][name]:>12,}")
+    print(
+        f"\nPer step: (K={LARGE_K} run - K={SMALL_K} run) / {LARGE_K - SMALL_K}, SQLite NORMAL. "
+        f"Resume: K={RESUME_K} paused at {RESUME_K // 2}, resumed until its next step commits."
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--phase",
+        action="append",
+        default=[],
+        help="also count inside this function (module.function or module:Class.method)",
+    )
+    parser.add_argument("--json", type=Path, help="write the counts as JSON to this path")
+    parser.add_argument("--inner", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inner:
+        kind, *rest = args.inner
+        phases = [rest[i + 1] for i, word in enumerate(rest) if word == "--phase"]
+        if kind == "step":
+            inner_step(int(rest[0]), phases)
+        else:
+            inner_resume(phases)
+        return 0
+    for spec in args.phase:
+        resolve(spec)  # a misspelt phase fails now, not after minutes of counting
+    if shutil.which("valgrind") is None:
+        parser.error("valgrind is not installed (apt install valgrind): it counts instructions")
+    result = measure(args.phase)
+    print_table(result)
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

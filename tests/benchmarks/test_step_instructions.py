@@ -1,0 +1,58 @@
+"""benchmarks/step_instructions.py: its workloads run, its phases are checked before any
+counting, and a counted phase runs inside the call that switches counting on."""
+
+from __future__ import annotations
+
+import operator
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "step_instructions.py"
+sys.path.insert(0, str(SCRIPT.parent))
+
+import step_instructions  # noqa: E402
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_a_phase_that_names_no_function_is_refused_before_any_counting(tmp_path: Path) -> None:
+    done = _run(tmp_path, "--phase", "kforge.engine.runner.no_such_function")
+    assert done.returncode != 0
+    assert "write module.function or module:Class.method" in done.stderr
+    with pytest.raises(SystemExit, match="No module named"):
+        step_instructions.resolve("kforge.no_such_module.function")
+
+
+def test_the_step_and_resume_workloads_run_as_callgrind_would_run_them(tmp_path: Path) -> None:
+    assert _run(tmp_path, "--inner", "step", "4").returncode == 0
+    resumed = _run(tmp_path, "--inner", "resume", "--phase", "kforge.engine.runner.diff_state")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []  # its databases are gone
+
+
+def test_a_counted_phase_runs_inside_operator_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = ModuleType("counted_phase_example")
+    module.double = lambda x: 2 * x  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    inside: list[Any] = []
+    real_call = operator.call
+
+    def call(func: Any, *args: Any, **kwargs: Any) -> Any:
+        inside.append(args)
+        return real_call(func, *args, **kwargs)
+
+    monkeypatch.setattr(operator, "call", call)
+    step_instructions.count_inside("counted_phase_example.double")
+    assert module.double(21) == 42
+    assert inside == [(21,)]
