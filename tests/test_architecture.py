@@ -176,9 +176,7 @@ def test_each_agent_keeps_its_typed_replies_and_prompts_in_one_module_name() -> 
         assert not (package / "schema.py").exists() and not (package / "decisions.py").exists()
 
 
-STILL_OVER_500 = {
-    "frames.py",
-}
+STILL_OVER_500: set[str] = set()
 """Modules not yet split along their seams; the list only shrinks."""
 
 
@@ -190,3 +188,38 @@ def test_modules_stay_under_five_hundred_lines() -> None:
         if len(path.read_text(encoding="utf-8").splitlines()) > 500
     }
     assert over <= STILL_OVER_500, f"split these along their seams: {sorted(over - STILL_OVER_500)}"
+
+
+JSON_LIBRARIES = frozenset({"json", "orjson", "msgspec"})
+JSON_MODULE = "kforge.jsoncodec"
+STANDALONE = {"kforge.tools.builtin.sandbox_child": "runs alone in the sandbox, stdlib only"}
+"""Modules run as scripts outside the package, which cannot import ``kforge.jsoncodec``."""
+
+
+def json_imports() -> dict[str, set[str]]:
+    """Module -> the JSON libraries it imports itself, anywhere in the file."""
+    found: dict[str, set[str]] = {}
+    for name, (path, _) in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            if used := roots & JSON_LIBRARIES:
+                found.setdefault(name, set()).update(used)
+    return found
+
+
+def test_json_goes_through_one_module() -> None:
+    elsewhere = {
+        f"{module} imports {', '.join(sorted(libraries))}: use kforge.jsoncodec"
+        for module, libraries in json_imports().items()
+        if module != JSON_MODULE and module not in STANDALONE
+    }
+    assert elsewhere == set()
+
+
+def test_a_json_import_is_found() -> None:
+    assert json_imports()[JSON_MODULE] == JSON_LIBRARIES

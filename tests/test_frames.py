@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
+import types
 import typing
 from datetime import UTC, datetime
 from typing import Any
@@ -11,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kforge import frames as fr
+from kforge import jsoncodec
 from kforge.frames import Frame, frame_from_json, frame_to_json
 
 json_scalars = st.one_of(
@@ -52,13 +55,13 @@ def strategy_for(hint: Any) -> st.SearchStrategy[Any]:
         return st.booleans()
     if hint is datetime:
         return datetimes
-    if isinstance(hint, type) and issubclass(hint, fr.enum.Enum):
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return st.sampled_from(list(hint))
     if origin is tuple:
         return st.lists(strategy_for(args[0]), max_size=4).map(tuple)
     if origin is dict:
         return json_objects
-    if origin in (typing.Union, fr.types.UnionType):
+    if origin in (typing.Union, types.UnionType):
         return st.one_of(*(strategy_for(a) for a in args))
     if hint is type(None):
         return st.none()
@@ -144,9 +147,12 @@ def test_stored_body_and_stamping_agree_with_the_dict_form(
         value = expected.get(f.name)
         if plain and type(value) is type(f.default) and value == f.default:
             del expected[f.name]
-    assert fr.jsoncodec.loads(body) == expected
-    restored = fr.frame_from_dict({**fr.jsoncodec.loads(body), "type": frame.type})
+    assert jsoncodec.loads(body) == expected
+    restored = fr.frame_from_dict({**jsoncodec.loads(body), "type": frame.type})
     assert restored == dataclasses.replace(frame, run_id="", seq=0)
+    assert fr.frame_from_body(frame.type, body, run_id, seq) == dataclasses.replace(
+        frame, run_id=run_id, seq=seq
+    )
 
     copy = fr.stamped(frame, run_id, seq)
     assert copy == dataclasses.replace(frame, run_id=run_id, seq=seq)
@@ -174,7 +180,7 @@ def test_stored_body_falls_back_for_what_orjson_refuses_and_rejects_non_json() -
     import pytest
 
     big = fr.DataEvent(name="x", payload={"n": 2**70, "keys": {1: "one"}})
-    assert fr.jsoncodec.loads(fr.frame_body_json(big))["payload"] == {
+    assert jsoncodec.loads(fr.frame_body_json(big))["payload"] == {
         "n": 2**70,
         "keys": {"1": "one"},
     }

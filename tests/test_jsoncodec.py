@@ -1,9 +1,11 @@
-"""The record's JSON codec: orjson's speed, the stdlib's coverage and errors."""
+"""The one JSON module: orjson's and msgspec's speed, the stdlib's coverage and errors, options
+for text a person reads, and typed reading."""
 
 from __future__ import annotations
 
+import enum
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,7 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kforge.jsoncodec import dumps, loads, not_json
+from kforge.jsoncodec import (
+    JSONDecodeError,
+    dumps,
+    dumps_bytes,
+    dumps_typed,
+    loads,
+    loads_as,
+    not_json,
+    raw_decode,
+)
 
 json_values = st.recursive(
     st.none()
@@ -101,3 +112,72 @@ def test_a_long_integer_is_found_wherever_it_starts() -> None:
             text = '{"' + "k" * pad + '": ' + str(value) + "}"
             assert loads(text) == {"k" * pad: value}, (pad, value)
             assert type(loads(text.encode())["k" * pad]) is int
+
+
+def test_text_for_people_is_indented_and_keys_can_be_sorted() -> None:
+    value = {"b": 1, "a": [1, 2], "é": "ü"}
+    assert dumps(value, sort_keys=True) == '{"a":[1,2],"b":1,"é":"ü"}'
+    assert dumps(value, indent=True) == '{\n  "b": 1,\n  "a": [\n    1,\n    2\n  ],\n  "é": "ü"\n}'
+    assert dumps({"n": 2**70, "a": 1}, sort_keys=True, indent=True) == (
+        '{\n  "a": 1,\n  "n": 1180591620717411303424\n}'
+    )
+    assert dumps_bytes(value) == dumps(value).encode()
+
+
+@given(json_values)
+def test_the_spaced_form_is_the_stdlibs_one_line_form(value: Any) -> None:
+    """What prompts show a model and older keys were written in, unchanged."""
+    assert dumps(value, spaced=True) == json.dumps(value, ensure_ascii=False)
+    assert dumps(value, spaced=True, sort_keys=True) == json.dumps(
+        value, ensure_ascii=False, sort_keys=True
+    )
+
+
+def test_default_turns_what_json_cannot_hold_into_what_it_can() -> None:
+    when = datetime(2024, 5, 1, tzinfo=UTC)
+    assert loads(dumps({"at": when, "n": 2**70}, default=str)) == {"at": str(when), "n": 2**70}
+    with pytest.raises(TypeError):
+        dumps({"at": when})
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Record:
+    at: datetime
+    colour: Colour
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def test_a_typed_record_round_trips_with_its_field_types() -> None:
+    record = Record(at=datetime(2024, 5, 1, 12, tzinfo=UTC), colour=Colour.RED, tags=("x",))
+    text = dumps_typed({"at": record.at, "colour": record.colour, "tags": record.tags})
+    assert loads(text) == {"at": "2024-05-01T12:00:00+00:00", "colour": "red", "tags": ["x"]}
+    assert loads_as(text, Record) == record
+    big = dumps_typed({"at": record.at, "colour": Colour.RED, "extra": {"n": 2**70}})
+    assert loads_as(big, Record).extra == {"n": 2**70}
+
+
+def test_typed_reading_names_the_field_that_does_not_fit() -> None:
+    with pytest.raises(ValueError, match="colour"):
+        loads_as('{"at": "2024-05-01T12:00:00+00:00", "colour": "blue"}', Record)
+    with pytest.raises(ValueError, match="colour"):
+        loads_as('{"at": "2024-05-01T12:00:00+00:00"}', Record)
+    with pytest.raises(ValueError):
+        loads_as('{"at": ', Record)
+
+
+def test_typed_reading_takes_legacy_text_the_stdlib_reads() -> None:
+    text = '{"at": "2024-05-01T12:00:00+00:00", "colour": "red", "extra": {"x": NaN}}'
+    extra = loads_as(text, Record).extra
+    assert extra["x"] != extra["x"]
+
+
+def test_raw_decode_reads_the_value_before_more_text() -> None:
+    assert raw_decode('say {"a": [1]} then', 4) == ({"a": [1]}, 14)
+    with pytest.raises(JSONDecodeError):
+        raw_decode("say nothing", 0)

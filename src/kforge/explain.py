@@ -3,19 +3,19 @@ interactions and limits, plus a short tally."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kforge import frames as fr
+from kforge import jsoncodec
 from kforge.frames import Frame
 
 __all__ = ["describe_frame", "explain_run"]
 
 
 def _short(value: Any, limit: int = 100) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else jsoncodec.dumps(value, default=str, spaced=True)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -9,11 +9,11 @@ stored, and keeps the whole stored value for the fields particular to the agent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from kforge import jsoncodec
 from kforge.errors import StateCorruptionError
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class AgentResult:
             value = data.get(cls.TEXT_FIELD)
             text = value if isinstance(value, str) else ""
         else:
-            text = json.dumps(data, ensure_ascii=False) if data else ""
+            text = jsoncodec.dumps(data, spaced=True) if data else ""
         return cls(
             text=text,
             citations=load_citations(data.get("citations")),

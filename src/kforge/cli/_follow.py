@@ -4,13 +4,13 @@ answered there, and its outcome reported with the exit code that says how it end
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from kforge import jsoncodec
 from kforge.agents.results import Report
 from kforge.cli._common import (
     EXIT_ERROR,
@@ -90,8 +90,8 @@ def parse_answer(text: str) -> Any:
     text = text.strip()
     if text.startswith("{"):
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
+            return jsoncodec.loads(text)
+        except jsoncodec.JSONDecodeError:
             pass
     return text
 

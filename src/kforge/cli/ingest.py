@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.cli._common import UsageError
 from kforge.errors import ConfigurationError, MissingExtraError
 from kforge.rag.catalog import folder_corpus_name
@@ -132,7 +132,7 @@ def run_ingest(args: argparse.Namespace) -> int:
             "nothing was indexed"
         )
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(jsoncodec.dumps(report.to_dict(), indent=True))
     else:
         print(report.summary())
     return 0

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from kforge import jsoncodec
 
 __all__ = ["ModelStatus", "check_model", "register", "run"]
 
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             asyncio.run(check_model(s, timeout=args.timeout, default=s == default)) for s in specs
         ]
     if args.json:
-        print(json.dumps([asdict(r) for r in rows], indent=2))
+        print(jsoncodec.dumps([asdict(r) for r in rows], indent=True))
     else:
         print(_render(rows))
     failed = [r for r in rows if r.status not in ("ok", "not checked")]

@@ -3,11 +3,11 @@ the options, and the keys a ``modify`` answer may carry."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.store.base import RunRecord
 
 __all__ = ["render_pending", "render_review"]
@@ -46,7 +46,7 @@ def render_review(payload: dict[str, Any]) -> list[str]:
                 shown = ", ".join(map(str, items)) if isinstance(items, list) else str(items)
                 lines.append(f"  {level:<15} {shown or '-'}")
             continue
-        text = json.dumps(value, ensure_ascii=False, indent=2)
+        text = jsoncodec.dumps(value, indent=True)
         if len(text) > 2000:
             text = text[:2000] + " …"
         lines.append(f"{key:<10} " + text.replace("\n", "\n           "))
@@ -73,7 +73,9 @@ def render_pending(run: RunRecord, hint: Callable[[str], str]) -> str:
         lines.append(f"answer     {hint(f'runs resume {run.id} --answer TEXT')}")
     keys = payload.get("modify_keys")
     if "modify" in options and isinstance(keys, dict) and keys:
-        example = json.dumps({"action": "modify", "modifications": {next(iter(keys)): "..."}})
+        example = jsoncodec.dumps(
+            {"action": "modify", "modifications": {next(iter(keys)): "..."}}, spaced=True
+        )
         lines.append(f"modify     {hint(f'runs resume {run.id} --answer {shlex.quote(example)}')}")
         lines.append("           where modifications may hold:")
         width = max(len(k) for k in keys)

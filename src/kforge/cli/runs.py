@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.results import read_result
 from kforge.cli._app import add_app_option, check_run_needs
 from kforge.cli._common import (
@@ -185,7 +185,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     ):
         if value:
             print(f"{label:<10} {value}")
-    print("input      " + json.dumps(run.input.get("args", {}), ensure_ascii=False))
+    print("input      " + jsoncodec.dumps(run.input.get("args", {}), spaced=True))
     if run.error:  # a paused run's is why it paused (the model could not be reached)
         label = "why" if run.status == RunStatus.PAUSED else "error"
         print(f"{label:<10} {run.error}")
@@ -195,7 +195,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         result = read_result(run)
         if result.citations and result.text.strip():  # the answer and the Sources it cites
             print(f"{result.TEXT_FIELD:<10} " + result.with_sources()[:4000])
-        print("result     " + json.dumps(run.result, ensure_ascii=False, indent=2)[:4000])
+        print("result     " + jsoncodec.dumps(run.result, indent=True)[:4000])
     return 0
 
 

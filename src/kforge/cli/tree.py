@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.cli._common import EXIT_OK, find_run, open_store
 from kforge.errors import ValidationError
 from kforge.runtime.interventions import Intervention
@@ -79,7 +79,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
     run = find_run(store, args.run)
     tree = Runtime(store).agent_tree(run.id)
     if args.json:
-        print(json.dumps(tree, indent=1, ensure_ascii=False))
+        print(jsoncodec.dumps(tree, indent=True))
     else:
         print("\n".join(tree_lines(tree)))
     return EXIT_OK

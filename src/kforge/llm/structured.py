@@ -9,11 +9,11 @@ else ``ModelOutputError``), and ``complete_structured`` does both around one mod
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from kforge import jsoncodec
 from kforge.errors import ModelOutputError
 from kforge.llm.types import Message, ModelResponse, ModelSettings
 from kforge.prompts import prompt_text
@@ -116,8 +116,8 @@ def extract_json(text: str) -> Any:
     if not stripped:
         raise ValueError("the reply is empty")
     try:
-        return json.loads(stripped)
-    except json.JSONDecodeError as exc:
+        return jsoncodec.loads(stripped)
+    except jsoncodec.JSONDecodeError as exc:
         first_error = exc
     if "```" in stripped:
         for block in stripped.split("```")[1::2]:
@@ -125,15 +125,14 @@ def extract_json(text: str) -> Any:
             tag = first_line.strip()
             body = rest if tag and tag[0] not in "{[" else block
             try:
-                return json.loads(body.strip())
-            except json.JSONDecodeError:
+                return jsoncodec.loads(body.strip())
+            except jsoncodec.JSONDecodeError:
                 continue
-    decoder = json.JSONDecoder()
     for index, char in enumerate(stripped):
         if char in "{[":
             try:
-                value, _ = decoder.raw_decode(stripped, index)
-            except json.JSONDecodeError:
+                value, _ = jsoncodec.raw_decode(stripped, index)
+            except jsoncodec.JSONDecodeError:
                 continue
             return value
     raise ValueError(
@@ -146,14 +145,14 @@ def extract_json(text: str) -> Any:
 def _validator(schema_json: str) -> Any:
     import jsonschema
 
-    schema = json.loads(schema_json)
+    schema = jsoncodec.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema)
 
 
 def schema_errors(value: Any, schema: dict[str, Any], *, limit: int = 5) -> list[str]:
     """Why ``value`` does not match ``schema``: one line per problem, naming the path; empty if valid."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(jsoncodec.dumps(schema, sort_keys=True))
     errors = sorted(
         validator.iter_errors(value), key=lambda e: (len(e.path), list(map(str, e.path)))
     )
@@ -166,7 +165,7 @@ def schema_errors(value: Any, schema: dict[str, Any], *, limit: int = 5) -> list
 
 def json_instructions(schema: dict[str, Any]) -> str:
     """What to tell a model that cannot be constrained to a schema."""
-    return prompt_text("JSON_INSTRUCTIONS", schema=json.dumps(schema, separators=(",", ":")))
+    return prompt_text("JSON_INSTRUCTIONS", schema=jsoncodec.dumps(schema))
 
 
 def repair_message(problems: Sequence[str] | str) -> Message:

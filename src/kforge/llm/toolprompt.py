@@ -7,10 +7,10 @@ told the format and their reply is parsed leniently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.llm.types import Message, ToolCall, ToolSpec
 from kforge.prompts import prompt_text
 
@@ -31,7 +31,7 @@ def tool_instructions(tools: Sequence[ToolSpec]) -> str:
     """A system-prompt block that lists the tools and the decision format."""
     lines = []
     for tool in tools:
-        params = json.dumps(tool.input_schema.get("properties", {}), separators=(",", ":"))
+        params = jsoncodec.dumps(tool.input_schema.get("properties", {}))
         required = tool.input_schema.get("required", [])
         lines.append(f"- {tool.name}: {tool.description.strip()}")
         lines.append(
@@ -82,10 +82,10 @@ def parse_decision(value: Any, *, call_id_prefix: str = "call") -> tuple[str, tu
             return "", (read_tool_call(value, f"{call_id_prefix}_0"),)
         if "answer" in value:
             answer = value["answer"]
-            return answer if isinstance(answer, str) else json.dumps(answer), ()
+            return answer if isinstance(answer, str) else jsoncodec.dumps(answer, spaced=True), ()
     raise ValueError(
         'expected {"tool": "<name>", "arguments": {...}} or {"answer": "<text>"}, '
-        f"got {json.dumps(value)[:200]}"
+        f"got {jsoncodec.dumps(value, spaced=True)[:200]}"
     )
 
 
@@ -95,21 +95,25 @@ def read_tool_call(item: Any, call_id: str = "call_0") -> ToolCall:
     tool calls written as JSON (by prompted models, and in the ReAct loop's decisions).
     Raises ``ValueError`` saying what is wrong."""
     if not isinstance(item, dict):
-        raise ValueError(f"a tool call must be an object, got {json.dumps(item)[:200]}")
+        raise ValueError(
+            f"a tool call must be an object, got {jsoncodec.dumps(item, spaced=True)[:200]}"
+        )
     name = item.get("tool", item.get("name"))
     if isinstance(item.get("function"), dict):
         name = item["function"].get("name", name)
         item = {"arguments": item["function"].get("arguments"), **item}
     if not isinstance(name, str) or not name:
-        raise ValueError(f"a tool call needs the tool's name, got {json.dumps(item)[:200]}")
+        raise ValueError(
+            f"a tool call needs the tool's name, got {jsoncodec.dumps(item, spaced=True)[:200]}"
+        )
     arguments = item.get("arguments", item.get("parameters", {}))
     if isinstance(arguments, str):
-        arguments = json.loads(arguments) if arguments.strip() else {}
+        arguments = jsoncodec.loads(arguments) if arguments.strip() else {}
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ValueError(
-            f"arguments of tool '{name}' must be a JSON object, got {json.dumps(arguments)[:200]}"
+            f"arguments of tool '{name}' must be a JSON object, got {jsoncodec.dumps(arguments, spaced=True)[:200]}"
         )
     return ToolCall(name=name, arguments=arguments, id=str(item.get("id") or call_id))
 
@@ -127,7 +131,7 @@ def flatten_tool_messages(messages: Sequence[Message]) -> list[Message]:
         if message.role == "assistant" and message.tool_calls:
             parts = [message.content] if message.content else []
             parts += [
-                json.dumps({"tool": call.name, "arguments": call.arguments}, ensure_ascii=False)
+                jsoncodec.dumps({"tool": call.name, "arguments": call.arguments}, spaced=True)
                 for call in message.tool_calls
             ]
             flat = Message.assistant("\n".join(parts))

@@ -6,7 +6,6 @@ Every failed action's reflection is stored and found again for a similar action;
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import Counter
@@ -16,6 +15,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
+from kforge import jsoncodec
 from kforge.errors import ValidationError
 from kforge.frames import Reflection, utc_now
 from kforge.llm.types import ToolCall
@@ -214,7 +214,7 @@ def _value_similarity(x: Any, y: Any) -> float:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return jsoncodec.dumps(value, sort_keys=True, default=str, spaced=True)
 
 
 def _action_dict(call: ToolCall) -> dict[str, Any]:

@@ -6,7 +6,6 @@ similar action.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -16,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from kforge import jsoncodec
 from kforge.errors import ModelError, ModelOutputError, ScriptedModelError
 from kforge.frames import Reflection, new_id
 from kforge.llm.structured import complete_structured
@@ -285,7 +285,8 @@ async def suggest_alternative(
     if tools:
         lines.append("Available tools:")
         lines.extend(
-            f"- {t.name}: {t.description} input: {json.dumps(t.input_schema)}" for t in tools
+            f"- {t.name}: {t.description} input: {jsoncodec.dumps(t.input_schema, spaced=True)}"
+            for t in tools
         )
     request = "\n".join(line for line in lines if line)
     try:
@@ -335,7 +336,7 @@ def _fallback_reflection(action: ToolCall, error: str, kind: FailureKind) -> Ref
     error_type = classify_error(error, kind)
     what = "calling" if kind == "tool" else "the check"
     detail = " ".join(error.split())[:300] or "no error message"
-    args = json.dumps(action.arguments, sort_keys=True, ensure_ascii=False, default=str)
+    args = jsoncodec.dumps(action.arguments, sort_keys=True, default=str, spaced=True)
     analysis = f"{what.capitalize()} '{action.name}' with {args} failed: {detail}"
     fix = f"For '{action.name}': {_FIXES[error_type]}."
     return ReflectionDraft(error_type, analysis, fix, from_model=False)

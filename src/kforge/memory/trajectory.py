@@ -6,12 +6,12 @@ explained and measured: steps, efficiency against optimal steps, tokens, duratio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from kforge import jsoncodec
 from kforge.errors import ValidationError
 from kforge.frames import (
     AgentResponse,
@@ -284,9 +284,9 @@ class TrajectoryLog:
             "metrics": self.metrics.to_dict(),
         }
 
-    def to_json(self, *, indent: int | None = 2) -> str:
+    def to_json(self, *, indent: bool = True) -> str:
         """The log for debugging or export: entries, metrics and status as JSON."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
+        return jsoncodec.dumps(self.to_dict(), indent=indent, default=str)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -307,4 +307,4 @@ def _result_meta(tool_name: str, success: bool, execution_time_ms: float) -> dic
 
 
 def _call_text(name: str, arguments: Mapping[str, Any]) -> str:
-    return f"{name}({json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)})"
+    return f"{name}({jsoncodec.dumps(arguments, sort_keys=True, default=str, spaced=True)})"

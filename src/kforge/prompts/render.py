@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import ValidationError
 from kforge.prompts.template import PLACEHOLDER_RE, PlaceholderDef, PromptSection, PromptTemplate
 
@@ -34,7 +34,7 @@ def _check(placeholder: PlaceholderDef, value: Any, template: str) -> None:
 def _item(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return jsoncodec.dumps(value, default=str, spaced=True)
 
 
 def format_value(value: Any) -> str:

@@ -4,10 +4,10 @@ answer it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.results import read_result
 from kforge.engine.registry import AgentRegistry
 from kforge.errors import ValidationError
@@ -40,7 +40,7 @@ def answer_text(run: RunRecord, registry: AgentRegistry | None = None) -> str:
     result = read_result(run, registry)
     if result.text.strip():
         return result.with_sources()
-    return json.dumps(dict(result.stored), ensure_ascii=False)
+    return jsoncodec.dumps(dict(result.stored), spaced=True)
 
 
 async def run_to_answer(
@@ -106,7 +106,7 @@ def question_text(run: RunRecord, command: Callable[[str], str]) -> str:
     keys = (pending.get("payload") or {}).get("modify_keys")
     lines = [f"[run {run.id} is waiting for a person: {pending.get('prompt', '')}]"]
     if payload:
-        lines.append("To review:\n" + json.dumps(payload, ensure_ascii=False, indent=1)[:6000])
+        lines.append("To review:\n" + jsoncodec.dumps(payload, indent=True)[:6000])
     if options:
         lines.append(f"Options: {', '.join(options)}.")
     if "modify" in options and isinstance(keys, dict) and keys:

@@ -3,10 +3,10 @@ each a narrow view of the store or the runtime, never the thing itself."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kforge import jsoncodec
 from kforge.agents.results import read_result
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked
 from kforge.errors import (
@@ -195,7 +195,7 @@ class ChildAgents:
             )
             return f"[child run {handle} is {run.status.value}: {detail}]"
         result = read_result(run, self._runtime.registry)
-        return result.text or json.dumps(dict(result.stored), ensure_ascii=False)
+        return result.text or jsoncodec.dumps(dict(result.stored), spaced=True)
 
 
 class Documents:

@@ -3,8 +3,9 @@ response is shown instead of failing it."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from kforge import jsoncodec
 
 __all__ = ["MAX_DEPTH", "MAX_VALUE_BYTES", "SHOWN_DEPTH", "check_shape", "clipped", "json_depth"]
 
@@ -44,7 +45,7 @@ def check_shape(value: Any, what: str) -> Any:
             f"{what} nest more than {MAX_DEPTH} levels of lists and objects; flatten them "
             f"(at most {MAX_DEPTH} levels)"
         )
-    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    size = len(jsoncodec.dumps_bytes(value))
     if size > MAX_VALUE_BYTES:
         raise ValueError(
             f"{what} take {size} bytes as JSON, more than {MAX_VALUE_BYTES}; pass large "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -10,6 +9,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from kforge import jsoncodec
 from kforge.frames import Frame, TokenDelta, frame_to_dict
 from kforge.server.problems import Problem
 from kforge.server.state import ServerState
@@ -53,7 +53,7 @@ def last_event_seq(request: Request, after_seq: int) -> int:
 
 
 def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return jsoncodec.dumps(data)
 
 
 def run_event_stream(

@@ -10,7 +10,6 @@ the agent's current text (``RUN:SEQ+CHARS``), so a resumed stream goes on from t
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 
+from kforge import jsoncodec
 from kforge.frames import AgentSpeaking, Frame, TokenDelta, frame_to_dict
 from kforge.runtime.interventions import descendants
 from kforge.runtime.text_deltas import SpokenText
@@ -136,4 +136,4 @@ def tree_event_stream(
 
 
 def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return jsoncodec.dumps(data)

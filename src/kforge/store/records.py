@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from kforge.errors import StateCorruptionError
-from kforge.frames import Frame, frame_from_dict
+from kforge.frames import Frame, frame_from_body
 from kforge.jsoncodec import dumps, loads
 from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.packing import unpack
@@ -65,9 +65,7 @@ def decode_frames(run_id: str, rows: Sequence[tuple[int, str, bytes | str]]) -> 
     frames = []
     for seq, type_name, data in rows:
         try:
-            body = loads(unpack(data))
-            body["run_id"], body["seq"], body["type"] = run_id, seq, type_name
-            frames.append(frame_from_dict(body))
+            frames.append(frame_from_body(type_name, unpack(data), run_id, seq))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise StateCorruptionError(
                 f"run '{run_id}': frame seq {seq} is damaged ({exc}); `kforge runs export "

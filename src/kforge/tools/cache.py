@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.tools.result import ToolResult
 
 __all__ = ["ToolResultCache"]
@@ -22,7 +22,7 @@ class ToolResultCache:
 
     @staticmethod
     def key(tool_name: str, arguments: dict[str, Any]) -> str:
-        return tool_name + "\x00" + json.dumps(arguments, sort_keys=True, default=str)
+        return tool_name + "\x00" + jsoncodec.dumps(arguments, sort_keys=True, default=str)
 
     def get(self, tool_name: str, arguments: dict[str, Any]) -> ToolResult | None:
         key = self.key(tool_name, arguments)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import typing
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from kforge import jsoncodec
 from kforge.errors import ToolArgumentsError, ToolDefinitionError
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
@@ -163,7 +163,7 @@ class FunctionTool(Tool):
         structured = (
             {"result": plain} if self._wrap_output or not isinstance(plain, dict) else plain
         )
-        text = plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
+        text = plain if isinstance(plain, str) else jsoncodec.dumps(plain, spaced=True)
         return ToolResult.success(text, structured)
 
     def _pydantic_message(self, exc: pydantic.ValidationError) -> str:

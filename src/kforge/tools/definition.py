@@ -5,10 +5,10 @@ Any definition serializes to JSON and parses back unchanged.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.tools.annotations import ToolAnnotations
 
 __all__ = ["ToolDefinition", "ToolExample"]
@@ -63,8 +63,8 @@ class ToolDefinition:
         )
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
+        return jsoncodec.dumps(self.to_dict(), sort_keys=True, spaced=True)
 
     @classmethod
     def from_json(cls, text: str) -> ToolDefinition:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(jsoncodec.loads(text))

@@ -3,12 +3,12 @@ name the field, the rule and the value received."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kforge import jsoncodec
 from kforge.errors import ToolArgumentsError, ToolDefinitionError
 
 if TYPE_CHECKING:
@@ -204,14 +204,17 @@ def _value(value: Any) -> str:
         text = repr(value)
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False, default=str)
+            text = jsoncodec.dumps(value, default=str, spaced=True)
         except (TypeError, ValueError):
             text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _listing(values: Sequence[Any]) -> str:
-    shown = [v if isinstance(v, str) else json.dumps(v, default=str) for v in values[:_MAX_LISTED]]
+    shown = [
+        v if isinstance(v, str) else jsoncodec.dumps(v, default=str, spaced=True)
+        for v in values[:_MAX_LISTED]
+    ]
     more = len(values) - _MAX_LISTED
     return ", ".join(shown) + (f" (and {more} more)" if more > 0 else "")
 

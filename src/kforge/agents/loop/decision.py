@@ -8,11 +8,11 @@ the loop turns that into an error frame and a bounded retry.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kforge import jsoncodec
 from kforge.errors import ModelOutputError
 from kforge.frames import AgentAction
 from kforge.llm.structured import structured_value
@@ -72,7 +72,7 @@ class Decision:
 
 def _self_contained(schema: dict[str, Any]) -> bool:
     """False when the schema refers to definitions that would break once nested elsewhere."""
-    text = json.dumps(schema)
+    text = jsoncodec.dumps(schema)
     return '"$ref"' not in text and '"$defs"' not in text and '"definitions"' not in text
 
 

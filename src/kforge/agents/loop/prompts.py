@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from kforge import jsoncodec
 from kforge.llm.structured import decoder_bounds
 from kforge.llm.types import Message, ToolCall, ToolSpec
 from kforge.prompts import load_template, prompt_text, render_template
@@ -45,7 +45,7 @@ _RESULT_CHARS = 3000
 
 def call_text(call: ToolCall) -> str:
     """``name({"arg": ...})``: a call as one line for prompts, frames and logs."""
-    return f"{call.name}({json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)})"
+    return f"{call.name}({jsoncodec.dumps(call.arguments, sort_keys=True, spaced=True)})"
 
 
 def merge_messages(messages: Sequence[Message]) -> list[Message]:
@@ -70,7 +70,7 @@ def _tool_lines(tools: Sequence[ToolSpec]) -> list[str]:
     for spec in tools:
         properties = spec.input_schema.get("properties", {})
         required = spec.input_schema.get("required", [])
-        args = json.dumps(properties, separators=(",", ":"), ensure_ascii=False)
+        args = jsoncodec.dumps(properties)
         needed = f"; required: {', '.join(required)}" if required else ""
         lines.append(f"{spec.name}: {spec.description.strip()} Arguments: {args}{needed}")
     return lines
@@ -108,7 +108,7 @@ def decision_request(
     if retired:
         lines.append(f"No longer available after repeated failures: {', '.join(retired)}.")
     if suggestion is not None:
-        args = json.dumps(suggestion.arguments, ensure_ascii=False, sort_keys=True)
+        args = jsoncodec.dumps(suggestion.arguments, sort_keys=True, spaced=True)
         why = f" ({suggestion_reason})" if suggestion_reason else ""
         lines.append(
             f"Suggested alternative after a repeated failure: {suggestion.name}({args}){why}."

@@ -10,11 +10,11 @@ from journaled model replies and tool results, so a resumed step replays exactly
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.decisions import structured
 from kforge.agents.loop.config import LoopConfig
 from kforge.agents.loop.decision import Decision, decision_schema, native_tools, parse_decision
@@ -167,7 +167,7 @@ class ReactLoop:
     ) -> ModelResponse:
         cfg = self.state.config
         specs = offered.specs()
-        recent = [ToolCall.from_dict(json.loads(k)) for k in self.state.failed_calls[-3:]]
+        recent = [ToolCall.from_dict(jsoncodec.loads(k)) for k in self.state.failed_calls[-3:]]
         structured = cfg.decision_mode == "structured"
         suggestion = ToolCall.from_dict(self.state.suggestion) if self.state.suggestion else None
         if suggestion is not None and suggestion.name not in offered:
@@ -248,7 +248,9 @@ class ReactLoop:
                 "assistant", f"Thought: {reasoning}\nQuestion to the user: {decision.question}"
             )
             answer = await ctx.ask(decision.question, kind="question")
-            text = str(answer.get("text") or answer.get("action") or json.dumps(answer))
+            text = str(
+                answer.get("text") or answer.get("action") or jsoncodec.dumps(answer, spaced=True)
+            )
             window.add("user", f"The user answered: {text}")
         elif decision.kind == "respond":
             await self._respond(ctx, run, decision, memory)
@@ -430,7 +432,7 @@ class ReactLoop:
         messages = merge_messages([*window.to_messages(system), Message.user(request)])
         sent = sum(window.count_tokens(m.content) for m in messages)
         if described is not None:
-            sent += window.count_tokens(json.dumps(described))
+            sent += window.count_tokens(jsoncodec.dumps(described, spaced=True))
         overhead = max(0, sent - window.token_count)
         # The summary gets a quarter of the room the threshold leaves the context and the whole
         # context aims at three quarters of it: a summary filling all the room would settle

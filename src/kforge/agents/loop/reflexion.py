@@ -8,11 +8,11 @@ store's documents, scoped per agent and per user, so a later run learns from an 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from kforge import jsoncodec
 from kforge.agents.loop.prompts import call_text
 from kforge.agents.loop.state import LoopState
 from kforge.engine.run_context import RunContext
@@ -125,7 +125,7 @@ def _words(text: str) -> set[str]:
 
 def _overlap(goal_words: set[str], call: ToolCall) -> float:
     """The share of the words in ``call``'s argument values that the goal also uses."""
-    words = _words(" ".join(json.dumps(v, ensure_ascii=False) for v in call.arguments.values()))
+    words = _words(" ".join(jsoncodec.dumps(v) for v in call.arguments.values()))
     return len(words & goal_words) / len(words) if words else 0.0
 
 

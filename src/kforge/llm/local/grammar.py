@@ -8,9 +8,10 @@ Output is still validated against the original schema afterwards.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any
+
+from kforge import jsoncodec
 
 __all__ = ["ANY_DEPTH", "ARRAY_MAX_ITEMS", "STRING_MAX_CHARS", "schema_to_gbnf"]
 
@@ -42,14 +43,14 @@ def _cached(schema_json: str) -> str:
     from llama_cpp import llama_grammar
 
     converter = _make_converter(llama_grammar)
-    schema = converter.resolve_refs(json.loads(schema_json), "input")
+    schema = converter.resolve_refs(jsoncodec.loads(schema_json), "input")
     converter.visit(schema, "")
     return str(converter.format_grammar())
 
 
 def schema_to_gbnf(schema: dict[str, Any]) -> str:
     """The GBNF grammar for ``schema`` (cached per schema)."""
-    return _cached(json.dumps(schema, sort_keys=False))
+    return _cached(jsoncodec.dumps(schema))
 
 
 def _make_converter(g: Any) -> Any:

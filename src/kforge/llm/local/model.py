@@ -8,13 +8,13 @@ problem explained when a rule the grammar cannot express was broken.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import ConfigurationError, ModelOutputError, ModelUnavailableError
 from kforge.extras import require_extra
 from kforge.llm.config import AnswerStyle
@@ -230,7 +230,7 @@ class LocalModel:
         while True:
             problems = _problems(generation, schema)
             if not problems:
-                value = json.loads(generation.text)
+                value = jsoncodec.loads(generation.text)
                 if not tools:
                     return self._response(
                         generation.text, usage, generation.finish_reason, parsed=value
@@ -244,7 +244,10 @@ class LocalModel:
                     return self._response(answer, usage, generation.finish_reason)
                 parsed = value["answer"]
                 return self._response(
-                    json.dumps(parsed), usage, generation.finish_reason, parsed=parsed
+                    jsoncodec.dumps(parsed, spaced=True),
+                    usage,
+                    generation.finish_reason,
+                    parsed=parsed,
                 )
             attempt += 1
             if attempt >= self.structured_attempts:
@@ -268,8 +271,8 @@ class LocalModel:
 
 def _problems(generation: Generation, schema: dict[str, Any]) -> list[str]:
     try:
-        value = json.loads(generation.text)
-    except json.JSONDecodeError as exc:
+        value = jsoncodec.loads(generation.text)
+    except jsoncodec.JSONDecodeError as exc:
         cut = " (the output hit max_tokens)" if generation.finish_reason == "length" else ""
         return [f"the output is not complete JSON{cut}: {exc.msg}"]
     return schema_errors(value, schema)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import (
     ConfigurationError,
     ModelAuthError,
@@ -206,7 +206,7 @@ class OpenAICompatibleModel:
 
     async def _post(self, params: dict[str, Any]) -> WireReply:
         raw = await self._client().chat.completions.with_raw_response.create(**params)
-        return parse_completion(json.loads(raw.text), endpoint=self.base_url)
+        return parse_completion(jsoncodec.loads(raw.text), endpoint=self.base_url)
 
     async def _post_stream(
         self, params: dict[str, Any], queue: asyncio.Queue[str | None], state: RetryState
@@ -325,7 +325,7 @@ class OpenAICompatibleModel:
             ):
                 try:
                     text, calls = parse_decision(value)
-                except (ValueError, json.JSONDecodeError) as exc:
+                except (ValueError, jsoncodec.JSONDecodeError) as exc:
                     return str(exc), ModelResponse()
                 tool_calls = list(calls)
         known = {t.name for t in call.tools}
@@ -353,7 +353,8 @@ class OpenAICompatibleModel:
         if reply.usage is not None:
             return reply.usage
         output = estimate_text_tokens(reply.text) + sum(
-            estimate_text_tokens(json.dumps(c.arguments)) for c in reply.tool_calls
+            estimate_text_tokens(jsoncodec.dumps(c.arguments, spaced=True))
+            for c in reply.tool_calls
         )
         return Usage(estimate_messages_tokens(history), output)
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import ModelResponseError
 from kforge.llm.types import Message, ModelSettings, ToolCall, ToolSpec, Usage
 
@@ -60,7 +60,10 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                         {
                             "id": c.id or f"call_{i}",
                             "type": "function",
-                            "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                            "function": {
+                                "name": c.name,
+                                "arguments": jsoncodec.dumps(c.arguments, spaced=True),
+                            },
                         }
                         for i, c in enumerate(m.tool_calls)
                     ],
@@ -110,10 +113,12 @@ def _arguments(name: str, raw: Any) -> dict[str, Any] | BadToolArguments:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     if not isinstance(raw, str):
-        return BadToolArguments(name, json.dumps(raw), "not a string or an object")
+        return BadToolArguments(
+            name, jsoncodec.dumps(raw, spaced=True), "not a string or an object"
+        )
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
+        value = jsoncodec.loads(raw)
+    except jsoncodec.JSONDecodeError as exc:
         return BadToolArguments(name, raw, exc.msg)
     if not isinstance(value, dict):
         return BadToolArguments(name, raw, "not an object")
@@ -149,13 +154,13 @@ def parse_completion(data: Any, *, endpoint: str) -> WireReply:
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ModelResponseError(
-            f"{endpoint} returned a completion without choices: {json.dumps(data)[:200]}"
+            f"{endpoint} returned a completion without choices: {jsoncodec.dumps(data, spaced=True)[:200]}"
         )
     choice = choices[0]
     message = choice.get("message")
     if not isinstance(message, dict):
         raise ModelResponseError(
-            f"{endpoint} returned a choice without a message: {json.dumps(choice)[:200]}"
+            f"{endpoint} returned a choice without a message: {jsoncodec.dumps(choice, spaced=True)[:200]}"
         )
     reply = WireReply(
         text=message.get("content") or "",
@@ -167,7 +172,7 @@ def parse_completion(data: Any, *, endpoint: str) -> WireReply:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             raise ModelResponseError(
-                f"{endpoint} returned a malformed tool call: {json.dumps(call)[:200]}"
+                f"{endpoint} returned a malformed tool call: {jsoncodec.dumps(call, spaced=True)[:200]}"
             )
         _add_call(
             reply, str(call.get("id") or f"call_{i}"), function["name"], function.get("arguments")
@@ -223,7 +228,7 @@ class StreamAccumulator:
                 if isinstance(args, str):
                     partial.arguments += args
                 elif isinstance(args, dict):
-                    partial.arguments = json.dumps(args)
+                    partial.arguments = jsoncodec.dumps(args, spaced=True)
         return delta_text
 
     def result(self) -> WireReply:

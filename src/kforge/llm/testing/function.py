@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import ModelOutputError
 from kforge.llm.base import CompletionStreamer
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
@@ -130,15 +130,15 @@ class FunctionModel(CompletionStreamer):
         elif isinstance(reply, (tuple, list)):
             response = ModelResponse(tool_calls=tuple(reply), finish_reason="tool_calls")
         elif isinstance(reply, dict):
-            response = ModelResponse(text=json.dumps(reply), parsed=reply)
+            response = ModelResponse(text=jsoncodec.dumps(reply, spaced=True), parsed=reply)
         else:
             response = ModelResponse(text=reply)
         if output_schema is not None and not response.tool_calls:
             parsed = response.parsed
             if parsed is None:
                 try:
-                    parsed = json.loads(response.text)
-                except json.JSONDecodeError as exc:
+                    parsed = jsoncodec.loads(response.text)
+                except jsoncodec.JSONDecodeError as exc:
                     raise ModelOutputError(
                         f"{self._name}: structured output was requested but the function "
                         f"returned text that is not JSON: {response.text[:200]!r}"
@@ -150,7 +150,7 @@ class FunctionModel(CompletionStreamer):
                     + "; ".join(problems)
                 )
             response = ModelResponse(
-                text=response.text or json.dumps(parsed),
+                text=response.text or jsoncodec.dumps(parsed, spaced=True),
                 tool_calls=response.tool_calls,
                 parsed=parsed,
                 usage=response.usage,
@@ -160,7 +160,8 @@ class FunctionModel(CompletionStreamer):
         usage = response.usage
         if usage == Usage():
             out = estimate_text_tokens(response.text) + sum(
-                estimate_text_tokens(json.dumps(c.arguments)) for c in response.tool_calls
+                estimate_text_tokens(jsoncodec.dumps(c.arguments, spaced=True))
+                for c in response.tool_calls
             )
             usage = Usage(estimate_messages_tokens(messages), out)
         return ModelResponse(

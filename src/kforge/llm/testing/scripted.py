@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.errors import ScriptedModelError
 from kforge.llm.base import CompletionStreamer
 from kforge.llm.types import (
@@ -120,8 +120,8 @@ class ScriptedModel(CompletionStreamer):
         if isinstance(reply, str):
             if output_schema is not None:
                 try:
-                    parsed = json.loads(reply)
-                except json.JSONDecodeError as exc:
+                    parsed = jsoncodec.loads(reply)
+                except jsoncodec.JSONDecodeError as exc:
                     raise ScriptedModelError(
                         f"scripted model: call #{len(self.calls)} asked for structured output "
                         f"but the queued reply is not JSON: {reply!r:.200}"
@@ -135,7 +135,7 @@ class ScriptedModel(CompletionStreamer):
                 f"is structured: {reply!r:.200}"
             )
         self._check_schema(reply, output_schema)
-        return ModelResponse(text=json.dumps(reply), parsed=reply)
+        return ModelResponse(text=jsoncodec.dumps(reply, spaced=True), parsed=reply)
 
     def _check_schema(self, value: Any, schema: dict[str, Any]) -> None:
         import jsonschema

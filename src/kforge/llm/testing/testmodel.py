@@ -6,10 +6,10 @@ and structured output are generated from the JSON Schemas, so they always valida
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from kforge import jsoncodec
 from kforge.llm.base import CompletionStreamer
 from kforge.llm.estimate import estimate_messages_tokens, estimate_text_tokens
 from kforge.llm.local.schema_values import valid_value
@@ -87,7 +87,9 @@ class TestModel(CompletionStreamer):
                 )
                 for i, tool in enumerate(selected)
             )
-            out_tokens = sum(estimate_text_tokens(json.dumps(c.arguments)) for c in calls)
+            out_tokens = sum(
+                estimate_text_tokens(jsoncodec.dumps(c.arguments, spaced=True)) for c in calls
+            )
             return ModelResponse(
                 tool_calls=calls,
                 usage=Usage(estimate_messages_tokens(messages), out_tokens),
@@ -101,7 +103,7 @@ class TestModel(CompletionStreamer):
                 if self._output is not None
                 else valid_value(output_schema, seed=self._seed + call_number)
             )
-            text = json.dumps(parsed)
+            text = jsoncodec.dumps(parsed, spaced=True)
         elif self._text is not None:
             text = self._text
         else:
@@ -121,4 +123,4 @@ class TestModel(CompletionStreamer):
             for m in messages
             if m.role == "tool"
         }
-        return json.dumps(results) if results else "success (no tool calls)"
+        return jsoncodec.dumps(results, spaced=True) if results else "success (no tool calls)"

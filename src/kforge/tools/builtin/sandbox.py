@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import os
 import shutil
 import signal
@@ -26,6 +25,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kforge import jsoncodec
 
 __all__ = ["RpcHandler", "SandboxLimits", "SandboxOutcome", "run_sandboxed"]
 
@@ -138,7 +139,16 @@ async def run_sandboxed(
         "max_processes": limits.max_processes,
         "max_open_files": limits.max_open_files,
     }
-    command = [*prefix, sys.executable, "-I", "-B", "-X", "utf8", str(CHILD), json.dumps(config)]
+    command = [
+        *prefix,
+        sys.executable,
+        "-I",
+        "-B",
+        "-X",
+        "utf8",
+        str(CHILD),
+        jsoncodec.dumps(config),
+    ]
     proc: asyncio.subprocess.Process | None = None
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -218,7 +228,7 @@ class _Run:
         watch = asyncio.create_task(self._watch())
         try:
             with contextlib.suppress(ConnectionError):
-                self.proc.stdin.write((json.dumps({"code": code}) + "\n").encode("utf-8"))
+                self.proc.stdin.write(jsoncodec.dumps_bytes({"code": code}) + b"\n")
                 await self.proc.stdin.drain()
             await self.proc.wait()
             watch.cancel()
@@ -237,7 +247,7 @@ class _Run:
             line = await reader.readline()
             if not line:
                 return
-            message = json.loads(line)
+            message = jsoncodec.loads(line)
             op = message.pop("op", "")
             if op == "done":
                 self.done = message
@@ -252,7 +262,7 @@ class _Run:
             finally:
                 self._pause(False)
             with contextlib.suppress(ConnectionError):
-                self.proc.stdin.write((json.dumps(reply, default=str) + "\n").encode("utf-8"))
+                self.proc.stdin.write(jsoncodec.dumps_bytes(reply, default=str) + b"\n")
                 await self.proc.stdin.drain()
 
     def _pause(self, waiting: bool) -> None:

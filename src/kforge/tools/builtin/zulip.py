@@ -6,9 +6,9 @@ key). Asks a person before sending by default, since a message cannot be unsent.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
+from kforge import jsoncodec
 from kforge.tools.annotations import ToolAnnotations
 from kforge.tools.base import Tool
 from kforge.tools.result import ToolResult
@@ -92,7 +92,7 @@ class ZulipSendTool(Tool):
         else:
             data = {
                 "type": "direct",
-                "to": json.dumps(arguments["to"]),
+                "to": jsoncodec.dumps(arguments["to"], spaced=True),
                 "content": arguments["content"],
             }
             where = ", ".join(arguments["to"])

@@ -1,0 +1,97 @@
+"""Frames: the typed, append-only record of everything a run does.
+
+Every frame is a frozen dataclass with a dotted ``type`` name (the SSE event name). The same
+frames are the trace, the stream, the persisted log and the audit trail. The vocabulary is
+``vocabulary``; ``codec`` writes and reads them (``frame_to_dict`` and ``frame_from_dict``
+round-trip exactly through JSON); ``legacy`` reads the old tool-call vocabulary.
+"""
+
+from __future__ import annotations
+
+from kforge.frames.codec import (
+    frame_body_json,
+    frame_from_body,
+    frame_from_dict,
+    frame_from_json,
+    frame_to_dict,
+    frame_to_json,
+    stamped,
+    unstorable_field,
+)
+from kforge.frames.legacy import upgrade_legacy_frame
+from kforge.frames.vocabulary import (
+    AgentAction,
+    AgentControl,
+    AgentResponse,
+    AgentSpeaking,
+    AgentStatus,
+    AgentThinking,
+    CheckpointKind,
+    Compaction,
+    Complete,
+    DataEvent,
+    ErrorFrame,
+    Frame,
+    InteractionAnswered,
+    InteractionRequested,
+    Intervention,
+    LimitReached,
+    LimitWarning,
+    ModelCall,
+    Observation,
+    PhaseChanged,
+    PhaseCheckpoint,
+    Plan,
+    Reflection,
+    StatusChanged,
+    TokenDelta,
+    ToolCallFrame,
+    ToolResultFrame,
+    UsageFrame,
+    frame_class,
+    new_id,
+    utc_now,
+)
+
+__all__ = [
+    "AgentAction",
+    "AgentControl",
+    "AgentResponse",
+    "AgentSpeaking",
+    "AgentStatus",
+    "AgentThinking",
+    "CheckpointKind",
+    "Compaction",
+    "Complete",
+    "DataEvent",
+    "ErrorFrame",
+    "Frame",
+    "InteractionAnswered",
+    "InteractionRequested",
+    "Intervention",
+    "LimitReached",
+    "LimitWarning",
+    "ModelCall",
+    "Observation",
+    "PhaseChanged",
+    "PhaseCheckpoint",
+    "Plan",
+    "Reflection",
+    "StatusChanged",
+    "TokenDelta",
+    "ToolCallFrame",
+    "ToolResultFrame",
+    "UsageFrame",
+    "frame_body_json",
+    "frame_class",
+    "frame_from_body",
+    "frame_from_dict",
+    "frame_from_json",
+    "frame_to_dict",
+    "frame_to_json",
+    "new_id",
+    "stamped",
+    "unstorable_field",
+    "upgrade_legacy_frame",
+    "utc_now",
+]
