@@ -26,6 +26,10 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | mypy | mypy-doc 1.0.1 | MIT | the mypy guide to type checking, command line, configuration and error codes, Sphinx HTML |
 | django | python-django-doc 3.2.25 | BSD-3-Clause | Django's topic guides (models and queries, views, forms, templates, auth, testing, …) and FAQ, Sphinx HTML |
 | celery | python-celery-doc 5.2.6 | CC-BY-SA-4.0 | Celery's getting-started guides, broker pages, user guide, FAQ and glossary, Sphinx HTML |
+| psycopg | python-psycopg-doc 3.1.7 | LGPL-3 | Psycopg 3's basic usage, advanced topics and API reference, Sphinx HTML |
+| aiohttp | python-aiohttp-doc 3.8.4 | Apache-2.0 | aiohttp's client and server guides and references, deployment, testing, FAQ, glossary and migration essays, Sphinx HTML |
+| snakemake | snakemake-doc 7.21.0 | MIT | Snakemake's installation, tutorials, executor tutorials, Snakefile and execution guides and FAQ, Sphinx HTML |
+| doxygen | doxygen-doc 1.9.4 | GPL-2 | the Doxygen manual: guides, FAQ, troubleshooting, usage, configuration and command reference, Doxygen HTML |
 """
 
 from __future__ import annotations
@@ -253,6 +257,63 @@ DOCSETS: dict[str, Docset] = {
                 "django/index.html",
                 "tutorials/index.html",
             ),
+        ),
+        Docset(
+            "psycopg",
+            "python-psycopg-doc",
+            "usr/share/doc/python-psycopg-doc/html",
+            ("basic/*.html", "advanced/*.html", "api/*.html"),
+            "LGPL-3",
+            # the three index.html are tables of contents
+            skip=("index.html",),
+        ),
+        Docset(
+            "aiohttp",
+            "python-aiohttp-doc",
+            "usr/share/doc/python-aiohttp-doc/html",
+            ("*.html",),
+            "Apache-2.0",
+            # tables of contents (client, web, utilities, misc, essays), the change log, the
+            # contributors' guide and the lists of projects that use aiohttp
+            skip=(
+                *_SPHINX_INDEXES,
+                "client.html",
+                "web.html",
+                "utilities.html",
+                "misc.html",
+                "essays.html",
+                "changes.html",
+                "contributing.html",
+                "external.html",
+                "powered_by.html",
+                "built_with.html",
+                "third_party.html",
+            ),
+        ),
+        Docset(
+            "snakemake",
+            "snakemake-doc",
+            "usr/share/doc/snakemake/html",
+            (
+                "index.html",
+                "getting_started/*.html",
+                "tutorial/*.html",
+                "executor_tutorial/*.html",
+                "snakefiles/*.html",
+                "executing/*.html",
+                "project_info/faq.html",
+            ),
+            "MIT",
+        ),
+        Docset(
+            "doxygen",
+            "doxygen-doc",
+            "usr/share/doc/doxygen/html",
+            ("*.html",),
+            "GPL-2",
+            # pages.html is the table of contents; graph_legend.html explains one sample graph;
+            # emojisup.html is mostly the list of emoji names
+            skip=("pages.html", "graph_legend.html", "emojisup.html"),
         ),
     )
 }

@@ -71,6 +71,20 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "mypy",
         "django",
         "celery",
+        "psycopg",
+        "aiohttp",
+        "snakemake",
+        "doxygen",
     } <= set(docsets.DOCSETS)
-    for name in ("flask", "click", "jinja", "pytest", "scrapy", "sphinx", "borgbackup", "mypy"):
+    for name in (
+        "flask",
+        "click",
+        "jinja",
+        "pytest",
+        "scrapy",
+        "sphinx",
+        "borgbackup",
+        "mypy",
+        "aiohttp",
+    ):
         assert "genindex.html" in docsets.DOCSETS[name].skip
