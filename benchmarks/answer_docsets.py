@@ -80,6 +80,7 @@ QUESTION_SETS = {
     "mypy": DATA / "mypy_questions.jsonl",
     "django": DATA / "django_questions.jsonl",
     "celery": DATA / "celery_questions.jsonl",
+    "psycopg": DATA / "psycopg_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

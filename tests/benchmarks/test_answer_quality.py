@@ -360,8 +360,22 @@ DOC_SETS = [
     "mypy",
     "django",
     "celery",
+    "psycopg",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
+
+HELD_OUT = ["psycopg"]
+"""Sets written from the documents alone and kept out of tuning the answering code."""
+
+HELD_OUT_TYPES = {
+    "procedure": 8,
+    "quantity": 6,
+    "yes_no": 5,
+    "definition": 4,
+    "comparison": 3,
+    "reason": 2,
+    "who_when_where": 2,
+}
 
 
 @pytest.fixture(scope="module")
@@ -421,6 +435,30 @@ def test_every_quote_is_in_the_named_section_and_states_the_key_fact(
         stated = " ".join([item["source"]["section"], *quotes])
         fact = scoring.KeyFact.from_json(item["key_fact"])
         assert scoring.states_key_fact(stated, fact), f"{item['id']}: the quote lacks the key fact"
+
+
+@pytest.mark.parametrize("name", HELD_OUT)
+def test_held_out_sets_have_the_type_mix_and_every_key_fact_term_in_the_quote(
+    docsets: ModuleType, scoring: ModuleType, name: str
+) -> None:
+    items = docsets.load_questions(docsets.QUESTION_SETS[name])
+    assert len(items) == 30 and sum(i["answerable"] for i in items) == 25
+    types: dict[str, int] = {}
+    for item in items:
+        types[item["type"]] = types.get(item["type"], 0) + 1
+    assert types == HELD_OUT_TYPES
+    for item in items:
+        if not item["answerable"]:
+            assert item["absent_terms"], f"{item['id']}: name the terms the set never mentions"
+            continue
+        quotes = scoring.fact_text(" ".join(docsets.quotes_of(item)))
+        fact = scoring.KeyFact.from_json(item["key_fact"])
+        terms = [*fact.all, *(t for group in fact.any for t in group)]
+        for term in terms:
+            assert scoring.term_occurs(term, quotes), f"{item['id']}: {term!r} not in the quote"
+        for value, units in fact.number:
+            alone = scoring.KeyFact(number=((value, units),))
+            assert scoring.states_key_fact(quotes, alone), f"{item['id']}: {value} not quoted"
 
 
 @pytest.mark.parametrize("name", DOC_SETS)
