@@ -81,6 +81,7 @@ QUESTION_SETS = {
     "django": DATA / "django_questions.jsonl",
     "celery": DATA / "celery_questions.jsonl",
     "psycopg": DATA / "psycopg_questions.jsonl",
+    "aiohttp": DATA / "aiohttp_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}
