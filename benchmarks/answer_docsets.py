@@ -82,6 +82,7 @@ QUESTION_SETS = {
     "celery": DATA / "celery_questions.jsonl",
     "psycopg": DATA / "psycopg_questions.jsonl",
     "aiohttp": DATA / "aiohttp_questions.jsonl",
+    "snakemake": DATA / "snakemake_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}
