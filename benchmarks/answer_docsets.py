@@ -83,6 +83,7 @@ QUESTION_SETS = {
     "psycopg": DATA / "psycopg_questions.jsonl",
     "aiohttp": DATA / "aiohttp_questions.jsonl",
     "snakemake": DATA / "snakemake_questions.jsonl",
+    "doxygen": DATA / "doxygen_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}
