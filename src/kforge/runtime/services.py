@@ -195,7 +195,7 @@ class ChildAgents:
             )
             return f"[child run {handle} is {run.status.value}: {detail}]"
         result = read_result(run, self._runtime.registry)
-        return result.text or jsoncodec.dumps(dict(result.stored), spaced=True)
+        return result.text or jsoncodec.dumps(run.result or {}, spaced=True)
 
 
 class Documents:
