@@ -478,8 +478,7 @@ class RouterAgent(GradingNode):
     def result(self) -> dict[str, Any]:
         return self.typed_result().stored()
 
-    def partial_result(self) -> dict[str, Any]:
-        return self.result()
+    partial_result = result  # the answer so far is the best a limit can keep
 
     def get_state(self) -> dict[str, Any]:
         state = state_to_dict(self.state)
