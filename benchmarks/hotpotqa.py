@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from answer_runs import ask_arguments
 from eval_metrics import exact_match, recall_at_k, token_f1
 from kforge import Runtime
 from kforge.agents.common.answer import FALLBACK_NOTE
@@ -98,12 +99,13 @@ def build_corpus(item: dict[str, Any], embedder: Embedder | None) -> Corpus:
 
 
 async def router_answer(model: Model, item: dict[str, Any], k: int) -> tuple[CitedAnswer, int]:
-    """The router agent's answer over the question's paragraphs (``kforge ask`` with ``-k``),
-    and how many model calls it made."""
+    """The router agent's answer over the question's paragraphs (``kforge ask``'s arguments,
+    with ``-k``), and how many model calls it made."""
     rt = Runtime(MemoryStore(), model=model)
     try:
         add_paragraphs(rt.services.corpus("hotpot"), item)
-        run = await rt.run("router", {"question": item["question"], "corpus": "hotpot", "k": k})
+        args = {**ask_arguments(item["question"], "hotpot", None), "k": k}
+        run = await rt.run("router", args)
         if run.result is None:
             raise RuntimeError(f"run {run.id} ended {run.status.value}: {run.error}")
         calls = sum(isinstance(f, ModelCall) for f in rt.frames(run.id))

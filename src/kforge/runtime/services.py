@@ -13,6 +13,7 @@ from kforge.errors import (
     InvalidRunStateError,
     RunLeasedError,
     RunNotFoundError,
+    StateCorruptionError,
     ValidationError,
 )
 from kforge.runtime.forking import fork_child, lineage
@@ -227,8 +228,11 @@ def session_turns(
         if run.agent_type != agent_type or run.id in skip:
             continue
         question = (run.input.get("args") or {}).get("question")
-        answer = (run.result or {}).get("answer")
-        if isinstance(question, str) and isinstance(answer, str):
+        try:
+            answer = read_result(run).text
+        except StateCorruptionError:  # a turn whose record cannot be read is left out
+            continue
+        if isinstance(question, str) and answer:
             turns.append({"question": question, "answer": answer})
     return turns
 
