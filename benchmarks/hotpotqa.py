@@ -2,8 +2,10 @@
 
 Each question's 10 context paragraphs form its own corpus. Reports the share of gold
 supporting paragraphs among the top 2 and top 5 hits (BM25, and hybrid when the dense extra is
-installed), then answers every question with agentic RAG and a model and scores the answers
-by exact match and token F1 (HotpotQA's normalization).
+installed), then answers every question and scores the answers by exact match and token F1
+(HotpotQA's normalization): ``agentic`` runs the router agent, what ``kforge ask`` runs
+(searches, grading, a cited answer; its short answer line is scored), ``direct`` gives the
+top-k passages straight to the model.
 
     python benchmarks/hotpotqa.py --json hotpot.json --limit 50
     python benchmarks/hotpotqa.py --json hotpot.json --model openai:gpt-4o-mini --answer direct
@@ -21,10 +23,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from answer_runs import ask_arguments
 from eval_metrics import exact_match, recall_at_k, token_f1
+from kforge import Runtime
+from kforge.agents.common.answer import FALLBACK_NOTE
+from kforge.agents.results import CitedAnswer
+from kforge.frames import ModelCall
+from kforge.llm.base import Model
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
-from kforge.rag.agentic import RAGConfig
-from kforge.rag.answer import answer_question
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus
 from kforge.rag.dense import Embedder, MiniLMEmbedder, dense_available
@@ -74,8 +80,7 @@ def short_answer(text: str) -> str:
     return line.strip().strip('"').rstrip(".").strip()
 
 
-def build_corpus(item: dict[str, Any], embedder: Embedder | None) -> Corpus:
-    corpus = Corpus.open(MemoryStore(), "hotpot", embedder=embedder)
+def add_paragraphs(corpus: Corpus, item: dict[str, Any]) -> Corpus:
     context = item["context"]
     corpus.add_documents(
         [
@@ -87,6 +92,26 @@ def build_corpus(item: dict[str, Any], embedder: Embedder | None) -> Corpus:
         chunking=ChunkingOptions(max_chars=0),
     )
     return corpus
+
+
+def build_corpus(item: dict[str, Any], embedder: Embedder | None) -> Corpus:
+    return add_paragraphs(Corpus.open(MemoryStore(), "hotpot", embedder=embedder), item)
+
+
+async def router_answer(model: Model, item: dict[str, Any], k: int) -> tuple[CitedAnswer, int]:
+    """The router agent's answer over the question's paragraphs (``kforge ask``'s arguments,
+    with ``-k``), and how many model calls it made."""
+    rt = Runtime(MemoryStore(), model=model)
+    try:
+        add_paragraphs(rt.services.corpus("hotpot"), item)
+        args = {**ask_arguments(item["question"], "hotpot", None), "k": k}
+        run = await rt.run("router", args)
+        if run.result is None:
+            raise RuntimeError(f"run {run.id} ended {run.status.value}: {run.error}")
+        calls = sum(isinstance(f, ModelCall) for f in rt.frames(run.id))
+        return CitedAnswer.load(run.result), calls
+    finally:
+        await rt.aclose()
 
 
 async def direct_answer(question: str, corpus: Corpus, complete: Any, k: int) -> str:
@@ -112,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--k", type=int, default=5, help="passages retrieved and graded per search")
     parser.add_argument("--answer", choices=["agentic", "direct", "none"], default="agentic",
-                        help="agentic: grade, rewrite, cite; direct: top-k passages straight to the model")  # fmt: skip
+                        help="agentic: the router agent (kforge ask); direct: top-k passages straight to the model")  # fmt: skip
     parser.add_argument("--no-dense", action="store_true", help="skip the hybrid retrieval figures")
     args = parser.parse_args(argv)
     if not args.data.is_file():
@@ -151,29 +176,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             counter = CountingComplete(model.complete)
             started = time.perf_counter()
             if args.answer == "agentic":
-                answer = asyncio.run(
-                    answer_question(
-                        item["question"],
-                        lambda q, k, c=corpus: c.search(q, k, mode="lexical"),
-                        counter,
-                        config=RAGConfig(k=args.k),
-                        instructions=SHORT_ANSWER,
-                        answer_settings=ANSWER_SETTINGS,
-                    )
-                )
-                raw = answer.text
-                fallbacks += answer.fallback_used
-                row["fallback"] = answer.fallback_used
+                answer, model_calls = asyncio.run(router_answer(model, item, args.k))
+                # a model-only answer opens with the note that says so: its reply is scored
+                raw = answer.short_answer or answer.answer.removeprefix(FALLBACK_NOTE)
+                fallbacks += answer.fallback
+                row["fallback"] = answer.fallback
                 row["cited"] = [c.title for c in answer.citations]
             else:
                 raw = asyncio.run(direct_answer(item["question"], corpus, counter, args.k))
+                model_calls = counter.calls
             seconds.append(time.perf_counter() - started)
             prediction = short_answer(raw)
             em.append(exact_match(prediction, item["answer"]))
             f1.append(token_f1(prediction, item["answer"]))
-            calls.append(counter.calls)
+            calls.append(model_calls)
             row.update(
-                prediction=prediction, em=em[-1], f1=round(f1[-1], 3), model_calls=counter.calls
+                prediction=prediction, em=em[-1], f1=round(f1[-1], 3), model_calls=model_calls
             )
             print(f"[{n}/{len(items)}] EM {sum(em) / len(em):.3f} F1 {sum(f1) / len(f1):.3f}  "
                   f"{prediction[:40]!r} vs {item['answer'][:40]!r}", file=sys.stderr, flush=True)  # fmt: skip

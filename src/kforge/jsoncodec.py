@@ -33,6 +33,7 @@ __all__ = [
     "loads_as",
     "not_json",
     "raw_decode",
+    "to_builtins",
 ]
 
 T = TypeVar("T")
@@ -206,6 +207,13 @@ _TYPED_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
 def convert(value: Any, kind: type[T]) -> T:
     """``value`` (what ``loads`` returns) as a ``kind``, as ``loads_as`` reads text."""
     return msgspec.convert(value, kind)
+
+
+def to_builtins(value: Any) -> Any:
+    """``value`` (dataclasses of JSON values, tuples, enums, datetimes) as the JSON value it is
+    stored as: objects, lists, strings, numbers, booleans and null, what ``convert`` reads back
+    into the dataclass."""
+    return msgspec.json.decode(msgspec.json.encode(value))
 
 
 def not_json(value: Any) -> tuple[str, str] | None:

@@ -73,7 +73,7 @@ class CapitalReport(ForgeAgent):
         self.report = data["report"]
 
     def result(self) -> dict[str, Any]:
-        return {"report": self.report, **self.loop.result()}
+        return {"report": self.report, **self.loop.result().stored()}
 
 
 async def test_the_loop_runs_inside_a_phase_and_survives_a_suspension() -> None:

@@ -64,9 +64,9 @@ async def test_a_restored_loop_carries_on_from_the_saved_step() -> None:
     assert 'lookup_capital({"country": "France"}) (the English name)' in decision_prompt
     assert loop.state.suggestion is None  # shown once, then cleared
     result = loop.result()
-    assert result["answer"] == "Paris is the capital of France."
-    assert result["iterations"] == 3 and result["goal_achieved"] is True
-    assert result["tools_called"] == ["lookup_capital"] * 3
+    assert result.answer == "Paris is the capital of France."
+    assert result.iterations == 3 and result.goal_achieved is True
+    assert result.tools_called == ("lookup_capital",) * 3
     assert any(isinstance(f, AgentResponse) for f in frames)
     model.assert_consumed()
 

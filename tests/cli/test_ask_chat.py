@@ -4,6 +4,7 @@ offline smoke test of ``kforge ask`` with the bundled local model on the sample 
 from __future__ import annotations
 
 import io
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from kforge.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 from kforge.store.sqlite import SQLiteStore
 from tests.agents.test_router import reasoning_model
+from tests.cli.test_tree import kforge_cli
 
 VIT = (
     "# Vision Transformers\n\nVision transformers (ViT) split an image into patches and feed "
@@ -295,3 +297,16 @@ async def test_chat_searches_a_standalone_question_on_its_own(
         "How does YOLO detect objects? Is it fast?",  # refers back
     ]
     store.close()
+
+
+def test_ask_and_runs_show_print_the_same_sources(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    asked = kforge_cli(db, "ask", "What is BM25?", "--model", "test", "--answer", "extractive")
+    assert asked.returncode == 0, asked.stderr
+    answer, _, sources = asked.stdout.partition("\n\nSources:\n")
+    assert sources.strip(), asked.stdout
+    run_id = re.search(r"^run (\S+)$", asked.stderr, flags=re.MULTILINE)
+    assert run_id is not None, asked.stderr
+    shown = kforge_cli(db, "runs", "show", run_id.group(1))
+    assert shown.returncode == 0, shown.stderr
+    assert f"answer     {answer}\n\nSources:\n{sources}" in shown.stdout

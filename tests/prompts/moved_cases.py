@@ -120,7 +120,7 @@ def _router() -> dict[str, Case]:
 
 
 def _rag() -> dict[str, Case]:
-    from kforge.rag import answer, grading, grounded, rewrite
+    from kforge.rag import grading, grounded, rewrite
 
     graded = [
         GradedResult(_hit("Top-k keeps k tokens."), "not_relevant", 0.8, "about top-k, not top-p"),
@@ -128,8 +128,6 @@ def _rag() -> dict[str, Case]:
         GradedResult(_hit("Beam search.", file="b.md"), "not_relevant", 0.6, "x" * 300),
     ]
     return {
-        "grounded_answer": lambda: answer._GROUNDED_SYSTEM,
-        "model_only_answer": lambda: answer._MODEL_ONLY_SYSTEM,
         "grade/plain": lambda: _messages(
             grading._prompt("What is top-p?", _hit("Top-p keeps mass p."), "")
         ),

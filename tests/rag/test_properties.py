@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from kforge.errors import ModelOutputError, ModelUnavailableError
 from kforge.rag.agentic import RAGConfig, agentic_search
-from kforge.rag.answer import answer_question
 from kforge.rag.grading import grade_results
 from kforge.rag.rewrite import normalize_query, rewrite_query
 from kforge.rag.types import SearchHit
@@ -98,69 +97,3 @@ def test_majority_irrelevant_searches_are_rewritten(
         assert normalize_query(queries[i + 1]) not in {normalize_query(q) for q in queries[: i + 1]}
     last = result.attempts[-1]
     assert last.relevant_share >= 0.5 or len(queries) == 3
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    grades=st.lists(st.sampled_from(["relevant", "not_relevant"]), min_size=1, max_size=5),
-    markers=st.lists(st.integers(-1, 9), max_size=6),
-)
-def test_citations_are_only_relevant_sources(grades: list[str], markers: list[int]) -> None:
-    """For any final response with citations, every cited source was graded 'relevant'."""
-    hits = [make_hit(i) for i in range(len(grades))]
-    replies: list[Any] = [{"relevance": g, "confidence": 0.9, "reasoning": ""} for g in grades]
-    relevant_ids = {h.chunk.id for h, g in zip(hits, grades, strict=True) if g == "relevant"}
-    if len(relevant_ids) / len(grades) < 0.5:
-        replies.append({"query": "rewritten"})
-        replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
-        replies.append({"query": "rewritten again"})
-        replies += [{"relevance": "not_relevant", "confidence": 0.9, "reasoning": ""}] * len(grades)
-    reply = "Answer " + " ".join(f"[{m}]" for m in markers)
-    replies += [reply, reply]  # a reply that fails the checks is asked for once more
-    answer = _run(
-        answer_question(
-            "q", lambda query, k: hits[:k], FakeComplete(replies), config=RAGConfig(k=len(grades))
-        )
-    )
-    assert {c.chunk_id for c in answer.citations} <= relevant_ids
-    for citation in answer.citations:  # every listed source is cited in the text
-        assert f"[{citation.number}]" in answer.text
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    failures=st.lists(
-        st.one_of(st.just("irrelevant"), st.just("empty"), st.just("error")), min_size=3, max_size=3
-    ),
-    k=st.integers(1, 3),
-)
-def test_failed_searches_fall_back_with_a_disclaimer(failures: list[str], k: int) -> None:
-    """For any search that fails after all retries, the answer falls back to the model alone
-    with a disclaimer that says so."""
-    calls = {"n": 0}
-    replies: list[Any] = []
-    plan: list[str] = []
-    for mode in failures:
-        plan.append(mode)
-        if mode == "error":
-            break
-        if mode == "irrelevant":
-            replies += [{"relevance": "not_relevant", "confidence": 1, "reasoning": ""}] * k
-        if len(plan) < 3:
-            replies.append({"query": f"rewrite {len(plan)}"})
-    replies.append("A guess from general knowledge.")
-
-    def search(query: str, size: int) -> list[SearchHit]:
-        mode = plan[min(calls["n"], len(plan) - 1)]
-        calls["n"] += 1
-        if mode == "error":
-            raise ConnectionError("search backend down")
-        return [] if mode == "empty" else [make_hit(calls["n"] * 10 + i) for i in range(size)]
-
-    fake = FakeComplete(replies)
-    answer = _run(answer_question("q", search, fake, config=RAGConfig(k=k)))
-    assert answer.fallback_used
-    assert answer.disclaimer and "model alone" in answer.disclaimer
-    assert answer.citations == ()
-    assert answer.text == "A guess from general knowledge."
-    assert fake.replies == []

@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 
+from kforge.agents.results import sources_text
+from kforge.rag.types import Citation
 from tests.server.agents import GATES
 from tests.server.helpers import Event, LiveServer, iter_events
 
@@ -64,6 +66,40 @@ def test_a_router_run_streams_to_its_answer(server: LiveServer) -> None:
         assert done["status"] == "completed"
         assert "retriev" in done["result"]["answer"].lower()
         assert done["last_seq"] == len(frames)
+
+
+CITATION_FIELDS = {
+    "number",
+    "chunk_id",
+    "file",
+    "title",
+    "heading",
+    "page",
+    "start",
+    "end",
+    "quote",
+}
+
+
+def test_a_run_shows_its_text_and_the_sources_kforge_ask_prints(server: LiveServer) -> None:
+    with server.client() as client:
+        run = start(
+            client, "router", question="What is BM25?", corpus="samples", answer="extractive"
+        )
+        follow(client, run["id"])
+        done = client.get(f"/runs/{run['id']}").json()
+        result = done["result"]
+        # the stored result keeps the citation fields it always had
+        assert result["citations"] and all(set(c) == CITATION_FIELDS for c in result["citations"])
+        # beside it, what a person reads: the answer and its Sources, rendered as the CLI does
+        assert done["text"] == result["answer"]
+        labels = [Citation.from_dict(c).label for c in result["citations"]]
+        assert done["sources"] == labels
+        assert sources_text(Citation.from_dict(c) for c in result["citations"]) == (
+            "Sources:\n" + "\n".join(f"  {label}" for label in labels)
+        )
+        listed = client.get("/runs", params={"agent": "router"}).json()["runs"]
+        assert next(r for r in listed if r["id"] == run["id"])["sources"] == labels
 
 
 def test_frames_are_read_in_pages_after_a_seq(server: LiveServer) -> None:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from kforge.agents.loop import ReactLoop
 from kforge.agents.loop.config import LoopConfig
-from kforge.agents.results import AgentResult, CitedAnswer
+from kforge.agents.results import AgentResult, ReactResult
 from kforge.engine.agent import StepOutcome
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
@@ -112,7 +112,7 @@ class ReactAgent:
     """The ReAct loop as a run: each runner step is one decide → act → observe iteration."""
 
     agent_type = "react"
-    result_type: ClassVar[type[AgentResult]] = CitedAnswer
+    result_type: ClassVar[type[AgentResult]] = ReactResult
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
@@ -142,7 +142,7 @@ class ReactAgent:
             if state.goal_achieved
             else f"stopped ({state.stop_reason or 'goal not reached'}) after {state.iteration} step(s)"
         )
-        return StepOutcome(True, self.loop.result(), summary)
+        return StepOutcome(True, self.loop.result().stored(), summary)
 
     def get_state(self) -> dict[str, Any]:
         return {"args": self.args, "loop": self.loop.to_dict()}
@@ -153,7 +153,7 @@ class ReactAgent:
         self.loop = ReactLoop.restore(state["loop"])
 
     def partial_result(self) -> dict[str, Any]:
-        return self.loop.result()
+        return self.loop.result().stored()
 
 
 def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) -> TrajectoryLog:

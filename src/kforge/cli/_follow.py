@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kforge import jsoncodec
-from kforge.agents.results import Report
+from kforge.agents.results import Report, read_result
 from kforge.cli._common import (
     EXIT_ERROR,
     EXIT_LIMIT,
@@ -186,7 +186,8 @@ def report_path(agent_type: str, run_id: str, output: str | None = None) -> Path
 
 def save_report(run: RunRecord, output: str | None = None) -> Path | None:
     """Write the Markdown report in a run's (possibly partial) result; returns where."""
-    report = Report.load(run.result).text
+    result = read_result(run)
+    report = result.text if isinstance(result, Report) else ""
     if not report.strip():
         return None
     path = report_path(run.agent_type, run.id, output)

@@ -16,7 +16,7 @@ from kforge.llm.types import (
     word_deltas,
 )
 
-__all__ = ["CompleteFn", "CompletionStreamer", "Model", "answer_style"]
+__all__ = ["CompleteFn", "CompletionStreamer", "Model", "StyledModel", "answer_style"]
 
 
 class CompleteFn(Protocol):
@@ -93,12 +93,21 @@ class CompletionStreamer(ABC):
             yield event
 
 
-def answer_style(model: object) -> AnswerStyle:
-    """How agents should write answers from documents with ``model``: ``extractive`` (quote
-    the documents) or ``generative`` (the model writes, and its text is checked).
+@runtime_checkable
+class StyledModel(Protocol):
+    """A model that says how agents should write answers from documents with it (the local
+    and OpenAI-compatible models, from their provider's ``answer`` setting). A model that
+    does not declare it writes its own answers."""
 
-    A model says so with an ``answer_style`` attribute (set from its provider's ``answer``
-    setting); a model without one writes its own answers.
-    """
-    style = getattr(model, "answer_style", "generative")
-    return "extractive" if style == "extractive" else "generative"
+    @property
+    def answer_style(self) -> AnswerStyle:
+        """``extractive`` (quote the documents) or ``generative`` (the model writes, and its
+        text is checked)."""
+        ...
+
+
+def answer_style(model: Model) -> AnswerStyle:
+    """How agents should write answers from documents with ``model`` (see ``StyledModel``)."""
+    if isinstance(model, StyledModel) and model.answer_style == "extractive":
+        return "extractive"
+    return "generative"

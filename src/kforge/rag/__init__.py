@@ -13,7 +13,6 @@ from kforge.rag.agentic import (
     StatusCallback,
     agentic_search,
 )
-from kforge.rag.answer import RAGAnswer, answer_from_result, answer_question
 from kforge.rag.bm25 import BM25Index, BM25Params
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.complete import CompleteFn
@@ -49,7 +48,6 @@ __all__ = [
     "IngestProgress",
     "IngestReport",
     "MiniLMEmbedder",
-    "RAGAnswer",
     "RAGAttempt",
     "RAGConfig",
     "RAGResult",
@@ -61,8 +59,6 @@ __all__ = [
     "SourceInfo",
     "StatusCallback",
     "agentic_search",
-    "answer_from_result",
-    "answer_question",
     "dense_available",
     "drop_corpus",
     "grade_results",

@@ -40,7 +40,7 @@ def answer_text(run: RunRecord, registry: AgentRegistry | None = None) -> str:
     result = read_result(run, registry)
     if result.text.strip():
         return result.with_sources()
-    return jsoncodec.dumps(dict(result.stored), spaced=True)
+    return jsoncodec.dumps(run.result or {}, spaced=True)
 
 
 async def run_to_answer(

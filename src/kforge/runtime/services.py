@@ -13,6 +13,7 @@ from kforge.errors import (
     InvalidRunStateError,
     RunLeasedError,
     RunNotFoundError,
+    StateCorruptionError,
     ValidationError,
 )
 from kforge.runtime.forking import fork_child, lineage
@@ -195,7 +196,7 @@ class ChildAgents:
             )
             return f"[child run {handle} is {run.status.value}: {detail}]"
         result = read_result(run, self._runtime.registry)
-        return result.text or jsoncodec.dumps(dict(result.stored), spaced=True)
+        return result.text or jsoncodec.dumps(run.result or {}, spaced=True)
 
 
 class Documents:
@@ -227,8 +228,11 @@ def session_turns(
         if run.agent_type != agent_type or run.id in skip:
             continue
         question = (run.input.get("args") or {}).get("question")
-        answer = (run.result or {}).get("answer")
-        if isinstance(question, str) and isinstance(answer, str):
+        try:
+            answer = read_result(run).text
+        except StateCorruptionError:  # a turn whose record cannot be read is left out
+            continue
+        if isinstance(question, str) and answer:
             turns.append({"question": question, "answer": answer})
     return turns
 

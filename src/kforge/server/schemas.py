@@ -6,6 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from kforge.agents.results import read_result, sources_lines
+from kforge.engine.registry import AgentRegistry
+from kforge.errors import StateCorruptionError
 from kforge.frames import Frame, TokenDelta, frame_to_dict
 from kforge.runtime.interventions import Intervention, InterventionAction
 from kforge.server.jsonshape import SHOWN_DEPTH, check_shape, clipped, json_depth
@@ -137,9 +140,20 @@ class IngestBody(_Body):
     path: str = Field(min_length=1, max_length=4096, description="A folder on the server.")
 
 
-def run_json(run: RunRecord) -> dict[str, Any]:
+def run_json(run: RunRecord, registry: AgentRegistry | None = None) -> dict[str, Any]:
     """The run as the API shows it; a stored value too deep to send is cut, and the run's
-    ``unreadable`` names the fields that were (so one such run never breaks a listing)."""
+    ``unreadable`` names the fields that were (so one such run never breaks a listing).
+
+    Beside the stored ``result``, ``text`` is what a person reads of it and ``sources`` the
+    labels of the passages it cites, both read from the agent's declared result type (the
+    Sources ``kforge ask`` prints); a result that cannot be read is named in ``unreadable``."""
+    text, sources, unreadable = "", [], []
+    if run.result is not None:
+        try:
+            result = read_result(run, registry)
+            text, sources = result.text, sources_lines(result.citations)
+        except StateCorruptionError:
+            unreadable.append("text")
     shown: dict[str, Any] = {
         "id": run.id,
         "agent": run.agent_type,
@@ -157,11 +171,13 @@ def run_json(run: RunRecord) -> dict[str, Any]:
         "pause_reason": run.pause_reason,
         "pending_interaction": run.pending_interaction,
         "result": run.result,
+        "text": text,
+        "sources": sources,
         "error": run.error,
         "forked_from": run.forked_from,
         "forked_at_seq": run.forked_at_seq,
     }
-    cut = [
+    cut = unreadable + [
         name for name, value in shown.items() if json_depth(value, stop=SHOWN_DEPTH) > SHOWN_DEPTH
     ]
     for name in cut:

@@ -399,24 +399,27 @@ class BuildAgent(MakingPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"goal": self.goal, "workspace": str(self.workspace.root)}
 
-    def result(self) -> dict[str, Any]:
+    def typed_result(self) -> BuildResult:
         rc = self.rc
         shape = self.shape if rc.shape else None
-        return {
-            "goal": self.goal,
-            "workspace": str(self.workspace.root),
-            "program": shape.title if shape else "",
-            "summary": rc.summary,
-            "plan": rc.plan,
-            "files": rc.files,
-            "concepts": rc.concepts,
-            "constraints": rc.constraints,
-            "sources": rc.sources,
-            "run_command": shape.run if shape else "",
-            "check_command": shape.check if shape else "",
-            "log": self._log() if shape else "",
-            "complete": bool(rc.plan) and all(s["status"] == "done" for s in rc.plan),
-        }
+        return BuildResult(
+            goal=self.goal,
+            workspace=str(self.workspace.root),
+            program=shape.title if shape else "",
+            summary=rc.summary,
+            plan=tuple(rc.plan),
+            files=rc.files,
+            concepts=tuple(rc.concepts),
+            constraints=tuple(rc.constraints),
+            sources=tuple(rc.sources),
+            run_command=shape.run if shape else "",
+            check_command=shape.check if shape else "",
+            log=self._log() if shape else "",
+            complete=bool(rc.plan) and all(s["status"] == "done" for s in rc.plan),
+        )
+
+    def result(self) -> dict[str, Any]:
+        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc

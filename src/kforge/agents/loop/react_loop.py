@@ -31,6 +31,7 @@ from kforge.agents.loop.prompts import (
 )
 from kforge.agents.loop.reflexion import MeteredRun, Reflexion, lessons_for, memory_for
 from kforge.agents.loop.state import LoopState
+from kforge.agents.results import ReactResult
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError
 from kforge.frames import (
@@ -108,7 +109,7 @@ class ReactLoop:
         """The loop's state as JSON values; ``restore`` reads it back."""
         return self.state.to_dict()
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> ReactResult:
         """The answer, whether the goal was reached, why the loop stopped, and its metrics."""
         return self.state.result()
 

@@ -10,6 +10,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from kforge.agents.loop.config import DEFAULT_CONTEXT_TOKENS, LoopConfig
+from kforge.agents.results import ReactResult
 from kforge.engine.arguments import codec, load_state, state_to_dict
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentStatus
@@ -113,18 +114,18 @@ class LoopState:
             efficiency=optimal / self.iteration if optimal and self.iteration else None,
         )
 
-    def result(self) -> dict[str, Any]:
-        return {
-            "goal": self.goal,
-            "answer": self.answer,
-            "goal_achieved": self.goal_achieved,
-            "finished": self.finished,
-            "stop_reason": self.stop_reason,
-            "iterations": self.iteration,
-            "tools_called": list(self.tools_called),
-            "reflections": list(self.reflection_ids),
-            "metrics": self.metrics().to_dict(),
-        }
+    def result(self) -> ReactResult:
+        return ReactResult(
+            goal=self.goal,
+            answer=self.answer,
+            goal_achieved=self.goal_achieved,
+            finished=self.finished,
+            stop_reason=self.stop_reason,
+            iterations=self.iteration,
+            tools_called=tuple(self.tools_called),
+            reflections=tuple(self.reflection_ids),
+            metrics=self.metrics().to_dict(),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return state_to_dict(self)

@@ -38,7 +38,7 @@ from kforge.agents.research.prompts import (
 )
 from kforge.agents.research.question_tree import ResearchPhase, ResearchPhaseContext
 from kforge.agents.research.report import render_report
-from kforge.agents.results import AgentResult, Report
+from kforge.agents.results import AgentResult, ResearchReport
 from kforge.engine.agent import ForgeAgent
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.phases import Checkpoint, PhaseGraph, PhaseTransition
@@ -59,7 +59,7 @@ P = ResearchPhase
 
 class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
     agent_type = "research"
-    result_type: ClassVar[type[AgentResult]] = Report
+    result_type: ClassVar[type[AgentResult]] = ResearchReport
     context_class = ResearchPhaseContext
     graph = PhaseGraph(
         ResearchPhase,
@@ -422,18 +422,21 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"question": self.question}
 
-    def result(self) -> dict[str, Any]:
+    def typed_result(self) -> ResearchReport:
         rc = self.rc
-        return {
-            "question": self.question,
-            "report": render_report(self.question, rc),
-            "categories": rc.categories,
-            "questions": rc.questions,
-            "answers": rc.answers,
-            "sources": rc.sources,
-            "insights": rc.category_insights,
-            "frontier": rc.adjacent_questions,
-        }
+        return ResearchReport(
+            question=self.question,
+            report=render_report(self.question, rc),
+            categories=tuple(rc.categories),
+            questions=tuple(rc.questions),
+            answers=rc.answers,
+            sources=tuple(rc.sources),
+            insights=rc.category_insights,
+            frontier=tuple(rc.adjacent_questions),
+        )
+
+    def result(self) -> dict[str, Any]:
+        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc

@@ -63,7 +63,7 @@ from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.question import read_question
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
-from kforge.rag.types import Chunk
+from kforge.rag.types import Chunk, Citation
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
@@ -458,25 +458,27 @@ class RouterAgent(GradingNode):
 
     # -- state --------------------------------------------------------------------------------
 
-    def result(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "answer": self.state.answer,
-            "short_answer": self.state.short_answer if self.state.citations else "",
-            "refused": self.state.refused,
-            "citations": list(self.state.citations),
-            "out_of_scope": self.state.out_of_scope,
-            "fallback": self.state.fallback,
-            "answer_path": self.state.answer_path,
-            "answer_reason": self.state.answer_reason,
-            "queries": list(self.state.queries),
-            "route": list(self.state.route),
-            "iterations": self.state.iteration,
-            "history_turns": len(self.turns),
-        }
+    def typed_result(self) -> CitedAnswer:
+        return CitedAnswer(
+            question=self.question,
+            answer=self.state.answer,
+            short_answer=self.state.short_answer if self.state.citations else "",
+            refused=self.state.refused,
+            citations=tuple(Citation.from_dict(c) for c in self.state.citations),
+            out_of_scope=self.state.out_of_scope,
+            fallback=self.state.fallback,
+            answer_path=self.state.answer_path,
+            answer_reason=self.state.answer_reason,
+            queries=tuple(self.state.queries),
+            route=tuple(self.state.route),
+            iterations=self.state.iteration,
+            history_turns=len(self.turns),
+        )
 
-    def partial_result(self) -> dict[str, Any]:
-        return self.result()
+    def result(self) -> dict[str, Any]:
+        return self.typed_result().stored()
+
+    partial_result = result  # the answer so far is the best a limit can keep
 
     def get_state(self) -> dict[str, Any]:
         state = state_to_dict(self.state)

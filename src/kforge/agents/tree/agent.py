@@ -19,7 +19,7 @@ from typing import Any, ClassVar, TypeVar
 from kforge.agents.common.evidence import gather_evidence
 from kforge.agents.common.writing import write_grounded
 from kforge.agents.decisions import structured
-from kforge.agents.results import AgentResult, CitedAnswer
+from kforge.agents.results import AgentResult, TreeResult
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.prompts import (
     CLARIFY_PROMPT,
@@ -56,6 +56,7 @@ from kforge.llm.types import Message, ModelSettings, ToolCall
 from kforge.rag.compose import Segment
 from kforge.rag.grounded import GENERATE_SYSTEM, number_segments
 from kforge.rag.textcheck import cut_loop
+from kforge.rag.types import Citation
 
 __all__ = ["STEPS", "TreeAgent", "TreeSpawner"]
 
@@ -83,7 +84,7 @@ _Reply = TypeVar("_Reply")
 
 class TreeAgent:
     agent_type = "tree"
-    result_type: ClassVar[type[AgentResult]] = CitedAnswer
+    result_type: ClassVar[type[AgentResult]] = TreeResult
 
     def __init__(self, args: dict[str, Any] | None = None) -> None:
         self.args: dict[str, Any] = dict(args or {})
@@ -103,7 +104,7 @@ class TreeAgent:
         self.state = load_state(TreeState(prompt=self.params.prompt.strip()), state)
 
     def partial_result(self) -> dict[str, Any]:
-        return self._result(partial=True)
+        return self.typed_result(partial=True).stored()
 
     def child_run(self, prompt: str) -> tuple[str, dict[str, Any]]:
         """What ``fork(prompt)`` from this agent's code starts: a tree agent one level down."""
@@ -257,13 +258,13 @@ class TreeAgent:
             if question:
                 state.note = await self._ask(ctx, question, "summary", final=True) or ""
         state.resolved = True
-        result = self._result(partial=False)
-        ctx.emit(AgentSpeaking(text=result["answer"]))
+        result = self.typed_result(partial=False)
+        ctx.emit(AgentSpeaking(text=result.answer))
         ended = sum(1 for c in state.subagents if c.get("status") != "completed")
         summary = f"answered with {len(state.subagents)} subagent(s)" + (
             f", {ended} of them without an answer" if ended else ""
         )
-        return StepOutcome(True, result, summary)
+        return StepOutcome(True, result.stored(), summary)
 
     # -- parts -----------------------------------------------------------------------------
 
@@ -467,16 +468,16 @@ class TreeAgent:
         text = answer.text or "No documents were given and this model does not answer alone."
         return {"text": text, "citations": [], "path": answer.path}
 
-    def _result(self, *, partial: bool) -> dict[str, Any]:
+    def typed_result(self, *, partial: bool) -> TreeResult:
         state = self.state
         text = compose_summary(state)
         failed = [c for c in state.subagents if c.get("status") not in (None, "completed")]
-        return {
-            "answer": text,
-            "main_answer": state.main.get("text", ""),
-            "citations": list(state.main.get("citations", [])),
-            "subagents": [dict(c) for c in state.subagents],
-            "metadata": {
+        return TreeResult(
+            answer=text,
+            main_answer=state.main.get("text", ""),
+            citations=tuple(Citation.from_dict(c) for c in state.main.get("citations", [])),
+            subagents=tuple(dict(c) for c in state.subagents),
+            metadata={
                 "depth": self.params.depth,
                 "step": state.stage,
                 "clarifications": list(state.clarifications),
@@ -487,4 +488,4 @@ class TreeAgent:
                 "partial": partial or bool(failed),
                 "note": state.note,
             },
-        }
+        )

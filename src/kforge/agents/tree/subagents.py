@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol, runtime_checkable
 
-from kforge.agents.results import CitedAnswer
+from kforge.agents.results import TreeResult
 from kforge.engine.run_context import SUBAGENTS_REASON, Parked, RunContext
 from kforge.store.base import RunRecord, RunStatus
 
@@ -70,12 +70,12 @@ def ended(run: RunRecord) -> bool:
 
 
 def child_result(run: RunRecord) -> dict[str, Any]:
-    result = CitedAnswer.load(run.result)
+    result = TreeResult.load(run.result)
     return {
         "id": run.id,
         "status": run.status.value,
         "answer": result.text,
-        "main_answer": str(result.stored.get("main_answer") or ""),
+        "main_answer": result.main_answer,
         "sources": sorted({c.file for c in result.citations}),
         "error": run.error or "",
     }

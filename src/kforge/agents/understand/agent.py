@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from kforge.agents.common.naming import overlaps, slug, topic_name
 from kforge.agents.common.writing import question_from_title
 from kforge.agents.decisions import decide
-from kforge.agents.results import AgentResult, Report
+from kforge.agents.results import AgentResult, UnderstandReport
 from kforge.agents.understand.arguments import UnderstandArgs
 from kforge.agents.understand.calibrating import CalibratingPhase
 from kforge.agents.understand.context import UnderstandPhase, UnderstandPhaseContext
@@ -53,7 +53,7 @@ P = UnderstandPhase
 
 class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
     agent_type = "understand"
-    result_type: ClassVar[type[AgentResult]] = Report
+    result_type: ClassVar[type[AgentResult]] = UnderstandReport
     context_class = UnderstandPhaseContext
     graph = PhaseGraph(
         UnderstandPhase,
@@ -425,16 +425,19 @@ class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"topic": self.topic}
 
-    def result(self) -> dict[str, Any]:
+    def typed_result(self) -> UnderstandReport:
         rc = self.rc
-        return {
-            "topic": self.topic,
-            "report": render_record(self.topic, rc),
-            "knowledge": rc.knowledge,
-            "objectives": rc.objectives,
-            "questions": rc.questions,
-            "sources": rc.sources,
-        }
+        return UnderstandReport(
+            topic=self.topic,
+            report=render_record(self.topic, rc),
+            knowledge=rc.knowledge,
+            objectives=tuple(rc.objectives),
+            questions=tuple(rc.questions),
+            sources=tuple(rc.sources),
+        )
+
+    def result(self) -> dict[str, Any]:
+        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc

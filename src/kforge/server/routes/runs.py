@@ -48,7 +48,7 @@ async def start_run(body: StartRunBody, state: State, response: Response) -> dic
     limits = _limits(runtime, body.limits, None)
     run_id = await runtime.start(body.agent, body.args, limits=limits, session_id=body.session_id)
     response.headers["Location"] = f"/runs/{run_id}"
-    return run_json(runtime.get_run(run_id))
+    return run_json(runtime.get_run(run_id), runtime.registry)
 
 
 @router.get("/runs", summary="List runs, newest first")
@@ -75,7 +75,7 @@ async def list_runs(
         runs = [r for r in runs if r.agent_type == agent]
     page = runs[offset : offset + limit]
     more = len(runs) > offset + limit
-    shown = [run_json(r) for r in page] + (damaged if offset == 0 else [])
+    shown = [run_json(r, state.runtime.registry) for r in page] + (damaged if offset == 0 else [])
     return {"runs": shown, "next_offset": offset + limit if more else None}
 
 
@@ -118,7 +118,7 @@ def _list_around_damage(
 
 @router.get("/runs/{run_id}", summary="A run's record: status, pending question, result")
 async def get_run(run_id: str, state: State) -> dict[str, Any]:
-    return run_json(state.runtime.get_run(run_id))
+    return run_json(state.runtime.get_run(run_id), state.runtime.registry)
 
 
 @router.get("/runs/{run_id}/frames", summary="A page of a run's frames after a seq")
@@ -190,7 +190,7 @@ async def answer_run(run_id: str, body: AnswerBody, state: State) -> dict[str, A
             f"this question accepts {', '.join(options)}; '{body.action}' is not one of them",
         )
     await runtime.resume(run_id, body.to_answer())
-    return run_json(runtime.get_run(run_id))
+    return run_json(runtime.get_run(run_id), runtime.registry)
 
 
 @router.post("/runs/{run_id}/resume", summary="Continue a paused or interrupted run")
@@ -203,7 +203,7 @@ async def resume_run(run_id: str, state: State, body: LimitsBody | None = None) 
         )
     limits = _limits(runtime, body, run.input.get("limits")) if body else None
     await runtime.resume(run_id, limits=limits)
-    return run_json(runtime.get_run(run_id))
+    return run_json(runtime.get_run(run_id), runtime.registry)
 
 
 @router.post("/runs/{run_id}/fork", status_code=201, summary="A new run sharing frames up to a seq")
@@ -222,14 +222,14 @@ async def fork_run(
         )
     new_id = await runtime.fork(run_id, at_seq=at)
     response.headers["Location"] = f"/runs/{new_id}"
-    return run_json(runtime.get_run(new_id))
+    return run_json(runtime.get_run(new_id), runtime.registry)
 
 
 @router.post("/runs/{run_id}/cancel", summary="Stop a run for good")
 async def cancel_run(run_id: str, state: State, body: CancelBody | None = None) -> dict[str, Any]:
     runtime = state.runtime
     await runtime.cancel(run_id, reason=(body or CancelBody()).reason)
-    return run_json(runtime.get_run(run_id))
+    return run_json(runtime.get_run(run_id), runtime.registry)
 
 
 @router.delete("/runs/{run_id}", summary="Mark a run (and the runs below it) deleted")
@@ -237,4 +237,4 @@ async def delete(run_id: str, state: State) -> dict[str, Any]:
     """Through ``Runtime.delete``: a run executing here is stopped first; one another process
     executes is deleted at its next step (``applied: next_step``); finished runs too."""
     applied = await state.runtime.delete(run_id)
-    return {**run_json(state.runtime.get_run(run_id)), "applied": applied}
+    return {**run_json(state.runtime.get_run(run_id), state.runtime.registry), "applied": applied}

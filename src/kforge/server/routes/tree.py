@@ -79,7 +79,7 @@ async def agent(
     node = runtime.get_agent(agent_id)
     history = node.pop("history")
     shown = [_shown(f) for f in history[:frames]]
-    return {**_shown(node), "run": run_json(run), "frames": shown}
+    return {**_shown(node), "run": run_json(run, runtime.registry), "frames": shown}
 
 
 @router.post("/agent/{agent_id}/intervene", summary="Delete, modify or comment on an agent")

@@ -397,11 +397,14 @@ async function answer(runId, pending, option) {
 // -- report and tree ------------------------------------------------------------------------
 
 function renderReport(run) {
-  const result = run.result || {};
-  // an agent's answer may be any JSON value: only text is drawn as a report
-  const text = [result.report, result.answer].find((v) => typeof v === "string" && v) || "";
+  // the text its agent's result type declares, and the Sources it cites (as kforge ask prints them)
+  const text = run.text || "";
+  const sources = run.sources || [];
   $("report-section").hidden = !text;
   $("report").innerHTML = text ? markdown(text) : "";
+  if (text && sources.length) {
+    $("report").append(el("h3", {}, "Sources"), el("ul", {}, ...sources.map((s) => el("li", {}, s))));
+  }
 }
 
 async function renderTree(rootId) {

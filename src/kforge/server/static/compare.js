@@ -14,14 +14,14 @@ async function allFrames(runId) {
 }
 
 function answerOf(run) {
+  if (run.text) return run.text;
   const r = run.result || {};
-  if (typeof r.report === "string") return r.report;
-  if (typeof r.answer === "string") return r.answer;
   return Object.keys(r).length ? JSON.stringify(r, null, 2) : "(no answer yet)";
 }
 
 function sourcesOf(run, frames) {
   const found = new Set();
+  for (const s of run.sources || []) found.add(s);
   for (const s of (run.result || {}).sources || []) {
     found.add(typeof s === "string" ? s : s.file ? `${s.file}${s.location ? ` (${s.location})` : ""}` : JSON.stringify(s));
   }
