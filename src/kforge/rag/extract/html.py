@@ -266,9 +266,17 @@ def _plain(node: _Node) -> str:
     return " ".join(" ".join(b.text.split()) for b in sub.blocks)
 
 
-def _find_main(root: _Node) -> _Node | None:
+def _find_main(root: _Node, generator: str = "") -> _Node | None:
     """The page's main content: the first ``main`` or ``role=main`` element, else a Sphinx
-    ``div.body``, else the page's only ``article`` (several articles are a listing: no main)."""
+    ``div.body`` (Doxygen's ``div.contents``), else the page's only ``article`` (several
+    articles are a listing: no main)."""
+    if generator.startswith("Doxygen"):
+        # Doxygen puts a page's text in div.contents, a class that elsewhere names a table of
+        # contents: taken as chrome, every page of a Doxygen manual read as its project name
+        contents = _first_div(root, "contents")
+        if contents is not None:
+            _drop_option_indexes(contents)
+            return contents
     found: dict[str, list[_Node]] = {"main": [], "body": [], "article": []}
     pending: list[_Node | str] = [root]
     while pending:
@@ -287,6 +295,33 @@ def _find_main(root: _Node) -> _Node | None:
     if found["body"]:
         return found["body"][0]
     return found["article"][0] if len(found["article"]) == 1 else None
+
+
+def _drop_option_indexes(node: _Node) -> None:
+    """Remove Doxygen's multi-column indexes (``ul.multicol``: every option or command of the
+    page, each a link to where the page describes it): a list of names that says nothing."""
+    kept: list[_Node | str] = []
+    for child in node.children:
+        if isinstance(child, str):
+            kept.append(child)
+        elif child.tag == "ul" and "multicol" in child.attrs.get("class", "").split():
+            continue
+        else:
+            _drop_option_indexes(child)
+            kept.append(child)
+    node.children[:] = kept
+
+
+def _first_div(root: _Node, css_class: str) -> _Node | None:
+    pending: list[_Node | str] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            continue
+        if node.tag == "div" and css_class in node.attrs.get("class", "").split():
+            return node
+        pending.extend(reversed(node.children))
+    return None
 
 
 class _Renderer:
@@ -440,7 +475,7 @@ def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
         raise ExtractionError(
             "the navigation help page of a generated manual (no document text); nothing to index"
         )
-    main = _find_main(builder.root) or builder.root
+    main = _find_main(builder.root, builder.generator) or builder.root
     renderer = _Renderer()
     renderer.render(main)
     renderer.flush()
@@ -454,5 +489,8 @@ def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
             title = _SECTION_NUMBER.sub("", section) or title
         elif sections and sections[0].heading != full:
             title, full = sections[0].heading, f"{full}: {sections[0].heading}"
+    if builder.generator.startswith("Doxygen"):  # titled "Project: Page", the page in its header
+        header = _first_div(builder.root, "headertitle")
+        title = (_plain(header) if header is not None else "") or title
     extra = {"full_title": full} if title != full else {}
     return ExtractedDocument(text, title, "html", sections, extra=extra, code=code)
