@@ -223,7 +223,7 @@ def test_a_floor_above_the_peaks_of_the_other_terms_ends_the_search_in_one_round
     sources += [source(f"c{i:03d}", {"common": 1, "pad": 20}) for i in range(13)]
     sources += [source(f"p{i:03d}", {"pad": 20}) for i in range(300)]
     store.put_sources("c", sources)
-    ix = store._indexes["c"]
+    ix = store.passages._indexes["c"]
     rounds: list[int] = []
 
     class Counted:

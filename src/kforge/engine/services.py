@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kforge.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from kforge.memory.episodic import DocumentStore
     from kforge.rag.corpus import Corpus
+    from kforge.store.documents import DocumentStore
     from kforge.tools.approval import ApprovalPolicy
     from kforge.tools.base import Tool
     from kforge.tools.cache import ToolResultCache
