@@ -129,6 +129,12 @@ def test_an_import_depends_on_the_packages_it_loads() -> None:
     assert "kforge.llm" in graph["kforge.rag.grading"]
 
 
+def test_imports_under_type_checking_and_inside_functions_count() -> None:
+    graph = import_graph()
+    assert "kforge.tools.cache" in graph["kforge.engine.services"]  # under TYPE_CHECKING only
+    assert "kforge.rag.catalog" in graph["kforge.runtime.runtime"]  # inside __init__ only
+
+
 def test_a_circle_is_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
