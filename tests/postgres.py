@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from kforge.store import MemoryStore, SQLiteStore
-from kforge.store.base import Store
+from kforge.store.combined import Store
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres"
 NOT_INSTALLABLE = 3

@@ -15,7 +15,10 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "kforge"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("record", ("errors", "extras", "jsoncodec", "frames", "effects", "store", "telemetry")),
+    (
+        "record",
+        ("errors", "extras", "lazy", "jsoncodec", "frames", "effects", "store", "telemetry"),
+    ),
     ("capabilities", ("llm", "tools", "rag", "memory", "prompts")),
     ("engine", ("engine",)),
     ("agents", ("agents",)),
@@ -126,6 +129,12 @@ def test_an_import_depends_on_the_packages_it_loads() -> None:
     assert "kforge.llm" in graph["kforge.rag.grading"]
 
 
+def test_imports_under_type_checking_and_inside_functions_count() -> None:
+    graph = import_graph()
+    assert "kforge.tools.cache" in graph["kforge.engine.services"]  # under TYPE_CHECKING only
+    assert "kforge.rag.catalog" in graph["kforge.runtime.runtime"]  # inside __init__ only
+
+
 def test_a_circle_is_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
@@ -140,6 +149,63 @@ def test_no_module_imports_a_higher_layer() -> None:
         if layer_of(target) > layer_of(source)
     ]
     assert upward == []
+
+
+RUN_LOG = "kforge.store.base"
+"""The run log's protocol: the runs, frames, steps, snapshots and leases the runtime keeps."""
+PASSAGE_STORE = "kforge.store.passages"
+"""The passage store's protocol: the corpora, passages and postings retrieval keeps."""
+OPENER = "kforge.store.open"
+"""Opens both halves from one ``--db``: the one store module the runtime may name that also
+loads the passage store."""
+SCHEMA = frozenset({"kforge.store.migrations", "kforge.store.postgres_schema"})
+"""One migration sequence for both halves' tables (so a database written before they were
+apart opens as it is): it loads the modules that define the passage tables, for their DDL."""
+
+
+def store_closure(graph: dict[str, set[str]], module: str) -> set[str]:
+    """``module`` and the store modules it loads, directly or through other store modules (the
+    schema's own imports aside)."""
+    seen = {module}
+    todo = [module]
+    while todo:
+        module = todo.pop()
+        if module in SCHEMA:
+            continue
+        for target in graph.get(module, ()):
+            if target.startswith("kforge.store.") and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_store_closure_tells_the_halves_apart() -> None:
+    graph = import_graph()
+    assert PASSAGE_STORE not in store_closure(graph, "kforge.store.sqlite_runs")
+    assert RUN_LOG not in store_closure(graph, "kforge.store.postgres_passages")
+    assert {RUN_LOG, PASSAGE_STORE} <= store_closure(graph, "kforge.store.sqlite")
+
+
+def test_the_runtime_loads_only_the_run_log_and_retrieval_only_the_passage_store() -> None:
+    """The runtime and the engine name no module of the passage store (nor one that loads it,
+    but the opener of both), and ``kforge.rag`` none of the run log: a store of one's own may
+    be either half."""
+    graph = import_graph()
+    crossing = []
+    for source, targets in sorted(graph.items()):
+        part = source.split(".")[1] if "." in source else ""
+        if part in ("runtime", "engine"):
+            forbidden = PASSAGE_STORE
+        elif part == "rag":
+            forbidden = RUN_LOG
+        else:
+            continue
+        for target in sorted(targets):
+            if not target.startswith("kforge.store.") or (target == OPENER and part != "rag"):
+                continue
+            if forbidden in store_closure(graph, target):
+                crossing.append(f"{source} imports {target}, which loads {forbidden}")
+    assert crossing == []
 
 
 def test_no_agent_package_imports_another_s() -> None:

@@ -6,8 +6,7 @@ the first time it is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kforge.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -36,7 +35,9 @@ _EXPORTS: dict[str, str] = {
     "ScriptedModel": "kforge.llm.testing.scripted",
     "StepAgent": "kforge.engine.agent",
     "StepOutcome": "kforge.engine.agent",
-    "Store": "kforge.store.base",
+    "Store": "kforge.store.combined",
+    "RunLog": "kforge.store.base",
+    "PassageStore": "kforge.store.passages",
     "ToolCall": "kforge.llm.types",
     "Tool": "kforge.tools.base",
     "ToolAnnotations": "kforge.tools.annotations",
@@ -76,14 +77,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kforge' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

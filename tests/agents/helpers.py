@@ -14,7 +14,7 @@ from kforge.llm.base import Model
 from kforge.llm.types import Message
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.runtime.history import call_prompt
-from kforge.store.base import Store
+from kforge.store.base import RunLog
 from kforge.store.memory import MemoryStore
 from kforge.tools import ToolAnnotations, ToolRegistry, tool
 
@@ -94,7 +94,7 @@ def prompt_text(messages: Sequence[Any]) -> str:
     return "\n".join(m.content for m in messages)
 
 
-def rebuilt_prompts(store: Store, run_id: str) -> tuple[list[list[Message]], int]:
+def rebuilt_prompts(store: RunLog, run_id: str) -> tuple[list[list[Message]], int]:
     """Each model call's rebuilt prompt, and the bytes the calls' frames spend on prompts."""
     calls = [f for f in store.read_frames(run_id) if isinstance(f, ModelCall)]
     rebuilt = []

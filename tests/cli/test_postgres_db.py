@@ -64,11 +64,11 @@ def test_a_command_opens_postgres_without_preparing_for_many_resumes(
     import argparse
 
     from kforge.cli._common import open_store as command_store
-    from kforge.store import postgres
+    from kforge.store import postgres_runs
     from kforge.store.open import open_store
 
     warmed: list[object] = []
-    monkeypatch.setattr(postgres, "_warm", warmed.append)
+    monkeypatch.setattr(postgres_runs, "_warm", warmed.append)
     open_store(postgres_url).close()
     assert len(warmed) == 1
     command_store(argparse.Namespace(db=postgres_url)).close()

@@ -13,9 +13,9 @@ import pytest
 from kforge.cli import main
 from kforge.errors import ConfigurationError
 from kforge.extras import extra_installed
+from kforge.rag.catalog import Corpora
 from kforge.rag.corpus import Corpus
 from kforge.rag.embedders import EMBEDDERS, make_embedder
-from kforge.runtime.services import Corpora
 from kforge.store.sqlite import SQLiteStore
 
 needs_wordllama = pytest.mark.skipif(

@@ -9,10 +9,10 @@ import pytest
 
 from kforge.cli import main
 from kforge.extras import extra_installed
+from kforge.rag.catalog import Corpora
 from kforge.rag.corpus import Corpus
 from kforge.rag.embedders import make_embedder
 from kforge.rag.minilm_onnx import MAX_TOKENS, OnnxMiniLMEmbedder, vocabulary_path
-from kforge.runtime.services import Corpora
 from kforge.store.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.skipif(

@@ -12,7 +12,7 @@ from kforge import Runtime, Services
 from kforge.frames import ToolResultFrame
 from kforge.llm.types import ToolCall
 from kforge.runtime.forking import lineage
-from kforge.store.base import RunRecord, RunStatus, Store
+from kforge.store.base import RunLog, RunRecord, RunStatus
 from kforge.tools import ToolRegistry
 from tests.agents.helpers import Counter
 from tests.agents.tree_model import TreeScript
@@ -23,7 +23,7 @@ FOOD = "What food should we serve?"
 VENUE = "Which venue works best?"
 
 
-def tree_runtime(store: Store, counter: Counter) -> Runtime:
+def tree_runtime(store: RunLog, counter: Counter) -> Runtime:
     """Every agent of the tree makes one side-effecting tool call in its main execution."""
     calls = {r: ToolCall("record_note", {"note": r}, "call-1") for r in (PARTY, FOOD, VENUE)}
     script = TreeScript(subquestions={PARTY: [FOOD, VENUE]}, tool_calls=calls)

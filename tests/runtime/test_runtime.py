@@ -235,3 +235,58 @@ async def test_wait_raises_the_error_of_a_stretch_that_ended_however_late_it_is_
     rt._model = ScriptedModel(["1", "2"])
     await rt.resume(run_id)
     assert (await rt.wait(run_id)).status == RunStatus.COMPLETED
+
+
+class CorpusReader:
+    """One step: the best passage of the ``docs`` corpus for ``question``."""
+
+    agent_type = "test.reader"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        self.question = str((args or {}).get("question", ""))
+
+    async def step(self, ctx: Any) -> Any:
+        from kforge.engine.agent import StepOutcome
+
+        [best, *_] = ctx.corpus("docs").search(self.question, 1)
+        return StepOutcome(True, {"text": best.chunk.text}, "read")
+
+    def get_state(self) -> dict[str, Any]:
+        return {"question": self.question}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.question = state["question"]
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+async def test_a_runtime_runs_over_a_run_log_alone_and_reads_a_passage_store_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """The two halves of a store can be two stores: the runs in one run log, the corpora in a
+    passage store given as the runs' corpora."""
+    from kforge.engine.services import Services
+    from kforge.rag.catalog import Corpora
+    from kforge.store.memory_passages import MemoryPassageStore
+    from kforge.store.memory_runs import MemoryRunLog
+
+    (tmp_path / "tides.md").write_text("# Tides\n\nSpring tides come twice a month.\n")
+    passages, run_log = MemoryPassageStore(), MemoryRunLog()
+    corpora = Corpora(passages)
+    corpora.open("docs").ingest(tmp_path)
+    registry = make_registry()
+    registry.register(CorpusReader.agent_type, CorpusReader)
+    rt = Runtime(run_log, model=ScriptedModel([]), registry=registry)
+    failed = await rt.run("test.reader", {"question": "spring tides"})
+    assert failed.status == RunStatus.FAILED
+    assert "Services(corpora=kforge.rag.catalog.Corpora(passage_store))" in (failed.error or "")
+
+    rt = Runtime(
+        run_log, model=ScriptedModel([]), registry=registry, services=Services(corpora=corpora)
+    )
+    run = await rt.run("test.reader", {"question": "spring tides"})
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert "twice a month" in (run.result or {})["text"]
+    assert run_log.get_run(run.id).status == RunStatus.COMPLETED
+    assert not hasattr(passages, "get_run") and not hasattr(run_log, "search_passages")

@@ -88,6 +88,20 @@ def test_the_index_version_changes_with_every_write_from_anywhere(store: Store) 
     assert store.index_version("c") not in versions
 
 
+def test_the_run_log_s_commits_leave_the_index_version_as_it_is(store: Store) -> None:
+    """The run log commits on its own connection: a run's steps between two searches do not
+    make the second one search again."""
+    from kforge.store.conformance import new_run, thinking
+
+    store.put_sources("c", [source("a", {"cat": 1})])
+    version = store.index_version("c")
+    store.create_run(new_run("r1"))
+    for seq in (1, 2, 3):
+        store.commit("r1", [thinking("r1", seq)], run_fields={"iteration": seq})
+    store.put_docs("inbox:r1", {"i": {"action": "comment"}})
+    assert store.index_version("c") == version
+
+
 def test_any_text_in_terms_keys_and_data_is_stored_and_searched_as_given(store: Store) -> None:
     """Writes send a batch's texts joined by a separator where none holds it: texts holding it,
     line breaks or quotes take the other way and come back the same."""
@@ -223,7 +237,7 @@ def test_a_floor_above_the_peaks_of_the_other_terms_ends_the_search_in_one_round
     sources += [source(f"c{i:03d}", {"common": 1, "pad": 20}) for i in range(13)]
     sources += [source(f"p{i:03d}", {"pad": 20}) for i in range(300)]
     store.put_sources("c", sources)
-    ix = store._indexes["c"]
+    ix = store.passages._indexes["c"]
     rounds: list[int] = []
 
     class Counted:

@@ -91,6 +91,7 @@ def test_an_index_written_before_peaks_were_kept_gets_them_from_its_postings(
     s.close()
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE search_terms DROP COLUMN peaks")
+    conn.execute("ALTER TABLE search_indexes DROP COLUMN writes")
     conn.execute("DELETE FROM schema_version WHERE version >= 6")
     conn.commit()
     conn.close()

@@ -17,7 +17,8 @@ from typing import Any, TextIO, TypeVar
 from kforge.errors import ForgeError
 from kforge.llm.base import Model
 from kforge.runtime.runtime import Runtime
-from kforge.store.base import RunRecord, Store
+from kforge.store.base import RunLog, RunRecord
+from kforge.store.combined import Store
 
 __all__ = [
     "EXIT_ERROR",
@@ -92,7 +93,7 @@ def check_writable(path: Path, *, make_parents: bool = False) -> None:
         raise ConfigurationError(f"cannot write {path}: permission denied on {target}")
 
 
-def find_run(store: Store, ref: str) -> RunRecord:
+def find_run(store: RunLog, ref: str) -> RunRecord:
     """The run whose id is ``ref`` or starts with it; an error listing the candidates when the
     prefix fits several."""
     from kforge.errors import RunNotFoundError, ValidationError

@@ -26,7 +26,7 @@ from kforge.cli.ask import (
 )
 from kforge.frames import new_id
 from kforge.runtime.services import session_turns
-from kforge.store.base import RunStatus, Store
+from kforge.store.base import RunLog, RunStatus
 
 if TYPE_CHECKING:
     from kforge.runtime import Runtime
@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_chat)
 
 
-def session_corpus(store: Store, session: str) -> str | None:
+def session_corpus(store: RunLog, session: str) -> str | None:
     """The corpus the session's latest turn read."""
     runs = sorted(store.list_runs(session_id=session, limit=1000), key=lambda r: r.created_at)
     for run in reversed(runs):

@@ -15,7 +15,7 @@ from kforge.errors import ConfigurationError
 from kforge.rag.catalog import corpus_info, folder_corpus_name
 from kforge.rag.corpus import Corpus, drop_corpus, list_corpora
 from kforge.rag.samples import SAMPLE_CORPUS, sample_corpus_path
-from kforge.store.base import Store
+from kforge.store.passages import PassageStore
 
 __all__ = ["choose_corpus", "index_folder", "register", "require_corpus"]
 
@@ -42,7 +42,11 @@ def register(subparsers: Any) -> None:
 
 
 def require_corpus(
-    store: Store, name: str, args: argparse.Namespace | None = None, *, to_remove: bool = False
+    store: PassageStore,
+    name: str,
+    args: argparse.Namespace | None = None,
+    *,
+    to_remove: bool = False,
 ) -> dict[str, Any]:
     """The corpus record of ``name``; a ConfigurationError listing the corpora when unknown
     (suggesting to index a folder into it, unless it was named ``to_remove``)."""
@@ -62,7 +66,7 @@ def require_corpus(
     return info
 
 
-def index_folder(store: Store, corpus: Corpus, folder: Path, out: TextIO) -> None:
+def index_folder(store: PassageStore, corpus: Corpus, folder: Path, out: TextIO) -> None:
     """Bring ``corpus`` in line with ``folder``; an error when the folder holds no documents."""
     from kforge.cli.ingest import progress_printer
 
@@ -83,7 +87,7 @@ def choose_corpus(
 ) -> str:
     """The corpus a command reads: ``--docs`` (indexed first), else ``--corpus`` as it is, else
     ``remembered`` (a session's), else the samples. Returns its name."""
-    store: Store = rt.store
+    store: PassageStore = rt.store
     docs, name = getattr(args, "docs", None), getattr(args, "corpus", None)
     if docs:
         folder = Path(docs)

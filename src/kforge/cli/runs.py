@@ -38,7 +38,7 @@ from kforge.errors import (
     WriteConflictError,
 )
 from kforge.frames import frame_to_json
-from kforge.store.base import RunRecord, RunStatus, Store
+from kforge.store.base import RunLog, RunRecord, RunStatus
 
 __all__ = ["AnswerNotAppliedError", "register", "run_title"]
 
@@ -299,7 +299,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     return 0
 
 
-def _readable_frames(store: Store, run: RunRecord) -> tuple[list[str], list[int]]:
+def _readable_frames(store: RunLog, run: RunRecord) -> tuple[list[str], list[int]]:
     """The run's frames as JSON lines, and the seqs of those too damaged to read."""
     try:
         return [frame_to_json(f) for f in store.read_frames(run.id)], []
@@ -366,7 +366,7 @@ _CANCEL_WAIT_POLLS = 20
 _CANCEL_WAIT_POLL_S = 0.25
 
 
-def _family(store: Store, run: RunRecord) -> list[RunRecord]:
+def _family(store: RunLog, run: RunRecord) -> list[RunRecord]:
     """``run`` and every run started under it, parents first."""
     family, queue = [], [run]
     while queue:

@@ -9,7 +9,7 @@ from typing import Any
 from kforge.engine.state import rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
-from kforge.store.base import Snapshot, Store
+from kforge.store.base import RunLog, Snapshot
 
 __all__ = ["RestorePoint", "load_state", "restore_point", "session_usage"]
 
@@ -27,7 +27,7 @@ class RestorePoint:
 
 
 def restore_point(
-    store: Store,
+    store: RunLog,
     run_id: str,
     *,
     last_step: int | None = None,
@@ -65,13 +65,13 @@ def restore_point(
     return RestorePoint(state, step_no, seq, text)
 
 
-def load_state(store: Store, run_id: str) -> tuple[dict[str, Any], int, int]:
+def load_state(store: RunLog, run_id: str) -> tuple[dict[str, Any], int, int]:
     """Rebuild a run's state: returns (state, last committed step, that step's seq)."""
     point = restore_point(store, run_id)
     return point.state, point.step, point.seq
 
 
-def session_usage(store: Store, session_id: str, *, but: str = "") -> int:
+def session_usage(store: RunLog, session_id: str, *, but: str = "") -> int:
     """Tokens the runs of ``session_id`` (except ``but``) used, from their last usage frames."""
     total = 0
     for run in store.list_runs(session_id=session_id, limit=1_000_000):

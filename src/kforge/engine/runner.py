@@ -44,11 +44,11 @@ from kforge.llm.types import Usage
 from kforge.memory.tokens import PriceTable, RunBudget
 from kforge.store.base import (
     TERMINAL_STATUSES,
+    RunLog,
     RunRecord,
     RunStatus,
     Snapshot,
     StepRecord,
-    Store,
 )
 from kforge.store.lease import Lease
 
@@ -80,7 +80,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
 
     def __init__(
         self,
-        store: Store,
+        store: RunLog,
         run: RunRecord,
         agent: StepAgent,
         model: Model,

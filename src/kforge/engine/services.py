@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kforge.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from kforge.memory.episodic import DocumentStore
     from kforge.rag.corpus import Corpus
+    from kforge.store.documents import DocumentStore
     from kforge.tools.approval import ApprovalPolicy
     from kforge.tools.base import Tool
     from kforge.tools.cache import ToolResultCache
@@ -128,8 +128,8 @@ class Services:
         if self.corpora is None:
             raise ConfigurationError(
                 f"this run has no corpora to open '{name or DEFAULT_CORPUS}' from: run it with "
-                "kforge.Runtime (it opens the corpora of its store) or pass "
-                "Services(corpora=...)"
+                "kforge.Runtime over a store that is also a passage store (every built-in one "
+                "is), or pass Services(corpora=kforge.rag.catalog.Corpora(passage_store))"
             )
         return self.corpora.open(name or DEFAULT_CORPUS)
 

@@ -13,7 +13,7 @@ from kforge.engine.inbox import ENDING, InterventionSource
 from kforge.engine.run_context import RunContext
 from kforge.errors import RunLeasedError, WriteConflictError
 from kforge.frames import Frame, Intervention, stamped
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, Snapshot, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, Snapshot
 from kforge.store.lease import Lease
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ class StretchWriter:
 
     def __init__(
         self,
-        store: Store,
+        store: RunLog,
         run: RunRecord,
         *,
         on_commit: Callable[[str, list[Frame]], None] | None,

@@ -9,19 +9,19 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 from urllib.parse import quote
 
 from kforge import jsoncodec
 from kforge.errors import ValidationError
 from kforge.frames import Reflection, utc_now
 from kforge.llm.types import ToolCall
+from kforge.store.documents import DocumentStore
 
 __all__ = [
-    "DocumentStore",
     "EpisodicMemory",
     "FailureKind",
     "ReflectionRecord",
@@ -33,18 +33,6 @@ log = logging.getLogger(__name__)
 
 FailureKind = Literal["tool", "check"]
 """``tool``: a tool call failed; ``check``: a check on a result (a grade, a validation) failed."""
-
-
-class DocumentStore(Protocol):
-    """The document part of ``kforge.store.base.Store``; every store backend provides it."""
-
-    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
-
-    def get_docs(
-        self, namespace: str, keys: Iterable[str] | None = None
-    ) -> dict[str, dict[str, Any]]: ...
-
-    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

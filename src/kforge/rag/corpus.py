@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import os
 
     from kforge.rag.ingest import IngestProgress, IngestReport
-    from kforge.store.base import Store
+    from kforge.store.passages import PassageStore
 
 __all__ = ["DEFAULT_CORPUS", "Corpus", "SearchMode", "SourceInfo", "drop_corpus", "list_corpora"]
 
@@ -79,12 +79,12 @@ def _check_name(name: str) -> str:
     return name
 
 
-def list_corpora(store: Store) -> list[dict[str, Any]]:
+def list_corpora(store: PassageStore) -> list[dict[str, Any]]:
     """The corpora kept in ``store``: name, roots, counts and timestamps."""
     return sorted(store.get_docs(CORPORA_NAMESPACE).values(), key=lambda d: str(d.get("name")))
 
 
-def drop_corpus(store: Store, name: str) -> None:
+def drop_corpus(store: PassageStore, name: str) -> None:
     """Delete a corpus and everything indexed in it."""
     _check_name(name)
     store.delete_sources(name)
@@ -105,7 +105,7 @@ class Corpus:
 
     def __init__(
         self,
-        store: Store,
+        store: PassageStore,
         name: str,
         *,
         embedder: Embedder | None = None,
@@ -125,7 +125,7 @@ class Corpus:
     @classmethod
     def open(
         cls,
-        store: Store,
+        store: PassageStore,
         name: str = DEFAULT_CORPUS,
         *,
         embedder: Embedder | None = None,

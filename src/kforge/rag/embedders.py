@@ -21,7 +21,7 @@ from kforge.rag.dense import Embedder, MiniLMEmbedder
 from kforge.rag.minilm_onnx import OnnxMiniLMEmbedder
 
 if TYPE_CHECKING:
-    from kforge.store.base import Store
+    from kforge.store.documents import DocumentStore
 
 __all__ = [
     "EMBEDDERS",
@@ -127,7 +127,7 @@ def make_embedder(choice: str) -> Embedder:
     return entry.build()
 
 
-def recorded_embedder(store: Store, corpus: str) -> Embedder | None:
+def recorded_embedder(store: DocumentStore, corpus: str) -> Embedder | None:
     """The embedder that computed corpus ``corpus``'s vectors, to search it hybrid; None when it
     has no vectors, or when that embedder's extra is missing here (a warning says which: the
     corpus is then searched lexically)."""

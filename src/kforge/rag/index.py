@@ -16,7 +16,7 @@ from kforge.store.passages import IndexedPassage, IndexedSource
 
 if TYPE_CHECKING:
     from kforge.rag.bm25 import BM25Params
-    from kforge.store.base import Store
+    from kforge.store.passages import PassageStore
 
 __all__ = [
     "INDEX_LAYOUT",
@@ -92,7 +92,7 @@ class Rankings:
         self._kept: dict[Any, tuple[str, int, list[tuple[str, float]]]] = {}
 
     def search(
-        self, store: Store, name: str, terms: list[str], k: int, bm25: BM25Params
+        self, store: PassageStore, name: str, terms: list[str], k: int, bm25: BM25Params
     ) -> list[tuple[str, float]]:
         """The head of ``store.search_passages`` of ``terms``, ``k`` long: of a ranking kept
         from before when one as deep is."""
@@ -184,7 +184,7 @@ def record_from_index(meta: dict[str, Any], passages: Sequence[dict[str, Any]]) 
     return record
 
 
-def upgrade_legacy_sources(store: Store, name: str, *, batch: int = 256) -> int:
+def upgrade_legacy_sources(store: PassageStore, name: str, *, batch: int = 256) -> int:
     """Move a corpus kept as whole-source documents (``rag/NAME/sources``) into the passage
     index, once; returns how many sources moved (0 when there were none)."""
     namespace = sources_namespace(name)
@@ -197,7 +197,7 @@ def upgrade_legacy_sources(store: Store, name: str, *, batch: int = 256) -> int:
     return len(records)
 
 
-def reindex(store: Store, name: str, *, batch: int = 256) -> int:
+def reindex(store: PassageStore, name: str, *, batch: int = 256) -> int:
     """Analyze every chunk again (after ``ANALYZER_VERSION`` changed) and rewrite the index;
     returns how many sources were rewritten."""
     metas = store.index_sources(name)

@@ -11,7 +11,7 @@ from kforge.rag.index import record_from_index
 from kforge.rag.records import SourceRecord, index_text, vectors_namespace
 
 if TYPE_CHECKING:
-    from kforge.store.base import Store
+    from kforge.store.passages import PassageStore
 
 __all__ = ["CorpusVectors"]
 
@@ -21,7 +21,7 @@ class CorpusVectors:
     SQLite's vector extension needs a sqlite3 that loads extensions, and pgvector a server
     package, neither of which kforge may assume."""
 
-    def __init__(self, store: Store, corpus: str) -> None:
+    def __init__(self, store: PassageStore, corpus: str) -> None:
         self._store = store
         self._corpus = corpus
         self._namespace = vectors_namespace(corpus)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from kforge.errors import ConfigurationError, InvalidRunStateError
 
 if TYPE_CHECKING:
-    from kforge.store.base import Store
+    from kforge.store.base import RunLog
 
 __all__ = ["Executor", "ExecutorName", "LocalExecutor", "open_executor"]
 
@@ -56,16 +56,16 @@ class LocalExecutor:
         return None
 
 
-def open_executor(executor: Executor | ExecutorName, store: Store) -> Executor:
+def open_executor(executor: Executor | ExecutorName, store: RunLog) -> Executor:
     """The executor ``executor`` names (``"local"``, or ``"dbos"`` over a PostgreSQL store), or
     ``executor`` itself."""
     if executor == "local":
         return LocalExecutor()
     if executor == "dbos":
         from kforge.runtime.distributed import DBOSExecutor
-        from kforge.store.postgres import PostgresStore
+        from kforge.store.postgres_runs import PostgresRunLog
 
-        if not isinstance(store, PostgresStore):
+        if not isinstance(store, PostgresRunLog):
             raise ConfigurationError(
                 "the dbos executor needs the PostgreSQL store: "
                 "Runtime(store='postgresql://...', executor='dbos')"

@@ -21,14 +21,14 @@ from kforge.frames import (
     new_id,
     utc_now,
 )
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
 __all__ = ["fork_child", "fork_point", "fork_tree", "lineage"]
 
 _MAX_CHILDREN = 10_000
 
 
-def fork_tree(store: Store, run_id: str, *, at_seq: int | None = None) -> str:
+def fork_tree(store: RunLog, run_id: str, *, at_seq: int | None = None) -> str:
     """Fork ``run_id`` at ``at_seq`` (default: :func:`fork_point`) with its subtree; returns the
     new run's id. Nothing is left behind when any part of it fails."""
     source = store.get_run(run_id)
@@ -41,13 +41,13 @@ def fork_tree(store: Store, run_id: str, *, at_seq: int | None = None) -> str:
     return _forking(store, source, upto, source.parent_id, child=False)
 
 
-def fork_child(store: Store, child_id: str, parent_id: str) -> str:
+def fork_child(store: RunLog, child_id: str, parent_id: str) -> str:
     """A child of ``parent_id`` that starts ``child_id`` over (a fork at its first frame): for
     a forked parent whose code starts a child its source started after the fork point."""
     return _forking(store, store.get_run(child_id), 1, parent_id, child=True)
 
 
-def fork_point(store: Store, run: RunRecord) -> int:
+def fork_point(store: RunLog, run: RunRecord) -> int:
     """All of a run's frames, or for a failed run the frames before the failure (its error
     and status change would otherwise be replayed into the step that failed)."""
     if run.status != RunStatus.FAILED:
@@ -57,7 +57,7 @@ def fork_point(store: Store, run: RunRecord) -> int:
     return failure[0].seq - 1 if failure else run.last_seq
 
 
-def lineage(store: Store, run: RunRecord) -> list[str]:
+def lineage(store: RunLog, run: RunRecord) -> list[str]:
     """``run``'s id, then the id of the run it was forked from, and so on (as far as they are
     kept)."""
     ids = [run.id]
@@ -71,7 +71,7 @@ def lineage(store: Store, run: RunRecord) -> list[str]:
 
 
 def _forking(
-    store: Store, source: RunRecord, upto: int, parent_id: str | None, *, child: bool
+    store: RunLog, source: RunRecord, upto: int, parent_id: str | None, *, child: bool
 ) -> str:
     made: list[str] = []
     try:
@@ -83,7 +83,7 @@ def _forking(
 
 
 def _fork(
-    store: Store,
+    store: RunLog,
     source: RunRecord,
     upto: int,
     parent_id: str | None,
@@ -117,7 +117,7 @@ def _fork(
     return new.id
 
 
-def _end_as(store: Store, new: RunRecord, source: RunRecord) -> None:
+def _end_as(store: RunLog, new: RunRecord, source: RunRecord) -> None:
     """A fork of all of an ended run (a subagent that had ended by the fork point) ends as it
     did: its parent has, or will record, that result."""
     _, step_no, _ = load_state(store, new.id)
@@ -131,7 +131,7 @@ def _end_as(store: Store, new: RunRecord, source: RunRecord) -> None:
     store.commit(new.id, [], run_fields=fields)
 
 
-def _settle(store: Store, new: RunRecord, upto: int) -> None:
+def _settle(store: RunLog, new: RunRecord, upto: int) -> None:
     """The fork waits to be resumed: ``paused``, or ``awaiting_user`` on the question it holds
     unanswered."""
     _, step_no, step_seq = load_state(store, new.id)
@@ -153,7 +153,7 @@ def _settle(store: Store, new: RunRecord, upto: int) -> None:
     store.commit(new.id, [frame], run_fields=fields)
 
 
-def _children_at(store: Store, source: RunRecord, upto: int) -> list[tuple[RunRecord, int]]:
+def _children_at(store: RunLog, source: RunRecord, upto: int) -> list[tuple[RunRecord, int]]:
     """The children ``source`` had started by its frame ``upto`` (or that its frames up to there
     name, started right after), each with the seq it had reached by then."""
     frames = store.read_frames(source.id, limit=upto)

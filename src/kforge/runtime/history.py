@@ -11,7 +11,7 @@ from kforge.errors import InvalidRunStateError
 from kforge.frames import Frame, ModelCall
 from kforge.llm.prompt_delta import apply_prompt_delta, delta_fresh
 from kforge.llm.types import Message
-from kforge.store.base import Store
+from kforge.store.base import RunLog
 
 __all__ = ["CallPrompt", "StateChange", "StepState", "call_prompt", "step_seqs", "step_state"]
 
@@ -45,12 +45,12 @@ class StepState:
     changes: tuple[StateChange, ...]
 
 
-def step_seqs(store: Store, run_id: str) -> list[tuple[int, int]]:
+def step_seqs(store: RunLog, run_id: str) -> list[tuple[int, int]]:
     """Each committed step of ``run_id`` with the seq of its last frame, oldest first."""
     return [(s.step, s.seq) for s in store.read_steps(run_id, after_step=-1)]
 
 
-def step_state(store: Store, run_id: str, seq: int) -> StepState:
+def step_state(store: RunLog, run_id: str, seq: int) -> StepState:
     """The state after the step that committed frame ``seq`` (frames after the last step show
     the last step's state), with what that step changed from the step before."""
     steps = store.read_steps(run_id, after_step=-1)
@@ -100,7 +100,7 @@ class CallPrompt:
     """Per message: True when this call's frame holds it (new or changed since its base)."""
 
 
-def call_prompt(store: Store, run_id: str, seq: int) -> CallPrompt:
+def call_prompt(store: RunLog, run_id: str, seq: int) -> CallPrompt:
     """The prompt of the model call recorded by frame ``seq``: its frame's delta applied to its
     base's prompt, and so on back to a call recorded whole. ``InvalidRunStateError`` when frame
     ``seq`` is not a model call."""
@@ -129,6 +129,6 @@ def call_prompt(store: Store, run_id: str, seq: int) -> CallPrompt:
     return CallPrompt(call=call, recorded=True, messages=tuple(messages), fresh=tuple(fresh))
 
 
-def _frame(store: Store, run_id: str, seq: int) -> Frame | None:
+def _frame(store: RunLog, run_id: str, seq: int) -> Frame | None:
     found = store.read_frames(run_id, after_seq=seq - 1, limit=1) if seq >= 1 else []
     return found[0] if found and found[0].seq == seq else None

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from kforge.frames import Frame, TokenDelta
     from kforge.runtime.bus import EventBus
     from kforge.runtime.inbox import InterventionInbox
-    from kforge.store.base import RunRecord, Store
+    from kforge.store.base import RunLog, RunRecord
 
 __all__ = ["RuntimeHost"]
 
@@ -23,7 +23,7 @@ __all__ = ["RuntimeHost"]
 class RuntimeHost(Protocol):
     """A runtime as its helpers see it: the store, the bus, the inbox and the run lifecycle."""
 
-    store: Store
+    store: RunLog
     bus: EventBus
     interventions: InterventionInbox
     registry: AgentRegistry

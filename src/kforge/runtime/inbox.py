@@ -8,7 +8,7 @@ import time
 from collections.abc import Collection
 
 from kforge.frames import Intervention, utc_now
-from kforge.store.base import Store
+from kforge.store.base import RunLog
 
 __all__ = ["POLL_S", "InterventionInbox"]
 
@@ -24,7 +24,7 @@ intervention waits at most this long beyond the run's next step boundary."""
 class InterventionInbox:
     """Interventions for executing runs, kept in the store so any process can leave one."""
 
-    def __init__(self, store: Store, *, poll_s: float = POLL_S) -> None:
+    def __init__(self, store: RunLog, *, poll_s: float = POLL_S) -> None:
         self._store = store
         self._poll_s = poll_s
         self._read_at: dict[str, float] = {}

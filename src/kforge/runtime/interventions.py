@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kforge.errors import InvalidRunStateError, ValidationError, WriteConflictError
 from kforge.frames import Frame, StatusChanged, new_id, stamped
 from kforge.frames import Intervention as InterventionFrame
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 from kforge.store.lease import Lease, owner_alive
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Intervention:
         return cls(action=InterventionAction.COMMENT, content=text)
 
 
-def descendants(store: Store, run_id: str, *, limit: int = 10_000) -> list[RunRecord]:
+def descendants(store: RunLog, run_id: str, *, limit: int = 10_000) -> list[RunRecord]:
     """Every run below ``run_id`` (children, their children, ...), breadth first."""
     found: list[RunRecord] = []
     frontier = [run_id]

@@ -12,7 +12,7 @@ from kforge.engine.registry import AgentRegistry
 from kforge.frames import Frame, TokenDelta
 from kforge.runtime.bus import EventBus
 from kforge.runtime.executor import Executor
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
 __all__ = ["RunObserving"]
 
@@ -24,7 +24,7 @@ notice came (a store without notices, or one missed while its connection was dow
 class RunObserving:
     """The reading half of ``Runtime`` (which provides what is declared here)."""
 
-    store: Store
+    store: RunLog
     bus: EventBus
     registry: AgentRegistry
     executor: Executor

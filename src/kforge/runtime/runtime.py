@@ -45,16 +45,16 @@ from kforge.runtime.forking import fork_tree
 from kforge.runtime.inbox import InterventionInbox
 from kforge.runtime.interactions import answered, normalize_answer
 from kforge.runtime.observing import RunObserving
-from kforge.runtime.services import ChildAgents, Corpora, Documents, RunSession
+from kforge.runtime.services import ChildAgents, Documents, RunSession
 from kforge.runtime.steering import QueryUserHandler, TreeSteering
 from kforge.store.base import (
     TERMINAL_STATUSES,
     CommitListening,
+    RunLog,
     RunRecord,
     RunStatus,
     Snapshot,
     StepRecord,
-    Store,
 )
 from kforge.store.lease import DEFAULT_LEASE_TTL_S, Lease, new_owner, owner_alive
 
@@ -69,7 +69,7 @@ class Runtime(TreeSteering, RunObserving):
 
     def __init__(
         self,
-        store: Store | str | os.PathLike[str] | None = None,
+        store: RunLog | str | os.PathLike[str] | None = None,
         *,
         model: Model | str | None = None,
         registry: AgentRegistry | None = None,
@@ -84,16 +84,17 @@ class Runtime(TreeSteering, RunObserving):
             from kforge.store.open import open_store
 
             store = open_store(store)
-        self.store: Store = store
+        self.store: RunLog = store
         self._model = model
         self._models: dict[str, Model] = {}
         self.registry = registry or default_registry
         given = Services.of(services)
-        self.services: Services = replace(
-            given,
-            corpora=given.corpora or Corpora(store),
-            memory=given.memory or Documents(store),
-        )
+        if given.corpora is None:
+            from kforge.rag.catalog import corpora_in
+
+            # a store opened from one --db is also a passage store: its corpora are the runs'
+            given = replace(given, corpora=corpora_in(store))
+        self.services: Services = replace(given, memory=given.memory or Documents(store))
         """What every run's agent is given; each run adds its own ``agents`` and ``sessions``."""
         self.default_limits = limits or RunLimits()
         if prices is None:

@@ -17,44 +17,18 @@ from kforge.errors import (
     ValidationError,
 )
 from kforge.runtime.forking import fork_child, lineage
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
 if TYPE_CHECKING:
-    from kforge.rag.corpus import Corpus
     from kforge.runtime.host import RuntimeHost
 
 __all__ = [
     "ChildAgents",
     "ChildPlan",
-    "Corpora",
     "Documents",
     "RunSession",
     "session_turns",
 ]
-
-
-class Corpora:
-    """Opens document corpora kept in the run store, once per process."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._open: dict[str, Corpus] = {}
-
-    def open(self, name: str) -> Corpus:
-        corpus = self._open.get(name)
-        if corpus is None:
-            from kforge.rag.corpus import Corpus
-            from kforge.rag.embedders import recorded_embedder
-
-            # a corpus ingested with vectors is searched hybrid (BM25 fused with them)
-            embedder = recorded_embedder(self._store, name)
-            corpus = Corpus.open(self._store, name, embedder=embedder)
-            self._open[name] = corpus
-        return corpus
-
-    def forget(self, name: str) -> None:
-        """Drop a cached corpus so the next ``open`` reloads it (after an ingest elsewhere)."""
-        self._open.pop(name, None)
 
 
 ChildPlan = Callable[[str], tuple[str, dict[str, Any]]]
@@ -200,9 +174,9 @@ class ChildAgents:
 
 
 class Documents:
-    """The document part of the store, where episodic memory is kept across runs."""
+    """The run log's documents, where episodic memory is kept across runs."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: RunLog) -> None:
         self._store = store
 
     def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:
@@ -218,7 +192,7 @@ class Documents:
 
 
 def session_turns(
-    store: Store, session_id: str, *, agent_type: str = "router", exclude: Iterable[str] = ()
+    store: RunLog, session_id: str, *, agent_type: str = "router", exclude: Iterable[str] = ()
 ) -> list[dict[str, str]]:
     """The completed turns of ``session_id`` as ``{"question", "answer"}``, oldest first."""
     skip = set(exclude)
@@ -240,7 +214,7 @@ def session_turns(
 class RunSession:
     """The earlier turns of one run's session, read-only."""
 
-    def __init__(self, store: Store, run_id: str, session_id: str | None) -> None:
+    def __init__(self, store: RunLog, run_id: str, session_id: str | None) -> None:
         self._store = store
         self._run_id = run_id
         self._session_id = session_id

@@ -20,7 +20,7 @@ from kforge.runtime.interventions import (
     intervene,
 )
 from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
 if TYPE_CHECKING:
     from kforge.runtime.host import RuntimeHost
@@ -34,7 +34,7 @@ QueryUserHandler = Callable[[str, str], Awaitable[str | None]]
 class TreeSteering:
     """The agent-tree half of ``Runtime`` (which provides what is declared here)."""
 
-    store: Store
+    store: RunLog
     interventions: InterventionInbox
     _tasks: dict[str, asyncio.Task[RunStatus]]
     _query_user: QueryUserHandler | None

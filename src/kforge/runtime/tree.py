@@ -28,7 +28,7 @@ from kforge.frames import (
 from kforge.runtime.inbox import InterventionInbox
 from kforge.runtime.interventions import descendants
 from kforge.runtime.text_deltas import SpokenText
-from kforge.store.base import TERMINAL_STATUSES, RunRecord, RunStatus, Store
+from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
 if TYPE_CHECKING:
     from kforge.runtime.host import RuntimeHost
@@ -87,7 +87,7 @@ def _typed(item: Intervention | None) -> dict[str, str] | None:
 
 
 def agent_node(
-    store: Store,
+    store: RunLog,
     inbox: InterventionInbox,
     run: RunRecord,
     children: list[str] | None = None,
@@ -136,7 +136,7 @@ def agent_node(
     }
 
 
-def agent_tree(store: Store, inbox: InterventionInbox, root_id: str) -> dict[str, dict[str, Any]]:
+def agent_tree(store: RunLog, inbox: InterventionInbox, root_id: str) -> dict[str, dict[str, Any]]:
     """Every agent of the tree under ``root_id`` (the root first), by id."""
     root = store.get_run(root_id)
     runs = [root, *descendants(store, root_id)]
@@ -166,7 +166,7 @@ def _text_chunks(agent_id: str, said: Iterable[str]) -> list[TreeChunk]:
     return [{"type": "text-delta", "agentId": agent_id, "textDelta": text} for text in said]
 
 
-def _chunks(watch: _Watch, item: Frame | TokenDelta, store: Store) -> list[TreeChunk]:
+def _chunks(watch: _Watch, item: Frame | TokenDelta, store: RunLog) -> list[TreeChunk]:
     agent_id = watch.run.id
     if isinstance(item, TokenDelta):
         return _text_chunks(agent_id, watch.text.live(item.text))

@@ -62,9 +62,9 @@ def run_worker(
     from dbos import DBOS
 
     from kforge.runtime.runtime import Runtime
-    from kforge.store.postgres import PostgresStore
+    from kforge.store.open import open_store
 
-    store = PostgresStore(url, pool_size=concurrency + 4)
+    store = open_store(url, pool_size=concurrency + 4)
     runtime = Runtime(
         store,
         model=model,

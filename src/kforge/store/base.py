@@ -1,4 +1,5 @@
-"""The Store protocol and the records it keeps: runs, frames, step deltas, snapshots, documents."""
+"""The run log: the ``RunLog`` protocol and the records it keeps (runs, frames, step deltas,
+snapshots, leases). The passage store is its own protocol (``kforge.store.passages``)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
+from kforge.store.documents import DocumentStore
 from kforge.store.lease import Lease, lease_is_live
-from kforge.store.passages import PassageIndex
 
 __all__ = [
     "TERMINAL_STATUSES",
     "UPDATABLE_RUN_FIELDS",
     "CommitListening",
+    "RunLog",
     "RunRecord",
     "RunStatus",
     "Snapshot",
     "StepRecord",
-    "Store",
     "run_with_snapshot",
 ]
 
@@ -49,7 +50,7 @@ UPDATABLE_RUN_FIELDS = frozenset(
         "input",
     }
 )
-"""Run fields ``Store.commit(run_fields=...)`` may change; the rest are fixed at creation."""
+"""Run fields ``RunLog.commit(run_fields=...)`` may change; the rest are fixed at creation."""
 
 TERMINAL_STATUSES = frozenset(
     {RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.DELETED}
@@ -113,9 +114,10 @@ class Snapshot:
     """The state's JSON as the store read it, when it has it (spares the runner an encode)."""
 
 
-class Store(PassageIndex, Protocol):
-    """Durable record of runs (and passage indexes, see ``kforge.store.passages``). Every write
-    method is one transaction."""
+class RunLog(DocumentStore, Protocol):
+    """Durable record of runs: what the runtime and the engine read and write. Every write
+    method is one transaction. Its documents (``DocumentStore``) hold what the runtime keeps
+    beside the runs (interventions waiting for a step boundary, workers, episodic memory)."""
 
     def create_run(
         self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
@@ -193,18 +195,6 @@ class Store(PassageIndex, Protocol):
         """Delete runs with their frames, steps and snapshots, in one transaction."""
         ...
 
-    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None: ...
-
-    def get_docs(
-        self, namespace: str, keys: Iterable[str] | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """All documents of a namespace, or just ``keys``."""
-        ...
-
-    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
-        """Delete ``keys``, or the whole namespace."""
-        ...
-
     def close(self) -> None: ...
 
 
@@ -218,9 +208,9 @@ class CommitListening(Protocol):
         ...
 
 
-def run_with_snapshot(store: Store, run_id: str) -> tuple[RunRecord, Snapshot | None]:
-    """``store.get_run`` and ``store.latest_snapshot`` as ``Store.get_run_with_snapshot``
-    returns them, for stores where they are two reads (hold the store's lock around it)."""
+def run_with_snapshot(store: RunLog, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+    """``store.get_run`` and ``store.latest_snapshot`` as ``RunLog.get_run_with_snapshot``
+    returns them, for run logs where they are two reads (hold the store's lock around it)."""
     run = store.get_run(run_id)
     try:
         return run, store.latest_snapshot(run_id)

@@ -1,21 +1,28 @@
-"""The store conformance suite: what every ``Store`` must do, as pytest tests a third-party store
-can run (like LangGraph's checkpoint conformance package).
+"""The store conformance suite: what every store must do, as pytest tests a third-party store
+can run (like LangGraph's checkpoint conformance package), one class per protocol.
 
-Subclass ``StoreConformance`` in a test module and give its ``store`` fixture a new, empty store
-of yours; pytest collects and runs every test of the suite against it::
+Subclass the class of the protocol your store implements in a test module and give its
+``store`` fixture a new, empty store of yours; pytest collects and runs every test of the suite
+against it::
 
     import pytest
-    from kforge.store.conformance import StoreConformance
+    from kforge.store.conformance import RunLogConformance
 
-    class TestMyStore(StoreConformance):
+    class TestMyRunLog(RunLogConformance):
         @pytest.fixture
         def store(self):
-            store = MyStore(...)
+            store = MyRunLog(...)
             yield store
             store.close()
 
-The suite needs pytest (``pip install 'kforge[conformance]'``). Every built-in store (memory,
-SQLite, PostgreSQL) passes it.
+- ``RunLogConformance``: a ``kforge.store.base.RunLog`` (runs, frames, steps, snapshots,
+  leases, and its documents), what ``Runtime(store=...)`` needs.
+- ``PassageStoreConformance``: a ``kforge.store.passages.PassageStore`` (passage indexes
+  searched by BM25, and its documents), what document retrieval needs.
+- ``StoreConformance``: both at once (``kforge.store.combined.Store``), as every built-in store
+  (memory, SQLite, PostgreSQL) is.
+
+The suite needs pytest (``pip install 'kforge[conformance]'``).
 """
 
 from __future__ import annotations
@@ -32,11 +39,20 @@ from kforge.errors import (
     WriteConflictError,
 )
 from kforge.frames import AgentThinking, StatusChanged, utc_now
-from kforge.store.base import RunRecord, RunStatus, Snapshot, StepRecord, Store
-from kforge.store.conformance_passages import PassageIndexConformance
+from kforge.store.base import RunLog, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.combined import Store
+from kforge.store.conformance_documents import DocumentStoreConformance, override_store
+from kforge.store.conformance_passages import PassageStoreConformance, indexed_source
 from kforge.store.lease import Lease
 
-__all__ = ["StoreConformance", "new_run", "thinking"]
+__all__ = [
+    "PassageStoreConformance",
+    "RunLogConformance",
+    "StoreConformance",
+    "indexed_source",
+    "new_run",
+    "thinking",
+]
 
 
 def new_run(run_id: str = "r1", **fields: object) -> RunRecord:
@@ -58,17 +74,15 @@ def thinking(run_id: str, seq: int) -> AgentThinking:
     return AgentThinking(run_id=run_id, seq=seq, message=f"m{seq}")
 
 
-class StoreConformance(PassageIndexConformance):
-    """The suite; a subclass named ``Test...`` overrides ``store`` with a new, empty store."""
+class RunLogConformance(DocumentStoreConformance):
+    """What every ``RunLog`` must do; a subclass named ``Test...`` overrides ``store`` with a
+    new, empty run log."""
 
     @pytest.fixture
-    def store(self) -> Iterator[Store]:
-        raise NotImplementedError(
-            f"{type(self).__name__} must override the 'store' fixture with a new, empty store "
-            "(see kforge.store.conformance)"
-        )
+    def store(self) -> Iterator[RunLog]:
+        override_store(self)
 
-    def test_create_get_and_list(self, store: Store) -> None:
+    def test_create_get_and_list(self, store: RunLog) -> None:
         store.create_run(new_run("r1", session_id="s"))
         store.create_run(new_run("r2", parent_id="r1"))
         assert store.get_run("r1").input == {"args": {"q": "x"}}
@@ -80,7 +94,7 @@ class StoreConformance(PassageIndexConformance):
         with pytest.raises(StoreError, match="already exists"):
             store.create_run(new_run("r1"))
 
-    def test_every_run_field_round_trips(self, store: Store) -> None:
+    def test_every_run_field_round_trips(self, store: RunLog) -> None:
         """The SQLite store reads runs positionally: a column out of RunRecord's order shows here."""
         run = new_run(
             "r1",
@@ -102,7 +116,7 @@ class StoreConformance(PassageIndexConformance):
         store.commit("r1", [], run_fields={"status": RunStatus.AWAITING_USER})
         assert store.get_run("r1").status is RunStatus.AWAITING_USER
 
-    def test_commit_appends_frames_step_and_fields_together(self, store: Store) -> None:
+    def test_commit_appends_frames_step_and_fields_together(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit(
             "r1",
@@ -116,7 +130,9 @@ class StoreConformance(PassageIndexConformance):
         assert [f.seq for f in store.read_frames("r1", after_seq=1)] == [2]
         assert store.read_steps("r1") == [StepRecord(1, 2, [["s", ["x"], 1]])]
 
-    def test_gaps_and_foreign_frames_are_refused_and_nothing_is_written(self, store: Store) -> None:
+    def test_gaps_and_foreign_frames_are_refused_and_nothing_is_written(
+        self, store: RunLog
+    ) -> None:
         store.create_run(new_run())
         with pytest.raises(StoreError, match="does not continue the log"):
             store.commit("r1", [thinking("r1", 2)], run_fields={"iteration": 9})
@@ -125,14 +141,14 @@ class StoreConformance(PassageIndexConformance):
         assert store.read_frames("r1") == []
         assert store.get_run("r1").iteration == 0
 
-    def test_snapshot_keeps_only_the_latest(self, store: Store) -> None:
+    def test_snapshot_keeps_only_the_latest(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [], snapshot=Snapshot(1, 0, {"a": 1}))
         store.commit("r1", [], snapshot=Snapshot(2, 0, {"a": 2}))
         snap = store.latest_snapshot("r1")
         assert snap == Snapshot(2, 0, {"a": 2})
 
-    def test_fork_copies_frames_and_steps_up_to_seq(self, store: Store) -> None:
+    def test_fork_copies_frames_and_steps_up_to_seq(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [thinking("r1", 1), thinking("r1", 2)], step=StepRecord(1, 2, []))
         store.commit("r1", [thinking("r1", 3)], step=StepRecord(2, 3, []))
@@ -143,7 +159,9 @@ class StoreConformance(PassageIndexConformance):
         with pytest.raises(InvalidRunStateError, match="cannot fork at seq 9"):
             store.fork_run("r1", new_run("f2"), upto_seq=9)
 
-    def test_prefixes_find_runs_and_deleting_runs_removes_their_records(self, store: Store) -> None:
+    def test_prefixes_find_runs_and_deleting_runs_removes_their_records(
+        self, store: RunLog
+    ) -> None:
         for run_id in ("abc1", "abc2", "abd3"):
             store.create_run(new_run(run_id), [thinking(run_id, 1)])
             store.commit(run_id, [], step=StepRecord(1, 1, []), snapshot=Snapshot(1, 1, {"a": 1}))
@@ -161,24 +179,13 @@ class StoreConformance(PassageIndexConformance):
             assert store.latest_snapshot(gone) is None
         assert len(store.read_frames("abc2")) == 1
 
-    def test_documents(self, store: Store) -> None:
-        store.put_docs("ns", {"a": {"v": 1}, "b": {"v": 2}})
-        store.put_docs("other", {"a": {"v": 3}})
-        assert store.get_docs("ns") == {"a": {"v": 1}, "b": {"v": 2}}
-        assert store.get_docs("ns", ["b", "zzz"]) == {"b": {"v": 2}}
-        store.delete_docs("ns", ["a"])
-        assert store.get_docs("ns") == {"b": {"v": 2}}
-        store.delete_docs("ns")
-        assert store.get_docs("ns") == {}
-        assert store.get_docs("other") == {"a": {"v": 3}}
-
-    def test_status_change_frames_round_trip_through_the_store(self, store: Store) -> None:
+    def test_status_change_frames_round_trip_through_the_store(self, store: RunLog) -> None:
         store.create_run(new_run())
         frame = StatusChanged(run_id="r1", seq=1, from_status=None, to_status="pending")
         store.commit("r1", [frame])
         assert store.read_frames("r1") == [frame]
 
-    def test_lease_claimed_with_a_commit_refuses_other_live_writers(self, store: Store) -> None:
+    def test_lease_claimed_with_a_commit_refuses_other_live_writers(self, store: RunLog) -> None:
         store.create_run(new_run())
         mine = Lease(owner="elsewhere:1:aaa")
         store.commit("r1", [thinking("r1", 1)], lease=mine)
@@ -195,7 +202,7 @@ class StoreConformance(PassageIndexConformance):
         assert store.get_run("r1").lease_owner is None
         assert not store.get_run("r1").is_live()
 
-    def test_expired_or_dead_leases_are_taken_over(self, store: Store) -> None:
+    def test_expired_or_dead_leases_are_taken_over(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [thinking("r1", 1)], lease=Lease(owner="elsewhere:1:aaa", ttl_s=-1))
         assert not store.get_run("r1").is_live()  # expired
@@ -208,16 +215,24 @@ class StoreConformance(PassageIndexConformance):
         )
         assert store.get_run("r1").lease_owner == "elsewhere:3:ccc"
 
-    def test_a_seq_conflict_is_a_write_conflict(self, store: Store) -> None:
+    def test_a_seq_conflict_is_a_write_conflict(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [thinking("r1", 1)])
         with pytest.raises(WriteConflictError, match="another writer"):
             store.commit("r1", [thinking("r1", 1)])
 
-    def test_a_lease_is_given_up_only_by_its_owner(self, store: Store) -> None:
+    def test_a_lease_is_given_up_only_by_its_owner(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [thinking("r1", 1)], lease=Lease(owner="elsewhere:1:aaa"))
         assert not store.renew_lease("r1", Lease(owner="elsewhere:2:bbb", release=True))
         assert store.get_run("r1").lease_owner == "elsewhere:1:aaa"
         assert store.renew_lease("r1", Lease(owner="elsewhere:1:aaa", release=True))
         assert store.get_run("r1").lease_owner is None
+
+
+class StoreConformance(RunLogConformance, PassageStoreConformance):
+    """Both suites, for a store that is a run log and a passage store at once (``Store``)."""
+
+    @pytest.fixture
+    def store(self) -> Iterator[Store]:
+        override_store(self)

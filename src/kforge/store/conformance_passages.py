@@ -1,21 +1,24 @@
-"""The passage index part of the store conformance suite (``kforge.store.conformance``):
-ingest, update, remove and search, each search checked against BM25 scored by reading every
-posting, however the store lays its postings out."""
+"""The passage store's conformance suite (``kforge.store.conformance`` documents how to run
+it): ingest, update, remove and search, each search checked against BM25 scored by reading
+every posting, however the store lays its postings out."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
-from kforge.store.base import Store
+import pytest
+
+from kforge.store.conformance_documents import DocumentStoreConformance, override_store
 from kforge.store.passages import (
     IndexedPassage,
     IndexedSource,
     IndexStatistics,
+    PassageStore,
     bm25_weights,
 )
 
-__all__ = ["PassageIndexConformance", "full_bm25", "indexed_source"]
+__all__ = ["K1", "B", "PassageStoreConformance", "full_bm25", "indexed_source"]
 
 K1, B = 1.2, 0.75
 
@@ -54,7 +57,9 @@ def full_bm25(passages: Mapping[str, Mapping[str, int]], query: Sequence[str]) -
     return scores
 
 
-def _assert_best(store: Store, index: str, passages: Mapping[str, Mapping[str, int]]) -> None:
+def _assert_best(
+    store: PassageStore, index: str, passages: Mapping[str, Mapping[str, int]]
+) -> None:
     """Searches of single terms and of mixes of rare and common ones return the best scores of
     ``full_bm25``, each passage with its own score."""
     terms = sorted({t for held in passages.values() for t in held})
@@ -69,10 +74,15 @@ def _assert_best(store: Store, index: str, passages: Mapping[str, Mapping[str, i
             assert all(abs(expected[p] - s) < 1e-9 for p, s in found), query
 
 
-class PassageIndexConformance:
-    """What every store's passage index (``kforge.store.passages.PassageIndex``) must do."""
+class PassageStoreConformance(DocumentStoreConformance):
+    """What every ``kforge.store.passages.PassageStore`` must do; a subclass named ``Test...``
+    overrides ``store`` with a new, empty passage store."""
 
-    def test_ingest_then_read_and_search(self, store: Store) -> None:
+    @pytest.fixture
+    def store(self) -> Iterator[PassageStore]:
+        override_store(self)
+
+    def test_ingest_then_read_and_search(self, store: PassageStore) -> None:
         store.put_sources(
             "c",
             [
@@ -98,7 +108,9 @@ class PassageIndexConformance:
         assert store.search_passages("other", ["dog"], 5, k1=K1, b=B) == []
         assert store.index_statistics("other") == IndexStatistics()
 
-    def test_update_replaces_a_source_and_remove_takes_its_postings(self, store: Store) -> None:
+    def test_update_replaces_a_source_and_remove_takes_its_postings(
+        self, store: PassageStore
+    ) -> None:
         store.put_sources(
             "c", [indexed_source("a", {"cat": 1}), indexed_source("b", {"cat": 1, "dog": 1})]
         )
@@ -116,7 +128,7 @@ class PassageIndexConformance:
         assert store.index_sources("c") == {} and store.index_statistics("c") == IndexStatistics()
         assert [p for p, _ in store.search_passages("d", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
 
-    def test_a_term_written_by_many_writes_is_searched_whole(self, store: Store) -> None:
+    def test_a_term_written_by_many_writes_is_searched_whole(self, store: PassageStore) -> None:
         """Each write adds a term's postings apart from the earlier ones (a store may keep
         them so); seventy writes of one term, with others, still rank as one index."""
         rng = random.Random(7)
@@ -132,7 +144,7 @@ class PassageIndexConformance:
         store.settle_index()
         _assert_best(store, "c", passages)
 
-    def test_removed_and_replaced_passages_never_come_back(self, store: Store) -> None:
+    def test_removed_and_replaced_passages_never_come_back(self, store: PassageStore) -> None:
         """Searches after removing most of an index (a store may purge what was removed at
         once or later), replacing sources and writing again rank only what is there now."""
         rng = random.Random(11)

@@ -1,5 +1,5 @@
-"""The passage index of the in-memory store: dictionaries searched by the same algorithm as
-the SQL stores (``kforge.store.passages.bm25_top``)."""
+"""The in-memory passage store: dictionaries searched by the same algorithm as the SQL stores
+(``kforge.store.passages.bm25_top``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kforge.jsoncodec import dumps, loads
+from kforge.store.memory_documents import MemoryDocuments
 from kforge.store.passages import (
     FLOOR_SAMPLE,
     IndexedSource,
@@ -18,7 +19,7 @@ from kforge.store.passages import (
     bm25_top,
 )
 
-__all__ = ["MemoryPassages"]
+__all__ = ["MemoryPassageStore"]
 
 
 @dataclass(slots=True)
@@ -90,10 +91,11 @@ class _Index:
         return [(self.passages[row][0], score) for row, score in ranked]
 
 
-class MemoryPassages:
-    """``PassageIndex`` in dictionaries; mixed into MemoryStore."""
+class MemoryPassageStore(MemoryDocuments):
+    """``PassageStore`` in dictionaries; its documents are ``beside``'s when given."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, beside: MemoryDocuments | None = None) -> None:
+        super().__init__(beside=beside)
         self._indexes: dict[str, _Index] = {}
         self._next_row = 0
         self._index_lock = threading.RLock()
@@ -178,3 +180,6 @@ class MemoryPassages:
             frequencies = {t: len(ix.postings.get(t, ())) for t in terms}
             peaks = {t: ix.peaks[t] for t in terms if t in ix.peaks}
             return bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b, peaks=peaks)
+
+    def close(self) -> None:
+        pass

@@ -198,6 +198,12 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
         ), '{}')
         """,
     ),
+    (
+        7,
+        # how many writes each index has had: its version (``SQLitePassageStore.index_version``),
+        # which the run log's commits, on another connection, leave as it is
+        "ALTER TABLE search_indexes ADD COLUMN writes INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 
 

@@ -1,5 +1,6 @@
-"""The passage index every store keeps: sources, their passages and the postings of their
-analyzed terms, searched by BM25 where they are stored.
+"""The passage store: sources, their passages and the postings of their analyzed terms,
+searched by BM25 where they are stored (``PassageStore``; the run log is another protocol,
+``kforge.store.base.RunLog``).
 
 A store holds any number of named indexes (a corpus is one). Each source is written with its
 passages and postings in one transaction and removed the same way, so the index never holds
@@ -12,7 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+from kforge.store.documents import DocumentStore
 
 __all__ = [
     "FIRST_BUDGET",
@@ -22,6 +25,7 @@ __all__ = [
     "IndexedPassage",
     "IndexedSource",
     "PassageIndex",
+    "PassageStore",
     "Peaks",
     "Postings",
     "add_peaks",
@@ -131,6 +135,14 @@ class PassageIndex(Protocol):
         """After many writes (an ingest), bring what the database knows of the index tables up
         to date, so that searches right after are planned and read as fast as later ones."""
         ...
+
+
+@runtime_checkable
+class PassageStore(DocumentStore, PassageIndex, Protocol):
+    """What document retrieval (``kforge.rag``) reads and writes: passage indexes, and the
+    documents kept beside them (the corpus catalog, sources' metadata, dense vectors)."""
+
+    def close(self) -> None: ...
 
 
 def lucene_idf(passages: int, df: int) -> float:

@@ -1,4 +1,4 @@
-"""The passage index of the PostgreSQL store, shared by every process on the database.
+"""The PostgreSQL passage store, shared by every process on the database.
 
 PostgreSQL's own full-text ranking (``ts_rank_cd``) is not BM25 and Debian packages no BM25
 extension, so each term's postings are packed in a few binary rows (``postgres_postings``)
@@ -12,74 +12,16 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kforge.jsoncodec import dumps, loads
 from kforge.store import postgres_peaks, postgres_search
 from kforge.store import postgres_postings as postings
 from kforge.store.passages import IndexedSource, IndexStatistics, Peaks
 from kforge.store.postgres_batch import int_array, numbers, text_array
+from kforge.store.postgres_database import PostgresDatabase
 
-__all__ = ["PASSAGE_TABLES", "PostgresPassages"]
-
-PASSAGE_TABLES = (
-    """
-    CREATE TABLE search_indexes (
-        id serial PRIMARY KEY,
-        name text NOT NULL UNIQUE,
-        passages bigint NOT NULL DEFAULT 0,
-        terms bigint NOT NULL DEFAULT 0,
-        chars bigint NOT NULL DEFAULT 0
-    )
-    """,
-    """
-    CREATE TABLE search_sources (
-        index_id integer NOT NULL,
-        key text NOT NULL,
-        title_word text NOT NULL,
-        meta text NOT NULL,
-        PRIMARY KEY (index_id, key)
-    )
-    """,
-    "CREATE INDEX search_sources_title ON search_sources(index_id, title_word)",
-    """
-    CREATE TABLE search_passages (
-        id bigserial PRIMARY KEY,
-        index_id integer NOT NULL,
-        passage text NOT NULL,
-        source text NOT NULL,
-        ordinal integer NOT NULL,
-        length integer NOT NULL,
-        chars integer NOT NULL,
-        terms text NOT NULL,
-        data text NOT NULL
-    )
-    """,
-    "CREATE UNIQUE INDEX search_passages_id ON search_passages(index_id, passage)",
-    "CREATE INDEX search_passages_source ON search_passages(index_id, source, ordinal)",
-    """
-    CREATE TABLE search_terms (
-        index_id integer NOT NULL,
-        term text NOT NULL,
-        df integer NOT NULL,
-        PRIMARY KEY (index_id, term)
-    )
-    """,
-    # postings carry their passage's length, so scoring reads no other row; an index-only
-    # scan over (index_id, term) INCLUDE (...) reads a term's postings in one range
-    """
-    CREATE TABLE search_postings (
-        index_id integer NOT NULL,
-        term text NOT NULL,
-        passage bigint NOT NULL,
-        tf integer NOT NULL,
-        length integer NOT NULL,
-        PRIMARY KEY (index_id, term, passage) INCLUDE (tf, length)
-    )
-    """,
-)
-"""Migration 3 of the PostgreSQL schema (its postings table became blocks in migration 4)."""
+__all__ = ["PostgresPassageStore"]
 
 
 def _index_id(conn: Any, index: str, *, create: bool = False) -> int | None:
@@ -145,13 +87,9 @@ _ATTEMPTS = 5
 """How many times a write is tried when PostgreSQL aborts it to break a deadlock."""
 
 
-class PostgresPassages:
-    """``PassageIndex`` over the ``search_*`` tables (migrations 3 to 6); mixed into
-    PostgresStore."""
-
-    if TYPE_CHECKING:  # PostgresStore's own pooled connection
-
-        def _conn(self) -> AbstractContextManager[Any]: ...
+class PostgresPassageStore(PostgresDatabase):
+    """``PassageStore`` over the ``search_*`` tables (migrations 3 to 6) and the documents
+    table of a PostgreSQL database, on a pool of its own."""
 
     def _write(self, write: Callable[[Any], None]) -> None:
         """Run ``write`` in one transaction; again (up to ``_ATTEMPTS`` times, after a short

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.errors import StoreError
-from kforge.store.postgres_passages import PASSAGE_TABLES
 from kforge.store.postgres_peaks import PEAKS
 from kforge.store.postgres_postings import BLOCK_TABLES, SKIP_LISTS
 
@@ -18,6 +17,65 @@ __all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "apply_migrations"]
 
 FRAMES_CHANNEL = "kforge_frames"
 """The LISTEN/NOTIFY channel; each notice's payload is ``RUN_ID SEQ`` (the run's last seq)."""
+
+PASSAGE_TABLES = (
+    """
+    CREATE TABLE search_indexes (
+        id serial PRIMARY KEY,
+        name text NOT NULL UNIQUE,
+        passages bigint NOT NULL DEFAULT 0,
+        terms bigint NOT NULL DEFAULT 0,
+        chars bigint NOT NULL DEFAULT 0
+    )
+    """,
+    """
+    CREATE TABLE search_sources (
+        index_id integer NOT NULL,
+        key text NOT NULL,
+        title_word text NOT NULL,
+        meta text NOT NULL,
+        PRIMARY KEY (index_id, key)
+    )
+    """,
+    "CREATE INDEX search_sources_title ON search_sources(index_id, title_word)",
+    """
+    CREATE TABLE search_passages (
+        id bigserial PRIMARY KEY,
+        index_id integer NOT NULL,
+        passage text NOT NULL,
+        source text NOT NULL,
+        ordinal integer NOT NULL,
+        length integer NOT NULL,
+        chars integer NOT NULL,
+        terms text NOT NULL,
+        data text NOT NULL
+    )
+    """,
+    "CREATE UNIQUE INDEX search_passages_id ON search_passages(index_id, passage)",
+    "CREATE INDEX search_passages_source ON search_passages(index_id, source, ordinal)",
+    """
+    CREATE TABLE search_terms (
+        index_id integer NOT NULL,
+        term text NOT NULL,
+        df integer NOT NULL,
+        PRIMARY KEY (index_id, term)
+    )
+    """,
+    # postings carry their passage's length, so scoring reads no other row; an index-only
+    # scan over (index_id, term) INCLUDE (...) reads a term's postings in one range
+    """
+    CREATE TABLE search_postings (
+        index_id integer NOT NULL,
+        term text NOT NULL,
+        passage bigint NOT NULL,
+        tf integer NOT NULL,
+        length integer NOT NULL,
+        PRIMARY KEY (index_id, term, passage) INCLUDE (tf, length)
+    )
+    """,
+)
+"""Migration 3: the passage store's tables (``kforge.store.postgres_passages``; its postings
+table became blocks in migration 4)."""
 
 _COMMIT_FUNCTION = (
     """

@@ -1,4 +1,4 @@
-"""The passage index of the SQLite store: postings in an ordinary table clustered by term,
+"""The SQLite passage store: postings in an ordinary table clustered by term,
 BM25 summed in SQL over the postings of the query's terms (see ``kforge.store.passages``).
 
 FTS5 is compiled into Python's sqlite3, but its ``bm25()`` fixes k1 and b and uses another idf,
@@ -8,11 +8,11 @@ ranking exactly and share one search algorithm with the PostgreSQL store.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kforge.jsoncodec import dumps, loads
 from kforge.store.passages import (
@@ -23,8 +23,9 @@ from kforge.store.passages import (
     add_peaks,
     bm25_top,
 )
+from kforge.store.sqlite_database import SQLiteDatabase
 
-__all__ = ["SQLitePassages"]
+__all__ = ["SQLitePassageStore"]
 
 _TOP = """
 WITH e AS (SELECT key AS term, value AS w FROM json_each(?1)),
@@ -129,33 +130,29 @@ ON CONFLICT(index_id, term) DO UPDATE SET df = df + excluded.df,
 adds none: the peaks left bound what remains)."""
 
 
-class SQLitePassages:
-    """``PassageIndex`` over the ``search_*`` tables (migration 5); mixed into SQLiteStore."""
-
-    _index_writes = 0
-    """Index writes through this store's connection: ``PRAGMA data_version`` counts only the
-    other connections' commits."""
-
-    if TYPE_CHECKING:  # SQLiteStore's own transaction and read helpers
-
-        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-        def _read(self) -> AbstractContextManager[sqlite3.Connection]: ...
+class SQLitePassageStore(SQLiteDatabase):
+    """``PassageStore`` over the ``search_*`` tables (migrations 5 to 7) and the documents
+    table of one SQLite file, on a connection of its own."""
 
     @staticmethod
     def _index_id(conn: sqlite3.Connection, index: str, *, create: bool = False) -> int | None:
         row = conn.execute("SELECT id FROM search_indexes WHERE name = ?", (index,)).fetchone()
         if row is not None or not create:
             return None if row is None else int(row[0])
+        # a random first count: an index made again (its id reused) never repeats a version
+        # of the one it replaces (``index_version``)
         return int(
-            conn.execute("INSERT INTO search_indexes(name) VALUES (?)", (index,)).lastrowid or 0
+            conn.execute(
+                "INSERT INTO search_indexes(name, writes) VALUES (?, ?)",
+                (index, secrets.randbits(62)),
+            ).lastrowid
+            or 0
         )
 
     def put_sources(self, index: str, sources: Sequence[IndexedSource]) -> None:
         if not sources:
             return
         with self._tx() as conn:
-            self._index_writes += 1
             ix = self._index_id(conn, index, create=True)
             assert ix is not None
             self._remove(conn, ix, [s.key for s in sources])
@@ -219,7 +216,7 @@ class SQLitePassages:
     ) -> None:
         conn.execute(
             "UPDATE search_indexes SET passages = passages + ?, terms = terms + ?, "
-            "chars = chars + ? WHERE id = ?",
+            "chars = chars + ?, writes = writes + 1 WHERE id = ?",
             (passages, terms, chars, ix),
         )
 
@@ -249,7 +246,6 @@ class SQLitePassages:
 
     def delete_sources(self, index: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:
-            self._index_writes += 1
             ix = self._index_id(conn, index)
             if ix is None:
                 return
@@ -320,9 +316,13 @@ class SQLitePassages:
             return _statistics(conn, index)
 
     def index_version(self, index: str) -> str:
+        # every write counts itself in the index's row, whichever connection makes it (the
+        # run log's commits, on another connection to the file, do not)
         with self._read() as conn:
-            other = int(conn.execute("PRAGMA data_version").fetchone()[0])
-            return f"{other}.{self._index_writes}"
+            row = conn.execute(
+                "SELECT id, writes FROM search_indexes WHERE name = ?", (index,)
+            ).fetchone()
+        return "none" if row is None else f"{row[0]}.{row[1]}"
 
     def document_frequencies(self, index: str, terms: Iterable[str]) -> dict[str, int]:
         with self._read() as conn:

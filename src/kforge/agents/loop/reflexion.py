@@ -9,7 +9,7 @@ store's documents, scoped per agent and per user, so a later run learns from an 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from kforge import jsoncodec
@@ -20,18 +20,18 @@ from kforge.frames import AgentThinking, ErrorFrame, Frame
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolCall, ToolSpec, Usage
 from kforge.memory.compaction import journaled_complete
 from kforge.memory.episodic import (
-    DocumentStore,
     EpisodicMemory,
     FailureKind,
     ReflectionRecord,
     call_key,
 )
 from kforge.memory.reflexion import reflect_in_run, suggest_alternative
+from kforge.store.documents import DocumentStore
+from kforge.store.memory_documents import MemoryDocuments
 from kforge.tools.registry import ToolRegistry
 
 __all__ = [
     "MEMORY_STORE_SERVICE",
-    "LocalDocuments",
     "MeteredRun",
     "Reflexion",
     "lessons_for",
@@ -48,33 +48,8 @@ MEMORY_STORE_SERVICE = "memory_store"
 _MAX_LESSONS = 5
 
 
-class LocalDocuments:
-    """A document store that lives as long as the process: used when the run has no store."""
-
-    def __init__(self) -> None:
-        self._docs: dict[str, dict[str, dict[str, Any]]] = {}
-
-    def put_docs(self, namespace: str, docs: dict[str, dict[str, Any]]) -> None:
-        self._docs.setdefault(namespace, {}).update(docs)
-
-    def get_docs(
-        self, namespace: str, keys: Iterable[str] | None = None
-    ) -> dict[str, dict[str, Any]]:
-        docs = self._docs.get(namespace, {})
-        if keys is None:
-            return dict(docs)
-        return {k: docs[k] for k in keys if k in docs}
-
-    def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
-        if keys is None:
-            self._docs.pop(namespace, None)
-            return
-        docs = self._docs.get(namespace, {})
-        for key in keys:
-            docs.pop(key, None)
-
-
-_FALLBACK = LocalDocuments()
+_FALLBACK = MemoryDocuments()
+"""Where episodic memory lives as long as the process, when the run has no store."""
 
 
 def memory_for(ctx: RunContext, *, scope: str, user_id: str) -> EpisodicMemory:

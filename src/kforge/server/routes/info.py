@@ -56,17 +56,22 @@ def _public(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-@router.get("/corpora", tags=["corpora"], summary="Document corpora kept in the store")
-async def corpora(state: State) -> dict[str, Any]:
+def _catalog(state: ServerState) -> list[dict[str, Any]]:
+    """The corpora of the runtime's passage store (none when it was given no passage store)."""
+    from kforge.rag.catalog import Corpora
     from kforge.rag.corpus import list_corpora
 
-    return {"corpora": list_corpora(state.runtime.store)}
+    corpora = state.runtime.services.corpora
+    return list_corpora(corpora.store) if isinstance(corpora, Corpora) else []
+
+
+@router.get("/corpora", tags=["corpora"], summary="Document corpora kept in the store")
+async def corpora(state: State) -> dict[str, Any]:
+    return {"corpora": _catalog(state)}
 
 
 def _corpus(state: ServerState, name: str) -> Any:
-    from kforge.rag.corpus import list_corpora
-
-    if name not in {str(c.get("name")) for c in list_corpora(state.runtime.store)}:
+    if name not in {str(c.get("name")) for c in _catalog(state)}:
         raise Problem(
             404,
             "corpus-not-found",

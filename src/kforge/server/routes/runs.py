@@ -22,7 +22,7 @@ from kforge.server.schemas import (
 )
 from kforge.server.sse import checked_seq, last_event_seq, run_event_stream
 from kforge.server.state import ServerState, server_state
-from kforge.store.base import RunRecord, RunStatus, Store
+from kforge.store.base import RunLog, RunRecord, RunStatus
 
 __all__ = ["router"]
 
@@ -83,7 +83,7 @@ _DAMAGE_SCAN = 10_000
 
 
 def _list_around_damage(
-    store: Store,
+    store: RunLog,
     status: RunStatus | None,
     parent_id: str | None,
     session_id: str | None,

@@ -1,0 +1,353 @@
+"""The PostgreSQL run log: the record shared by processes on many machines, one round trip per
+step.
+
+Each step commits through the server-side function ``kforge_commit`` (see ``postgres_schema``),
+which also notifies listeners on the ``kforge_frames`` channel, so live events cross processes.
+Frame bodies and step deltas are stored packed (``kforge.store.packing``: deflate with a preset
+dictionary, about a third of their JSON); snapshots stay JSON text, which PostgreSQL compresses.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
+
+from kforge.errors import (
+    InvalidRunStateError,
+    RunLeasedError,
+    RunNotFoundError,
+    StateCorruptionError,
+    StoreError,
+    WriteConflictError,
+)
+from kforge.frames import Frame, frame_body_json, new_id, utc_now
+from kforge.jsoncodec import dumps
+from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
+from kforge.store.lease import Lease, lease_is_live
+from kforge.store.packing import pack
+from kforge.store.postgres_database import READ_DOCS, PostgresDatabase
+from kforge.store.records import (
+    JSON_RUN_FIELDS,
+    RUN_COLUMNS,
+    checksum,
+    decode_frames,
+    decode_snapshot,
+    decode_steps,
+    run_filter,
+    run_from_row,
+    run_row,
+)
+
+__all__ = ["PostgresRunLog"]
+
+_COMMIT = (
+    "SELECT * FROM kforge_commit(%s, %b, %b, %b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
+    "%s, %s, %s, %s, %s, %s)"
+)
+
+
+_READ_FRAMES = (
+    "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s"
+)
+_READ_STEPS = (
+    "SELECT step, seq, delta, checksum FROM steps "
+    "WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s"
+)
+_RUN_WITH_SNAPSHOT = (
+    f"SELECT {RUN_COLUMNS}, s.step, s.seq, s.state, s.checksum FROM runs "
+    "LEFT JOIN snapshots s ON s.run_id = runs.id WHERE runs.id = %s"
+)
+"""A run and its snapshot in one round trip (their column names do not overlap)."""
+
+
+def _field_value(key: str, value: Any) -> Any:
+    if isinstance(value, RunStatus):
+        return value.value
+    if key in JSON_RUN_FIELDS and value is not None:
+        return dumps(value)
+    return value
+
+
+def _warm(conn: Any) -> None:
+    """Have a new pooled connection plan every statement of the step function and of a
+    resume's reads, so that the first steps through it (those of a resumed run) do not pay for
+    that: a throwaway run gets frames, steps, a snapshot and a lease, all rolled back."""
+    run_id = f"kforge-warm-{new_id()}"
+    with conn.transaction(force_rollback=True):
+        conn.execute(
+            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
+            "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
+            (run_id,),
+        )
+        for seq in (1, 2):  # the statement is prepared by its second use
+            conn.execute(
+                _COMMIT,
+                (
+                    *(run_id, [seq], ["warm"], [b"{}"], seq, seq, b"[]", 0, seq, seq, "{}", 0),
+                    *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
+                ),
+            )
+        for _ in range(2):
+            conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchall()
+            conn.execute(_READ_FRAMES, (run_id, 0, None)).fetchall()
+            conn.execute(_READ_STEPS, (run_id, 0, None)).fetchall()
+            conn.execute(READ_DOCS, (run_id,)).fetchall()
+
+
+class PostgresRunLog(PostgresDatabase):
+    """``RunLog`` over the runs, frames, steps and snapshots tables of a PostgreSQL database.
+
+    ``url`` is a libpq connection URL (``postgresql://user@host:port/db``). Connections come
+    from a pool of at most ``pool_size``; the schema migrates itself on open. ``warm`` has each
+    new pooled connection run the statements of a step and of a resume once first (``_warm``):
+    tens of milliseconds a connection, paid back in a server or worker that resumes many runs,
+    not in a command that runs once.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 10,
+        connect_timeout_s: float = 10.0,
+        warm: bool = True,
+    ):
+        super().__init__(
+            url,
+            pool_size=pool_size,
+            connect_timeout_s=connect_timeout_s,
+            configure=_warm if warm else None,
+        )
+
+    def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
+        """Call ``on_notice(run_id, last_seq)`` (from a thread) for every commit any process
+        makes, from now until the returned function is called; ``(None, 0)`` after a lost
+        connection came back (look again at everything)."""
+        from kforge.store.postgres_events import CommitNotices
+
+        notices = CommitNotices(self.url, on_notice)
+        notices.start()
+        return notices.stop
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def create_run(
+        self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
+    ) -> None:
+        psycopg = self._psycopg
+        with self._conn() as conn, conn.transaction():
+            try:
+                conn.execute(
+                    f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({', '.join(['%s'] * 20)})",
+                    run_row(run),
+                )
+            except psycopg.errors.UniqueViolation as exc:
+                raise StoreError(f"run '{run.id}' already exists") from exc
+            if frames or step is not None:
+                self._commit_on(conn, run.id, frames, step, None, None, None)
+        run.last_seq = frames[-1].seq if frames else 0
+
+    def get_run(self, run_id: str) -> RunRecord:
+        with self._conn() as conn:
+            row = conn.execute(
+                f"SELECT {RUN_COLUMNS} FROM runs WHERE id = %s", (run_id,)
+            ).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        return run_from_row(row)
+
+    def list_runs(
+        self,
+        *,
+        status: RunStatus | None = None,
+        parent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 100,
+    ) -> list[RunRecord]:
+        where, params = run_filter("%s", status, parent_id, session_id)
+        with self._conn() as conn:
+            rows = conn.execute(
+                f"SELECT {RUN_COLUMNS} FROM runs {where} "
+                "ORDER BY created_at DESC, ord DESC LIMIT %s",
+                (*params, limit),
+            ).fetchall()
+        return [run_from_row(r) for r in rows]
+
+    # -- the step transaction -------------------------------------------------------------
+
+    def commit(
+        self,
+        run_id: str,
+        frames: Sequence[Frame],
+        *,
+        step: StepRecord | None = None,
+        snapshot: Snapshot | None = None,
+        run_fields: dict[str, Any] | None = None,
+        lease: Lease | None = None,
+    ) -> None:
+        if run_fields and set(run_fields) - UPDATABLE_RUN_FIELDS:
+            raise StoreError(
+                f"cannot update run fields {sorted(set(run_fields) - UPDATABLE_RUN_FIELDS)}"
+            )
+        with self._conn() as conn:
+            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, lease)
+
+    def _commit_on(
+        self,
+        conn: Any,
+        run_id: str,
+        frames: Sequence[Frame],
+        step: StepRecord | None,
+        snapshot: Snapshot | None,
+        run_fields: dict[str, Any] | None,
+        lease: Lease | None,
+    ) -> None:
+        if frames:
+            first = frames[0].seq
+            for offset, frame in enumerate(frames):
+                if frame.seq != first + offset or frame.run_id != run_id:
+                    self._discontinuity(conn, run_id, frame.seq, offset)
+        delta = dumps(step.delta) if step is not None else None
+        packed_delta = pack(delta) if delta is not None else None
+        state = dumps(snapshot.state) if snapshot is not None else None
+        fields = {k: _field_value(k, v) for k, v in (run_fields or {}).items()}
+        now = time.time()
+        try:
+            outcome, _, holder, expires = conn.execute(
+                _COMMIT,
+                (
+                    run_id,
+                    [f.seq for f in frames],
+                    [f.type for f in frames],
+                    [pack(frame_body_json(f)) for f in frames],
+                    step.step if step is not None else None,
+                    step.seq if step is not None else None,
+                    packed_delta,
+                    checksum(delta) if delta is not None else None,
+                    snapshot.step if snapshot is not None else None,
+                    snapshot.seq if snapshot is not None else None,
+                    state,
+                    checksum(state) if state is not None else None,
+                    dumps(fields),
+                    utc_now() if fields else None,
+                    lease.owner if lease is not None else None,
+                    lease.takeover if lease is not None else None,
+                    lease.ttl_s if lease is not None else None,
+                    lease.release if lease is not None else False,
+                    now,
+                ),
+            ).fetchone()
+        except self._psycopg.errors.UniqueViolation:
+            self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
+        if outcome == "ok":
+            return
+        if outcome == "missing":
+            raise RunNotFoundError(run_id)
+        if outcome == "leased" and lease is not None and holder is not None:
+            if expires is not None and lease_is_live(holder, expires):
+                raise RunLeasedError(run_id, holder, float(expires))
+            # a holder that is gone (its process ended on this host): replace it
+            retry = Lease(
+                owner=lease.owner, ttl_s=lease.ttl_s, takeover=holder, release=lease.release
+            )
+            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, retry)
+            return
+        self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
+
+    def _discontinuity(self, conn: Any, run_id: str, seq: int, offset: int) -> NoReturn:
+        row = conn.execute("SELECT last_seq FROM runs WHERE id = %s", (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        raise WriteConflictError(
+            f"run '{run_id}': frame seq {seq} does not continue the log "
+            f"(expected {row[0] + 1 + offset}); another writer may be running this run"
+        )
+
+    def renew_lease(self, run_id: str, lease: Lease) -> bool:
+        now = time.time()
+        owner, expires = (None, None) if lease.release else (lease.owner, now + lease.ttl_s)
+        with self._conn() as conn:
+            cur = conn.execute(
+                "UPDATE runs SET lease_owner = %s, lease_expires_at = %s, heartbeat_at = %s "
+                "WHERE id = %s AND lease_owner = %s",
+                (owner, expires, now, run_id, lease.owner),
+            )
+            return bool(cur.rowcount == 1)
+
+    # -- reading the record ---------------------------------------------------------------
+
+    def read_frames(
+        self, run_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[Frame]:
+        with self._conn() as conn:
+            # no seq passes a bigint, and PostgreSQL refuses to compare one with a larger number
+            rows = conn.execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit)).fetchall()
+        return decode_frames(run_id, rows)
+
+    def read_steps(
+        self, run_id: str, *, after_step: int = 0, limit: int | None = None
+    ) -> list[StepRecord]:
+        with self._conn() as conn:
+            rows = conn.execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
+        return decode_steps(run_id, rows)
+
+    def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
+        with self._conn() as conn:
+            row = conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
+        if row is None:
+            raise RunNotFoundError(run_id)
+        run = run_from_row(row[:-4])
+        if row[-4] is None:
+            return run, None
+        try:
+            return run, decode_snapshot(run_id, row[-4:])
+        except StateCorruptionError:
+            return run, None
+
+    def latest_snapshot(self, run_id: str) -> Snapshot | None:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT step, seq, state, checksum FROM snapshots WHERE run_id = %s", (run_id,)
+            ).fetchone()
+        return decode_snapshot(run_id, row)
+
+    def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
+        source = self.get_run(source_id)
+        if upto_seq < 0 or upto_seq > source.last_seq:
+            raise InvalidRunStateError(
+                f"run '{source_id}' has frames 1..{source.last_seq}; cannot fork at seq {upto_seq}"
+            )
+        self.create_run(new_run)
+        with self._conn() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO frames(run_id, seq, type, data) "
+                "SELECT %s, seq, type, data FROM frames WHERE run_id = %s AND seq <= %s",
+                (new_run.id, source_id, upto_seq),
+            )
+            conn.execute(
+                "INSERT INTO steps(run_id, step, seq, delta, checksum) "
+                "SELECT %s, step, seq, delta, checksum FROM steps WHERE run_id = %s AND seq <= %s",
+                (new_run.id, source_id, upto_seq),
+            )
+            conn.execute("UPDATE runs SET last_seq = %s WHERE id = %s", (upto_seq, new_run.id))
+        new_run.last_seq = upto_seq
+
+    def run_ids_with_prefix(self, prefix: str, *, limit: int = 10) -> list[str]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT id FROM runs WHERE left(id, %s) = %s ORDER BY id LIMIT %s",
+                (len(prefix), prefix, limit),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def delete_runs(self, run_ids: Iterable[str]) -> None:
+        ids = list(run_ids)
+        with self._conn() as conn, conn.transaction():
+            for table, column in (
+                ("frames", "run_id"),
+                ("steps", "run_id"),
+                ("snapshots", "run_id"),
+                ("runs", "id"),
+            ):
+                conn.execute(f"DELETE FROM {table} WHERE {column} = ANY(%s)", (ids,))
