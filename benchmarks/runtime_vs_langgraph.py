@@ -28,6 +28,7 @@ from typing import Any
 
 import kforge
 from kforge.engine.agent import StepOutcome
+from kforge.engine.append_only import AppendOnlyList
 from kforge.engine.limits import RunLimits
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
@@ -66,14 +67,15 @@ ADD_SPEC = add.to_spec()
 
 
 class AddLoopAgent:
-    """Each step: one model call, then the ``add`` call it asked for; the history is state."""
+    """Each step: one model call, then the ``add`` call it asked for; the history is state,
+    declared append-only (as LangGraph's ``MessagesState`` declares it with ``add_messages``)."""
 
     agent_type = AGENT_TYPE
 
     def __init__(self, args: dict[str, Any]) -> None:
         self.pause_at: int | None = args.get("pause_at")
         self.messages = [Message.user(PROMPT)]
-        self.records = [self.messages[0].to_dict()]
+        self.records = AppendOnlyList([self.messages[0].to_dict()])
         self.tool_calls = 0
 
     def _append(self, message: Message) -> None:
@@ -98,7 +100,7 @@ class AddLoopAgent:
         return {"messages": self.records, "tool_calls": self.tool_calls}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.records = list(state["messages"])
+        self.records = AppendOnlyList(state["messages"])
         self.messages = [Message.from_dict(m) for m in self.records]
         self.tool_calls = int(state["tool_calls"])
 

@@ -12,6 +12,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
+    "AppendOnlyList": "kforge.engine.append_only",
     "Checkpoint": "kforge.engine.phases",
     "CheckpointKind": "kforge.frames",
     "ForgeAgent": "kforge.engine.agent",

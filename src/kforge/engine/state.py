@@ -5,7 +5,9 @@ deletes, ``["a", path, items]`` appends to a list.
 
 Unchanged parts are found with Python's equality, so values it calls equal (``1``, ``1.0`` and
 ``True``) are one value to a delta: replacing one by another in place is not a change, in a list
-as in an object. Every new or replaced value is recorded exactly as it is.
+as in an object. Every new or replaced value is recorded exactly as it is. An
+``AppendOnlyList`` is diffed by what was appended to it since the baseline, without comparing
+the items before (they are frozen): see :mod:`kforge.engine.append_only`.
 """
 
 from __future__ import annotations
@@ -15,14 +17,22 @@ import marshal
 from collections.abc import Iterable
 from typing import Any
 
+from kforge.engine.append_only import AppendOnlyList, FrozenDict, FrozenList
 from kforge.errors import StateCorruptionError
 from kforge.jsoncodec import dumps, loads
 
-__all__ = ["Baseline", "apply_delta", "copy_value", "diff_state", "rebuild_state"]
+__all__ = ["Baseline", "Grown", "apply_delta", "copy_value", "diff_state", "rebuild_state"]
 
 Path = list[str | int]
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})
+
+_FIXED = frozenset({FrozenDict, FrozenList, AppendOnlyList})
+"""Containers a baseline may share with the agent (they refuse changes): a delta replaces them
+whole, never changes them inside."""
+
+Grown = tuple[AppendOnlyList, Path, int]
+"""An append-only list the diff met: the list, where it is in the state, its length then."""
 
 
 def copy_value(value: Any) -> Any:
@@ -57,34 +67,62 @@ def fresh_containers(value: Any) -> Any:
     return copy_value(value)
 
 
-def diff_state(old: Any, new: Any) -> list[list[Any]]:
+def diff_state(old: Any, new: Any, *, grown: list[Grown] | None = None) -> list[list[Any]]:
+    """The delta that turns ``old`` into ``new``. ``grown`` collects the append-only lists met
+    (for :meth:`Baseline.advance`, which lets the next diff skip their committed items)."""
     ops: list[list[Any]] = []
-    _diff(old, new, [], ops)
+    _diff(old, new, [], ops, grown)
     return ops
 
 
-def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
+def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]], grown: list[Grown] | None) -> None:
+    if type(new) is AppendOnlyList:
+        _diff_grown(old, new, path, ops, grown)
+        return
     if type(old) is type(new) and old == new:
         return
-    if isinstance(old, dict) and isinstance(new, dict):
+    if isinstance(old, dict) and isinstance(new, dict) and type(old) not in _FIXED:
         for key in old:
             if key not in new:
                 ops.append(["d", [*path, key]])
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, [*path, key], ops)
+                _diff(old[key], value, [*path, key], ops, grown)
+            elif type(value) is AppendOnlyList:
+                _diff_grown(None, value, [*path, key], ops, grown)
             else:
                 ops.append(["s", [*path, key], copy_value(value)])
         return
-    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
+    if (
+        isinstance(old, list)
+        and isinstance(new, list)
+        and len(new) >= len(old)
+        and type(old) not in _FIXED
+    ):
         if old == new[: len(old)]:  # one comparison in C, however long the history
             ops.append(["a", path, fresh_containers(new[len(old) :])])
             return
         if len(new) == len(old):
             for index, (a, b) in enumerate(zip(old, new, strict=True)):
-                _diff(a, b, [*path, index], ops)
+                _diff(a, b, [*path, index], ops, grown)
             return
     ops.append(["s", path, copy_value(new)])
+
+
+def _diff_grown(
+    old: Any, new: AppendOnlyList, path: Path, ops: list[list[Any]], grown: list[Grown] | None
+) -> None:
+    """An append-only list: what was appended since ``old``. Its items are frozen, so once the
+    baseline is known to hold its first items (``synced_with``), they are not compared again;
+    the new ones enter the delta and the baseline as they are, shared rather than copied."""
+    size = len(old) if isinstance(old, list) else -1
+    if 0 <= size <= len(new) and (new.synced_with(old) or old == new[:size]):
+        if len(new) > size:
+            ops.append(["a", path, new[size:]])
+    else:
+        ops.append(["s", path, new[:]])
+    if grown is not None:
+        grown.append((new, path, len(new)))
 
 
 def apply_delta(
@@ -181,12 +219,23 @@ class Baseline:
                 self._text = None
         return self.state
 
-    def advance(self, delta: Iterable[list[Any]]) -> dict[str, Any]:
+    def advance(self, delta: Iterable[list[Any]], grown: Iterable[Grown] = ()) -> dict[str, Any]:
         """Apply a step's delta (from :func:`diff_state`, whose values become the baseline's);
-        call it after :meth:`trusted` with no agent code in between."""
+        call it after :meth:`trusted` with no agent code in between. ``grown``: what that diff
+        collected; each append-only list learns which baseline list now holds its items."""
         if self._text is not None:
             # trusted() found the state still encodes to the text: decoding it again gives a
             # private copy, faster than copying the objects (which orjson made key by key)
             self.state = loads(self._text)
             self._text = None
-        return apply_delta(self.state, delta, take=True)
+        state = apply_delta(self.state, delta, take=True)
+        for log, path, size in grown:
+            target: Any = state
+            try:
+                for key in path:
+                    target = target[key]
+            except (KeyError, IndexError, TypeError):
+                continue
+            if isinstance(target, list):
+                log.sync(target, size)
+        return state
