@@ -1,5 +1,9 @@
 """kforge's Runtime vs LangGraph 1.2 + SqliteSaver on the same K-step tool loop.
 
+Both sides declare that the message history only grows: kforge's agent keeps it in an
+``AppendOnlyList``, LangGraph's graph uses ``MessagesState``, whose ``messages`` channel is
+reduced by ``add_messages``.
+
 Measures µs per step with durable SQLite commits (and against LangGraph with no checkpointer at
 all, which commits nothing), database bytes after K steps, resume latency after a pause for a
 human answer, and import time. LangGraph is never a kforge dependency: its
