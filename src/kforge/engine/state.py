@@ -223,10 +223,14 @@ class Baseline:
         """Apply a step's delta (from :func:`diff_state`, whose values become the baseline's);
         call it after :meth:`trusted` with no agent code in between. ``grown``: what that diff
         collected; each append-only list learns which baseline list now holds its items."""
+        grown = list(grown)
         if self._text is not None:
-            # trusted() found the state still encodes to the text: decoding it again gives a
-            # private copy, faster than copying the objects (which orjson made key by key)
-            self.state = loads(self._text)
+            if grown:
+                self.state = _private_copy(self.state, {tuple(g[1]): g[0] for g in grown}, ())
+            else:
+                # trusted() found the state still encodes to the text: decoding it again gives
+                # a private copy, faster than copying the objects (which orjson made key by key)
+                self.state = loads(self._text)
             self._text = None
         state = apply_delta(self.state, delta, take=True)
         for log, path, size in grown:
@@ -239,3 +243,21 @@ class Baseline:
             if isinstance(target, list):
                 log.sync(target, size)
         return state
+
+
+def _private_copy(
+    value: Any, logs: dict[tuple[str | int, ...], AppendOnlyList], at: tuple[str | int, ...]
+) -> Any:
+    """A copy of the shared state ``value`` in which the append-only lists the diff met hold
+    their own frozen items instead of copies of the restored ones: the diff found those equal
+    (or its delta replaces the list whole), and they cannot change, so sharing them saves
+    decoding a whole history again."""
+    log = logs.get(at)
+    if log is not None:
+        if type(value) is list and len(value) <= len(log):
+            return log[: len(value)]
+        return copy_value(value)
+    depth = len(at)
+    if type(value) is dict and any(len(p) > depth and p[:depth] == at for p in logs):
+        return {key: _private_copy(item, logs, (*at, key)) for key, item in value.items()}
+    return copy_value(value)
