@@ -8,7 +8,7 @@ import pickle
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kforge import AppendOnlyList
@@ -96,8 +96,21 @@ actions = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(json_values, max_size=4), st.lists(json_values, max_size=4), actions)
+@example(  # a plain list in place of a synced one, changed inside at the same length
+    start=[None, None],
+    other=[],
+    steps=[
+        ("replace", 2, [None, None]),
+        ("swap",),
+        ("append", [None]),
+        ("plain", [None, None, []]),
+        ("swap",),
+        ("swap",),
+        ("swap",),
+    ],
+)
 def test_deltas_of_an_append_only_list_rebuild_every_committed_state(
     start: list[Any], other: list[Any], steps: list[tuple[Any, ...]]
 ) -> None:
@@ -131,7 +144,7 @@ def test_deltas_of_an_append_only_list_rebuild_every_committed_state(
         elif kind == "uncommitted":  # a step whose commit failed: its delta is never applied
             if type(state[key]) is AppendOnlyList:
                 state[key].extend(action[1])
-                diff_state(baseline.trusted(), state, grown=[])
+                diff_state(baseline.trusted(), state, grown=[], synced=baseline.synced)
         else:  # restored from the record: the agent wraps the list it is given
             restored = _committed(state, deltas)
             text = dumps(restored)
@@ -142,7 +155,7 @@ def test_deltas_of_an_append_only_list_rebuild_every_committed_state(
                 state[key].extend(action[1])  # the first step of the new stretch
         before = len(baseline.trusted().get(key) or []) if kind == "append" else None
         grown: list[Grown] = []
-        delta = diff_state(baseline.trusted(), state, grown=grown)
+        delta = diff_state(baseline.trusted(), state, grown=grown, synced=baseline.synced)
         deltas.append(dumps(delta))
         baseline.advance(delta, grown)
         assert loads(dumps(baseline.state)) == loads(dumps(state))
@@ -158,19 +171,21 @@ def test_a_synced_list_is_not_compared_again() -> None:
     baseline = Baseline({})
     for n in range(1, 4):
         grown: list[Grown] = []
-        delta = diff_state(baseline.trusted(), {"log": log}, grown=grown)
+        delta = diff_state(baseline.trusted(), {"log": log}, grown=grown, synced=baseline.synced)
         baseline.advance(delta, grown)
         log.append({"n": n})
     # what the baseline holds is what was committed: had the diff compared it, it would
     # find the difference planted here and write the list again
     committed = baseline.state["log"]
     list.__setitem__(committed, 0, {"n": "planted"})
-    assert diff_state(baseline.trusted(), {"log": log}) == [["a", ["log"], [{"n": 3}]]]
+    assert diff_state(baseline.trusted(), {"log": log}, synced=baseline.synced) == [
+        ["a", ["log"], [{"n": 3}]]
+    ]
 
 
 def _step(baseline: Baseline, state: dict[str, Any]) -> list[list[Any]]:
     grown: list[Grown] = []
-    delta = diff_state(baseline.trusted(), state, grown=grown)
+    delta = diff_state(baseline.trusted(), state, grown=grown, synced=baseline.synced)
     baseline.advance(delta, grown)
     return delta
 

@@ -70,16 +70,20 @@ def freeze(value: Any) -> Any:
     """``value`` (a JSON value) with its dicts and lists frozen; frozen parts are kept as they
     are. ``TypeError`` for anything JSON cannot hold."""
     kind = type(value)
-    if kind in _LEAVES or kind is FrozenDict or kind is FrozenList:
-        return value
-    if isinstance(value, dict):
+    if kind is dict:  # the usual cases first: a restore freezes a whole history
         frozen = FrozenDict(value)  # one copy in C; nested containers are replaced below
         for key, item in value.items():
             if type(item) not in _LEAVES:
                 dict.__setitem__(frozen, key, freeze(item))
         return frozen
+    if kind in _LEAVES or kind is FrozenDict or kind is FrozenList:
+        return value
+    if kind is list:
+        return FrozenList(map(freeze, value))
+    if isinstance(value, dict):
+        return freeze(dict(value))
     if isinstance(value, list | tuple):
-        return FrozenList([freeze(item) for item in value])
+        return FrozenList(map(freeze, value))
     raise TypeError(
         f"an AppendOnlyList holds JSON values (dicts, lists, strings, numbers, booleans, "
         f"None), not {kind.__name__}: append its JSON form (e.g. message.to_dict())"
@@ -116,7 +120,7 @@ class AppendOnlyList(list[Any]):
     __slots__ = ("_synced",)
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
-        super().__init__([freeze(item) for item in items])
+        super().__init__(map(freeze, items))
         self._synced: tuple[list[Any], int] | None = None
         """A list the runner's baseline holds and how many of this list's first items it
         equals: set by the baseline once a step's delta is applied, trusted while that list
@@ -126,7 +130,7 @@ class AppendOnlyList(list[Any]):
         super().append(freeze(item))
 
     def extend(self, items: Iterable[Any]) -> None:
-        super().extend([freeze(item) for item in items])
+        super().extend(list(map(freeze, items)))
 
     def __iadd__(self, items: Iterable[Any]) -> AppendOnlyList:  # type: ignore[misc]
         self.extend(items)

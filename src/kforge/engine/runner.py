@@ -404,7 +404,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         # The delta holds copies; applying it keeps the baseline free of references into the
         # agent, without copying the whole state every step.
         grown: list[Grown] = []
-        delta = diff_state(baseline.trusted(), live_state, grown=grown)
+        delta = diff_state(baseline.trusted(), live_state, grown=grown, synced=baseline.synced)
         frames = ctx.take_pending()
         if outcome is not None and outcome.done:
             ctx.end_replay()

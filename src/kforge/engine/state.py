@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import marshal
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from kforge.engine.append_only import AppendOnlyList, FrozenDict, FrozenList
@@ -67,17 +68,31 @@ def fresh_containers(value: Any) -> Any:
     return copy_value(value)
 
 
-def diff_state(old: Any, new: Any, *, grown: list[Grown] | None = None) -> list[list[Any]]:
-    """The delta that turns ``old`` into ``new``. ``grown`` collects the append-only lists met
-    (for :meth:`Baseline.advance`, which lets the next diff skip their committed items)."""
+def diff_state(
+    old: Any,
+    new: Any,
+    *,
+    grown: list[Grown] | None = None,
+    synced: AbstractSet[int] | None = None,
+) -> list[list[Any]]:
+    """The delta that turns ``old`` into ``new``. ``grown`` collects the append-only lists met;
+    ``synced`` (a :class:`Baseline`'s) names the lists of ``old`` that append-only lists are
+    known to extend, so their committed items need no comparison."""
     ops: list[list[Any]] = []
-    _diff(old, new, [], ops, grown)
+    _diff(old, new, [], ops, grown, synced)
     return ops
 
 
-def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]], grown: list[Grown] | None) -> None:
+def _diff(
+    old: Any,
+    new: Any,
+    path: Path,
+    ops: list[list[Any]],
+    grown: list[Grown] | None,
+    synced: AbstractSet[int] | None,
+) -> None:
     if type(new) is AppendOnlyList:
-        _diff_grown(old, new, path, ops, grown)
+        _diff_grown(old, new, path, ops, grown, synced)
         return
     if type(old) is type(new) and old == new:
         return
@@ -87,9 +102,9 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]], grown: list[Grow
                 ops.append(["d", [*path, key]])
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, [*path, key], ops, grown)
+                _diff(old[key], value, [*path, key], ops, grown, synced)
             elif type(value) is AppendOnlyList:
-                _diff_grown(None, value, [*path, key], ops, grown)
+                _diff_grown(None, value, [*path, key], ops, grown, synced)
             else:
                 ops.append(["s", [*path, key], copy_value(value)])
         return
@@ -102,21 +117,29 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]], grown: list[Grow
         if old == new[: len(old)]:  # one comparison in C, however long the history
             ops.append(["a", path, fresh_containers(new[len(old) :])])
             return
-        if len(new) == len(old):
+        # a list an append-only list was synced with is replaced, never changed inside: a
+        # change that kept its length would leave that list trusting what it no longer holds
+        if len(new) == len(old) and not (synced and id(old) in synced):
             for index, (a, b) in enumerate(zip(old, new, strict=True)):
-                _diff(a, b, [*path, index], ops, grown)
+                _diff(a, b, [*path, index], ops, grown, synced)
             return
     ops.append(["s", path, copy_value(new)])
 
 
 def _diff_grown(
-    old: Any, new: AppendOnlyList, path: Path, ops: list[list[Any]], grown: list[Grown] | None
+    old: Any,
+    new: AppendOnlyList,
+    path: Path,
+    ops: list[list[Any]],
+    grown: list[Grown] | None,
+    synced: AbstractSet[int] | None,
 ) -> None:
     """An append-only list: what was appended since ``old``. Its items are frozen, so once the
     baseline is known to hold its first items (``synced_with``), they are not compared again;
     the new ones enter the delta and the baseline as they are, shared rather than copied."""
     size = len(old) if isinstance(old, list) else -1
-    if 0 <= size <= len(new) and (new.synced_with(old) or old == new[:size]):
+    known = synced is not None and id(old) in synced and new.synced_with(old)
+    if 0 <= size <= len(new) and (known or old == new[:size]):
         if len(new) > size:
             ops.append(["a", path, new[size:]])
     else:
@@ -199,6 +222,9 @@ class Baseline:
     ) -> None:
         """``text``: the JSON ``state`` was decoded from, if at hand (else it is encoded)."""
         self.state = state
+        self.synced: set[int] = set()
+        """The ids of this state's lists that append-only lists are synced with
+        (:meth:`advance`): a diff replaces them rather than change them inside."""
         self._text: str | None = None
         if shared:
             self._text = text if text is not None else dumps(state)
@@ -217,6 +243,7 @@ class Baseline:
             if not same:
                 self.state = loads(self._text)
                 self._text = None
+                self.synced.clear()
         return self.state
 
     def advance(self, delta: Iterable[list[Any]], grown: Iterable[Grown] = ()) -> dict[str, Any]:
@@ -225,6 +252,7 @@ class Baseline:
         collected; each append-only list learns which baseline list now holds its items."""
         grown = list(grown)
         if self._text is not None:
+            self.synced.clear()
             if grown:
                 self.state = _private_copy(self.state, {tuple(g[1]): g[0] for g in grown}, ())
             else:
@@ -242,6 +270,7 @@ class Baseline:
                 continue
             if isinstance(target, list):
                 log.sync(target, size)
+                self.synced.add(id(target))
         return state
 
 
