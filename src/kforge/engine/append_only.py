@@ -23,8 +23,8 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})
 def _refuse_item_change(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
     kind = "dict" if isinstance(self, dict) else "list"
     raise AppendOnlyError(
-        f"this {kind} is an item of an AppendOnlyList (a list in the agent's state that only "
-        "grows), so it cannot change in place: append a changed copy instead "
+        f"this {kind} is (part of) an item of an AppendOnlyList (a list in the agent's state "
+        "that only grows), so it cannot change in place: append a changed copy instead "
         "(copy.deepcopy(item) gives one you may change), or keep the list a plain list if "
         "its items must change"
     )
