@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "src"))
 
 from kforge.engine.agent import StepOutcome  # noqa: E402
+from kforge.engine.append_only import AppendOnlyList  # noqa: E402
 from kforge.engine.limits import RunLimits  # noqa: E402
 from kforge.engine.registry import AgentRegistry  # noqa: E402
 from kforge.engine.run_context import RunContext  # noqa: E402
@@ -63,13 +64,14 @@ def append_entry(entry: str) -> str:
 
 
 class LedgerAgent:
-    """Each step asks the model for the next number, then appends it to the ledger."""
+    """Each step asks the model for the next number, then appends it to the ledger; the
+    numbers so far are state declared append-only."""
 
     agent_type = AGENT_TYPE
 
     def __init__(self, args: dict[str, Any]) -> None:
         self.target = int(args.get("target", 8))
-        self.values: list[int] = []
+        self.values = AppendOnlyList()
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         k = len(self.values) + 1
@@ -82,10 +84,10 @@ class LedgerAgent:
         return StepOutcome()
 
     def get_state(self) -> dict[str, Any]:
-        return {"target": self.target, "values": list(self.values)}
+        return {"target": self.target, "values": self.values}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.target, self.values = int(state["target"]), list(state["values"])
+        self.target, self.values = int(state["target"]), AppendOnlyList(state["values"])
 
     def partial_result(self) -> dict[str, Any]:
         return {"values": list(self.values)}

@@ -1,5 +1,9 @@
 """kforge's Runtime vs LangGraph 1.2 + SqliteSaver on the same K-step tool loop.
 
+Both sides declare that the message history only grows: kforge's agent keeps it in an
+``AppendOnlyList``, LangGraph's graph uses ``MessagesState``, whose ``messages`` channel is
+reduced by ``add_messages``.
+
 Measures µs per step with durable SQLite commits (and against LangGraph with no checkpointer at
 all, which commits nothing), database bytes after K steps, resume latency after a pause for a
 human answer, and import time. LangGraph is never a kforge dependency: its
@@ -28,6 +32,7 @@ from typing import Any
 
 import kforge
 from kforge.engine.agent import StepOutcome
+from kforge.engine.append_only import AppendOnlyList
 from kforge.engine.limits import RunLimits
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
@@ -66,14 +71,15 @@ ADD_SPEC = add.to_spec()
 
 
 class AddLoopAgent:
-    """Each step: one model call, then the ``add`` call it asked for; the history is state."""
+    """Each step: one model call, then the ``add`` call it asked for; the history is state,
+    declared append-only (as LangGraph's ``MessagesState`` declares it with ``add_messages``)."""
 
     agent_type = AGENT_TYPE
 
     def __init__(self, args: dict[str, Any]) -> None:
         self.pause_at: int | None = args.get("pause_at")
         self.messages = [Message.user(PROMPT)]
-        self.records = [self.messages[0].to_dict()]
+        self.records = AppendOnlyList([self.messages[0].to_dict()])
         self.tool_calls = 0
 
     def _append(self, message: Message) -> None:
@@ -98,7 +104,7 @@ class AddLoopAgent:
         return {"messages": self.records, "tool_calls": self.tool_calls}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.records = list(state["messages"])
+        self.records = AppendOnlyList(state["messages"])
         self.messages = [Message.from_dict(m) for m in self.records]
         self.tool_calls = int(state["tool_calls"])
 

@@ -11,6 +11,7 @@ from kforge.lazy import lazy_exports
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
+    "AppendOnlyList": "kforge.engine.append_only",
     "Checkpoint": "kforge.engine.phases",
     "CheckpointKind": "kforge.frames",
     "ForgeAgent": "kforge.engine.agent",

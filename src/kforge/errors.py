@@ -23,6 +23,7 @@ ForgeError
  │    │    └── RunLeasedError    the run is live in another process (also an InvalidRunStateError)
  │    └── InvalidRunStateError   the run is not in a status that allows the operation
  ├── GraphDefinitionError        a phase graph is malformed
+ ├── AppendOnlyError             a list declared to only grow was changed in place
  ├── ReplayDivergenceError       a resumed step asked for something other than what it recorded
  └── LimitExceededError          a step, visit, time, token or cost limit was hit
 """
@@ -30,6 +31,7 @@ ForgeError
 from __future__ import annotations
 
 __all__ = [
+    "AppendOnlyError",
     "ConfigurationError",
     "DuplicateToolError",
     "ForgeError",
@@ -163,6 +165,10 @@ class RunLeasedError(WriteConflictError, InvalidRunStateError):
 
 class GraphDefinitionError(ForgeError):
     pass
+
+
+class AppendOnlyError(ForgeError):
+    """An ``AppendOnlyList`` in an agent's state, or one of its items, was changed in place."""
 
 
 class ReplayDivergenceError(ForgeError):

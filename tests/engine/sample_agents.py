@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kforge.engine.agent import ForgeAgent, StepOutcome
+from kforge.engine.append_only import AppendOnlyList
 from kforge.engine.phases import Checkpoint, PhaseContext, PhaseGraph, PhaseTransition
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
@@ -227,9 +228,53 @@ class JournalingAgent:
         return {}
 
 
+class HistoryAgent:
+    """A conversation loop whose history is declared append-only: each step sends the whole
+    history to the model, which answers with a number, and appends the answer and an
+    observation of it, until it has ``target`` answers. ``edit_at``: the step that tries to
+    change the first message in place instead; ``kill_after_value``: as ``test.counter``."""
+
+    agent_type = "test.history"
+
+    def __init__(self, args: dict[str, Any] | None = None) -> None:
+        args = args or {}
+        self.target = int(args.get("target", 3))
+        self.edit_at = int(args.get("edit_at", 0))
+        self.kill_after = int(args.get("kill_after_value", 0))
+        self.kill_marker = str(args.get("kill_marker", ""))
+        self.history = AppendOnlyList([{"role": "user", "content": "count"}])
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        number = len(self.history) // 2 + 1
+        if number == self.edit_at:
+            self.history[0]["content"] = "count twice"
+        messages = [Message.from_dict(m) for m in self.history]
+        response = await ctx.complete(messages)
+        value = int(response.text)
+        if value == self.kill_after and self.kill_marker and not Path(self.kill_marker).exists():
+            Path(self.kill_marker).write_text("killed")
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.history.append(Message.assistant(response.text).to_dict())
+        self.history += [{"role": "tool", "content": f"noted {value}", "step": number}]
+        if number >= self.target:
+            return StepOutcome(True, {"history": list(self.history)}, "counted")
+        return StepOutcome()
+
+    def get_state(self) -> dict[str, Any]:
+        return {"target": self.target, "edit_at": self.edit_at, "history": self.history}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.target, self.edit_at = state["target"], state["edit_at"]
+        self.history = AppendOnlyList(state["history"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return {"history": list(self.history)}
+
+
 def make_registry() -> AgentRegistry:
     registry = AgentRegistry()
     registry.register(DraftAgent.agent_type, DraftAgent)
     registry.register(CounterAgent.agent_type, CounterAgent)
     registry.register(JournalingAgent.agent_type, JournalingAgent)
+    registry.register(HistoryAgent.agent_type, HistoryAgent)
     return registry

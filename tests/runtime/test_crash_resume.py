@@ -66,17 +66,12 @@ def test_sigkill_inside_a_step_after_its_model_call_resumes_without_asking_again
     assert model_calls(db, run_id) == ["1", "2", "3", "4", "5"]
 
 
-def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path) -> None:
-    db = tmp_path / "runs.db"
-    replies = [str(i) for i in range(1, 21)]
-    proc = worker(
-        str(db),
-        "start",
-        "test.counter",
-        json.dumps({"target": 20}),
-        json.dumps(replies),
-        delay=0.05,
-    )
+def kill_mid_run_and_resume(db: Path, agent_type: str, replies: list[str]) -> str:
+    """Start a run of ``agent_type`` (one model call a step) in a worker, kill it from outside
+    (SIGKILL) once its sixth model call began, and resume it to its end in a new worker given
+    only the replies never recorded. Returns the run id."""
+    args = json.dumps({"target": len(replies)})
+    proc = worker(str(db), "start", agent_type, args, json.dumps(replies), delay=0.05)
     assert proc.stdout is not None
     run_id = proc.stdout.readline().split()[0]
     assert proc.stderr is not None
@@ -89,7 +84,7 @@ def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path)
 
     store = SQLiteStore(db)
     committed = store.get_run(run_id).iteration
-    assert 5 <= committed < 20
+    assert 5 <= committed < len(replies)
     store.close()
     recorded = model_calls(db, run_id)
     assert recorded == replies[: len(recorded)]
@@ -98,6 +93,13 @@ def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.split()[1] == "completed", out
+    return run_id
+
+
+def test_sigkill_from_outside_mid_run_then_resume_in_new_process(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    replies = [str(i) for i in range(1, 21)]
+    run_id = kill_mid_run_and_resume(db, "test.counter", replies)
     store = SQLiteStore(db)
     assert store.get_run(run_id).result == {"values": list(range(1, 21))}
     store.close()
@@ -146,3 +148,55 @@ def test_sigkill_after_a_journaled_step_resumes_without_taking_it_again(tmp_path
     # the resumed step got the value the killed process recorded
     assert run.result == {"ticket": {"ticket": 1, "pid": killed_pid}}
     store.close()
+
+
+def _history(values: list[str]) -> list[dict[str, object]]:
+    history: list[dict[str, object]] = [{"role": "user", "content": "count"}]
+    for step, value in enumerate(values, 1):
+        history.append({"role": "assistant", "content": value})
+        history.append({"role": "tool", "content": f"noted {value}", "step": step})
+    return history
+
+
+def _appended_per_step(db: Path, run_id: str) -> list[list[object]]:
+    """What each step's delta did to the append-only history (the start's delta excepted)."""
+    store = SQLiteStore(db)
+    try:
+        steps = store.read_steps(run_id, after_step=0)
+    finally:
+        store.close()
+    return [[op for op in s.delta if op[1] == ["agent", "history"]] for s in steps]
+
+
+def test_an_append_only_history_killed_mid_run_resumes_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    replies = [str(i) for i in range(1, 21)]
+    run_id = kill_mid_run_and_resume(db, "test.history", replies)
+    store = SQLiteStore(db)
+    assert store.get_run(run_id).result == {"history": _history(replies)}
+    store.close()
+    assert model_calls(db, run_id) == replies  # each asked once: nothing lost, nothing repeated
+    # every step, before the kill and after the resume, stored only the two items it appended
+    assert _appended_per_step(db, run_id) == [
+        [["a", ["agent", "history"], _history(replies)[2 * i + 1 : 2 * i + 3]]] for i in range(20)
+    ]
+
+
+def test_an_append_only_history_killed_inside_a_step_resumes_it_once(tmp_path: Path) -> None:
+    db, marker = tmp_path / "runs.db", tmp_path / "killed"
+    replies = [str(i) for i in range(1, 6)]
+    args = {"target": 5, "kill_after_value": 3, "kill_marker": str(marker)}
+    proc = worker(str(db), "start", "test.history", json.dumps(args), json.dumps(replies[:3]))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, err
+    run_id = out.split()[0]
+    assert model_calls(db, run_id) == replies[:3]  # step 3's reply committed, the step not
+
+    proc = worker(str(db), "resume", run_id, json.dumps(replies[3:]))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.split()[1] == "completed", out
+    store = SQLiteStore(db)
+    assert store.get_run(run_id).result == {"history": _history(replies)}
+    store.close()
+    assert model_calls(db, run_id) == replies

@@ -21,7 +21,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.restore import RestorePoint, load_state, restore_point, session_usage
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
-from kforge.engine.state import Baseline, diff_state
+from kforge.engine.state import Baseline, Grown, diff_state
 from kforge.errors import (
     InvalidRunStateError,
     LimitExceededError,
@@ -403,7 +403,8 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         }
         # The delta holds copies; applying it keeps the baseline free of references into the
         # agent, without copying the whole state every step.
-        delta = diff_state(baseline.trusted(), live_state)
+        grown: list[Grown] = []
+        delta = diff_state(baseline.trusted(), live_state, grown=grown, synced=baseline.synced)
         frames = ctx.take_pending()
         if outcome is not None and outcome.done:
             ctx.end_replay()
@@ -413,9 +414,9 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         step_seq = ctx.last_seq
         snapshot = None
         if done or step_no % SNAPSHOT_EVERY == 0:
-            snapshot = Snapshot(step_no, step_seq, baseline.advance(delta))
+            snapshot = Snapshot(step_no, step_seq, baseline.advance(delta, grown))
         elif not baseline.shared:
-            baseline.advance(delta)
+            baseline.advance(delta, grown)
         fields: dict[str, Any] = {"iteration": step_no}
         if outcome is not None and outcome.done:
             fields.update(status=RunStatus.COMPLETED, result=outcome.result)
@@ -427,7 +428,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             run_fields=fields,
         )
         if snapshot is None and baseline.shared:
-            baseline.advance(delta)  # the private copy, once this step is durable
+            baseline.advance(delta, grown)  # the private copy, once this step is durable
         return step_seq
 
     def _tail(self, step_seq: int) -> list[Frame]:

@@ -5,7 +5,9 @@ deletes, ``["a", path, items]`` appends to a list.
 
 Unchanged parts are found with Python's equality, so values it calls equal (``1``, ``1.0`` and
 ``True``) are one value to a delta: replacing one by another in place is not a change, in a list
-as in an object. Every new or replaced value is recorded exactly as it is.
+as in an object. Every new or replaced value is recorded exactly as it is. An
+``AppendOnlyList`` is diffed by what was appended to it since the baseline, without comparing
+the items before (they are frozen): see :mod:`kforge.engine.append_only`.
 """
 
 from __future__ import annotations
@@ -13,16 +15,25 @@ from __future__ import annotations
 import copy
 import marshal
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
+from kforge.engine.append_only import AppendOnlyList, FrozenDict, FrozenList
 from kforge.errors import StateCorruptionError
 from kforge.jsoncodec import dumps, loads
 
-__all__ = ["Baseline", "apply_delta", "copy_value", "diff_state", "rebuild_state"]
+__all__ = ["Baseline", "Grown", "apply_delta", "copy_value", "diff_state", "rebuild_state"]
 
 Path = list[str | int]
 
 _LEAVES = frozenset({str, int, float, bool, type(None)})
+
+_FIXED = frozenset({FrozenDict, FrozenList, AppendOnlyList})
+"""Containers a baseline may share with the agent (they refuse changes): a delta replaces them
+whole, never changes them inside."""
+
+Grown = tuple[AppendOnlyList, Path, int]
+"""An append-only list the diff met: the list, where it is in the state, its length then."""
 
 
 def copy_value(value: Any) -> Any:
@@ -57,34 +68,84 @@ def fresh_containers(value: Any) -> Any:
     return copy_value(value)
 
 
-def diff_state(old: Any, new: Any) -> list[list[Any]]:
+def diff_state(
+    old: Any,
+    new: Any,
+    *,
+    grown: list[Grown] | None = None,
+    synced: AbstractSet[int] | None = None,
+) -> list[list[Any]]:
+    """The delta that turns ``old`` into ``new``. ``grown`` collects the append-only lists met;
+    ``synced`` (a :class:`Baseline`'s) names the lists of ``old`` that append-only lists are
+    known to extend, so their committed items need no comparison."""
     ops: list[list[Any]] = []
-    _diff(old, new, [], ops)
+    _diff(old, new, [], ops, grown, synced)
     return ops
 
 
-def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
+def _diff(
+    old: Any,
+    new: Any,
+    path: Path,
+    ops: list[list[Any]],
+    grown: list[Grown] | None,
+    synced: AbstractSet[int] | None,
+) -> None:
+    if type(new) is AppendOnlyList:
+        _diff_grown(old, new, path, ops, grown, synced)
+        return
     if type(old) is type(new) and old == new:
         return
-    if isinstance(old, dict) and isinstance(new, dict):
+    if isinstance(old, dict) and isinstance(new, dict) and type(old) not in _FIXED:
         for key in old:
             if key not in new:
                 ops.append(["d", [*path, key]])
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, [*path, key], ops)
+                _diff(old[key], value, [*path, key], ops, grown, synced)
+            elif type(value) is AppendOnlyList:
+                _diff_grown(None, value, [*path, key], ops, grown, synced)
             else:
                 ops.append(["s", [*path, key], copy_value(value)])
         return
-    if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
+    if (
+        isinstance(old, list)
+        and isinstance(new, list)
+        and len(new) >= len(old)
+        and type(old) not in _FIXED
+    ):
         if old == new[: len(old)]:  # one comparison in C, however long the history
             ops.append(["a", path, fresh_containers(new[len(old) :])])
             return
-        if len(new) == len(old):
+        # a list an append-only list was synced with is replaced, never changed inside: a
+        # change that kept its length would leave that list trusting what it no longer holds
+        if len(new) == len(old) and not (synced and id(old) in synced):
             for index, (a, b) in enumerate(zip(old, new, strict=True)):
-                _diff(a, b, [*path, index], ops)
+                _diff(a, b, [*path, index], ops, grown, synced)
             return
     ops.append(["s", path, copy_value(new)])
+
+
+def _diff_grown(
+    old: Any,
+    new: AppendOnlyList,
+    path: Path,
+    ops: list[list[Any]],
+    grown: list[Grown] | None,
+    synced: AbstractSet[int] | None,
+) -> None:
+    """An append-only list: what was appended since ``old``. Its items are frozen, so once the
+    baseline is known to hold its first items (``synced_with``), they are not compared again;
+    the new ones enter the delta and the baseline as they are, shared rather than copied."""
+    size = len(old) if isinstance(old, list) else -1
+    known = synced is not None and id(old) in synced and new.synced_with(old)
+    if 0 <= size <= len(new) and (known or old == new[:size]):
+        if len(new) > size:
+            ops.append(["a", path, new[size:]])
+    else:
+        ops.append(["s", path, new[:]])
+    if grown is not None:
+        grown.append((new, path, len(new)))
 
 
 def apply_delta(
@@ -161,6 +222,9 @@ class Baseline:
     ) -> None:
         """``text``: the JSON ``state`` was decoded from, if at hand (else it is encoded)."""
         self.state = state
+        self.synced: set[int] = set()
+        """The ids of this state's lists that append-only lists are synced with
+        (:meth:`advance`): a diff replaces them rather than change them inside."""
         self._text: str | None = None
         if shared:
             self._text = text if text is not None else dumps(state)
@@ -179,14 +243,50 @@ class Baseline:
             if not same:
                 self.state = loads(self._text)
                 self._text = None
+                self.synced.clear()
         return self.state
 
-    def advance(self, delta: Iterable[list[Any]]) -> dict[str, Any]:
+    def advance(self, delta: Iterable[list[Any]], grown: Iterable[Grown] = ()) -> dict[str, Any]:
         """Apply a step's delta (from :func:`diff_state`, whose values become the baseline's);
-        call it after :meth:`trusted` with no agent code in between."""
+        call it after :meth:`trusted` with no agent code in between. ``grown``: what that diff
+        collected; each append-only list learns which baseline list now holds its items."""
+        grown = list(grown)
         if self._text is not None:
-            # trusted() found the state still encodes to the text: decoding it again gives a
-            # private copy, faster than copying the objects (which orjson made key by key)
-            self.state = loads(self._text)
+            self.synced.clear()
+            if grown:
+                self.state = _private_copy(self.state, {tuple(g[1]): g[0] for g in grown}, ())
+            else:
+                # trusted() found the state still encodes to the text: decoding it again gives
+                # a private copy, faster than copying the objects (which orjson made key by key)
+                self.state = loads(self._text)
             self._text = None
-        return apply_delta(self.state, delta, take=True)
+        state = apply_delta(self.state, delta, take=True)
+        for log, path, size in grown:
+            target: Any = state
+            try:
+                for key in path:
+                    target = target[key]
+            except (KeyError, IndexError, TypeError):
+                continue
+            if isinstance(target, list):
+                log.sync(target, size)
+                self.synced.add(id(target))
+        return state
+
+
+def _private_copy(
+    value: Any, logs: dict[tuple[str | int, ...], AppendOnlyList], at: tuple[str | int, ...]
+) -> Any:
+    """A copy of the shared state ``value`` in which the append-only lists the diff met hold
+    their own frozen items instead of copies of the restored ones: the diff found those equal
+    (or its delta replaces the list whole), and they cannot change, so sharing them saves
+    decoding a whole history again."""
+    log = logs.get(at)
+    if log is not None:
+        if type(value) is list and len(value) <= len(log):
+            return log[: len(value)]
+        return copy_value(value)
+    depth = len(at)
+    if type(value) is dict and any(len(p) > depth and p[:depth] == at for p in logs):
+        return {key: _private_copy(item, logs, (*at, key)) for key, item in value.items()}
+    return copy_value(value)
