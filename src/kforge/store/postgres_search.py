@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.store import passages
-from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, bm25_top
+from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, Peaks, bm25_top, peak_share
 from kforge.store.postgres_postings import SKIP, record_dtype
 
 if TYPE_CHECKING:
@@ -83,6 +83,16 @@ _READ_BYTES = 4 << 20
 _ATTEMPTS = 3
 """Searches outside a transaction before one in a snapshot (``search``)."""
 
+_FEW = 64
+"""Candidates few enough that every term left is read for them at once (``_complete``)."""
+
+_TRIM = 2
+"""Times ``k`` the passages whose scores set the floor (``_complete``)."""
+
+_MARGIN = 1.0 + 1e-9
+"""A hair above the most a posting scores (as ``bm25_top`` bounds a term): a score summed in
+another order stays below it."""
+
 
 class _Gone(Exception):
     """A block the search's first read named was merged or purged since."""
@@ -132,7 +142,9 @@ def _search(
     ]
     read = {r[8]: r[13] for r in rows if r[13] is not None}
     peaks = {r[6]: r[12] for r in rows if r[12] is not None}
-    postings = _BlockPostings(conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5])
+    postings = _BlockPostings(
+        conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5], peaks
+    )
     return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
 
@@ -147,9 +159,14 @@ class _BlockPostings:
         read: dict[int, bytes],
         last_row: int,
         tombstones: bool,
+        peaks: Mapping[str, Peaks],
     ) -> None:
         self._conn, self._ix, self._blocks, self._read = conn, ix, blocks, read
-        self._last_row, self._tombstones = last_row, tombstones
+        self._last_row, self._tombstones, self._peaks = last_row, tombstones, peaks
+        self._postings: dict[str, int] = {}
+        """Each term's postings, in all its blocks."""
+        for block in blocks:
+            self._postings[block.term] = self._postings.get(block.term, 0) + block.postings
         self._names: dict[int, str] = {}
         """The passage of each row looked up that is not removed."""
         self._looked: set[int] = set()
@@ -172,24 +189,75 @@ class _BlockPostings:
             return []
         if not rest:
             return self._resolve(sums, rows, k)
+        bounds = {
+            t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
+        }
+        terms = sorted(rest, key=lambda t: (-bounds[t], t))
         sample = np.sort(_ordered_best(sums, rows, FLOOR_SAMPLE * k))
-        totals = sums[sample] + self._rest_shares(rows[sample], rest, base, slope, name=True)
-        floor = self._floor(totals, rows[sample], k)
+        done, totals, floor = self._complete(
+            rows[sample], sums[sample], terms, bounds, rest, base, slope, k, 0.0, trim=True
+        )
         if floor <= 0.0 or floor < slack:
-            return self._resolve(totals, rows[sample], k)
+            return self._resolve(totals, done, k)
         # only a passage whose essential sum is within the rest terms' bounds of the floor
         # can still reach the top k: complete those, read no other
         near = sums >= floor - slack
-        near[sample] = False
+        near[np.searchsorted(rows, done)] = False
         more = np.flatnonzero(near)
         if len(more):
-            every = np.concatenate([sample, more])
-            totals = np.concatenate(
-                [totals, sums[more] + self._rest_shares(rows[more], rest, base, slope)]
+            extra, more_totals, floor = self._complete(
+                rows[more], sums[more], terms, bounds, rest, base, slope, k, floor
             )
+            every = np.concatenate([done, extra])
             order = np.argsort(every, kind="stable")
-            sample, totals = every[order], totals[order]
-        return self._resolve(totals, rows[sample], k)
+            done, totals = every[order], np.concatenate([totals, more_totals])[order]
+        return self._resolve(totals, done, k)
+
+    def _complete(
+        self,
+        rows: npt.NDArray[np.int64],
+        partial: npt.NDArray[np.float64],
+        terms: Sequence[str],
+        bounds: Mapping[str, float],
+        weights: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        floor: float,
+        *,
+        trim: bool = False,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]:
+        """The scores of those candidate ``rows`` (ascending) that can reach the top ``k``,
+        from their ``partial`` sums, and the floor they set: the ``terms`` left (by decreasing
+        bound) are added a read at a time, and before each read the rows that cannot reach
+        the floor (the ``k``-th best partial sum, or ``floor``) even with every term left at
+        its bound are dropped, so the commonest terms are read for few passages. Once few
+        rows are left, every term left comes in one read, with the rows' passages.
+
+        With ``trim`` only the floor matters: before a term with many postings, only the
+        ``_TRIM`` times ``k`` best partial sums go on (any ``k`` passages' scores bound the
+        ``k``-th best from below), so the term is read in stretches, not whole."""
+        import numpy as np
+
+        left = sum(bounds[t] for t in terms)
+        at = 0
+        while at < len(terms):
+            floor = max(floor, self._floor(partial, rows, k))
+            keep = partial + left >= floor
+            if not keep.all():
+                rows, partial = rows[keep], partial[keep]
+            few = _TRIM * k
+            if trim and len(rows) > few and self._postings[terms[at]] > few * SKIP / _WHOLE_SHARE:
+                kept = np.sort(_ordered_best(partial, rows, few))
+                rows, partial = rows[kept], partial[kept]
+            group = terms[at:] if len(rows) <= _FEW else terms[at : at + 1]
+            at += len(group)
+            named = at == len(terms)
+            partial = partial + self._rest_shares(
+                rows, {t: weights[t] for t in group}, base, slope, name=named
+            )
+            left -= sum(bounds[t] for t in group)
+        return rows, partial, max(floor, self._floor(partial, rows, k))
 
     def _named(self, rows: Sequence[int], names: Mapping[int, str]) -> None:
         """Keep ``names`` (row -> passage) of ``rows`` looked up (a row without one is
@@ -305,6 +373,8 @@ class _BlockPostings:
 
         extra = np.zeros(len(rows))
         wanted: list[tuple[Block, int, int]] = []
+        pieces: dict[int, list[tuple[int, bytes]]] = {}
+        """The stretches of each block to add, by block id: (first byte, records)."""
         for block in self._blocks:
             if block.term in rest and block.id in self._read:
                 _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
@@ -312,7 +382,7 @@ class _BlockPostings:
                 for stretch in _stretches(block, rows):
                     data = self._stretches.get((block.id, *stretch[1:]))
                     if data is not None:
-                        _add_shares(extra, rows, block, data, rest, base, slope)
+                        pieces.setdefault(block.id, []).append((stretch[1], data))
                     else:
                         wanted.append(stretch)
         named = rows.tolist() if name and wanted else []
@@ -329,12 +399,12 @@ class _BlockPostings:
                 ),
                 binary=True,
             ).fetchall()
-            pieces = [(n, data) for n, data, passage in found if passage is None]
+            read = [(n, data) for n, data, passage in found if passage is None]
             self._named(named, {n: passage for n, _, passage in found if passage is not None})
             named = []
-            if len(pieces) < len(group):
+            if len(read) < len(group):
                 raise _Gone
-            for number, data in pieces:
+            for number, data in read:
                 block, start, length = group[number - 1]
                 # the whole block (not a stretch at its start): a later round may want it
                 # again, or this stretch
@@ -342,7 +412,13 @@ class _BlockPostings:
                     self._read[block.id] = data
                 else:
                     self._stretches[block.id, start, length] = data
-                _add_shares(extra, rows, block, data, rest, base, slope)
+                pieces.setdefault(block.id, []).append((start, data))
+        by_id = {b.id: b for b in self._blocks}
+        for block_id, held in pieces.items():
+            # a block's stretches, in the order they lie, are records in passage order
+            held.sort(key=lambda piece: piece[0])
+            data = b"".join(d for _, d in held) if len(held) > 1 else held[0][1]
+            _add_shares(extra, rows, by_id[block_id], data, rest, base, slope)
         return extra
 
 
