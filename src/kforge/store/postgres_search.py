@@ -12,12 +12,12 @@ three statements.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.store import passages
 from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, Peaks, bm25_top, peak_share
-from kforge.store.postgres_postings import SKIP, record_dtype
+from kforge.store.postgres_lists import WHOLE_SHARE, Block, TermList, shares, term_lists
+from kforge.store.postgres_postings import SKIP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,25 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Block", "search"]
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Block:
-    """What a search knows of a block before reading its records."""
-
-    id: int
-    term: str
-    wide: bool
-    postings: int
-    skips: npt.NDArray[np.int64]
-    """The passage of every ``SKIP``-th record; empty when the records are not in passage
-    order (the block is then read whole)."""
-
-
-_WHOLE_SHARE = 0.1
-"""A block is read whole when the stretches a search wants of it hold this share of it."""
-
-_GAP = 8
-"""Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
 
 _HEAD = """
 WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
@@ -57,7 +38,9 @@ SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages)
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
        t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks,
        CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
-            OR t.every <= %(whole)s THEN b.data END
+            OR t.every <= %(whole)s THEN b.data END,
+       substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
+                 FOR CASE WHEN b.wide THEN 8 ELSE 4 END)
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
 """
 """The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
@@ -70,8 +53,8 @@ statements cost more than the reading saved."""
 
 _STRETCHES = """
 SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
-FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[]) WITH ORDINALITY AS u(t, id, o, l, n)
-JOIN search_blocks b ON b.index_id = %s AND b.term = u.t AND b.id = u.id
+FROM unnest(%s::int[], %s::bigint[], %s::int[], %s::int[]) WITH ORDINALITY AS u(c, id, o, l, n)
+JOIN search_blocks b ON b.index_id = %s AND b.term = (%s::text[])[u.c] AND b.id = u.id
 UNION ALL
 SELECT id, NULL, passage FROM search_passages WHERE id = ANY(%s)
 """
@@ -136,6 +119,7 @@ def _search(
             wide=r[9],
             postings=r[10],
             skips=np.frombuffer(r[11], dtype=">i8" if r[9] else ">i4").astype(np.int64),
+            last=int.from_bytes(r[14], "big", signed=True),
         )
         for r in rows
         if r[8] is not None
@@ -163,6 +147,7 @@ class _BlockPostings:
     ) -> None:
         self._conn, self._ix, self._blocks, self._read = conn, ix, blocks, read
         self._last_row, self._tombstones, self._peaks = last_row, tombstones, peaks
+        self._lists = term_lists(blocks)
         self._postings: dict[str, int] = {}
         """Each term's postings, in all its blocks."""
         for block in blocks:
@@ -247,7 +232,7 @@ class _BlockPostings:
             if not keep.all():
                 rows, partial = rows[keep], partial[keep]
             few = _TRIM * k
-            if trim and len(rows) > few and self._postings[terms[at]] > few * SKIP / _WHOLE_SHARE:
+            if trim and len(rows) > few and self._postings[terms[at]] > few * SKIP / WHOLE_SHARE:
                 kept = np.sort(_ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
             group = terms[at:] if len(rows) <= _FEW else terms[at : at + 1]
@@ -301,12 +286,13 @@ class _BlockPostings:
         at = _ordered_best(totals, rows, k)
         return float(totals[at[k - 1]]) if len(at) >= k else 0.0
 
-    def _records(self, blocks: Sequence[Block]) -> Iterator[tuple[Block, bytes]]:
-        """Each of ``blocks`` with its records: those the first read brought, the others read
-        by id, a statement for about ``_READ_BYTES`` of them."""
+    def _whole(self, lists: Sequence[TermList]) -> dict[int, list[tuple[int, bytes]]]:
+        """The records of every block of ``lists``, by block id (as ``TermList.records``
+        takes them): those read before, the others by id, a statement for about
+        ``_READ_BYTES`` of them."""
+        blocks = [b for held in lists for b in held.blocks]
         wanted = [b for b in blocks if b.id not in self._read]
-        yield from ((b, self._read[b.id]) for b in blocks if b.id in self._read)
-        for group in _groups(wanted, lambda b: b.postings * record_dtype(b.wide).itemsize):
+        for group in _groups(wanted, lambda b: b.size):
             found = dict(
                 self._conn.execute(
                     "SELECT id, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
@@ -318,44 +304,37 @@ class _BlockPostings:
             if len(found) < len(group):
                 raise _Gone
             self._read.update(found)  # a later round reads them again
-            yield from ((b, found[b.id]) for b in group)
+        return {b.id: [(1, self._read[b.id])] for b in blocks}
 
     def _sum_essential(
         self, essential: Mapping[str, float], base: float, slope: float
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The rows the ``essential`` terms' postings name, ascending, and each one's sum of
-        their shares: summed a block at a time, over the span of rows when the postings fill
-        it enough, else over the rows they name."""
+        their shares: summed over the span of rows when the postings fill it enough, else
+        over the rows they name."""
         import numpy as np
 
-        blocks = [b for b in self._blocks if b.term in essential]
-        count = sum(b.postings for b in blocks)
+        lists = [held for held in self._lists if held.term in essential]
+        count = sum(b.postings for held in lists for b in held.blocks)
         if not count:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        known = [int(b.skips[0]) for b in blocks if len(b.skips)]
-        low = min(known) if len(known) == len(blocks) else 0
-        span = self._last_row - low + 1
-        dense = np.zeros(span) if _dense(span, count) else None
-        parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
-        for block, data in self._records(blocks):
-            records = np.frombuffer(data, dtype=record_dtype(block.wide))
+        pieces = self._whole(lists)
+        parts = []
+        for held in lists:
+            records = held.records(pieces, ordered=False)
             at = records["passage"].astype(np.int64)
-            shares = _shares(records, essential[block.term], base, slope)
-            if dense is not None and len(at) and at.max() - low < span and at.min() >= low:
-                dense[at - low] += shares  # a block names a row once
-            else:
-                parts.append((at, shares))
-        if dense is not None:
-            held = np.flatnonzero(dense)
-            if not parts:
-                return held + low, dense[held]
-            parts.append((held + low, dense[held]))
-            del dense
+            parts.append((at, shares(records, essential[held.term], base, slope)))
         at = np.concatenate([a for a, _ in parts])
-        shares = np.concatenate([s for _, s in parts])
+        summed = np.concatenate([s for _, s in parts])
+        low = int(at.min())
+        span = int(at.max()) - low + 1
+        if _dense(span, count):
+            dense = np.bincount(at - low, weights=summed, minlength=span)
+            held_at = np.flatnonzero(dense)
+            return held_at + low, np.asarray(dense[held_at], dtype=np.float64)
         rows, where = np.unique(at, return_inverse=True)
-        summed = np.bincount(where, weights=shares, minlength=len(rows))
-        return rows, np.asarray(summed, dtype=np.float64)
+        total = np.bincount(where, weights=summed, minlength=len(rows))
+        return rows, np.asarray(total, dtype=np.float64)
 
     def _rest_shares(
         self,
@@ -372,29 +351,33 @@ class _BlockPostings:
         import numpy as np
 
         extra = np.zeros(len(rows))
-        wanted: list[tuple[Block, int, int]] = []
+        lists = [held for held in self._lists if held.term in rest]
         pieces: dict[int, list[tuple[int, bytes]]] = {}
-        """The stretches of each block to add, by block id: (first byte, records)."""
-        for block in self._blocks:
-            if block.term in rest and block.id in self._read:
-                _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
-            elif block.term in rest:
-                for stretch in _stretches(block, rows):
-                    data = self._stretches.get((block.id, *stretch[1:]))
-                    if data is not None:
-                        pieces.setdefault(block.id, []).append((stretch[1], data))
-                    else:
-                        wanted.append(stretch)
+        """The records of each block to add, by block id: (first byte, records)."""
+        wanted: list[tuple[Block, int, int]] = []
+        for held in lists:
+            for block in held.blocks:
+                if block.id in self._read:
+                    pieces[block.id] = [(1, self._read[block.id])]
+            for stretch in held.stretches(rows, pieces):
+                data = self._stretches.get((stretch[0].id, *stretch[1:]))
+                if data is not None:
+                    pieces.setdefault(stretch[0].id, []).append((stretch[1], data))
+                else:
+                    wanted.append(stretch)
         named = rows.tolist() if name and wanted else []
+        terms = sorted({b.term for b, _, _ in wanted})
+        code = {t: n for n, t in enumerate(terms, start=1)}
         for group in _groups(wanted, lambda stretch: stretch[2]):
             found = self._conn.execute(
                 _STRETCHES,
                 (
-                    [b.term for b, _, _ in group],
+                    [code[b.term] for b, _, _ in group],
                     [b.id for b, _, _ in group],
                     [start for _, start, _ in group],
                     [length for _, _, length in group],
                     self._ix,
+                    terms,
                     named,
                 ),
                 binary=True,
@@ -408,42 +391,14 @@ class _BlockPostings:
                 block, start, length = group[number - 1]
                 # the whole block (not a stretch at its start): a later round may want it
                 # again, or this stretch
-                if start == 1 and len(data) == block.postings * record_dtype(block.wide).itemsize:
+                if start == 1 and len(data) == block.size:
                     self._read[block.id] = data
                 else:
                     self._stretches[block.id, start, length] = data
                 pieces.setdefault(block.id, []).append((start, data))
-        by_id = {b.id: b for b in self._blocks}
-        for block_id, held in pieces.items():
-            # a block's stretches, in the order they lie, are records in passage order
-            held.sort(key=lambda piece: piece[0])
-            data = b"".join(d for _, d in held) if len(held) > 1 else held[0][1]
-            _add_shares(extra, rows, by_id[block_id], data, rest, base, slope)
+        for held in lists:
+            held.add_shares(extra, rows, pieces, rest[held.term], base, slope)
         return extra
-
-
-def _add_shares(
-    extra: npt.NDArray[np.float64],
-    rows: npt.NDArray[np.int64],
-    block: Block,
-    data: bytes,
-    weights: Mapping[str, float],
-    base: float,
-    slope: float,
-) -> None:
-    """Add to ``extra[i]`` the share of ``block``'s term in the score of ``rows[i]``, for the
-    rows the records ``data`` (a stretch of the block, or all of it) hold."""
-    import numpy as np
-
-    records = np.frombuffer(data, dtype=record_dtype(block.wide))
-    if not len(block.skips):
-        records = records[np.argsort(records["passage"], kind="stable")]
-    at = records["passage"].astype(np.int64)
-    where = np.searchsorted(at, rows)
-    inside = where < len(at)
-    hit = np.zeros(len(rows), dtype=bool)
-    hit[inside] = at[where[inside]] == rows[inside]
-    extra[hit] += _shares(records[where[hit]], weights[block.term], base, slope)
 
 
 _T = TypeVar("_T")
@@ -467,40 +422,6 @@ def _dense(span: int, postings: int) -> bool:
     """Whether sums are kept in an array over the whole ``span`` of rows the ``postings``
     name (else over the rows they name, which costs a sort)."""
     return span <= 4 * postings
-
-
-def _shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
-    """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
-    as ``passages.full_bm25`` and the other stores compute it."""
-    import numpy as np
-
-    tf = records["tf"].astype(np.float64)
-    return np.asarray(weight * tf / (tf + base + slope * records["length"].astype(np.float64)))
-
-
-def _stretches(block: Block, rows: npt.NDArray[np.int64]) -> Iterator[tuple[Block, int, int]]:
-    """``(block, first byte (from 1), bytes)`` of the parts of ``block`` that can hold
-    ``rows``: runs of the stretches its skip list points at, or the whole block when it has
-    none or they would cover most of it."""
-    import numpy as np
-
-    size = record_dtype(block.wide).itemsize
-    whole = (block, 1, block.postings * size)
-    if not len(block.skips):
-        yield whole
-        return
-    at = np.unique(np.searchsorted(block.skips, rows, side="right") - 1)
-    at = at[at >= 0]
-    if not len(at):
-        return
-    if len(at) * SKIP >= _WHOLE_SHARE * block.postings:
-        yield whole
-        return
-    # stretches a few apart are cheaper read as one (the server looks each read up)
-    starts = np.flatnonzero(np.diff(at, prepend=-_GAP - 2) > _GAP + 1)
-    ends = np.append(starts[1:], len(at)) - 1
-    for first, last in zip(at[starts].tolist(), at[ends].tolist(), strict=True):
-        yield block, first * SKIP * size + 1, (last - first + 1) * SKIP * size
 
 
 def _ordered_best(
