@@ -84,7 +84,9 @@ class TermList:
         at = np.searchsorted(self._skips, rows, side="right") - 1
         inside = at >= 0
         inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
-        at = np.unique(at[inside])
+        at = at[inside]  # ascending, as ``rows`` are
+        if len(at) > 1:
+            at = at[np.append(True, at[1:] != at[:-1])]
         owner = self._owner[at]
         counts = np.bincount(owner, minlength=len(self.blocks))
         whole = counts * SKIP >= WHOLE_SHARE * self._postings

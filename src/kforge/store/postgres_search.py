@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.store import passages
-from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, Peaks, bm25_top, peak_share
+from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
 from kforge.store.postgres_lists import WHOLE_SHARE, Block, TermList, shares, term_lists
 from kforge.store.postgres_postings import SKIP
 
@@ -68,6 +68,9 @@ _ATTEMPTS = 3
 
 _FEW = 64
 """Candidates few enough that every term left is read for them at once (``_complete``)."""
+
+_NAMED = 1024
+"""At most this many rows have their passages looked up with the last read (``_complete``)."""
 
 _TRIM = 2
 """Times ``k`` the passages whose scores set the floor (``_complete``)."""
@@ -167,7 +170,6 @@ class _BlockPostings:
         k: int,
         slack: float,
     ) -> list[tuple[str, float]]:
-        import numpy as np
 
         rows, sums = self._sum_essential(essential, base, slope)
         if k <= 0 or not len(rows):
@@ -178,24 +180,7 @@ class _BlockPostings:
             t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
         }
         terms = sorted(rest, key=lambda t: (-bounds[t], t))
-        sample = np.sort(_ordered_best(sums, rows, FLOOR_SAMPLE * k))
-        done, totals, floor = self._complete(
-            rows[sample], sums[sample], terms, bounds, rest, base, slope, k, 0.0, trim=True
-        )
-        if floor <= 0.0 or floor < slack:
-            return self._resolve(totals, done, k)
-        # only a passage whose essential sum is within the rest terms' bounds of the floor
-        # can still reach the top k: complete those, read no other
-        near = sums >= floor - slack
-        near[np.searchsorted(rows, done)] = False
-        more = np.flatnonzero(near)
-        if len(more):
-            extra, more_totals, floor = self._complete(
-                rows[more], sums[more], terms, bounds, rest, base, slope, k, floor
-            )
-            every = np.concatenate([done, extra])
-            order = np.argsort(every, kind="stable")
-            done, totals = every[order], np.concatenate([totals, more_totals])[order]
+        done, totals = self._complete(rows, sums, terms, bounds, rest, base, slope, k, slack)
         return self._resolve(totals, done, k)
 
     def _complete(
@@ -208,23 +193,22 @@ class _BlockPostings:
         base: float,
         slope: float,
         k: int,
-        floor: float,
-        *,
-        trim: bool = False,
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]:
+        slack: float,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The scores of those candidate ``rows`` (ascending) that can reach the top ``k``,
-        from their ``partial`` sums, and the floor they set: the ``terms`` left (by decreasing
+        from their ``partial`` sums (the essential terms'): the ``terms`` left (by decreasing
         bound) are added a read at a time, and before each read the rows that cannot reach
-        the floor (the ``k``-th best partial sum, or ``floor``) even with every term left at
-        its bound are dropped, so the commonest terms are read for few passages. Once few
-        rows are left, every term left comes in one read, with the rows' passages.
+        the floor (the ``k``-th best partial sum) even with every term left at its bound are
+        dropped, so the commonest terms are read for few passages, in stretches.
 
-        With ``trim`` only the floor matters: before a term with many postings, only the
-        ``_TRIM`` times ``k`` best partial sums go on (any ``k`` passages' scores bound the
-        ``k``-th best from below), so the term is read in stretches, not whole."""
+        Once the floor cannot reach ``slack`` (what a passage without the essential terms may
+        score), the round is not the last and only its floor matters: before a term with many
+        postings only the ``_TRIM`` times ``k`` best partial sums go on (any ``k`` passages'
+        scores bound the ``k``-th best from below)."""
         import numpy as np
 
         left = sum(bounds[t] for t in terms)
+        floor = 0.0
         at = 0
         while at < len(terms):
             floor = max(floor, self._floor(partial, rows, k))
@@ -232,17 +216,23 @@ class _BlockPostings:
             if not keep.all():
                 rows, partial = rows[keep], partial[keep]
             few = _TRIM * k
-            if trim and len(rows) > few and self._postings[terms[at]] > few * SKIP / WHOLE_SHARE:
+            if (
+                len(rows) > few
+                and self._postings[terms[at]] > few * SKIP / WHOLE_SHARE
+                and _kth(partial + left, k) < slack
+            ):
                 kept = np.sort(_ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
             group = terms[at:] if len(rows) <= _FEW else terms[at : at + 1]
             at += len(group)
-            named = at == len(terms)
+            # the rows left after the last read are most often the answer: their passages
+            # come with it
+            named = at == len(terms) and len(rows) <= _NAMED
             partial = partial + self._rest_shares(
                 rows, {t: weights[t] for t in group}, base, slope, name=named
             )
             left -= sum(bounds[t] for t in group)
-        return rows, partial, max(floor, self._floor(partial, rows, k))
+        return rows, partial
 
     def _named(self, rows: Sequence[int], names: Mapping[int, str]) -> None:
         """Keep ``names`` (row -> passage) of ``rows`` looked up (a row without one is
@@ -283,8 +273,7 @@ class _BlockPostings:
         if self._tombstones:
             best = self._resolve(totals, rows, k)
             return best[k - 1][1] if len(best) >= k else 0.0
-        at = _ordered_best(totals, rows, k)
-        return float(totals[at[k - 1]]) if len(at) >= k else 0.0
+        return _kth(totals, k)
 
     def _whole(self, lists: Sequence[TermList]) -> dict[int, list[tuple[int, bytes]]]:
         """The records of every block of ``lists``, by block id (as ``TermList.records``
@@ -422,6 +411,16 @@ def _dense(span: int, postings: int) -> bool:
     """Whether sums are kept in an array over the whole ``span`` of rows the ``postings``
     name (else over the rows they name, which costs a sort)."""
     return span <= 4 * postings
+
+
+def _kth(totals: npt.NDArray[Any], k: int) -> float:
+    """The ``k``-th highest of ``totals`` above 0 (0 when fewer are)."""
+    import numpy as np
+
+    held = totals[totals > 0]
+    if len(held) < k:
+        return 0.0
+    return float(np.partition(held, len(held) - k)[len(held) - k])
 
 
 def _ordered_best(
