@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kforge.store import passages
 from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
+from kforge.store.postgres_batch import int_array, numbers
 from kforge.store.postgres_lists import WHOLE_SHARE, Block, TermList, shares, term_lists
 from kforge.store.postgres_postings import SKIP
 
@@ -53,11 +54,17 @@ statements cost more than the reading saved."""
 
 _STRETCHES = """
 SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
-FROM unnest(%s::int[], %s::bigint[], %s::int[], %s::int[]) WITH ORDINALITY AS u(c, id, o, l, n)
+FROM unnest({codes}, {ids}, {starts}, {lengths}) WITH ORDINALITY AS u(c, id, o, l, n)
 JOIN search_blocks b ON b.index_id = %s AND b.term = (%s::text[])[u.c] AND b.id = u.id
 UNION ALL
-SELECT id, NULL, passage FROM search_passages WHERE id = ANY(%s)
-"""
+SELECT id, NULL, passage FROM search_passages WHERE id = ANY({rows})
+""".format(
+    codes=int_array(),
+    ids=int_array("bigint"),
+    starts=int_array(),
+    lengths=int_array(),
+    rows=int_array("bigint"),
+)
 """Stretches of blocks, numbered as asked, and the passages of rows (by row) in one read."""
 
 _READ_BYTES = 4 << 20
@@ -74,6 +81,10 @@ _NAMED = 1024
 
 _TRIM = 2
 """Times ``k`` the passages whose scores set the floor (``_complete``)."""
+
+_TRIM_FROM = SKIP / WHOLE_SHARE
+"""A term with more postings than this a candidate is read whole for the candidates: before
+it, a round that cannot be the last trims them (``_complete``)."""
 
 _MARGIN = 1.0 + 1e-9
 """A hair above the most a posting scores (as ``bm25_top`` bounds a term): a score summed in
@@ -218,7 +229,7 @@ class _BlockPostings:
             few = _TRIM * k
             if (
                 len(rows) > few
-                and self._postings[terms[at]] > few * SKIP / WHOLE_SHARE
+                and self._postings[terms[at]] > few * _TRIM_FROM
                 and _kth(partial + left, k) < slack
             ):
                 kept = np.sort(_ordered_best(partial, rows, few))
@@ -361,13 +372,13 @@ class _BlockPostings:
             found = self._conn.execute(
                 _STRETCHES,
                 (
-                    [code[b.term] for b, _, _ in group],
-                    [b.id for b, _, _ in group],
-                    [start for _, start, _ in group],
-                    [length for _, _, length in group],
+                    numbers(code[b.term] for b, _, _ in group),
+                    numbers(b.id for b, _, _ in group),
+                    numbers(start for _, start, _ in group),
+                    numbers(length for _, _, length in group),
                     self._ix,
                     terms,
-                    named,
+                    numbers(named),
                 ),
                 binary=True,
             ).fetchall()
