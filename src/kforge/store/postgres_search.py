@@ -169,6 +169,9 @@ class _BlockPostings:
         self._names: dict[int, str] = {}
         """The passage of each row looked up that is not removed."""
         self._looked: set[int] = set()
+        self._known_floor = 0.0
+        """The best floor an earlier round found (the ``k``-th best score of passages not
+        removed)."""
         self._stretches: dict[tuple[int, int, int], bytes] = {}
         """Stretches read, for a later round that wants them again."""
 
@@ -192,7 +195,10 @@ class _BlockPostings:
         }
         terms = sorted(rest, key=lambda t: (-bounds[t], t))
         done, totals = self._complete(rows, sums, terms, bounds, rest, base, slope, k, slack)
-        return self._resolve(totals, done, k)
+        found = self._resolve(totals, done, k)
+        if len(found) >= k:  # k passages score at least this: a floor for a later round
+            self._known_floor = max(self._known_floor, found[k - 1][1])
+        return found
 
     def _complete(
         self,
@@ -219,7 +225,7 @@ class _BlockPostings:
         import numpy as np
 
         left = sum(bounds[t] for t in terms)
-        floor = 0.0
+        floor = self._known_floor
         at = 0
         while at < len(terms):
             floor = max(floor, self._floor(partial, rows, k))
@@ -319,20 +325,30 @@ class _BlockPostings:
         if not count:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         pieces = self._whole(lists)
+        blocks = [b for held in lists for b in held.blocks]
+        if all(len(b.skips) for b in blocks):  # in passage order: the span is known
+            low = min(int(b.skips[0]) for b in blocks)
+            span = max(b.last for b in blocks) - low + 1
+            if _dense(span, count):
+                # summed a term at a time (a term names a row once): a search holds one
+                # term's records at a time besides the sums
+                dense = np.zeros(span)
+                for held in lists:
+                    records = held.records(pieces, ordered=False)
+                    at = records["passage"].astype(np.intp)
+                    at -= low
+                    dense[at] += shares(records, essential[held.term], base, slope)
+                    del records, at
+                held_at = np.flatnonzero(dense)
+                return held_at + low, np.asarray(dense[held_at], dtype=np.float64)
         parts = []
         for held in lists:
             records = held.records(pieces, ordered=False)
             at = records["passage"].astype(np.int64)
             parts.append((at, shares(records, essential[held.term], base, slope)))
-        at = np.concatenate([a for a, _ in parts])
+        every = np.concatenate([a for a, _ in parts])
         summed = np.concatenate([s for _, s in parts])
-        low = int(at.min())
-        span = int(at.max()) - low + 1
-        if _dense(span, count):
-            dense = np.bincount(at - low, weights=summed, minlength=span)
-            held_at = np.flatnonzero(dense)
-            return held_at + low, np.asarray(dense[held_at], dtype=np.float64)
-        rows, where = np.unique(at, return_inverse=True)
+        rows, where = np.unique(every, return_inverse=True)
         total = np.bincount(where, weights=summed, minlength=len(rows))
         return rows, np.asarray(total, dtype=np.float64)
 
