@@ -1,12 +1,13 @@
 """Search of the PostgreSQL passage index: BM25's MaxScore (``kforge.store.passages.bm25_top``)
-over the packed postings of ``postgres_postings``, summed with numpy a block at a time.
+over the packed postings of ``postgres_postings``, summed with numpy a term at a time.
 
-The rare query terms' blocks are read whole. Of a common term's blocks the server cuts out
-only the stretches that can hold the passages still in the race (a block's skip list says
-where each passage would lie), so a search reads a small part of the common terms' postings
-and holds about one block at a time. The first read brings the index's counts, the terms'
-frequencies and skip lists, and the rarest terms' records; a search of one round then costs
-three statements.
+The essential (rarest) query terms' blocks are read whole and summed. The other terms come one
+read each, rarest first, for the candidates still in the race: before each read the
+candidates that cannot reach the floor (the ``k``-th best score so far) even with every term
+left at its bound are dropped, so the commonest terms are read for few passages, and of their
+blocks the server cuts out only the stretches that can hold them (the skip lists say where;
+``postgres_lists``). The first read brings the index's counts, the terms' frequencies, skip
+lists and peaks, and the rarest terms' records.
 """
 
 from __future__ import annotations
