@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kforge.jsoncodec import loads
 from kforge.store import passages
 from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
 from kforge.store.postgres_batch import int_array, numbers
@@ -38,7 +39,7 @@ t AS (
 )
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
-       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks,
+       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks::text,
        CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
             OR t.every <= %(whole)s THEN b.data END,
        substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
@@ -140,7 +141,8 @@ def _search(
         if r[8] is not None
     ]
     read = {r[8]: r[13] for r in rows if r[13] is not None}
-    peaks = {r[6]: r[12] for r in rows if r[12] is not None}
+    # a term's peaks come with each of its blocks: parsed once
+    peaks = {t: loads(text) for t, text in {r[6]: r[12] for r in rows if r[12] is not None}.items()}
     postings = _BlockPostings(
         conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5], peaks
     )
