@@ -84,6 +84,10 @@ _NAMED = 1024
 _TRIM = 2
 """Times ``k`` the passages whose scores set the floor (``_complete``)."""
 
+_SHRINK = 16
+"""Terms read whole for the candidates even if all but one in this many went are read at once
+(``_complete``)."""
+
 _TRIM_FROM = SKIP / WHOLE_SHARE
 """A term with more postings than this a candidate is read whole for the candidates: before
 it, a round that cannot be the last trims them (``_complete``)."""
@@ -243,7 +247,14 @@ class _BlockPostings:
             ):
                 kept = np.sort(_ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
-            group = terms[at:] if len(rows) <= _FEW else terms[at : at + 1]
+            group = list(terms[at:]) if len(rows) <= _FEW else [terms[at]]
+            for term in terms[at + len(group) :]:
+                # a term read whole for the rows even if pruning dropped most of them comes
+                # in the same read: the same records in fewer round trips
+                wide = len(rows) * SKIP >= _SHRINK * WHOLE_SHARE * self._postings[term]
+                if not wide or self._postings[term] > few * _TRIM_FROM:
+                    break
+                group.append(term)
             at += len(group)
             # the rows left after the last read are most often the answer: their passages
             # come with it
