@@ -172,8 +172,9 @@ def test_pruned_search_of_larger_indexes_equals_scoring_every_posting(
     cannot reach the top k) ranks as scoring every posting would; the first round reads one
     term's postings, and blocks are read in stretches wherever a store keeps them so."""
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
-    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_SHARE", 2.0)
+    monkeypatch.setattr("kforge.store.postgres_lists.WHOLE_SHARE", 2.0)
     monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)
+    monkeypatch.setattr("kforge.store.postgres_search._TRIM_FROM", 1.0)  # floors of few
     sources, cuts, removed = corpus
     name = f"p{next(_names)}"
     keys = [f"s{i:04d}" for i in range(len(sources))]

@@ -127,3 +127,76 @@ def test_a_stretch_read_from_the_start_of_a_block_is_not_taken_for_the_whole_blo
     assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:10]
     assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()
+
+
+class _Counted:
+    """A connection that counts the bytes its statements return."""
+
+    def __init__(self, conn: object) -> None:
+        self.conn, self.bytes = conn, 0
+
+    def execute(self, *args: object, **kwargs: object) -> object:
+        rows = self.conn.execute(*args, **kwargs).fetchall()  # type: ignore[attr-defined]
+        self.bytes += sum(len(v) for row in rows for v in row if isinstance(v, bytes | str))
+        return _Rows(rows)
+
+    def transaction(self) -> object:
+        return self.conn.transaction()  # type: ignore[attr-defined]
+
+
+class _Rows:
+    def __init__(self, rows: list[tuple[object, ...]]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple[object, ...]]:
+        return self.rows
+
+    def fetchone(self) -> tuple[object, ...] | None:
+        return self.rows[0] if self.rows else None
+
+
+def test_the_commonest_term_is_read_only_where_passages_can_still_reach_the_top(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten passages next to each other hold the rare term three times and the middle one; two
+    hundred others, spread over the index, hold the rare term once in long passages, so they
+    cannot reach the top 5 once the middle term's shares are in: the common term (in every
+    passage) is read only in the stretch of the ten, a small part of its postings, and the
+    search ranks as scoring every posting."""
+    from kforge.store import postgres_search
+    from kforge.store.conformance_passages import full_bm25
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    held: dict[str, dict[str, int]] = {}
+    for i in range(6000):
+        terms = {"common": 1 + i % 2}
+        if 100 <= i < 110:
+            terms |= {"rare": 3, "middle": 2}
+        elif i % 30 == 0:
+            terms |= {"rare": 1, "pad": 30}
+        if i % 10 == 5:
+            terms["middle"] = 1
+        held[f"s{i:04d}"] = terms
+    store = PostgresStore(postgres_url)
+    keys = list(held)
+    for start in range(0, len(keys), 1000):  # a block of each term a write
+        store.put_sources(
+            "c", [indexed_source(key, held[key]) for key in keys[start : start + 1000]]
+        )
+    query = ["rare", "middle", "common"]
+    counted: list[_Counted] = []
+    real = postgres_search._search
+
+    def spied(conn: object, *args: object, **kwargs: object) -> object:
+        counted.append(_Counted(conn))
+        return real(counted[-1], *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postgres_search, "_search", spied)
+    found = store.search_passages("c", query, 5, k1=K1, b=B)
+    expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
+    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:5]
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    common = 6000 * 8  # bytes of the common term's postings
+    assert sum(c.bytes for c in counted) < common / 3
+    store.close()

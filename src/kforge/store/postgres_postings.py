@@ -23,6 +23,7 @@ exact; ``purge`` rewrites the blocks of the removed passages' terms once tombsto
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -164,6 +165,7 @@ FROM merged
 """
 
 
+@functools.cache
 def record_dtype(wide: bool) -> np.dtype[Any]:
     """The numpy type of a block's records (``wide`` or narrow)."""
     import numpy as np

@@ -1,23 +1,26 @@
 """Search of the PostgreSQL passage index: BM25's MaxScore (``kforge.store.passages.bm25_top``)
-over the packed postings of ``postgres_postings``, summed with numpy a block at a time.
+over the packed postings of ``postgres_postings``, summed with numpy a term at a time.
 
-The rare query terms' blocks are read whole. Of a common term's blocks the server cuts out
-only the stretches that can hold the passages still in the race (a block's skip list says
-where each passage would lie), so a search reads a small part of the common terms' postings
-and holds about one block at a time. The first read brings the index's counts, the terms'
-frequencies and skip lists, and the rarest terms' records; a search of one round then costs
-three statements.
+The essential (rarest) query terms' blocks are read whole and summed. The other terms come one
+read each, rarest first, for the candidates still in the race: before each read the
+candidates that cannot reach the floor (the ``k``-th best score so far) even with every term
+left at its bound are dropped, so the commonest terms are read for few passages, and of their
+blocks the server cuts out only the stretches that can hold them (the skip lists say where;
+``postgres_lists``). The first read brings the index's counts, the terms' frequencies, skip
+lists and peaks, and the rarest terms' records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kforge.jsoncodec import loads
 from kforge.store import passages
-from kforge.store.passages import FLOOR_SAMPLE, IndexStatistics, bm25_top
-from kforge.store.postgres_postings import SKIP, record_dtype
+from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
+from kforge.store.postgres_batch import int_array, numbers
+from kforge.store.postgres_lists import WHOLE_SHARE, Block, TermList, shares, term_lists
+from kforge.store.postgres_postings import SKIP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,25 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Block", "search"]
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Block:
-    """What a search knows of a block before reading its records."""
-
-    id: int
-    term: str
-    wide: bool
-    postings: int
-    skips: npt.NDArray[np.int64]
-    """The passage of every ``SKIP``-th record; empty when the records are not in passage
-    order (the block is then read whole)."""
-
-
-_WHOLE_SHARE = 0.1
-"""A block is read whole when the stretches a search wants of it hold this share of it."""
-
-_GAP = 8
-"""Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
 
 _HEAD = """
 WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
@@ -55,9 +39,11 @@ t AS (
 )
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
-       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks,
+       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks::text,
        CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
-            OR t.every <= %(whole)s THEN b.data END
+            OR t.every <= %(whole)s THEN b.data END,
+       substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
+                 FOR CASE WHEN b.wide THEN 8 ELSE 4 END)
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
 """
 """The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
@@ -70,11 +56,17 @@ statements cost more than the reading saved."""
 
 _STRETCHES = """
 SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
-FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[]) WITH ORDINALITY AS u(t, id, o, l, n)
-JOIN search_blocks b ON b.index_id = %s AND b.term = u.t AND b.id = u.id
+FROM unnest({codes}, {ids}, {starts}, {lengths}) WITH ORDINALITY AS u(c, id, o, l, n)
+JOIN search_blocks b ON b.index_id = %s AND b.term = (%s::text[])[u.c] AND b.id = u.id
 UNION ALL
-SELECT id, NULL, passage FROM search_passages WHERE id = ANY(%s)
-"""
+SELECT id, NULL, passage FROM search_passages WHERE id = ANY({rows})
+""".format(
+    codes=int_array(),
+    ids=int_array("bigint"),
+    starts=int_array(),
+    lengths=int_array(),
+    rows=int_array("bigint"),
+)
 """Stretches of blocks, numbered as asked, and the passages of rows (by row) in one read."""
 
 _READ_BYTES = 4 << 20
@@ -82,6 +74,27 @@ _READ_BYTES = 4 << 20
 
 _ATTEMPTS = 3
 """Searches outside a transaction before one in a snapshot (``search``)."""
+
+_FEW = 64
+"""Candidates few enough that every term left is read for them at once (``_complete``)."""
+
+_NAMED = 1024
+"""At most this many rows have their passages looked up with the last read (``_complete``)."""
+
+_TRIM = 2
+"""Times ``k`` the passages whose scores set the floor (``_complete``)."""
+
+_SHRINK = 16
+"""Terms read whole for the candidates even if all but one in this many went are read at once
+(``_complete``)."""
+
+_TRIM_FROM = SKIP / WHOLE_SHARE
+"""A term with more postings than this a candidate is read whole for the candidates: before
+it, a round that cannot be the last trims them (``_complete``)."""
+
+_MARGIN = 1.0 + 1e-9
+"""A hair above the most a posting scores (as ``bm25_top`` bounds a term): a score summed in
+another order stays below it."""
 
 
 class _Gone(Exception):
@@ -126,13 +139,17 @@ def _search(
             wide=r[9],
             postings=r[10],
             skips=np.frombuffer(r[11], dtype=">i8" if r[9] else ">i4").astype(np.int64),
+            last=int.from_bytes(r[14], "big", signed=True),
         )
         for r in rows
         if r[8] is not None
     ]
     read = {r[8]: r[13] for r in rows if r[13] is not None}
-    peaks = {r[6]: r[12] for r in rows if r[12] is not None}
-    postings = _BlockPostings(conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5])
+    # a term's peaks come with each of its blocks: parsed once
+    peaks = {t: loads(text) for t, text in {r[6]: r[12] for r in rows if r[12] is not None}.items()}
+    postings = _BlockPostings(
+        conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5], peaks
+    )
     return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
 
@@ -147,12 +164,21 @@ class _BlockPostings:
         read: dict[int, bytes],
         last_row: int,
         tombstones: bool,
+        peaks: Mapping[str, Peaks],
     ) -> None:
         self._conn, self._ix, self._blocks, self._read = conn, ix, blocks, read
-        self._last_row, self._tombstones = last_row, tombstones
+        self._last_row, self._tombstones, self._peaks = last_row, tombstones, peaks
+        self._lists = term_lists(blocks)
+        self._postings: dict[str, int] = {}
+        """Each term's postings, in all its blocks."""
+        for block in blocks:
+            self._postings[block.term] = self._postings.get(block.term, 0) + block.postings
         self._names: dict[int, str] = {}
         """The passage of each row looked up that is not removed."""
         self._looked: set[int] = set()
+        self._known_floor = 0.0
+        """The best floor an earlier round found (the ``k``-th best score of passages not
+        removed)."""
         self._stretches: dict[tuple[int, int, int], bytes] = {}
         """Stretches read, for a later round that wants them again."""
 
@@ -165,31 +191,79 @@ class _BlockPostings:
         k: int,
         slack: float,
     ) -> list[tuple[str, float]]:
-        import numpy as np
 
         rows, sums = self._sum_essential(essential, base, slope)
         if k <= 0 or not len(rows):
             return []
         if not rest:
             return self._resolve(sums, rows, k)
-        sample = np.sort(_ordered_best(sums, rows, FLOOR_SAMPLE * k))
-        totals = sums[sample] + self._rest_shares(rows[sample], rest, base, slope, name=True)
-        floor = self._floor(totals, rows[sample], k)
-        if floor <= 0.0 or floor < slack:
-            return self._resolve(totals, rows[sample], k)
-        # only a passage whose essential sum is within the rest terms' bounds of the floor
-        # can still reach the top k: complete those, read no other
-        near = sums >= floor - slack
-        near[sample] = False
-        more = np.flatnonzero(near)
-        if len(more):
-            every = np.concatenate([sample, more])
-            totals = np.concatenate(
-                [totals, sums[more] + self._rest_shares(rows[more], rest, base, slope)]
+        bounds = {
+            t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
+        }
+        terms = sorted(rest, key=lambda t: (-bounds[t], t))
+        done, totals = self._complete(rows, sums, terms, bounds, rest, base, slope, k, slack)
+        found = self._resolve(totals, done, k)
+        if len(found) >= k:  # k passages score at least this: a floor for a later round
+            self._known_floor = max(self._known_floor, found[k - 1][1])
+        return found
+
+    def _complete(
+        self,
+        rows: npt.NDArray[np.int64],
+        partial: npt.NDArray[np.float64],
+        terms: Sequence[str],
+        bounds: Mapping[str, float],
+        weights: Mapping[str, float],
+        base: float,
+        slope: float,
+        k: int,
+        slack: float,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The scores of those candidate ``rows`` (ascending) that can reach the top ``k``,
+        from their ``partial`` sums (the essential terms'): the ``terms`` left (by decreasing
+        bound) are added a read at a time, and before each read the rows that cannot reach
+        the floor (the ``k``-th best partial sum) even with every term left at its bound are
+        dropped, so the commonest terms are read for few passages, in stretches.
+
+        Once the floor cannot reach ``slack`` (what a passage without the essential terms may
+        score), the round is not the last and only its floor matters: before a term with many
+        postings only the ``_TRIM`` times ``k`` best partial sums go on (any ``k`` passages'
+        scores bound the ``k``-th best from below)."""
+        import numpy as np
+
+        left = sum(bounds[t] for t in terms)
+        floor = self._known_floor
+        at = 0
+        while at < len(terms):
+            floor = max(floor, self._floor(partial, rows, k))
+            keep = partial + left >= floor
+            if not keep.all():
+                rows, partial = rows[keep], partial[keep]
+            few = _TRIM * k
+            if (
+                len(rows) > few
+                and self._postings[terms[at]] > few * _TRIM_FROM
+                and _kth(partial + left, k) < slack
+            ):
+                kept = np.sort(_ordered_best(partial, rows, few))
+                rows, partial = rows[kept], partial[kept]
+            group = list(terms[at:]) if len(rows) <= _FEW else [terms[at]]
+            for term in terms[at + len(group) :]:
+                # a term read whole for the rows even if pruning dropped most of them comes
+                # in the same read: the same records in fewer round trips
+                wide = len(rows) * SKIP >= _SHRINK * WHOLE_SHARE * self._postings[term]
+                if not wide or self._postings[term] > few * _TRIM_FROM:
+                    break
+                group.append(term)
+            at += len(group)
+            # the rows left after the last read are most often the answer: their passages
+            # come with it
+            named = at == len(terms) and len(rows) <= _NAMED
+            partial = partial + self._rest_shares(
+                rows, {t: weights[t] for t in group}, base, slope, name=named
             )
-            order = np.argsort(every, kind="stable")
-            sample, totals = every[order], totals[order]
-        return self._resolve(totals, rows[sample], k)
+            left -= sum(bounds[t] for t in group)
+        return rows, partial
 
     def _named(self, rows: Sequence[int], names: Mapping[int, str]) -> None:
         """Keep ``names`` (row -> passage) of ``rows`` looked up (a row without one is
@@ -230,15 +304,15 @@ class _BlockPostings:
         if self._tombstones:
             best = self._resolve(totals, rows, k)
             return best[k - 1][1] if len(best) >= k else 0.0
-        at = _ordered_best(totals, rows, k)
-        return float(totals[at[k - 1]]) if len(at) >= k else 0.0
+        return _kth(totals, k)
 
-    def _records(self, blocks: Sequence[Block]) -> Iterator[tuple[Block, bytes]]:
-        """Each of ``blocks`` with its records: those the first read brought, the others read
-        by id, a statement for about ``_READ_BYTES`` of them."""
+    def _whole(self, lists: Sequence[TermList]) -> dict[int, list[tuple[int, bytes]]]:
+        """The records of every block of ``lists``, by block id (as ``TermList.records``
+        takes them): those read before, the others by id, a statement for about
+        ``_READ_BYTES`` of them."""
+        blocks = [b for held in lists for b in held.blocks]
         wanted = [b for b in blocks if b.id not in self._read]
-        yield from ((b, self._read[b.id]) for b in blocks if b.id in self._read)
-        for group in _groups(wanted, lambda b: b.postings * record_dtype(b.wide).itemsize):
+        for group in _groups(wanted, lambda b: b.size):
             found = dict(
                 self._conn.execute(
                     "SELECT id, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
@@ -250,44 +324,47 @@ class _BlockPostings:
             if len(found) < len(group):
                 raise _Gone
             self._read.update(found)  # a later round reads them again
-            yield from ((b, found[b.id]) for b in group)
+        return {b.id: [(1, self._read[b.id])] for b in blocks}
 
     def _sum_essential(
         self, essential: Mapping[str, float], base: float, slope: float
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The rows the ``essential`` terms' postings name, ascending, and each one's sum of
-        their shares: summed a block at a time, over the span of rows when the postings fill
-        it enough, else over the rows they name."""
+        their shares: summed over the span of rows when the postings fill it enough, else
+        over the rows they name."""
         import numpy as np
 
-        blocks = [b for b in self._blocks if b.term in essential]
-        count = sum(b.postings for b in blocks)
+        lists = [held for held in self._lists if held.term in essential]
+        count = sum(b.postings for held in lists for b in held.blocks)
         if not count:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        known = [int(b.skips[0]) for b in blocks if len(b.skips)]
-        low = min(known) if len(known) == len(blocks) else 0
-        span = self._last_row - low + 1
-        dense = np.zeros(span) if _dense(span, count) else None
-        parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
-        for block, data in self._records(blocks):
-            records = np.frombuffer(data, dtype=record_dtype(block.wide))
+        pieces = self._whole(lists)
+        blocks = [b for held in lists for b in held.blocks]
+        if all(len(b.skips) for b in blocks):  # in passage order: the span is known
+            low = min(int(b.skips[0]) for b in blocks)
+            span = max(b.last for b in blocks) - low + 1
+            if _dense(span, count):
+                # summed a term at a time (a term names a row once): a search holds one
+                # term's records at a time besides the sums
+                dense = np.zeros(span)
+                for held in lists:
+                    records = held.records(pieces, ordered=False)
+                    at = records["passage"].astype(np.intp)
+                    at -= low
+                    dense[at] += shares(records, essential[held.term], base, slope)
+                    del records, at
+                held_at = np.flatnonzero(dense)
+                return held_at + low, np.asarray(dense[held_at], dtype=np.float64)
+        parts = []
+        for held in lists:
+            records = held.records(pieces, ordered=False)
             at = records["passage"].astype(np.int64)
-            shares = _shares(records, essential[block.term], base, slope)
-            if dense is not None and len(at) and at.max() - low < span and at.min() >= low:
-                dense[at - low] += shares  # a block names a row once
-            else:
-                parts.append((at, shares))
-        if dense is not None:
-            held = np.flatnonzero(dense)
-            if not parts:
-                return held + low, dense[held]
-            parts.append((held + low, dense[held]))
-            del dense
-        at = np.concatenate([a for a, _ in parts])
-        shares = np.concatenate([s for _, s in parts])
-        rows, where = np.unique(at, return_inverse=True)
-        summed = np.bincount(where, weights=shares, minlength=len(rows))
-        return rows, np.asarray(summed, dtype=np.float64)
+            parts.append((at, shares(records, essential[held.term], base, slope)))
+        every = np.concatenate([a for a, _ in parts])
+        summed = np.concatenate([s for _, s in parts])
+        rows, where = np.unique(every, return_inverse=True)
+        total = np.bincount(where, weights=summed, minlength=len(rows))
+        return rows, np.asarray(total, dtype=np.float64)
 
     def _rest_shares(
         self,
@@ -304,70 +381,54 @@ class _BlockPostings:
         import numpy as np
 
         extra = np.zeros(len(rows))
+        lists = [held for held in self._lists if held.term in rest]
+        pieces: dict[int, list[tuple[int, bytes]]] = {}
+        """The records of each block to add, by block id: (first byte, records)."""
         wanted: list[tuple[Block, int, int]] = []
-        for block in self._blocks:
-            if block.term in rest and block.id in self._read:
-                _add_shares(extra, rows, block, self._read[block.id], rest, base, slope)
-            elif block.term in rest:
-                for stretch in _stretches(block, rows):
-                    data = self._stretches.get((block.id, *stretch[1:]))
-                    if data is not None:
-                        _add_shares(extra, rows, block, data, rest, base, slope)
-                    else:
-                        wanted.append(stretch)
+        for held in lists:
+            for block in held.blocks:
+                if block.id in self._read:
+                    pieces[block.id] = [(1, self._read[block.id])]
+            for stretch in held.stretches(rows, pieces):
+                data = self._stretches.get((stretch[0].id, *stretch[1:]))
+                if data is not None:
+                    pieces.setdefault(stretch[0].id, []).append((stretch[1], data))
+                else:
+                    wanted.append(stretch)
         named = rows.tolist() if name and wanted else []
+        terms = sorted({b.term for b, _, _ in wanted})
+        code = {t: n for n, t in enumerate(terms, start=1)}
         for group in _groups(wanted, lambda stretch: stretch[2]):
             found = self._conn.execute(
                 _STRETCHES,
                 (
-                    [b.term for b, _, _ in group],
-                    [b.id for b, _, _ in group],
-                    [start for _, start, _ in group],
-                    [length for _, _, length in group],
+                    numbers(code[b.term] for b, _, _ in group),
+                    numbers(b.id for b, _, _ in group),
+                    numbers(start for _, start, _ in group),
+                    numbers(length for _, _, length in group),
                     self._ix,
-                    named,
+                    terms,
+                    numbers(named),
                 ),
                 binary=True,
             ).fetchall()
-            pieces = [(n, data) for n, data, passage in found if passage is None]
+            read = [(n, data) for n, data, passage in found if passage is None]
             self._named(named, {n: passage for n, _, passage in found if passage is not None})
             named = []
-            if len(pieces) < len(group):
+            if len(read) < len(group):
                 raise _Gone
-            for number, data in pieces:
+            for number, data in read:
                 block, start, length = group[number - 1]
                 # the whole block (not a stretch at its start): a later round may want it
                 # again, or this stretch
-                if start == 1 and len(data) == block.postings * record_dtype(block.wide).itemsize:
+                if start == 1 and len(data) == block.size:
                     self._read[block.id] = data
                 else:
                     self._stretches[block.id, start, length] = data
-                _add_shares(extra, rows, block, data, rest, base, slope)
+                pieces.setdefault(block.id, []).append((start, data))
+        for held in lists:
+            held.add_shares(extra, rows, pieces, rest[held.term], base, slope)
         return extra
-
-
-def _add_shares(
-    extra: npt.NDArray[np.float64],
-    rows: npt.NDArray[np.int64],
-    block: Block,
-    data: bytes,
-    weights: Mapping[str, float],
-    base: float,
-    slope: float,
-) -> None:
-    """Add to ``extra[i]`` the share of ``block``'s term in the score of ``rows[i]``, for the
-    rows the records ``data`` (a stretch of the block, or all of it) hold."""
-    import numpy as np
-
-    records = np.frombuffer(data, dtype=record_dtype(block.wide))
-    if not len(block.skips):
-        records = records[np.argsort(records["passage"], kind="stable")]
-    at = records["passage"].astype(np.int64)
-    where = np.searchsorted(at, rows)
-    inside = where < len(at)
-    hit = np.zeros(len(rows), dtype=bool)
-    hit[inside] = at[where[inside]] == rows[inside]
-    extra[hit] += _shares(records[where[hit]], weights[block.term], base, slope)
 
 
 _T = TypeVar("_T")
@@ -393,38 +454,14 @@ def _dense(span: int, postings: int) -> bool:
     return span <= 4 * postings
 
 
-def _shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
-    """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
-    as ``passages.full_bm25`` and the other stores compute it."""
+def _kth(totals: npt.NDArray[Any], k: int) -> float:
+    """The ``k``-th highest of ``totals`` above 0 (0 when fewer are)."""
     import numpy as np
 
-    tf = records["tf"].astype(np.float64)
-    return np.asarray(weight * tf / (tf + base + slope * records["length"].astype(np.float64)))
-
-
-def _stretches(block: Block, rows: npt.NDArray[np.int64]) -> Iterator[tuple[Block, int, int]]:
-    """``(block, first byte (from 1), bytes)`` of the parts of ``block`` that can hold
-    ``rows``: runs of the stretches its skip list points at, or the whole block when it has
-    none or they would cover most of it."""
-    import numpy as np
-
-    size = record_dtype(block.wide).itemsize
-    whole = (block, 1, block.postings * size)
-    if not len(block.skips):
-        yield whole
-        return
-    at = np.unique(np.searchsorted(block.skips, rows, side="right") - 1)
-    at = at[at >= 0]
-    if not len(at):
-        return
-    if len(at) * SKIP >= _WHOLE_SHARE * block.postings:
-        yield whole
-        return
-    # stretches a few apart are cheaper read as one (the server looks each read up)
-    starts = np.flatnonzero(np.diff(at, prepend=-_GAP - 2) > _GAP + 1)
-    ends = np.append(starts[1:], len(at)) - 1
-    for first, last in zip(at[starts].tolist(), at[ends].tolist(), strict=True):
-        yield block, first * SKIP * size + 1, (last - first + 1) * SKIP * size
+    held = totals[totals > 0]
+    if len(held) < k:
+        return 0.0
+    return float(np.partition(held, len(held) - k)[len(held) - k])
 
 
 def _ordered_best(

@@ -1,0 +1,180 @@
+"""A PostgreSQL search's view of one term's blocks as one list in passage order: which stretches
+of it can hold a search's candidate passages, and its shares of their scores.
+
+A term gathers up to ``(FANOUT - 1) * log_FANOUT(w)`` blocks after ``w`` writes (about twenty
+at 500 writes); each write's passages follow the last write's, so the blocks of a term are
+stretches of one list in passage order. Planning reads and summing shares over that list, not
+block by block, costs a few numpy calls a term however many blocks it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kforge.store.postgres_postings import SKIP, record_dtype
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["GAP", "WHOLE_SHARE", "Block", "TermList", "shares", "term_lists"]
+
+WHOLE_SHARE = 0.1
+"""A block is read whole when the stretches a search wants of it hold this share of it."""
+
+GAP = 8
+"""Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Block:
+    """What a search knows of a block before reading its records."""
+
+    id: int
+    term: str
+    wide: bool
+    postings: int
+    skips: npt.NDArray[np.int64]
+    """The passage of every ``SKIP``-th record; empty when the records are not in passage
+    order (the block is then read whole)."""
+    last: int
+    """The passage of its last record."""
+
+    @property
+    def size(self) -> int:
+        """Bytes of its records."""
+        return self.postings * record_dtype(self.wide).itemsize
+
+
+class TermList:
+    """The blocks of one term of one record width (a passage's posting of the term lies in one
+    block): ``ordered`` when each is in passage order and none overlaps another, so that
+    their records, block after block, are in passage order."""
+
+    def __init__(self, term: str, wide: bool, blocks: Sequence[Block]) -> None:
+        import numpy as np
+
+        self.term, self.wide = term, wide
+        self.blocks = sorted(blocks, key=lambda b: int(b.skips[0]) if len(b.skips) else -1)
+        self.ordered = all(len(b.skips) for b in self.blocks) and all(
+            a.last < int(b.skips[0]) for a, b in zip(self.blocks, self.blocks[1:], strict=False)
+        )
+        self.itemsize = record_dtype(wide).itemsize
+        if self.ordered:
+            counts = [len(b.skips) for b in self.blocks]
+            self._skips = np.concatenate([b.skips for b in self.blocks])
+            self._owner = np.repeat(np.arange(len(self.blocks)), counts)
+            self._first = np.cumsum(counts) - counts
+            self._postings = np.array([b.postings for b in self.blocks])
+            self._last = np.array([b.last for b in self.blocks], dtype=np.int64)
+
+    def stretches(
+        self, rows: npt.NDArray[np.int64], read: Iterable[int]
+    ) -> list[tuple[Block, int, int]]:
+        """``(block, first byte (from 1), bytes)`` of the parts of the blocks not in ``read``
+        (block ids) that can hold ``rows`` (ascending): runs of the stretches the skip lists
+        point at, or a whole block when it has none or they would cover much of it."""
+        import numpy as np
+
+        done = set(read)
+        if not self.ordered:
+            return [(b, 1, b.size) for b in self.blocks if b.id not in done]
+        at = np.searchsorted(self._skips, rows, side="right") - 1
+        inside = at >= 0
+        inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
+        at = at[inside]  # ascending, as ``rows`` are
+        if len(at) > 1:
+            at = at[np.append(True, at[1:] != at[:-1])]
+        owner = self._owner[at]
+        counts = np.bincount(owner, minlength=len(self.blocks))
+        whole = counts * SKIP >= WHOLE_SHARE * self._postings
+        skipped = np.array([b.id in done for b in self.blocks], dtype=bool)
+        found = [
+            (self.blocks[i], 1, self.blocks[i].size)
+            for i in np.flatnonzero(whole & (counts > 0) & ~skipped).tolist()
+        ]
+        keep = ~(whole | skipped)[owner]
+        at, owner = at[keep], owner[keep]
+        if not len(at):
+            return found
+        local = at - self._first[owner]
+        # stretches a few apart are cheaper read as one (the server looks each read up)
+        starts = np.ones(len(at), dtype=bool)
+        starts[1:] = (owner[1:] != owner[:-1]) | (np.diff(local) > GAP + 1)
+        first = np.flatnonzero(starts)
+        end = np.append(first[1:], len(at)) - 1
+        step = SKIP * self.itemsize
+        for block, start, stop in zip(
+            owner[first].tolist(), local[first].tolist(), local[end].tolist(), strict=True
+        ):
+            found.append((self.blocks[block], start * step + 1, (stop - start + 1) * step))
+        return found
+
+    def records(
+        self, pieces: Mapping[int, Sequence[tuple[int, bytes]]], *, ordered: bool = True
+    ) -> Any:
+        """The records of ``pieces`` (by block id: ``(first byte, records)`` of stretches, or
+        of whole blocks from byte 1), in passage order unless not ``ordered``."""
+        import numpy as np
+
+        parts = [
+            data
+            for block in self.blocks
+            for _, data in sorted(pieces.get(block.id, ()), key=lambda piece: piece[0])
+        ]
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        records = np.frombuffer(data, dtype=record_dtype(self.wide))
+        at = records["passage"]
+        if ordered and (not self.ordered or (len(at) > 1 and not bool(np.all(at[1:] > at[:-1])))):
+            records = records[np.argsort(at, kind="stable")]
+        return records
+
+    def add_shares(
+        self,
+        extra: npt.NDArray[np.float64],
+        rows: npt.NDArray[np.int64],
+        pieces: Mapping[int, Sequence[tuple[int, bytes]]],
+        weight: float,
+        base: float,
+        slope: float,
+    ) -> None:
+        """Add to ``extra[i]`` the term's share of the score of ``rows[i]`` (ascending), for
+        the rows the records of ``pieces`` hold."""
+        import numpy as np
+
+        if not any(b.id in pieces for b in self.blocks):
+            return
+        records = self.records(pieces)
+        at = records["passage"].astype(np.int64)
+        where = np.searchsorted(at, rows)
+        inside = where < len(at)
+        hit = np.zeros(len(rows), dtype=bool)
+        hit[inside] = at[where[inside]] == rows[inside]
+        extra[hit] += shares(records[where[hit]], weight, base, slope)
+
+
+def term_lists(blocks: Iterable[Block]) -> list[TermList]:
+    """``blocks`` as the lists of their terms (one a term and record width)."""
+    groups: dict[tuple[str, bool], list[Block]] = {}
+    for block in blocks:
+        groups.setdefault((block.term, block.wide), []).append(block)
+    return [TermList(term, wide, held) for (term, wide), held in groups.items()]
+
+
+def shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
+    """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
+    as ``passages.full_bm25`` and the other stores compute it."""
+    import numpy as np
+
+    tf = records["tf"].astype(np.float64)
+    # in place (a search sums hundreds of thousands of postings), in the order of the
+    # expression above, so the scores are the same to the last bit
+    part = records["length"].astype(np.float64)
+    part *= slope
+    share = tf + base
+    share += part
+    tf *= weight
+    np.divide(tf, share, out=share)
+    return np.asarray(share, dtype=np.float64)
