@@ -325,3 +325,29 @@ def test_what_a_question_sets_its_subject_against_is_no_name_the_documents_must_
     # named as the subject itself, it is what the documents must hold
     asked = Focus("Why is self.assertEqual slow?", (*terms, assertequal), silence=1.0)
     assert asked.unnamed_names and not asked.holds_any(passage)
+
+
+def test_a_name_only_in_the_users_situation_does_not_alone_make_the_question_unanswerable() -> None:
+    passage = [_chunk(0, "Can I configure doxygen from the command line? Doxygen reads stdin.")]
+    terms = (_term("setting", 3.0), _term("command", 4.0), _term("line", 3.0))
+    situation = Focus(
+        "In CI I want to set the build number. How can I pass a setting from the command line?",
+        (*terms, _term("CI", 6.0, known=False)),
+        silence=1.0,
+    )
+    assert situation.unnamed_names == () and situation.holds_any(passage)
+    # named in the sentence that asks, it is what the documents must hold
+    asked = Focus(
+        "In my build I want a number. How can CI pass a setting from the command line?",
+        situation.terms,
+        silence=1.0,
+    )
+    assert asked.unnamed_names and not asked.holds_any(passage)
+
+
+def test_a_protocol_and_its_version_are_one_term_held_only_whole() -> None:
+    focus = question_focus("Does the server speak HTTP/2?")
+    assert ("HTTP/2", "identifier") in [(t.text, t.kind) for t in focus.terms]
+    assert focus.held("It speaks HTTP/2 since 3.0.") and not [
+        t for t in focus.held("HTTP 1.1, version 2.0") if t.text == "HTTP/2"
+    ]

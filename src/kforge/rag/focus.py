@@ -28,8 +28,9 @@ at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never 
 question's terms or more are never named in the corpus, nor, in a corpus whose silence is
 ``LOUD_SILENCE`` or more, when names and terms it never names (words that are not common
 English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
-of the focus, or the question writes a name the corpus never names (a capitalized word inside
-it, "Weblate", an identifier or a number). When they do not hold it, no passage is relevant and the documents do not say.
+of the focus, or the sentence that asks writes a name the corpus never names (a capitalized
+word inside it, "Weblate", an identifier such as ``HTTP/2``, or a number; a name in the
+sentences before it is the user's situation: "In CI I want ..."). When they do not hold it, no passage is relevant and the documents do not say.
 When they do, a passage (title, heading and text) is relevant when its terms weigh at least
 ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh. Over
 Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
@@ -49,7 +50,13 @@ from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
 from kforge.rag.idioms import plain_words
 from kforge.rag.stem import porter_stem
-from kforge.rag.textcheck import asked_verbs, comparing_words, key_terms, measured_words
+from kforge.rag.textcheck import (
+    asked_verbs,
+    comparing_words,
+    key_terms,
+    measured_words,
+    split_sentences,
+)
 from kforge.rag.types import Chunk
 
 if TYPE_CHECKING:
@@ -178,6 +185,7 @@ _IDENTIFIER = re.compile(
     r"|(?:[^\W\d_]|\$)\w*_\w*|_\w+"
     r"|[a-z]+[A-Z][A-Za-z0-9]*"
     r"|[^\W\d_]+\d\w*"
+    r"|[A-Za-z]+/\d+(?:\.\d+)?"  # a protocol's version: HTTP/2, HTTP/1.1
     r")(?:\(\))?(?![\w$])"
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -311,6 +319,7 @@ class Focus:
         user's own example, not such a name; nor is what the question sets its subject against
         ("plain assert instead of self.assertEqual")."""
         first = self.question.split()[0] if self.question.split() else ""
+        asking = _asking(self.question)
         return tuple(
             t
             for t in self.terms
@@ -318,6 +327,7 @@ class Focus:
             and not _example_file(t.text, self.question)
             and not _contrasted(t.text, self.question)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
+            and _whole(t.text).search(asking) is not None
         )
 
     def relevant(self, chunks: Sequence[Chunk]) -> list[bool]:
@@ -387,6 +397,16 @@ class Focus:
             lines = [f"- {c.file}" + (f" § {c.heading}" if c.heading else "") for c in closest]
             text += "\n\nSee also:\n" + "\n".join(lines)
         return text
+
+
+def _asking(question: str) -> str:
+    """The sentence of ``question`` that asks (the last ending in "?"); the ones before it say
+    the user's situation ("In CI I want to set the build number. How can I pass a setting
+    from the command line?"): a name there that the documents never name is the user's, and
+    does not alone make the question one they cannot answer."""
+    sentences = split_sentences(question)
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    return asking[-1] if len(sentences) > 1 and asking else question
 
 
 _CONTRAST = re.compile(r"\b(?:instead of|rather than|in place of|unlike)\s+([^,;?]+)", re.I)
