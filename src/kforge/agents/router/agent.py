@@ -186,7 +186,7 @@ class RouterAgent(GradingNode):
             statistics = CorpusStatistics.of(corpus) if len(corpus) else None
             return {
                 "search_question": searched,
-                "focus": question_focus(searched, statistics).to_dict(),
+                "focus": jsoncodec.to_builtins(question_focus(searched, statistics)),
             }
 
         payload = await ctx.step("rag.focus", read)
@@ -196,7 +196,7 @@ class RouterAgent(GradingNode):
     def _focus(self) -> Focus:
         if self.state.focus is None:  # a run saved before focus was read: weigh terms alike
             return question_focus(self.state.search_question or self.question)
-        return Focus.from_dict(self.state.focus)
+        return jsoncodec.convert(self.state.focus, Focus)
 
     # -- router -------------------------------------------------------------------------------
 
