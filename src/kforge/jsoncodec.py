@@ -236,7 +236,10 @@ def json_form(kind: type[T], dump: Callable[[T], Any], load: Callable[[Any], T])
 def _dump_form(value: Any) -> Any:
     form = _FORMS.get(type(value))
     if form is None:
-        raise NotImplementedError
+        raise TypeError(
+            f"{type(value).__name__!r} is not JSON: make it a dataclass of JSON values, or "
+            "give its type a JSON form with kforge.jsoncodec.json_form"
+        )
     return form[0](value)
 
 
