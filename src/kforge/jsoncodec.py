@@ -216,10 +216,15 @@ def convert(value: Any, kind: type[T]) -> T:
 
 def to_builtins(value: Any) -> Any:
     """``value`` as JSON values (dicts, lists, strings, numbers, booleans, None), new containers
-    throughout, for ``convert`` to read back: a dataclass as an object of its fields (a field
-    that ``__init__`` does not take is left out while it holds its default), an enum as its
-    value, a datetime as ISO 8601 text, a ``json_form`` type as its ``dump`` makes it. Tuples
-    stay tuples (JSON arrays once written). ``TypeError`` for anything else."""
+    throughout, for ``convert`` to read back: a dataclass as an object of its fields (without
+    slots, of those its instance holds: a field it never set, still the class's default, is
+    left out and reads back as that default), an enum as its value, a datetime as ISO 8601
+    text, bytes as base64, a ``json_form`` type as its ``dump`` makes it. Tuples stay tuples
+    (JSON arrays once written). ``TypeError`` naming what is not JSON otherwise.
+
+    Against the hand-written forms it replaced: faster for a whole agent state (the ReAct
+    loop's), but about 1 µs for any dataclass, four times a small value's dict literal, which
+    is why the few values recorded at every step keep theirs (``Usage.to_dict``)."""
     return msgspec.to_builtins(value, enc_hook=_dump_form)
 
 
