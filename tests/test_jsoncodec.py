@@ -7,6 +7,7 @@ import enum
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +16,16 @@ from hypothesis import strategies as st
 
 from kforge.jsoncodec import (
     JSONDecodeError,
+    convert,
     dumps,
     dumps_bytes,
     dumps_typed,
+    json_form,
     loads,
     loads_as,
     not_json,
     raw_decode,
+    to_builtins,
 )
 
 json_values = st.recursive(
@@ -181,3 +185,120 @@ def test_raw_decode_reads_the_value_before_more_text() -> None:
     assert raw_decode('say {"a": [1]} then', 4) == ({"a": [1]}, 14)
     with pytest.raises(JSONDecodeError):
         raw_decode("say nothing", 0)
+
+
+@dataclass(eq=False)
+class Visit:
+    """A typed value inside an agent's state."""
+
+    place: str
+    at: datetime
+    colour: Colour
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(eq=False)
+class TypedState:
+    visits: list[Visit] = field(default_factory=list)
+    last: Visit | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+
+class TypedStateAgent:
+    """Two steps with a question between them; its state holds dataclasses, an enum, datetimes
+    and tuples, saved and restored by their types."""
+
+    agent_type = "test.typed_state"
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.state = TypedState()
+
+    async def step(self, ctx: Any) -> Any:
+        from kforge.engine.agent import StepOutcome
+
+        if not self.state.visits:
+            visit = Visit("harbour", datetime(2024, 5, 1, 12, tzinfo=UTC), Colour.RED, ("a", "b"))
+            self.state.visits.append(visit)
+            self.state.last, self.state.counts = visit, {"harbour": 1}
+            return StepOutcome()
+        answer = await ctx.ask("Where next?")
+        last = self.state.last
+        assert isinstance(last, Visit) and isinstance(last.at, datetime)
+        assert last.colour is Colour.RED and last.tags == ("a", "b")
+        self.state.note = str(answer["text"])
+        return StepOutcome(True, {"place": last.place, "at": last.at.isoformat()}, "done")
+
+    def get_state(self) -> dict[str, Any]:
+        saved: dict[str, Any] = to_builtins(self.state)
+        return saved
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.state = convert(state, TypedState)
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+async def test_an_agent_state_of_typed_values_survives_a_pause_in_another_runtime(
+    tmp_path: Path,
+) -> None:
+    from kforge.llm.testing.scripted import ScriptedModel
+    from kforge.runtime import AgentRegistry, Runtime
+    from kforge.store import RunStatus
+    from kforge.store.sqlite import SQLiteStore
+
+    registry = AgentRegistry()
+    registry.register(TypedStateAgent.agent_type, TypedStateAgent)
+    first = Runtime(SQLiteStore(tmp_path / "k.db"), model=ScriptedModel(), registry=registry)
+    run = await first.run(TypedStateAgent.agent_type, {})
+    assert run.status == RunStatus.AWAITING_USER
+    await first.aclose()
+    second = Runtime(SQLiteStore(tmp_path / "k.db"), model=ScriptedModel(), registry=registry)
+    await second.resume(run.id, {"text": "the hill"})
+    done = await second.wait(run.id)
+    assert done.status == RunStatus.COMPLETED, done.error
+    assert done.result == {"place": "harbour", "at": "2024-05-01T12:00:00+00:00"}
+    await second.aclose()
+
+
+def test_typed_values_become_json_values_and_back() -> None:
+    visit = Visit("harbour", datetime(2024, 5, 1, 12, tzinfo=UTC), Colour.RED, ("a",))
+    state = TypedState(visits=[visit], last=visit, counts={"harbour": 1})
+    saved = to_builtins(state)
+    assert saved["last"] == {
+        "place": "harbour",
+        "at": "2024-05-01T12:00:00Z",
+        "colour": "red",
+        "tags": ("a",),  # a JSON array once written
+    }
+    again = convert(loads(dumps(saved)), TypedState)
+    assert again.last is not None and again.last.tags == ("a",) and again.counts == {"harbour": 1}
+    assert convert({"note": "older save"}, TypedState).visits == []  # missing: the default
+    with pytest.raises(ValueError, match=r"Expected `int`, got `str` - at `\$.counts\[\.\.\.\]`"):
+        convert({"counts": {"harbour": "one"}}, TypedState)
+
+
+class Gauge:
+    """Not a dataclass: its JSON form is what ``json_form`` says."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+
+json_form(Gauge, lambda g: {"level": g.level}, lambda data: Gauge(int(data["level"])))
+
+
+@dataclass
+class Panel:
+    gauge: Gauge | None = None
+
+
+def test_a_type_with_its_own_json_form_is_written_and_read_wherever_it_appears() -> None:
+    saved = to_builtins(Panel(Gauge(3)))
+    assert saved == {"gauge": {"level": 3}}
+    assert convert(saved, Panel).gauge is not None
+    assert loads_as(dumps(saved), Panel).gauge.level == 3  # type: ignore[union-attr]
+    assert convert({}, Panel).gauge is None
+    with pytest.raises(TypeError, match=r"'object' is not JSON: .* kforge\.jsoncodec\.json_form"):
+        to_builtins(Panel(object()))  # type: ignore[arg-type]

@@ -2,7 +2,10 @@
 
 Written and read with orjson as compact UTF-8 text (sorted keys and indentation for text a
 person reads, the stdlib's spaced form for text a model reads); read with msgspec straight into
-a dataclass where the shape is known (``loads_as``). Every frame, state delta and snapshot
+a dataclass where the shape is known (``loads_as``). Typed values (frames, agents' state, the
+records of model calls and limits) become JSON values and back here too (``to_builtins``,
+``convert``): dataclasses field by field, with ``json_form`` for the few types whose JSON form
+is not their fields. Every frame, state delta and snapshot
 passes through here, so the codec's speed is the store's speed. The stdlib handles what the
 fast paths refuse (integers beyond 64 bits, non-string keys, legacy ``NaN`` literals) and
 raises the usual ``TypeError`` for values that are not JSON at all (dataclasses, datetimes and
@@ -29,6 +32,7 @@ __all__ = [
     "dumps",
     "dumps_bytes",
     "dumps_typed",
+    "json_form",
     "loads",
     "loads_as",
     "not_json",
@@ -190,7 +194,7 @@ def loads_as(text: str | bytes, kind: type[T]) -> T:
     the text does not fit, or is not JSON."""
     decoder = _TYPED_DECODERS.get(kind)
     if decoder is None:
-        decoder = _TYPED_DECODERS[kind] = msgspec.json.Decoder(kind)
+        decoder = _TYPED_DECODERS[kind] = msgspec.json.Decoder(kind, dec_hook=_load_form)
     try:
         result: T = decoder.decode(text)
         return result
@@ -205,15 +209,50 @@ _TYPED_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
 def convert(value: Any, kind: type[T]) -> T:
-    """``value`` (what ``loads`` returns) as a ``kind``, as ``loads_as`` reads text."""
-    return msgspec.convert(value, kind)
+    """``value`` (JSON values, as ``loads`` or ``to_builtins`` returns them) as a ``kind``, as
+    ``loads_as`` reads text; ``ValueError`` naming the field that does not fit (``$.a[2].b``)."""
+    return msgspec.convert(value, kind, dec_hook=_load_form)
 
 
 def to_builtins(value: Any) -> Any:
-    """``value`` (dataclasses of JSON values, tuples, enums, datetimes) as the JSON value it is
-    stored as: objects, lists, strings, numbers, booleans and null, what ``convert`` reads back
-    into the dataclass."""
-    return msgspec.json.decode(msgspec.json.encode(value))
+    """``value`` as JSON values (dicts, lists, strings, numbers, booleans, None), new containers
+    throughout, for ``convert`` to read back: a dataclass as an object of its fields (without
+    slots, of those its instance holds: a field it never set, still the class's default, is
+    left out and reads back as that default), an enum as its value, a datetime as ISO 8601
+    text, bytes as base64, a ``json_form`` type as its ``dump`` makes it. Tuples stay tuples
+    (JSON arrays once written). ``TypeError`` naming what is not JSON otherwise.
+
+    Against the hand-written forms it replaced: faster for a whole agent state (the ReAct
+    loop's), but about 1 µs for any dataclass, four times a small value's dict literal, which
+    is why the few values recorded at every step keep theirs (``Usage.to_dict``)."""
+    return msgspec.to_builtins(value, enc_hook=_dump_form)
+
+
+_FORMS: dict[type[Any], tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {}
+
+
+def json_form(kind: type[T], dump: Callable[[T], Any], load: Callable[[Any], T]) -> None:
+    """Give ``kind`` (a class that is not a dataclass, say one holding a function) the JSON
+    form ``dump`` makes and ``load`` reads back, wherever it appears in what ``to_builtins``,
+    ``convert`` and ``loads_as`` handle."""
+    _FORMS[kind] = (dump, load)
+
+
+def _dump_form(value: Any) -> Any:
+    form = _FORMS.get(type(value))
+    if form is None:
+        raise TypeError(
+            f"{type(value).__name__!r} is not JSON: make it a dataclass of JSON values, or "
+            "give its type a JSON form with kforge.jsoncodec.json_form"
+        )
+    return form[0](value)
+
+
+def _load_form(kind: type[Any], value: Any) -> Any:
+    form = _FORMS.get(kind)
+    if form is None:
+        raise NotImplementedError
+    return form[1](value)
 
 
 def not_json(value: Any) -> tuple[str, str] | None:

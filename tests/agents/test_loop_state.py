@@ -1,9 +1,10 @@
 """The ReAct loop keeps its progress in a ``LoopState`` it holds: a loop saved mid-run (by this
-or an earlier version, which kept the same JSON form) restores and carries on where it stopped."""
+or an earlier version) restores and carries on where it stopped."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,16 @@ SAVED: dict[str, Any] = json.loads(
 ``ReactLoop`` still was its own state."""
 
 
-def test_a_saved_loop_restores_to_the_same_json() -> None:
+def test_a_saved_loop_restores_to_the_same_state() -> None:
     loop = ReactLoop.restore(SAVED)
     assert isinstance(loop.state, LoopState)
-    assert loop.to_dict() == SAVED
-    assert json.dumps(loop.to_dict(), sort_keys=True) == json.dumps(SAVED, sort_keys=True)
+    # saved again (fields at their class default left out, timestamps ending in Z), it reads
+    # back as the same state
+    again = ReactLoop.restore(json.loads(json.dumps(loop.to_dict())))
+    assert values(again.state) == values(loop.state)
+    assert set(loop.to_dict()) <= set(SAVED)
+    for name, value in loop.to_dict().items():
+        assert value == SAVED[name] or name == "window", name
     state = loop.state
     assert (state.iteration, state.failures, state.user_id) == (2, {"lookup_capital": 2}, "ann")
     assert state.config == LoopConfig(max_steps=5, max_retries=3)
@@ -36,9 +42,13 @@ def test_a_saved_loop_restores_to_the_same_json() -> None:
     assert not loop.finished and loop.answer == ""
 
 
-def test_a_new_loop_saves_the_same_fields_as_the_saved_one() -> None:
+def values(state: LoopState) -> dict[str, Any]:
+    return {f.name: getattr(state, f.name) for f in fields(LoopState)}
+
+
+def test_a_new_loop_saves_the_fields_of_the_saved_one() -> None:
     fresh = ReactLoop("g", LoopConfig(max_steps=5)).to_dict()
-    assert set(fresh) == set(SAVED)
+    assert set(fresh) <= set(SAVED)
 
 
 async def test_a_restored_loop_carries_on_from_the_saved_step() -> None:
@@ -74,7 +84,8 @@ async def test_a_restored_loop_carries_on_from_the_saved_step() -> None:
 def test_the_react_agent_restores_a_saved_loop() -> None:
     agent = ReactAgent({"goal": SAVED["goal"]})
     agent.restore_state({"args": {"goal": SAVED["goal"]}, "loop": SAVED})
-    assert agent.get_state()["loop"] == SAVED
+    restored = ReactLoop.restore(agent.get_state()["loop"])
+    assert values(restored.state) == values(ReactLoop.restore(SAVED).state)
     partial = agent.partial_result()
     assert partial["iterations"] == 2 and partial["finished"] is False
     assert len(partial["reflections"]) == 2

@@ -3,10 +3,14 @@ blocking checkpoint."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kforge.engine.runner import load_state
 from kforge.frames import (
     Complete,
     DataEvent,
@@ -18,7 +22,9 @@ from kforge.frames import (
 from kforge.llm.testing.scripted import ScriptedModel
 from kforge.runtime import Runtime
 from kforge.store import MemoryStore, RunStatus
+from kforge.store.sqlite import SQLiteStore
 from tests.engine.sample_agents import DraftAgent, make_registry
+from tests.table_dumps import insert_rows
 
 
 def runtime_with(model: ScriptedModel) -> Runtime:
@@ -210,3 +216,57 @@ async def test_a_backward_transition_chosen_by_the_graph_says_why() -> None:
     reentry = model.calls[2].messages[0].content
     assert "**Detail:** (none)" not in reentry
     assert f"**Detail:** {backward[0].detail}" in reentry
+
+
+OLD_STATE = Path(__file__).parent / "data" / "phase_state_before_typed_codec.json"
+"""A SQLite store's runs, frames, steps and snapshots dumped to JSON, written by kforge before
+agent state was saved by its fields' types: a ``test.draft`` run sent back from REVIEW to DRAFT,
+waiting at the checkpoint after DRAFT. Its transitions are saved as ``{"from", "to", ...}``
+with ``+00:00`` timestamps."""
+
+
+def old_store(path: Path, *, snapshot: bool) -> tuple[SQLiteStore, str]:
+    dump = json.loads(OLD_STATE.read_text(encoding="utf-8"))
+    if not snapshot:
+        del dump["snapshots"]  # the state is then rebuilt from the step deltas alone
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    insert_rows(conn, dump)
+    conn.commit()
+    conn.close()
+    return SQLiteStore(path), str(dump["runs"]["rows"][0][0])
+
+
+@pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "step-deltas"])
+async def test_a_run_saved_before_typed_state_resumes_with_its_transitions(
+    tmp_path: Path, snapshot: bool
+) -> None:
+    store, run_id = old_store(tmp_path / "old.db", snapshot=snapshot)
+    model = ScriptedModel([{"verdict": "ok"}])
+    rt = Runtime(store, model=model, registry=make_registry())
+    await rt.resume(run_id, "approve")
+    run = await rt.wait(run_id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    assert run.result == {"items": ["a", "c"], "published": True}
+    model.assert_consumed()  # the draft and the first review were not asked for again
+    assert phases_of(rt, run_id)[-3:-1] == [
+        ("draft", "review", False),
+        ("review", "publish", False),
+    ]
+    state, _, _ = load_state(store, run_id)
+    history = state["agent"]["transition_history"]
+    assert [(h["from_phase"], h["to_phase"], h["reason"]) for h in history] == [
+        ("draft", "review", "draft_ready"),
+        ("review", "draft", "needs_more_material"),
+        ("draft", "review", "draft_ready"),
+        ("review", "publish", "review_passed"),
+        ("publish", "complete", "published"),
+    ]
+    assert state["agent"]["phase_context"]["phase_visits"] == {
+        "draft": 2,
+        "review": 2,
+        "publish": 1,
+        "complete": 1,
+    }
+    await rt.aclose()
+    store.close()

@@ -120,7 +120,7 @@ def test_every_phase_transition_emits_a_phase_changed_frame(reviews: list[bool])
         history = state["agent"]["transition_history"]
         assert len(history) >= 1
         assert [(c.from_phase, c.to_phase) for c in changes[1:]] == [
-            (h["from"], h["to"]) for h in history
+            (h["from_phase"], h["to_phase"]) for h in history
         ]
         assert [c.is_backward for c in changes[1:]] == [h["is_backward"] for h in history]
         assert [c.reason for c in changes[1:]] == [h["reason"] for h in history]

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kforge.llm.types import Message, ToolCall
+from kforge import jsoncodec
+from kforge.llm.types import Message, ModelResponse, ToolCall, Usage
 
 texts = st.text(max_size=20)
 arguments = st.dictionaries(texts, st.none() | st.booleans() | st.integers() | texts, max_size=3)
@@ -34,8 +35,9 @@ def test_message_dict_round_trip_is_exact(message: Message) -> None:
 
 @given(calls)
 def test_tool_call_round_trip_copies_the_arguments(call: ToolCall) -> None:
-    data = call.to_dict()
-    again = ToolCall.from_dict(data)
+    data = jsoncodec.to_builtins(call)
+    assert data == {"name": call.name, "arguments": call.arguments, "id": call.id}
+    again = jsoncodec.convert(data, ToolCall)
     assert again == call
     data["arguments"]["late"] = 1
     assert "late" not in again.arguments
@@ -57,3 +59,24 @@ def test_restored_messages_stay_frozen_and_subclasses_are_kept() -> None:
 def test_missing_role_is_a_clear_key_error() -> None:
     with pytest.raises(KeyError, match="role"):
         Message.from_dict({"content": "no role"})
+
+
+responses = st.builds(
+    ModelResponse,
+    text=texts,
+    tool_calls=st.lists(calls, max_size=3).map(tuple),
+    parsed=st.none() | arguments,
+    usage=st.builds(Usage, *(st.integers(0, 10**6) for _ in range(3))),
+    model=texts,
+    finish_reason=st.sampled_from(["stop", "length", "tool_calls"]),
+)
+
+
+@given(responses)
+def test_a_recorded_response_reads_back_as_the_response(response: ModelResponse) -> None:
+    text = jsoncodec.dumps(response.to_dict())
+    assert jsoncodec.loads(text) == jsoncodec.loads(
+        jsoncodec.dumps(jsoncodec.to_builtins(response))
+    )
+    assert jsoncodec.convert(jsoncodec.loads(text), ModelResponse) == response
+    assert jsoncodec.loads_as(text, ModelResponse) == response

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -119,11 +120,17 @@ def test_unreadable_documents_are_skipped_and_logged(caplog: pytest.LogCaptureFi
     memory = EpisodicMemory(store, agent_type="react")
     memory.save(record(1))
     store.put_docs(memory.namespace, {"bad": {"id": "bad", "analysis": 3}})
+    memory.save(record(2))
+    guess = {**store.get_docs(memory.namespace, ["r2"])["r2"], "kind": "guess"}
+    store.put_docs(memory.namespace, {"r2": guess})
     with caplog.at_level(logging.WARNING):
         assert [r.id for r in memory.reflections()] == ["r1"]
-    assert "skipping document bad" in caplog.text
-    with pytest.raises(ValidationError, match="malformed"):
-        ReflectionRecord.from_dict({**record(2).to_dict(), "kind": "guess"})
+    assert "skipping document bad: reflection record is malformed" in caplog.text
+    assert "Invalid enum value 'guess' - at `$.kind`" in caplog.text
+    with pytest.raises(
+        ValidationError, match=re.escape("malformed: Expected `str`, got `int` - at `$.analysis`")
+    ):
+        memory.mark_applied("bad")
 
 
 def test_reflections_survive_reopening_the_database(tmp_path: Path) -> None:
@@ -144,3 +151,27 @@ def test_invalid_settings_are_refused() -> None:
         EpisodicMemory(MemoryStore(), agent_type="")
     with pytest.raises(ValidationError, match="max_reflections must be at least 1"):
         EpisodicMemory(MemoryStore(), agent_type="a", max_reflections=0)
+
+
+def test_a_reflection_saved_by_an_earlier_version_still_reads() -> None:
+    store = MemoryStore()
+    memory = EpisodicMemory(store, agent_type="react")
+    earlier = {  # as saved before records were written by their fields' types
+        "id": "old",
+        "error_type": "LookupError",
+        "failed_action": {"name": "lookup", "arguments": {"country": "Frankreich"}},
+        "error": "not found",
+        "analysis": "the name is German",
+        "suggested_fix": "use the English name",
+        "kind": "tool",
+        "created_at": "2026-11-20T10:00:00.123456+00:00",
+        "repeated": True,
+        "applied": False,
+        "run_id": "r0",
+    }
+    store.put_docs(memory.namespace, {"old": earlier})
+    [found] = memory.reflections()
+    assert found.failed_action == ToolCall("lookup", {"country": "Frankreich"})
+    assert found.created_at == datetime(2026, 11, 20, 10, 0, 0, 123456, tzinfo=UTC)
+    assert found.repeated and found.run_id == "r0"
+    assert memory.mark_applied("old").applied

@@ -123,11 +123,11 @@ def test_to_dict_round_trips_exactly_through_json(
         ({"history": "nope"}, "needs a 'grounding' object and a 'history' list"),
         (
             {"history": [{"kind": "shout", "content": "", "token_count": 0}]},
-            "'kind' must be one of",
+            r"history entry does not fit: Invalid enum value 'shout' - at `\$\[0\]\.kind`",
         ),
         (
             {"history": [{"kind": "user", "content": "x", "token_count": 1, "timestamp": "soon"}]},
-            "'timestamp' must be an ISO 8601",
+            r"Invalid RFC3339 encoded datetime - at `\$\[0\]\.timestamp`",
         ),
         ({"grounding": {"current_goal": 3}}, "'current_goal' must be a string"),
     ],

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kforge import jsoncodec
 from kforge.rag.common_words import is_common_word
 from kforge.rag.corpus import Corpus
 from kforge.rag.focus import (
@@ -166,7 +167,7 @@ def test_a_focus_round_trips() -> None:
     corpus = Corpus.open(MemoryStore(), "t")
     corpus.add_documents([SourceDocument("a", "os.EOL is the end-of-line marker.", "OS")])
     focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))
-    assert Focus.from_dict(focus.to_dict()) == focus
+    assert jsoncodec.convert(jsoncodec.to_builtins(focus), Focus) == focus
 
 
 _WORDS = st.sampled_from(

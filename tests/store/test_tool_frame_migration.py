@@ -21,6 +21,7 @@ from kforge.runtime import AgentRegistry, Runtime
 from kforge.store.base import RunStatus
 from kforge.store.sqlite import SQLiteStore
 from kforge.tools import ToolRegistry, tool
+from tests.table_dumps import insert_rows
 
 FIXTURE = Path(__file__).parent / "data" / "old_tool_vocabulary.json"
 OLD_TYPES = {"tool.start", "tool.success", "tool.error", "agent.tool_call", "agent.tool_result"}
@@ -34,12 +35,7 @@ def old_database(path: Path) -> str:
     conn.execute("DELETE FROM schema_version")
     for later in ("postings", "terms", "passages", "sources", "indexes"):  # migration 5's
         conn.execute(f"DROP TABLE search_{later}")
-    for table, content in dump.items():
-        columns = content["columns"]
-        marks = ", ".join("?" for _ in columns)
-        conn.executemany(
-            f"INSERT INTO {table}({', '.join(columns)}) VALUES ({marks})", content["rows"]
-        )
+    insert_rows(conn, dump)
     conn.commit()
     conn.close()
     return str(dump["runs"]["rows"][0][0])

@@ -63,9 +63,6 @@ class Turn:
     question: str
     answer: str
 
-    def to_dict(self) -> dict[str, str]:
-        return {"question": self.question, "answer": self.answer}
-
     @classmethod
     def from_dict(cls, data: Any) -> Turn:
         if not isinstance(data, dict):

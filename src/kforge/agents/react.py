@@ -123,7 +123,7 @@ class ReactAgent:
         self.tool_names = _names(parsed.tools)
         self.loop = ReactLoop(
             goal.strip(),
-            LoopConfig.from_dict(self.args),
+            parse_arguments(LoopConfig, self.args, agent=self.agent_type),
             memory_scope=parsed.memory_scope or self.agent_type,
             user_id=parsed.user_id or "default",
             preferences={k: str(v) for k, v in parsed.preferences.items()},

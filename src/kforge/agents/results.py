@@ -78,7 +78,8 @@ class AgentResult:
 
     def stored(self) -> dict[str, Any]:
         """The result as the run's record keeps it (JSON values); ``load`` reads it back."""
-        value: dict[str, Any] = jsoncodec.to_builtins(self)
+        # through JSON text: tuples become lists, as the record reads back (once per run)
+        value: dict[str, Any] = jsoncodec.loads(jsoncodec.dumps(jsoncodec.to_builtins(self)))
         return value
 
     @classmethod

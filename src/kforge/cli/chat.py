@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from kforge import jsoncodec
 from kforge.agents.conversation import Turn, turns_from_args
 from kforge.agents.results import CitedAnswer
 from kforge.cli._common import command_hint, open_runtime, read_input_line, run_interruptible
@@ -130,7 +131,7 @@ async def run_chat(
             if line.startswith("/"):
                 print(f"unknown command {line.split()[0]}\n{HELP}", file=out)
                 continue
-            history = [t.to_dict() for t in turns]
+            history = jsoncodec.to_builtins(turns)
             live = LiveAnswer.for_terminal(answers, prefix="kforge> ")
             run = await answer_turn(
                 rt,

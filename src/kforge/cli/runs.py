@@ -232,8 +232,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
         if args.max_steps is not None:
             if args.max_steps < 1:
                 raise ValidationError("--max-steps must be at least 1")
-            limits = RunLimits.from_dict(
-                {**run.input.get("limits", {}), "max_steps": args.max_steps}
+            limits = jsoncodec.convert(
+                {**run.input.get("limits", {}), "max_steps": args.max_steps}, RunLimits
             )
         answer = parse_answer(args.answer) if args.answer is not None else None
         if answer is None and run.status == RunStatus.AWAITING_USER:

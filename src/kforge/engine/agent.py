@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from kforge import jsoncodec
 from kforge.engine.phases import (
     Checkpoint,
     PhaseContext,
@@ -313,7 +314,7 @@ class ForgeAgent(ABC):
     # -- state: everything needed to continue on another worker, as JSON -------------------
 
     def get_state(self) -> dict[str, Any]:
-        ctx = self.phase_context.to_dict()
+        ctx = jsoncodec.to_builtins(self.phase_context)
         history = ctx.pop("transition_history")
         return {
             "agent_type": self.agent_type,
@@ -330,11 +331,20 @@ class ForgeAgent(ABC):
         self.stage = state.get("stage", "execute")
         self.args = dict(state.get("args", self.args))
         self.optional_checkpoints = bool(self.args.get("optional_checkpoints", False))
-        self.phase_context = self.context_class.from_dict(
-            {**state["phase_context"], "transition_history": state.get("transition_history", [])}
+        history = [_renamed(t) for t in state.get("transition_history", ())]
+        self.phase_context = jsoncodec.convert(
+            {**state["phase_context"], "transition_history": history}, self.context_class
         )
         self.restore_mode_data(state.get("mode_data", {}))
 
     @property
     def transition_history(self) -> list[TransitionRecord]:
         return self.phase_context.transition_history
+
+
+def _renamed(record: dict[str, Any]) -> dict[str, Any]:
+    """A transition saved before records used their field names (``from``, ``to``)."""
+    if "from" not in record:
+        return record
+    old = dict(record)
+    return {"from_phase": old.pop("from"), "to_phase": old.pop("to"), **old}

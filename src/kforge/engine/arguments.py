@@ -1,24 +1,23 @@
-"""Agent arguments and agent state, each defined once as a dataclass.
+"""Agent arguments, defined once as a dataclass.
 
 ``parse_arguments`` validates a run's arguments against an agent's arguments dataclass when the
 agent is built, strictly (``"false"`` is not a boolean), with errors that name the argument.
-``state_to_dict`` and ``load_state`` round-trip an agent's state dataclass through JSON by its
-fields, so a field is declared once and saved and restored without being listed again.
+An agent's state dataclass is saved and restored by ``kforge.jsoncodec`` (``to_builtins`` and
+``convert``), by its fields' types.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import Field, fields
+from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any, TypeVar, get_type_hints
 
 from kforge.errors import ValidationError
 
-__all__ = ["codec", "load_state", "parse_arguments", "state_to_dict"]
+__all__ = ["parse_arguments"]
 
 T = TypeVar("T")
-S = TypeVar("S")
 
 
 _ADAPTERS: dict[type[Any], dict[str, Any]] = {}
@@ -93,52 +92,3 @@ def _rule(error: Any) -> str:
     if kind == "missing":
         return "is required"
     return str(error.get("msg", "is not valid")).lower()
-
-
-def codec(dump: Callable[[Any], Any], load: Callable[[Any], Any]) -> dict[str, Any]:
-    """``field(metadata=codec(dump, load))``: a state field held as an object that has its own
-    JSON form."""
-    return {"dump": dump, "load": load}
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, list):
-        return list(value)
-    if isinstance(value, dict):
-        return dict(value)
-    return value
-
-
-def _saved(f: Field[Any]) -> bool:
-    return not f.name.startswith("_")
-
-
-_SAVED: dict[type[Any], tuple[tuple[str, Callable[[Any], Any] | None], ...]] = {}
-
-
-def state_to_dict(state: Any) -> dict[str, Any]:
-    """The JSON form of the dataclass ``state``: one entry per field."""
-    saved = _SAVED.get(type(state))
-    if saved is None:  # worked out once per class: agents save their state every step
-        saved = _SAVED[type(state)] = tuple(
-            (f.name, f.metadata.get("dump")) for f in fields(state) if _saved(f)
-        )
-    out: dict[str, Any] = {}
-    for name, dump in saved:
-        value = getattr(state, name)
-        out[name] = dump(value) if dump is not None and value is not None else _copy(value)
-    return out
-
-
-def load_state(state: S, data: Mapping[str, Any]) -> S:
-    """Set the fields of the dataclass ``state`` that ``data`` holds (others keep their value)."""
-    for f in fields(state):  # type: ignore[arg-type]
-        if _saved(f) and f.name in data:
-            value = data[f.name]
-            load = f.metadata.get("load")
-            setattr(
-                state,
-                f.name,
-                load(value) if load is not None and value is not None else _copy(value),
-            )
-    return state

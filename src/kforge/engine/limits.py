@@ -7,8 +7,7 @@ pause with a ``limit.reached`` frame once one is used up.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 __all__ = ["RunLimits"]
 
@@ -29,13 +28,3 @@ class RunLimits:
     """US dollars across the run, priced from the config file's ``[prices]``."""
     token_warning_threshold: float = 0.8
     """Fraction of a token or cost limit at which a ``limit.warning`` frame is emitted."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> RunLimits:
-        if not data:
-            return cls()
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)

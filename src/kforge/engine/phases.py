@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from kforge.errors import GraphDefinitionError
 from kforge.frames import CheckpointKind, utc_now
@@ -54,72 +53,19 @@ class TransitionRecord:
     is_backward: bool
     timestamp: datetime = field(default_factory=utc_now)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "from": self.from_phase,
-            "to": self.to_phase,
-            "reason": self.reason,
-            "is_backward": self.is_backward,
-            "timestamp": self.timestamp.isoformat(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TransitionRecord:
-        return cls(
-            from_phase=data["from"],
-            to_phase=data["to"],
-            reason=data.get("reason"),
-            is_backward=bool(data.get("is_backward")),
-            timestamp=datetime.fromisoformat(data["timestamp"]),
-        )
-
 
 @dataclass
 class PhaseContext:
     """State that persists across visits to phases. Agents subclass it with their own fields.
 
-    Extra fields must hold JSON values (or lists/dicts of them) so the context serializes as is.
+    Extra fields must hold JSON values (or lists/dicts of them), or dataclasses of them: the
+    context is saved by ``kforge.jsoncodec.to_builtins`` and read back by its fields' types.
     """
 
     phase_visits: dict[str, int] = field(default_factory=dict)
     transition_history: list[TransitionRecord] = field(default_factory=list)
     backward_trigger: str | None = None
     backward_trigger_detail: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "transition_history":
-                value = [t.to_dict() for t in value]
-            data[f.name] = _plain(value)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PhaseContext:
-        kwargs: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            value = data[f.name]
-            if f.name == "transition_history":
-                value = [TransitionRecord.from_dict(t) for t in value]
-            kwargs[f.name] = value
-        return cls(**kwargs)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {
-            str(k.value if isinstance(k, enum.Enum) else k): _plain(v) for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    return value
 
 
 def evaluate_transitions(

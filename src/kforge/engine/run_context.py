@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
+from kforge import jsoncodec
 from kforge.effects import Effect, data_step
 from kforge.engine.model_calls import refuse_unrecordable, streamed
 from kforge.engine.pauses import SUBAGENTS_REASON, Answerer, ModelOutage, Parked, Suspended
@@ -304,7 +305,7 @@ class RunContext:
                 purpose, recorded.seq, recorded.prompt_base, recorded.prompt_delta
             )
             usage_frame = self._replay_next(UsageFrame)
-            replayed = ModelResponse.from_dict(recorded.response)
+            replayed = jsoncodec.convert(recorded.response, ModelResponse)
             # the state restored at the step boundary does not count calls made inside the step
             self.usage = self.usage + replayed.usage
             if usage_frame is not None and usage_frame.cost_usd is not None:

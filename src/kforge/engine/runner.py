@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kforge import jsoncodec
 from kforge.engine.agent import SteerableAgent, StepAgent, StepOutcome
 from kforge.engine.boundaries import BoundaryInterventions
 from kforge.engine.endings import StretchEndings, printable
@@ -205,7 +206,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         self._tail_interventions = [f for f in tail if isinstance(f, Intervention)]
         runtime_state = dict(full_state.get("runtime", {}))
         self._delivered = list(runtime_state.get("interventions", []))
-        usage = Usage.from_dict(runtime_state.get("usage", {"requests": 0}))
+        usage = jsoncodec.convert(runtime_state.get("usage", {"requests": 0}), Usage)
         cost = runtime_state.get("cost_usd")
         ctx = RunContext(
             run_id=run_id,

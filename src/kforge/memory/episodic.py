@@ -9,8 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import quote
@@ -63,27 +62,6 @@ class ReflectionRecord:
             repeated=self.repeated,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["failed_action"] = _action_dict(self.failed_action)
-        data["created_at"] = self.created_at.isoformat()
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ReflectionRecord:
-        try:
-            kwargs = {f.name: data[f.name] for f in fields(cls) if f.name in data}
-            action = data["failed_action"]
-            kwargs["failed_action"] = ToolCall(action["name"], dict(action.get("arguments") or {}))
-            kwargs["created_at"] = datetime.fromisoformat(data["created_at"])
-            record = cls(**kwargs)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValidationError(f"reflection record is malformed: {exc!r}") from exc
-        texts = (record.id, record.error_type, record.error, record.analysis, record.suggested_fix)
-        if not all(isinstance(t, str) for t in texts) or record.kind not in ("tool", "check"):
-            raise ValidationError(f"reflection record is malformed: {dict(data)!r:.300}")
-        return record
-
 
 class EpisodicMemory:
     """Reflections of one agent type for one user, persisted as documents in a store.
@@ -122,7 +100,7 @@ class EpisodicMemory:
         records = []
         for key, doc in self.store.get_docs(self.namespace).items():
             try:
-                records.append(ReflectionRecord.from_dict(doc))
+                records.append(_record(doc))
             except ValidationError as exc:
                 log.warning(
                     "episodic memory %s: skipping document %s: %s", self.namespace, key, exc
@@ -152,7 +130,7 @@ class EpisodicMemory:
 
     def save(self, record: ReflectionRecord) -> None:
         """Insert or replace ``record`` (saving the same id twice keeps one copy)."""
-        self.store.put_docs(self.namespace, {record.id: record.to_dict()})
+        self.store.put_docs(self.namespace, {record.id: jsoncodec.to_builtins(record)})
         records = self.reflections()
         excess = len(records) - self.max_reflections
         if excess > 0:
@@ -164,8 +142,8 @@ class EpisodicMemory:
             raise ValidationError(
                 f"episodic memory {self.namespace}: no reflection with id '{reflection_id}'"
             )
-        updated = replace(ReflectionRecord.from_dict(docs[reflection_id]), applied=True)
-        self.store.put_docs(self.namespace, {updated.id: updated.to_dict()})
+        updated = replace(_record(docs[reflection_id]), applied=True)
+        self.store.put_docs(self.namespace, {updated.id: jsoncodec.to_builtins(updated)})
         return updated
 
     def clear(self) -> None:
@@ -203,6 +181,14 @@ def _value_similarity(x: Any, y: Any) -> float:
 
 def _canonical(value: Any) -> str:
     return jsoncodec.dumps(value, sort_keys=True, default=str, spaced=True)
+
+
+def _record(document: Any) -> ReflectionRecord:
+    """The reflection a stored document holds; ``ValidationError`` saying what does not fit."""
+    try:
+        return jsoncodec.convert(document, ReflectionRecord)
+    except ValueError as exc:
+        raise ValidationError(f"reflection record is malformed: {exc}") from None
 
 
 def _action_dict(call: ToolCall) -> dict[str, Any]:

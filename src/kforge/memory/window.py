@@ -9,8 +9,9 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
+from kforge import jsoncodec
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import utc_now
 from kforge.llm.types import Message
@@ -120,46 +121,6 @@ class ContextEntry:
     def render(self) -> str:
         label = f"{self.kind}:{self.name}" if self.name else self.kind
         return f"[{label}] {self.content}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "content": self.content,
-            "token_count": self.token_count,
-            "timestamp": self.timestamp.isoformat(),
-            "compacted": self.compacted,
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ContextEntry:
-        kind = data.get("kind")
-        if kind not in _KINDS:
-            raise ValidationError(
-                f"context entry: 'kind' must be one of {', '.join(sorted(_KINDS))} (got {kind!r})"
-            )
-        content, tokens = data.get("content"), data.get("token_count")
-        if not isinstance(content, str) or not isinstance(tokens, int) or tokens < 0:
-            raise ValidationError(
-                "context entry: needs a string 'content' and a non-negative integer 'token_count'"
-            )
-        name, stamp = data.get("name"), data.get("timestamp")
-        try:
-            timestamp = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
-        except ValueError:
-            timestamp = None
-        if timestamp is None:
-            raise ValidationError(
-                f"context entry: 'timestamp' must be an ISO 8601 date-time (got {stamp!r})"
-            )
-        return cls(
-            kind=cast(EntryKind, kind),
-            content=content,
-            token_count=tokens,
-            timestamp=timestamp,
-            compacted=bool(data.get("compacted", False)),
-            name=None if name is None else str(name),
-        )
 
 
 class ContextWindow:
@@ -319,7 +280,7 @@ class ContextWindow:
         return {
             "version": _FORMAT_VERSION,
             "grounding": self.grounding.to_dict(),
-            "history": [e.to_dict() for e in self.history],
+            "history": jsoncodec.to_builtins(self.history),
             "max_tokens": self.max_tokens,
             "threshold": self.threshold,
             "token_count": self.token_count,
@@ -339,10 +300,16 @@ class ContextWindow:
         grounding, history = data.get("grounding"), data.get("history")
         if not isinstance(grounding, Mapping) or not isinstance(history, list):
             raise ValidationError("context: needs a 'grounding' object and a 'history' list")
+        try:
+            entries = jsoncodec.convert(history, list[ContextEntry])
+        except ValueError as exc:
+            raise ValidationError(f"context: a history entry does not fit: {exc}") from None
+        if any(entry.token_count < 0 for entry in entries):
+            raise ValidationError("context: an entry's 'token_count' must not be negative")
         return cls(
             GroundingSection.from_dict(grounding),
             max_tokens=int(data.get("max_tokens", 0)),
-            history=[ContextEntry.from_dict(e) for e in history],
+            history=entries,
             count_tokens=count_tokens,
             threshold=float(data.get("threshold", COMPACTION_THRESHOLD)),
         )
@@ -372,3 +339,6 @@ def _strings(value: Any, name: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValidationError(f"grounding: '{name}' must be a list of strings")
     return tuple(value)
+
+
+jsoncodec.json_form(ContextWindow, ContextWindow.to_dict, ContextWindow.from_dict)

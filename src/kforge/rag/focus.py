@@ -44,7 +44,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
@@ -153,28 +153,6 @@ class FocusTerm:
     known: bool = True
     """The corpus holds the term (some passage has it, or its rarest part)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "match": self.match,
-            "kind": self.kind,
-            "weight": self.weight,
-            "whole": self.whole,
-            "known": self.known,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FocusTerm:
-        kind = data.get("kind")
-        return cls(
-            text=str(data["text"]),
-            match=str(data["match"]),
-            kind=kind if kind in ("identifier", "number") else "word",
-            weight=float(data["weight"]),
-            whole=bool(data.get("whole", False)),
-            known=bool(data.get("known", True)),
-        )
-
 
 # an option (--force, -k), a dotted or :: path (fs.link, os.EOL, Node.js, std::vector), a
 # snake_case or camelCase name, a word with digits (sha256, utf8), each maybe with "()"
@@ -242,20 +220,6 @@ class Focus:
     @property
     def weight(self) -> float:
         return sum(t.weight for t in self.terms)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "terms": [t.to_dict() for t in self.terms],
-            "weighted": self.weighted,
-            "silence": self.silence,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Focus:
-        terms = tuple(FocusTerm.from_dict(t) for t in data.get("terms", []))
-        weighted, silence = bool(data.get("weighted", True)), float(data.get("silence", 1.0))
-        return cls(str(data.get("question", "")), terms, weighted, silence)
 
     def held(self, text: str) -> tuple[FocusTerm, ...]:
         """The focus terms ``text`` holds, heaviest first."""

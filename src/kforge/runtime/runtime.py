@@ -36,7 +36,7 @@ from kforge.frames import (
     new_id,
     utc_now,
 )
-from kforge.jsoncodec import not_json
+from kforge.jsoncodec import convert, not_json, to_builtins
 from kforge.llm.base import Model
 from kforge.memory.tokens import PriceTable
 from kforge.runtime.bus import EventBus
@@ -183,7 +183,7 @@ class Runtime(TreeSteering, RunObserving):
             updated_at=now,
             input={
                 "args": args,
-                "limits": limits.to_dict(),
+                "limits": to_builtins(limits),
                 "model": self._model_spec(),
                 **({"annotations": dict(annotations)} if annotations else {}),
             },
@@ -269,7 +269,7 @@ class Runtime(TreeSteering, RunObserving):
                 )
             )
         if limits is not None:
-            fields.update(input={**run.input, "limits": limits.to_dict()})
+            fields.update(input={**run.input, "limits": to_builtins(limits)})
             fields.update(max_iterations=limits.max_steps)
         # a second answer to the same question conflicts here: the log moved on
         self.store.commit(run_id, frames, run_fields=fields)
@@ -303,7 +303,7 @@ class Runtime(TreeSteering, RunObserving):
                 f"run '{run_id}' is {run.status.value}, not waiting for an answer"
             )
         if limits is not None:
-            run.input = {**run.input, "limits": limits.to_dict()}
+            run.input = {**run.input, "limits": to_builtins(limits)}
             self.store.commit(
                 run_id, [], run_fields={"input": run.input, "max_iterations": limits.max_steps}
             )
@@ -406,7 +406,7 @@ class Runtime(TreeSteering, RunObserving):
     ) -> None:
         """``snapshot``: the run's snapshot as read with it, so the stretch need not read it
         again (None: the stretch reads whatever the store has)."""
-        limits = RunLimits.from_dict(run.input.get("limits"))
+        limits = convert(run.input.get("limits") or {}, RunLimits)
         runner = StepRunner(
             self.store,
             run,

@@ -75,14 +75,3 @@ class ContentBlock:
         if self.uri is not None:
             data["uri"] = self.uri
         return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ContentBlock:
-        raw = data.get("data")
-        return cls(
-            type=ContentType(data.get("type", "text")),
-            text=data.get("text"),
-            data=base64.b64decode(raw) if raw is not None else None,
-            mime_type=data.get("mime_type"),
-            uri=data.get("uri"),
-        )

@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from kforge import jsoncodec
 from kforge.effects import Effect
 from kforge.errors import ModelUnavailableError, ToolArgumentsError, ToolError
 from kforge.frames import Frame, ToolCallFrame, ToolResultFrame, new_id
@@ -322,7 +323,7 @@ def _is_result(frame: Frame) -> bool:
 def _restored(frame: Frame) -> _Done:
     assert isinstance(frame, ToolResultFrame)
     if frame.result:
-        result = ToolResult.from_dict(frame.result)
+        result = jsoncodec.convert(frame.result, ToolResult)
     else:
         result = (
             ToolResult.success(frame.summary) if frame.success else ToolResult.error(frame.error)

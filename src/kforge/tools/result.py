@@ -58,6 +58,9 @@ class ToolResult:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def to_dict(self) -> dict[str, Any]:
+        """What a ``tool.result`` frame records, read back by ``jsoncodec.convert``: blocks
+        without their unset fields (``jsoncodec.to_builtins`` writes them as null, twice the
+        bytes of a short result)."""
         data: dict[str, Any] = {
             "content": [block.to_dict() for block in self.content],
             "is_error": self.is_error,
@@ -65,11 +68,3 @@ class ToolResult:
         if self.structured_content is not None:
             data["structured_content"] = self.structured_content
         return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ToolResult:
-        return cls(
-            content=tuple(ContentBlock.from_dict(b) for b in data.get("content") or ()),
-            is_error=bool(data.get("is_error", False)),
-            structured_content=data.get("structured_content"),
-        )

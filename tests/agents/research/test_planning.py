@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.research.planning import passage_parts
 from kforge.agents.research.prompts import Breakdown
 from kforge.llm.structured import schema_for
@@ -115,7 +116,7 @@ def _passages(question: str, hits: list[tuple[str, str, str]]) -> dict[str, Any]
     for chunk in chunks:
         share = focus.share(f"{chunk['title']}\n{chunk['heading']}\n{question}")
         chunk |= {"share": share, "relevant": True}
-    return {"whole": chunks, "parts": [[]], "focus": [focus.to_dict()]}
+    return {"whole": chunks, "parts": [[]], "focus": [jsoncodec.to_builtins(focus)]}
 
 
 def test_a_manual_page_s_section_label_is_no_aspect() -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
+from kforge import jsoncodec
 from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent
@@ -163,11 +164,11 @@ async def gather_evidence(
 
     def read_focus() -> dict[str, Any]:
         statistics = CorpusStatistics.of(corpus) if len(corpus) else None
-        return {"focus": question_focus(question, statistics).to_dict()}
+        return {"focus": jsoncodec.to_builtins(question_focus(question, statistics))}
 
     focus: Focus | None = None
     if weighed:
-        focus = Focus.from_dict((await ctx.step(FOCUS_EVENT, read_focus))["focus"])
+        focus = jsoncodec.convert((await ctx.step(FOCUS_EVENT, read_focus))["focus"], Focus)
     config = RAGConfig(
         k=max(args.k, LEXICAL_HITS) if lexical and weighed else args.k,
         max_rewrites=args.max_rewrites,

@@ -6,13 +6,10 @@ confused model stops early.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
 from pydantic import Field
-
-from kforge.engine.arguments import parse_arguments
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DecisionMode", "LoopConfig"]
 
@@ -44,12 +41,3 @@ class LoopConfig:
     max_tokens: Positive = 400
     """Output tokens per decision and per answer."""
     temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.1
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> LoopConfig:
-        """Read the known keys of ``data`` (agent args or saved state), checked; others are
-        ignored and null means the default."""
-        return parse_arguments(cls, data or {}, agent="react")

@@ -102,12 +102,13 @@ class ReactLoop:
     def restore(cls, data: dict[str, Any], *, check: AnswerCheck | None = None) -> ReactLoop:
         """The loop saved by ``to_dict`` (by this or any earlier version), with its ``check``."""
         loop = cls.__new__(cls)
-        loop.state, loop.check = LoopState.from_dict(data), check
+        loop.state, loop.check = jsoncodec.convert(data, LoopState), check
         return loop
 
     def to_dict(self) -> dict[str, Any]:
         """The loop's state as JSON values; ``restore`` reads it back."""
-        return self.state.to_dict()
+        saved: dict[str, Any] = jsoncodec.to_builtins(self.state)
+        return saved
 
     def result(self) -> ReactResult:
         """The answer, whether the goal was reached, why the loop stopped, and its metrics."""
@@ -163,14 +164,19 @@ class ReactLoop:
 
     # -- deciding -----------------------------------------------------------------------------
 
+    def _suggested(self) -> ToolCall | None:
+        """The alternative call proposed after a repeated error (``state.suggestion``), if any."""
+        suggestion = self.state.suggestion
+        return jsoncodec.convert(suggestion, ToolCall) if suggestion else None
+
     async def _ask_for_decision(
         self, ctx: RunContext, run: MeteredRun, offered: ToolRegistry, memory: EpisodicMemory
     ) -> ModelResponse:
         cfg = self.state.config
         specs = offered.specs()
-        recent = [ToolCall.from_dict(jsoncodec.loads(k)) for k in self.state.failed_calls[-3:]]
+        recent = [jsoncodec.loads_as(k, ToolCall) for k in self.state.failed_calls[-3:]]
         structured = cfg.decision_mode == "structured"
-        suggestion = ToolCall.from_dict(self.state.suggestion) if self.state.suggestion else None
+        suggestion = self._suggested()
         if suggestion is not None and suggestion.name not in offered:
             suggestion = None  # its tool was retired since
         request = decision_request(
@@ -228,7 +234,7 @@ class ReactLoop:
         offered: ToolRegistry,
         memory: EpisodicMemory,
     ) -> None:
-        suggested = ToolCall.from_dict(self.state.suggestion) if self.state.suggestion else None
+        suggested = self._suggested()
         self.state.suggestion = None  # shown to this decision; a new failure makes a new one
         reasoning = decision.thought or _implicit_reasoning(decision)
         plan = ctx.emit(

@@ -179,7 +179,10 @@ class Reflexion:
         ):
             proposal = await self._alternative(ctx, run, memory, call, error, offered)
             if proposal is not None:
-                self.state.suggestion = {**proposal[0].to_dict(), "reasoning": proposal[1]}
+                self.state.suggestion = {
+                    **jsoncodec.to_builtins(proposal[0]),
+                    "reasoning": proposal[1],
+                }
                 ctx.emit(
                     AgentThinking(
                         message=f"Repeated {record.error_type} error: suggesting "
@@ -258,13 +261,13 @@ class Reflexion:
                 tools=offered.specs(),
                 goal=self.state.goal,
             )
-            payload: dict[str, Any] = {"failed": call.to_dict(), "alternative": None}
+            payload: dict[str, Any] = {"failed": jsoncodec.to_builtins(call), "alternative": None}
             if (
                 alternative is not None
                 and call_key(alternative.call) not in self.state.failed_calls
             ):
                 payload["alternative"] = {
-                    **alternative.call.to_dict(),
+                    **jsoncodec.to_builtins(alternative.call),
                     "reasoning": alternative.reasoning or "a different action",
                 }
             return payload
@@ -272,7 +275,7 @@ class Reflexion:
         chosen = (await ctx.step("reflexion.alternative", verdict)).get("alternative")
         if not isinstance(chosen, dict):
             return None
-        return ToolCall.from_dict(chosen), str(chosen.get("reasoning", ""))
+        return jsoncodec.convert(chosen, ToolCall), str(chosen.get("reasoning", ""))
 
     def retire_if_exhausted(self, ctx: RunContext, tool: str) -> None:
         """Stop offering ``tool`` once it has failed ``max_retries`` times: a call that keeps failing

@@ -1,7 +1,8 @@
-"""What the ReAct loop remembers between steps, its JSON form, its result and its metrics.
+"""What the ReAct loop remembers between steps, its result and its metrics.
 
-Everything here is saved after each step, so the loop continues at the exact step after a pause
-or a crash, in this process or another.
+Everything here is saved after each step (``kforge.jsoncodec.to_builtins``, read back by
+``convert``), so the loop continues at the exact step after a pause or a crash, in this process
+or another.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import Any
 
 from kforge.agents.loop.config import DEFAULT_CONTEXT_TOKENS, LoopConfig
 from kforge.agents.results import ReactResult
-from kforge.engine.arguments import codec, load_state, state_to_dict
 from kforge.engine.run_context import RunContext
 from kforge.frames import AgentStatus
 from kforge.llm.types import Usage
@@ -25,13 +25,11 @@ __all__ = ["LoopState"]
 class LoopState:
     """The loop's progress: counters, failures, observations, context window and outcome.
 
-    Every field is saved after each step and restored by name (``to_dict``/``from_dict``).
+    Every field is saved after each step and restored by name.
     """
 
     goal: str
-    config: LoopConfig = field(
-        default=LoopConfig(), metadata=codec(LoopConfig.to_dict, LoopConfig.from_dict)
-    )
+    config: LoopConfig = field(default=LoopConfig())
     _: KW_ONLY
     memory_scope: str = "react"
     """The agent name reflections are kept under (with ``user_id``)."""
@@ -50,9 +48,7 @@ class LoopState:
     reflection_ids: list[str] = field(default_factory=list, init=False)
     suggestion: dict[str, Any] | None = field(default=None, init=False)
     """An alternative call proposed after a repeated error, shown in the next decision."""
-    window: ContextWindow | None = field(
-        default=None, init=False, metadata=codec(ContextWindow.to_dict, ContextWindow.from_dict)
-    )
+    window: ContextWindow | None = field(default=None, init=False)
     finished: bool = field(default=False, init=False)
     answer: str = field(default="", init=False)
     goal_achieved: bool = field(default=False, init=False)
@@ -126,10 +122,3 @@ class LoopState:
             reflections=tuple(self.reflection_ids),
             metrics=self.metrics().to_dict(),
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return state_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LoopState:
-        return load_state(cls(str(data["goal"])), data)

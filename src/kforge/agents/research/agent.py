@@ -12,6 +12,7 @@ import enum
 import re
 from typing import Any, ClassVar
 
+from kforge import jsoncodec
 from kforge.agents.common.answer import model_only_answer
 from kforge.agents.common.naming import QUESTION_WORDS, clean_question, topic_name
 from kforge.agents.common.writing import (
@@ -327,7 +328,7 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
 
     def _foci(self) -> list[Focus]:
         """The focus of the question and of its parts, as read when the tree was planned."""
-        return [Focus.from_dict(f) for f in self.rc.focus] or [question_focus(self.question)]
+        return jsoncodec.convert(self.rc.focus, list[Focus]) or [question_focus(self.question)]
 
     def _restates_question(self, text: str) -> bool:
         """The model asked the research question again (its parts ask it already)."""

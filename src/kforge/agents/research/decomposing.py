@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.decisions import decide as _decide
 from kforge.agents.research.decompose import Part
 from kforge.agents.research.host import ResearchHost
@@ -68,7 +69,7 @@ class DecomposingPhase(ResearchHost):
             rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
             rc.synthesized_categories, rc.category_insights = [], {}
         parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
-        rc.focus = [f.to_dict() for f in foci(self.question, passages)]
+        rc.focus = jsoncodec.to_builtins(foci(self.question, passages))
         rc.documents = [d for d in [main_document(self.question, passages)] if d]
         for part in parts:
             self._add_part(ctx, part)

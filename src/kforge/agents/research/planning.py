@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kforge import jsoncodec
 from kforge.agents.common.naming import is_variant, name_terms, occurs_in, overlaps, topic_name
 from kforge.agents.common.writing import plain_subject
 from kforge.agents.research.decompose import Part, question_from_heading, question_parts
@@ -77,7 +78,7 @@ def _hit(chunk: Chunk, focus: Focus | None = None, relevant: bool = False) -> di
 def foci(question: str, passages: dict[str, Any]) -> list[Focus]:
     """The recorded focus of the question and of each of its parts (the question's words,
     weighed alike, for a plan recorded before foci were)."""
-    recorded = [Focus.from_dict(f) for f in passages.get("focus", [])]
+    recorded = jsoncodec.convert(passages.get("focus", []), list[Focus])
     return recorded or [question_focus(question)]
 
 
@@ -113,7 +114,7 @@ async def plan_parts(
         return {
             "whole": [_hit(c, focus, r) for c, r in zip(whole, focus.relevant(whole), strict=True)],
             "parts": [[_hit(h.chunk) for h in found.search(p.question, k)] for p in parts],
-            "focus": [question_focus(q, statistics).to_dict() for q in asked],
+            "focus": jsoncodec.to_builtins([question_focus(q, statistics) for q in asked]),
         }
 
     return parts, await ctx.step(PASSAGES_EVENT, passages)

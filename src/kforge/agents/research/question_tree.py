@@ -36,7 +36,7 @@ class ResearchPhaseContext(PhaseContext):
     categories: list[dict[str, Any]] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
     focus: list[dict[str, Any]] = field(default_factory=list)
-    """The focus of the question and of each of its parts in the corpus (``Focus.to_dict``):
+    """The focus of the question and of each of its parts in the corpus (a ``Focus`` as JSON values):
     what a sub-question or a category the model proposes must be about."""
     documents: list[str] = field(default_factory=list)
     """The document most relevant to the question (``main_document``): searched on its own

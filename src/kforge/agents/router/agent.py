@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from kforge import jsoncodec
 from kforge.agents.common.answer import FALLBACK_NOTE, model_only_answer, short_answer
 from kforge.agents.conversation import (
     Turn,
@@ -43,7 +44,7 @@ from kforge.agents.router.tools import (
     retrieve_tool,
 )
 from kforge.engine.agent import StepOutcome
-from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
 from kforge.errors import ModelOutputError, ValidationError
 from kforge.frames import (
@@ -185,7 +186,7 @@ class RouterAgent(GradingNode):
             statistics = CorpusStatistics.of(corpus) if len(corpus) else None
             return {
                 "search_question": searched,
-                "focus": question_focus(searched, statistics).to_dict(),
+                "focus": jsoncodec.to_builtins(question_focus(searched, statistics)),
             }
 
         payload = await ctx.step("rag.focus", read)
@@ -195,7 +196,7 @@ class RouterAgent(GradingNode):
     def _focus(self) -> Focus:
         if self.state.focus is None:  # a run saved before focus was read: weigh terms alike
             return question_focus(self.state.search_question or self.question)
-        return Focus.from_dict(self.state.focus)
+        return jsoncodec.convert(self.state.focus, Focus)
 
     # -- router -------------------------------------------------------------------------------
 
@@ -481,12 +482,12 @@ class RouterAgent(GradingNode):
     partial_result = result  # the answer so far is the best a limit can keep
 
     def get_state(self) -> dict[str, Any]:
-        state = state_to_dict(self.state)
-        return {**state, "args": self.args, "turns": [t.to_dict() for t in self.turns]}
+        state = jsoncodec.to_builtins(self.state)
+        return {**state, "args": self.args, "turns": jsoncodec.to_builtins(self.turns)}
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self._configure(dict(state.get("args", self.args)))
-        self.state = load_state(RouterState(), state)
+        self.state = jsoncodec.convert(state, RouterState)
         self.turns = turns_from_args(state.get("turns"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, create_model
 
@@ -83,13 +83,6 @@ class RouterDecision:
     @property
     def generates(self) -> bool:
         return self.action == GENERATE
-
-    def to_dict(self) -> dict[str, str]:
-        return {"action": self.action, "query": self.query, "reasoning": self.reasoning}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RouterDecision:
-        return cls(str(data["action"]), str(data.get("query", "")), str(data.get("reasoning", "")))
 
     @classmethod
     def from_reply(cls, reply: RouterReply) -> RouterDecision:

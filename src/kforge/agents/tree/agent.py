@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
+from kforge import jsoncodec
 from kforge.agents.common.evidence import gather_evidence
 from kforge.agents.common.writing import write_grounded
 from kforge.agents.decisions import structured
@@ -47,7 +48,7 @@ from kforge.agents.tree.subagents import Steered, TreeSpawner, collect
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.effects import Effect
 from kforge.engine.agent import StepOutcome
-from kforge.engine.arguments import load_state, parse_arguments, state_to_dict
+from kforge.engine.arguments import parse_arguments
 from kforge.engine.run_context import RunContext
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.frames import AgentSpeaking, AgentThinking, DataEvent, Frame, PhaseChanged, new_id
@@ -98,10 +99,11 @@ class TreeAgent:
     # -- the runner's interface ------------------------------------------------------------
 
     def get_state(self) -> dict[str, Any]:
-        return state_to_dict(self.state)
+        saved: dict[str, Any] = jsoncodec.to_builtins(self.state)
+        return saved
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.state = load_state(TreeState(prompt=self.params.prompt.strip()), state)
+        self.state = jsoncodec.convert({"prompt": self.params.prompt.strip(), **state}, TreeState)
 
     def partial_result(self) -> dict[str, Any]:
         return self.typed_result(partial=True).stored()

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from sse_starlette import EventSourceResponse
 
+from kforge import jsoncodec
 from kforge.engine.limits import RunLimits
 from kforge.errors import InvalidRunStateError, StateCorruptionError
 from kforge.runtime.runtime import Runtime
@@ -32,7 +33,9 @@ State = Annotated[ServerState, Depends(server_state)]
 
 def _limits(runtime: Runtime, body: LimitsBody | None, base: dict[str, Any] | None) -> RunLimits:
     chosen = {k: v for k, v in (body.model_dump() if body else {}).items() if v is not None}
-    return RunLimits.from_dict({**(base or runtime.default_limits.to_dict()), **chosen})
+    return jsoncodec.convert(
+        {**(base or jsoncodec.to_builtins(runtime.default_limits)), **chosen}, RunLimits
+    )
 
 
 @router.post("/runs", status_code=201, summary="Start a run of a registered agent")
