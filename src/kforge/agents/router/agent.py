@@ -457,8 +457,6 @@ class RouterAgent(GradingNode):
             )
         )
 
-    # -- state --------------------------------------------------------------------------------
-
     def typed_result(self) -> CitedAnswer:
         return CitedAnswer(
             question=self.question,
