@@ -340,6 +340,7 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
     from kforge.rag.question import read_question
 
     assert plain_words("How do I turn off a middleware?") == "How do I disable a middleware?"
+    assert plain_words("How do I switch the access log off?") == "How do I disable the access log?"
     assert "default" in read_question("Does it obey robots.txt out of the box?").terms
     corpus = Corpus.open(MemoryStore(), "t")
     pages = [
@@ -498,3 +499,14 @@ def test_the_size_of_text_is_given_in_characters_words_or_tokens() -> None:
     sized = asked_units(read_question("How big should chunks be for retrieval?"))
     assert states_in_units("Chunks of roughly 500 to 1,500 characters work well.", sized)
     assert states_in_units("Encoders read at most 512 tokens.", sized)
+
+
+def test_a_span_of_time_said_in_words_is_a_quantity_and_a_second_call_is_not() -> None:
+    from kforge.rag.quantities import asked_units, states_in_units
+    from kforge.rag.question import holds_kind
+
+    question = read_question("Once a feature is deprecated, how long do I have before it goes?")
+    allowed = "Deprecated usage is still allowed for at least a year and half after a release."
+    assert holds_kind(allowed, question)
+    assert states_in_units(allowed, asked_units(question))
+    assert not holds_kind("Call it a second time to retry.", question)

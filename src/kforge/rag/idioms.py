@@ -19,6 +19,12 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bout of the box\b", "by default"),
         (r"\bat (?:the same time|once)\b", "concurrently simultaneously"),
         (r"\b(?:turn|switch)(?:s|ed|ing)? off\b", "disable"),
+        # "switch the access log off", "turn the check off": the particle after its object
+        (
+            r"\b(?:turn|switch)(?:s|ed|ing)? ((?:the|a|an|my|this|that|its|their) "
+            r"(?:[\w.-]+ ){0,2}[\w.-]+) off\b",
+            r"disable \1",
+        ),
         (r"\b(?:turn|switch)(?:s|ed|ing)? (?:it |them )?on\b(?! (?:the|a|an)\b)", "enable"),
         (r"\bgives? up\b|\bgave up\b", "times out"),
         (r"\bget(?:s|ting)? rid of\b", "remove"),

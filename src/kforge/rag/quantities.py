@@ -35,12 +35,15 @@ __all__ = [
 
 NUMBER = re.compile(
     r"(?<![\w.])(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)"
+    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
+    r"(?:an?|one|half)(?=\s+(?:year|month|week|day|hour|minute)s?\b))"
     r"(?:(?=(?:ms|s|min|h|[kKMGT]i?B|[kmgt]b|px)\b)|(?![\w]))",
     re.IGNORECASE,
 )
 """A number, in digits or words ("one" left out: it is mostly "one of", "one potential"),
-also when its unit is written on to it ("0.005s", "16MB")."""
+also when its unit is written on to it ("0.005s", "16MB"); "a", "an", "one" or "half" before
+a unit of time ("at least for a year and half", "once an hour"; not "a second call")."""
+_ONE = frozenset({"a", "an", "one", "half"})
 
 _NAMING = re.compile(
     r"(?:\b(?:issues?|bugs?|fix(?:es)?|pr|pep|rfc|sections?|chapters?|figures?|tables?|steps?|"
@@ -60,7 +63,7 @@ _SIZE_UNITS = frozenset(
 """The units a size is given in: of data, and of text ("500 to 1,500 characters")."""
 _TIME_UNITS = frozenset(
     """ms millisecond milliseconds sec secs second seconds minute minutes hour hours day days
-    week weeks""".split()  # noqa: SIM905
+    week weeks month months year years""".split()  # noqa: SIM905
 )
 
 
@@ -72,7 +75,8 @@ def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
     said = set(re.findall(r"\d[\d,.]*|[a-z]+", question.lower()))
     for match in NUMBER.finditer(text):
         before = text[: match.start()]
-        if match.group(0).lower() in said or before[-1:] in ("[", "#", "\\"):
+        number = match.group(0).lower()
+        if (number in said and number not in _ONE) or before[-1:] in ("[", "#", "\\"):
             continue
         if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", before):
             continue
