@@ -341,6 +341,10 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
 
     assert plain_words("How do I turn off a middleware?") == "How do I disable a middleware?"
     assert plain_words("How do I switch the access log off?") == "How do I disable the access log?"
+    assert plain_words("How do I keep the tests out of the docs?") == (
+        "How do I exclude the tests from the docs?"
+    )
+    assert plain_words("Can I leave out private members?") == "Can I exclude private members?"
     assert "default" in read_question("Does it obey robots.txt out of the box?").terms
     corpus = Corpus.open(MemoryStore(), "t")
     pages = [
@@ -510,3 +514,10 @@ def test_a_span_of_time_said_in_words_is_a_quantity_and_a_second_call_is_not() -
     assert holds_kind(allowed, question)
     assert states_in_units(allowed, asked_units(question))
     assert not holds_kind("Call it a second time to retry.", question)
+
+
+def test_setting_a_parameter_to_a_constant_says_how() -> None:
+    from kforge.rag.question import PROCEDURAL
+
+    assert PROCEDURAL.search("Certification checks can be relaxed by setting ssl to False:")
+    assert not PROCEDURAL.search("The checks are relaxed by setting it to work.")

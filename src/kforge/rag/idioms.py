@@ -28,6 +28,11 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:turn|switch)(?:s|ed|ing)? (?:it |them )?on\b(?! (?:the|a|an)\b)", "enable"),
         (r"\bgives? up\b|\bgave up\b", "times out"),
         (r"\bget(?:s|ting)? rid of\b", "remove"),
+        # "keep all of them out of the docs", "leave the tests out": what a manual excludes
+        (r"\bkeep(?:s|ing)? ((?:\w+ ){0,3}?\w+) out of\b", r"exclude \1 from"),
+        (r"\b(?:leav(?:e|es|ing)|left) out\b", "exclude"),
+        (r"\b(?:leav(?:e|es|ing)|left) ((?:\w+ ){0,3}?\w+) out of\b", r"exclude \1 from"),
+        (r"\b(?:leav(?:e|es|ing)|left) ((?:\w+ ){0,3}?\w+) out\b", r"exclude \1"),
         (r"\bkeep(?:s|ing)? track of\b", "track"),
         (r"\bshut(?:s|ting)? up\b", "silence"),
         (r"\b(?:poke|look|dig)(?:s|ed|ing)? around\b", "browse"),

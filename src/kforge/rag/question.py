@@ -160,7 +160,8 @@ PROCEDURAL = re.compile(
     rf"|^to \w+\b[^.;]{{0,120}},\s*(?:just\s+|simply\s+)?{_DOING}\b"
     # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
     r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking))\s+"
-    r"(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,})\b|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w)",
+    r"(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,})\b|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w"
+    r"|\w+\s+to\s+(?-i:True|False|None)\b)",  # "relaxed by setting ssl to False"
     re.IGNORECASE,
 )
 _DEFINING = re.compile(
