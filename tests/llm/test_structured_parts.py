@@ -18,7 +18,7 @@ from kforge.llm.structured import extract_json, schema_errors
 from kforge.llm.toolprompt import (
     decision_schema,
     flatten_tool_messages,
-    parse_decision,
+    parse_tool_reply,
     tool_instructions,
 )
 from kforge.llm.types import Message, ToolCall, ToolSpec
@@ -84,17 +84,17 @@ async def test_complete_structured_retries_with_the_problem_explained() -> None:
 
 
 def test_decisions_parse_documented_shapes_and_near_misses() -> None:
-    assert parse_decision({"answer": "42"}) == ("42", ())
-    text, calls = parse_decision({"tool": "search", "arguments": {"q": "x"}})
+    assert parse_tool_reply({"answer": "42"}) == ("42", ())
+    text, calls = parse_tool_reply({"tool": "search", "arguments": {"q": "x"}})
     assert text == "" and calls[0].name == "search" and calls[0].arguments == {"q": "x"}
-    _, calls = parse_decision({"name": "search", "arguments": '{"q": "y"}'})
+    _, calls = parse_tool_reply({"name": "search", "arguments": '{"q": "y"}'})
     assert calls[0].arguments == {"q": "y"}
-    _, calls = parse_decision(
+    _, calls = parse_tool_reply(
         {"tool_calls": [{"function": {"name": "a", "arguments": "{}"}}, {"tool": "b"}]}
     )
     assert [c.name for c in calls] == ["a", "b"]
     with pytest.raises(ValueError, match="expected"):
-        parse_decision(["not", "a", "decision"])
+        parse_tool_reply(["not", "a", "decision"])
 
 
 def test_decision_schema_accepts_calls_and_answers_only() -> None:

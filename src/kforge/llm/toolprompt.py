@@ -18,7 +18,7 @@ __all__ = [
     "ANSWER_MAX_CHARS",
     "decision_schema",
     "flatten_tool_messages",
-    "parse_decision",
+    "parse_tool_reply",
     "read_tool_call",
     "tool_instructions",
 ]
@@ -65,8 +65,12 @@ def decision_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     return {"anyOf": options}
 
 
-def parse_decision(value: Any, *, call_id_prefix: str = "call") -> tuple[str, tuple[ToolCall, ...]]:
-    """Read a decision into ``(answer_text, tool_calls)``.
+def parse_tool_reply(
+    value: Any, *, call_id_prefix: str = "call"
+) -> tuple[str, tuple[ToolCall, ...]]:
+    """Read a prompted model's JSON reply into ``(answer_text, tool_calls)``: the provider's
+    side, before any agent sees it (a ReAct decision is ``kforge.agents.loop.decision``'s,
+    which reads tool calls with the same ``read_tool_call``).
 
     Accepts the documented shapes and the near misses models produce: ``{"name", "arguments"}``,
     ``{"tool_calls": [...]}`` and arguments encoded as a JSON string. Raises ``ValueError``.

@@ -32,7 +32,7 @@ from kforge.llm.structured import repair_message, schema_errors
 from kforge.llm.toolprompt import (
     decision_schema,
     flatten_tool_messages,
-    parse_decision,
+    parse_tool_reply,
     tool_instructions,
 )
 from kforge.llm.types import Message, ModelResponse, ModelSettings, StreamEvent, ToolSpec, Usage
@@ -235,7 +235,9 @@ class LocalModel:
                     return self._response(
                         generation.text, usage, generation.finish_reason, parsed=value
                     )
-                answer, calls = parse_decision(value, call_id_prefix=f"call_{uuid.uuid4().hex[:8]}")
+                answer, calls = parse_tool_reply(
+                    value, call_id_prefix=f"call_{uuid.uuid4().hex[:8]}"
+                )
                 if calls:
                     return ModelResponse(
                         tool_calls=calls, usage=usage, model=self.name, finish_reason="tool_calls"

@@ -40,7 +40,7 @@ from kforge.llm.openai.wire import (
 from kforge.llm.retry import RetryPolicy, RetryState, Transient, parse_retry_after, retry_call
 from kforge.llm.streaming import relay
 from kforge.llm.structured import extract_json, json_instructions, repair_message, schema_errors
-from kforge.llm.toolprompt import flatten_tool_messages, parse_decision, tool_instructions
+from kforge.llm.toolprompt import flatten_tool_messages, parse_tool_reply, tool_instructions
 from kforge.llm.types import Message, ModelResponse, ModelSettings, StreamEvent, ToolSpec, Usage
 
 __all__ = ["OpenAICompatibleModel"]
@@ -324,7 +324,7 @@ class OpenAICompatibleModel:
                 {"tool", "name", "tool_calls", "answer"} & value.keys()
             ):
                 try:
-                    text, calls = parse_decision(value)
+                    text, calls = parse_tool_reply(value)
                 except (ValueError, jsoncodec.JSONDecodeError) as exc:
                     return str(exc), ModelResponse()
                 tool_calls = list(calls)
