@@ -14,6 +14,7 @@ names its parts split into them when the model's split is unusable.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, TypeVar
 
 from kforge import jsoncodec
@@ -148,19 +149,10 @@ class TreeAgent:
         self._goto(ctx, "execute", "comment from user")
 
     async def step(self, ctx: RunContext) -> StepOutcome:
-        stage = self.state.stage
-        if stage == "clarify":
-            await self._clarify(ctx)
-        elif stage == "questions":
-            await self._questions(ctx)
-        elif stage == "subquestions":
-            await self._subquestions(ctx)
-        elif stage == "execute":
-            await self._execute(ctx)
-        elif stage == "check":
-            await self._check(ctx)
-        else:
+        stage = _STAGES.get(self.state.stage)
+        if stage is None:  # "summary": the step that ends the run
             return await self._summary(ctx)
+        await stage(self, ctx)
         return _CONTINUE
 
     # -- the six steps ---------------------------------------------------------------------
@@ -491,3 +483,13 @@ class TreeAgent:
                 "note": state.note,
             },
         )
+
+
+_STAGES: dict[str, Callable[[TreeAgent, RunContext], Awaitable[None]]] = {
+    "clarify": TreeAgent._clarify,
+    "questions": TreeAgent._questions,
+    "subquestions": TreeAgent._subquestions,
+    "execute": TreeAgent._execute,
+    "check": TreeAgent._check,
+}
+"""What each stage does; each sets ``state.stage`` to the next (``summary`` ends the run)."""
