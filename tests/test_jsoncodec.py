@@ -3,6 +3,7 @@ for text a person reads, and typed reading."""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 from dataclasses import dataclass, field
@@ -302,3 +303,17 @@ def test_a_type_with_its_own_json_form_is_written_and_read_wherever_it_appears()
     assert convert({}, Panel).gauge is None
     with pytest.raises(TypeError, match=r"'object' is not JSON: .* kforge\.jsoncodec\.json_form"):
         to_builtins(Panel(object()))  # type: ignore[arg-type]
+
+
+class _Opaque:
+    """A class with no JSON form."""
+
+
+@dataclasses.dataclass
+class _Holder:
+    x: _Opaque
+
+
+def test_reading_into_a_type_with_no_json_form_names_the_type_and_the_field() -> None:
+    with pytest.raises(ValueError, match=r"'_Opaque' has no JSON form.*\$\.x"):
+        convert({"x": 1}, _Holder)

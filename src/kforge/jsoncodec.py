@@ -250,8 +250,11 @@ def _dump_form(value: Any) -> Any:
 
 def _load_form(kind: type[Any], value: Any) -> Any:
     form = _FORMS.get(kind)
-    if form is None:
-        raise NotImplementedError
+    if form is None:  # msgspec turns this into a ValidationError naming the field
+        raise TypeError(
+            f"{kind.__name__!r} has no JSON form: make it a dataclass of JSON values, or give "
+            "its type one with kforge.jsoncodec.json_form"
+        )
     return form[1](value)
 
 
