@@ -46,6 +46,9 @@ _DROPPED_TAGS = frozenset(
     }
 )
 _DROPPED_ROLES = frozenset({"navigation", "search", "banner", "contentinfo", "complementary"})
+_DOCUTILS_BOXES = {"topic": "topic-title", "sidebar": "sidebar-title"}
+"""Docutils' topic and sidebar directives, by class and the class of their title paragraph."""
+_FOOTNOTES = frozenset({"footnote", "footnote-list"})
 # Class and id words of page chrome in Sphinx, MkDocs, Texinfo (makeinfo, texi2html) and
 # common site themes; matched against whole class tokens and ids.
 _CHROME_WORDS = frozenset(
@@ -83,6 +86,7 @@ _CHROME_WORDS = frozenset(
         "breadcrumbs",
         "rst-footer-buttons",
         "prev-next",
+        "footnote-reference",  # a footnote's number in the text ("queue.1"): the note is kept
     }
 )
 _VOID = frozenset(
@@ -103,7 +107,7 @@ _IMPLIED_END = {
 }
 _BLOCK_TAGS = frozenset(
     {"address", "article", "blockquote", "center", "details", "div", "dl", "fieldset", "figure"}
-    | {"figcaption", "hr", "main", "ol", "p", "pre", "section", "summary", "table", "ul"}
+    | {"figcaption", "hr", "main", "ol", "p", "pre", "section", "summary", "table", "ul", "aside"}
     | {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "body", "html", "dd", "dt", "li", "tr"}
 )
 _SPACE = re.compile(r"\s+")
@@ -196,6 +200,10 @@ class _TreeBuilder(HTMLParser):
 
 
 def _is_chrome(node: _Node) -> bool:
+    if node.tag in ("aside", "div") and _docutils_box(node):
+        return False
+    if node.tag == "span" and _footnote_furniture(node):
+        return True
     if node.tag in _DROPPED_TAGS:
         return True
     attrs = node.attrs
@@ -218,6 +226,51 @@ def _is_chrome(node: _Node) -> bool:
         ):
             return True
     return False
+
+
+def _docutils_box(node: _Node) -> bool:
+    """True for the text a reStructuredText document sets beside its own: a topic, a sidebar,
+    its footnotes (``aside`` since docutils 0.18, ``div`` before); a theme's sidebar has
+    another class or no docutils title."""
+    classes = set(node.attrs.get("class", "").split())
+    if node.tag == "aside" and classes & _FOOTNOTES:
+        return True
+    if (classes & _CHROME_WORDS) - {"sidebar"}:  # "contents topic": a local table of contents
+        return False
+    return any(
+        cls in classes
+        and any(
+            not isinstance(child, str)
+            and child.tag == "p"
+            and title in child.attrs.get("class", "").split()
+            for child in node.children
+        )
+        for cls, title in _DOCUTILS_BOXES.items()
+    )
+
+
+def _is_sidebar(node: _Node) -> bool:
+    return "sidebar" in node.attrs.get("class", "").split() and _docutils_box(node)
+
+
+def _opens_section(node: _Node) -> bool:
+    tag = node.tag
+    return (
+        tag == "section"
+        or (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456")
+        or (tag == "div" and "section" in node.attrs.get("class", "").split())
+    )
+
+
+def _footnote_furniture(node: _Node) -> bool:
+    """A footnote's label ("[1]": quoted, it would read as a citation marker) and back-links."""
+    parent = node.parent
+    return (
+        bool({"label", "backrefs"} & set(node.attrs.get("class", "").split()))
+        and parent is not None
+        and parent.tag == "aside"
+        and "footnote" in parent.attrs.get("class", "").split()
+    )
 
 
 def _anchor_list(node: _Node) -> bool:
@@ -338,11 +391,29 @@ class _Renderer:
             self.blocks.append(TextBlock("line" if self.line_mode else "p", text))
 
     def render(self, node: _Node) -> None:
+        beside: list[_Node] = []
+        said = False
         for child in node.children:
             if isinstance(child, str):
                 self.inline.append(_SPACE.sub(" ", child))
-            elif not _is_chrome(child):
+                said = said or bool(child.strip())
+            elif _is_chrome(child):
+                continue
+            elif _is_sidebar(child):
+                # set beside the text, it is read after it (before a subsection that follows
+                # the text), so the passage the text makes is not split
+                beside.append(child)
+            else:
+                if beside and said and _opens_section(child):
+                    self._render_beside(beside)
                 self.element(child)
+                said = True
+        self._render_beside(beside)
+
+    def _render_beside(self, nodes: list[_Node]) -> None:
+        for sidebar in nodes:
+            self.element(sidebar)
+        nodes.clear()
 
     def element(self, node: _Node) -> None:
         tag = node.tag
