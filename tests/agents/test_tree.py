@@ -264,17 +264,14 @@ async def test_intervention_arguments_are_checked(tmp_path: Path) -> None:
         Intervention.modify("  ")
     with pytest.raises(ValidationError, match="comment intervention needs content"):
         Intervention(action=InterventionAction.COMMENT)
-    with pytest.raises(ValidationError, match="takes an Intervention"):
+    with pytest.raises(TypeError, match=r"takes an Intervention.*Intervention\.comment\(text\)"):
         await intervene(rt, run.id, "comment")  # type: ignore[arg-type]
-    # the action as a string, for one release: deprecated, and never read from the content
-    with pytest.warns(DeprecationWarning, match="pass an Intervention"):
-        said = await rt.intervene(run.id, "comment", "delete")
-    assert said["action"] == "comment" and rt.get_run(run.id).status == RunStatus.AWAITING_USER
-    with (
-        pytest.warns(DeprecationWarning),
-        pytest.raises(ValidationError, match="must be one of delete, modify, comment"),
-    ):
-        await rt.intervene(run.id, "explode", "now")
+    # the action as a string is refused, whatever the string, and nothing is recorded
+    for action in ("comment", "delete", "explode"):
+        with pytest.raises(TypeError, match=r"not str 'comment'|not str 'delete'|not str 'expl"):
+            await rt.intervene(run.id, action)  # type: ignore[arg-type]
+    assert rt.get_run(run.id).status == RunStatus.AWAITING_USER
+    assert not [f for f in rt.frames(run.id) if f.type == "intervention"]
     deleted = await rt.intervene(run.id, Intervention(action="delete"))  # type: ignore[arg-type]
     assert deleted["applied"] == "now" and rt.get_run(run.id).status == RunStatus.DELETED
     assert rt.agent_tree(run.id)[run.id]["status"] == "deleted"

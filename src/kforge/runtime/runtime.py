@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,7 +72,7 @@ class Runtime(TreeSteering, RunObserving):
         *,
         model: Model | str | None = None,
         registry: AgentRegistry | None = None,
-        services: Services | Mapping[str, Any] | None = None,
+        services: Services | None = None,
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
