@@ -36,6 +36,7 @@ __all__ = [
     "result_type_of",
     "sources_lines",
     "sources_text",
+    "upgrade_citations",
 ]
 
 R = TypeVar("R", bound="AgentResult")
@@ -237,15 +238,15 @@ def _bind_citation() -> None:
         globals()["Citation"] = Citation
 
 
-def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
-    """A result as earlier versions stored it, in this version's shape: each citation with
-    every field (an older one may lack its title, heading, page or quote)."""
+def upgrade_citations(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A result or a state as earlier versions stored it, in this version's shape: each of its
+    ``citations`` with every field (an older one may lack its title, heading, page or quote)."""
     stored = data.get("citations")
     if stored is None:
-        return data
+        return dict(data)
     if not isinstance(stored, list):
         raise StateCorruptionError(
-            f"a stored result's 'citations' must be a list (got {type(stored).__name__}); "
+            f"a stored value's 'citations' must be a list (got {type(stored).__name__}); "
             "the run's record was written outside kforge"
         )
     from kforge.rag.types import Citation
@@ -273,7 +274,7 @@ def load_result(kind: type[R], stored: Mapping[str, Any] | None) -> R:
     except ValueError:
         pass  # written by an earlier version: upgraded, then read again
     try:
-        return jsoncodec.convert(_upgraded(data), kind)
+        return jsoncodec.convert(upgrade_citations(data), kind)
     except ValueError as exc:
         raise StateCorruptionError(
             f"a stored result does not read as {kind.__name__} ({exc}); the run's record was "
