@@ -604,7 +604,7 @@ async def test_the_router_keeps_citations_as_objects_and_reads_a_state_saved_wit
     agent = RouterAgent(args)
     agent.restore_state(jsoncodec.loads(jsoncodec.dumps(saved)))
     assert agent.state.citations == list(cited)
-    assert agent.typed_result().citations == cited
+    assert agent.result().citations == cited
     assert agent.get_state()["citations"] == saved["citations"]
     # saved by an older version still: a citation without its title, heading or quote
     older = {k: v for k, v in saved["citations"][0].items() if k not in ("title", "quote")}

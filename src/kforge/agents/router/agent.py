@@ -108,7 +108,7 @@ class RouterAgent(GradingNode):
 
     # -- the graph ----------------------------------------------------------------------------
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[CitedAnswer]:
         node = _NODES.get(self.state.node)
         if node is not None:
             await node(self, ctx)
@@ -457,7 +457,7 @@ class RouterAgent(GradingNode):
             )
         )
 
-    def typed_result(self) -> CitedAnswer:
+    def result(self) -> CitedAnswer:
         return CitedAnswer(
             question=self.question,
             answer=self.state.answer,
@@ -473,9 +473,6 @@ class RouterAgent(GradingNode):
             iterations=self.state.iteration,
             history_turns=len(self.turns),
         )
-
-    def result(self) -> dict[str, Any]:
-        return self.typed_result().stored()
 
     partial_result = result  # the answer so far is the best a limit can keep
 

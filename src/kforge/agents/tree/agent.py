@@ -65,7 +65,7 @@ __all__ = ["STEPS", "TreeAgent", "TreeSpawner"]
 STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
 DECISION = ModelSettings(temperature=0.0, max_tokens=200)
 EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
-_CONTINUE = StepOutcome()
+_CONTINUE: StepOutcome[TreeResult] = StepOutcome()
 _CHECKED = "tree.intervention_check"
 
 
@@ -110,8 +110,8 @@ class TreeAgent:
             saved["main"] = upgrade_citations(main) if main else None
         self.state = jsoncodec.convert(saved, TreeState)
 
-    def partial_result(self) -> dict[str, Any]:
-        return self.typed_result(partial=True).stored()
+    def partial_result(self) -> TreeResult:
+        return self.result(partial=True)
 
     def child_run(self, prompt: str) -> tuple[str, dict[str, Any]]:
         """What ``fork(prompt)`` from this agent's code starts: a tree agent one level down."""
@@ -152,7 +152,7 @@ class TreeAgent:
         state.resolved = False
         self._goto(ctx, "execute", "comment from user")
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[TreeResult]:
         stage = _STAGES.get(self.state.stage)
         if stage is None:  # "summary": the step that ends the run
             return await self._summary(ctx)
@@ -244,7 +244,7 @@ class TreeAgent:
         payload = {"comments": state.comments, "modified": bool(state.modifications)}
         return DataEvent(name=_CHECKED, payload=payload)
 
-    async def _summary(self, ctx: RunContext) -> StepOutcome:
+    async def _summary(self, ctx: RunContext) -> StepOutcome[TreeResult]:
         state = self.state
         doubts = uncertainties(state)
         if doubts and not state.resolved:
@@ -256,13 +256,13 @@ class TreeAgent:
             if question:
                 state.note = await self._ask(ctx, question, "summary", final=True) or ""
         state.resolved = True
-        result = self.typed_result(partial=False)
+        result = self.result(partial=False)
         ctx.emit(AgentSpeaking(text=result.answer))
         ended = sum(1 for c in state.subagents if c.get("status") != "completed")
         summary = f"answered with {len(state.subagents)} subagent(s)" + (
             f", {ended} of them without an answer" if ended else ""
         )
-        return StepOutcome(True, result.stored(), summary)
+        return StepOutcome(True, result, summary)
 
     # -- parts -----------------------------------------------------------------------------
 
@@ -463,7 +463,7 @@ class TreeAgent:
         text = answer.text or "No documents were given and this model does not answer alone."
         return MainAnswer(text=text, path=answer.path)
 
-    def typed_result(self, *, partial: bool) -> TreeResult:
+    def result(self, *, partial: bool = False) -> TreeResult:
         state = self.state
         text = compose_summary(state)
         failed = [c for c in state.subagents if c.get("status") not in (None, "completed")]
