@@ -160,23 +160,36 @@ OPENER = "kforge.store.open"
 loads the passage store."""
 SCHEMA = frozenset({"kforge.store.migrations", "kforge.store.postgres_schema"})
 """One migration sequence for both halves' tables (so a database written before they were
-apart opens as it is): it loads the modules that define the passage tables, for their DDL."""
+apart opens as it is). The schema owns every table's definition: the stores import it, and it
+imports no store module."""
 
 
 def store_closure(graph: dict[str, set[str]], module: str) -> set[str]:
-    """``module`` and the store modules it loads, directly or through other store modules (the
-    schema's own imports aside)."""
+    """``module`` and the store modules it loads, directly or through other store modules."""
     seen = {module}
     todo = [module]
     while todo:
         module = todo.pop()
-        if module in SCHEMA:
-            continue
         for target in graph.get(module, ()):
             if target.startswith("kforge.store.") and target not in seen:
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def test_the_schema_owns_its_tables_and_imports_no_store_module() -> None:
+    """A store depends on the schema that defines its tables, never the schema on a store: the
+    migrations load nothing of the run log or the passage store (their postings, say)."""
+    graph = import_graph()
+    assert graph.keys() >= SCHEMA
+    reaching = sorted(
+        f"{module} imports {target}"
+        for module in SCHEMA
+        for target in graph[module]
+        if target.startswith("kforge.store.")
+    )
+    assert reaching == []
+    assert "kforge.store.postgres_schema" in graph["kforge.store.postgres_postings"]
 
 
 def test_the_store_closure_tells_the_halves_apart() -> None:

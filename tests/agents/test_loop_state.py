@@ -87,5 +87,5 @@ def test_the_react_agent_restores_a_saved_loop() -> None:
     restored = ReactLoop.restore(agent.get_state()["loop"])
     assert values(restored.state) == values(ReactLoop.restore(SAVED).state)
     partial = agent.partial_result()
-    assert partial["iterations"] == 2 and partial["finished"] is False
-    assert len(partial["reflections"]) == 2
+    assert partial.iterations == 2 and partial.finished is False
+    assert len(partial.reflections) == 2

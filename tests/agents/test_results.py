@@ -203,3 +203,18 @@ async def test_a_router_run_reads_back_as_the_answer_the_agent_built() -> None:
 def test_a_result_that_does_not_fit_its_type_is_named() -> None:
     with pytest.raises(StateCorruptionError, match="does not read as CitedAnswer"):
         CitedAnswer.load({"answer": ["not", "text"]})
+
+
+def test_each_built_in_agent_returns_the_result_type_it_declares() -> None:
+    """The type an agent's result is built as (its ``result`` or ``partial_result``, what its
+    last ``StepOutcome`` carries) is the ``result_type`` readers read it back as."""
+    import typing
+
+    from kforge.agents.builtin import BUILTIN_AGENTS, default_registry
+
+    assert len(BUILTIN_AGENTS) >= 6
+    for agent_type in BUILTIN_AGENTS:
+        factory = default_registry.factory(agent_type)
+        declared = factory.result_type  # type: ignore[attr-defined]
+        built = getattr(factory, "result", None) or factory.partial_result  # type: ignore[attr-defined]
+        assert typing.get_type_hints(built)["return"] is declared, agent_type

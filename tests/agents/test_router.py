@@ -7,7 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kforge import jsoncodec
+from kforge.agents.router import RouterAgent
 from kforge.agents.router.prompts import GuardrailVerdict
+from kforge.engine.restore import load_state
 from kforge.frames import (
     AgentResponse,
     AgentStatus,
@@ -22,7 +25,7 @@ from kforge.llm.types import Message, ModelResponse
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.corpus import Corpus
 from kforge.rag.grading import Grade
-from kforge.rag.types import SourceDocument
+from kforge.rag.types import Citation, SourceDocument
 from kforge.runtime import Runtime
 from kforge.store.base import RunRecord, RunStatus
 from kforge.store.memory import MemoryStore
@@ -586,3 +589,27 @@ async def test_a_comparison_searches_each_compared_item_and_quotes_both() -> Non
     assert {"write", "writes"} <= cited
     searched = [f.arguments["query"] for f in of_type(rt.frames(run.id), ToolCallFrame)]
     assert searched[1:] == ["pack.write", "pack.writes"]
+
+
+async def test_the_router_keeps_citations_as_objects_and_reads_a_state_saved_with_dicts() -> None:
+    store = corpus_store()
+    rt = runtime(ScriptedModel([RELEVANT, "ViTs split images into patches [1]."]), store=store)
+    args = {"question": "What is a vision transformer?", "corpus": "ml", "k": 1}
+    run = await rt.run("router", args)
+    cited = rt.result(run.id).citations
+    assert cited and all(isinstance(c, Citation) for c in cited)
+    # the saved state is the one the previous version wrote: each citation's to_dict
+    saved = load_state(rt.store, run.id)[0]["agent"]
+    assert saved["citations"] == [c.to_dict() for c in cited]
+    agent = RouterAgent(args)
+    agent.restore_state(jsoncodec.loads(jsoncodec.dumps(saved)))
+    assert agent.state.citations == list(cited)
+    assert agent.result().citations == cited
+    assert agent.get_state()["citations"] == saved["citations"]
+    # saved by an older version still: a citation without its title, heading or quote
+    older = {k: v for k, v in saved["citations"][0].items() if k not in ("title", "quote")}
+    agent.restore_state({**saved, "citations": [older]})
+    (citation,) = agent.state.citations
+    assert isinstance(citation, Citation) and citation.title == "" and citation.quote == ""
+    assert citation.label == cited[0].label
+    await rt.aclose()

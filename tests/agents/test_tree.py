@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 
 from kforge import Intervention, InterventionAction, Runtime, Services
+from kforge.agents.results import TreeResult
 from kforge.agents.tree import STEPS, TreeAgent
 from kforge.engine.registry import AgentRegistry
 from kforge.engine.run_context import RunContext
 from kforge.errors import InvalidRunStateError, ValidationError
+from kforge.rag.types import Citation
 from kforge.runtime.interventions import intervene
-from kforge.store.base import RunRecord, RunStatus
+from kforge.store.base import RunRecord, RunStatus, Snapshot
 from kforge.tools.approval import ApprovalPolicy
 from tests.agents.tree_model import Gates, TreeScript, barrier_gate, held_worker, phases
 
@@ -264,17 +266,14 @@ async def test_intervention_arguments_are_checked(tmp_path: Path) -> None:
         Intervention.modify("  ")
     with pytest.raises(ValidationError, match="comment intervention needs content"):
         Intervention(action=InterventionAction.COMMENT)
-    with pytest.raises(ValidationError, match="takes an Intervention"):
+    with pytest.raises(TypeError, match=r"takes an Intervention.*Intervention\.comment\(text\)"):
         await intervene(rt, run.id, "comment")  # type: ignore[arg-type]
-    # the action as a string, for one release: deprecated, and never read from the content
-    with pytest.warns(DeprecationWarning, match="pass an Intervention"):
-        said = await rt.intervene(run.id, "comment", "delete")
-    assert said["action"] == "comment" and rt.get_run(run.id).status == RunStatus.AWAITING_USER
-    with (
-        pytest.warns(DeprecationWarning),
-        pytest.raises(ValidationError, match="must be one of delete, modify, comment"),
-    ):
-        await rt.intervene(run.id, "explode", "now")
+    # the action as a string is refused, whatever the string, and nothing is recorded
+    for action in ("comment", "delete", "explode"):
+        with pytest.raises(TypeError, match=r"not str 'comment'|not str 'delete'|not str 'expl"):
+            await rt.intervene(run.id, action)  # type: ignore[arg-type]
+    assert rt.get_run(run.id).status == RunStatus.AWAITING_USER
+    assert not [f for f in rt.frames(run.id) if f.type == "intervention"]
     deleted = await rt.intervene(run.id, Intervention(action="delete"))  # type: ignore[arg-type]
     assert deleted["applied"] == "now" and rt.get_run(run.id).status == RunStatus.DELETED
     assert rt.agent_tree(run.id)[run.id]["status"] == "deleted"
@@ -536,3 +535,53 @@ async def test_a_model_split_that_covers_every_named_part_is_kept(tmp_path: Path
     split = [f for f in rt.frames(run.id) if f.type == "data.tree.split"]
     assert [f.payload["by"] for f in split] == ["model"]
     await rt.aclose()
+
+
+async def test_a_tree_saved_with_a_dict_main_answer_resumes_with_citation_objects(
+    tmp_path: Path,
+) -> None:
+    """A parked tree whose saved state holds its main answer the earlier way (a dict, its
+    citations dicts, one without a title or a quote) resumes and answers with ``Citation``s."""
+    rt, script, run = await parked_on_clarification(tmp_path)
+    snapshot = rt.store.latest_snapshot(run.id)
+    assert snapshot is not None and snapshot.state["agent"]["main"] is None
+    old_main = {
+        "text": "Bring lemonade [1] and a blanket [2].",
+        "citations": [
+            {
+                "number": 1,
+                "chunk_id": "c-1",
+                "file": "picnic.md",
+                "title": "Picnics",
+                "heading": "Drinks",
+                "page": None,
+                "start": 0,
+                "end": 40,
+                "quote": "Lemonade keeps well.",
+            },
+            {"number": 2, "chunk_id": "c-2", "file": "kit.pdf", "page": 2, "start": 5, "end": 9},
+        ],
+        "path": "extractive",
+    }
+    state = {**snapshot.state, "agent": {**snapshot.state["agent"], "main": old_main}}
+    rt.store.commit(run.id, [], snapshot=Snapshot(snapshot.step, snapshot.seq, state))
+    await rt.resume(run.id, "The garden party")
+    run = await rt.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = rt.result(run.id)
+    assert isinstance(result, TreeResult) and result.main_answer == old_main["text"]
+    assert [type(c) for c in result.citations] == [Citation, Citation]
+    assert [c.label for c in result.citations] == [
+        "[1] picnic.md § Drinks, chars 0-40",
+        "[2] kit.pdf p. 2, chars 5-9",
+    ]
+    assert ("answer", PARTY) not in script.calls  # the saved main answer was used as it is
+    await rt.aclose()
+
+
+def test_a_tree_state_saved_before_an_answer_as_an_empty_dict_reads_as_none() -> None:
+    agent = TreeAgent({"prompt": PARTY})
+    saved = agent.get_state()
+    assert saved["main"] is None
+    agent.restore_state({**saved, "main": {}, "stage": "execute"})
+    assert agent.state.main is None and agent.state.stage == "execute"

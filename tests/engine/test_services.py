@@ -36,7 +36,11 @@ class Inspector(OneStepAgent):
         sessions = services.sessions
         Inspector.seen.append(
             {
-                "keys": sorted(services.as_mapping()),
+                "given": sorted(
+                    f.name
+                    for f in dataclasses.fields(services)
+                    if getattr(services, f.name) not in (None, (), {})
+                ),
                 "session": sessions.session_id if sessions else None,
                 "turns": sessions.turns("router") if sessions else None,
                 "corpus": len(ctx.corpus()),
@@ -56,7 +60,7 @@ async def test_a_run_gets_capabilities_but_neither_the_runtime_nor_the_store() -
     run = await rt.run("test.inspector", session_id="s-1")
     assert run.status == RunStatus.COMPLETED
     (seen,) = Inspector.seen
-    assert seen["keys"] == ["agents", "corpora", "memory_store", "sessions"]
+    assert seen["given"] == ["agents", "corpora", "memory", "sessions"]
     assert seen["session"] == "s-1" and seen["turns"] == [] and seen["corpus"] == 1
     assert seen["public"] == ["session_id", "turns"]
 
@@ -96,12 +100,12 @@ def test_one_default_corpus_name() -> None:
     assert opened == [DEFAULT_CORPUS, "notes"]
 
 
-def test_a_dict_of_services_still_works_with_a_deprecation_warning() -> None:
+def test_a_dict_of_services_is_refused_and_told_the_typed_form() -> None:
+    with pytest.raises(TypeError, match=r"services must be a kforge\.Services, not dict"):
+        Runtime(MemoryStore(), services={"tool_cache": ToolResultCache()})  # type: ignore[arg-type]
     cache = ToolResultCache()
-    with pytest.warns(DeprecationWarning, match="kforge.Services"):
-        rt = Runtime(MemoryStore(), services={"tool_cache": cache, "thing": 1, "runtime": "x"})
+    rt = Runtime(MemoryStore(), services=Services(cache=cache, extra={"thing": 1}))
     assert rt.services.cache is cache and rt.services.extra == {"thing": 1}
-    assert "runtime" not in rt.services.as_mapping()
 
 
 def test_services_are_read_by_field_and_a_key_names_the_field() -> None:

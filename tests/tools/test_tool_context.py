@@ -1,5 +1,5 @@
-"""A tool's services, typed: what the run offers a tool is read by field; the former
-string-keyed form still works for one release, with a warning that names the field."""
+"""A tool's services, typed: what the run offers a tool is read by field; a string key is
+refused with an error that names the field."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ async def by_field(context: ToolContext) -> str:
 async def by_key(context: ToolContext) -> str:
     """Reads its services the former way, by string key."""
     services: Any = context.services
-    seen.update(greeting=services["greeting"], agents=services.get("agents") is not None)
+    seen.update(greeting=services["greeting"])
     return "ok"
 
 
@@ -73,28 +73,21 @@ async def test_a_tool_the_runtime_calls_reads_its_services_by_field_without_warn
     assert seen == {"greeting": "hello", "agents": True, "client": None}
 
 
-async def test_a_tool_reading_services_by_string_key_still_works_and_is_told_the_field() -> None:
-    with pytest.warns(DeprecationWarning) as caught:
-        await run_tool_named("by_key")
-    assert seen == {"greeting": "hello", "agents": True}
-    messages = [str(w.message) for w in caught]
-    assert any("use context.services.extra['greeting']" in m for m in messages), messages
-    assert any("use context.services.agents" in m for m in messages), messages
-
-
-async def test_a_mapping_given_as_a_tool_context_s_services_is_read_with_a_warning() -> None:
-    with pytest.warns(DeprecationWarning, match=r"ToolServices\(agents=\.\.\., client="):
-        context = ToolContext(services={"agents": object(), "greeting": "hi"})  # type: ignore[arg-type]
-    assert context.services.extra == {"greeting": "hi"}
-    assert context.services.agents is not None
+async def test_a_tool_reading_services_by_string_key_is_told_the_field() -> None:
+    with pytest.raises(TypeError, match=r"use context\.services\.extra\['greeting'\]"):
+        await by_key.execute({}, ToolContext(services=ToolServices(extra={"greeting": "hi"})))
+    with pytest.raises(TypeError, match=r"use context\.services\.agents"):
+        ToolServices()["agents"]
+    with pytest.raises(TypeError, match=r"use context\.services\.client"):
+        ToolServices()["mcp"]
     seen.clear()
-    with pytest.warns(DeprecationWarning) as caught:
-        await by_key.execute({}, context)
-    assert seen == {"greeting": "hi", "agents": True}
-    assert {str(w.message).split(";")[0] for w in caught} == {
-        "ToolContext.services['greeting'] is deprecated",
-        "ToolContext.services['agents'] is deprecated",
-    }
+    await run_tool_named("by_key")  # inside a run: the tool fails, the run goes on
+    assert seen == {}
+
+
+def test_a_mapping_given_as_a_tool_context_s_services_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"ToolServices\(agents=\.\.\., client="):
+        ToolContext(services={"agents": object(), "greeting": "hi"})  # type: ignore[arg-type]
 
 
 def test_services_are_read_only() -> None:
@@ -103,4 +96,4 @@ def test_services_are_read_only() -> None:
         services.extra["other"] = 1  # type: ignore[index]
     with pytest.raises(AttributeError):
         services.agents = None  # type: ignore[misc]
-    assert ToolContext().services.agents is None and len(ToolContext().services) == 0
+    assert ToolContext().services.agents is None and not ToolContext().services.extra

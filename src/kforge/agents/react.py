@@ -130,7 +130,7 @@ class ReactAgent:
         )
         self._tools: ToolRegistry | None = None
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[ReactResult]:
         if self._tools is None:
             self._tools = resolve_tools(ctx.services, self.tool_names)
         finished = await self.loop.step(ctx, self._tools)
@@ -142,7 +142,7 @@ class ReactAgent:
             if state.goal_achieved
             else f"stopped ({state.stop_reason or 'goal not reached'}) after {state.iteration} step(s)"
         )
-        return StepOutcome(True, self.loop.result().stored(), summary)
+        return StepOutcome(True, self.loop.result(), summary)
 
     def get_state(self) -> dict[str, Any]:
         return {"args": self.args, "loop": self.loop.to_dict()}
@@ -152,8 +152,8 @@ class ReactAgent:
         self.tool_names = _names(self.args.get("tools"))
         self.loop = ReactLoop.restore(state["loop"])
 
-    def partial_result(self) -> dict[str, Any]:
-        return self.loop.result().stored()
+    def partial_result(self) -> ReactResult:
+        return self.loop.result()
 
 
 def trajectory_of(frames: Iterable[Frame], *, optimal_steps: int | None = None) -> TrajectoryLog:

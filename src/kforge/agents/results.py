@@ -1,9 +1,10 @@
 """What a finished run says to a person: each agent's declared result type, and the one
 rendering of an answer's Sources.
 
-An agent declares ``result_type`` (a frozen dataclass below) and builds its result as that
-type; the run's record keeps it as JSON (``AgentResult.stored``) and ``read_result`` reads it
-back as the same value, with citations as ``Citation`` objects. Results stored by earlier
+An agent declares ``result_type`` (a frozen dataclass below) and its steps return their
+result as that type (``StepOutcome[CitedAnswer]``, say); the engine keeps it in the run's
+record as JSON (``kforge.engine.agent.record_result``) and ``read_result`` reads it back as
+the same value, with citations as ``Citation`` objects. Results stored by earlier
 versions (citations without a title or a quote, say) are upgraded as they are read.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from kforge import jsoncodec
+from kforge.engine.agent import record_result
 from kforge.errors import StateCorruptionError
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ __all__ = [
     "result_type_of",
     "sources_lines",
     "sources_text",
+    "upgrade_citations",
 ]
 
 R = TypeVar("R", bound="AgentResult")
@@ -77,10 +80,9 @@ class AgentResult:
         return f"{self.text}\n\n{sources}" if sources and self.text else self.text
 
     def stored(self) -> dict[str, Any]:
-        """The result as the run's record keeps it (JSON values); ``load`` reads it back."""
-        # through JSON text: tuples become lists, as the record reads back (once per run)
-        value: dict[str, Any] = jsoncodec.loads(jsoncodec.dumps(jsoncodec.to_builtins(self)))
-        return value
+        """The result as the run's record keeps it (JSON values, as the engine stores the
+        result a step returns: ``record_result``); ``load`` reads it back."""
+        return record_result(self)
 
     @classmethod
     def load(cls, stored: Mapping[str, Any] | None) -> Self:
@@ -237,15 +239,15 @@ def _bind_citation() -> None:
         globals()["Citation"] = Citation
 
 
-def _upgraded(data: dict[str, Any]) -> dict[str, Any]:
-    """A result as earlier versions stored it, in this version's shape: each citation with
-    every field (an older one may lack its title, heading, page or quote)."""
+def upgrade_citations(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A result or a state as earlier versions stored it, in this version's shape: each of its
+    ``citations`` with every field (an older one may lack its title, heading, page or quote)."""
     stored = data.get("citations")
     if stored is None:
-        return data
+        return dict(data)
     if not isinstance(stored, list):
         raise StateCorruptionError(
-            f"a stored result's 'citations' must be a list (got {type(stored).__name__}); "
+            f"a stored value's 'citations' must be a list (got {type(stored).__name__}); "
             "the run's record was written outside kforge"
         )
     from kforge.rag.types import Citation
@@ -273,7 +275,7 @@ def load_result(kind: type[R], stored: Mapping[str, Any] | None) -> R:
     except ValueError:
         pass  # written by an earlier version: upgraded, then read again
     try:
-        return jsoncodec.convert(_upgraded(data), kind)
+        return jsoncodec.convert(upgrade_citations(data), kind)
     except ValueError as exc:
         raise StateCorruptionError(
             f"a stored result does not read as {kind.__name__} ({exc}); the run's record was "

@@ -6,10 +6,11 @@ so the runner can commit after it and a resumed run continues at the exact step.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from kforge import jsoncodec
 from kforge.engine.phases import (
@@ -26,33 +27,59 @@ from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseChec
 from kforge.prompts import phase_prompt as library_phase_prompt
 from kforge.prompts import prompt_text
 
-__all__ = ["ForgeAgent", "SteerableAgent", "StepAgent", "StepOutcome"]
+__all__ = ["ForgeAgent", "SteerableAgent", "StepAgent", "StepOutcome", "record_result"]
+
+ResultT = TypeVar("ResultT")
+ResultT_co = TypeVar("ResultT_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True)
-class StepOutcome:
+@dataclasses.dataclass(frozen=True, slots=True)
+class StepOutcome(Generic[ResultT_co]):
+    """What one step did: whether the run is done, and then its result and a summary line."""
+
     done: bool = False
-    result: dict[str, Any] = field(default_factory=dict)
+    result: ResultT_co | None = None
+    """The run's result once it is done: the agent's declared result type (a frozen dataclass,
+    ``kforge.agents.results``), or a dict of JSON values for an agent that declares none. The
+    run's record keeps it as ``record_result`` makes it."""
     summary: str = ""
 
 
-CONTINUE = StepOutcome()
+CONTINUE: StepOutcome[Any] = StepOutcome()
+
+
+def record_result(result: object) -> dict[str, Any]:
+    """``result`` as the run's record keeps it: a dataclass field by field through
+    ``kforge.jsoncodec`` (as JSON text would read back: tuples become lists), a dict as it is,
+    None as ``{}``. ``TypeError`` for anything else, or for a value JSON cannot hold."""
+    if result is None:
+        return {}
+    if isinstance(result, Mapping):
+        return dict(result)
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        stored: dict[str, Any] = jsoncodec.loads(jsoncodec.dumps(jsoncodec.to_builtins(result)))
+        return stored
+    raise TypeError(
+        f"a run's result must be a dataclass (the agent's result_type) or a dict of JSON "
+        f"values, not {type(result).__name__}"
+    )
 
 
 @runtime_checkable
-class StepAgent(Protocol):
-    """What the runner drives: any agent that works in durable steps."""
+class StepAgent(Protocol[ResultT_co]):
+    """What the runner drives: any agent that works in durable steps, whose result is a
+    ``ResultT_co`` (its declared result type, or a dict for one that declares none)."""
 
     @property
     def agent_type(self) -> str: ...
 
-    async def step(self, ctx: RunContext) -> StepOutcome: ...
+    async def step(self, ctx: RunContext) -> StepOutcome[ResultT_co]: ...
 
     def get_state(self) -> dict[str, Any]: ...
 
     def restore_state(self, state: dict[str, Any]) -> None: ...
 
-    def partial_result(self) -> dict[str, Any]:
+    def partial_result(self) -> ResultT_co:
         """The best result available now (used when a limit ends the run early)."""
         ...
 
@@ -66,8 +93,9 @@ class SteerableAgent(Protocol):
     def intervene(self, ctx: RunContext, action: str, content: str) -> None: ...
 
 
-class ForgeAgent(ABC):
-    """Base class for phase-graph agents: phases, transitions, checkpoints and re-entry prompts."""
+class ForgeAgent(ABC, Generic[ResultT]):
+    """Base class for phase-graph agents: phases, transitions, checkpoints and re-entry
+    prompts; ``ResultT`` is the type of its result (its declared ``result_type``)."""
 
     agent_type: ClassVar[str]
     graph: ClassVar[PhaseGraph]
@@ -132,14 +160,14 @@ class ForgeAgent(ABC):
     def restore_mode_data(self, data: dict[str, Any]) -> None:
         pass
 
-    def result(self) -> dict[str, Any]:
+    @abstractmethod
+    def result(self) -> ResultT:
         """The final result, when the run reaches the complete phase."""
-        return {}
 
     def summary(self) -> str:
         return f"{self.agent_type} complete"
 
-    def partial_result(self) -> dict[str, Any]:
+    def partial_result(self) -> ResultT:
         return self.result()
 
     # -- prompts ---------------------------------------------------------------------------
@@ -176,7 +204,7 @@ class ForgeAgent(ABC):
 
     # -- the engine ------------------------------------------------------------------------
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[ResultT]:
         if self.stage == "start":
             self._enter(ctx, self.graph.initial, None, reason=None, is_backward=False)
             self.stage = "execute"
@@ -210,7 +238,7 @@ class ForgeAgent(ABC):
 
     async def _run_checkpoint(
         self, ctx: RunContext, phase: enum.Enum, checkpoint: Checkpoint
-    ) -> StepOutcome:
+    ) -> StepOutcome[ResultT]:
         payload = self.checkpoint_payload(checkpoint)
         ctx.emit(
             PhaseCheckpoint(
@@ -252,7 +280,7 @@ class ForgeAgent(ABC):
             self._stay(ctx, phase, "checkpoint_rejected")
         return CONTINUE
 
-    def _transition(self, ctx: RunContext) -> StepOutcome:
+    def _transition(self, ctx: RunContext) -> StepOutcome[ResultT]:
         phase = self.current_phase
         chosen = evaluate_transitions(self.graph.transitions, phase, self.evaluate_condition)
         if chosen is None:

@@ -23,7 +23,7 @@ class BoundaryInterventions(StretchWriter):
     """How a ``StepRunner`` takes interventions at its step boundaries."""
 
     if TYPE_CHECKING:
-        agent: StepAgent
+        agent: StepAgent[object]
         steered: SteerableAgent | None
         """The agent, when it takes interventions (``SteerableAgent``)."""
         _delivered: list[str]

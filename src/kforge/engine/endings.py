@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kforge.engine.agent import StepAgent, record_result
 from kforge.engine.run_context import RunContext
 from kforge.engine.state import Baseline
 from kforge.engine.writer import StretchWriter
 from kforge.errors import LimitExceededError, ModelUnavailableError
 from kforge.frames import ErrorFrame, Frame, Intervention, LimitReached, StatusChanged
 from kforge.store.base import RunStatus, Snapshot
-
-if TYPE_CHECKING:
-    from kforge.engine.agent import StepAgent
 
 __all__ = ["MODEL_UNAVAILABLE", "StretchEndings", "printable"]
 
@@ -30,7 +28,7 @@ class StretchEndings(StretchWriter):
     """The ways a ``StepRunner`` stretch ends other than completing (each one final commit)."""
 
     if TYPE_CHECKING:
-        agent: StepAgent
+        agent: StepAgent[object]
 
     def _end_by_person(
         self,
@@ -52,7 +50,7 @@ class StretchEndings(StretchWriter):
             snapshot=Snapshot(step_no, step_seq, baseline.trusted()),
             run_fields={
                 "status": status,
-                "result": {**self.agent.partial_result(), status.value: True},
+                "result": {**record_result(self.agent.partial_result()), status.value: True},
                 "pending_interaction": None,
             },
         )
@@ -66,7 +64,7 @@ class StretchEndings(StretchWriter):
         step_seq: int,
         prev_state: dict[str, Any],
     ) -> RunStatus:
-        partial = self.agent.partial_result()
+        partial = record_result(self.agent.partial_result())
         ctx.end_replay()
         ctx.emit(
             LimitReached(
@@ -123,8 +121,9 @@ class StretchEndings(StretchWriter):
 
     def _fail_unserializable(self, exc: Exception) -> RunStatus:
         message = (
-            f"the agent's state or a frame is not JSON ({exc}); get_state() must return JSON "
-            "values (dicts, lists, strings, numbers, booleans, None)"
+            f"the agent's state, its result or a frame is not JSON ({exc}); get_state() must "
+            "return JSON values (dicts, lists, strings, numbers, booleans, None), a result "
+            "its declared result type (a dataclass of them) or a dict of them"
         )
         return self._fail_with("ValidationError", message, "state not serializable")
 

@@ -16,7 +16,7 @@ from kforge.errors import ConfigurationError
 
 __all__ = ["AgentFactory", "AgentRegistry"]
 
-AgentFactory = Callable[[dict[str, Any]], StepAgent]
+AgentFactory = Callable[[dict[str, Any]], StepAgent[object]]
 
 
 class AgentRegistry:
@@ -31,7 +31,7 @@ class AgentRegistry:
             raise ConfigurationError(f"agent type '{agent_type}' is already registered")
         self._factories[agent_type] = factory
 
-    def create(self, agent_type: str, args: dict[str, Any]) -> StepAgent:
+    def create(self, agent_type: str, args: dict[str, Any]) -> StepAgent[object]:
         factory = self.factory(agent_type)
         if factory is None:
             known = ", ".join(self.names()) or "none"

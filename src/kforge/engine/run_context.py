@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from kforge import jsoncodec
@@ -69,7 +69,7 @@ class RunContext:
         usage: Usage | None = None,
         cost_usd: float | None = None,
         budget: RunBudget | None = None,
-        services: Services | Mapping[str, Any] | None = None,
+        services: Services | None = None,
         on_delta: Callable[[TokenDelta], None] | None = None,
         answerer: Answerer | None = None,
         steering: Callable[[], Awaitable[None]] | None = None,

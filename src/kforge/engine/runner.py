@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kforge import jsoncodec
-from kforge.engine.agent import SteerableAgent, StepAgent, StepOutcome
+from kforge.engine.agent import SteerableAgent, StepAgent, StepOutcome, record_result
 from kforge.engine.boundaries import BoundaryInterventions
 from kforge.engine.endings import StretchEndings, printable
 from kforge.engine.inbox import InterventionSource
@@ -83,7 +83,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         self,
         store: RunLog,
         run: RunRecord,
-        agent: StepAgent,
+        agent: StepAgent[object],
         model: Model,
         *,
         limits: RunLimits,
@@ -387,7 +387,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         step_no: int,
         elapsed: float,
         baseline: Baseline,
-        outcome: StepOutcome | None = None,
+        outcome: StepOutcome[object] | None = None,
     ) -> int:
         """Commit step ``step_no`` (an agent's step, or with no ``outcome`` the interventions
         taken at a boundary): its frames, its state delta and the run's new fields, with the
@@ -407,9 +407,10 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         grown: list[Grown] = []
         delta = diff_state(baseline.trusted(), live_state, grown=grown, synced=baseline.synced)
         frames = ctx.take_pending()
+        result = record_result(outcome.result) if outcome is not None and outcome.done else {}
         if outcome is not None and outcome.done:
             ctx.end_replay()
-            frames.append(ctx.emit(Complete(summary=outcome.summary, result=outcome.result)))
+            frames.append(ctx.emit(Complete(summary=outcome.summary, result=result)))
             frames.append(ctx.emit(StatusChanged(from_status="running", to_status="completed")))
             ctx.take_pending()
         step_seq = ctx.last_seq
@@ -420,7 +421,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             baseline.advance(delta, grown)
         fields: dict[str, Any] = {"iteration": step_no}
         if outcome is not None and outcome.done:
-            fields.update(status=RunStatus.COMPLETED, result=outcome.result)
+            fields.update(status=RunStatus.COMPLETED, result=result)
         self._commit(
             frames,
             final=done,

@@ -6,7 +6,6 @@ capabilities named here; never the runtime or the store behind them.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -46,7 +45,7 @@ class SessionHistory(Protocol):
         ...
 
 
-_KEYS = {
+_FIELDS = {
     "tools": "tools",
     "corpora": "corpora",
     "memory_store": "memory",
@@ -55,7 +54,8 @@ _KEYS = {
     "tool_approval": "approval",
     "tool_cache": "cache",
 }
-"""The string keys of the former services dict and the fields that replace them."""
+"""The string keys of the former services dict and the fields that replaced them, for the
+error that names the field to use."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -79,47 +79,23 @@ class Services:
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Anything else an application's own agents and tools need, by name."""
 
-    _view: Mapping[str, Any] = field(init=False, repr=False, compare=False)
     _for_tools: ToolServices | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
-        view: dict[str, Any] = dict(self.extra)
-        for key, name in _KEYS.items():
-            value = getattr(self, name)
-            if value is not None and value != ():
-                view[key] = value
-        object.__setattr__(self, "_view", MappingProxyType(view))
 
     @classmethod
-    def from_mapping(cls, services: Mapping[str, Any]) -> Services:
-        """Services from the former string-keyed dict: known keys become fields (``runtime``
-        is dropped: agents no longer reach it), the others go to ``extra``."""
-        known: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for key, value in services.items():
-            if key == "runtime":
-                continue
-            if key in _KEYS:
-                known[_KEYS[key]] = value
-            else:
-                extra[key] = value
-        return cls(**known, extra=extra)
-
-    @classmethod
-    def of(cls, services: Services | Mapping[str, Any] | None) -> Services:
-        """``services`` as a ``Services``; a mapping is read with ``from_mapping`` (deprecated)."""
+    def of(cls, services: Services | None) -> Services:
+        """``services``, or empty ones for None; ``TypeError`` for anything else (a dict, say)."""
         if services is None:
             return cls()
         if isinstance(services, Services):
             return services
-        warnings.warn(
-            "services as a dict is deprecated; pass kforge.Services(tools=..., corpora=..., "
-            "extra={...}) instead",
-            DeprecationWarning,
-            stacklevel=3,
+        raise TypeError(
+            f"services must be a kforge.Services, not {type(services).__name__}: pass "
+            "Services(tools=..., corpora=..., memory=..., extra={...}) (an application's own "
+            "values go in extra, by name)"
         )
-        return cls.from_mapping(services)
 
     def corpus(self, name: str | None = None) -> Corpus:
         """The corpus ``name`` (default: ``kforge.rag.DEFAULT_CORPUS``)."""
@@ -150,11 +126,6 @@ class Services:
             f"(got {type(supplied).__name__})"
         )
 
-    def as_mapping(self) -> Mapping[str, Any]:
-        """A read-only view by the former string keys (``agents``, ``tool_cache``, ...) and
-        the ``extra`` names."""
-        return self._view
-
     @property
     def for_tools(self) -> ToolServices:
         """What a tool the run calls sees as ``ToolContext.services``: ``agents`` and
@@ -164,10 +135,10 @@ class Services:
             # built on first use: importing kforge.tools is left to runs that call tools
             from kforge.tools.tool_context import ToolServices
 
-            view = ToolServices(agents=self.agents, extra=self.extra, legacy=self._view)
+            view = ToolServices(agents=self.agents, extra=self.extra)
             object.__setattr__(self, "_for_tools", view)
         return view
 
     def __getitem__(self, key: str) -> Any:
-        instead = _KEYS.get(key, f"extra[{key!r}]")
+        instead = _FIELDS.get(key, f"extra[{key!r}]")
         raise TypeError(f"services[{key!r}]: Services is not a dict; use services.{instead}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import warnings
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -190,7 +190,7 @@ def build_mcp_server(
     tools: Iterable[Tool],
     *,
     run_agent: Tool | None = None,
-    services: Services | Mapping[str, Any] | None = None,
+    services: Services | None = None,
     name: str = "kforge",
     catalog: MCPCatalog | None = None,
 ) -> Server[Any]:

@@ -107,10 +107,11 @@ async def intervene(
     happened: ``{"agent_id", "action", "applied": "now" | "next_step", "intervention_id"}``.
     One that loses a race (the run ended, or a delete came first) is refused and left nowhere."""
     if not isinstance(intervention, Intervention):
-        raise ValidationError(
-            "intervene() takes an Intervention (e.g. Intervention.comment('text') or "
-            f"Intervention(action='delete')), not {type(intervention).__name__}; its action is "
-            f"one of {_ALLOWED}"
+        raise TypeError(
+            "intervene() takes an Intervention, not "
+            f"{type(intervention).__name__} {intervention!r:.40}: pass "
+            "Intervention.comment(text), Intervention.modify(instructions) or "
+            "Intervention.delete() (from kforge import Intervention)"
         )
     action, content = intervention.action.value, intervention.content
     run = runtime.store.get_run(run_id)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,7 +72,7 @@ class Runtime(TreeSteering, RunObserving):
         *,
         model: Model | str | None = None,
         registry: AgentRegistry | None = None,
-        services: Services | Mapping[str, Any] | None = None,
+        services: Services | None = None,
         limits: RunLimits | None = None,
         lease_ttl_s: float = DEFAULT_LEASE_TTL_S,
         prices: PriceTable | None = None,
@@ -200,11 +199,11 @@ class Runtime(TreeSteering, RunObserving):
             self._launch(run, agent)
         return run.id
 
-    def _initial_step(self, agent: StepAgent, *, seq: int) -> StepRecord:
+    def _initial_step(self, agent: StepAgent[object], *, seq: int) -> StepRecord:
         initial = {"agent": agent.get_state(), "runtime": {"elapsed_s": 0.0}}
         return StepRecord(0, seq, diff_state({}, initial))
 
-    def _commit_initial_state(self, run_id: str, agent: StepAgent, *, seq: int) -> None:
+    def _commit_initial_state(self, run_id: str, agent: StepAgent[object], *, seq: int) -> None:
         self.store.commit(run_id, [], step=self._initial_step(agent, seq=seq))
 
     async def resume(
@@ -397,7 +396,7 @@ class Runtime(TreeSteering, RunObserving):
     def _launch(
         self,
         run: RunRecord,
-        agent: StepAgent,
+        agent: StepAgent[object],
         opening: list[Frame] | None = None,
         question: InteractionRequested | None = None,
         *,

@@ -4,7 +4,6 @@ view and stream, and waking a parent whose subagents ended (the ``Runtime``'s tr
 from __future__ import annotations
 
 import asyncio
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,12 +12,7 @@ from kforge.engine.runner import load_state
 from kforge.errors import InvalidRunStateError, RunLeasedError
 from kforge.frames import InteractionRequested
 from kforge.runtime.inbox import InterventionInbox
-from kforge.runtime.interventions import (
-    Intervention,
-    InterventionAction,
-    delete_run,
-    intervene,
-)
+from kforge.runtime.interventions import Intervention, InterventionAction, delete_run, intervene
 from kforge.runtime.tree import TreeChunk, agent_node, agent_tree, stream_tree
 from kforge.store.base import TERMINAL_STATUSES, RunLog, RunRecord, RunStatus
 
@@ -63,29 +57,14 @@ class TreeSteering:
             return {"declined": True}
         return {"text": str(reply)}
 
-    async def intervene(
-        self, agent_id: str, intervention: Intervention | str, content: str = ""
-    ) -> dict[str, Any]:
+    async def intervene(self, agent_id: str, intervention: Intervention) -> dict[str, Any]:
         """Steer one agent of a tree with a typed ``Intervention``: a delete stops it and its
         subagents at their next step boundary; a modify makes it re-plan with the content as
         its instructions; a comment gives it the content to see at its next step. The action
         is the intervention's, never read from its text. A waiting or queued agent takes it
         when it next runs, and a parent parked while its subagents work is resumed to take it
         now, not when they end. A finished agent refuses it, as does one that ends or is
-        deleted while it is delivered (InvalidRunStateError).
-
-        ``intervene(agent_id, "comment", text)`` (the action as a string) still works for one
-        release, with a ``DeprecationWarning``: the string is only ever the action."""
-        if isinstance(intervention, str):
-            warnings.warn(
-                "Runtime.intervene(agent_id, action, content) is deprecated; pass an "
-                "Intervention, e.g. Intervention.comment(text) or Intervention.delete()",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            intervention = Intervention(
-                action=cast(InterventionAction, intervention), content=content
-            )
+        deleted while it is delivered (InvalidRunStateError)."""
         outcome = await intervene(self._host(), agent_id, intervention)
         if outcome.get("applied") == "now" and intervention.action != InterventionAction.DELETE:
             self._wake_parked(self.store.get_run(agent_id))

@@ -15,13 +15,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["PEAKS", "fill", "peaks_of", "take_in"]
-
-PEAKS = (
-    # NULL: not known (the term's postings were written before peaks were kept)
-    "ALTER TABLE search_terms ADD COLUMN peaks jsonb",
-)
-"""Migration 6 of the PostgreSQL schema: each term's peaks."""
+__all__ = ["fill", "peaks_of", "take_in"]
 
 
 def take_in(conn: Any, ix: int, more: Mapping[str, Peaks], held: Mapping[str, str | None]) -> None:

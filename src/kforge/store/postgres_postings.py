@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import loads
 from kforge.store.postgres_batch import int_array, numbers, text_array
+from kforge.store.postgres_schema import SKIP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,11 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASE_LEVEL",
-    "BLOCK_TABLES",
     "FANOUT",
     "PURGE_SHARE",
     "SKIP",
-    "SKIP_LISTS",
     "merge",
     "purge",
     "record_dtype",
@@ -60,77 +59,11 @@ PURGE_SHARE = 1 / 16
 """Tombstones are purged once they exceed this share of the passages (or ``_PURGE_MIN``)."""
 _PURGE_MIN = 256
 
-SKIP = 128
-"""Records between two entries of a block's skip list (a stretch is 1 or 2 KB)."""
 
 _NARROW = (">i4", ">i2", ">i2")
 _WIDE = (">i8", ">i4", ">i4")
 _NARROW_LIMITS = (2**31 - 1, 2**15 - 1, 2**15 - 1)
 _FIELDS = ("passage", "tf", "length")
-
-BLOCK_TABLES = (
-    """
-    CREATE TABLE search_blocks (
-        id bigserial,
-        index_id integer NOT NULL,
-        term text NOT NULL,
-        level smallint NOT NULL,
-        wide boolean NOT NULL,
-        postings integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (index_id, term, id)
-    )
-    """,
-    # blocks are read whole and compress little: out of line, uncompressed, read as they lie
-    "ALTER TABLE search_blocks ALTER COLUMN data SET STORAGE EXTERNAL",
-    """
-    CREATE TABLE search_tombstones (
-        index_id integer NOT NULL,
-        passage bigint NOT NULL,
-        terms text NOT NULL,
-        PRIMARY KEY (index_id, passage)
-    )
-    """,
-    # the postings table of migration 3, packed per term (a term's rows in passage order)
-    """
-    INSERT INTO search_blocks(index_id, term, level, wide, postings, data)
-    SELECT index_id, term, 32767, wide, count(*),  -- BASE_LEVEL
-           string_agg(CASE WHEN wide THEN int8send(passage) || int4send(tf) || int4send(length)
-                      ELSE int4send(passage::int) || int2send(tf::smallint)
-                           || int2send(length::smallint) END, ''::bytea ORDER BY passage)
-    FROM (SELECT *, passage > 2147483647 OR tf > 32767 OR length > 32767 AS wide
-          FROM search_postings) p
-    GROUP BY index_id, term, wide
-    """,
-    "DROP TABLE search_postings",
-    # how many writes added a block of the term since its base block (``merge``)
-    "ALTER TABLE search_terms ADD COLUMN writes integer NOT NULL DEFAULT 0",
-)
-"""Migration 4 of the PostgreSQL schema: postings as blocks."""
-
-_SKIPS_SQL = f"""
-CREATE FUNCTION kforge_skips(data bytea, wide boolean) RETURNS bytea
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(string_agg(substring(data FROM i * c.step + 1 FOR c.size), ''::bytea
-                               ORDER BY i), ''::bytea)
-    FROM (SELECT CASE WHEN wide THEN 16 ELSE 8 END * {SKIP} AS step,
-                 CASE WHEN wide THEN 8 ELSE 4 END AS size) c,
-         generate_series(0, (length(data) - 1) / c.step) AS i
-$$
-"""
-
-SKIP_LISTS = (
-    # the skip list of a block whose records are in passage order: the passage of every
-    # SKIP-th record
-    _SKIPS_SQL,
-    "ALTER TABLE search_blocks ADD COLUMN skips bytea NOT NULL DEFAULT ''",
-    # a level-0 block holds one write's postings, in passage order; merges concatenated blocks
-    # in write order, which writers of one index at once can interleave, and purges wrote
-    # records in the order the server returned them: those blocks keep an empty skip list
-    # (read whole) until ``rewrite`` puts them in order (``PassageIndex.settle_index``)
-    "UPDATE search_blocks SET skips = kforge_skips(data, wide) WHERE level = 0",
-)
-"""Migration 5 of the PostgreSQL schema: blocks in passage order with skip lists."""
 
 _INSERT = """
 INSERT INTO search_blocks(index_id, term, level, wide, postings, data, skips)

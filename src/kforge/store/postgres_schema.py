@@ -1,4 +1,6 @@
 """Versioned schema migrations for the PostgreSQL store, applied in order when a store opens.
+They define every table, the run log's and the passage store's: the stores import them, never
+the other way.
 
 The step transaction is one server-side function, ``kforge_commit``, so a step costs one round
 trip: it checks the log position and the lease, appends the frames, the step delta and the
@@ -10,10 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from kforge.errors import StoreError
-from kforge.store.postgres_peaks import PEAKS
-from kforge.store.postgres_postings import BLOCK_TABLES, SKIP_LISTS
 
-__all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "apply_migrations"]
+__all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "SKIP", "apply_migrations"]
 
 FRAMES_CHANNEL = "kforge_frames"
 """The LISTEN/NOTIFY channel; each notice's payload is ``RUN_ID SEQ`` (the run's last seq)."""
@@ -76,6 +76,81 @@ PASSAGE_TABLES = (
 )
 """Migration 3: the passage store's tables (``kforge.store.postgres_passages``; its postings
 table became blocks in migration 4)."""
+
+SKIP = 128
+"""Records between two entries of a block's skip list (a stretch is 1 or 2 KB): the stride of
+``kforge_skips``, which migration 5 creates in the database, and so of every block's skip list
+(``kforge.store.postgres_postings`` writes and ``postgres_search`` reads them with it)."""
+
+BLOCK_TABLES = (
+    """
+    CREATE TABLE search_blocks (
+        id bigserial,
+        index_id integer NOT NULL,
+        term text NOT NULL,
+        level smallint NOT NULL,
+        wide boolean NOT NULL,
+        postings integer NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (index_id, term, id)
+    )
+    """,
+    # blocks are read whole and compress little: out of line, uncompressed, read as they lie
+    "ALTER TABLE search_blocks ALTER COLUMN data SET STORAGE EXTERNAL",
+    """
+    CREATE TABLE search_tombstones (
+        index_id integer NOT NULL,
+        passage bigint NOT NULL,
+        terms text NOT NULL,
+        PRIMARY KEY (index_id, passage)
+    )
+    """,
+    # the postings table of migration 3, packed per term (a term's rows in passage order)
+    """
+    INSERT INTO search_blocks(index_id, term, level, wide, postings, data)
+    SELECT index_id, term, 32767, wide, count(*),  -- BASE_LEVEL
+           string_agg(CASE WHEN wide THEN int8send(passage) || int4send(tf) || int4send(length)
+                      ELSE int4send(passage::int) || int2send(tf::smallint)
+                           || int2send(length::smallint) END, ''::bytea ORDER BY passage)
+    FROM (SELECT *, passage > 2147483647 OR tf > 32767 OR length > 32767 AS wide
+          FROM search_postings) p
+    GROUP BY index_id, term, wide
+    """,
+    "DROP TABLE search_postings",
+    # how many writes added a block of the term since its base block (``merge``)
+    "ALTER TABLE search_terms ADD COLUMN writes integer NOT NULL DEFAULT 0",
+)
+"""Migration 4 of the PostgreSQL schema: postings as blocks (``kforge.store.postgres_postings``)."""
+
+_SKIPS_SQL = f"""
+CREATE FUNCTION kforge_skips(data bytea, wide boolean) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(string_agg(substring(data FROM i * c.step + 1 FOR c.size), ''::bytea
+                               ORDER BY i), ''::bytea)
+    FROM (SELECT CASE WHEN wide THEN 16 ELSE 8 END * {SKIP} AS step,
+                 CASE WHEN wide THEN 8 ELSE 4 END AS size) c,
+         generate_series(0, (length(data) - 1) / c.step) AS i
+$$
+"""
+
+SKIP_LISTS = (
+    # the skip list of a block whose records are in passage order: the passage of every
+    # SKIP-th record
+    _SKIPS_SQL,
+    "ALTER TABLE search_blocks ADD COLUMN skips bytea NOT NULL DEFAULT ''",
+    # a level-0 block holds one write's postings, in passage order; merges concatenated blocks
+    # in write order, which writers of one index at once can interleave, and purges wrote
+    # records in the order the server returned them: those blocks keep an empty skip list
+    # (read whole) until ``rewrite`` puts them in order (``PassageIndex.settle_index``)
+    "UPDATE search_blocks SET skips = kforge_skips(data, wide) WHERE level = 0",
+)
+"""Migration 5 of the PostgreSQL schema: blocks in passage order with skip lists."""
+
+PEAKS = (
+    # NULL: not known (the term's postings were written before peaks were kept)
+    "ALTER TABLE search_terms ADD COLUMN peaks jsonb",
+)
+"""Migration 6 of the PostgreSQL schema: each term's peaks (``kforge.store.postgres_peaks``)."""
 
 _COMMIT_FUNCTION = (
     """
@@ -247,7 +322,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         ),
     ),
     (3, PASSAGE_TABLES),  # the passage index (kforge.store.postgres_passages)
-    (4, BLOCK_TABLES),  # its postings packed per term (kforge.store.postgres_postings)
+    (4, BLOCK_TABLES),  # its postings packed per term
     (5, SKIP_LISTS),  # the blocks in passage order with skip lists
     (6, PEAKS),  # each term's peaks, which bound its share of a score
 )

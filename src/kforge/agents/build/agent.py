@@ -61,7 +61,7 @@ DEFAULT_CONSTRAINTS = (
 )
 
 
-class BuildAgent(MakingPhase, ForgeAgent):
+class BuildAgent(MakingPhase, ForgeAgent[BuildResult]):
     agent_type = "build"
     result_type: ClassVar[type[AgentResult]] = BuildResult
     context_class = BuildPhaseContext
@@ -399,7 +399,7 @@ class BuildAgent(MakingPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"goal": self.goal, "workspace": str(self.workspace.root)}
 
-    def typed_result(self) -> BuildResult:
+    def result(self) -> BuildResult:
         rc = self.rc
         shape = self.shape if rc.shape else None
         return BuildResult(
@@ -417,9 +417,6 @@ class BuildAgent(MakingPhase, ForgeAgent):
             log=self._log() if shape else "",
             complete=bool(rc.plan) and all(s["status"] == "done" for s in rc.plan),
         )
-
-    def result(self) -> dict[str, Any]:
-        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc

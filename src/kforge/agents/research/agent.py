@@ -58,7 +58,7 @@ __all__ = ["ResearchAgent"]
 P = ResearchPhase
 
 
-class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
+class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent[ResearchReport]):
     agent_type = "research"
     result_type: ClassVar[type[AgentResult]] = ResearchReport
     context_class = ResearchPhaseContext
@@ -423,7 +423,7 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"question": self.question}
 
-    def typed_result(self) -> ResearchReport:
+    def result(self) -> ResearchReport:
         rc = self.rc
         return ResearchReport(
             question=self.question,
@@ -435,9 +435,6 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent):
             insights=rc.category_insights,
             frontier=tuple(rc.adjacent_questions),
         )
-
-    def result(self) -> dict[str, Any]:
-        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc

@@ -30,7 +30,7 @@ from kforge.agents.conversation import (
 )
 from kforge.agents.decisions import structured
 from kforge.agents.react import service_tools
-from kforge.agents.results import AgentResult, CitedAnswer
+from kforge.agents.results import AgentResult, CitedAnswer, upgrade_citations
 from kforge.agents.router.grading import GradingNode
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
 from kforge.agents.router.prompts import RouterDecision, router_reply, router_system
@@ -64,7 +64,7 @@ from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.question import read_question
 from kforge.rag.rewrite import fallback_rewrite, normalize_query
 from kforge.rag.textcheck import LoopWatch, key_terms
-from kforge.rag.types import Chunk, Citation
+from kforge.rag.types import Chunk
 from kforge.tools.base import Tool
 from kforge.tools.execution import execute_tool
 
@@ -108,7 +108,7 @@ class RouterAgent(GradingNode):
 
     # -- the graph ----------------------------------------------------------------------------
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[CitedAnswer]:
         node = _NODES.get(self.state.node)
         if node is not None:
             await node(self, ctx)
@@ -439,7 +439,7 @@ class RouterAgent(GradingNode):
             written = replace(written, citations=())  # a refusal quotes and cites nothing
         elif self.state.fallback:
             answer = f"{FALLBACK_NOTE}\n\n{answer}"
-        self.state.citations = [c.to_dict() for c in written.citations]
+        self.state.citations = list(written.citations)
         # the writer's own short answer when it states one, else the answer's opening line
         self.state.short_answer = written.short_answer or short_answer(answer)
         self._finish(ctx, answer, achieved=not self.state.fallback)
@@ -457,13 +457,13 @@ class RouterAgent(GradingNode):
             )
         )
 
-    def typed_result(self) -> CitedAnswer:
+    def result(self) -> CitedAnswer:
         return CitedAnswer(
             question=self.question,
             answer=self.state.answer,
             short_answer=self.state.short_answer if self.state.citations else "",
             refused=self.state.refused,
-            citations=tuple(Citation.from_dict(c) for c in self.state.citations),
+            citations=tuple(self.state.citations),
             out_of_scope=self.state.out_of_scope,
             fallback=self.state.fallback,
             answer_path=self.state.answer_path,
@@ -474,9 +474,6 @@ class RouterAgent(GradingNode):
             history_turns=len(self.turns),
         )
 
-    def result(self) -> dict[str, Any]:
-        return self.typed_result().stored()
-
     partial_result = result  # the answer so far is the best a limit can keep
 
     def get_state(self) -> dict[str, Any]:
@@ -485,7 +482,10 @@ class RouterAgent(GradingNode):
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self._configure(dict(state.get("args", self.args)))
-        self.state = jsoncodec.convert(state, RouterState)
+        try:
+            self.state = jsoncodec.convert(state, RouterState)
+        except ValueError:  # saved by an earlier version: its citations upgraded, then read
+            self.state = jsoncodec.convert(upgrade_citations(state), RouterState)
         self.turns = turns_from_args(state.get("turns"))
 
 

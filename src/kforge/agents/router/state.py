@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from kforge.rag.grounded import AnswerStyle
+from kforge.rag.types import Citation
 
 __all__ = ["Positive", "RouterArgs", "RouterState"]
 
@@ -58,7 +59,8 @@ class RouterState:
     passages: list[dict[str, Any]] = field(default_factory=list)
     router_failures: int = 0
     answer: str = ""
-    citations: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    """The passages the answer cites, numbered as its ``[n]`` markers."""
     out_of_scope: bool = False
     fallback: bool = False
     conversational: bool = False

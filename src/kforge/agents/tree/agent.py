@@ -15,13 +15,14 @@ names its parts split into them when the model's split is unusable.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, ClassVar, TypeVar
 
 from kforge import jsoncodec
 from kforge.agents.common.evidence import gather_evidence
 from kforge.agents.common.writing import write_grounded
 from kforge.agents.decisions import structured
-from kforge.agents.results import AgentResult, TreeResult
+from kforge.agents.results import AgentResult, TreeResult, upgrade_citations
 from kforge.agents.tree.arguments import MAX_SUBQUESTIONS, TreeArgs
 from kforge.agents.tree.prompts import (
     CLARIFY_PROMPT,
@@ -44,7 +45,7 @@ from kforge.agents.tree.questions import (
     same_task,
     task_text,
 )
-from kforge.agents.tree.state import TreeState
+from kforge.agents.tree.state import MainAnswer, TreeState
 from kforge.agents.tree.subagents import Steered, TreeSpawner, collect
 from kforge.agents.tree.summary import compose_summary, uncertainties
 from kforge.effects import Effect
@@ -58,14 +59,13 @@ from kforge.llm.types import Message, ModelSettings, ToolCall
 from kforge.rag.compose import Segment
 from kforge.rag.grounded import GENERATE_SYSTEM, number_segments
 from kforge.rag.textcheck import cut_loop
-from kforge.rag.types import Citation
 
 __all__ = ["STEPS", "TreeAgent", "TreeSpawner"]
 
 STEPS = ("clarify", "questions", "subquestions", "execute", "check", "summary")
 DECISION = ModelSettings(temperature=0.0, max_tokens=200)
 EXECUTION = ModelSettings(temperature=0.2, max_tokens=400)
-_CONTINUE = StepOutcome()
+_CONTINUE: StepOutcome[TreeResult] = StepOutcome()
 _CHECKED = "tree.intervention_check"
 
 
@@ -104,10 +104,14 @@ class TreeAgent:
         return saved
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.state = jsoncodec.convert({"prompt": self.params.prompt.strip(), **state}, TreeState)
+        saved = {"prompt": self.params.prompt.strip(), **state}
+        main = saved.get("main")
+        if isinstance(main, dict):  # saved by an earlier version: {} for none, old citations
+            saved["main"] = upgrade_citations(main) if main else None
+        self.state = jsoncodec.convert(saved, TreeState)
 
-    def partial_result(self) -> dict[str, Any]:
-        return self.typed_result(partial=True).stored()
+    def partial_result(self) -> TreeResult:
+        return self.result(partial=True)
 
     def child_run(self, prompt: str) -> tuple[str, dict[str, Any]]:
         """What ``fork(prompt)`` from this agent's code starts: a tree agent one level down."""
@@ -133,7 +137,7 @@ class TreeAgent:
         state.modifications.append(content)
         ctx.emit(AgentThinking(message=f"Re-planning from {state.stage} with new instructions"))
         if state.stage in ("execute", "check", "summary"):
-            state.main, state.retrieved, state.messages, state.tool_rounds = {}, False, [], 0
+            state.main, state.retrieved, state.messages, state.tool_rounds = None, False, [], 0
             state.resolved = False
             self._goto(ctx, "execute", "modified by user")
 
@@ -144,11 +148,11 @@ class TreeAgent:
         if state.messages:
             state.messages.append(Message.user(f"Note from the user: {note}").to_dict())
         else:
-            state.main = {}
+            state.main = None
         state.resolved = False
         self._goto(ctx, "execute", "comment from user")
 
-    async def step(self, ctx: RunContext) -> StepOutcome:
+    async def step(self, ctx: RunContext) -> StepOutcome[TreeResult]:
         stage = _STAGES.get(self.state.stage)
         if stage is None:  # "summary": the step that ends the run
             return await self._summary(ctx)
@@ -240,7 +244,7 @@ class TreeAgent:
         payload = {"comments": state.comments, "modified": bool(state.modifications)}
         return DataEvent(name=_CHECKED, payload=payload)
 
-    async def _summary(self, ctx: RunContext) -> StepOutcome:
+    async def _summary(self, ctx: RunContext) -> StepOutcome[TreeResult]:
         state = self.state
         doubts = uncertainties(state)
         if doubts and not state.resolved:
@@ -252,13 +256,13 @@ class TreeAgent:
             if question:
                 state.note = await self._ask(ctx, question, "summary", final=True) or ""
         state.resolved = True
-        result = self.typed_result(partial=False)
+        result = self.result(partial=False)
         ctx.emit(AgentSpeaking(text=result.answer))
         ended = sum(1 for c in state.subagents if c.get("status") != "completed")
         summary = f"answered with {len(state.subagents)} subagent(s)" + (
             f", {ended} of them without an answer" if ended else ""
         )
-        return StepOutcome(True, result.stored(), summary)
+        return StepOutcome(True, result, summary)
 
     # -- parts -----------------------------------------------------------------------------
 
@@ -402,11 +406,11 @@ class TreeAgent:
         )
         segments = [Segment(s["text"], s["source"]) for s in written.segments]
         text, citations, _ = number_segments(segments, chunks)
-        self.state.main = {
-            "text": text or evidence.disclaimer or "The documents say nothing about this.",
-            "citations": [c.to_dict() for c in citations],
-            "path": written.path,
-        }
+        self.state.main = MainAnswer(
+            text=text or evidence.disclaimer or "The documents say nothing about this.",
+            citations=tuple(citations),
+            path=written.path,
+        )
 
     async def _tool_round(self, ctx: RunContext) -> bool:
         """One model call with the tools; True once the model answered without a tool."""
@@ -416,7 +420,7 @@ class TreeAgent:
         state = self.state
         tools = resolve_tools(ctx.services, self.params.tools, agent=self.agent_type)
         if not state.messages:
-            found = state.main.get("text", "")
+            found = state.main.text if state.main else ""
             context = f"\n\nFrom the documents: {found}" if found else ""
             state.messages = [
                 Message.system(EXECUTE_PROMPT).to_dict(),
@@ -435,11 +439,8 @@ class TreeAgent:
         )
         if not response.tool_calls or last:
             text, _ = cut_loop(response.text)
-            state.main = {
-                **state.main,
-                "text": text.strip() or state.main.get("text", ""),
-                "path": "tools",
-            }
+            before = state.main or MainAnswer(text="")
+            state.main = replace(before, text=text.strip() or before.text, path="tools")
             return True
         state.messages.append(Message.assistant(response.text, response.tool_calls).to_dict())
         for call in response.tool_calls:
@@ -450,7 +451,7 @@ class TreeAgent:
         state.tool_rounds += 1
         return False
 
-    async def _model_answer(self, ctx: RunContext) -> dict[str, Any]:
+    async def _model_answer(self, ctx: RunContext) -> MainAnswer:
         from kforge.agents.common.answer import model_only_answer
 
         async def write(messages: list[Message], settings: ModelSettings) -> Any:
@@ -460,16 +461,16 @@ class TreeAgent:
         style = self.params.answer or answer_style(ctx.model)
         answer = await model_only_answer(self._request(), write if style == "generative" else None)
         text = answer.text or "No documents were given and this model does not answer alone."
-        return {"text": text, "citations": [], "path": answer.path}
+        return MainAnswer(text=text, path=answer.path)
 
-    def typed_result(self, *, partial: bool) -> TreeResult:
+    def result(self, *, partial: bool = False) -> TreeResult:
         state = self.state
         text = compose_summary(state)
         failed = [c for c in state.subagents if c.get("status") not in (None, "completed")]
         return TreeResult(
             answer=text,
-            main_answer=state.main.get("text", ""),
-            citations=tuple(Citation.from_dict(c) for c in state.main.get("citations", [])),
+            main_answer=state.main.text if state.main else "",
+            citations=state.main.citations if state.main else (),
             subagents=tuple(dict(c) for c in state.subagents),
             metadata={
                 "depth": self.params.depth,
@@ -478,7 +479,7 @@ class TreeAgent:
                 "declined": list(state.declined),
                 "comments": list(state.comments),
                 "modifications": list(state.modifications),
-                "answer_path": state.main.get("path", ""),
+                "answer_path": state.main.path if state.main else "",
                 "partial": partial or bool(failed),
                 "note": state.note,
             },

@@ -5,7 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TreeState"]
+from kforge.rag.types import Citation
+
+__all__ = ["MainAnswer", "TreeState"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MainAnswer:
+    """The main execution's own answer, before the subagents' are added."""
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+    """The passages ``text`` cites, numbered as its ``[n]`` markers."""
+    path: str = ""
+    """Which path wrote it: extractive, generative, tools, ..."""
 
 
 @dataclass(kw_only=True)
@@ -23,8 +36,8 @@ class TreeState:
     questions_done: bool = False
     subagents: list[dict[str, Any]] = field(default_factory=list)
     """``{"id", "prompt"}`` per child, then its ``status`` and ``answer`` once known."""
-    main: dict[str, Any] = field(default_factory=dict)
-    """The main execution's answer: ``{"text", "citations", "path"}``."""
+    main: MainAnswer | None = None
+    """The main execution's answer; None until it is written (or after a modify)."""
     retrieved: bool = False
     messages: list[dict[str, Any]] = field(default_factory=list)
     """The tool conversation of the main execution."""

@@ -39,13 +39,14 @@ def uncertainties(state: TreeState) -> list[str]:
     for child in state.subagents:
         if child.get("status") not in (None, "completed"):
             found.append(f"subagent '{child.get('prompt', '')}' is {child.get('status')}")
-    if not state.main.get("citations") and state.main.get("path") in ("none", "extractive"):
+    main = state.main
+    if main is not None and not main.citations and main.path in ("none", "extractive"):
         found.append("the documents did not answer the request")
     return found
 
 
 def compose_summary(state: TreeState) -> str:
-    parts = [str(state.main.get("text") or "(no main answer)").strip()]
+    parts = [((state.main.text if state.main else "") or "(no main answer)").strip()]
     if state.subagents:
         parts.append("Subquestions:\n" + "\n".join(subagent_line(c) for c in state.subagents))
     if state.note:

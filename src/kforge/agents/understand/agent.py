@@ -51,7 +51,7 @@ __all__ = ["UnderstandAgent"]
 P = UnderstandPhase
 
 
-class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
+class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent[UnderstandReport]):
     agent_type = "understand"
     result_type: ClassVar[type[AgentResult]] = UnderstandReport
     context_class = UnderstandPhaseContext
@@ -425,7 +425,7 @@ class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
     def get_mode_data(self) -> dict[str, Any]:
         return {"topic": self.topic}
 
-    def typed_result(self) -> UnderstandReport:
+    def result(self) -> UnderstandReport:
         rc = self.rc
         return UnderstandReport(
             topic=self.topic,
@@ -435,9 +435,6 @@ class UnderstandAgent(CalibratingPhase, TeachingPhase, ForgeAgent):
             questions=tuple(rc.questions),
             sources=tuple(rc.sources),
         )
-
-    def result(self) -> dict[str, Any]:
-        return self.typed_result().stored()
 
     def summary(self) -> str:
         rc = self.rc
