@@ -10,8 +10,6 @@ line, consecutive ones separated by a single newline; a ``pre`` block is kept ve
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from kforge.rag.extract.document import (
     ExtractedDocument,
@@ -20,297 +18,19 @@ from kforge.rag.extract.document import (
     clean_title,
     layout_blocks,
 )
+from kforge.rag.extract.html_chrome import is_chrome, is_sidebar, opens_section
+from kforge.rag.extract.html_tree import BLOCK_TAGS, Node, TreeBuilder
 
 __all__ = ["extract_html"]
 
-# What a browser does not show, and page chrome by element name.
-_DROPPED_TAGS = frozenset(
-    {
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "svg",
-        "iframe",
-        "object",
-        "nav",
-        "footer",
-        "header",
-        "aside",
-        "form",
-        "button",
-        "select",
-        "textarea",
-        "head",
-        "title",
-    }
-)
-_DROPPED_ROLES = frozenset({"navigation", "search", "banner", "contentinfo", "complementary"})
-_DOCUTILS_BOXES = {"topic": "topic-title", "sidebar": "sidebar-title"}
-"""Docutils' topic and sidebar directives, by class and the class of their title paragraph."""
-_FOOTNOTES = frozenset({"footnote", "footnote-list"})
-# Class and id words of page chrome in Sphinx, MkDocs, Texinfo (makeinfo, texi2html) and
-# common site themes; matched against whole class tokens and ids.
-_CHROME_WORDS = frozenset(
-    {
-        "sphinxsidebar",
-        "sphinxsidebarwrapper",
-        "related",
-        "footer",
-        "header",
-        "headerlink",
-        "navbar",
-        "nav-panel",
-        "navigation",
-        "mini-toc",
-        "menu",
-        "contents",
-        "shortcontents",
-        "toc",
-        "fancy_toc",
-        "tagline",
-        "toctree-wrapper",
-        "bs-sidebar",
-        "sidebar",
-        "modal",
-        "searchbox",
-        "inline-search",
-        "mobile-nav",
-        "menu-wrapper",
-        "version_switcher_placeholder",
-        "language_switcher_placeholder",
-        "sourcelink",
-        "this-page-menu",
-        "skip-link",
-        "skiplink",
-        "breadcrumbs",
-        "rst-footer-buttons",
-        "prev-next",
-        "footnote-reference",  # a footnote's number in the text ("queue.1"): the note is kept
-    }
-)
-_VOID = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source"}
-    | {"track", "wbr"}
-)
-# An open element of one of these kinds is closed by a new one of the same group (HTML's
-# optional end tags), but not across the container named with it.
-_IMPLIED_END = {
-    "p": ({"p"}, set()),
-    "li": ({"li"}, {"ul", "ol"}),
-    "dt": ({"dt", "dd"}, {"dl"}),
-    "dd": ({"dt", "dd"}, {"dl"}),
-    "tr": ({"tr", "td", "th"}, {"table", "thead", "tbody", "tfoot"}),
-    "td": ({"td", "th"}, {"tr", "table"}),
-    "th": ({"td", "th"}, {"tr", "table"}),
-    "option": ({"option"}, {"select"}),
-}
-_BLOCK_TAGS = frozenset(
-    {"address", "article", "blockquote", "center", "details", "div", "dl", "fieldset", "figure"}
-    | {"figcaption", "hr", "main", "ol", "p", "pre", "section", "summary", "table", "ul", "aside"}
-    | {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "body", "html", "dd", "dt", "li", "tr"}
-)
 _SPACE = re.compile(r"\s+")
 _RUN_OF_SPACES = re.compile(r" {2,}")
 _AROUND_BREAK = re.compile(r" *\n *")
-# Texinfo navigation: texi2html's "[ << ] [ >> ] [Top] [Contents]" bars and makeinfo's
-# "Next: …, Previous: …, Up: …" lines; generators' "This document was generated …" notes.
-_BRACKET_BAR = re.compile(r"^(?:\s*\[[^\]]{0,40}\])+\s*$")
-_NEXT_PREV_UP = re.compile(r"^\s*(?:Next|Previous|Prev|Up):\s.*\b(?:Previous|Prev|Up|Next):")
 _SECTION_NUMBER = re.compile(r"^(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+")
 _CALLOUT = re.compile(r"^<\d+>$")
-_SKIP_LINK = re.compile(r"^\s*(?:skip to (?:main )?content|jump to navigation|jump to:)", re.I)
-_GENERATED_BY = re.compile(r"^\s*This document was generated (?:by|on|using)\b.*\busing\b", re.S)
 
 
-@dataclass(slots=True)
-class _Node:
-    tag: str
-    attrs: dict[str, str]
-    children: list[_Node | str] = field(default_factory=list)
-    parent: _Node | None = None
-
-
-class _TreeBuilder(HTMLParser):
-    """A forgiving element tree: optional end tags implied, stray end tags ignored."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = _Node("#root", {})
-        self.stack: list[_Node] = [self.root]
-        self.title: str | None = None
-        self._title_parts: list[str] | None = None
-        self.generator = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {k: v or "" for k, v in attrs}
-        if self._title_parts is not None:
-            self._end_title()  # an unclosed <title> ends where the next element starts
-        if tag == "title" and self.title is None:
-            self._title_parts = []
-            return
-        if tag == "meta" and values.get("name", "").lower() == "generator":
-            self.generator = values.get("content", "")
-        if tag in ("body", "html", "head"):
-            if tag == "body":  # </head> may be omitted: <body> ends the head too
-                while len(self.stack) > 1:
-                    self.stack.pop()
-            node = _Node(tag, values, parent=self.root)
-            self.root.children.append(node)
-            self.stack = [self.root, node]
-            return
-        implied = _IMPLIED_END.get(tag)
-        if implied is not None or tag in _BLOCK_TAGS:
-            closes, scope = implied or ({"p"}, set())
-            for index in range(len(self.stack) - 1, 0, -1):
-                open_tag = self.stack[index].tag
-                if open_tag in scope or (implied is None and open_tag != "p"):
-                    break
-                if open_tag in closes:
-                    del self.stack[index:]
-                    break
-        node = _Node(tag, values, parent=self.stack[-1])
-        self.stack[-1].children.append(node)
-        if tag not in _VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID and self.stack[-1].tag == tag:
-            self.stack.pop()
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title" and self._title_parts is not None:
-            self._end_title()
-            return
-        for index in range(len(self.stack) - 1, 0, -1):
-            if self.stack[index].tag == tag:
-                del self.stack[index:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        if self._title_parts is not None:
-            self._title_parts.append(data)
-        else:
-            self.stack[-1].children.append(data)
-
-    def _end_title(self) -> None:
-        self.title = " ".join("".join(self._title_parts or ()).split())
-        self._title_parts = None
-
-
-def _is_chrome(node: _Node) -> bool:
-    if node.tag in ("aside", "div") and _docutils_box(node):
-        return False
-    if node.tag == "span" and _footnote_furniture(node):
-        return True
-    if node.tag in _DROPPED_TAGS:
-        return True
-    attrs = node.attrs
-    if attrs.get("role", "") in _DROPPED_ROLES or "hidden" in attrs:
-        return True
-    words = set(attrs.get("class", "").split())
-    if attrs.get("id") and attrs["id"] != "header":  # AsciiDoc's id=header holds NAME
-        words.add(attrs["id"])
-    if words & _CHROME_WORDS:
-        return True
-    if node.tag in ("ul", "ol") and _anchor_list(node):
-        return True
-    if node.tag in ("table", "p", "div", "a"):
-        text = _short_text(node)
-        if text is not None and (
-            _BRACKET_BAR.match(text)
-            or _NEXT_PREV_UP.match(text)
-            or _SKIP_LINK.match(text)
-            or _GENERATED_BY.match(text)
-        ):
-            return True
-    return False
-
-
-def _docutils_box(node: _Node) -> bool:
-    """True for the text a reStructuredText document sets beside its own: a topic, a sidebar,
-    its footnotes (``aside`` since docutils 0.18, ``div`` before); a theme's sidebar has
-    another class or no docutils title."""
-    classes = set(node.attrs.get("class", "").split())
-    if node.tag == "aside" and classes & _FOOTNOTES:
-        return True
-    if (classes & _CHROME_WORDS) - {"sidebar"}:  # "contents topic": a local table of contents
-        return False
-    return any(
-        cls in classes
-        and any(
-            not isinstance(child, str)
-            and child.tag == "p"
-            and title in child.attrs.get("class", "").split()
-            for child in node.children
-        )
-        for cls, title in _DOCUTILS_BOXES.items()
-    )
-
-
-def _is_sidebar(node: _Node) -> bool:
-    return "sidebar" in node.attrs.get("class", "").split() and _docutils_box(node)
-
-
-def _opens_section(node: _Node) -> bool:
-    tag = node.tag
-    return (
-        tag == "section"
-        or (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456")
-        or (tag == "div" and "section" in node.attrs.get("class", "").split())
-    )
-
-
-def _footnote_furniture(node: _Node) -> bool:
-    """A footnote's label ("[1]": quoted, it would read as a citation marker) and back-links."""
-    parent = node.parent
-    return (
-        bool({"label", "backrefs"} & set(node.attrs.get("class", "").split()))
-        and parent is not None
-        and parent.tag == "aside"
-        and "footnote" in parent.attrs.get("class", "").split()
-    )
-
-
-def _anchor_list(node: _Node) -> bool:
-    """True for a list of three or more items that each only link to a place on the same
-    page (a page's own table of contents, such as an FAQ's list of its questions): the
-    text is said again where the links point."""
-    items = [c for c in node.children if not isinstance(c, str)]
-    if len(items) < 3 or any(c.tag != "li" for c in items):
-        return False
-    for item in items:
-        parts = [c for c in item.children if not (isinstance(c, str) and not c.strip())]
-        if not parts or isinstance(parts[0], str) or parts[0].tag != "a":
-            return False
-        if not parts[0].attrs.get("href", "").startswith("#"):
-            return False
-        if any(isinstance(p, str) or p.tag not in ("ul", "ol") for p in parts[1:]):
-            return False  # text beside the link, or more than a nested list of links
-    return True
-
-
-def _short_text(node: _Node, limit: int = 600) -> str | None:
-    """The node's text when it is at most ``limit`` characters (navigation is short), else None;
-    the walk stops early, so testing every element of a large page stays linear."""
-    parts: list[str] = []
-    size = 0
-    pending: list[_Node | str] = list(reversed(node.children))
-    while pending:
-        child = pending.pop()
-        if isinstance(child, str):
-            parts.append(child)
-            size += len(child)
-            if size > limit * 4:
-                return None
-        elif child.tag not in ("script", "style"):
-            pending.extend(reversed(child.children))
-    text = " ".join("".join(parts).split())
-    return text if len(text) <= limit else None
-
-
-def _plain(node: _Node) -> str:
+def _plain(node: Node) -> str:
     """The node's text on one line, page chrome inside it (e.g. a heading's ¶ link) left out."""
     sub = _Renderer()
     sub.line_mode = 1
@@ -319,7 +39,7 @@ def _plain(node: _Node) -> str:
     return " ".join(" ".join(b.text.split()) for b in sub.blocks)
 
 
-def _find_main(root: _Node, generator: str = "") -> _Node | None:
+def _find_main(root: Node, generator: str = "") -> Node | None:
     """The page's main content: the first ``main`` or ``role=main`` element, else a Sphinx
     ``div.body`` (Doxygen's ``div.contents``), else the page's only ``article`` (several
     articles are a listing: no main)."""
@@ -330,11 +50,11 @@ def _find_main(root: _Node, generator: str = "") -> _Node | None:
         if contents is not None:
             _drop_option_indexes(contents)
             return contents
-    found: dict[str, list[_Node]] = {"main": [], "body": [], "article": []}
-    pending: list[_Node | str] = [root]
+    found: dict[str, list[Node]] = {"main": [], "body": [], "article": []}
+    pending: list[Node | str] = [root]
     while pending:
         node = pending.pop()
-        if isinstance(node, str) or (node is not root and _is_chrome(node)):
+        if isinstance(node, str) or (node is not root and is_chrome(node)):
             continue
         if node.tag == "main" or node.attrs.get("role") == "main":
             found["main"].append(node)
@@ -350,10 +70,10 @@ def _find_main(root: _Node, generator: str = "") -> _Node | None:
     return found["article"][0] if len(found["article"]) == 1 else None
 
 
-def _drop_option_indexes(node: _Node) -> None:
+def _drop_option_indexes(node: Node) -> None:
     """Remove Doxygen's multi-column indexes (``ul.multicol``: every option or command of the
     page, each a link to where the page describes it): a list of names that says nothing."""
-    kept: list[_Node | str] = []
+    kept: list[Node | str] = []
     for child in node.children:
         if isinstance(child, str):
             kept.append(child)
@@ -365,8 +85,8 @@ def _drop_option_indexes(node: _Node) -> None:
     node.children[:] = kept
 
 
-def _first_div(root: _Node, css_class: str) -> _Node | None:
-    pending: list[_Node | str] = [root]
+def _first_div(root: Node, css_class: str) -> Node | None:
+    pending: list[Node | str] = [root]
     while pending:
         node = pending.pop()
         if isinstance(node, str):
@@ -390,32 +110,32 @@ class _Renderer:
         if text:
             self.blocks.append(TextBlock("line" if self.line_mode else "p", text))
 
-    def render(self, node: _Node) -> None:
-        beside: list[_Node] = []
+    def render(self, node: Node) -> None:
+        beside: list[Node] = []
         said = False
         for child in node.children:
             if isinstance(child, str):
                 self.inline.append(_SPACE.sub(" ", child))
                 said = said or bool(child.strip())
-            elif _is_chrome(child):
+            elif is_chrome(child):
                 continue
-            elif _is_sidebar(child):
+            elif is_sidebar(child):
                 # set beside the text, it is read after it (before a subsection that follows
                 # the text), so the passage the text makes is not split
                 beside.append(child)
             else:
-                if beside and said and _opens_section(child):
+                if beside and said and opens_section(child):
                     self._render_beside(beside)
                 self.element(child)
                 said = True
         self._render_beside(beside)
 
-    def _render_beside(self, nodes: list[_Node]) -> None:
+    def _render_beside(self, nodes: list[Node]) -> None:
         for sidebar in nodes:
             self.element(sidebar)
         nodes.clear()
 
-    def element(self, node: _Node) -> None:
+    def element(self, node: Node) -> None:
         tag = node.tag
         if tag == "br":
             self.inline.append("\n")
@@ -446,7 +166,7 @@ class _Renderer:
         elif tag == "table":
             self.flush()
             self.table(node)
-        elif tag in _BLOCK_TAGS:
+        elif tag in BLOCK_TAGS:
             if self.line_mode and tag == "p":
                 self.inline.append(" ")
                 self.render(node)
@@ -457,10 +177,10 @@ class _Renderer:
         else:
             self.render(node)
 
-    def definitions(self, node: _Node) -> None:
+    def definitions(self, node: Node) -> None:
         terms: list[str] = []
         for child in node.children:
-            if isinstance(child, str) or _is_chrome(child):
+            if isinstance(child, str) or is_chrome(child):
                 continue
             if child.tag == "dt":
                 term = _plain(child)
@@ -483,7 +203,7 @@ class _Renderer:
         if terms:
             self.blocks.append(TextBlock("line", ", ".join(terms)))
 
-    def table(self, node: _Node) -> None:
+    def table(self, node: Node) -> None:
         rows = [r for r in _descendants(node, "tr") if _is_own_row(r, node)]
         layout = any(_descendants(cell, "pre") or _descendants(cell, "table") for cell in rows)
         if layout or not rows:  # a table used to lay out a code example or a page
@@ -500,8 +220,8 @@ class _Renderer:
                 self.blocks.append(TextBlock("line", " | ".join(texts)))
 
 
-def _descendants(node: _Node, tag: str) -> list[_Node]:
-    found: list[_Node] = []
+def _descendants(node: Node, tag: str) -> list[Node]:
+    found: list[Node] = []
     for child in node.children:
         if isinstance(child, str):
             continue
@@ -511,7 +231,7 @@ def _descendants(node: _Node, tag: str) -> list[_Node]:
     return found
 
 
-def _is_own_row(row: _Node, table: _Node) -> bool:
+def _is_own_row(row: Node, table: Node) -> bool:
     parent = row.parent
     while parent is not None and parent is not table:
         if parent.tag == "table":
@@ -520,7 +240,7 @@ def _is_own_row(row: _Node, table: _Node) -> bool:
     return True
 
 
-def _raw(node: _Node) -> str:
+def _raw(node: Node) -> str:
     parts: list[str] = []
     for child in node.children:
         if isinstance(child, str):
@@ -529,14 +249,14 @@ def _raw(node: _Node) -> str:
             parts.append("\n")
         elif child.tag == "b" and _CALLOUT.match(_raw(child)):
             continue  # AsciiDoc's callout numbers point into the prose, not part of the code
-        elif not _is_chrome(child):
+        elif not is_chrome(child):
             parts.append(_raw(child))
     return "".join(parts)
 
 
 def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
     """The main content of ``html`` as text with its headings; page chrome is left out."""
-    builder = _TreeBuilder()
+    builder = TreeBuilder()
     try:
         builder.feed(html)
         builder.close()
