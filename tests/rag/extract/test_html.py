@@ -242,3 +242,31 @@ def test_a_documents_topics_sidebars_and_footnotes_are_its_text() -> None:
         "Version 5.2 runs on Python 3.7 or newer.\n\nWorkers\n\nA worker runs tasks.\n\n"
         "Only the prefork pool is supported.\n\nTrainings\n\nA course in March."
     )
+
+
+NAVIGATED_PAGE = b"""<!doctype html><html><head><title>dropuser</title></head><body>
+<div id="hd"><h1><a href="index.html">Manual 3.2 documentation</a></h1>
+<div id="global-nav"><a href="index.html">Home</a> | <a href="genindex.html">Index</a></div>
+<div class="nav">&laquo; <a href="a.html">previous</a> | <a href="b.html">next</a> &raquo;</div></div>
+<div class="navheader"><table><tr><th colspan="3">dropuser</th></tr><tr><td><a href="a.html">
+Prev</a></td><td><a href="u.html">Up</a></td><td><a href="b.html">Next</a></td></tr></table></div>
+<div class="deck"><p>This document describes the current stable version of Tool (5.2).
+For development docs, <a href="https://example.org/dev/">go here</a>.</p></div>
+<h2>dropuser</h2><p>dropuser removes an existing user.</p>
+<h2 id="nav">nav</h2><p>The nav option sets the order of the pages.</p>
+<p>Go to the next section or return to the <a href="index.html">index</a>.</p>
+<div class="navfooter"><table><tr><td><a href="a.html">Prev</a></td><td>
+<a href="index.html">Home</a></td></tr></table></div>
+<div id="ft"><div class="nav"><a href="a.html">previous</a> | <a href="b.html">next</a></div>
+</div></body></html>"""
+
+
+def test_navigation_bars_version_banners_and_where_next_lines_are_left_out() -> None:
+    # a YUI page header (Django's manual), DocBook's Prev/Up/Next tables (PostgreSQL's), a
+    # theme's release banner and a "go to the next section" line are on every page alike;
+    # a section whose id is "nav" (an option of that name) is the document
+    doc = extract("dropuser.html", NAVIGATED_PAGE)
+    assert doc.text == (
+        "dropuser\n\ndropuser removes an existing user.\n\n"
+        "nav\n\nThe nav option sets the order of the pages."
+    )

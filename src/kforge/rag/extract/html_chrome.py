@@ -73,6 +73,11 @@ _CHROME_WORDS = frozenset(
         "rst-footer-buttons",
         "prev-next",
         "footnote-reference",  # a footnote's number in the text ("queue.1"): the note is kept
+        "global-nav",
+        "hd",  # YUI grids' page header and footer (Django's manual: its name and links)
+        "ft",
+        "navheader",  # DocBook XSL's "Prev | Up | Next" tables (PostgreSQL's manual)
+        "navfooter",
     }
 )
 # Texinfo navigation: texi2html's "[ << ] [ >> ] [Top] [Contents]" bars and makeinfo's
@@ -80,6 +85,20 @@ _CHROME_WORDS = frozenset(
 _BRACKET_BAR = re.compile(r"^(?:\s*\[[^\]]{0,40}\])+\s*$")
 _NEXT_PREV_UP = re.compile(r"^\s*(?:Next|Previous|Prev|Up):\s.*\b(?:Previous|Prev|Up|Next):")
 _SKIP_LINK = re.compile(r"^\s*(?:skip to (?:main )?content|jump to navigation|jump to:)", re.I)
+_VERSION_BANNER = re.compile(
+    r"^This (?:document|documentation|page) (?:describes|is for|covers) (?:the )?(?:current|"
+    r"latest|stable|development|an? (?:old|older|unreleased))\b[^.]*\bversion\b",
+    re.I,
+)
+"""A theme's note of which release the page documents, the same on every page (two short
+sentences at most: an element that begins with it and goes on is the page)."""
+_BANNER_LENGTH = 160
+_NAV_SENTENCE = re.compile(
+    r"^(?:go|return|back|continue) to the (?:next|previous|prev|top|index|table of contents|"
+    r"contents|main page)\b[\w ]{0,40}\.?$",
+    re.I,
+)
+"""A line that only says where to go next ("Go to the next section or return to the index.")."""
 _GENERATED_BY = re.compile(r"^\s*This document was generated (?:by|on|using)\b.*\busing\b", re.S)
 
 
@@ -97,7 +116,7 @@ def is_chrome(node: Node) -> bool:
     words = set(attrs.get("class", "").split())
     if attrs.get("id") and attrs["id"] != "header":  # AsciiDoc's id=header holds NAME
         words.add(attrs["id"])
-    if words & _CHROME_WORDS:
+    if words & _CHROME_WORDS or "nav" in attrs.get("class", "").split():  # id="nav": an option
         return True
     if node.tag in ("ul", "ol") and _anchor_list(node):
         return True
@@ -108,6 +127,8 @@ def is_chrome(node: Node) -> bool:
             or _NEXT_PREV_UP.match(text)
             or _SKIP_LINK.match(text)
             or _GENERATED_BY.match(text)
+            or (_VERSION_BANNER.match(text) and len(text) <= _BANNER_LENGTH)
+            or _NAV_SENTENCE.match(text)
         ):
             return True
     return False
