@@ -249,3 +249,18 @@ def test_which_versions_is_answered_with_a_version_or_not_at_all() -> None:
     )
     said = compose_extractive("Since which version can I declare STRICT tables?", [dump])
     assert short_answer("Since which version can I declare STRICT tables?", said, [dump]) is None
+
+
+def test_a_short_reply_to_the_question_a_page_asks_is_quoted() -> None:
+    faq = chunk(
+        0,
+        "How do I enable gzip compression globally for my entire application?\n\n"
+        "It's impossible. Choosing what to compress and what not to compress is a tricky "
+        "matter.\n\nIf you need global compression, write a custom middleware.",
+        "FAQ",
+        "FAQ > How do I enable gzip compression globally for my entire application?",
+    )
+    codings = chunk(1, "gzip: GZIP compression of a response body.", "Reference")
+    question = "Is there a single setting that turns on gzip compression for every response?"
+    texts = [s.text for s in compose_extractive(question, [faq, codings])]
+    assert "It's impossible." in texts, texts

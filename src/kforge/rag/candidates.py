@@ -105,7 +105,9 @@ def usable(unit: Unit, question: Question | None, *, answering: bool = False) ->
         # one introducing a list ("... as a result of either:") answers only with its items
         colon_ok = question is not None or not unit.text.endswith(":")
         longest = _MAX_ANSWERING_WORDS if answering else _MAX_WORDS
-        return _MIN_WORDS <= words <= longest and colon_ok
+        # and may be short: an FAQ's "It's impossible." after its "How do I enable ... globally?"
+        shortest = _MIN_ITEM_WORDS if answering else _MIN_WORDS
+        return shortest <= words <= longest and colon_ok
     return _MIN_ITEM_WORDS <= words <= _MAX_WORDS
 
 
