@@ -10,14 +10,13 @@ from kforge.tools.builtin.explain import ExplainTextTool
 from kforge.tools.builtin.network import NetworkPolicy
 from kforge.tools.builtin.ocr import OcrTool
 from kforge.tools.builtin.plane import PlaneClient, PlaneCreateTaskTool, PlaneQueryTasksTool
-from kforge.tools.builtin.python import AGENTS_SERVICE, AgentSpawner, PythonTool
+from kforge.tools.builtin.python import AgentSpawner, PythonTool
 from kforge.tools.builtin.sandbox import SandboxLimits
 from kforge.tools.builtin.search import DUCKDUCKGO_HTML, WebSearchTool
 from kforge.tools.builtin.web import FetchPageTool, SummarizePageTool
 from kforge.tools.builtin.zulip import ZulipSendTool
 
 __all__ = [
-    "AGENTS_SERVICE",
     "DUCKDUCKGO_HTML",
     "AgentSpawner",
     "ExplainTextTool",

@@ -15,11 +15,7 @@ from kforge.tools.builtin.sandbox import SandboxLimits, SandboxOutcome, run_sand
 from kforge.tools.result import ToolResult
 from kforge.tools.tool_context import AgentSpawner, ToolContext
 
-__all__ = ["AGENTS_SERVICE", "AgentSpawner", "PythonTool"]
-
-AGENTS_SERVICE = "agents"
-"""Former ``ToolContext.services`` key of the ``AgentSpawner`` (deprecated: read
-``context.services.agents``)."""
+__all__ = ["AgentSpawner", "PythonTool"]
 
 
 class PythonTool(Tool):
