@@ -12,7 +12,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kforge import AppendOnlyList
+from kforge.engine.agent import StepOutcome
+from kforge.engine.append_only import FrozenDict, FrozenList
 from kforge.engine.registry import AgentRegistry
+from kforge.engine.restore import RestorePoint, restored_baseline
+from kforge.engine.run_context import RunContext
 from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
 from kforge.errors import AppendOnlyError
 from kforge.frames import ErrorFrame
@@ -91,6 +95,11 @@ actions = st.lists(
         st.tuples(st.just("uncommitted"), st.lists(json_values, min_size=1, max_size=2)),
         st.tuples(st.just("set"), json_objects),
         st.tuples(st.just("resume"), st.lists(json_values, max_size=2)),
+        st.tuples(
+            st.just("restore"),
+            st.lists(json_values, max_size=2),
+            st.lists(st.lists(st.sampled_from(["log", "other", "extra", 0, 1]), max_size=2)),
+        ),
     ),
     max_size=12,
 )
@@ -145,6 +154,20 @@ def test_deltas_of_an_append_only_list_rebuild_every_committed_state(
             if type(state[key]) is AppendOnlyList:
                 state[key].extend(action[1])
                 diff_state(baseline.trusted(), state, grown=[], synced=baseline.synced)
+        elif kind == "restore":  # as a resume restores: the record names append-only lists
+            marks = [[key] for key in ("log", "other") if type(state[key]) is AppendOnlyList]
+            state["runtime"] = {"append_only": [*marks, *action[2]]}
+            deltas.append(dumps([["s", ["runtime"], state["runtime"]]]))
+            restored = _committed(state, deltas)
+            baseline = restored_baseline(RestorePoint(restored, 0, 0, dumps(restored)))
+            for mark in marks:  # what they name reaches the agent frozen, equal to the record
+                assert type(restored[mark[0]]) is AppendOnlyList
+                assert restored[mark[0]] == state[mark[0]]
+            state = {k: v for k, v in restored.items() if k != "runtime"}
+            state["runtime"] = copy.deepcopy(baseline.state["runtime"])
+            if type(state[key]) is AppendOnlyList:
+                state[key] = AppendOnlyList(state[key])
+                state[key].extend(action[1])
         else:  # restored from the record: the agent wraps the list it is given
             restored = _committed(state, deltas)
             text = dumps(restored)
@@ -235,3 +258,62 @@ async def test_a_run_that_edits_its_append_only_history_in_place_fails_saying_so
         "2",
         "noted 2",
     ]
+
+
+class PausingHistoryAgent:
+    """Appends a message a step, asks a person at step ``ask_at``; notes what each
+    ``restore_state`` receives."""
+
+    agent_type = "test.pausing_history"
+    restored: list[Any] = []
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.ask_at = int(args["ask_at"])
+        self.history = AppendOnlyList([{"role": "user", "content": "count"}])
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        number = len(self.history)
+        if number == self.ask_at:
+            answer = await ctx.ask("go on?")
+            self.history.append({"role": "user", "content": str(answer.get("text", answer))})
+        self.history.append({"role": "tool", "content": str(number), "calls": [{"n": number}]})
+        return StepOutcome(len(self.history) >= self.ask_at + 3, {"n": len(self.history)})
+
+    def get_state(self) -> dict[str, Any]:
+        return {"ask_at": self.ask_at, "history": self.history}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        PausingHistoryAgent.restored.append(state["history"])
+        self.ask_at, self.history = state["ask_at"], AppendOnlyList(state["history"])
+
+    def partial_result(self) -> dict[str, Any]:
+        return {}
+
+
+async def test_a_resumed_run_gets_its_append_only_history_back_frozen_and_commits_only_what_it_appends() -> (
+    None
+):
+    registry = AgentRegistry()
+    registry.register(PausingHistoryAgent.agent_type, PausingHistoryAgent)
+    store = MemoryStore()
+    runtime = Runtime(store, model=ScriptedModel([]), registry=registry)
+    run = await runtime.run(PausingHistoryAgent.agent_type, {"ask_at": 4})
+    assert run.status == RunStatus.AWAITING_USER
+    PausingHistoryAgent.restored.clear()
+    resumed = Runtime(store, model=ScriptedModel([]), registry=registry)
+    await resumed.resume(run.id, "yes")
+    run = await resumed.wait(run.id)
+    assert run.status == RunStatus.COMPLETED, run.error
+    given = PausingHistoryAgent.restored[0]
+    # restore_state is handed the list as it was declared, its items frozen once, by the runtime
+    assert type(given) is AppendOnlyList
+    assert all(type(item) is FrozenDict for item in given)
+    assert type(given[-1]["calls"]) is FrozenList
+    with pytest.raises(AppendOnlyError):
+        given[1]["content"] = "edited"
+    steps = store.read_steps(run.id, after_step=-1)
+    # the resumed steps store what they appended, nothing of the restored history
+    assert [op[0] for op in steps[-1].delta if op[1] == ["agent", "history"]] == ["a"]
+    state = rebuild_state({}, (s.delta for s in steps))
+    contents = [m["content"] for m in state["agent"]["history"]]
+    assert contents == ["count", "1", "2", "3", "yes", "4", "6"]

@@ -114,14 +114,22 @@ class AppendOnlyList(list[Any]):
 
     Declaring a list this way (``get_state`` returns it, ``restore_state`` wraps what it gets
     back in one) makes each step's state delta cost what the step appended, not the length of
-    the list. Items are JSON values, frozen as they are added.
+    the list. Items are JSON values, frozen as they are added. A resumed run's
+    ``restore_state`` gets the list back as an ``AppendOnlyList`` of frozen items (once a step
+    has committed it), which wrapping again does not copy item by item.
     """
 
     __slots__ = ("_synced",)
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
+        if type(items) is AppendOnlyList:
+            # a restored list (see kforge.engine.restore) wrapped again by restore_state: its
+            # items are frozen already, and what its baseline knows holds for the copy too
+            super().__init__(items)
+            self._synced: tuple[list[Any], int] | None = items._synced
+            return
         super().__init__(map(freeze, items))
-        self._synced: tuple[list[Any], int] | None = None
+        self._synced = None
         """A list the runner's baseline holds and how many of this list's first items it
         equals: set by the baseline once a step's delta is applied, trusted while that list
         still has that length."""

@@ -6,12 +6,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.engine.state import rebuild_state
+from kforge.engine.append_only import AppendOnlyList
+from kforge.engine.state import Baseline, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
 from kforge.store.base import RunLog, Snapshot
 
-__all__ = ["RestorePoint", "load_state", "restore_point", "session_usage"]
+__all__ = [
+    "APPEND_ONLY",
+    "RestorePoint",
+    "load_state",
+    "restore_point",
+    "restored_baseline",
+    "session_usage",
+]
+
+APPEND_ONLY = "append_only"
+"""The key of the runtime state naming where the agent's state holds append-only lists: the
+paths of those the last committed step's diff met."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,47 @@ def restore_point(
         raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
     text = snapshot.text if snapshot is not None and not steps else None
     return RestorePoint(state, step_no, seq, text)
+
+
+def restored_baseline(point: RestorePoint) -> Baseline:
+    """The baseline a stretch resuming from ``point`` diffs its first step against.
+
+    The lists the runtime state names append-only become ``AppendOnlyList``s in ``point``'s
+    state, their items frozen once, here: the agent's ``restore_state`` receives them so (and
+    wrapping one again copies no item), and the baseline shares their items and knows it
+    holds them, so the first step compares none of the restored history. Without such lists
+    the baseline shares the restored state with the agent and checks it at the first diff.
+    """
+    state = point.state
+    runtime = state.get("runtime")
+    paths = runtime.get(APPEND_ONLY) if isinstance(runtime, dict) else None
+    logs: dict[tuple[str | int, ...], AppendOnlyList] = {}
+    for path in paths if isinstance(paths, list) else ():
+        log = _adopt(state, path)
+        if log is not None:
+            logs[tuple(path)] = log
+    if not logs:
+        return Baseline(state, shared=True, text=point.text)
+    return Baseline.restored(state, logs)
+
+
+def _adopt(state: dict[str, Any], path: Any) -> AppendOnlyList | None:
+    """The list at ``path`` of ``state`` made an ``AppendOnlyList`` in place; None (and the
+    state left alone) when ``path`` names no list."""
+    if not isinstance(path, list) or not path:
+        return None
+    parent: Any = state
+    try:
+        for key in path[:-1]:
+            parent = parent[key]
+        value = parent[path[-1]]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if type(value) is not list or type(parent) not in (dict, list):
+        return None
+    log = AppendOnlyList(value)
+    parent[path[-1]] = log
+    return log
 
 
 def load_state(store: RunLog, run_id: str) -> tuple[dict[str, Any], int, int]:

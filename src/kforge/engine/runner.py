@@ -19,7 +19,14 @@ from kforge.engine.boundaries import BoundaryInterventions
 from kforge.engine.endings import StretchEndings, printable
 from kforge.engine.inbox import InterventionSource
 from kforge.engine.limits import RunLimits
-from kforge.engine.restore import RestorePoint, load_state, restore_point, session_usage
+from kforge.engine.restore import (
+    APPEND_ONLY,
+    RestorePoint,
+    load_state,
+    restore_point,
+    restored_baseline,
+    session_usage,
+)
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
 from kforge.engine.services import Services
 from kforge.engine.state import Baseline, Grown, diff_state
@@ -125,6 +132,8 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         """Where streamed model text goes as it is generated (live subscribers)."""
         self._delivered: list[str] = []
         self._tail_interventions: list[Intervention] = []
+        self._append_only: list[Any] = []
+        """Where the committed state holds append-only lists (the runtime state's record)."""
         self.interrupted: str | None = None
         """Set before cancelling the stretch to pause the run with this reason instead."""
 
@@ -191,14 +200,14 @@ class StepRunner(BoundaryInterventions, StretchEndings):
                 point = restore_point(
                     self.store, run_id, last_step=self.run.iteration, snapshot=known
                 )
+                baseline = restored_baseline(point)
                 self.agent.restore_state(point.state["agent"])
             except _DAMAGE:
                 # whatever is wrong with the snapshot, the step deltas may still rebuild it
                 point = restore_point(self.store, run_id, use_snapshot=False)
+                baseline = restored_baseline(point)
                 self.agent.restore_state(point.state["agent"])
             full_state, step_no, step_seq = point.state, point.step, point.seq
-            # no copy for the agent: the baseline checks the objects they share at the first diff
-            baseline = Baseline(full_state, shared=True, text=point.text)
             tail = self._tail(step_seq)
         except _DAMAGE as exc:
             return self._fail_corrupt(exc)
@@ -206,6 +215,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         self._tail_interventions = [f for f in tail if isinstance(f, Intervention)]
         runtime_state = dict(full_state.get("runtime", {}))
         self._delivered = list(runtime_state.get("interventions", []))
+        self._append_only = runtime_state.get(APPEND_ONLY) or []
         usage = jsoncodec.convert(runtime_state.get("usage", {"requests": 0}), Usage)
         cost = runtime_state.get("cost_usd")
         ctx = RunContext(
@@ -400,12 +410,20 @@ class StepRunner(BoundaryInterventions, StretchEndings):
                 "usage": ctx.usage.to_dict(),
                 **({} if ctx.cost_usd is None else {"cost_usd": ctx.cost_usd}),
                 **({"interventions": self._delivered} if self._delivered else {}),
+                **({APPEND_ONLY: self._append_only} if self._append_only else {}),
             },
         }
         # The delta holds copies; applying it keeps the baseline free of references into the
         # agent, without copying the whole state every step.
         grown: list[Grown] = []
         delta = diff_state(baseline.trusted(), live_state, grown=grown, synced=baseline.synced)
+        found = [list(path) for _, path, _ in grown]
+        if found != self._append_only:
+            # a resume hands these lists to the agent frozen, with nothing to compare
+            delta.append(
+                ["s", ["runtime", APPEND_ONLY], found] if found else ["d", ["runtime", APPEND_ONLY]]
+            )
+            self._append_only = found
         frames = ctx.take_pending()
         result = record_result(outcome.result) if outcome is not None and outcome.done else {}
         if outcome is not None and outcome.done:

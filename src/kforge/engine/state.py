@@ -261,8 +261,25 @@ class Baseline:
                 self.state = loads(self._text)
             self._text = None
         state = apply_delta(self.state, delta, take=True)
+        self._sync(grown)
+        return state
+
+    @classmethod
+    def restored(
+        cls, state: dict[str, Any], logs: dict[tuple[str | int, ...], AppendOnlyList]
+    ) -> Baseline:
+        """The baseline of a state just restored, whose lists at ``logs``' paths the agent
+        receives as those append-only lists: a private copy of the rest, which shares their
+        frozen items and is known to equal them, so the first diff compares nothing of them
+        and no check of shared objects is needed."""
+        baseline = cls(_private_copy(state, logs, ()))
+        baseline._sync([(log, list(path), len(log)) for path, log in logs.items()])
+        return baseline
+
+    def _sync(self, grown: Iterable[Grown]) -> None:
+        """Tell each append-only list which list of this state now holds its items."""
         for log, path, size in grown:
-            target: Any = state
+            target: Any = self.state
             try:
                 for key in path:
                     target = target[key]
@@ -271,7 +288,6 @@ class Baseline:
             if isinstance(target, list):
                 log.sync(target, size)
                 self.synced.add(id(target))
-        return state
 
 
 def _private_copy(
@@ -283,8 +299,8 @@ def _private_copy(
     decoding a whole history again."""
     log = logs.get(at)
     if log is not None:
-        if type(value) is list and len(value) <= len(log):
-            return log[: len(value)]
+        if isinstance(value, list) and len(value) <= len(log):
+            return log[: len(value)]  # a plain list, even of the log itself
         return copy_value(value)
     depth = len(at)
     if type(value) is dict and any(len(p) > depth and p[:depth] == at for p in logs):

@@ -27,8 +27,9 @@ class PostgresStore(PassagesBeside, PostgresRunLog):
     ):
         super().__init__(url, pool_size=pool_size, connect_timeout_s=connect_timeout_s, warm=warm)
         try:
+            # the run log has just migrated this database and reached it
             self.passages = PostgresPassageStore(
-                url, pool_size=pool_size, connect_timeout_s=connect_timeout_s
+                url, pool_size=pool_size, connect_timeout_s=connect_timeout_s, beside=True
             )
         except BaseException:
             super().close()

@@ -49,7 +49,12 @@ class PostgresDatabase:
         pool_size: int = 10,
         connect_timeout_s: float = 10.0,
         configure: Callable[[Any], None] | None = None,
+        beside: bool = False,
     ):
+        """``beside``: opened next to a store of the same database that has just brought its
+        schema up to date and checked that it answers, so neither is done again, and the pool
+        makes its first connection in the background rather than before the store opens
+        (a new process's first resume never waits for a connection it does not use)."""
         require_extra("postgres", "the PostgreSQL store")
         import psycopg
         from psycopg_pool import ConnectionPool, PoolTimeout
@@ -57,17 +62,18 @@ class PostgresDatabase:
         self.url = url
         self._psycopg = psycopg
         shown = redact_url(url)
-        try:
-            with psycopg.connect(
-                url, autocommit=True, connect_timeout=max(1, int(connect_timeout_s))
-            ) as conn:
-                apply_migrations(conn)
-        except psycopg.Error as exc:
-            raise StoreError(
-                f"cannot open PostgreSQL database {shown}: {_reason(exc)}; check that the "
-                "server runs and the URL (user, host, port, database) is right "
-                "(scripts/postgres start runs a throwaway local server)"
-            ) from exc
+        if not beside:
+            try:
+                with psycopg.connect(
+                    url, autocommit=True, connect_timeout=max(1, int(connect_timeout_s))
+                ) as conn:
+                    apply_migrations(conn)
+            except psycopg.Error as exc:
+                raise StoreError(
+                    f"cannot open PostgreSQL database {shown}: {_reason(exc)}; check that the "
+                    "server runs and the URL (user, host, port, database) is right "
+                    "(scripts/postgres start runs a throwaway local server)"
+                ) from exc
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -77,6 +83,8 @@ class PostgresDatabase:
             open=True,
             name="kforge",
         )
+        if beside:
+            return
         try:
             self._pool.wait(timeout=connect_timeout_s)  # the first use finds one ready
         except PoolTimeout as exc:
