@@ -154,12 +154,12 @@ def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(postgres_url:
     store.close()
 
 
-def test_postings_spread_over_many_rows_are_summed_by_row(
+def test_postings_are_summed_a_window_of_rows_at_a_time(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Few postings over a range of rows far wider than their number are summed over the rows
-    they name (not over the whole range), passing over removed rows alike."""
-    monkeypatch.setattr("kforge.store.postgres_search._dense", lambda span, postings: False)
+    """Postings are summed a window of rows at a time, windows without postings passed over,
+    passing over removed rows alike."""
+    monkeypatch.setattr("kforge.store.postgres_sums.WINDOW", 2)
     store = PostgresStore(postgres_url)
     sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])

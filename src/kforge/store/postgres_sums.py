@@ -1,0 +1,152 @@
+"""The sums of a PostgreSQL search's essential terms, a window of rows at a time.
+
+A search sums the shares of every posting of its essential terms by row. Summed over the
+whole span of rows at once, the sums alone would take 8 bytes a row of the corpus; here the
+rows are taken ``WINDOW`` at a time (each term's records of the window come from its blocks'
+skip lists: streamed, or cut out of blocks in memory) and a window keeps only the rows that
+can still reach the floor, so a search holds one window's sums whatever the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kforge.store.postgres_lists import TermList, shares
+from kforge.store.postgres_postings import SKIP
+from kforge.store.postgres_reads import Part, batches
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["WINDOW", "window_sums"]
+
+WINDOW = 1 << 16
+"""Rows summed at a time (their sums take 512 KB)."""
+
+
+def window_sums(
+    conn: Any,
+    ix: int,
+    lists: Sequence[TermList],
+    weights: Mapping[str, float],
+    read: Mapping[int, bytes],
+    names: dict[int, str],
+    earlier: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]],
+    base: float,
+    slope: float,
+    keep: tuple[float, float],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The rows (ascending) that ``earlier`` (rows and their sums) or the postings of
+    ``lists`` (each block with a skip list) name, and each one's sum: its earlier sum, then
+    each list's share in the order given (the same order for every row), of the rows whose
+    sum is above 0 and reaches ``floor`` with ``left`` more (``keep``). Blocks in ``read`` (by
+    id) are cut in memory, the others streamed on ``conn``."""
+    import numpy as np
+
+    rows, sums = earlier
+    left, floor = keep
+    blocks = [b for held in lists for b in held.blocks]
+    low = min([int(b.skips[0]) for b in blocks] + rows[:1].tolist())
+    high = max([b.last for b in blocks] + rows[-1:].tolist())
+    plan: dict[tuple[int, int], list[memoryview]] = {}
+    """The records in memory of each (window, list), by ``_cut``."""
+    streamed: list[Part] = []
+    keys: list[tuple[int, int]] = []
+    for window in range(low // WINDOW, high // WINDOW + 1):
+        for n, held in enumerate(lists):
+            for block, start, length in _cut(held, window):
+                if block.id in read:
+                    view = memoryview(read[block.id])[start - 1 : start - 1 + length]
+                    plan.setdefault((window, n), []).append(view)
+                else:
+                    streamed.append((block, start, length))
+                    keys.append((window, n))
+    arriving = _Peek(batches(conn, ix, streamed, (), names, keys=keys))
+    found_rows, found_sums = [], []
+    for window in range(low // WINDOW, high // WINDOW + 1):
+        first = window * WINDOW
+        dense = np.zeros(WINDOW)
+        lo, hi = np.searchsorted(rows, [first, first + WINDOW])
+        dense[rows[lo:hi] - first] = sums[lo:hi]
+        touched = hi > lo
+        for n, held in enumerate(lists):
+            pieces: list[Sequence[bytes | memoryview]] = []
+            if (window, n) in plan:
+                pieces.append(plan.pop((window, n)))
+            while arriving.next_key(keys) == (window, n):
+                pieces.append([data for _, data in arriving.take()])
+            for piece in pieces:
+                records = held.records(piece)
+                at = records["passage"].astype(np.int64)
+                inside = (at >= first) & (at < first + WINDOW)
+                dense[at[inside] - first] += shares(
+                    records[inside], weights[held.term], base, slope
+                )
+                touched = True
+                del records, at, inside
+        if touched:
+            at = np.flatnonzero((dense > 0) & (dense + left >= floor))
+            found_rows.append(at + first)
+            found_sums.append(dense[at])
+    for _ in arriving:  # the end of the stream, which says whether a block was gone
+        pass
+    if not found_rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return (
+        np.concatenate(found_rows).astype(np.int64),
+        np.concatenate(found_sums).astype(np.float64),
+    )
+
+
+def _cut(held: TermList, window: int) -> list[Part]:
+    """``(block, first byte (from 1), bytes)`` of the stretches of ``held``'s blocks that hold
+    its records of rows in ``window`` (and some records either side)."""
+    import numpy as np
+
+    first, end = window * WINDOW, (window + 1) * WINDOW
+    step = SKIP * held.itemsize
+    found = []
+    for block in held.blocks:
+        if block.last < first or int(block.skips[0]) >= end:
+            continue
+        start = max(int(np.searchsorted(block.skips, first, side="right")) - 1, 0)
+        stop = int(np.searchsorted(block.skips, end, side="left"))
+        offset = start * step
+        found.append((block, offset + 1, min((stop - start) * step, block.size - offset)))
+    return found
+
+
+class _Peek:
+    """An iterator of batches whose next batch can be looked at before it is taken."""
+
+    def __init__(self, source: Iterator[list[tuple[int, bytes]]]) -> None:
+        self._source = source
+        self._next: list[tuple[int, bytes]] | None = None
+        self._done = False
+
+    def _fill(self) -> None:
+        if self._next is None and not self._done:
+            self._next = next(self._source, None)
+            self._done = self._next is None
+
+    def next_key(self, keys: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+        """The key of the next batch's first part (``None`` at the end)."""
+        self._fill()
+        return None if self._next is None else keys[self._next[0][0]]
+
+    def take(self) -> list[tuple[int, bytes]]:
+        """The next batch (after ``next_key`` said there is one)."""
+        assert self._next is not None
+        taken, self._next = self._next, None
+        return taken
+
+    def __iter__(self) -> Iterator[list[tuple[int, bytes]]]:
+        return self
+
+    def __next__(self) -> list[tuple[int, bytes]]:
+        self._fill()
+        if self._next is None:
+            raise StopIteration
+        return self.take()
