@@ -245,12 +245,13 @@ def test_the_commonest_term_is_read_only_where_passages_can_still_reach_the_top(
 def test_no_value_a_search_reads_is_larger_than_a_piece_however_long_the_terms_postings(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Both query terms are in all 16,000 passages (a block of 128 KB each, twice a piece of
-    64 KB), read whole: the server sends them in pieces, so what a search holds at once does
-    not grow with the corpus, and it ranks as scoring every posting."""
+    """Both query terms are in all 16,000 passages (a block of 128 KB each, twice a piece,
+    here of 64 KB), read whole: the server sends them in pieces, so what a search holds at
+    once does not grow with the corpus, and it ranks as scoring every posting."""
     from kforge.store import postgres_search
 
     monkeypatch.setattr(postgres_search, "_WHOLE_READ", 1000)  # past the first read's share
+    monkeypatch.setattr("kforge.store.postgres_reads.PIECE", 64 * 1024)
     held = {
         f"s{i:05d}": {"common": 1 + i % 4, "other": 1 + i % 7, "pad": i % 5} for i in range(16000)
     }

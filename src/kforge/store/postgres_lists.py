@@ -62,6 +62,7 @@ class TermList:
             a.last < int(b.skips[0]) for a, b in zip(self.blocks, self.blocks[1:], strict=False)
         )
         self.itemsize = record_dtype(wide).itemsize
+        self._positions = {b.id: n for n, b in enumerate(self.blocks)}
         if self.ordered:
             counts = [len(b.skips) for b in self.blocks]
             self._skips = np.concatenate([b.skips for b in self.blocks])
@@ -114,7 +115,7 @@ class TermList:
 
     def position(self, block: Block) -> int:
         """Where ``block`` lies in the list (the order its records come in)."""
-        return self.blocks.index(block)
+        return self._positions[block.id]
 
     def records(self, pieces: Sequence[bytes | memoryview]) -> Any:
         """The records of ``pieces`` (consecutive parts of the list, in list order), in passage

@@ -10,7 +10,7 @@ follows these two constants, not the corpus. The server cuts and sends while the
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kforge.store.postgres_batch import int_array, numbers
@@ -20,39 +20,50 @@ if TYPE_CHECKING:
 
 __all__ = ["BATCH", "PIECE", "Gone", "Part", "batches"]
 
-PIECE = 1 << 16
+PIECE = 1 << 18
 """Bytes of a streamed row at most (a multiple of every record width)."""
 
 BATCH = 1 << 18
 """Bytes of one term's pieces summed at once at most (besides one piece)."""
 
-_ROWS = 16
-"""Rows the driver fetches at a time: at most ``_ROWS * PIECE`` bytes wait to be summed."""
+_IN_FLIGHT = 1 << 20
+"""Bytes the driver fetches at a time at most (as rows of the longest part asked, at most a
+piece; at most ``_MOST_ROWS`` rows): what waits to be summed."""
+_MOST_ROWS = 256
 
 Part = tuple["Block", int, int]
 """``(block, first byte (from 1), bytes)`` of a read."""
 
-_READ = """
+_ARRAYS = {
+    "codes": int_array().replace("%s", "%(codes)s"),
+    "ids": int_array("bigint").replace("%s", "%(ids)s"),
+    "starts": int_array().replace("%s", "%(starts)s"),
+    "lengths": int_array().replace("%s", "%(lengths)s"),
+    "rows": int_array("bigint").replace("%s", "%(rows)s"),
+}
+
+_FETCH = """
+SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
+FROM unnest({codes}, {ids}, {starts}, {lengths}) WITH ORDINALITY AS u(c, id, o, l, n)
+JOIN search_blocks b ON b.index_id = %(ix)s AND b.term = (%(terms)s::text[])[u.c] AND b.id = u.id
+UNION ALL
+SELECT id, NULL, passage FROM search_passages WHERE id = ANY({rows})
+""".format(**_ARRAYS)
+"""Pieces of blocks, numbered as asked (in any order), then the passages of rows."""
+
+_STREAM = """
 SELECT u.n, p.data, NULL::text
 FROM unnest({codes}, {ids}, {starts}, {lengths}) WITH ORDINALITY AS u(c, id, o, l, n)
 CROSS JOIN LATERAL (
-    SELECT substring(b.data FROM u.o + i * %(piece)s FOR least(%(piece)s, u.l - i * %(piece)s))
-    FROM search_blocks b CROSS JOIN generate_series(0, (u.l - 1) / %(piece)s) AS i
+    SELECT substring(b.data FROM u.o FOR u.l) FROM search_blocks b
     WHERE b.index_id = %(ix)s AND b.term = (%(terms)s::text[])[u.c] AND b.id = u.id
-    ORDER BY i
     OFFSET 0
 ) p(data)
 UNION ALL
 SELECT id, NULL, passage FROM search_passages WHERE id = ANY({rows})
-""".format(
-    codes=int_array().replace("%s", "%(codes)s"),
-    ids=int_array("bigint").replace("%s", "%(ids)s"),
-    starts=int_array().replace("%s", "%(starts)s"),
-    lengths=int_array().replace("%s", "%(lengths)s"),
-    rows=int_array("bigint").replace("%s", "%(rows)s"),
-)
-"""Pieces of parts of blocks, numbered as asked and in that order (the lateral subquery, kept
-apart by ``OFFSET 0``, runs once a part, part after part), then the passages of rows."""
+""".format(**_ARRAYS)
+"""Pieces of blocks, numbered as asked and in that order (the lateral subquery, kept apart by
+``OFFSET 0``, runs once a piece, piece after piece), then the passages of rows."""
 
 
 class Gone(Exception):
@@ -76,29 +87,47 @@ def batches(
     once the stream ends if a part was missing."""
     if not parts and not rows:
         return
+    key: Sequence[Hashable] = keys if keys is not None else [b.term for b, _, _ in parts]
+    # each part in pieces: (part index, first byte, bytes)
+    pieces = [
+        (n, start + at, min(PIECE, length - at))
+        for n, (_, start, length) in enumerate(parts)
+        for at in range(0, length, PIECE)
+    ]
     terms = sorted({block.term for block, _, _ in parts})
     code = {t: n for n, t in enumerate(terms, start=1)}
     params = {
-        "codes": numbers(code[block.term] for block, _, _ in parts),
-        "ids": numbers(block.id for block, _, _ in parts),
-        "starts": numbers(start for _, start, _ in parts),
-        "lengths": numbers(length for _, _, length in parts),
+        "codes": numbers(code[parts[n][0].term] for n, _, _ in pieces),
+        "ids": numbers(parts[n][0].id for n, _, _ in pieces),
+        "starts": numbers(start for _, start, _ in pieces),
+        "lengths": numbers(length for _, _, length in pieces),
         "ix": ix,
         "terms": terms,
-        "piece": PIECE,
         "rows": numbers(rows),
     }
-    key: Sequence[Hashable] = keys if keys is not None else [b.term for b, _, _ in parts]
     got = [0] * len(parts)
     batch: list[tuple[int, bytes]] = []
     held = 0
-    cursor = conn.cursor(binary=True)
+    cursor = None
+    found: Iterable[tuple[int, bytes | None, str | None]]
+    if sum(length for _, _, length in pieces) <= _IN_FLIGHT:
+        # few bytes: fetched at once (a statement the driver prepares once it recurs), then
+        # put in the order asked
+        found = sorted(
+            conn.execute(_FETCH, params, binary=True).fetchall(),
+            key=lambda row: (row[2] is not None, row[0]),
+        )
+    else:
+        longest = max(length for _, _, length in pieces)
+        cursor = conn.cursor(binary=True)
+        found = cursor.stream(_STREAM, params, size=max(1, min(_MOST_ROWS, _IN_FLIGHT // longest)))
     try:
-        for number, data, passage in cursor.stream(_READ, params, size=_ROWS):
+        for number, data, passage in found:
             if passage is not None:
                 names[number] = passage
                 continue
-            at = number - 1
+            assert data is not None
+            at = pieces[number - 1][0]
             got[at] += len(data)
             if batch and (key[at] != key[batch[0][0]] or held + len(data) > BATCH):
                 yield batch
@@ -106,7 +135,8 @@ def batches(
             batch.append((at, data))
             held += len(data)
     finally:
-        cursor.close()
+        if cursor is not None:
+            cursor.close()
     if batch:
         yield batch
     if any(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kforge.store.postgres_lists import TermList, shares
+from kforge.store.postgres_lists import Block, TermList, shares
 from kforge.store.postgres_postings import SKIP
 from kforge.store.postgres_reads import Part, batches
 
@@ -24,6 +24,9 @@ __all__ = ["WINDOW", "window_sums"]
 
 WINDOW = 1 << 16
 """Rows summed at a time (their sums take 512 KB)."""
+
+_SPARSE = 4
+"""A window holding fewer postings than one in this many of its rows sums them by row."""
 
 
 def window_sums(
@@ -54,9 +57,18 @@ def window_sums(
     """The records in memory of each (window, list), by ``_cut``."""
     streamed: list[Part] = []
     keys: list[tuple[int, int]] = []
-    for window in range(low // WINDOW, high // WINDOW + 1):
+    postings: dict[int, int] = {}
+    """About how many postings (and sums) each window holds."""
+    windows = range(low // WINDOW, high // WINDOW + 1)
+    cuts = [[_cuts(held, block, windows) for block in held.blocks] for held in lists]
+    for window in windows:
         for n, held in enumerate(lists):
-            for block, start, length in _cut(held, window):
+            for block, cut in zip(held.blocks, cuts[n], strict=True):
+                part = cut.get(window)
+                if part is None:
+                    continue
+                start, length = part
+                postings[window] = postings.get(window, 0) + length // held.itemsize
                 if block.id in read:
                     view = memoryview(read[block.id])[start - 1 : start - 1 + length]
                     plan.setdefault((window, n), []).append(view)
@@ -65,12 +77,15 @@ def window_sums(
                     keys.append((window, n))
     arriving = _Peek(batches(conn, ix, streamed, (), names, keys=keys))
     found_rows, found_sums = [], []
-    for window in range(low // WINDOW, high // WINDOW + 1):
+    for window in windows:
         first = window * WINDOW
-        dense = np.zeros(WINDOW)
         lo, hi = np.searchsorted(rows, [first, first + WINDOW])
-        dense[rows[lo:hi] - first] = sums[lo:hi]
-        touched = hi > lo
+        if not hi - lo + postings.get(window, 0):
+            continue
+        # few postings: summed over the rows they name, else over the window's every row
+        sums_of = _Sparse(rows[lo:hi] - first, sums[lo:hi])
+        if (hi - lo + postings.get(window, 0)) * _SPARSE >= WINDOW:
+            sums_of = _Dense(sums_of)
         for n, held in enumerate(lists):
             pieces: list[Sequence[bytes | memoryview]] = []
             if (window, n) in plan:
@@ -81,15 +96,13 @@ def window_sums(
                 records = held.records(piece)
                 at = records["passage"].astype(np.int64)
                 inside = (at >= first) & (at < first + WINDOW)
-                dense[at[inside] - first] += shares(
-                    records[inside], weights[held.term], base, slope
+                sums_of.add(
+                    at[inside] - first, shares(records[inside], weights[held.term], base, slope)
                 )
-                touched = True
                 del records, at, inside
-        if touched:
-            at = np.flatnonzero((dense > 0) & (dense + left >= floor))
-            found_rows.append(at + first)
-            found_sums.append(dense[at])
+        at, held_sums = sums_of.kept(left, floor)
+        found_rows.append(at + first)
+        found_sums.append(held_sums)
     for _ in arriving:  # the end of the stream, which says whether a block was gone
         pass
     if not found_rows:
@@ -100,22 +113,70 @@ def window_sums(
     )
 
 
-def _cut(held: TermList, window: int) -> list[Part]:
-    """``(block, first byte (from 1), bytes)`` of the stretches of ``held``'s blocks that hold
-    its records of rows in ``window`` (and some records either side)."""
+def _cuts(held: TermList, block: Block, windows: range) -> dict[int, tuple[int, int]]:
+    """``window: (first byte (from 1), bytes)`` of the stretches of ``block`` (of ``held``)
+    that hold its records of rows in each of ``windows`` it has records in (and some records
+    either side)."""
     import numpy as np
 
-    first, end = window * WINDOW, (window + 1) * WINDOW
+    bounds = np.arange(windows.start, windows.stop + 1, dtype=np.int64) * WINDOW
+    # the stretch holding each window's first row, and the first stretch past it
+    starts = np.maximum(np.searchsorted(block.skips, bounds, side="right") - 1, 0).tolist()
+    stops = np.searchsorted(block.skips, bounds, side="left").tolist()
     step = SKIP * held.itemsize
-    found = []
-    for block in held.blocks:
+    found = {}
+    for n, window in enumerate(windows):
+        first, end = int(bounds[n]), int(bounds[n + 1])
         if block.last < first or int(block.skips[0]) >= end:
             continue
-        start = max(int(np.searchsorted(block.skips, first, side="right")) - 1, 0)
-        stop = int(np.searchsorted(block.skips, end, side="left"))
-        offset = start * step
-        found.append((block, offset + 1, min((stop - start) * step, block.size - offset)))
+        offset = starts[n] * step
+        found[window] = (offset + 1, min((stops[n + 1] - starts[n]) * step, block.size - offset))
     return found
+
+
+class _Sparse:
+    """The sums of a window's rows, as the rows postings name and their shares, summed at the
+    end in the order added."""
+
+    def __init__(self, rows: npt.NDArray[np.int64], sums: npt.NDArray[np.float64]) -> None:
+        self.parts = [(rows, sums)]
+
+    def add(self, rows: npt.NDArray[np.int64], shares: npt.NDArray[np.float64]) -> None:
+        """Add ``shares[i]`` to the sum of row ``rows[i]`` (within the window)."""
+        self.parts.append((rows, shares))
+
+    def kept(self, left: float, floor: float) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """The rows (ascending) whose sums reach ``floor`` with ``left`` more, and their sums."""
+        import numpy as np
+
+        every = np.concatenate([rows for rows, _ in self.parts])
+        rows, where = np.unique(every, return_inverse=True)
+        # a row's sum in the order added, as the dense sums add (0 + x is x)
+        total = np.bincount(
+            where, weights=np.concatenate([s for _, s in self.parts]), minlength=len(rows)
+        )
+        keep = (total > 0) & (total + left >= floor)
+        return rows[keep], total[keep]
+
+
+class _Dense(_Sparse):
+    """The sums of a window's every row."""
+
+    def __init__(self, sparse: _Sparse) -> None:
+        import numpy as np
+
+        self.dense = np.zeros(WINDOW)
+        rows, sums = sparse.parts[0]
+        self.dense[rows] = sums
+
+    def add(self, rows: npt.NDArray[np.int64], shares: npt.NDArray[np.float64]) -> None:
+        self.dense[rows] += shares
+
+    def kept(self, left: float, floor: float) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        import numpy as np
+
+        at = np.flatnonzero((self.dense > 0) & (self.dense + left >= floor))
+        return at, self.dense[at]
 
 
 class _Peek:
