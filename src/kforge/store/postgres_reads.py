@@ -108,7 +108,7 @@ def batches(
     got = [0] * len(parts)
     batch: list[tuple[int, bytes]] = []
     held = 0
-    cursor = None
+    cursor = stream = None
     found: Iterable[tuple[int, bytes | None, str | None]]
     if sum(length for _, _, length in pieces) <= _IN_FLIGHT:
         # few bytes: fetched at once (a statement the driver prepares once it recurs), then
@@ -120,7 +120,9 @@ def batches(
     else:
         longest = max(length for _, _, length in pieces)
         cursor = conn.cursor(binary=True)
-        found = cursor.stream(_STREAM, params, size=max(1, min(_MOST_ROWS, _IN_FLIGHT // longest)))
+        found = stream = cursor.stream(
+            _STREAM, params, size=max(1, min(_MOST_ROWS, _IN_FLIGHT // longest))
+        )
     try:
         for number, data, passage in found:
             if passage is not None:
@@ -135,6 +137,10 @@ def batches(
             batch.append((at, data))
             held += len(data)
     finally:
+        # a search that stops early (an error) leaves the connection ready for the next
+        # statement: the stream cancels what is left of its statement
+        if stream is not None:
+            stream.close()
         if cursor is not None:
             cursor.close()
     if batch:
