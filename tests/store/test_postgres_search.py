@@ -91,16 +91,21 @@ def test_a_search_that_finds_its_blocks_merged_meanwhile_starts_again(
     other.close()
 
 
+@pytest.mark.parametrize("small_windows", [False, True])
 def test_a_stretch_read_from_the_start_of_a_block_is_not_taken_for_the_whole_block(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, small_windows: bool
 ) -> None:
     """The first round reads only the first stretch of the common term's block (where the
     rare term's passages lie); the second round needs the common term's share of passages far
     into that block, which rank by it: they are read, and the search ranks as scoring every
-    posting."""
+    posting. Alike when the rows are summed in windows of 256 (the second round adding its
+    terms to the first round's sums across windows) and no block is kept between rounds."""
     from kforge.store import postgres_search
     from kforge.store.conformance_passages import full_bm25
 
+    if small_windows:
+        monkeypatch.setattr("kforge.store.postgres_sums.WINDOW", 256)
+        monkeypatch.setattr(postgres_search, "_KEEP", 0)
     monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     held: dict[str, dict[str, int]] = {}

@@ -81,13 +81,14 @@ def batches(
 ) -> Iterator[list[tuple[int, bytes]]]:
     """The bytes of ``parts`` (records of blocks: whole, or a stretch that may run past the
     block's end) in batches ``[(part index, bytes), ...]``: consecutive parts of one key (of
-    ``keys``, one a part; else the part's term), in the order given, about ``BATCH`` bytes a
+    ``keys``, one a part; else the part's term and record width), in the order given, about ``BATCH`` bytes a
     batch (a part longer than a piece may span batches: its pieces come in order). The
     passages of ``rows`` go into ``names`` (a row without one is removed). Raises ``Gone``
     once the stream ends if a part was missing."""
     if not parts and not rows:
         return
-    key: Sequence[Hashable] = keys if keys is not None else [b.term for b, _, _ in parts]
+    # a term's narrow and wide blocks are apart: their records differ
+    key: Sequence[Hashable] = keys if keys is not None else [(b.term, b.wide) for b, _, _ in parts]
     # each part in pieces: (part index, first byte, bytes)
     pieces = [
         (n, start + at, min(PIECE, length - at))
