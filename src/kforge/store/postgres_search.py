@@ -312,7 +312,8 @@ class _BlockPostings:
         known with the rest of the terms (``left``: their bounds summed), ascending, and each
         one's sum of the essential terms' shares: an earlier round's sums and the new terms'
         postings, summed a window of rows at a time (``postgres_sums``), or over the rows
-        they name when a block is not in passage order (of an earlier layout)."""
+        they name when they are few (at most ``_WHOLE_READ``) or a block is not in passage
+        order (of an earlier layout)."""
         import numpy as np
 
         summed, rows, sums = self._summed
@@ -323,7 +324,8 @@ class _BlockPostings:
             return rows, sums
         blocks = [b for held in new for b in held.blocks]
         floor = self._known_floor
-        if all(len(b.skips) for b in blocks):  # in passage order: summed by windows of rows
+        # in passage order and many: summed by windows of rows; few: by row, at once
+        if count > _WHOLE_READ and all(len(b.skips) for b in blocks):
             rows, sums = window_sums(
                 self._conn,
                 self._ix,
