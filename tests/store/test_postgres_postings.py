@@ -169,7 +169,7 @@ def test_postings_are_summed_a_window_of_rows_at_a_time(
     """Postings are summed a window of rows at a time, windows without postings passed over,
     passing over removed rows alike."""
     monkeypatch.setattr("kforge.store.postgres_sums.WINDOW", 2)
-    monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)  # many postings
+    monkeypatch.setattr("kforge.store.postgres_search._BY_ROW", 0)  # many postings
     store = PostgresStore(postgres_url)
     sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])

@@ -66,6 +66,10 @@ _WHOLE_READ = 1 << 16
 statements cost more than the reading saved. No more are: what a search holds at once stays
 below a bound, whatever the corpus."""
 
+_BY_ROW = 1 << 15
+"""Postings (and earlier sums) few enough to sum by row at once: fewer numpy calls than by
+windows, and about 1 MB of numbers."""
+
 _KEEP = 4 << 20
 """Bytes of blocks a search keeps, read whole for some passages, to sum all their postings in
 a later round without reading them again: more are read again."""
@@ -312,7 +316,7 @@ class _BlockPostings:
         known with the rest of the terms (``left``: their bounds summed), ascending, and each
         one's sum of the essential terms' shares: an earlier round's sums and the new terms'
         postings, summed a window of rows at a time (``postgres_sums``), or over the rows
-        they name when they are few (at most ``_WHOLE_READ``) or a block is not in passage
+        they name when they are few (at most ``_BY_ROW``) or a block is not in passage
         order (of an earlier layout)."""
         import numpy as np
 
@@ -325,7 +329,7 @@ class _BlockPostings:
         blocks = [b for held in new for b in held.blocks]
         floor = self._known_floor
         # in passage order and many: summed by windows of rows; few: by row, at once
-        if count > _WHOLE_READ and all(len(b.skips) for b in blocks):
+        if count > _BY_ROW and all(len(b.skips) for b in blocks):
             rows, sums = window_sums(
                 self._conn,
                 self._ix,
