@@ -70,7 +70,7 @@ _BY_ROW = 1 << 15
 """Postings (and earlier sums) few enough to sum by row at once: fewer numpy calls than by
 windows, and about 1 MB of numbers."""
 
-_KEEP = 4 << 20
+_KEEP = 2 << 20
 """Bytes of blocks a search keeps, read whole for some passages, to sum all their postings in
 a later round without reading them again: more are read again."""
 
