@@ -136,30 +136,40 @@ def test_removed_passages_are_purged_from_the_blocks(postgres_url: str) -> None:
     store.close()
 
 
-def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(postgres_url: str) -> None:
+@pytest.mark.parametrize("first_read", [True, False])
+def test_a_write_of_values_no_narrow_record_holds_keeps_them_whole(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, first_read: bool
+) -> None:
+    """A term with wide and narrow blocks is searched the same whether its blocks come with
+    the first read or are read after it, for the candidates of a rarer term (each width's
+    records apart)."""
+    if not first_read:
+        monkeypatch.setattr("kforge.store.postgres_search._WHOLE_READ", 0)
+        monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     store = PostgresStore(postgres_url)
     sources = {"big": [{"emu": 40000, "cat": 1}], "small": [{"emu": 1, "cat": 2}]}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])
     for write in range(9):  # wide and narrow blocks of one term merge apart
-        sources[f"w{write}"] = [{"cat": 1 + write % 2}]
+        sources[f"w{write}"] = [{"cat": 1 + write % 2} | ({"emu": 1} if write == 8 else {})]
         store.put_sources("c", [indexed_source(f"w{write}", *sources[f"w{write}"])])
     with psycopg.connect(postgres_url) as conn:
         kinds = conn.execute("SELECT DISTINCT wide FROM search_blocks").fetchall()
     assert sorted(kinds) == [(False,), (True,)]
-    for query in (["emu"], ["cat"], ["cat", "emu"]):
+    for query, k in ((["emu"], 20), (["cat"], 20), (["cat", "emu"], 20), (["cat", "emu"], 2)):
         expected = full_bm25(passages(sources), query)
-        found = store.search_passages("c", query, 20, k1=K1, b=B)
-        assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))
+        found = store.search_passages("c", query, k, k1=K1, b=B)
+        assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:k]
         assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()
 
 
-def test_postings_spread_over_many_rows_are_summed_by_row(
+def test_postings_are_summed_a_window_of_rows_at_a_time(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Few postings over a range of rows far wider than their number are summed over the rows
-    they name (not over the whole range), passing over removed rows alike."""
-    monkeypatch.setattr("kforge.store.postgres_search._dense", lambda span, postings: False)
+    """Postings are summed a window of rows at a time, windows without postings passed over,
+    passing over removed rows alike."""
+    monkeypatch.setattr("kforge.store.postgres_sums.WINDOW", 2)
+    monkeypatch.setattr("kforge.store.postgres_search._BY_ROW", 0)  # many postings
     store = PostgresStore(postgres_url)
     sources = {f"s{i}": [{"cat": 1 + i % 3, "dog": i % 2 + 1}] for i in range(12)}
     store.put_sources("c", [indexed_source(k, *held) for k, held in sources.items()])

@@ -4,6 +4,7 @@ must read, not every posting of the query's terms."""
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Iterator
 
 import pytest
 
@@ -90,16 +91,21 @@ def test_a_search_that_finds_its_blocks_merged_meanwhile_starts_again(
     other.close()
 
 
+@pytest.mark.parametrize("small_windows", [False, True])
 def test_a_stretch_read_from_the_start_of_a_block_is_not_taken_for_the_whole_block(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, small_windows: bool
 ) -> None:
     """The first round reads only the first stretch of the common term's block (where the
     rare term's passages lie); the second round needs the common term's share of passages far
     into that block, which rank by it: they are read, and the search ranks as scoring every
-    posting."""
+    posting. Alike when the rows are summed in windows of 256 (the second round adding its
+    terms to the first round's sums across windows) and no block is kept between rounds."""
     from kforge.store import postgres_search
     from kforge.store.conformance_passages import full_bm25
 
+    if small_windows:
+        monkeypatch.setattr("kforge.store.postgres_sums.WINDOW", 256)
+        monkeypatch.setattr(postgres_search, "_KEEP", 0)
     monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     held: dict[str, dict[str, int]] = {}
@@ -130,18 +136,43 @@ def test_a_stretch_read_from_the_start_of_a_block_is_not_taken_for_the_whole_blo
 
 
 class _Counted:
-    """A connection that counts the bytes its statements return."""
+    """A connection that counts the bytes its statements return, and the most one row of
+    them returns."""
 
     def __init__(self, conn: object) -> None:
-        self.conn, self.bytes = conn, 0
+        self.conn, self.bytes, self.largest = conn, 0, 0
+
+    def count(self, row: tuple[object, ...]) -> None:
+        sizes = [len(v) for v in row if isinstance(v, bytes | str)]
+        self.bytes += sum(sizes)
+        self.largest = max([self.largest, *sizes])
 
     def execute(self, *args: object, **kwargs: object) -> object:
         rows = self.conn.execute(*args, **kwargs).fetchall()  # type: ignore[attr-defined]
-        self.bytes += sum(len(v) for row in rows for v in row if isinstance(v, bytes | str))
+        for row in rows:
+            self.count(row)
         return _Rows(rows)
+
+    def cursor(self, *args: object, **kwargs: object) -> object:
+        return _Streamed(self, self.conn.cursor(*args, **kwargs))  # type: ignore[attr-defined]
 
     def transaction(self) -> object:
         return self.conn.transaction()  # type: ignore[attr-defined]
+
+
+class _Streamed:
+    """A cursor whose streamed rows its connection counts."""
+
+    def __init__(self, counted: _Counted, cursor: object) -> None:
+        self.counted, self.cursor = counted, cursor
+
+    def stream(self, *args: object, **kwargs: object) -> Iterator[tuple[object, ...]]:
+        for row in self.cursor.stream(*args, **kwargs):  # type: ignore[attr-defined]
+            self.counted.count(row)
+            yield row
+
+    def close(self) -> None:
+        self.cursor.close()  # type: ignore[attr-defined]
 
 
 class _Rows:
@@ -155,6 +186,33 @@ class _Rows:
         return self.rows[0] if self.rows else None
 
 
+def _search_as_every_posting(
+    store: PostgresStore,
+    held: dict[str, dict[str, int]],
+    query: list[str],
+    k: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[_Counted]:
+    """Search index ``c`` (the passages of ``held``, a source each) on connections that count
+    what they read (returned), and check it ranks as scoring every posting."""
+    from kforge.store import postgres_search
+    from kforge.store.conformance_passages import full_bm25
+
+    counted: list[_Counted] = []
+    real = postgres_search._search
+
+    def spied(conn: object, *args: object, **kwargs: object) -> object:
+        counted.append(_Counted(conn))
+        return real(counted[-1], *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postgres_search, "_search", spied)
+    found = store.search_passages("c", query, k, k1=K1, b=B)
+    expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
+    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:k]
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    return counted
+
+
 def test_the_commonest_term_is_read_only_where_passages_can_still_reach_the_top(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,7 +222,6 @@ def test_the_commonest_term_is_read_only_where_passages_can_still_reach_the_top(
     passage) is read only in the stretch of the ten, a small part of its postings, and the
     search ranks as scoring every posting."""
     from kforge.store import postgres_search
-    from kforge.store.conformance_passages import full_bm25
 
     monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
@@ -184,19 +241,28 @@ def test_the_commonest_term_is_read_only_where_passages_can_still_reach_the_top(
         store.put_sources(
             "c", [indexed_source(key, held[key]) for key in keys[start : start + 1000]]
         )
-    query = ["rare", "middle", "common"]
-    counted: list[_Counted] = []
-    real = postgres_search._search
-
-    def spied(conn: object, *args: object, **kwargs: object) -> object:
-        counted.append(_Counted(conn))
-        return real(counted[-1], *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(postgres_search, "_search", spied)
-    found = store.search_passages("c", query, 5, k1=K1, b=B)
-    expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
-    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:5]
-    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    counted = _search_as_every_posting(store, held, ["rare", "middle", "common"], 5, monkeypatch)
     common = 6000 * 8  # bytes of the common term's postings
     assert sum(c.bytes for c in counted) < common / 3
+    store.close()
+
+
+def test_no_value_a_search_reads_is_larger_than_a_piece_however_long_the_terms_postings(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both query terms are in all 16,000 passages (a block of 128 KB each, twice a piece,
+    here of 64 KB), read whole: the server sends them in pieces, so what a search holds at
+    once does not grow with the corpus, and it ranks as scoring every posting."""
+    from kforge.store import postgres_search
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 1000)  # past the first read's share
+    monkeypatch.setattr("kforge.store.postgres_reads.PIECE", 64 * 1024)
+    held = {
+        f"s{i:05d}": {"common": 1 + i % 4, "other": 1 + i % 7, "pad": i % 5} for i in range(16000)
+    }
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
+    counted = _search_as_every_posting(store, held, ["common", "other"], 10, monkeypatch)
+    assert sum(c.bytes for c in counted) >= 16000 * 8  # a term's postings were read whole
+    assert max(c.largest for c in counted) <= 64 * 1024
     store.close()

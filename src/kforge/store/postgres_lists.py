@@ -9,7 +9,7 @@ block by block, costs a few numpy calls a term however many blocks it has.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["GAP", "WHOLE_SHARE", "Block", "TermList", "shares", "term_lists"]
+__all__ = ["GAP", "WHOLE_SHARE", "Block", "TermList", "add_shares", "shares", "term_lists"]
 
 WHOLE_SHARE = 0.1
 """A block is read whole when the stretches a search wants of it hold this share of it."""
@@ -62,6 +62,7 @@ class TermList:
             a.last < int(b.skips[0]) for a, b in zip(self.blocks, self.blocks[1:], strict=False)
         )
         self.itemsize = record_dtype(wide).itemsize
+        self._positions = {b.id: n for n, b in enumerate(self.blocks)}
         if self.ordered:
             counts = [len(b.skips) for b in self.blocks]
             self._skips = np.concatenate([b.skips for b in self.blocks])
@@ -112,47 +113,46 @@ class TermList:
             found.append((self.blocks[block], start * step + 1, (stop - start + 1) * step))
         return found
 
-    def records(
-        self, pieces: Mapping[int, Sequence[tuple[int, bytes]]], *, ordered: bool = True
-    ) -> Any:
-        """The records of ``pieces`` (by block id: ``(first byte, records)`` of stretches, or
-        of whole blocks from byte 1), in passage order unless not ``ordered``."""
+    def position(self, block: Block) -> int:
+        """Where ``block`` lies in the list (the order its records come in)."""
+        return self._positions[block.id]
+
+    def records(self, pieces: Sequence[bytes | memoryview]) -> Any:
+        """The records of ``pieces`` (consecutive parts of the list, in list order), in passage
+        order."""
         import numpy as np
 
-        parts = [
-            data
-            for block in self.blocks
-            for _, data in sorted(pieces.get(block.id, ()), key=lambda piece: piece[0])
-        ]
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        data = pieces[0] if len(pieces) == 1 else b"".join(pieces)
         records = np.frombuffer(data, dtype=record_dtype(self.wide))
         at = records["passage"]
-        if ordered and (not self.ordered or (len(at) > 1 and not bool(np.all(at[1:] > at[:-1])))):
+        if not self.ordered and len(at) > 1 and not bool(np.all(at[1:] > at[:-1])):
             records = records[np.argsort(at, kind="stable")]
         return records
 
-    def add_shares(
-        self,
-        extra: npt.NDArray[np.float64],
-        rows: npt.NDArray[np.int64],
-        pieces: Mapping[int, Sequence[tuple[int, bytes]]],
-        weight: float,
-        base: float,
-        slope: float,
-    ) -> None:
-        """Add to ``extra[i]`` the term's share of the score of ``rows[i]`` (ascending), for
-        the rows the records of ``pieces`` hold."""
-        import numpy as np
 
-        if not any(b.id in pieces for b in self.blocks):
-            return
-        records = self.records(pieces)
-        at = records["passage"].astype(np.int64)
-        where = np.searchsorted(at, rows)
-        inside = where < len(at)
-        hit = np.zeros(len(rows), dtype=bool)
-        hit[inside] = at[where[inside]] == rows[inside]
-        extra[hit] += shares(records[where[hit]], weight, base, slope)
+def add_shares(
+    extra: npt.NDArray[np.float64],
+    rows: npt.NDArray[np.int64],
+    records: Any,
+    weight: float,
+    base: float,
+    slope: float,
+) -> None:
+    """Add to ``extra[i]`` the term's share of the score of ``rows[i]`` (ascending), for the
+    rows ``records`` (in passage order) hold."""
+    import numpy as np
+
+    if not len(records):
+        return
+    at = records["passage"].astype(np.int64)
+    low = int(np.searchsorted(rows, at[0], side="left"))
+    high = int(np.searchsorted(rows, at[-1], side="right"))
+    held = rows[low:high]
+    where = np.searchsorted(at, held)
+    inside = where < len(at)
+    hit = np.zeros(len(held), dtype=bool)
+    hit[inside] = at[where[inside]] == held[inside]
+    extra[low:high][hit] += shares(records[where[hit]], weight, base, slope)
 
 
 def term_lists(blocks: Iterable[Block]) -> list[TermList]:

@@ -1,26 +1,36 @@
 """Search of the PostgreSQL passage index: BM25's MaxScore (``kforge.store.passages.bm25_top``)
 over the packed postings of ``postgres_postings``, summed with numpy a term at a time.
 
-The essential (rarest) query terms' blocks are read whole and summed. The other terms come one
-read each, rarest first, for the candidates still in the race: before each read the
-candidates that cannot reach the floor (the ``k``-th best score so far) even with every term
-left at its bound are dropped, so the commonest terms are read for few passages, and of their
-blocks the server cuts out only the stretches that can hold them (the skip lists say where;
-``postgres_lists``). The first read brings the index's counts, the terms' frequencies, skip
-lists and peaks, and the rarest terms' records.
-"""
+The essential (rarest) query terms' postings are all summed, a window of rows at a time
+(``postgres_sums``); a later round adds only its new essential terms to the sums it kept. The
+other terms come one read each, rarest first, for the candidates still in the race: before
+each read the candidates that cannot reach the floor (the ``k``-th best score so far) even
+with every term left at its bound are dropped, so the commonest terms are read for few
+passages, and of their blocks the server cuts out only the stretches that can hold them (the
+skip lists say where; ``postgres_lists``). The first read brings the index's counts, the
+terms' frequencies, skip lists and peaks, and the rarest terms' records when they are few;
+every later read is streamed in pieces (``postgres_reads``), so that what a search holds at
+once stays within a bound whatever the corpus."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import loads
 from kforge.store import passages
 from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
-from kforge.store.postgres_batch import int_array, numbers
-from kforge.store.postgres_lists import WHOLE_SHARE, Block, TermList, shares, term_lists
+from kforge.store.postgres_lists import (
+    WHOLE_SHARE,
+    Block,
+    TermList,
+    add_shares,
+    shares,
+    term_lists,
+)
 from kforge.store.postgres_postings import SKIP
+from kforge.store.postgres_reads import BATCH, Gone, Part, batches
+from kforge.store.postgres_sums import window_sums
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,37 +50,29 @@ t AS (
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
        t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks::text,
-       CASE WHEN t.n = 1 OR t.upto <= greatest(%(least)s, %(share)s * i.passages)
-            OR t.every <= %(whole)s THEN b.data END,
+       CASE WHEN t.upto <= %(whole)s AND (t.n = 1 OR t.every <= %(whole)s
+            OR t.upto <= greatest(%(least)s, %(share)s * i.passages)) THEN b.data END,
        substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
                  FOR CASE WHEN b.wide THEN 8 ELSE 4 END)
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
 """
 """The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
 with the records of the blocks the first round of ``bm25_top`` sums whole (the rarest terms),
-or of every block when they are few (``_WHOLE_READ``)."""
+or of every block when they are few: never more than ``_WHOLE_READ`` postings (the others
+are streamed, ``postgres_reads``)."""
 
 _WHOLE_READ = 1 << 16
 """Query terms holding at most this many postings are read whole by the first read: fewer
-statements cost more than the reading saved."""
+statements cost more than the reading saved. No more are: what a search holds at once stays
+below a bound, whatever the corpus."""
 
-_STRETCHES = """
-SELECT u.n, substring(b.data FROM u.o FOR u.l), NULL::text
-FROM unnest({codes}, {ids}, {starts}, {lengths}) WITH ORDINALITY AS u(c, id, o, l, n)
-JOIN search_blocks b ON b.index_id = %s AND b.term = (%s::text[])[u.c] AND b.id = u.id
-UNION ALL
-SELECT id, NULL, passage FROM search_passages WHERE id = ANY({rows})
-""".format(
-    codes=int_array(),
-    ids=int_array("bigint"),
-    starts=int_array(),
-    lengths=int_array(),
-    rows=int_array("bigint"),
-)
-"""Stretches of blocks, numbered as asked, and the passages of rows (by row) in one read."""
+_BY_ROW = 1 << 15
+"""Postings (and earlier sums) few enough to sum by row at once: fewer numpy calls than by
+windows, and about 1 MB of numbers."""
 
-_READ_BYTES = 4 << 20
-"""A statement reads at most about this many bytes of records (more take more statements)."""
+_KEEP = 2 << 20
+"""Bytes of blocks a search keeps, read whole for some passages, to sum all their postings in
+a later round without reading them again: more are read again."""
 
 _ATTEMPTS = 3
 """Searches outside a transaction before one in a snapshot (``search``)."""
@@ -97,10 +99,6 @@ _MARGIN = 1.0 + 1e-9
 another order stays below it."""
 
 
-class _Gone(Exception):
-    """A block the search's first read named was merged or purged since."""
-
-
 def search(
     conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
 ) -> list[tuple[str, float]]:
@@ -113,7 +111,7 @@ def search(
     for _ in range(_ATTEMPTS):
         try:
             return _search(conn, index, terms, k, k1=k1, b=b)
-        except _Gone:
+        except Gone:
             continue
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -166,6 +164,8 @@ class _BlockPostings:
         tombstones: bool,
         peaks: Mapping[str, Peaks],
     ) -> None:
+        import numpy as np
+
         self._conn, self._ix, self._blocks, self._read = conn, ix, blocks, read
         self._last_row, self._tombstones, self._peaks = last_row, tombstones, peaks
         self._lists = term_lists(blocks)
@@ -176,11 +176,15 @@ class _BlockPostings:
         self._names: dict[int, str] = {}
         """The passage of each row looked up that is not removed."""
         self._looked: set[int] = set()
+        self._kept = 0
+        """Bytes of blocks read whole kept for a later round (``_KEEP`` at most)."""
         self._known_floor = 0.0
         """The best floor an earlier round found (the ``k``-th best score of passages not
         removed)."""
-        self._stretches: dict[tuple[int, int, int], bytes] = {}
-        """Stretches read, for a later round that wants them again."""
+        self._summed: tuple[frozenset[str], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+        self._summed = (frozenset(), np.zeros(0, dtype=np.int64), np.zeros(0))
+        """The essential terms an earlier round summed, and its rows and sums (of the rows
+        that could still reach its floor): a later round adds only its new essential terms."""
 
     def top(
         self,
@@ -191,15 +195,14 @@ class _BlockPostings:
         k: int,
         slack: float,
     ) -> list[tuple[str, float]]:
-
-        rows, sums = self._sum_essential(essential, base, slope)
+        bounds = {
+            t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
+        }
+        rows, sums = self._sum_essential(essential, base, slope, sum(bounds.values()))
         if k <= 0 or not len(rows):
             return []
         if not rest:
             return self._resolve(sums, rows, k)
-        bounds = {
-            t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
-        }
         terms = sorted(rest, key=lambda t: (-bounds[t], t))
         done, totals = self._complete(rows, sums, terms, bounds, rest, base, slope, k, slack)
         found = self._resolve(totals, done, k)
@@ -306,65 +309,86 @@ class _BlockPostings:
             return best[k - 1][1] if len(best) >= k else 0.0
         return _kth(totals, k)
 
-    def _whole(self, lists: Sequence[TermList]) -> dict[int, list[tuple[int, bytes]]]:
-        """The records of every block of ``lists``, by block id (as ``TermList.records``
-        takes them): those read before, the others by id, a statement for about
-        ``_READ_BYTES`` of them."""
-        blocks = [b for held in lists for b in held.blocks]
-        wanted = [b for b in blocks if b.id not in self._read]
-        for group in _groups(wanted, lambda b: b.size):
-            found = dict(
-                self._conn.execute(
-                    "SELECT id, data FROM search_blocks WHERE index_id = %s AND term = ANY(%s) "
-                    "AND id = ANY(%s)",
-                    (self._ix, sorted({b.term for b in group}), [b.id for b in group]),
-                    binary=True,
-                ).fetchall()
-            )
-            if len(found) < len(group):
-                raise _Gone
-            self._read.update(found)  # a later round reads them again
-        return {b.id: [(1, self._read[b.id])] for b in blocks}
-
     def _sum_essential(
-        self, essential: Mapping[str, float], base: float, slope: float
+        self, essential: Mapping[str, float], base: float, slope: float, left: float
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """The rows the ``essential`` terms' postings name, ascending, and each one's sum of
-        their shares: summed over the span of rows when the postings fill it enough, else
-        over the rows they name."""
+        """The rows the ``essential`` terms' postings name that can reach the best floor
+        known with the rest of the terms (``left``: their bounds summed), ascending, and each
+        one's sum of the essential terms' shares: an earlier round's sums and the new terms'
+        postings, summed a window of rows at a time (``postgres_sums``), or over the rows
+        they name when they are few (at most ``_BY_ROW``) or a block is not in passage
+        order (of an earlier layout)."""
         import numpy as np
 
+        summed, rows, sums = self._summed
         lists = [held for held in self._lists if held.term in essential]
-        count = sum(b.postings for held in lists for b in held.blocks)
+        new = [held for held in lists if held.term not in summed]
+        count = len(rows) + sum(b.postings for held in new for b in held.blocks)
         if not count:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        pieces = self._whole(lists)
-        blocks = [b for held in lists for b in held.blocks]
-        if all(len(b.skips) for b in blocks):  # in passage order: the span is known
-            low = min(int(b.skips[0]) for b in blocks)
-            span = max(b.last for b in blocks) - low + 1
-            if _dense(span, count):
-                # summed a term at a time (a term names a row once): a search holds one
-                # term's records at a time besides the sums
-                dense = np.zeros(span)
-                for held in lists:
-                    records = held.records(pieces, ordered=False)
-                    at = records["passage"].astype(np.intp)
-                    at -= low
-                    dense[at] += shares(records, essential[held.term], base, slope)
-                    del records, at
-                held_at = np.flatnonzero(dense)
-                return held_at + low, np.asarray(dense[held_at], dtype=np.float64)
-        parts = []
-        for held in lists:
-            records = held.records(pieces, ordered=False)
+            return rows, sums
+        blocks = [b for held in new for b in held.blocks]
+        floor = self._known_floor
+        # in passage order and many: summed by windows of rows; few: by row, at once
+        if count > _BY_ROW and all(len(b.skips) for b in blocks):
+            rows, sums = window_sums(
+                self._conn,
+                self._ix,
+                new,
+                essential,
+                self._read,
+                self._names,
+                (rows, sums),
+                base,
+                slope,
+                (left, floor),
+            )
+            self._summed = (frozenset(essential), rows, sums)
+            return rows, sums
+        parts = [(rows, sums)]
+        for held, records in self._essential_records(new):
             at = records["passage"].astype(np.int64)
             parts.append((at, shares(records, essential[held.term], base, slope)))
         every = np.concatenate([a for a, _ in parts])
-        summed = np.concatenate([s for _, s in parts])
+        summed_up = np.concatenate([s for _, s in parts])
+        del parts
         rows, where = np.unique(every, return_inverse=True)
-        total = np.bincount(where, weights=summed, minlength=len(rows))
-        return rows, np.asarray(total, dtype=np.float64)
+        total = np.bincount(where, weights=summed_up, minlength=len(rows))
+        keep = total + left >= floor
+        rows, sums = rows[keep], np.asarray(total[keep], dtype=np.float64)
+        self._summed = (frozenset(essential), rows, sums)
+        return rows, sums
+
+    def _essential_records(self, lists: Sequence[TermList]) -> Iterator[tuple[TermList, Any]]:
+        """Each of ``lists`` with its records, a batch at a time, list after list: those the
+        first read brought, then the others streamed (``postgres_reads``)."""
+        streamed: list[Part] = []
+        owner: list[TermList] = []
+        for held in lists:
+            if all(b.id in self._read for b in held.blocks):
+                for records in self._held_records(held):
+                    yield held, records
+                continue
+            for block in held.blocks:
+                streamed.append((block, 1, block.size))
+                owner.append(held)
+        for batch in batches(self._conn, self._ix, streamed, (), self._names):
+            yield owner[batch[0][0]], owner[batch[0][0]].records([data for _, data in batch])
+
+    def _held_records(self, held: TermList) -> Iterator[Any]:
+        """The records of ``held``, whose blocks are all in memory, about ``BATCH`` bytes at
+        a time (a search's numbers over them stay small)."""
+        pieces: list[memoryview] = []
+        size = 0
+        for block in held.blocks:
+            data = memoryview(self._read[block.id])
+            for start in range(0, len(data), BATCH):
+                if pieces and size + min(BATCH, len(data) - start) > BATCH:
+                    yield held.records(pieces)
+                    pieces, size = [], 0
+                pieces.append(data[start : start + BATCH])
+                size += len(pieces[-1])
+        if pieces:
+            yield held.records(pieces)
 
     def _rest_shares(
         self,
@@ -382,76 +406,40 @@ class _BlockPostings:
 
         extra = np.zeros(len(rows))
         lists = [held for held in self._lists if held.term in rest]
-        pieces: dict[int, list[tuple[int, bytes]]] = {}
-        """The records of each block to add, by block id: (first byte, records)."""
-        wanted: list[tuple[Block, int, int]] = []
+        wanted: list[Part] = []
+        owner: list[TermList] = []
+        kept: dict[int, list[bytes]] = {}
+        """Blocks read whole to keep for a later round, and their pieces read so far."""
         for held in lists:
-            for block in held.blocks:
-                if block.id in self._read:
-                    pieces[block.id] = [(1, self._read[block.id])]
-            for stretch in held.stretches(rows, pieces):
-                data = self._stretches.get((stretch[0].id, *stretch[1:]))
-                if data is not None:
-                    pieces.setdefault(stretch[0].id, []).append((stretch[1], data))
-                else:
-                    wanted.append(stretch)
+            if all(b.id in self._read for b in held.blocks):
+                for records in self._held_records(held):
+                    add_shares(extra, rows, records, rest[held.term], base, slope)
+                continue
+            found = held.stretches(rows, ())
+            # in list order, so that a batch's records are in passage order
+            found.sort(key=lambda part: (held.position(part[0]), part[1]))
+            wanted.extend(found)
+            owner.extend([held] * len(found))
+            # read whole: a later round that sums the term's every posting need not read it
+            # again, while what is kept stays small (``_KEEP``)
+            size = sum(b.size for b in held.blocks)
+            whole = len(found) == len(held.blocks) and all(n == b.size for b, _, n in found)
+            if whole and self._kept + size <= _KEEP:
+                self._kept += size
+                kept |= {b.id: [] for b in held.blocks}
         named = rows.tolist() if name and wanted else []
-        terms = sorted({b.term for b, _, _ in wanted})
-        code = {t: n for n, t in enumerate(terms, start=1)}
-        for group in _groups(wanted, lambda stretch: stretch[2]):
-            found = self._conn.execute(
-                _STRETCHES,
-                (
-                    numbers(code[b.term] for b, _, _ in group),
-                    numbers(b.id for b, _, _ in group),
-                    numbers(start for _, start, _ in group),
-                    numbers(length for _, _, length in group),
-                    self._ix,
-                    terms,
-                    numbers(named),
-                ),
-                binary=True,
-            ).fetchall()
-            read = [(n, data) for n, data, passage in found if passage is None]
-            self._named(named, {n: passage for n, _, passage in found if passage is not None})
-            named = []
-            if len(read) < len(group):
-                raise _Gone
-            for number, data in read:
-                block, start, length = group[number - 1]
-                # the whole block (not a stretch at its start): a later round may want it
-                # again, or this stretch
-                if start == 1 and len(data) == block.size:
-                    self._read[block.id] = data
-                else:
-                    self._stretches[block.id, start, length] = data
-                pieces.setdefault(block.id, []).append((start, data))
-        for held in lists:
-            held.add_shares(extra, rows, pieces, rest[held.term], base, slope)
+        self._looked.update(named)
+        for batch in batches(self._conn, self._ix, wanted, named, self._names):
+            held = owner[batch[0][0]]
+            records = held.records([data for _, data in batch])
+            add_shares(extra, rows, records, rest[held.term], base, slope)
+            del records
+            for at, data in batch:
+                if wanted[at][0].id in kept:
+                    kept[wanted[at][0].id].append(data)
+        for block, pieces in kept.items():
+            self._read[block] = b"".join(pieces)
         return extra
-
-
-_T = TypeVar("_T")
-
-
-def _groups(items: Sequence[_T], size: Callable[[_T], int]) -> Iterator[list[_T]]:
-    """``items`` in runs of about ``_READ_BYTES`` (by ``size``), at least one item a run."""
-    group: list[_T] = []
-    total = 0
-    for item in items:
-        if group and total + size(item) > _READ_BYTES:
-            yield group
-            group, total = [], 0
-        group.append(item)
-        total += size(item)
-    if group:
-        yield group
-
-
-def _dense(span: int, postings: int) -> bool:
-    """Whether sums are kept in an array over the whole ``span`` of rows the ``postings``
-    name (else over the rows they name, which costs a sort)."""
-    return span <= 4 * postings
 
 
 def _kth(totals: npt.NDArray[Any], k: int) -> float:
