@@ -352,3 +352,26 @@ def test_a_protocol_and_its_version_are_one_term_held_only_whole() -> None:
     assert focus.held("It speaks HTTP/2 since 3.0.") and not [
         t for t in focus.held("HTTP 1.1, version 2.0") if t.text == "HTTP/2"
     ]
+
+
+def test_a_passage_holding_what_the_asking_sentence_names_is_relevant() -> None:
+    # the situation's words ("single-page app on another domain") fill other passages; the
+    # one that says what was asked holds only the asking sentence's heaviest term
+    statistics = CorpusStatistics(
+        passages=1000,
+        characters=500_000,
+        document_frequency=lambda term: {
+            "cor": 3, "anoth": 25, "page": 30, "domain": 40, "singl": 50, "api": 100,
+            "handl": 170, "call": 210, "app": 250, "web": 300, "server": 300,
+        }.get(term, 0),
+    )  # fmt: skip
+    focus = question_focus(
+        "My single-page app on another domain calls my API. Does the web server handle CORS?",
+        statistics,
+    )
+    passages = [
+        _chunk(0, "Another handler may be called for a single page on this domain by the app."),
+        _chunk(1, "CORS support: the web server itself does not support CORS; use a plugin."),
+        _chunk(2, "The API page lists every call."),
+    ]
+    assert focus.relevant(passages)[:2] == [True, True]

@@ -32,7 +32,9 @@ of the focus, or the sentence that asks writes a name the corpus never names (a 
 word inside it, "Weblate", an identifier such as ``HTTP/2``, or a number; a name in the
 sentences before it is the user's situation: "In CI I want ..."). When they do not hold it, no passage is relevant and the documents do not say.
 When they do, a passage (title, heading and text) is relevant when its terms weigh at least
-``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh. Over
+``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh, or,
+where sentences before the one that asks tell the user's situation, when it holds that much
+of the asking sentence's own terms. Over
 Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
 over the Node.js reference, "What does os.EOL contain?" is not answered from ``os.constants``
 ("Contains commonly used …"): ``os.EOL`` weighs far more than "contain".
@@ -300,9 +302,15 @@ class Focus:
         held = [self.held(passage_text(c)) for c in chunks]
         if not self._covers(held):
             return [False] * len(chunks)
-        shares = [self.weight_of(h) for h in held]
-        need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
-        return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
+        verdicts = _shares_kept(self, held)
+        # what the asking sentence names decides too: a passage saying "aiohttp.web itself does
+        # not support CORS" answers "My single-page app on another domain calls my API. Does
+        # aiohttp.web handle CORS?" without the situation's many words
+        asking = self.within(_asking(self.question))
+        if asking.terms and len(asking.terms) < len(self.terms):
+            told = [asking.held(passage_text(c)) for c in chunks]
+            verdicts = [a or b for a, b in zip(verdicts, _shares_kept(asking, told), strict=True)]
+        return verdicts
 
     def holds_any(self, chunks: Sequence[Chunk]) -> bool:
         """True when ``chunks`` hold the focus between them (see the module docstring)."""
@@ -361,6 +369,14 @@ class Focus:
             lines = [f"- {c.file}" + (f" § {c.heading}" if c.heading else "") for c in closest]
             text += "\n\nSee also:\n" + "\n".join(lines)
         return text
+
+
+def _shares_kept(focus: Focus, held: Sequence[tuple[FocusTerm, ...]]) -> list[bool]:
+    """Which passages hold a share of ``focus`` (by the terms each holds) enough to be kept: a
+    quarter of it and half as much as the best of them."""
+    shares = [focus.weight_of(h) for h in held]
+    need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
+    return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
 
 
 def _asking(question: str) -> str:
