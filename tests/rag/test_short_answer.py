@@ -290,6 +290,17 @@ async def test_a_comparison_has_a_line_only_when_a_sentence_contrasts_the_two() 
     assert "The directory where the output HTML files are created" in text
 
 
+async def test_a_contrast_too_short_to_say_how_two_differ_is_no_line() -> None:
+    short, text = await answer(
+        "What is the difference between translator comments and extracted comments?",
+        "The ref.pot file is the last created PO file with up-to-date source references but "
+        "old translations, or a template; any translations or translator comments in it are "
+        "discarded, however extracted comments and file positions are preserved.",
+    )
+    assert short == ""  # not "but old translations"
+    assert "The ref.pot file is the last created PO file" in text
+
+
 async def test_a_default_is_read_from_the_signature_of_the_entry_asked_about() -> None:
     short, text = await answer(
         "What is the default maxsize of lru_cache?",

@@ -310,6 +310,8 @@ def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | N
             # from the contrast on ("except that it spawns the command directly ..."), not the
             # clause's opening words cut short ("similar to exec() except")
             quote = clause_at(unit.text, contrast.start())
+            if len(quote.split()) < 5:
+                continue  # "but old translations": a contrast too short to say how they differ
         if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
