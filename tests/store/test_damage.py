@@ -209,3 +209,16 @@ async def test_undecodable_text_is_named_by_its_column_without_quoting_its_bytes
         f"text); copy out what is readable with the sqlite3 tool (`sqlite3 {db} .recover > "
         "recovered.sql`), then restore a backup or start a new database with --db"
     )
+
+
+def test_a_damaged_stored_document_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    db = tmp_path / "docs.db"
+    store = SQLiteStore(db)
+    store.put_docs("rag/corpora", {"docs": {"name": "docs"}, "notes": {"name": "notes"}})
+    store.close()
+    tamper(db, "UPDATE docs SET value = ? WHERE key = ?", '{"name": "no', "notes")
+    store = SQLiteStore(db)
+    assert store.get_docs("rag/corpora", ["docs"]) == {"docs": {"name": "docs"}}
+    with pytest.raises(StateCorruptionError, match=r"'rag/corpora' is damaged.*ingest again"):
+        store.get_docs("rag/corpora")
+    store.close()

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-__all__ = ["DocumentStore"]
+from kforge.errors import StateCorruptionError
+from kforge.jsoncodec import loads
+
+__all__ = ["DocumentStore", "read_docs"]
 
 
 class DocumentStore(Protocol):
@@ -25,3 +28,15 @@ class DocumentStore(Protocol):
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         """Delete ``keys``, or the whole namespace."""
         ...
+
+
+def read_docs(namespace: str, rows: Iterable[tuple[str, str | bytes]]) -> dict[str, dict[str, Any]]:
+    """Stored ``(key, JSON)`` rows of ``namespace`` as documents by key; a damaged one is a
+    ``StateCorruptionError`` that says how to rebuild it."""
+    try:
+        return {key: loads(value) for key, value in rows}
+    except ValueError as exc:
+        raise StateCorruptionError(
+            f"a stored document of '{namespace}' is damaged ({exc}); rebuild it (for a "
+            "corpus: kforge ingest again)"
+        ) from exc

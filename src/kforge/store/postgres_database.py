@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kforge.errors import StateCorruptionError, StoreError
+from kforge.errors import StoreError
 from kforge.extras import require_extra
 from kforge.frames import utc_now
-from kforge.jsoncodec import dumps, loads
+from kforge.jsoncodec import dumps
+from kforge.store.documents import read_docs
 from kforge.store.postgres_schema import apply_migrations
 
 __all__ = ["READ_DOCS", "PostgresDatabase", "is_postgres_url", "redact_url"]
@@ -140,13 +141,7 @@ class PostgresDatabase:
                     "ORDER BY key",
                     (namespace, list(keys)),
                 ).fetchall()
-        try:
-            return {r[0]: loads(r[1]) for r in rows}
-        except ValueError as exc:
-            raise StateCorruptionError(
-                f"a stored document of '{namespace}' is damaged ({exc}); rebuild it (for a "
-                "corpus: kforge ingest again)"
-            ) from exc
+        return read_docs(namespace, rows)
 
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._conn() as conn:

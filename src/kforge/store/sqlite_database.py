@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kforge.errors import StateCorruptionError, StoreError
+from kforge.errors import StoreError
 from kforge.frames import utc_now
-from kforge.jsoncodec import dumps, loads
+from kforge.jsoncodec import dumps
+from kforge.store.documents import read_docs
 from kforge.store.migrations import apply_migrations
 from kforge.store.sqlite_transaction import Reading, Transaction
 
@@ -140,13 +141,7 @@ class SQLiteDatabase:
                             (namespace, *chunk),
                         ).fetchall()
                     )
-        try:
-            return {r[0]: loads(r[1]) for r in rows}
-        except ValueError as exc:
-            raise StateCorruptionError(
-                f"a stored document of '{namespace}' is damaged ({exc}); rebuild it (for a "
-                "corpus: kforge ingest again)"
-            ) from exc
+        return read_docs(namespace, rows)
 
     def delete_docs(self, namespace: str, keys: Iterable[str] | None = None) -> None:
         with self._tx() as conn:
