@@ -41,6 +41,9 @@ def test_prose_offers_the_call_it_names_when_its_code_spans_are_lost() -> None:
 
 def test_prose_offers_no_command() -> None:
     assert command_of("The site is built.", read_question("How do I build it?")) == ""
+    # a plural written with its ending in brackets is no call
+    text = "If you always connect the drive(s) to the same port, make a more precise rule."
+    assert command_of(text, read_question("How can I make the rule match one port?")) == ""
 
 
 def test_an_entry_describes_its_call_after_the_signature() -> None:

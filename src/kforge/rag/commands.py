@@ -30,6 +30,8 @@ _API_ENTRY = re.compile(
 """An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
 ``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
 _PROSE_CALL = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
+_PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
+"""A word with its plural ending in brackets ("the drive(s)", "process(es)"): no call."""
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
 _ACTION = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|[^\s'\"`]*/[^\s'\"`]*")
 """What a line of code does is in its words, not in the paths it runs in (``cd
@@ -84,7 +86,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     if named or calls:
         return (named or calls)[0]
     # a call named in prose whose code spans were lost (HTML): "use shutil.rmtree() to ..."
-    written = _PROSE_CALL.findall(text)
+    written = [c for c in _PROSE_CALL.findall(text) if not _PLURAL.fullmatch(c)]
     asked = [c for c in written if unit_terms(c) & terms]
     return next(iter(asked or written), "")
 
