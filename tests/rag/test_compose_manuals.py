@@ -53,14 +53,41 @@ def test_a_sentence_saying_what_to_run_holds_what_a_procedure_asks() -> None:
         "To enable foreign key constraint enforcement, run PRAGMA foreign_keys=ON.",
         "The journal can be changed by issuing the journal_mode pragma.",
         "It is loaded via app.config.from_file.",
+        "You can use a # type: ignore comment to silence the type checker on a line.",
+        "One can also pass the name with --app.",
     ):
         assert holds_kind(says_how, asked), says_how
     for says_not in (
         "The dog is using the ball.",
         "We did this using a new approach, which works.",
         "To be sure, WAL mode is fast.",
+        "You can see the result below.",
     ):
         assert not holds_kind(says_not, asked), says_not
+
+
+def test_how_do_i_takes_what_you_can_use_over_an_option_sharing_a_word() -> None:
+    options = chunk(
+        0,
+        "--no-silence-site-packages: By default, mypy will suppress any error messages "
+        "generated within PEP 561 compliant packages. Adding this flag will disable this "
+        "behavior.",
+        "The mypy command line",
+        "Import discovery",
+    )
+    issues = chunk(
+        1,
+        "You can use a # type: ignore comment to silence the type checker on a particular "
+        "line. The second line is now fine, since the ignore comment causes the name "
+        "frobnicate to get an implicit Any type.",
+        "Common issues and solutions",
+        "Spurious errors and locally silencing the checker",
+    )
+    answer = compose_extractive(
+        "mypy flags one line that I know is fine. How do I make it shut up about just that line?",
+        [options, issues],
+    )
+    assert any("type: ignore" in s.text for s in answer), [s.text for s in answer]
 
 
 def test_a_page_titled_with_the_product_every_page_names_is_no_hop() -> None:

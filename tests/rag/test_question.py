@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kforge.rag.defining import subject_phrase
+from kforge.rag.focus import question_focus
 from kforge.rag.question import read_question
 
 
@@ -73,3 +74,25 @@ def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_questi
     assert asked.kind == "comparison" and asked.options == ("Any", "object")
     # an asking "when" is no condition
     assert read_question("When was the first release, and what was its number?").kind == "when"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        (
+            "My server logs every request and I don't want that. How do I switch it off?",
+            "procedure",
+        ),
+        ("Why shouldn't I open a new ClientSession for each request?", "reason"),
+        ("Isn't the cache cleared when the process exits?", "yesno"),
+        ("You'll need a config file. Where's it kept?", "where"),
+        ("Can't I run two workers on one queue?", "yesno"),
+    ],
+)
+def test_a_contraction_is_no_word_of_what_is_asked(question: str, kind: str) -> None:
+    asked = read_question(question)
+    assert asked.kind == kind
+    for part in ("t", "shouldn", "isn", "ll", "ca", "don"):
+        assert part not in asked.terms, asked.terms
+    focus = question_focus(question)
+    assert not {"t", "shouldn", "isn", "ll", "ca"} & {t.match for t in focus.terms}

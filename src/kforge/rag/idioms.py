@@ -45,8 +45,26 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+_NOT = re.compile(r"\b(?:(ca)|(wo)|(sha)|(\w+?))n['\u2019]t\b", re.IGNORECASE)
+_CONTRACTED = re.compile(r"(?<=\w)['\u2019](?:d|ll|re|ve|m)\b", re.IGNORECASE)
+""""I'd", "you'll", "we're", "I've", "I'm": the pronoun is the word ("'s" may be a possessive
+or "is", and stays)."""
+
+
+def _spelled_not(match: re.Match[str]) -> str:
+    can, will, shall, other = match.groups()
+    if can or will or shall:
+        head = can or will or shall
+        word = {"ca": "can", "wo": "will", "sha": "shall"}[head.lower()]
+        other = word.capitalize() if head[0].isupper() else word
+    return f"{other} not"
+
+
 def plain_words(text: str) -> str:
-    """``text`` with each set phrase of ``_IDIOMS`` in the words manuals use."""
+    """``text`` with each set phrase of ``_IDIOMS`` in the words manuals use, and its
+    contractions spelled out: "shouldn't" is "should not" and "you'll" is "you", so that no
+    "shouldn", "t" or "ll" is read as a word of what is asked."""
+    text = _CONTRACTED.sub("", _NOT.sub(_spelled_not, text))
     for pattern, plain in _IDIOMS:
         text = pattern.sub(plain, text)
     return text

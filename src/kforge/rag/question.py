@@ -155,6 +155,9 @@ LOCATION = re.compile(
 "/usr/local/share/locale")."""
 PROCEDURAL = re.compile(
     rf"`[^`]+`|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
+    # "You can use a # type: ignore comment to silence the type checker on a particular line"
+    rf"|\b(?:you|one|we) (?:can|could|may|should|must|need to) (?:also |then |simply |just )?"
+    rf"{_DOING}\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
     # "To enable foreign key enforcement, run PRAGMA foreign_keys=ON"
     rf"|^to \w+\b[^.;]{{0,120}},\s*(?:just\s+|simply\s+)?{_DOING}\b"
