@@ -6,7 +6,7 @@ import pytest
 
 from kforge.rag.defining import subject_phrase
 from kforge.rag.focus import question_focus
-from kforge.rag.question import read_question
+from kforge.rag.question import mentions, read_question
 
 
 @pytest.mark.parametrize(
@@ -96,3 +96,14 @@ def test_a_contraction_is_no_word_of_what_is_asked(question: str, kind: str) -> 
         assert part not in asked.terms, asked.terms
     focus = question_focus(question)
     assert not {"t", "shouldn", "isn", "ll", "ca"} & {t.match for t in focus.terms}
+
+
+def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() -> None:
+    assert mentions("run_app() provides a simple blocking API.", "web.run_app")
+    assert mentions("Use aiohttp.web.run_app() as the entry point.", "web.run_app")
+    assert mentions("Call readFileSync() instead.", "fs.readFileSync")
+    assert not mentions("Join the two paths first.", "os.path.join")  # "join" is a word
+    assert not mentions("run_application() starts it.", "web.run_app")
+    focus = question_focus("What does web.run_app() do?")
+    held = {t.text for t in focus.held("run_app() provides a simple blocking API.")}
+    assert "web.run_app" in held, held

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Literal
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
 from kforge.rag.idioms import plain_words
+from kforge.rag.names import name_forms
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
@@ -174,8 +175,10 @@ _MIN_STEM = 3
 
 def _whole(term: str) -> re.Pattern[str]:
     """``term`` as a whole: after no word character (``fs.readFileSync`` holds ``readFileSync``)
-    and before none (``fs.linkSync`` does not hold ``fs.link``)."""
-    return re.compile(rf"(?<![\w$-]){re.escape(term)}(?![\w$])", re.I)
+    and before none (``fs.linkSync`` does not hold ``fs.link``); ``web.run_app`` also as
+    ``run_app`` (``kforge.rag.names``)."""
+    forms = "|".join(map(re.escape, name_forms(term)))
+    return re.compile(rf"(?<![\w$-])(?:{forms})(?![\w$])", re.I)
 
 
 def _weight(terms: Iterable[FocusTerm]) -> float:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
+from kforge.rag.names import name_forms
 from kforge.rag.options import TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
@@ -344,8 +345,10 @@ def asked_noun(question: str) -> str:
 
 
 def mentions(text: str, name: str) -> bool:
-    """True when ``text`` holds ``name`` whole (not inside a longer name), any case."""
-    pattern = rf"(?<![\w$-]){re.escape(name)}(?![\w$]|\.[A-Za-z_$])"
+    """True when ``text`` holds ``name`` whole (not inside a longer name), any case, or the
+    last part of a dotted name that is a code name itself (``name_forms``)."""
+    forms = "|".join(map(re.escape, name_forms(name)))
+    pattern = rf"(?<![\w$-])(?:{forms})(?![\w$]|\.[A-Za-z_$])"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
