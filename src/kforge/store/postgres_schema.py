@@ -327,6 +327,19 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (6, PEAKS),  # each term's peaks, which bound its share of a score
 )
 
+
+def _version_in_force(conn: Any) -> int | None:
+    """The schema version the database records, None when it records none yet. A version is
+    recorded in the transaction that applies it, so the latest one means nothing is left to do."""
+    import psycopg
+
+    try:
+        row = conn.execute("SELECT max(version) FROM kforge_schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        return None
+    return None if row is None or row[0] is None else int(row[0])
+
+
 _LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database
 
 
@@ -334,6 +347,8 @@ def apply_migrations(conn: Any) -> int:
     """Bring the schema up to date on a ``psycopg.Connection`` in autocommit mode; returns the
     version now in force. Processes opening the same database at once migrate it once."""
     latest = MIGRATIONS[-1][0]
+    if _version_in_force(conn) == latest:
+        return latest  # the usual open: one round trip, no lock
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute("CREATE TABLE IF NOT EXISTS kforge_schema_version (version integer NOT NULL)")
