@@ -152,6 +152,15 @@ PEAKS = (
 )
 """Migration 6 of the PostgreSQL schema: each term's peaks (``kforge.store.postgres_peaks``)."""
 
+SNAPSHOTS_INLINE = (
+    # a run's state is JSON that compresses about tenfold: kept compressed in the row (out of
+    # line only when even that does not fit a page), a resume reads it without the TOAST
+    # table's index and pages, and the versions a run leaves behind are pruned with the page
+    # instead of waiting for a vacuum of the TOAST table
+    "ALTER TABLE snapshots ALTER COLUMN state SET STORAGE MAIN",
+)
+"""Migration 7 of the PostgreSQL schema: snapshots in the table's own pages."""
+
 _COMMIT_FUNCTION = (
     """
 CREATE OR REPLACE FUNCTION kforge_commit(
@@ -325,6 +334,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (4, BLOCK_TABLES),  # its postings packed per term
     (5, SKIP_LISTS),  # the blocks in passage order with skip lists
     (6, PEAKS),  # each term's peaks, which bound its share of a score
+    (7, SNAPSHOTS_INLINE),  # a snapshot's state compressed in its own row
 )
 
 
