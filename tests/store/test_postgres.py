@@ -14,6 +14,7 @@ from kforge.frames import AgentThinking, utc_now
 from kforge.jsoncodec import dumps
 from kforge.store import RunRecord, RunStatus, StepRecord
 from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS
+from tests.postgres import migrate_to
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
@@ -203,11 +204,7 @@ def test_a_snapshot_stored_out_of_line_before_the_upgrade_reads_back(postgres_ur
 
     state = history(1000)
     with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute("CREATE TABLE kforge_schema_version (version integer NOT NULL)")
-        for version, statements in MIGRATIONS[:6]:
-            for statement in statements:
-                conn.execute(statement)
-            conn.execute("INSERT INTO kforge_schema_version VALUES (%s)", (version,))
+        migrate_to(conn, 6)
         now = utc_now()
         conn.execute(
             "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input, last_seq) "
