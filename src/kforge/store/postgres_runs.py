@@ -99,10 +99,10 @@ class PostgresRunLog(PostgresDatabase):
     """``RunLog`` over the runs, frames, steps and snapshots tables of a PostgreSQL database.
 
     ``url`` is a libpq connection URL (``postgresql://user@host:port/db``). At most
-    ``pool_size`` connections, two when that is one (``PostgresDatabase``); the schema migrates itself on open.
-    ``warm`` has each new connection run the statements of a step and of a resume once first
-    (``_warm``): a millisecond or two of the server's a connection, paid back in a server or
-    worker that resumes many runs, not in a command that runs once.
+    ``pool_size`` connections, two when that is one (``PostgresDatabase``); the schema
+    migrates itself on open. ``warm`` has each new connection run the statements of a step and
+    of a resume once first (``_warm``): a few milliseconds of the server's time a connection,
+    paid back in a server or worker that resumes many runs, not in a command that runs once.
     """
 
     def __init__(
