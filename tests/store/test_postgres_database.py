@@ -23,11 +23,12 @@ def new_run(run_id: str) -> RunRecord:
 
 
 def others_connected(url: str) -> list[int]:
-    """Server processes connected to ``url``'s database, besides the one asking."""
+    """Client connections to ``url``'s database, besides the one asking (an autovacuum worker
+    may visit it too)."""
     with psycopg.connect(url) as conn:
         rows = conn.execute(
-            "SELECT pid FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
         ).fetchall()
     return [int(r[0]) for r in rows]
 
