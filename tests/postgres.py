@@ -13,6 +13,7 @@ import secrets
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -74,6 +75,18 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def migrate_to(conn: Any, version: int) -> None:
+    """Bring an empty database (``conn`` in autocommit mode) to schema ``version`` as the kforge
+    of that version left it, to test what a later one makes of it."""
+    from kforge.store.postgres_schema import MIGRATIONS
+
+    conn.execute("CREATE TABLE kforge_schema_version (version integer NOT NULL)")
+    for number, statements in MIGRATIONS[:version]:
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute("INSERT INTO kforge_schema_version VALUES (%s)", (number,))
 
 
 STORE_KINDS = ["memory", "sqlite", "postgres"]

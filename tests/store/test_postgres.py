@@ -11,8 +11,10 @@ import pytest
 
 from kforge.errors import StoreError
 from kforge.frames import AgentThinking, utc_now
+from kforge.jsoncodec import dumps
 from kforge.store import RunRecord, RunStatus, StepRecord
 from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS
+from tests.postgres import migrate_to
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
@@ -160,5 +162,61 @@ def test_records_stored_as_text_before_packing_read_back_after_the_upgrade(
             "packed " * 40,
         ]
         assert len(store.read_steps("old", after_step=0)) == 2
+    finally:
+        store.close()
+
+
+def history(n: int) -> dict[str, object]:
+    """A state like an agent's: a long conversation, JSON that compresses well."""
+    return {
+        "messages": [
+            {"role": "tool", "content": f"result {i}: the total is {i + 1}", "id": f"call_{i}"}
+            for i in range(n)
+        ]
+    }
+
+
+def toast_bytes(url: str) -> int:
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE relname = 'snapshots'"
+        ).fetchone()
+    return int(row[0])
+
+
+def test_a_snapshot_is_kept_compressed_in_its_own_row(postgres_url: str) -> None:
+    from kforge.store import Snapshot
+
+    store = PostgresStore(postgres_url)
+    store.create_run(new_run("r1"))
+    for step in (1, 2, 3):
+        frame = AgentThinking(run_id="r1", seq=step, message="a")
+        state = history(200 * step)  # 14 to 43 KB of JSON, 2 to 7 KB compressed
+        store.commit("r1", [frame], snapshot=Snapshot(step, step, state))
+    assert toast_bytes(postgres_url) == 0
+    _, snapshot = store.get_run_with_snapshot("r1")
+    assert snapshot is not None and snapshot.state == history(600)
+    store.close()
+
+
+def test_a_snapshot_stored_out_of_line_before_the_upgrade_reads_back(postgres_url: str) -> None:
+    from kforge.store.records import checksum
+
+    state = history(1000)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 6)
+        now = utc_now()
+        conn.execute(
+            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input, last_seq) "
+            "VALUES ('old', 't', 'paused', %s, %s, '{}', 1)",
+            (now, now),
+        )
+        text = dumps(state)
+        conn.execute("INSERT INTO snapshots VALUES ('old', 1, 1, %s, %s)", (text, checksum(text)))
+    assert toast_bytes(postgres_url) > 0
+    store = PostgresStore(postgres_url)
+    try:
+        assert store.latest_snapshot("old") is not None
+        assert store.latest_snapshot("old").state == state  # type: ignore[union-attr]
     finally:
         store.close()

@@ -1,10 +1,12 @@
-"""A pool of connections to a kforge PostgreSQL database, as the PostgreSQL run log and
-passage store each hold their own: the schema migrated on open, the driver's errors turned
-into ones that say what to do, and the documents table (``DocumentStore``) both keep."""
+"""Connections to a kforge PostgreSQL database, as the PostgreSQL run log and passage store
+each hold their own (one made on open, a pool for uses that overlap it): the schema migrated
+on open, the driver's errors turned into ones that say what to do, and the documents table
+(``DocumentStore``) both keep."""
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -38,10 +40,16 @@ def _reason(exc: BaseException) -> str:
 
 READ_DOCS = "SELECT key, value FROM docs WHERE namespace = %s ORDER BY key"
 
+_PREPARE_THRESHOLD = 2
+"""Executions of a statement on a connection before it is prepared there."""
+
 
 class PostgresDatabase:
-    """Connections to ``url`` (``postgresql://user@host:port/db``) from a pool of at most
-    ``pool_size``; ``configure`` prepares each new pooled connection."""
+    """Connections to ``url`` (``postgresql://user@host:port/db``); ``configure`` prepares each
+    new one. One connection is made on open and serves every use while it is free, so a
+    process that does one thing at a time opens one connection and starts no thread; uses that
+    overlap it take connections from a pool made at the first overlap, of at most
+    ``pool_size - 1`` (at least one) more."""
 
     def __init__(
         self,
@@ -53,58 +61,81 @@ class PostgresDatabase:
         beside: bool = False,
     ):
         """``beside``: opened next to a store of the same database that has just brought its
-        schema up to date and checked that it answers, so neither is done again, and the pool
-        makes its first connection in the background rather than before the store opens
-        (a new process's first resume never waits for a connection it does not use)."""
+        schema up to date, so that is not checked again."""
         require_extra("postgres", "the PostgreSQL store")
         import psycopg
-        from psycopg_pool import ConnectionPool, PoolTimeout
 
         self.url = url
         self._psycopg = psycopg
-        shown = redact_url(url)
-        if not beside:
-            try:
-                with psycopg.connect(
-                    url, autocommit=True, connect_timeout=max(1, int(connect_timeout_s))
-                ) as conn:
-                    apply_migrations(conn)
-            except psycopg.Error as exc:
-                raise StoreError(
-                    f"cannot open PostgreSQL database {shown}: {_reason(exc)}; check that the "
-                    "server runs and the URL (user, host, port, database) is right "
-                    "(scripts/postgres start runs a throwaway local server)"
-                ) from exc
-        self._pool = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=max(1, pool_size),
-            kwargs={"autocommit": True, "prepare_threshold": 2},
-            configure=configure,
-            open=True,
-            name="kforge",
-        )
-        if beside:
-            return
-        try:
-            self._pool.wait(timeout=connect_timeout_s)  # the first use finds one ready
-        except PoolTimeout as exc:
-            self._pool.close()
-            raise StoreError(
-                f"PostgreSQL database {shown} gave no connection within {connect_timeout_s:g} s; "
-                "check that the server is up and accepts more connections"
-            ) from exc
+        self._configure = configure
+        self._pool_size = max(1, pool_size)
+        self._connect_timeout_s = connect_timeout_s
+        self._pool: Any = None
+        self._pool_lock = threading.Lock()
+        self._first_lock = threading.Lock()
+        self._closed = False
+        # a direct connection, not the pool's: a wrong URL or a server that is down is an
+        # error at once, where a pool would keep trying in the background until its timeout
+        self._first: Any = self._connect(migrate=not beside)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact_url(self.url)!r})"
 
-    @contextmanager
-    def _conn(self) -> Iterator[Any]:
-        """A pooled connection; the driver's errors leave as StoreError saying what to do."""
+    def _connect(self, *, migrate: bool = False) -> Any:
+        """A new connection, the schema brought up to date first when ``migrate``."""
         psycopg = self._psycopg
         try:
-            with self._pool.connection() as conn:
-                yield conn
+            conn = psycopg.connect(
+                self.url,
+                autocommit=True,
+                prepare_threshold=_PREPARE_THRESHOLD,
+                connect_timeout=max(1, int(self._connect_timeout_s)),
+            )
+        except psycopg.Error as exc:
+            raise self._cannot_open(exc) from exc
+        try:
+            if migrate:
+                apply_migrations(conn)
+            if self._configure is not None:
+                self._configure(conn)
+        except psycopg.Error as exc:
+            conn.close()
+            raise self._cannot_open(exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _cannot_open(self, exc: BaseException) -> StoreError:
+        return StoreError(
+            f"cannot open PostgreSQL database {redact_url(self.url)}: {_reason(exc)}; check "
+            "that the server runs and the URL (user, host, port, database) is right "
+            "(scripts/postgres start runs a throwaway local server)"
+        )
+
+    def _closed_error(self) -> StoreError:
+        return StoreError(
+            f"the store of PostgreSQL database {redact_url(self.url)} is closed; open it again"
+        )
+
+    @contextmanager
+    def _conn(self) -> Iterator[Any]:
+        """A connection to use alone; the driver's errors leave as StoreError saying what to
+        do."""
+        psycopg = self._psycopg
+        try:
+            if self._first_lock.acquire(blocking=False):
+                try:
+                    conn = self._first_connection()
+                    try:
+                        yield conn
+                    finally:
+                        self._settle(conn)
+                finally:
+                    self._first_lock.release()
+            else:
+                with self._overflow().connection() as conn:
+                    yield conn
         except psycopg.errors.UniqueViolation:
             raise
         except psycopg.Error as exc:
@@ -112,6 +143,53 @@ class PostgresDatabase:
                 f"PostgreSQL database {redact_url(self.url)} failed: {_reason(exc)}; "
                 "check that the server is up, then try again"
             ) from exc
+
+    def _first_connection(self) -> Any:
+        """The first connection, made again when the last one was lost (a restarted server)."""
+        if self._closed:
+            raise self._closed_error()
+        if self._first is None or self._first.closed or self._first.broken:
+            if self._first is not None:
+                self._first.close()
+            self._first = None
+            self._first = self._connect()
+        return self._first
+
+    def _settle(self, conn: Any) -> None:
+        """Leave the first connection idle for its next use, as the pool does with its own: a
+        transaction left open is rolled back, a connection that cannot be is dropped."""
+        from psycopg.pq import TransactionStatus
+
+        status = conn.info.transaction_status
+        if status == TransactionStatus.IDLE:
+            return
+        if status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+            try:
+                conn.rollback()
+                return
+            except self._psycopg.Error:
+                pass
+        conn.close()
+        self._first = None
+
+    def _overflow(self) -> Any:
+        """The pool for uses that overlap the first connection's, made at the first overlap."""
+        with self._pool_lock:
+            if self._closed:
+                raise self._closed_error()
+            if self._pool is None:
+                from psycopg_pool import ConnectionPool
+
+                self._pool = ConnectionPool(
+                    self.url,
+                    min_size=1,
+                    max_size=max(1, self._pool_size - 1),
+                    kwargs={"autocommit": True, "prepare_threshold": _PREPARE_THRESHOLD},
+                    configure=self._configure,
+                    open=True,
+                    name="kforge",
+                )
+            return self._pool
 
     # -- documents ------------------------------------------------------------------------
 
@@ -154,4 +232,11 @@ class PostgresDatabase:
                 )
 
     def close(self) -> None:
-        self._pool.close()
+        with self._pool_lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+        first, self._first = self._first, None
+        if first is not None:
+            first.close()

@@ -70,39 +70,39 @@ def _field_value(key: str, value: Any) -> Any:
 
 
 def _warm(conn: Any) -> None:
-    """Have a new pooled connection plan every statement of the step function and of a
-    resume's reads, so that the first steps through it (those of a resumed run) do not pay for
-    that: a throwaway run gets frames, steps, a snapshot and a lease, all rolled back."""
+    """Have a new connection's server process compile the step function and plan every
+    statement in it and of a resume's reads, so that the first steps through it (those of a
+    resumed run) do not pay for that: a throwaway run gets frames, a step, a snapshot and a
+    lease, all rolled back. One round trip: the statements go in a pipeline (the driver's own
+    prepared statements would not outlive the rollback, so none is made twice here)."""
     run_id = f"kforge-warm-{new_id()}"
-    with conn.transaction(force_rollback=True):
+    with conn.transaction(force_rollback=True), conn.pipeline():
         conn.execute(
             "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
             "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
             (run_id,),
         )
-        for seq in (1, 2):  # the statement is prepared by its second use
-            conn.execute(
-                _COMMIT,
-                (
-                    *(run_id, [seq], ["warm"], [b"{}"], seq, seq, b"[]", 0, seq, seq, "{}", 0),
-                    *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
-                ),
-            )
-        for _ in range(2):
-            conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchall()
-            conn.execute(_READ_FRAMES, (run_id, 0, None)).fetchall()
-            conn.execute(_READ_STEPS, (run_id, 0, None)).fetchall()
-            conn.execute(READ_DOCS, (run_id,)).fetchall()
+        conn.execute(
+            _COMMIT,
+            (
+                *(run_id, [1], ["warm"], [b"{}"], 1, 1, b"[]", 0, 1, 1, "{}", 0),
+                *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
+            ),
+        )
+        conn.execute(_RUN_WITH_SNAPSHOT, (run_id,))
+        conn.execute(_READ_FRAMES, (run_id, 0, None))
+        conn.execute(_READ_STEPS, (run_id, 0, None))
+        conn.execute(READ_DOCS, (run_id,))
 
 
 class PostgresRunLog(PostgresDatabase):
     """``RunLog`` over the runs, frames, steps and snapshots tables of a PostgreSQL database.
 
-    ``url`` is a libpq connection URL (``postgresql://user@host:port/db``). Connections come
-    from a pool of at most ``pool_size``; the schema migrates itself on open. ``warm`` has each
-    new pooled connection run the statements of a step and of a resume once first (``_warm``):
-    tens of milliseconds a connection, paid back in a server or worker that resumes many runs,
-    not in a command that runs once.
+    ``url`` is a libpq connection URL (``postgresql://user@host:port/db``). At most
+    ``pool_size`` connections, two when that is one (``PostgresDatabase``); the schema
+    migrates itself on open. ``warm`` has each new connection run the statements of a step and
+    of a resume once first (``_warm``): a few milliseconds of the server's time a connection,
+    paid back in a server or worker that resumes many runs, not in a command that runs once.
     """
 
     def __init__(

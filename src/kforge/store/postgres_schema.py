@@ -152,6 +152,15 @@ PEAKS = (
 )
 """Migration 6 of the PostgreSQL schema: each term's peaks (``kforge.store.postgres_peaks``)."""
 
+SNAPSHOTS_INLINE = (
+    # a run's state is JSON that compresses about tenfold: kept compressed in the row (out of
+    # line only when even that does not fit a page), a resume reads it without the TOAST
+    # table's index and pages, and the versions a run leaves behind are pruned with the page
+    # instead of waiting for a vacuum of the TOAST table
+    "ALTER TABLE snapshots ALTER COLUMN state SET STORAGE MAIN",
+)
+"""Migration 7 of the PostgreSQL schema: snapshots in the table's own pages."""
+
 _COMMIT_FUNCTION = (
     """
 CREATE OR REPLACE FUNCTION kforge_commit(
@@ -325,7 +334,21 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (4, BLOCK_TABLES),  # its postings packed per term
     (5, SKIP_LISTS),  # the blocks in passage order with skip lists
     (6, PEAKS),  # each term's peaks, which bound its share of a score
+    (7, SNAPSHOTS_INLINE),  # a snapshot's state compressed in its own row
 )
+
+
+def _version_in_force(conn: Any) -> int | None:
+    """The schema version the database records, None when it records none yet. A version is
+    recorded in the transaction that applies it, so the latest one means nothing is left to do."""
+    import psycopg
+
+    try:
+        row = conn.execute("SELECT max(version) FROM kforge_schema_version").fetchone()
+    except psycopg.errors.UndefinedTable:
+        return None
+    return None if row is None or row[0] is None else int(row[0])
+
 
 _LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database
 
@@ -334,6 +357,8 @@ def apply_migrations(conn: Any) -> int:
     """Bring the schema up to date on a ``psycopg.Connection`` in autocommit mode; returns the
     version now in force. Processes opening the same database at once migrate it once."""
     latest = MIGRATIONS[-1][0]
+    if _version_in_force(conn) == latest:
+        return latest  # the usual open: one round trip, no lock
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute("CREATE TABLE IF NOT EXISTS kforge_schema_version (version integer NOT NULL)")
