@@ -291,3 +291,90 @@ def test_a_short_reply_to_the_question_a_page_asks_is_quoted() -> None:
     question = "Is there a single setting that turns on gzip compression for every response?"
     texts = [s.text for s in compose_extractive(question, [faq, codings])]
     assert "It's impossible." in texts, texts
+
+
+def test_how_do_i_takes_the_one_line_command_over_a_sentence_about_another_tool() -> None:
+    config = chunk(
+        0,
+        "Doxygen uses a configuration file to determine all of its settings. Each project "
+        "should get its own configuration file. To simplify the creation of a configuration "
+        "file, doxygen can create a template configuration file for you. To do this call "
+        "doxygen from the command line with the -g option:\n\ndoxygen -g <config-file>\n\n"
+        "where <config-file> is the name of the configuration file.",
+        "Getting started",
+        "Step 1: Creating a configuration file",
+    )
+    wizard = chunk(
+        1,
+        "If you do not wish to edit the configuration file with a text editor, you should have "
+        "a look at doxywizard, which is a GUI front-end that can create, read and write doxygen "
+        "configuration files, and allows setting configuration options by entering them via "
+        "dialogs.",
+        "Getting started",
+        "Step 1: Creating a configuration file",
+    )
+    answer = compose_extractive(
+        "I'm setting up doxygen for a project for the first time. How do I get a config file "
+        "to start from instead of writing it by hand?",
+        [config, wizard],
+    )
+    assert any("doxygen -g" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_how_do_i_takes_the_sentence_solving_the_problem_the_page_states() -> None:
+    page = chunk(
+        0,
+        "Sometimes you want to process arguments that look like options. For instance, "
+        "imagine you have a file named -foo.txt. If you pass this as an argument in this "
+        "manner, Click will treat it as an option. To solve this, Click does what any POSIX "
+        "style command line script does, and that is to accept the string -- as a separator "
+        "for options and arguments.",
+        "Arguments",
+        "Option-Like Arguments",
+    )
+    other = chunk(
+        1,
+        "Starting with Click 2.0, it is also possible to open files in atomic mode by passing "
+        "atomic=True. Files are opened lazily when their name starts with a dash.",
+        "Arguments",
+        "File Opening Safety",
+    )
+    answer = compose_extractive(
+        "How do I pass a file whose name starts with a dash, like -foo.txt, as an argument?",
+        [page, other],
+    )
+    assert any("as a separator" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_a_default_asked_for_keeps_its_entry_and_its_value_together() -> None:
+    reference = chunk(
+        0,
+        "class click.DateTime(formats=None): The DateTime type converts date strings into "
+        "datetime objects. When specifying DateTime formats, you should only pass a list or a "
+        "tuple. The format strings are processed using datetime.strptime. Parsing is tried "
+        "using each format, in order. Parameters: formats (Optional[Sequence[str]]) \u2013 A list "
+        "or tuple of date format strings, in the order in which they should be tried. "
+        "Defaults to '%Y-%m-%d', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S'.",
+        "API",
+        "Types",
+    )
+    answer = compose_extractive(
+        "Which date formats does click.DateTime accept if I don't give any?", [reference]
+    )
+    assert any("Defaults to '%Y-%m-%d'" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_an_escape_the_question_names_finds_the_sentence_holding_it() -> None:
+    asked = read_question("What does a line with only \\b do in a command's docstring?")
+    assert "\\b" in asked.identifiers
+    help_page = chunk(
+        0,
+        "Click gets command help text from function docstrings. In the case of commands, the "
+        "docstring of the function is automatically used if provided. Rewrapping can be "
+        "disabled on a per-paragraph basis by adding a line with solely the \\b escape "
+        "marker in it.",
+        "Documenting Scripts",
+        "Preventing Rewrapping",
+    )
+    answer = compose_extractive(asked.text, [help_page])
+    assert any("\\b escape marker" in s.text for s in answer), [s.text for s in answer]

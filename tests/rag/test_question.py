@@ -6,6 +6,7 @@ import pytest
 
 from kforge.rag.defining import subject_phrase
 from kforge.rag.focus import question_focus
+from kforge.rag.idioms import plain_words
 from kforge.rag.question import mentions, read_question
 
 
@@ -107,3 +108,15 @@ def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() 
     focus = question_focus("What does web.run_app() do?")
     held = {t.text for t in focus.held("run_app() provides a simple blocking API.")}
     assert "web.run_app" in held, held
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("How do I make an option mandatory?", "make an option required"),
+        ("Which formats does it accept if I don't give any?", "accept by default"),
+        ("What happens when you do not set a timeout?", "happens by default"),
+    ],
+)
+def test_everyday_phrases_are_read_in_a_manuals_words(question: str, says: str) -> None:
+    assert says in plain_words(question)

@@ -148,6 +148,11 @@ def find_candidates(
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
+            if _SOLVES.match(unit.text):
+                # "To solve this, Click ... accepts the string -- as a separator": what it
+                # solves is said in the sentences before it
+                for earlier in units[max(0, n - 2) : n]:
+                    terms |= unit_terms(earlier.text)
             if before is not None and gives_default(unit.text):
                 terms |= unit_terms(before.text)  # "Defaults to 4093." after what it is of
                 if after is not None and bare_heading(before.text) in headings:
@@ -228,6 +233,16 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
 def _a_path(text: str) -> bool:
     """True for a code block that is one path ("/usr/local/share/locale")."""
     return re.fullmatch(r"\s*[~.]?/?[\w.@-]+(?:/[\w.@-]+)+/?\s*", text) is not None
+
+
+_SOLVES = re.compile(
+    r"(?:to (?:solve|fix|avoid|prevent|work around|get around|address|overcome|handle) "
+    r"(?:this|that|it|these|those|the (?:problem|issue|case))\b"
+    r"|the (?:solution|fix|workaround|remedy|answer) (?:is|here is|to (?:this|that))\b"
+    r"|(?:this|that|it) (?:can|could|may) be (?:solved|fixed|avoided|worked around)\b)",
+    re.IGNORECASE,
+)
+"""A sentence answering the problem the sentences before it state."""
 
 
 def _captions(text: str) -> bool:

@@ -172,12 +172,16 @@ def compose_extractive(
     sized = asked_units(asked)
     versioned = asks_release(question, asked_noun(question))
 
+    def gives(c: Candidate) -> bool:
+        """``c`` holds the kind of thing asked; for "how do I", any code block does."""
+        return holds_kind(c.text, asked) or (asked.kind == "procedure" and c.kind == "code")
+
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
         value = coverage / (1 + 0.15 * c.source) + heading_match[c.source]
         if c.source in named:
             value += 0.25
-        if asked.kind not in ("thing", "yesno") and holds_kind(c.text, asked):
+        if asked.kind not in ("thing", "yesno") and gives(c):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
             if noun and counts(c.text, noun, question):
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
@@ -229,7 +233,7 @@ def compose_extractive(
     if (
         first is not None
         and scores[id(first)] >= _LEAD_SHARE * scores[id(top)]
-        and (not typed or holds_kind(first.text, asked) or not holds_kind(top.text, asked))
+        and (not typed or gives(first) or not gives(top))
         and heading_match[0] - heading_match[top.source] > -NAMED_HEADING  # not for os.EOL's
         and defining.get(id(first), 0.0) >= defining.get(id(top), 0.0)  # nor over what defines
     ):
@@ -319,11 +323,7 @@ def compose_extractive(
             said_here = set().union(*(o.terms for o in chosen if o.source == c.source))
             # or it gives the kind of thing asked that no chosen unit gives (the number itself
             # after "The magic number will always signal GNU MO files")
-            gives_kind = (
-                typed
-                and holds_kind(c.text, asked)
-                and not any(holds_kind(o.text, asked) for o in chosen)
-            )
+            gives_kind = typed and gives(c) and not any(gives(o) for o in chosen)
             new_terms = any(t in c.terms and t not in said_here for t in query)
             if gives_kind and c not in chosen:
                 chosen.append(c)  # what is asked for: never redundant
@@ -340,16 +340,19 @@ def compose_extractive(
     # what finishes a unit's words comes right after it, before any unit chosen later; a
     # comparison has room for one more unit, one about each item
     placed: list[Candidate] = []
+    subjects = 0
     for c in chosen:
-        # "Defaults to 16 KiB." says what of the unit before it: that unit comes first
+        # "Defaults to 16 KiB." says what of the unit before it: that unit comes first, and
+        # does not take the room of another unit
         of = subject_of(c, owns[c.source]) if gives_default(c.text) else None
+        subjects += of is not None and of not in chosen and of not in placed
         placed.extend(u for u in (of, c, *follows.get(id(c), ())) if u and u not in placed)
     # the items a sentence introduces ("A citation should include:") are read as one answer
     # with it, not as further sentences
     listed = sum(
         c.kind == "item" for b in chosen if b.text.endswith(":") for c in follows.get(id(b), ())
     )
-    chosen = placed[: max_sentences + (asked.kind == "comparison") + listed]
+    chosen = placed[: max_sentences + (asked.kind == "comparison") + listed + subjects]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [

@@ -168,6 +168,7 @@ _IDENTIFIER = re.compile(
     r"|[^\W\d_]+\d\w*"
     r"|[A-Za-z]+/\d+(?:\.\d+)?"  # a protocol's version: HTTP/2, HTTP/1.1
     r")(?:\(\))?(?![\w$])"
+    r"|(?<![\w:\\])\\[A-Za-z]+(?![\w$])"  # an escape or a markup command: \b, \brief
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
 _MIN_STEM = 3
@@ -424,7 +425,7 @@ def _candidates(question: str) -> list[tuple[str, TermKind]]:
     for m in _IDENTIFIER.finditer(question):
         text = m.group(0).removesuffix("()")
         parts = [p for p in re.split(r"[.:_$-]+", text) if p]
-        if all(len(p) <= 1 for p in parts):  # "e.g", "i.e", "-v"
+        if all(len(p) <= 1 for p in parts) and not text.startswith("\\"):  # "e.g", "-v"
             continue
         found.append((m.start(), text, "identifier"))
         taken.append(m.span())

@@ -37,6 +37,14 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bshut(?:s|ting)? up\b", "silence"),
         (r"\b(?:poke|look|dig)(?:s|ed|ing)? around\b", "browse"),
         (r"\bsplit(?:s|ting)? off\b", "forked"),
+        # "make an option mandatory": manuals say an option or a field is "required"
+        (r"\b(?:mandatory|compulsory|obligatory)\b", "required"),
+        # "which formats does it accept if I don't give any?": what it does by default
+        (
+            r"\b(?:if|when) (?:i|you|we|one) (?:do|does) not (?:give|pass|set|specify|provide|"
+            r"supply|choose|pick|configure|change)(?: (?:any|one|it|them|anything|a value))?\b",
+            "by default",
+        ),
         (r"\bquicker\b", "faster"),
         (r"\bquickest\b", "fastest"),
         # "what exactly is a repository?": the stress is no word of what is asked

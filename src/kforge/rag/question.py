@@ -59,6 +59,7 @@ _IDENTIFIER = re.compile(
     r"|(?<![\w.$-])(--?[A-Za-z][\w-]*)"  # a command-line option
     r"|(?<![\w$])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?)"  # dotted: fs.link, os.EOL
     r"|(?<![\w$])([a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Za-z_]\w*\(\))"  # camelCase, snake_case, f()
+    r"|(?<![\w:\\])(\\[A-Za-z]+)(?![\w$])"  # an escape or a markup command: \b, \brief
 )
 _YESNO = re.compile(
     r"^(?:is|are|am|was|were|do|does|did|can|could|should|shall|will|would|has|have|had|"
