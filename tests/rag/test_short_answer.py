@@ -461,3 +461,11 @@ def test_the_oldest_python_asks_for_a_release() -> None:
     question = "What's the oldest Python that mypy itself runs on?"
     line = short_answer(question, [Segment("Mypy requires Python 3.7 or later to run.", 0, 0)])
     assert line is not None and line.answer == "Python 3.7 or later"
+
+
+def test_a_word_contracted_with_the_next_is_no_unit_of_a_number() -> None:
+    line = short_answer(
+        "How long does a value stay in the cache?",
+        [Segment("A timeout of 0 won\u2019t cache the value.", 0, 0, False)],
+    )
+    assert line is None or line.answer == "0", line

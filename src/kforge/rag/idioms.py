@@ -45,6 +45,16 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"supply|choose|pick|configure|change)(?: (?:any|one|it|them|anything|a value))?\b",
             "by default",
         ),
+        # "the simplest way to send an email": the way is asked, not how simple it is (a
+        # manual says "In most cases, you can send email using send_mail()")
+        (
+            r"\b(?:simplest|easiest|best|quickest|recommended|preferred|proper|correct|right|"
+            r"cleanest|usual|standard|normal|most common) (ways?|method|approach)\b",
+            r"\1",
+        ),
+        # "visible only to people who are signed in": a manual's users are "logged in"
+        (r"\bsign(?:ed|s|ing)? in\b", "logged in"),
+        (r"\bsign(?:ed|s|ing)? out\b", "logged out"),
         (r"\bquicker\b", "faster"),
         (r"\bquickest\b", "fastest"),
         # "what exactly is a repository?": the stress is no word of what is asked

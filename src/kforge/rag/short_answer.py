@@ -51,7 +51,8 @@ _COPULA = re.compile(
     re.IGNORECASE,
 )
 _UNIT = re.compile(
-    r"`?(?:\s+or\s+(?:more|fewer|less|so)\b)?\s*(%|[A-Za-z]+)"
+    # "A timeout of 0 won't cache": a word contracted with what follows is no unit
+    r"`?(?:\s+or\s+(?:more|fewer|less|so)\b)?\s*(%|[A-Za-z]+(?![A-Za-z'\u2019]))"
     r"(?:\s+(?:per|of)\s+(?!(?:the|a|an|this|that|these|those|its|their|each|every|all)\b)"
     r"[A-Za-z]+)?"
 )
