@@ -84,6 +84,8 @@ QUESTION_SETS = {
     "aiohttp": DATA / "aiohttp_questions.jsonl",
     "snakemake": DATA / "snakemake_questions.jsonl",
     "doxygen": DATA / "doxygen_questions.jsonl",
+    "diffutils": DATA / "diffutils_questions.jsonl",
+    "hypothesis": DATA / "hypothesis_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

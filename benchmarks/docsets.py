@@ -30,6 +30,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | aiohttp | python-aiohttp-doc 3.8.4 | Apache-2.0 | aiohttp's client and server guides and references, deployment, testing, FAQ, glossary and migration essays, Sphinx HTML |
 | snakemake | snakemake-doc 7.21.0 | MIT | Snakemake's installation, tutorials, executor tutorials, Snakefile and execution guides and FAQ, Sphinx HTML |
 | doxygen | doxygen-doc 1.9.4 | GPL-2 | the Doxygen manual: guides, FAQ, troubleshooting, usage, configuration and command reference, Doxygen HTML |
+| diffutils | diffutils-doc 3.8 | GFDL-1.3+ | the GNU diffutils manual (diff, cmp, diff3, sdiff, patch), Texinfo HTML, one page per chapter |
+| hypothesis | python-hypothesis-doc 6.67.1 | MPL-2.0 | Hypothesis's quick start, guides (settings, strategies, stateful testing, Django, NumPy, database, health checks, reproducing failures) and support pages, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -314,6 +316,47 @@ DOCSETS: dict[str, Docset] = {
             # pages.html is the table of contents; graph_legend.html explains one sample graph;
             # emojisup.html is mostly the list of emoji names
             skip=("pages.html", "graph_legend.html", "emojisup.html"),
+        ),
+        Docset(
+            "diffutils",
+            "diffutils-doc",
+            "usr/share/doc/diffutils",
+            # the manual's chapters, one page each; the other pages only redirect to a section
+            # of a chapter, or are the table of contents, the index and the licence's text
+            (
+                "Overview.html",
+                "Comparison.html",
+                "Output-Formats.html",
+                "Incomplete-Lines.html",
+                "Comparing-Directories.html",
+                "Adjusting-Output.html",
+                "diff-Performance.html",
+                "Comparing-Three-Files.html",
+                "diff3-Merging.html",
+                "Interactive-Merging.html",
+                "Merging-with-patch.html",
+                "Making-Patches.html",
+                "Invoking-cmp.html",
+                "Invoking-diff.html",
+                "Invoking-diff3.html",
+                "Invoking-patch.html",
+                "Invoking-sdiff.html",
+                "Standards-conformance.html",
+                "Projects.html",
+                "Translations.html",
+            ),
+            "GFDL-1.3+",
+        ),
+        Docset(
+            "hypothesis",
+            "python-hypothesis-doc",
+            "usr/share/doc/python-hypothesis-doc/html",
+            ("*.html",),
+            "MPL-2.0",
+            # changes.html is the change log; endorsements.html quotes users about the library;
+            # ghostwriter.html holds only its title (its reference is generated from the code,
+            # which this build leaves out)
+            skip=(*_SPHINX_INDEXES, "changes.html", "endorsements.html", "ghostwriter.html"),
         ),
     )
 }

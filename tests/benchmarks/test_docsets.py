@@ -75,6 +75,8 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "aiohttp",
         "snakemake",
         "doxygen",
+        "diffutils",
+        "hypothesis",
     } <= set(docsets.DOCSETS)
     for name in (
         "flask",
@@ -86,5 +88,6 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "borgbackup",
         "mypy",
         "aiohttp",
+        "hypothesis",
     ):
         assert "genindex.html" in docsets.DOCSETS[name].skip
