@@ -273,6 +273,12 @@ class PostgresPassageStore(PostgresDatabase):
     def search_passages(
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
     ) -> list[tuple[str, float]]:
+        return self.search_versioned(index, terms, k, k1=k1, b=b)[1]
+
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        # the version in the search's first read (``index_version``): one round trip fewer
         with self._conn() as conn:
             return postgres_search.search(conn, index, terms, k, k1=k1, b=b)
 
