@@ -82,7 +82,8 @@ _ATTEMPTS = 3
 """Searches outside a transaction before one in a snapshot (``search``)."""
 
 _FEW = 64
-"""Candidates few enough that every term left is read for them at once (``_complete``)."""
+"""Candidates few enough that every term left is read for them at once (``_complete``), as are
+the ``_TRIM`` times ``k`` a trimmed round keeps."""
 
 _NAMED = 1024
 """At most this many rows have their passages looked up with the last read (``_complete``)."""
@@ -256,7 +257,9 @@ class _BlockPostings:
             ):
                 kept = np.sort(_ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
-            group = list(terms[at:]) if len(rows) <= _FEW else [terms[at]]
+            # few rows (as many as a trimmed round keeps, at most): pruning between terms
+            # drops few of them, so every term left comes in one read
+            group = list(terms[at:]) if len(rows) <= max(_FEW, few) else [terms[at]]
             for term in terms[at + len(group) :]:
                 # a term read whole for the rows even if pruning dropped most of them comes
                 # in the same read: the same records in fewer round trips
