@@ -4,11 +4,13 @@ rows (blocks), written and merged here and searched by ``postgres_search``.
 A block is one term's postings as fixed-width big-endian records (passage row, tf, passage
 length): ``>i4 >i2 >i2`` (narrow), or ``>i8 >i4 >i4`` (wide) when a value does not fit.
 Big-endian is what PostgreSQL's ``int4send`` writes, so blocks are built and merged by the
-server as well as here. A term has a base block (the migration's, or a purge's) and above it
-the blocks of later writes: each write adds one block per term it holds at level 0, and when
-``FANOUT`` blocks of one level gather the server concatenates them into one of the next level
-(``merge``), so after ``w`` writes a term has at most ``(FANOUT - 1) * log_FANOUT(w)`` blocks
-besides its base one, and each posting was copied about ``log_FANOUT(w)`` times.
+server as well as here. A term has a base block (the migration's, a purge's or a settling's)
+and above it the blocks of later writes: each write adds one block per term it holds at level
+0, and when ``FANOUT`` blocks of one level gather the server concatenates them into one of the
+next level (``merge``), so after ``w`` writes a term has at most ``(FANOUT - 1) *
+log_FANOUT(w)`` blocks besides its base one, and each posting was copied about
+``log_FANOUT(w)`` times. Settling the index after an ingest gathers a term of more than
+``SETTLED`` blocks into one base block (``gather``): a search pays for each block it reads.
 
 A block's records are in passage order and it carries a skip list: the passage of every
 ``SKIP``-th record (the same big-endian kind as its records' passage), so a search can cut the
