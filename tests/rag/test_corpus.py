@@ -262,16 +262,23 @@ def test_alike_searches_reuse_a_ranking_until_the_index_changes_anywhere(
     corpus = Corpus.open(store, "t")
     corpus.add_documents(DOCS)
     searched: list[list[str]] = []
-    real = store.search_passages
+    versions: list[str] = []
+    real, real_version = store.search_versioned, store.index_version
 
-    def counted(index: str, terms: list[str], k: int, **kw: float) -> list[tuple[str, float]]:
+    def counted(index: str, terms: list[str], k: int, **kw: float) -> tuple[str, Any]:
         searched.append(terms)
         return real(index, terms, k, **kw)
 
-    monkeypatch.setattr(store, "search_passages", counted)
+    def version(index: str) -> str:
+        versions.append(index)
+        return real_version(index)
+
+    monkeypatch.setattr(store, "search_versioned", counted)
+    monkeypatch.setattr(store, "index_version", version)
     first = corpus.search("approval of tools", k=2, mode="lexical")
+    assert versions == []  # the version came with the search: no read of its own
     assert corpus.search("Approval, of the tools?", k=2, mode="lexical") == first  # same terms
-    assert searched == [["approv", "tool"]]
+    assert searched == [["approv", "tool"]] and versions == ["t"]
     other = SQLiteStore(tmp_path / "k.db")  # another process writes the corpus
     Corpus.open(other, "t").add_documents([SourceDocument("more", "Approval of tools.", "More")])
     other.close()
@@ -296,13 +303,13 @@ def test_a_question_searched_for_a_few_passages_then_for_a_pool_is_read_once(
         for i in range(2 * POOL)
     )
     searched: list[int] = []
-    real = store.search_passages
+    real = store.search_versioned
 
-    def counted(index: str, terms: list[str], k: int, **kw: float) -> list[tuple[str, float]]:
+    def counted(index: str, terms: list[str], k: int, **kw: float) -> tuple[str, Any]:
         searched.append(k)
         return real(index, terms, k, **kw)
 
-    monkeypatch.setattr(store, "search_passages", counted)
+    monkeypatch.setattr(store, "search_versioned", counted)
     few = corpus.search("tool approval", k=5, mode="lexical")
     pool = corpus.search("tool approval", k=POOL, mode="lexical")
     assert len(searched) == 1

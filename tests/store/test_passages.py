@@ -270,3 +270,17 @@ def test_a_floor_above_the_peaks_of_the_other_terms_ends_the_search_in_one_round
         == found
     )
     assert len(rounds) == 2  # bounded by its weight, the common term takes a second round
+
+
+def test_a_versioned_search_reads_the_version_no_later_than_the_postings(store: Store) -> None:
+    """``search_versioned`` is ``index_version`` and ``search_passages`` at once: the same
+    version and ranking, and a write after it leaves the version it gave behind."""
+    store.put_sources("c", [source("a", {"cat": 2}), source("b", {"cat": 1, "dog": 1})])
+    version, ranked = store.search_versioned("c", ["cat", "dog"], 5, k1=K1, b=B)
+    assert version == store.index_version("c") != ""
+    assert ranked == store.search_passages("c", ["cat", "dog"], 5, k1=K1, b=B)
+    assert [p for p, _ in ranked] == ["b-0", "a-0"]
+    assert store.search_versioned("other", ["cat"], 5, k1=K1, b=B)[1] == []
+    store.put_sources("c", [source("e", {"cat": 1})])
+    again, _ = store.search_versioned("c", ["cat"], 5, k1=K1, b=B)
+    assert again == store.index_version("c") != version

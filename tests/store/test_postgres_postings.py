@@ -271,3 +271,78 @@ def test_a_block_without_a_skip_list_is_read_whole_until_the_index_settles(
     assert {level for _, level, *_ in blocks} == {32767}
     assert_best(store, sources, (["cat"], ["t1", "cat"], ["t0", "t2", "cat"]), 5)
     store.close()
+
+
+QUERIES = (["cat"], ["cat", "t1"], ["t0", "t3", "cat"], ["t2", "t4"])
+
+
+def scattered_index(store: PostgresStore) -> dict[str, list[dict[str, int]]]:
+    """Twenty writes to index ``c``: its common terms left in many blocks of several levels."""
+    sources: dict[str, list[dict[str, int]]] = {}
+    for write in range(20):
+        batch = {f"w{write:02d}-{i:03d}": [{"cat": 1 + i % 3, f"t{i % 5}": 1}] for i in range(40)}
+        store.put_sources("c", [indexed_source(k, *held) for k, held in batch.items()])
+        sources |= batch
+    return sources
+
+
+def _searches(store: PostgresStore) -> list[list[tuple[str, float]]]:
+    return [store.search_passages("c", query, k, k1=K1, b=B) for query in QUERIES for k in (3, 40)]
+
+
+def _blocks_a_term(url: str) -> dict[str, int]:
+    with psycopg.connect(url) as conn:
+        return dict(
+            conn.execute("SELECT term, count(*) FROM search_blocks GROUP BY term").fetchall()
+        )
+
+
+def test_a_term_in_many_blocks_is_gathered_into_one_when_the_index_settles(
+    postgres_url: str,
+) -> None:
+    """Writes leave a common term in many blocks, each a lookup and a read for a search;
+    settling the index gathers them into one (in passage order, with its skip list), and every
+    search ranks the same passages with the same scores as before."""
+    import numpy as np
+
+    from kforge.store.postgres_postings import SETTLED, SKIP, record_dtype
+
+    store = PostgresStore(postgres_url)
+    sources = scattered_index(store)
+    assert _blocks_a_term(postgres_url)["cat"] > SETTLED
+    before = _searches(store)
+    store.settle_index()
+    assert set(_blocks_a_term(postgres_url).values()) == {1}
+    for term, level, wide, data, skips in _blocks(postgres_url):
+        records = np.frombuffer(data, dtype=record_dtype(wide))
+        assert level == 32767 and np.all(np.diff(records["passage"].astype(np.int64)) > 0)
+        named = np.frombuffer(skips, dtype=">i8" if wide else ">i4")
+        assert named.tolist() == records["passage"][::SKIP].tolist(), term
+    assert _searches(store) == before
+    assert_best(store, sources, QUERIES, 10)
+    for write in range(9):  # writes after it merge on the gathered block
+        sources[f"n{write}"] = [{"cat": 2, "t1": 1}]
+        store.put_sources("c", [indexed_source(f"n{write}", *sources[f"n{write}"])])
+    assert_best(store, sources, QUERIES, 10)
+    store.close()
+
+
+def test_an_index_of_scattered_blocks_migrates_to_one_block_a_term(postgres_url: str) -> None:
+    """A database whose terms lie in many blocks (schema version 6) gathers them into one a
+    term when a store opens it, and searches the same after."""
+    store = PostgresStore(postgres_url)
+    sources = scattered_index(store)
+    before = _searches(store)
+    store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("DELETE FROM kforge_schema_version WHERE version = 7")
+    assert max(_blocks_a_term(postgres_url).values()) > 1
+    store = PostgresStore(postgres_url)
+    assert set(_blocks_a_term(postgres_url).values()) == {1}
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT DISTINCT writes FROM search_terms").fetchall() == [(0,)]
+    assert _searches(store) == before
+    sources["n"] = [{"cat": 2, "t1": 1}]
+    store.put_sources("c", [indexed_source("n", *sources["n"])])
+    assert_best(store, sources, QUERIES, 10)
+    store.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -265,4 +266,44 @@ def test_no_value_a_search_reads_is_larger_than_a_piece_however_long_the_terms_p
     counted = _search_as_every_posting(store, held, ["common", "other"], 10, monkeypatch)
     assert sum(c.bytes for c in counted) >= 16000 * 8  # a term's postings were read whole
     assert max(c.largest for c in counted) <= 64 * 1024
+    store.close()
+
+
+def test_the_terms_left_for_a_trimmed_round_s_candidates_come_in_one_read(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round that cannot be the last keeps the ``_TRIM`` times ``k`` best candidates; pruning
+    between terms drops few of so few, so every term left is read for them at once (not a
+    read a term), and the search ranks as scoring every posting."""
+    from kforge.store import postgres_search
+    from kforge.store.conformance_passages import full_bm25
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
+    monkeypatch.setattr(postgres_search, "_TRIM_FROM", 1)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
+    held: dict[str, dict[str, int]] = {}
+    for i in range(1500):
+        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(5) if (i + j) % 3}
+        if i % 5 == 0:
+            terms |= {"rare": 1, "pad": 30}  # long passages: the rare term's share is small
+        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
+    query = ["rare", "c0", "c1", "c2", "c3", "c4"]
+    reads: list[tuple[int, int]] = []
+    first = postgres_search._BlockPostings._rest_shares
+
+    def counted(self: object, rows: Any, rest: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append((len(rows), len(rest)))
+        return first(self, rows, rest, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postgres_search._BlockPostings, "_rest_shares", counted)
+    k = 40
+    found = store.search_passages("c", query, k, k1=K1, b=B)
+    trimmed = [n for rows, n in reads if rows == postgres_search._TRIM * k]
+    assert trimmed and all(n > 1 for n in trimmed)
+    expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
+    assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:k]
+    assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()

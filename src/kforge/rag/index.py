@@ -97,18 +97,17 @@ class Rankings:
         """The head of ``store.search_passages`` of ``terms``, ``k`` long: of a ranking kept
         from before when one as deep is."""
         key = (tuple(terms), bm25.k1, bm25.b)
-        version = store.index_version(name)
         kept = self._kept.get(key)
-        # a ranking shorter than it was asked to be holds every passage with a term
+        # a ranking shorter than it was asked to be holds every passage with a term; with none
+        # that could serve, the version comes with the search (one read fewer)
         if (
-            version
-            and kept is not None
-            and kept[0] == version
+            kept is not None
             and (k <= kept[1] or len(kept[2]) < kept[1])
+            and kept[0] == store.index_version(name)
         ):
             return kept[2][:k]
         deep = max(k, self.depth)
-        ranked = store.search_passages(name, terms, deep, k1=bm25.k1, b=bm25.b)
+        version, ranked = store.search_versioned(name, terms, deep, k1=bm25.k1, b=bm25.b)
         if version:  # a store that cannot tell when its index changes keeps nothing
             self._kept.pop(key, None)
             self._kept[key] = (version, deep, list(ranked))

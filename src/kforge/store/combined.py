@@ -58,5 +58,10 @@ class PassagesBeside:
     ) -> list[tuple[str, float]]:
         return self.passages.search_passages(index, terms, k, k1=k1, b=b)
 
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        return self.passages.search_versioned(index, terms, k, k1=k1, b=b)
+
     def settle_index(self) -> None:
         self.passages.settle_index()

@@ -181,5 +181,11 @@ class MemoryPassageStore(MemoryDocuments):
             peaks = {t: ix.peaks[t] for t in terms if t in ix.peaks}
             return bm25_top(ix, ix.statistics(), frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        with self._index_lock:  # no write between the two
+            return self.index_version(index), self.search_passages(index, terms, k, k1=k1, b=b)
+
     def close(self) -> None:
         pass

@@ -131,6 +131,15 @@ class PassageIndex(Protocol):
         first (ties in the order passages were written); see ``bm25_top``."""
         ...
 
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        """``index_version`` and ``search_passages`` at once (in one read where the store
+        can): the version is read no later than the postings, so a write between the two
+        leaves a version older than the ranking, never newer (a ranking kept under it is not
+        reused after that write)."""
+        ...
+
     def settle_index(self) -> None:
         """After many writes (an ingest), bring what the database knows of the index tables up
         to date, so that searches right after are planned and read as fast as later ones."""

@@ -144,11 +144,12 @@ def add_shares(
 
     if not len(records):
         return
-    at = records["passage"].astype(np.int64)
-    low = int(np.searchsorted(rows, at[0], side="left"))
-    high = int(np.searchsorted(rows, at[-1], side="right"))
+    # searched as stored (big-endian): the candidates, fewer than the records, are converted
+    at = records["passage"]
+    low = int(np.searchsorted(rows, int(at[0]), side="left"))
+    high = int(np.searchsorted(rows, int(at[-1]), side="right"))
     held = rows[low:high]
-    where = np.searchsorted(at, held)
+    where = np.searchsorted(at, held.astype(at.dtype))
     inside = where < len(at)
     hit = np.zeros(len(held), dtype=bool)
     hit[inside] = at[where[inside]] == held[inside]

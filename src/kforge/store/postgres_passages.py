@@ -231,6 +231,13 @@ class PostgresPassageStore(PostgresDatabase):
         return [loads(r[0]) for r in rows]
 
     def settle_index(self) -> None:
+        # a term's blocks pile up with writes (up to seven a level) and a search pays for
+        # each: terms with many are gathered into one on the server, a group of terms a
+        # transaction
+        with self._conn() as conn:
+            groups = postings.scattered(conn)
+        for ix, terms in groups:
+            self._write(functools.partial(postings.gather, ix=ix, terms=terms))
         # blocks not in passage order (of an earlier layout, or of writers at once) are read
         # whole by a search: each group of their terms is rewritten in order in a transaction
         # of its own
@@ -266,6 +273,12 @@ class PostgresPassageStore(PostgresDatabase):
     def search_passages(
         self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
     ) -> list[tuple[str, float]]:
+        return self.search_versioned(index, terms, k, k1=k1, b=b)[1]
+
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        # the version in the search's first read (``index_version``): one round trip fewer
         with self._conn() as conn:
             return postgres_search.search(conn, index, terms, k, k1=k1, b=b)
 

@@ -4,11 +4,13 @@ rows (blocks), written and merged here and searched by ``postgres_search``.
 A block is one term's postings as fixed-width big-endian records (passage row, tf, passage
 length): ``>i4 >i2 >i2`` (narrow), or ``>i8 >i4 >i4`` (wide) when a value does not fit.
 Big-endian is what PostgreSQL's ``int4send`` writes, so blocks are built and merged by the
-server as well as here. A term has a base block (the migration's, or a purge's) and above it
-the blocks of later writes: each write adds one block per term it holds at level 0, and when
-``FANOUT`` blocks of one level gather the server concatenates them into one of the next level
-(``merge``), so after ``w`` writes a term has at most ``(FANOUT - 1) * log_FANOUT(w)`` blocks
-besides its base one, and each posting was copied about ``log_FANOUT(w)`` times.
+server as well as here. A term has a base block (the migration's, a purge's or a settling's)
+and above it the blocks of later writes: each write adds one block per term it holds at level
+0, and when ``FANOUT`` blocks of one level gather the server concatenates them into one of the
+next level (``merge``), so after ``w`` writes a term has at most ``(FANOUT - 1) *
+log_FANOUT(w)`` blocks besides its base one, and each posting was copied about
+``log_FANOUT(w)`` times. Settling the index after an ingest gathers a term of more than
+``SETTLED`` blocks into one base block (``gather``): a search pays for each block it reads.
 
 A block's records are in passage order and it carries a skip list: the passage of every
 ``SKIP``-th record (the same big-endian kind as its records' passage), so a search can cut the
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from kforge.jsoncodec import loads
 from kforge.store.postgres_batch import int_array, numbers, text_array
-from kforge.store.postgres_schema import SKIP
+from kforge.store.postgres_schema import BASE_LEVEL, CONCATENATE, SKIP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,11 +41,14 @@ __all__ = [
     "BASE_LEVEL",
     "FANOUT",
     "PURGE_SHARE",
+    "SETTLED",
     "SKIP",
+    "gather",
     "merge",
     "purge",
     "record_dtype",
     "rewrite",
+    "scattered",
     "tombstones_due",
     "unordered",
     "write_blocks",
@@ -52,8 +57,9 @@ __all__ = [
 FANOUT = 8
 """Blocks of one level a term gathers before they merge into one of the next level."""
 
-BASE_LEVEL = 32767
-"""The level of a term's base block, which writes never merge."""
+SETTLED = 4
+"""Blocks a term may have once its index settles: one with more is gathered into one (a search
+pays for each block of a term: a lookup on the server, a read and its planning here)."""
 
 PURGE_SHARE = 1 / 16
 """Tombstones are purged once they exceed this share of the passages (or ``_PURGE_MIN``)."""
@@ -72,30 +78,12 @@ FROM unnest({terms}, {counts}, {offsets}, {lengths}) AS u(t, n, o, l),
      LATERAL (SELECT substring(%s::bytea FROM u.o FOR u.l) AS d OFFSET 0) x
 """
 
-# blocks concatenate in the order of their first passages; the result is in passage order when
-# each block is (a skip list) and ends before the next begins
-_MERGE = """
-WITH gone AS (
-    DELETE FROM search_blocks
-    WHERE index_id = %(ix)s AND term = ANY(%(terms)s) AND level = %(level)s
-    RETURNING term, wide, postings, data, skips
-), parts AS (
-    SELECT term, wide, postings, data, skips <> ''::bytea AS ordered,
-           substring(data FROM 1 FOR s.size) AS first,
-           substring(data FROM length(data) - 2 * s.size + 1 FOR s.size) AS last
-    FROM gone, LATERAL (SELECT CASE WHEN wide THEN 8 ELSE 4 END AS size) s
-), runs AS (
-    SELECT *, lag(last) OVER (PARTITION BY term, wide ORDER BY first) AS before FROM parts
-), merged AS (
-    SELECT term, wide, sum(postings) AS n, string_agg(data, ''::bytea ORDER BY first) AS d,
-           bool_and(ordered AND (before IS NULL OR before < first)) AS ordered
-    FROM runs GROUP BY term, wide
+_MERGE = CONCATENATE.format(
+    which="index_id = %(ix)s AND term = ANY(%(terms)s) AND level = %(level)s",
+    level="%(level)s + 1",
 )
-INSERT INTO search_blocks(index_id, term, level, wide, postings, data, skips)
-SELECT %(ix)s, term, %(level)s + 1, wide, n, d,
-       CASE WHEN ordered THEN kforge_skips(d, wide) ELSE ''::bytea END
-FROM merged
-"""
+
+_GATHER = CONCATENATE.format(which="index_id = %(ix)s AND term = ANY(%(terms)s)", level=BASE_LEVEL)
 
 
 @functools.cache
@@ -227,20 +215,54 @@ def rewrite(
             *(np.concatenate([r[f] for _, r in parts]).astype(np.int64) for f in _FIELDS),
             level=BASE_LEVEL,
         )
+    _restart(conn, ix, terms)
+
+
+def gather(conn: Any, ix: int, terms: Sequence[str]) -> None:
+    """Concatenate the blocks of ``terms`` into one base block per term and record width, on
+    the server (in passage order, with its skip list, unless writers at once interleaved
+    them: then ``rewrite`` puts it in order); their counts of writes back to 0."""
+    conn.execute(_GATHER, {"ix": ix, "terms": list(terms)})
+    _restart(conn, ix, terms)
+
+
+def _restart(conn: Any, ix: int, terms: Sequence[str]) -> None:
+    """Count the writes of ``terms``, now in base blocks alone, from 0 again (``merge``)."""
     conn.execute(
         "UPDATE search_terms SET writes = 0 WHERE index_id = %s AND term = ANY(%s)",
         (ix, list(terms)),
     )
 
 
+def scattered(conn: Any, postings: int = 1 << 21) -> list[tuple[int, list[str]]]:
+    """The terms with more than ``SETTLED`` blocks, as ``(index id, terms)`` groups of about
+    ``postings`` postings (each group one ``gather``)."""
+    return _groups(
+        conn.execute(
+            "SELECT index_id, term, sum(postings) FROM search_blocks GROUP BY index_id, term "
+            'HAVING count(*) > %s ORDER BY index_id, term COLLATE "C"',
+            (SETTLED,),
+        ).fetchall(),
+        postings,
+    )
+
+
 def unordered(conn: Any, postings: int = 1 << 21) -> list[tuple[int, list[str]]]:
     """The terms whose blocks are not all in passage order, as ``(index id, terms)`` groups of
     about ``postings`` postings (each group one ``rewrite``)."""
-    rows = conn.execute(
-        "SELECT index_id, term, sum(postings) FROM search_blocks WHERE (index_id, term) IN ("
-        "SELECT index_id, term FROM search_blocks WHERE skips = ''::bytea) "
-        'GROUP BY index_id, term ORDER BY index_id, term COLLATE "C"'
-    ).fetchall()
+    return _groups(
+        conn.execute(
+            "SELECT index_id, term, sum(postings) FROM search_blocks WHERE (index_id, term) IN ("
+            "SELECT index_id, term FROM search_blocks WHERE skips = ''::bytea) "
+            'GROUP BY index_id, term ORDER BY index_id, term COLLATE "C"'
+        ).fetchall(),
+        postings,
+    )
+
+
+def _groups(rows: Iterable[tuple[int, str, int]], postings: int) -> list[tuple[int, list[str]]]:
+    """``(index id, term, postings)`` rows (by index) as ``(index id, terms)`` groups of about
+    ``postings`` postings."""
     groups: list[tuple[int, list[str]]] = []
     held = 0
     for ix, term, count in rows:

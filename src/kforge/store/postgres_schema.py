@@ -13,7 +13,7 @@ from typing import Any
 
 from kforge.errors import StoreError
 
-__all__ = ["FRAMES_CHANNEL", "MIGRATIONS", "SKIP", "apply_migrations"]
+__all__ = ["BASE_LEVEL", "CONCATENATE", "FRAMES_CHANNEL", "MIGRATIONS", "SKIP", "apply_migrations"]
 
 FRAMES_CHANNEL = "kforge_frames"
 """The LISTEN/NOTIFY channel; each notice's payload is ``RUN_ID SEQ`` (the run's last seq)."""
@@ -160,6 +160,55 @@ SNAPSHOTS_INLINE = (
     "ALTER TABLE snapshots ALTER COLUMN state SET STORAGE MAIN",
 )
 """Migration 7 of the PostgreSQL schema: snapshots in the table's own pages."""
+
+BASE_LEVEL = 32767
+"""The level of a term's base block, which writes never merge (``postgres_postings``)."""
+
+CONCATENATE = """
+WITH gone AS (
+    DELETE FROM search_blocks WHERE {which}
+    RETURNING index_id, term, wide, postings, data, skips
+), parts AS (
+    SELECT index_id, term, wide, postings, data, skips <> ''::bytea AS ordered,
+           substring(data FROM 1 FOR s.size) AS first,
+           substring(data FROM length(data) - 2 * s.size + 1 FOR s.size) AS last
+    FROM gone, LATERAL (SELECT CASE WHEN wide THEN 8 ELSE 4 END AS size) s
+), runs AS (
+    SELECT *, lag(last) OVER (PARTITION BY index_id, term, wide ORDER BY first) AS before
+    FROM parts
+), merged AS (
+    SELECT index_id, term, wide, sum(postings) AS n,
+           string_agg(data, ''::bytea ORDER BY first) AS d,
+           bool_and(ordered AND (before IS NULL OR before < first)) AS ordered
+    FROM runs GROUP BY index_id, term, wide
+)
+INSERT INTO search_blocks(index_id, term, level, wide, postings, data, skips)
+SELECT index_id, term, {level}, wide, n, d,
+       CASE WHEN ordered THEN kforge_skips(d, wide) ELSE ''::bytea END
+FROM merged
+"""
+"""Blocks (those ``which`` names) concatenated into one at ``level`` per term and record width,
+in the order of their first passages: in passage order, with a skip list, when each block is
+and ends before the next begins (else with an empty one: read whole until ``rewrite`` in
+``postgres_postings`` puts it in order)."""
+
+GATHERED = (
+    # a search pays for every block of a term (a lookup on the server, a read and its planning
+    # on the client), so each term's blocks become one per record width
+    CONCATENATE.format(
+        which="(index_id, term) IN (SELECT index_id, term FROM search_blocks "
+        "GROUP BY index_id, term HAVING count(*) > count(DISTINCT wide))",
+        level=BASE_LEVEL,
+    ),
+    # a term left with base blocks alone counts its writes from 0 again
+    f"""
+    UPDATE search_terms t SET writes = 0 WHERE writes <> 0 AND NOT EXISTS (
+        SELECT FROM search_blocks b
+        WHERE b.index_id = t.index_id AND b.term = t.term AND b.level <> {BASE_LEVEL})
+    """,
+)
+"""Migration 8 of the PostgreSQL schema: each term's blocks gathered into one per record width
+(``PassageIndex.settle_index`` keeps them few after)."""
 
 _COMMIT_FUNCTION = (
     """
@@ -335,6 +384,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (5, SKIP_LISTS),  # the blocks in passage order with skip lists
     (6, PEAKS),  # each term's peaks, which bound its share of a score
     (7, SNAPSHOTS_INLINE),  # a snapshot's state compressed in its own row
+    (8, GATHERED),  # each term's blocks gathered into one
 )
 
 

@@ -40,7 +40,10 @@ __all__ = ["Block", "search"]
 
 
 _HEAD = """
-WITH i AS (SELECT id, passages, terms, chars FROM search_indexes WHERE name = %(name)s),
+WITH i AS (
+    SELECT id, passages, terms, chars, xmin::text AS version
+    FROM search_indexes WHERE name = %(name)s
+),
 t AS (
     SELECT t.term, t.df, t.peaks, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
            sum(t.df) OVER () AS every
@@ -53,13 +56,14 @@ SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages)
        CASE WHEN t.upto <= %(whole)s AND (t.n = 1 OR t.every <= %(whole)s
             OR t.upto <= greatest(%(least)s, %(share)s * i.passages)) THEN b.data END,
        substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
-                 FOR CASE WHEN b.wide THEN 8 ELSE 4 END)
+                 FOR CASE WHEN b.wide THEN 8 ELSE 4 END),
+       i.version
 FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
 """
-"""The index's counts, the query terms' frequencies and their blocks' skip lists in one read,
-with the records of the blocks the first round of ``bm25_top`` sums whole (the rarest terms),
-or of every block when they are few: never more than ``_WHOLE_READ`` postings (the others
-are streamed, ``postgres_reads``)."""
+"""The index's counts and version, the query terms' frequencies and their blocks' skip lists
+in one read, with the records of the blocks the first round of ``bm25_top`` sums whole (the
+rarest terms), or of every block when they are few: never more than ``_WHOLE_READ`` postings
+(the others are streamed, ``postgres_reads``)."""
 
 _WHOLE_READ = 1 << 16
 """Query terms holding at most this many postings are read whole by the first read: fewer
@@ -78,7 +82,8 @@ _ATTEMPTS = 3
 """Searches outside a transaction before one in a snapshot (``search``)."""
 
 _FEW = 64
-"""Candidates few enough that every term left is read for them at once (``_complete``)."""
+"""Candidates few enough that every term left is read for them at once (``_complete``), as are
+the ``_TRIM`` times ``k`` a trimmed round keeps."""
 
 _NAMED = 1024
 """At most this many rows have their passages looked up with the last read (``_complete``)."""
@@ -101,9 +106,10 @@ another order stays below it."""
 
 def search(
     conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
-) -> list[tuple[str, float]]:
-    """The ``k`` best ``(passage id, BM25 score)`` of index ``index`` for ``terms`` (see
-    ``PassageIndex.search_passages``), read on ``conn`` (a connection in autocommit mode).
+) -> tuple[str, list[tuple[str, float]]]:
+    """The version of index ``index`` (as ``PassageIndex.index_version`` gives it, read with
+    the terms' blocks) and its ``k`` best ``(passage id, BM25 score)`` for ``terms`` (see
+    ``PassageIndex.search_versioned``), read on ``conn`` (a connection in autocommit mode).
 
     Blocks never change once written (a merge or purge writes new ones), so reads of blocks
     by id after the first read see what it saw, or see them gone: then the search starts
@@ -120,14 +126,15 @@ def search(
 
 def _search(
     conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
-) -> list[tuple[str, float]]:
+) -> tuple[str, list[tuple[str, float]]]:
     import numpy as np
 
     head = {"name": index, "terms": list(set(terms)), "least": passages.MIN_BUDGET}
     head |= {"share": passages.FIRST_BUDGET, "whole": _WHOLE_READ}
     rows = conn.execute(_HEAD, head, binary=True).fetchall()
     if not rows:
-        return []
+        return "", []
+    version = f"{rows[0][0]}.{rows[0][15]}"
     statistics = IndexStatistics(passages=rows[0][1], terms=rows[0][2], chars=rows[0][3])
     frequencies = {r[6]: r[7] for r in rows if r[6] is not None}
     blocks = [
@@ -148,7 +155,7 @@ def _search(
     postings = _BlockPostings(
         conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5], peaks
     )
-    return bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
+    return version, bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
 
 class _BlockPostings:
@@ -250,7 +257,9 @@ class _BlockPostings:
             ):
                 kept = np.sort(_ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
-            group = list(terms[at:]) if len(rows) <= _FEW else [terms[at]]
+            # few rows (as many as a trimmed round keeps, at most): pruning between terms
+            # drops few of them, so every term left comes in one read
+            group = list(terms[at:]) if len(rows) <= max(_FEW, few) else [terms[at]]
             for term in terms[at + len(group) :]:
                 # a term read whole for the rows even if pruning dropped most of them comes
                 # in the same read: the same records in fewer round trips

@@ -340,3 +340,9 @@ class SQLitePassageStore(SQLiteDatabase):
             return bm25_top(
                 _Postings(conn, ix), statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks
             )
+
+    def search_versioned(
+        self, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    ) -> tuple[str, list[tuple[str, float]]]:
+        # the version first: a write between the two leaves it older than the ranking
+        return self.index_version(index), self.search_passages(index, terms, k, k1=k1, b=b)
