@@ -118,6 +118,7 @@ def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() 
         ("What happens when you do not set a timeout?", "happens by default"),
         ("What's the simplest way to send an email?", "the way to send"),
         ("Can I hide a page from people who are not signed in?", "not logged in"),
+        ("Does the admin work with several databases?", "with multiple databases"),
     ],
 )
 def test_everyday_phrases_are_read_in_a_manuals_words(question: str, says: str) -> None:

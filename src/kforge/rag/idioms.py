@@ -55,6 +55,8 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "visible only to people who are signed in": a manual's users are "logged in"
         (r"\bsign(?:ed|s|ing)? in\b", "logged in"),
         (r"\bsign(?:ed|s|ing)? out\b", "logged out"),
+        # "back up several machines", "work with several databases": manuals say "multiple"
+        (r"\bseveral\b", "multiple"),
         (r"\bquicker\b", "faster"),
         (r"\bquickest\b", "fastest"),
         # "what exactly is a repository?": the stress is no word of what is asked
