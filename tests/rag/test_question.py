@@ -123,3 +123,10 @@ def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() 
 )
 def test_everyday_phrases_are_read_in_a_manuals_words(question: str, says: str) -> None:
     assert says in plain_words(question)
+
+
+def test_a_quoted_name_is_read_as_written() -> None:
+    question = 'Which film came first, "You\'re Next" or "Several Days"? I don\'t know.'
+    plain = plain_words(question)
+    assert '"You\'re Next"' in plain and '"Several Days"' in plain
+    assert "do not know" in plain

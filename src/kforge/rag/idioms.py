@@ -80,10 +80,22 @@ def _spelled_not(match: re.Match[str]) -> str:
     return f"{other} not"
 
 
+_QUOTED = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
+"""A name the question quotes ("You're Next"), read as written."""
+
+
 def plain_words(text: str) -> str:
     """``text`` with each set phrase of ``_IDIOMS`` in the words manuals use, and its
     contractions spelled out: "shouldn't" is "should not" and "you'll" is "you", so that no
-    "shouldn", "t" or "ll" is read as a word of what is asked."""
+    "shouldn", "t" or "ll" is read as a word of what is asked. What it quotes stays as it is."""
+    parts, start = [], 0
+    for quoted in _QUOTED.finditer(text):
+        parts += [_plain(text[start : quoted.start()]), quoted.group(0)]
+        start = quoted.end()
+    return "".join([*parts, _plain(text[start:])])
+
+
+def _plain(text: str) -> str:
     text = _CONTRACTED.sub("", _NOT.sub(_spelled_not, text))
     for pattern, plain in _IDIOMS:
         text = pattern.sub(plain, text)
