@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from kforge.frozen import FrozenDict
 
 __all__ = [
     "Message",
@@ -13,6 +16,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "records_of",
     "word_deltas",
 ]
 
@@ -27,8 +31,14 @@ class ToolCall:
     """Provider call id, echoed back in the tool message."""
 
 
+class _ReadFrom:
+    """A slot beside a message's fields (not a field: equality, copies and JSON ignore it)."""
+
+    __slots__ = ("_record",)
+
+
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(_ReadFrom):
     role: Role
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -89,7 +99,17 @@ class Message:
             set_calls(message, ())
         set_call_id(message, get("tool_call_id"))
         set_name(message, get("name"))
+        if type(data) is FrozenDict:
+            # a record that cannot change is this message's JSON as it was stored: a resumed
+            # run's first model call records its restored history without writing it again
+            _set_record(message, data)
         return message
+
+
+def records_of(messages: Sequence[Message]) -> list[dict[str, Any] | None]:
+    """For each message, the frozen record ``Message.from_dict`` read it from (it cannot
+    change, and reading it again gives the same message), else None."""
+    return [getattr(message, "_record", None) for message in messages]
 
 
 # Restoring a run rebuilds its whole message history, hundreds of objects at a time. The
@@ -97,6 +117,7 @@ class Message:
 # the slots through their descriptors is about twice as fast. For from_dict only: the values
 # are already in their final form.
 _new = object.__new__
+_set_record = _ReadFrom.__dict__["_record"].__set__
 _set_call = tuple(ToolCall.__dict__[name].__set__ for name in ("name", "arguments", "id"))
 _set_message = tuple(
     Message.__dict__[name].__set__
