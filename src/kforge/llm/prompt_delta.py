@@ -38,7 +38,7 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
         return tuple(
             [
                 _storable(m.to_dict()) if record is None else record
-                for m, record in zip(prompt, _stored_records(prompt), strict=True)
+                for m, record in zip(prompt, records_of(prompt), strict=True)
             ]
         )
     if len(prompt) >= size and _starts_with(prompt, base):
@@ -137,18 +137,6 @@ def _text(value: str) -> str:
     except UnicodeEncodeError:
         return value.encode("utf-8", "replace").decode()
     return value
-
-
-def _stored_records(prompt: Sequence[Message]) -> list[dict[str, Any] | None]:
-    """``records_of(prompt)``, without the records whose content the log cannot keep as it is
-    (a lone surrogate, which only a record frozen in this process may hold)."""
-    records = records_of(prompt)
-    for index, record in enumerate(records):
-        if record is not None:
-            content = record.get("content")
-            if type(content) is not str or not (content.isascii() or _text(content) is content):
-                records[index] = None
-    return records
 
 
 def _storable(data: dict[str, Any]) -> dict[str, Any]:
