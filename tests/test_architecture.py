@@ -17,7 +17,17 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kforge"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "record",
-        ("errors", "extras", "lazy", "jsoncodec", "frames", "effects", "store", "telemetry"),
+        (
+            "errors",
+            "extras",
+            "lazy",
+            "jsoncodec",
+            "frozen",
+            "frames",
+            "effects",
+            "store",
+            "telemetry",
+        ),
     ),
     ("capabilities", ("llm", "tools", "rag", "memory", "prompts")),
     ("engine", ("engine",)),

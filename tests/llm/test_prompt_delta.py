@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kforge.frozen import freeze
 from kforge.llm.prompt_delta import PromptLog, apply_prompt_delta, delta_fresh, prompt_delta
 from kforge.llm.types import Message
 from tests.llm.test_types import messages
@@ -123,3 +124,29 @@ def test_the_base_is_the_prompt_as_sent_whatever_the_caller_does_to_its_list_lat
     assert base == 1
     assert ops[0] == [0, size] and len(ops) == 1 + len(more)
     assert apply_prompt_delta(history[:size], ops) == list(prompt)
+
+
+@given(prompts)
+def test_messages_read_from_frozen_records_are_recorded_as_those_records(
+    prompt: list[Message],
+) -> None:
+    """A restored history (an ``AppendOnlyList``'s frozen items, read back into messages) is
+    recorded by the first call of a stretch without writing each message again; any other
+    message as ``to_dict`` writes it. Either way the record rebuilds the same prompt."""
+    records = [freeze(m.to_dict()) for m in prompt]
+    restored = [Message.from_dict(r) for r in records]
+    fresh = Message.user("a message built in code")
+    ops = prompt_delta((), [*restored, fresh])
+    storable = [
+        r for r in records if r["content"] == r["content"].encode("utf-8", "replace").decode()
+    ]
+    assert [op for op in ops[:-1] if any(op is r for r in records)] == storable
+    assert ops[-1] == fresh.to_dict() and type(ops[-1]) is dict
+    assert apply_prompt_delta((), json.loads(json.dumps(ops))) == [*prompt, fresh]
+
+
+def test_a_frozen_record_whose_content_the_log_cannot_keep_is_written_anew() -> None:
+    record = freeze(Message.user("bad \udc80 text").to_dict())
+    ops = prompt_delta((), [Message.from_dict(record), Message.from_dict(dict(record))])
+    assert ops[0] is not record and ops[0] == {"role": "user", "content": "bad ? text"}
+    assert ops[1] == ops[0] and ops[1] is not record

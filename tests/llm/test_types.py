@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kforge import jsoncodec
+from kforge.frozen import freeze
 from kforge.llm.types import Message, ModelResponse, ToolCall, Usage
 
 texts = st.text(max_size=20)
@@ -80,3 +81,19 @@ def test_a_recorded_response_reads_back_as_the_response(response: ModelResponse)
     )
     assert jsoncodec.convert(jsoncodec.loads(text), ModelResponse) == response
     assert jsoncodec.loads_as(text, ModelResponse) == response
+
+
+@given(messages)
+def test_a_message_read_from_a_frozen_record_is_the_same_message_and_shares_its_arguments(
+    message: Message,
+) -> None:
+    record = freeze(message.to_dict())
+    again = Message.from_dict(record)
+    assert again == message and type(again) is Message
+    assert all(type(call) is ToolCall for call in again.tool_calls)
+    for call, stored in zip(again.tool_calls, record.get("tool_calls", ()), strict=True):
+        assert call.arguments is stored["arguments"]  # frozen: shared, not copied
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            call.id = "changed"  # type: ignore[misc]
+    plain = Message.from_dict(message.to_dict())
+    assert all(type(c.arguments) is dict for c in plain.tool_calls)

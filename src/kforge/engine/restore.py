@@ -10,6 +10,7 @@ from kforge.engine.append_only import AppendOnlyList
 from kforge.engine.state import Baseline, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
+from kforge.frozen import freeze_decoded
 from kforge.store.base import RunLog, Snapshot
 
 __all__ = [
@@ -113,7 +114,10 @@ def _adopt(state: dict[str, Any], path: Any) -> AppendOnlyList | None:
         return None
     if type(value) is not list or type(parent) not in (dict, list):
         return None
-    log = AppendOnlyList(value)
+    # the restored state is this stretch's own, decoded from the record: its items are
+    # frozen in place, then taken as they are
+    log = AppendOnlyList()
+    list.extend(log, map(freeze_decoded, value))
     parent[path[-1]] = log
     return log
 

@@ -7,7 +7,8 @@ A delta is a list of operations that build the prompt from the earlier one (its 
 - ``{"edit": i, "head": a, "tail": b, "content": text}``: the base's message ``i`` with its
   first ``a`` and last ``b`` characters kept around ``text`` (a system prompt whose grounding
   gained a line, an assistant turn that merged with the next);
-- a message as ``Message.to_dict`` writes it: a message the base does not have.
+- a message as ``Message.to_dict`` writes it (or the frozen record ``Message.from_dict`` read
+  it from): a message the base does not have.
 
 A prompt with no base is a delta of new messages only. Copies refer to any part of the base,
 so a compaction that drops or summarises messages is recorded as the copies of what it kept.
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kforge.llm.types import Message
+from kforge.llm.types import Message, records_of
 
 __all__ = ["PromptLog", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
 
@@ -32,8 +33,14 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
     size = len(base)
     if not size:
         # the first call of a stretch (a resumed run's, say) holds its whole conversation:
-        # nothing to look up, and the general loop costs three times the messages' encoding
-        return tuple([_storable(m.to_dict()) for m in prompt])
+        # nothing to look up, and the general loop costs three times the messages' encoding.
+        # A message read from a frozen record (a restored history) is written as that record.
+        return tuple(
+            [
+                _storable(m.to_dict()) if record is None else record
+                for m, record in zip(prompt, records_of(prompt), strict=True)
+            ]
+        )
     if len(prompt) >= size and _starts_with(prompt, base):
         # a conversation that only grew (the usual case) is found by one comparison in C,
         # which sees the same message objects of the last call and does not compare them
