@@ -472,8 +472,9 @@ def corpus_scale(report: Report) -> str:
     names = {"sqlite": "kforge, SQLite", "postgres": "kforge, PostgreSQL"}
     rows = []
     for r in report["results"]:
+        name = names.get(r["store"], r["store"])
         first = [
-            names.get(r["store"], r["store"]),
+            f"{name} ({r['later_run']})" if r.get("later_run") else name,
             _num(r["chunks"], 0),
             _num(r["load_average"][0]),
         ]
@@ -495,9 +496,10 @@ def corpus_scale(report: Report) -> str:
     largest = max(r["chunks"] for r in report["results"])
     postgres = [r for r in report["results"] if r["store"] == "postgres" and "error" not in r]
     at_largest = [r["search_p95_ms"] for r in postgres if r["chunks"] == largest]
+    # the latest row of a size is the figure that counts (a later run's row comes last)
     target = (
-        f"PostgreSQL search p95 at {_num(largest, 0)} chunks: {at_largest[0]} ms (target "
-        f"\N{LESS-THAN OR EQUAL TO} 50 ms: {'met' if at_largest[0] <= 50 else 'missed'}). "
+        f"PostgreSQL search p95 at {_num(largest, 0)} chunks: {at_largest[-1]} ms (target "
+        f"\N{LESS-THAN OR EQUAL TO} 50 ms: {'met' if at_largest[-1] <= 50 else 'missed'}). "
         if at_largest and largest >= 500_000
         else "The run stopped before 500,000 chunks (the size the targets name). "
     )
