@@ -119,6 +119,11 @@ def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() 
         ("What's the simplest way to send an email?", "the way to send"),
         ("Can I hide a page from people who are not signed in?", "not logged in"),
         ("Does the admin work with several databases?", "with multiple databases"),
+        ("How can I make pytest stop as soon as one test fails?", "stop when one test"),
+        ("How do I show my own page when a 404 error happens?", "my custom page"),
+        ("How do I show my own page when a 404 error happens?", "error occurs"),
+        ("How can I tell whether the file exists?", "check whether"),
+        ("How do I tell the flask command which application to load?", "I specify the"),
     ],
 )
 def test_everyday_phrases_are_read_in_a_manuals_words(question: str, says: str) -> None:

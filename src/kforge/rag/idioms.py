@@ -59,6 +59,16 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bseveral\b", "multiple"),
         (r"\bquicker\b", "faster"),
         (r"\bquickest\b", "fastest"),
+        # "stop as soon as one test fails": a manual says when, or after, a thing occurs
+        (r"\bas soon as\b", "when"),
+        # "show my own page for a 404": what a user makes instead of the default is "custom"
+        (r"\b(my|our|your|their) own\b", r"\1 custom"),
+        # "when a 404 error happens": a manual says an error occurs ("what happens" asks)
+        (r"(?<!\bwhat )\bhappen(?:s|ed|ing)?\b", "occurs"),
+        # "how can I tell whether ...": to check; "how do I tell the command which app to
+        # load": to specify it
+        (r"\btell (whether|if)\b", r"check \1"),
+        (r"\b(how (?:do|can|could|should|would) (?:i|we|you|one)) tell\b", r"\1 specify"),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )
