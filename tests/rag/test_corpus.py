@@ -317,3 +317,37 @@ def test_a_question_searched_for_a_few_passages_then_for_a_pool_is_read_once(
     assert [h.chunk.id for h in pool[:5]] == [h.chunk.id for h in few]
     assert corpus.search("tool approval", k=POOL + 1, mode="lexical")[:POOL] == pool
     assert searched == [POOL, POOL + 1]  # deeper than any kept ranking: searched again
+
+
+def test_adding_documents_to_a_corpus_reads_none_of_its_sources_records(tmp_path: Path) -> None:
+    store = _CountingStore()
+    (tmp_path / "guide.md").write_text("# Guide\n\nCheckpoints let a person approve a step.\n")
+    Corpus.open(store, "t").ingest(tmp_path)
+    corpus = Corpus.open(store, "t")
+    store.whole.clear()
+    assert corpus.add_documents(DOCS) == 3
+    assert corpus.add_documents([SourceDocument("extra", "One more passage.", "Extra")]) == 1
+    assert store.whole == []
+    [meta] = list_corpora(store)
+    assert meta["sources"] == 5 and meta["chunks"] == 5
+    assert meta["roots"] == [str(tmp_path.resolve())] and meta["extractions"]
+    store.whole.clear()
+    corpus.remove_sources(["doc:extra"])
+    corpus.touch()
+    assert store.whole == [] and list_corpora(store)[0]["sources"] == 4
+
+
+def test_documents_added_keep_the_roots_another_process_ingested(tmp_path: Path) -> None:
+    store = MemoryStore()
+    adding = Corpus.open(store, "t")
+    adding.add_documents(DOCS[:1])
+    (tmp_path / "guide.md").write_text("# Guide\n\nCheckpoints let a person approve a step.\n")
+    Corpus.open(store, "t").ingest(tmp_path)  # another process, after this one opened it
+    adding.add_documents(DOCS[1:])
+    [meta] = list_corpora(store)
+    assert meta["sources"] == 4 and meta["roots"] == [str(tmp_path.resolve())]
+    # removing the folder's file drops its root
+    again = Corpus.open(store, "t")
+    again.remove_sources([s.key for s in again.sources() if s.root])
+    again.touch()
+    assert list_corpora(store)[0]["roots"] == [] and list_corpora(store)[0]["sources"] == 3

@@ -121,6 +121,9 @@ class Corpus:
         self._stale_checked = False
         self._written = False
         """Sources were written or removed since the last ``touch``."""
+        self._files_changed = False
+        """A file's source (one with a root) was written or removed since the last ``touch``:
+        the corpus's roots and extractions must be read again."""
 
     @classmethod
     def open(
@@ -199,14 +202,17 @@ class Corpus:
         self._vectors.forget([r.key for r in records])
         self.store.put_sources(self.name, [indexed_source(r) for r in records])
         self._written = True
+        self._files_changed = self._files_changed or any(r.root for r in records)
         if self.embedder is not None:
             self._vectors.save(records, self.embedder)
 
     def remove_sources(self, keys: Iterable[str]) -> None:
         """Forget sources by key (unknown keys are ignored)."""
-        keys = list(self.store.index_sources(self.name, list(keys)))
-        if not keys:
+        metas = self.store.index_sources(self.name, list(keys))
+        if not metas:
             return
+        keys = list(metas)
+        self._files_changed = self._files_changed or any(m.get("root") for m in metas.values())
         self._vectors.forget(keys)
         self.store.delete_sources(self.name, keys)
         self._vectors.delete(keys)
@@ -214,8 +220,14 @@ class Corpus:
 
     def touch(self, *, root: str | None = None) -> None:
         """Record counts, roots, the extractions and analyzer in use and the time of the last
-        change in ``rag/corpora`` (reads every source's record: a step of ingesting)."""
+        change in ``rag/corpora``. After an ingest of files this reads every source's record;
+        after documents given as text (``add_documents``) it counts the sources in the store
+        and keeps the roots and extractions recorded, so adding one document to a large corpus
+        costs nothing in proportion to its size."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        if root is None and not self._files_changed and self._touch_counted(now):
+            return
+        self._files_changed = False
         metas = self.store.index_sources(self.name).values()
         # the embedder of its vectors, for searches to open it with (kforge ask, hybrid)
         model = (
@@ -241,6 +253,29 @@ class Corpus:
         if self._written:
             self._written = False
             self.store.settle_index()
+
+    def _touch_counted(self, now: str) -> bool:
+        """``touch`` with the sources counted in the store and the roots and extractions of
+        the corpus's record as stored now (another process may have ingested a folder since
+        this one read it); False when the store cannot count or there is no such record."""
+        count = getattr(self.store, "count_sources", None)
+        stored = self.store.get_docs(CORPORA_NAMESPACE, [self.name]).get(self.name)
+        if count is None or not stored or stored.get("index") != INDEX_LAYOUT:
+            return False
+        model = self.embedder.name if self.embedder and self._vectors else stored.get("embedder")
+        self._meta = {
+            **stored,
+            "updated_at": now,
+            "sources": int(count(self.name)),
+            "chunks": self.store.index_statistics(self.name).passages,
+            "analyzer": ANALYZER_VERSION,
+            **({"embedder": model} if model else {}),
+        }
+        self.store.put_docs(CORPORA_NAMESPACE, {self.name: self._meta})
+        if self._written:
+            self._written = False
+            self.store.settle_index()
+        return True
 
     def embed_missing(self) -> int:
         """Embed every chunk that has no vector yet (e.g. after adding an embedder)."""

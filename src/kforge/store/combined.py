@@ -47,6 +47,9 @@ class PassagesBeside:
     def index_statistics(self, index: str) -> IndexStatistics:
         return self.passages.index_statistics(index)
 
+    def count_sources(self, index: str) -> int:
+        return self.passages.count_sources(index)
+
     def index_version(self, index: str) -> str:
         return self.passages.index_version(index)
 

@@ -91,6 +91,7 @@ class PassageStoreConformance(DocumentStoreConformance):
             ],
         )
         assert list(store.index_sources("c")) == ["a", "b"]
+        assert store.count_sources("c") == 2 and store.count_sources("other") == 0
         assert store.index_sources("c", ["b", "zz"]) == {"b": {"key": "b", "title": "Dogs"}}
         assert store.read_passages("c", ["a-1", "nope"]) == {"a-1": {"id": "a-1", "n": 1}}
         assert [p["id"] for p in store.source_passages("c")] == ["a-0", "a-1", "b-0"]
@@ -124,8 +125,10 @@ class PassageStoreConformance(DocumentStoreConformance):
         assert store.search_passages("c", ["cat"], 5, k1=K1, b=B) == []
         assert store.document_frequencies("c", ["dog"]) == {"dog": 0}
         assert store.index_statistics("c") == IndexStatistics(passages=2, terms=3, chars=12)
+        assert store.count_sources("c") == 1 and store.count_sources("d") == 1
         store.delete_sources("c")
         assert store.index_sources("c") == {} and store.index_statistics("c") == IndexStatistics()
+        assert store.count_sources("c") == 0
         assert [p for p, _ in store.search_passages("d", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
 
     def test_a_term_written_by_many_writes_is_searched_whole(self, store: PassageStore) -> None:

@@ -163,6 +163,10 @@ class MemoryPassageStore(MemoryDocuments):
         with self._index_lock:
             return self._indexes.get(index, _Index()).statistics()
 
+    def count_sources(self, index: str) -> int:
+        with self._index_lock:
+            return len(self._indexes.get(index, _Index()).sources)
+
     def index_version(self, index: str) -> str:
         with self._index_lock:
             return str(self._index_writes)

@@ -114,6 +114,11 @@ class PassageIndex(Protocol):
 
     def index_statistics(self, index: str) -> IndexStatistics: ...
 
+    def count_sources(self, index: str) -> int:
+        """How many sources the index holds (0 for an index never written), counted in the
+        store without reading their records."""
+        ...
+
     def index_version(self, index: str) -> str:
         """A token that changes whenever the index is written, by this process or any other
         (it may change more often); two equal tokens mean the same postings, so a search made

@@ -258,6 +258,15 @@ class PostgresPassageStore(PostgresDatabase):
         with self._conn() as conn:
             return _statistics(conn, index)
 
+    def count_sources(self, index: str) -> int:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM search_sources s JOIN search_indexes i "
+                "ON s.index_id = i.id WHERE i.name = %s",
+                (index,),
+            ).fetchone()
+        return int(row[0]) if row else 0
+
     def index_version(self, index: str) -> str:
         # every write updates the index's counts row: a new row version, a new xmin
         with self._conn() as conn:

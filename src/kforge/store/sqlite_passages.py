@@ -315,6 +315,15 @@ class SQLitePassageStore(SQLiteDatabase):
         with self._read() as conn:
             return _statistics(conn, index)
 
+    def count_sources(self, index: str) -> int:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM search_sources s JOIN search_indexes i "
+                "ON s.index_id = i.id WHERE i.name = ?",
+                (index,),
+            ).fetchone()
+        return int(row[0])
+
     def index_version(self, index: str) -> str:
         # every write counts itself in the index's row, whichever connection makes it (the
         # run log's commits, on another connection to the file, do not)
