@@ -46,6 +46,8 @@ from answer_scoring import (
     strip_markers,
 )
 from kforge import Runtime
+from kforge.rag.idioms import plain_words
+from kforge.rag.rerank import POOL, search_units
 
 __all__ = [
     "QUESTION_SETS",
@@ -285,6 +287,8 @@ async def run_docset(
             )
             texts = chunk_texts(corpus, citation_list(outcome.get("result") or {}))
             row = score_docset_row(item, run, outcome, texts)
+            if item["answerable"]:
+                row.update(key_passage_ranks(corpus, item))
             rows.append(row)
             verdict = _verdict(row)
             progress(f"[{name} {n}/{len(items)}] {item['id']}: {verdict}")
@@ -296,6 +300,35 @@ async def run_docset(
         else str(folder)
     )
     return {"docset": source, "ingest": cli["ingest"], "totals": docset_totals(rows), "rows": rows}
+
+
+READ = 5
+"""Passages an answer reads (``search_units``' k as the router asks it)."""
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"\W+", " ", text).lower().strip()
+
+
+def holds_quote(chunk_text: str, item: Mapping[str, Any]) -> bool:
+    """True when a chunk holds the opening (60 characters, case and punctuation folded) of one
+    of ``item``'s quotes: the passage that states the key fact."""
+    folded = _folded(chunk_text)
+    return any(q and q in folded for q in (_folded(q)[:60] for q in quotes_of(item)))
+
+
+def key_passage_ranks(corpus: Any, item: Mapping[str, Any]) -> dict[str, int | None]:
+    """Where the passage stating the key fact stands (0 = first, None = absent): among the
+    search's ``POOL`` hits for the question, and among the ``READ`` passages the answer reads
+    after reranking (``search_units``). Says at which step an answer that misses the key fact
+    lost it: the search, the reranking, or the choice of sentences."""
+    pool = corpus.search(plain_words(item["question"]), POOL)
+    read = search_units(corpus, item["question"], READ)
+
+    def rank(hits: Sequence[Any]) -> int | None:
+        return next((n for n, h in enumerate(hits) if holds_quote(h.chunk.text, item)), None)
+
+    return {"key_passage_searched": rank(pool), "key_passage_read": rank(read)}
 
 
 def _verdict(row: Mapping[str, Any]) -> str:
@@ -393,6 +426,8 @@ def docset_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         tally[0] += bool(r.get("stated_key_fact"))
         tally[1] += 1
     cli_seconds = [r["seconds"] for r in rows if r.get("seconds") is not None]
+    read = [r.get("key_passage_read") for r in answerable]
+    first = [r for r in answerable if r.get("key_passage_read") == 0]
     return {
         "questions": len(rows),
         "answerable": len(answerable),
@@ -403,6 +438,10 @@ def docset_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             bool(r.get("short_answer_states_key_fact")) for r in answerable
         ),
         "key_fact_by_type": {t: f"{k}/{n}" for t, (k, n) in sorted(by_type.items())},
+        "key_passage_searched": sum(r.get("key_passage_searched") is not None for r in answerable),
+        "key_passage_read": sum(n is not None for n in read),
+        "key_passage_first": len(first),
+        "key_fact_when_passage_first": sum(bool(r.get("stated_key_fact")) for r in first),
         "right_refusals": sum(r.get("refused") is True for r in unanswerable),
         "wrong_refusals": sum(r.get("refused") is True for r in answerable),
         "crashes": sum(bool(r["crashed"]) for r in rows),
@@ -437,6 +476,17 @@ def print_docset(name: str, section: Mapping[str, Any], label: str) -> None:
         (
             "  ... in the short answer line",
             f"{t['short_answer_states_key_fact']} / {t['answerable']}",
+            "",
+        ),
+        (
+            f"key passage in the search's {POOL} / read {READ} / first",
+            f"{t.get('key_passage_searched', '-')} / {t.get('key_passage_read', '-')} / "
+            f"{t.get('key_passage_first', '-')} of {t['answerable']}",
+            "",
+        ),
+        (
+            "  ... key fact stated when it is first",
+            f"{t.get('key_fact_when_passage_first', '-')} / {t.get('key_passage_first', '-')}",
             "",
         ),
         ("right refusals (unanswerable)", f"{t['right_refusals']} / {t['unanswerable']}", "all"),

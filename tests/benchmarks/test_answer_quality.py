@@ -551,6 +551,18 @@ def test_a_doc_set_runs_through_kforge_ingest_and_ask(bench: ModuleType, tmp_pat
         assert isinstance(row["refused"], bool)
     assert isinstance(section["rows"][0]["stated_key_fact"], bool)
     assert section["rows"][1]["stated_key_fact"] is None
+    # the one passage states the key fact: the search finds it and the answer reads it first
+    assert section["rows"][0]["key_passage_searched"] == 0
+    assert section["rows"][0]["key_passage_read"] == 0
+    assert "key_passage_read" not in section["rows"][1]
+    assert (totals["key_passage_searched"], totals["key_passage_first"]) == (1, 1)
+
+
+def test_the_key_passage_is_the_one_holding_a_quotes_opening(docsets: ModuleType) -> None:
+    item = {"quote": ["The `-o` option appends.", "With -O, the file is overwritten!"]}
+    assert docsets.holds_quote("Exports: with -O the file is overwritten.", item)
+    assert docsets.holds_quote("THE -O OPTION APPENDS to it", item)
+    assert not docsets.holds_quote("The option appends.", item)
 
 
 def test_a_doc_set_without_apt_get_is_a_clear_error(
