@@ -469,3 +469,16 @@ def test_a_word_contracted_with_the_next_is_no_unit_of_a_number() -> None:
         [Segment("A timeout of 0 won\u2019t cache the value.", 0, 0, False)],
     )
     assert line is None or line.answer == "0", line
+
+
+def test_a_where_line_is_a_name_the_sentence_places_something_at() -> None:
+    placed = short_answer(
+        "Where does the team meet?", [Segment("The team meets at Loughborough University.", 0)]
+    )
+    assert placed is not None and placed.quote == "Loughborough University"
+    # a name the sentence only mentions does not say where: no line rather than "CI"
+    mentioned = short_answer(
+        "Where does mypy write its cache between runs?",
+        [Segment("The CI build would run a regular mypy build and archive the cache.", 0)],
+    )
+    assert mentioned is None or mentioned.quote != "CI"

@@ -120,6 +120,8 @@ def short_answer(
         found = answering_span(
             asked, units, passages, best_name(asked, units, named, titles=titles)
         )
+        if kind == "where" and found is not None and not _placed(found.quote, units):
+            found = None  # "where does mypy write its cache?": not "CI", a name it mentions
     elif kind == "comparison":
         found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
@@ -135,6 +137,25 @@ def short_answer(
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
     # clause that would read as the answer ("Uniforum" for "which program compiles …")
     return _telling(found, asked)
+
+
+_LOCATIVE = re.compile(
+    r"\b(?:in|into|at|under|inside|within|from|to|on|onto|below|above|beside|near|through|"
+    r"via|by)\s+(?:(?:the|a|an|your|its|their|each|every|this|that|his|her)\s+)?"
+    r"(?:[\w.'\u2019-]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+"""A place's preposition, up to two words before the name it introduces ("in the
+``~/.cache`` folder", "at Loughborough University", "born in Paris")."""
+
+
+def _placed(quote: str, units: Sequence[Segment]) -> bool:
+    """True when a unit places ``quote`` after a preposition of place: the name answers
+    "where" (not a name the sentence merely mentions)."""
+    return any(
+        (at := unit.text.find(quote)) >= 0 and _LOCATIVE.search(unit.text[:at]) is not None
+        for unit in units
+    )
 
 
 def _entry_named(question: str, best: Segment) -> ShortAnswer | None:
