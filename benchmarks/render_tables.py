@@ -170,6 +170,21 @@ def answer_quality_samples(report: Report) -> str:
     return _table(["samples", "value", "target"], rows) + "\n" + note + provenance(report)
 
 
+def _passage_stages(totals: dict[str, Any]) -> str:
+    if "key_passage_searched" not in totals:
+        return "-"  # a run before the benchmark located the passage
+    return (
+        f"{totals['key_passage_searched']} / {totals['key_passage_read']} / "
+        f"{totals['key_passage_first']}"
+    )
+
+
+def _first_stated(totals: dict[str, Any]) -> str:
+    if "key_fact_when_passage_first" not in totals:
+        return "-"
+    return f"{totals['key_fact_when_passage_first']} / {totals['key_passage_first']}"
+
+
 def answer_quality_docsets(report: Report) -> str:
     """One column per documentation set: what each set was to the code measured (held out,
     or what the answer rules were designed on) beside its figures."""
@@ -187,6 +202,10 @@ def answer_quality_docsets(report: Report) -> str:
         row("what the set is to this code", lambda s: s["role"], ""),
         row("answers stating the key fact", lambda s: share(s["totals"]), "≥ 80 %"),
         row("... in the short answer line", lambda s: f"{s['totals']['short_answer_states_key_fact']}", ""),
+        row("passage stating it: in the search's 40 / among the 5 read / read first",
+            lambda s: _passage_stages(s["totals"]), ""),
+        row("... key fact stated when that passage is read first",
+            lambda s: _first_stated(s["totals"]), ""),
         row("unanswerable questions refused (right)",
             lambda s: f"{s['totals']['right_refusals']} / {s['totals']['unanswerable']}", "all"),
         row("answerable questions refused (wrong)", lambda s: str(s["totals"]["wrong_refusals"]), "0"),

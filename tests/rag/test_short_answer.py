@@ -482,3 +482,9 @@ def test_a_where_line_is_a_name_the_sentence_places_something_at() -> None:
         [Segment("The CI build would run a regular mypy build and archive the cache.", 0)],
     )
     assert mentioned is None or mentioned.quote != "CI"
+    # "which city" names the kind of place; its answer may follow any word
+    city = short_answer(
+        "To what city did the railway link Edinburgh?",
+        [Segment("The line is a major railway link between Edinburgh and London.", 0)],
+    )
+    assert city is None or city.quote != "CI"

@@ -120,7 +120,12 @@ def short_answer(
         found = answering_span(
             asked, units, passages, best_name(asked, units, named, titles=titles)
         )
-        if kind == "where" and found is not None and not _placed(found.quote, units):
+        if (
+            kind == "where"
+            and found is not None
+            and _WHERE.search(question)
+            and not _placed(found.quote, units)
+        ):
             found = None  # "where does mypy write its cache?": not "CI", a name it mentions
     elif kind == "comparison":
         found = _difference(asked, units)
@@ -141,12 +146,15 @@ def short_answer(
 
 _LOCATIVE = re.compile(
     r"\b(?:in|into|at|under|inside|within|from|to|on|onto|below|above|beside|near|through|"
-    r"via|by)\s+(?:(?:the|a|an|your|its|their|each|every|this|that|his|her)\s+)?"
+    r"via|by|of)\s+(?:(?:the|a|an|your|its|their|each|every|this|that|his|her)\s+)?"
     r"(?:[\w.'\u2019-]+\s+){0,2}$",
     re.IGNORECASE,
 )
 """A place's preposition, up to two words before the name it introduces ("in the
-``~/.cache`` folder", "at Loughborough University", "born in Paris")."""
+``~/.cache`` folder", "at Loughborough University", "born in Paris", "Governor of Maine")."""
+_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+"""A question that asks "where" in that word ("which city ...?" names the kind of place, and
+its answer may follow any word: "a link between Edinburgh and London")."""
 
 
 def _placed(quote: str, units: Sequence[Segment]) -> bool:
