@@ -13,7 +13,8 @@ from kforge.errors import StoreError
 from kforge.frames import AgentThinking, utc_now
 from kforge.jsoncodec import dumps
 from kforge.store import RunRecord, RunStatus, StepRecord
-from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS
+from kforge.store.conformance_passages import K1, B, indexed_source
+from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS, PASSAGE_VERSIONS
 from tests.postgres import migrate_to
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -45,9 +46,73 @@ def test_processes_opening_one_database_at_once_migrate_it_once(postgres_url: st
     assert errors == []
     with psycopg.connect(postgres_url) as conn:
         versions = conn.execute("SELECT version FROM kforge_schema_version").fetchall()
-    assert sorted(versions) == [(version,) for version, _ in MIGRATIONS]
+    assert sorted(versions) == [(v,) for v, _ in MIGRATIONS if v not in PASSAGE_VERSIONS]
     for s in stores:
         s.close()
+
+
+def _tables(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        return {str(r[0]) for r in rows}
+
+
+def _versions(url: str) -> list[int]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT version FROM kforge_schema_version ORDER BY version")
+        return [int(r[0]) for r in rows]
+
+
+def test_a_database_that_only_holds_runs_has_no_passage_tables(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    store.create_run(new_run("r1"))
+    store.commit("r1", [AgentThinking(run_id="r1", seq=1, message="a")], step=StepRecord(1, 1, []))
+    store.close()
+    assert not {t for t in _tables(postgres_url) if t.startswith("search_")}
+    assert PASSAGE_VERSIONS.isdisjoint(_versions(postgres_url))
+
+
+def test_the_first_search_of_a_store_without_a_corpus_finds_nothing_then_ingest_works(
+    postgres_url: str,
+) -> None:
+    PostgresStore(postgres_url).close()
+    store = PostgresStore(postgres_url)
+    assert store.search_passages("c", ["cat"], 5, k1=K1, b=B) == []
+    assert store.index_sources("c") == {}
+    store.put_sources("c", [indexed_source("a", {"cat": 2})])
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+    store = PostgresStore(postgres_url)  # a later open keeps them
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+
+
+def test_a_database_of_a_kforge_that_made_the_passage_tables_at_once_keeps_them(
+    postgres_url: str,
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 8)
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source("a", {"cat": 2})])
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+
+
+def test_an_older_database_with_passage_tables_takes_their_later_migrations_on_open(
+    postgres_url: str,
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 4)
+    PostgresStore(postgres_url).close()  # runs only: the passage tables are there already
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+    with psycopg.connect(postgres_url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM information_schema.columns "
+            "WHERE table_name = 'search_terms' AND column_name = 'peaks'"
+        ).fetchone()
+    assert row == (1,)
 
 
 def test_a_newer_schema_is_refused(postgres_url: str) -> None:
