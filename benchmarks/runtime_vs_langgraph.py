@@ -128,9 +128,16 @@ def step_timing(base: type[Any]) -> type[Any]:
             snapshot: Snapshot | None = None,
             run_fields: dict[str, Any] | None = None,
             lease: Lease | None = None,
+            repeatable: bool = False,
         ) -> None:
             super().commit(
-                run_id, frames, step=step, snapshot=snapshot, run_fields=run_fields, lease=lease
+                run_id,
+                frames,
+                step=step,
+                snapshot=snapshot,
+                run_fields=run_fields,
+                lease=lease,
+                repeatable=repeatable,
             )
             if step is not None and self.step_committed_at is None:
                 self.step_committed_at = time.perf_counter()

@@ -6,6 +6,7 @@ frames and deltas packed and still read those stored as text before."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,8 @@ from kforge.errors import StoreError
 from kforge.frames import AgentThinking, utc_now
 from kforge.jsoncodec import dumps
 from kforge.store import RunRecord, RunStatus, StepRecord
-from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS
+from kforge.store.conformance_passages import K1, B, indexed_source
+from kforge.store.postgres_schema import FRAMES_CHANNEL, MIGRATIONS, PASSAGE_VERSIONS
 from tests.postgres import migrate_to
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -45,9 +47,73 @@ def test_processes_opening_one_database_at_once_migrate_it_once(postgres_url: st
     assert errors == []
     with psycopg.connect(postgres_url) as conn:
         versions = conn.execute("SELECT version FROM kforge_schema_version").fetchall()
-    assert sorted(versions) == [(version,) for version, _ in MIGRATIONS]
+    assert sorted(versions) == [(v,) for v, _ in MIGRATIONS if v not in PASSAGE_VERSIONS]
     for s in stores:
         s.close()
+
+
+def _tables(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        return {str(r[0]) for r in rows}
+
+
+def _versions(url: str) -> list[int]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT version FROM kforge_schema_version ORDER BY version")
+        return [int(r[0]) for r in rows]
+
+
+def test_a_database_that_only_holds_runs_has_no_passage_tables(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    store.create_run(new_run("r1"))
+    store.commit("r1", [AgentThinking(run_id="r1", seq=1, message="a")], step=StepRecord(1, 1, []))
+    store.close()
+    assert not {t for t in _tables(postgres_url) if t.startswith("search_")}
+    assert PASSAGE_VERSIONS.isdisjoint(_versions(postgres_url))
+
+
+def test_the_first_search_of_a_store_without_a_corpus_finds_nothing_then_ingest_works(
+    postgres_url: str,
+) -> None:
+    PostgresStore(postgres_url).close()
+    store = PostgresStore(postgres_url)
+    assert store.search_passages("c", ["cat"], 5, k1=K1, b=B) == []
+    assert store.index_sources("c") == {}
+    store.put_sources("c", [indexed_source("a", {"cat": 2})])
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+    store = PostgresStore(postgres_url)  # a later open keeps them
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+
+
+def test_a_database_of_a_kforge_that_made_the_passage_tables_at_once_keeps_them(
+    postgres_url: str,
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 8)
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source("a", {"cat": 2})])
+    assert [p for p, _ in store.search_passages("c", ["cat"], 5, k1=K1, b=B)] == ["a-0"]
+    store.close()
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+
+
+def test_an_older_database_with_passage_tables_takes_their_later_migrations_on_open(
+    postgres_url: str,
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 4)
+    PostgresStore(postgres_url).close()  # runs only: the passage tables are there already
+    assert _versions(postgres_url) == [v for v, _ in MIGRATIONS]
+    with psycopg.connect(postgres_url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM information_schema.columns "
+            "WHERE table_name = 'search_terms' AND column_name = 'peaks'"
+        ).fetchone()
+    assert row == (1,)
 
 
 def test_a_newer_schema_is_refused(postgres_url: str) -> None:
@@ -220,3 +286,52 @@ def test_a_snapshot_stored_out_of_line_before_the_upgrade_reads_back(postgres_ur
         assert store.latest_snapshot("old").state == state  # type: ignore[union-attr]
     finally:
         store.close()
+
+
+class _Noting:
+    """A connection that notes the statements it executes."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+        self.statements: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def execute(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        self.statements.append(str(query))
+        return self._conn.execute(query, *args, **kwargs)
+
+
+def test_a_repeatable_commit_does_not_wait_for_the_wal_flush_and_a_step_does(
+    postgres_url: str,
+) -> None:
+    from kforge.store.postgres_runs import _REPEATABLE_COMMIT
+
+    store = PostgresStore(postgres_url, warm=False)
+    store.create_run(new_run("r1"))
+    noted = _Noting(store._first)
+    store._first = noted
+    reply = AgentThinking(run_id="r1", seq=1, message="a model's reply")
+    store.commit("r1", [reply], repeatable=True)
+    step = AgentThinking(run_id="r1", seq=2, message="b")
+    store.commit("r1", [step], step=StepRecord(1, 2, []), repeatable=True)
+    assert [s == _REPEATABLE_COMMIT for s in noted.statements] == [True, False]
+    assert [f.seq for f in store.read_frames("r1")] == [1, 2]
+    store.close()
+    # the statement's transaction commits without waiting for the flush, as one does
+    with psycopg.connect(postgres_url) as conn:
+        now = utc_now()
+        conn.execute(
+            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
+            "VALUES ('r2', 't', 'running', %s, %s, '{}')",
+            (now, now),
+        )
+        row = conn.execute(
+            _REPEATABLE_COMMIT,
+            ("r2", [1], ["x"], [b"{}"], *[None] * 8, "{}", None, None, None, None, False, 0.0),
+        ).fetchone()
+        assert row is not None and row[0] == "ok"
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("off",)
+        conn.commit()
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("on",)

@@ -66,6 +66,7 @@ class RunContext:
         limits: RunLimits,
         next_seq: int,
         flush: Callable[[list[Frame]], None],
+        flush_repeatable: Callable[[list[Frame]], None] | None = None,
         usage: Usage | None = None,
         cost_usd: float | None = None,
         budget: RunBudget | None = None,
@@ -90,6 +91,7 @@ class RunContext:
         """The step being executed (1 for the first)."""
         self._next_seq = next_seq
         self._flush = flush
+        self._flush_repeatable = flush_repeatable or flush
         self._on_delta = on_delta
         self._answerer = answerer
         self._steering = steering
@@ -214,12 +216,14 @@ class RunContext:
         """While re-executing a step: the next recorded frame, left in place; else None."""
         return self._journal[self._cursor] if self._cursor < len(self._journal) else None
 
-    def flush(self) -> None:
-        """Commit the frames emitted so far (a durable point inside a step)."""
+    def flush(self, *, repeatable: bool = False) -> None:
+        """Commit the frames emitted so far (a durable point inside a step). ``repeatable``:
+        they record work a re-executed step may do again (a model's reply), so the commit need
+        not wait for the disk (``RunLog.commit``)."""
         if self._pending:
             frames = self.take_pending()
             try:
-                self._flush(frames)
+                (self._flush_repeatable if repeatable else self._flush)(frames)
             except BaseException:
                 self.requeue(frames)  # still the step's: its failure is committed after them
                 raise
@@ -373,7 +377,7 @@ class RunContext:
             before, cost_before, self.usage, self.cost_usd
         ):
             self.emit(LimitWarning(limit=limit, value=used, maximum=maximum))
-        self.flush()
+        self.flush(repeatable=True)
         self._prompts.sent(purpose, call.seq, messages)
         return response
 

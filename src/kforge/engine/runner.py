@@ -228,6 +228,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             limits=self.limits,
             next_seq=self.run.last_seq + 1 + len(self.opening),
             flush=lambda frames: self._commit(frames),
+            flush_repeatable=lambda frames: self._commit(frames, repeatable=True),
             usage=usage,
             cost_usd=float(cost) if cost is not None else None,
             budget=self._budget(),

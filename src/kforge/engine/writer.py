@@ -69,10 +69,16 @@ class StretchWriter:
         """When a step commit next carries the lease (a third of its time to live after the last)."""
         self._task: asyncio.Task[Any] | None = None
 
-    def _commit(self, frames: list[Frame], *, final: bool = False, **kwargs: Any) -> None:
+    def _commit(
+        self, frames: list[Frame], *, final: bool = False, repeatable: bool = False, **kwargs: Any
+    ) -> None:
         if self._lost is not None:
             raise self._lost
         opening = self._opening_fields
+        if repeatable and opening is None and not self._unacked:
+            # the opening (an answer, a claim) and interventions about to leave the inbox are
+            # not work a re-executed step does again: those commits wait for the disk
+            kwargs["repeatable"] = True
         if opening is not None:
             kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
         lease = self.lease

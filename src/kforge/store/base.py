@@ -147,12 +147,20 @@ class RunLog(DocumentStore, Protocol):
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
         lease: Lease | None = None,
+        repeatable: bool = False,
     ) -> None:
         """Append frames, a step delta, a snapshot and run field changes in one transaction.
 
         Frame seqs must continue the run's log without gaps (else WriteConflictError). With
         ``lease``, the transaction first claims or renews the run's lease for its owner (or
         releases it): RunLeasedError, and nothing written, while another live writer holds it.
+
+        ``repeatable``: the frames record work a re-executed step may do again (a model's
+        reply, committed before it is used so that a killed run does not ask again). The
+        store may then return before the commit reaches the disk: it is visible at once and
+        survives this process, and the next commit that waits for the disk makes it durable
+        too, but a crash of the database server or its machine in between loses it (never a
+        later commit without it), and a resumed run does that work again.
         """
         ...
 

@@ -221,6 +221,15 @@ class RunLogConformance(DocumentStoreConformance):
         with pytest.raises(WriteConflictError, match="another writer"):
             store.commit("r1", [thinking("r1", 1)])
 
+    def test_a_repeatable_commit_is_a_commit_like_any_other(self, store: RunLog) -> None:
+        store.create_run(new_run())
+        store.commit("r1", [thinking("r1", 1)], repeatable=True)
+        assert [f.seq for f in store.read_frames("r1")] == [1]
+        with pytest.raises(WriteConflictError, match="another writer"):
+            store.commit("r1", [thinking("r1", 1)], repeatable=True)
+        store.commit("r1", [thinking("r1", 2)], step=StepRecord(1, 2, []), repeatable=True)
+        assert store.get_run("r1").last_seq == 2 and len(store.read_steps("r1")) == 1
+
     def test_a_lease_is_given_up_only_by_its_owner(self, store: RunLog) -> None:
         store.create_run(new_run())
         store.commit("r1", [thinking("r1", 1)], lease=Lease(owner="elsewhere:1:aaa"))

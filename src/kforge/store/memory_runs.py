@@ -101,7 +101,9 @@ class MemoryRunLog(MemoryDocuments):
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
         lease: Lease | None = None,
+        repeatable: bool = False,
     ) -> None:
+        del repeatable  # nothing here waits for a disk
         with self._lock:
             run = self._runs.get(run_id)
             if run is None:

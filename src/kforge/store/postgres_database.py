@@ -51,6 +51,10 @@ class PostgresDatabase:
     overlap it take connections from a pool made at the first overlap, of at most
     ``pool_size - 1`` (at least one) more."""
 
+    passage_tables = False
+    """Whether this store uses the passage store's tables, which its open makes when the
+    database has none yet (``apply_migrations``)."""
+
     def __init__(
         self,
         url: str,
@@ -61,7 +65,8 @@ class PostgresDatabase:
         beside: bool = False,
     ):
         """``beside``: opened next to a store of the same database that has just brought its
-        schema up to date, so that is not checked again."""
+        schema up to date, so that is not checked again (but for the passage store's tables,
+        which a store that uses them makes at its first open on a database)."""
         require_extra("postgres", "the PostgreSQL store")
         import psycopg
 
@@ -76,7 +81,7 @@ class PostgresDatabase:
         self._closed = False
         # a direct connection, not the pool's: a wrong URL or a server that is down is an
         # error at once, where a pool would keep trying in the background until its timeout
-        self._first: Any = self._connect(migrate=not beside)
+        self._first: Any = self._connect(migrate=not beside or self.passage_tables)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact_url(self.url)!r})"
@@ -95,7 +100,7 @@ class PostgresDatabase:
             raise self._cannot_open(exc) from exc
         try:
             if migrate:
-                apply_migrations(conn)
+                apply_migrations(conn, passages=self.passage_tables)
             if self._configure is not None:
                 self._configure(conn)
         except psycopg.Error as exc:

@@ -89,7 +89,10 @@ _ATTEMPTS = 5
 
 class PostgresPassageStore(PostgresDatabase):
     """``PassageStore`` over the ``search_*`` tables (migrations 3 to 6) and the documents
-    table of a PostgreSQL database, on a pool of its own."""
+    table of a PostgreSQL database, on a pool of its own. Its tables are made at its first
+    open on a database (one that only held runs has none)."""
+
+    passage_tables = True
 
     def _write(self, write: Callable[[Any], None]) -> None:
         """Run ``write`` in one transaction; again (up to ``_ATTEMPTS`` times, after a short

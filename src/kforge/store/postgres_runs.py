@@ -46,6 +46,12 @@ _COMMIT = (
     "%s, %s, %s, %s, %s, %s)"
 )
 
+_REPEATABLE_COMMIT = (
+    "SELECT c.* FROM set_config('synchronous_commit', 'off', true), kforge_commit(%s, %b, %b, "
+    "%b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s) c"
+)
+"""``_COMMIT`` in a transaction that does not wait for the WAL flush (``commit``'s
+``repeatable``); the WAL is written in order, so the next commit that waits flushes it too."""
 
 _READ_FRAMES = (
     "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s"
@@ -185,13 +191,16 @@ class PostgresRunLog(PostgresDatabase):
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
         lease: Lease | None = None,
+        repeatable: bool = False,
     ) -> None:
         if run_fields and set(run_fields) - UPDATABLE_RUN_FIELDS:
             raise StoreError(
                 f"cannot update run fields {sorted(set(run_fields) - UPDATABLE_RUN_FIELDS)}"
             )
+        # a step, a snapshot or run fields are never repeatable work: those wait for the disk
+        lazy = repeatable and step is None and snapshot is None and not run_fields
         with self._conn() as conn:
-            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, lease)
+            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, lease, lazy=lazy)
 
     def _commit_on(
         self,
@@ -202,6 +211,8 @@ class PostgresRunLog(PostgresDatabase):
         snapshot: Snapshot | None,
         run_fields: dict[str, Any] | None,
         lease: Lease | None,
+        *,
+        lazy: bool = False,
     ) -> None:
         if frames:
             first = frames[0].seq
@@ -215,7 +226,7 @@ class PostgresRunLog(PostgresDatabase):
         now = time.time()
         try:
             outcome, _, holder, expires = conn.execute(
-                _COMMIT,
+                _REPEATABLE_COMMIT if lazy else _COMMIT,
                 (
                     run_id,
                     [f.seq for f in frames],
@@ -251,7 +262,7 @@ class PostgresRunLog(PostgresDatabase):
             retry = Lease(
                 owner=lease.owner, ttl_s=lease.ttl_s, takeover=holder, release=lease.release
             )
-            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, retry)
+            self._commit_on(conn, run_id, frames, step, snapshot, run_fields, retry, lazy=lazy)
             return
         self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
 

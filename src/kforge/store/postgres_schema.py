@@ -1,6 +1,7 @@
 """Versioned schema migrations for the PostgreSQL store, applied in order when a store opens.
 They define every table, the run log's and the passage store's: the stores import them, never
-the other way.
+the other way. The passage store's tables (``PASSAGE_VERSIONS``) are made at a database's first
+use of a corpus, so a database that only holds runs has none of them.
 
 The step transaction is one server-side function, ``kforge_commit``, so a step costs one round
 trip: it checks the log position and the lease, appends the frames, the step delta and the
@@ -13,7 +14,15 @@ from typing import Any
 
 from kforge.errors import StoreError
 
-__all__ = ["BASE_LEVEL", "CONCATENATE", "FRAMES_CHANNEL", "MIGRATIONS", "SKIP", "apply_migrations"]
+__all__ = [
+    "BASE_LEVEL",
+    "CONCATENATE",
+    "FRAMES_CHANNEL",
+    "MIGRATIONS",
+    "PASSAGE_VERSIONS",
+    "SKIP",
+    "apply_migrations",
+]
 
 FRAMES_CHANNEL = "kforge_frames"
 """The LISTEN/NOTIFY channel; each notice's payload is ``RUN_ID SEQ`` (the run's last seq)."""
@@ -385,45 +394,71 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (6, PEAKS),  # each term's peaks, which bound its share of a score
     (7, SNAPSHOTS_INLINE),  # a snapshot's state compressed in its own row
     (8, GATHERED),  # each term's blocks gathered into one
+    # no table changes: it marks a database whose passage tables may be missing (made at its
+    # first use of a corpus, PASSAGE_VERSIONS), which an older kforge, that would apply the
+    # passage migrations over tables that are not there, refuses as newer than it knows
+    (9, ()),
 )
 
 
-def _version_in_force(conn: Any) -> int | None:
-    """The schema version the database records, None when it records none yet. A version is
-    recorded in the transaction that applies it, so the latest one means nothing is left to do."""
+PASSAGE_VERSIONS = frozenset({3, 4, 5, 6, 8})
+"""The migrations of the passage store's tables: a database gets them at its first use of a
+corpus (``apply_migrations(conn, passages=True)``), so one that only holds runs has none of
+them. A database that has the first of them takes every later one with the run log's."""
+
+
+def _versions_in_force(conn: Any) -> set[int] | None:
+    """The migrations the database records, None when it records none yet. A migration is
+    recorded in the transaction that applies it."""
     import psycopg
 
     try:
-        row = conn.execute("SELECT max(version) FROM kforge_schema_version").fetchone()
+        row = conn.execute("SELECT array_agg(version) FROM kforge_schema_version").fetchone()
     except psycopg.errors.UndefinedTable:
         return None
-    return None if row is None or row[0] is None else int(row[0])
+    return set() if row is None or row[0] is None else {int(v) for v in row[0]}
+
+
+def _missing(applied: set[int], passages: bool) -> list[tuple[int, tuple[str, ...]]]:
+    """The migrations to apply, in order: the passage store's only when ``passages`` or when
+    the database already has its tables."""
+    with_passages = passages or min(PASSAGE_VERSIONS) in applied
+    return [
+        (version, statements)
+        for version, statements in MIGRATIONS
+        if version not in applied and (with_passages or version not in PASSAGE_VERSIONS)
+    ]
 
 
 _LOCK_KEY = 0x6B666F726765  # "kforge": serialises migrations of processes opening one database
 
 
-def apply_migrations(conn: Any) -> int:
-    """Bring the schema up to date on a ``psycopg.Connection`` in autocommit mode; returns the
-    version now in force. Processes opening the same database at once migrate it once."""
+def apply_migrations(conn: Any, *, passages: bool = False) -> int:
+    """Bring the schema up to date on a ``psycopg.Connection`` in autocommit mode, with the
+    passage store's tables when ``passages`` (else only if the database has them already);
+    returns the latest version now in force. Processes opening the same database at once
+    migrate it once."""
     latest = MIGRATIONS[-1][0]
-    if _version_in_force(conn) == latest:
+    applied = _versions_in_force(conn)
+    if (
+        applied is not None
+        and max(applied, default=0) <= latest
+        and not _missing(applied, passages)
+    ):
         return latest  # the usual open: one round trip, no lock
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute("CREATE TABLE IF NOT EXISTS kforge_schema_version (version integer NOT NULL)")
-        row = conn.execute("SELECT max(version) FROM kforge_schema_version").fetchone()
-        current = int(row[0] or 0)
+        applied = _versions_in_force(conn) or set()
+        current = max(applied, default=0)
         if current > latest:
             raise StoreError(
                 f"database schema version {current} is newer than this kforge knows ({latest}); "
                 "upgrade kforge or use another database"
             )
-        for version, statements in MIGRATIONS:
-            if version <= current:
-                continue
+        for version, statements in _missing(applied, passages):
             for statement in statements:
                 conn.execute(statement)
             conn.execute("INSERT INTO kforge_schema_version(version) VALUES (%s)", (version,))
-            current = version
+            current = max(current, version)
     return current

@@ -126,7 +126,9 @@ class SQLiteRunLog(SQLiteDatabase):
         snapshot: Snapshot | None = None,
         run_fields: dict[str, Any] | None = None,
         lease: Lease | None = None,
+        repeatable: bool = False,
     ) -> None:
+        del repeatable  # every commit is written alike
         with self._tx() as conn:
             if frames:
                 self._insert_frames(conn, run_id, frames)
