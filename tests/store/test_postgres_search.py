@@ -307,3 +307,34 @@ def test_the_terms_left_for_a_trimmed_round_s_candidates_come_in_one_read(
     assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:k]
     assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
     store.close()
+
+
+def test_a_later_search_takes_the_blocks_read_whole_from_the_cache_until_a_write_replaces_them(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both terms are in every passage, so their blocks are read whole: a second search reads
+    no postings from the server and ranks the same; after a write merges the terms' blocks
+    into new ones, a search reads those and ranks as scoring every posting, new ones too."""
+    from kforge.store import postgres_search
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 1000)  # past the first read's share
+    held = {f"s{i:04d}": {"common": 1 + i % 4, "other": 1 + i % 7} for i in range(4000)}
+    store = PostgresStore(postgres_url)
+    keys = list(held)
+    for start in range(0, 3500, 500):  # seven writes: a block of each term each
+        store.put_sources("c", [indexed_source(k, held[k]) for k in keys[start : start + 500]])
+    part = {k: held[k] for k in keys[:3500]}
+    query = ["common", "other"]
+    first = _search_as_every_posting(store, part, query, 10, monkeypatch)
+    postings = 2 * 3500 * 8
+    assert sum(c.bytes for c in first) >= postings
+    assert store.passages.block_cache.size >= postings
+    again = _search_as_every_posting(store, part, query, 10, monkeypatch)
+    assert sum(c.bytes for c in again) < 4096  # counts and skip lists, no postings
+    # the eighth write merges each term's eight blocks into one the cache has not seen
+    store.put_sources("c", [indexed_source(k, held[k]) for k in keys[3500:]])
+    after = _search_as_every_posting(store, held, query, 10, monkeypatch)
+    assert sum(c.bytes for c in after) >= 2 * 4000 * 8
+    assert store.passages.block_cache.ids("c", query) != []
+    assert store.passages.block_cache.size <= 2 * 4000 * 8 + 1024
+    store.close()
