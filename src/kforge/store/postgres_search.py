@@ -26,6 +26,7 @@ from kforge.store.postgres_lists import (
     Block,
     TermList,
     add_shares,
+    distinct_rows,
     shares,
     term_lists,
 )
@@ -409,7 +410,7 @@ class _BlockPostings:
         every = np.concatenate([a for a, _ in parts])
         summed_up = np.concatenate([s for _, s in parts])
         del parts
-        rows, where = np.unique(every, return_inverse=True)
+        rows, where = distinct_rows(every)
         total = np.bincount(where, weights=summed_up, minlength=len(rows))
         keep = total + left >= floor
         rows, sums = rows[keep], np.asarray(total[keep], dtype=np.float64)

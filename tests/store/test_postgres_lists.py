@@ -1,0 +1,27 @@
+"""The rows of a PostgreSQL search's lists, merged (``postgres_lists``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kforge.store.postgres_lists import distinct_rows
+
+
+@pytest.mark.parametrize("runs", [[], [[5]], [[1, 4, 9], [2, 4, 10, 11], [0, 9], [4]]])
+def test_rows_of_ascending_runs_merge_as_np_unique_merges_them(runs: list[list[int]]) -> None:
+    every = np.array([r for run in runs for r in run], dtype=np.int64)
+    rows, where = distinct_rows(every)
+    expected_rows, expected_where = np.unique(every, return_inverse=True)
+    assert rows.tolist() == expected_rows.tolist()
+    assert where.tolist() == expected_where.tolist()
+
+
+def test_rows_of_many_long_runs_merge_as_np_unique_merges_them() -> None:
+    rng = np.random.default_rng(7)
+    runs = [np.sort(rng.choice(100_000, size, replace=False)) for size in (30_000, 500, 9_000)]
+    every = np.concatenate(runs).astype(np.int64)
+    rows, where = distinct_rows(every)
+    expected_rows, expected_where = np.unique(every, return_inverse=True)
+    assert (rows == expected_rows).all() and (where == expected_where).all()
+    assert (rows[where] == every).all()
