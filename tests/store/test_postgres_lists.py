@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from kforge.store.postgres_lists import distinct_rows
+
+np = pytest.importorskip("numpy", reason="the postgres extra is not installed")
 
 
 @pytest.mark.parametrize("runs", [[], [[5]], [[1, 4, 9], [2, 4, 10, 11], [0, 9], [4]]])
