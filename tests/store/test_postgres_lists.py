@@ -26,3 +26,17 @@ def test_rows_of_many_long_runs_merge_as_np_unique_merges_them() -> None:
     expected_rows, expected_where = np.unique(every, return_inverse=True)
     assert (rows == expected_rows).all() and (where == expected_where).all()
     assert (rows[where] == every).all()
+
+
+def test_the_shares_of_picked_records_are_those_of_the_records_picked() -> None:
+    """Picking fields instead of whole records gives the same shares to the last bit."""
+    from kforge.store.postgres_lists import shares
+    from kforge.store.postgres_postings import record_dtype
+
+    records = np.zeros(6, dtype=record_dtype(False))
+    records["passage"] = [3, 5, 8, 13, 21, 34]
+    records["tf"] = [1, 2, 3, 1, 7, 2]
+    records["length"] = [10, 40, 7, 300, 55, 12]
+    for which in (np.array([0, 2, 5]), records["tf"] > 1):
+        picked = shares(records, 2.5, 0.6, 0.004, which)
+        assert picked.tolist() == shares(records[which], 2.5, 0.6, 0.004).tolist()

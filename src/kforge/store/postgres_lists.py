@@ -162,7 +162,7 @@ def add_shares(
     inside = where < len(at)
     hit = np.zeros(len(held), dtype=bool)
     hit[inside] = at[where[inside]] == held[inside]
-    extra[low:high][hit] += shares(records[where[hit]], weight, base, slope)
+    extra[low:high][hit] += shares(records, weight, base, slope, where[hit])
 
 
 def distinct_rows(
@@ -194,15 +194,22 @@ def term_lists(blocks: Iterable[Block]) -> list[TermList]:
     return [TermList(term, wide, held) for (term, wide), held in groups.items()]
 
 
-def shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
+def shares(
+    records: Any, weight: float, base: float, slope: float, which: Any = None
+) -> npt.NDArray[np.float64]:
     """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
-    as ``passages.full_bm25`` and the other stores compute it."""
+    as ``passages.full_bm25`` and the other stores compute it; of the records ``which`` (an
+    index or a mask) picks, when given. The fields are picked, not the records: numpy copies
+    a picked record of a structured type field by field, several times the work."""
     import numpy as np
 
-    tf = records["tf"].astype(np.float64)
+    tf, length = records["tf"], records["length"]
+    if which is not None:
+        tf, length = tf[which], length[which]
+    tf = tf.astype(np.float64)
     # in place (a search sums hundreds of thousands of postings), in the order of the
     # expression above, so the scores are the same to the last bit
-    part = records["length"].astype(np.float64)
+    part = length.astype(np.float64)
     part *= slope
     share = tf + base
     share += part

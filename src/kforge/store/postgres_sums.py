@@ -97,7 +97,7 @@ def window_sums(
                 at = records["passage"].astype(np.int64)
                 inside = (at >= first) & (at < first + WINDOW)
                 sums_of.add(
-                    at[inside] - first, shares(records[inside], weights[held.term], base, slope)
+                    at[inside] - first, shares(records, weights[held.term], base, slope, inside)
                 )
                 del records, at, inside
         at, held_sums = sums_of.kept(left, floor)
