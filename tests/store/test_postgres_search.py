@@ -338,3 +338,35 @@ def test_a_later_search_takes_the_blocks_read_whole_from_the_cache_until_a_write
     assert store.passages.block_cache.ids("c", query) != []
     assert store.passages.block_cache.size <= 2 * 4000 * 8 + 1024
     store.close()
+
+
+def test_a_later_round_takes_from_the_cache_what_an_earlier_round_read_whole(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first round cannot be the last (few rare passages, long ones) and reads common
+    terms whole for its candidates; the search keeps none of them itself (``_KEEP`` 0), but
+    the cache does: the second round, which sums them, reads them from memory, so the search
+    reads fewer bytes than with no cache, and ranks as scoring every posting."""
+    from kforge.store import postgres_search
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
+    monkeypatch.setattr(postgres_search, "_KEEP", 0)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
+    held: dict[str, dict[str, int]] = {}
+    for i in range(3000):
+        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(4) if (i + j) % 3}
+        if i % 50 == 0:
+            terms |= {"rare": 1, "pad": 40}
+        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
+    query = ["rare", "c0", "c1", "c2", "c3"]
+    read = []
+    for budget in (0, 1 << 20):
+        store.passages.block_cache.clear()
+        store.passages.block_cache.budget = budget
+        counted = _search_as_every_posting(store, held, query, 40, monkeypatch)
+        read.append(sum(c.bytes for c in counted))
+    assert read[1] < read[0], read
+    store.close()

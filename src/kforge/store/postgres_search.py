@@ -175,10 +175,6 @@ def _search(
     for block in blocks:
         if block.id in read:
             cache.put(index, block.term, block.id, read[block.id])
-    named: dict[str, list[int]] = {}
-    for block in blocks:
-        named.setdefault(block.term, []).append(block.id)
-    read.update(cache.take(index, named))
     # a term's peaks come with each of its blocks: parsed once
     peaks = {t: loads(text) for t, text in {r[6]: r[12] for r in rows if r[12] is not None}.items()}
     postings = _BlockPostings(
@@ -225,8 +221,20 @@ class _BlockPostings:
         self._cache, self._index = BlockCache(0), ""
 
     def keep_in(self, cache: BlockCache, index: str) -> None:
-        """Keep in ``cache`` (under ``index``) the blocks read whole from here on."""
+        """Keep in ``cache`` (under ``index``) the blocks read whole from here on, and take
+        from it those it holds before each round."""
         self._cache, self._index = cache, index
+
+    def _take_cached(self) -> None:
+        """Hold the blocks an earlier round read whole and put in the cache, though it did not
+        keep them itself (``_KEEP``): a later round reads them from memory, not again."""
+        missing = {b.term for b in self._blocks if b.id not in self._read}
+        if missing:
+            named: dict[str, list[int]] = {}
+            for block in self._blocks:
+                if block.term in missing:
+                    named.setdefault(block.term, []).append(block.id)
+            self._read.update(self._cache.take(self._index, named))
 
     def _cached(self, block: Block) -> bool:
         """Whether ``block``, once read whole, goes into the cache."""
@@ -255,6 +263,7 @@ class _BlockPostings:
         bounds = {
             t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
         }
+        self._take_cached()
         rows, sums = self._sum_essential(essential, base, slope, sum(bounds.values()))
         if k <= 0 or not len(rows):
             return []
