@@ -187,6 +187,21 @@ class _Rows:
         return self.rows[0] if self.rows else None
 
 
+def _rare_in_long_passages(
+    count: int, *, common: int, every: int, pad: int
+) -> dict[str, dict[str, int]]:
+    """``count`` passages (a source each) holding some of the terms ``c0``, ``c1``, ...
+    (``common`` of them) one to four times; one in ``every`` holds the rare term too and is
+    long (``pad``), so the rare term's share of its score is small."""
+    held: dict[str, dict[str, int]] = {}
+    for i in range(count):
+        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(common) if (i + j) % 3}
+        if i % every == 0:
+            terms |= {"rare": 1, "pad": pad}
+        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    return held
+
+
 def _search_as_every_posting(
     store: PostgresStore,
     held: dict[str, dict[str, int]],
@@ -282,12 +297,7 @@ def test_the_terms_left_for_a_trimmed_round_s_candidates_come_in_one_read(
     monkeypatch.setattr(postgres_search, "_TRIM_FROM", 1)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
-    held: dict[str, dict[str, int]] = {}
-    for i in range(1500):
-        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(5) if (i + j) % 3}
-        if i % 5 == 0:
-            terms |= {"rare": 1, "pad": 30}  # long passages: the rare term's share is small
-        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    held = _rare_in_long_passages(1500, common=5, every=5, pad=30)
     store = PostgresStore(postgres_url)
     store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
     query = ["rare", "c0", "c1", "c2", "c3", "c4"]
@@ -353,12 +363,7 @@ def test_a_later_round_takes_from_the_cache_what_an_earlier_round_read_whole(
     monkeypatch.setattr(postgres_search, "_KEEP", 0)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
-    held: dict[str, dict[str, int]] = {}
-    for i in range(3000):
-        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(4) if (i + j) % 3}
-        if i % 50 == 0:
-            terms |= {"rare": 1, "pad": 40}
-        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    held = _rare_in_long_passages(3000, common=4, every=50, pad=40)
     store = PostgresStore(postgres_url)
     store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
     query = ["rare", "c0", "c1", "c2", "c3"]
