@@ -40,3 +40,28 @@ def test_the_shares_of_picked_records_are_those_of_the_records_picked() -> None:
     for which in (np.array([0, 2, 5]), records["tf"] > 1):
         picked = shares(records, 2.5, 0.6, 0.004, which)
         assert picked.tolist() == shares(records[which], 2.5, 0.6, 0.004).tolist()
+
+
+@pytest.mark.parametrize("candidates", [3, 40, 200])
+def test_candidates_found_by_a_table_of_positions_get_the_shares_a_binary_search_gives(
+    monkeypatch: pytest.MonkeyPatch, candidates: int
+) -> None:
+    from kforge.store import postgres_lists
+    from kforge.store.postgres_postings import record_dtype
+
+    rng = np.random.default_rng(candidates)
+    records = np.zeros(100, dtype=record_dtype(False))
+    records["passage"] = np.sort(rng.choice(1000, 100, replace=False)) + 50
+    records["tf"] = rng.integers(1, 5, 100)
+    records["length"] = rng.integers(5, 300, 100)
+    rows = np.sort(rng.choice(1200, candidates, replace=False)).astype(np.int64)
+    found = []
+    for hits in (1, 10**9):  # a table for any number of candidates, then never
+        monkeypatch.setattr(postgres_lists, "_DENSE_HITS", hits)
+        extra = np.zeros(len(rows))
+        postgres_lists.add_shares(extra, rows, records, 2.0, 0.5, 0.01)
+        found.append(extra.tolist())
+    assert found[0] == found[1]
+    assert sum(1 for x in found[0] if x) == len(
+        set(rows.tolist()) & set(records["passage"].tolist())
+    )

@@ -36,6 +36,12 @@ WHOLE_SHARE = 0.1
 GAP = 8
 """Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
 
+_DENSE_HITS = 4
+"""``add_shares`` finds candidates among records by a table of positions once they number one
+in this many records or more and the records span at most ``_DENSE_SPAN`` passages each
+(the table's size), else by binary search."""
+_DENSE_SPAN = 16
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Block:
@@ -153,15 +159,25 @@ def add_shares(
 
     if not len(records):
         return
-    # searched as stored (big-endian): the candidates, fewer than the records, are converted
     at = records["passage"]
     low = int(np.searchsorted(rows, int(at[0]), side="left"))
     high = int(np.searchsorted(rows, int(at[-1]), side="right"))
     held = rows[low:high]
-    where = np.searchsorted(at, held.astype(at.dtype))
-    inside = where < len(at)
-    hit = np.zeros(len(held), dtype=bool)
-    hit[inside] = at[where[inside]] == held[inside]
+    first, span = int(at[0]), int(at[-1]) - int(at[0]) + 1
+    where: npt.NDArray[Any]
+    if len(held) * _DENSE_HITS >= len(at) and span <= _DENSE_SPAN * len(at):
+        # many candidates among records close together: each record's position by passage,
+        # from a table over their span, costs less than a binary search a candidate
+        position = np.full(span, -1, dtype=np.int32)
+        position[at.astype(np.int64) - first] = np.arange(len(at), dtype=np.int32)
+        where = position[held - first]
+        hit = where >= 0
+    else:
+        # searched as stored (big-endian): the candidates, fewer than the records, are converted
+        where = np.searchsorted(at, held.astype(at.dtype))
+        inside = where < len(at)
+        hit = np.zeros(len(held), dtype=bool)
+        hit[inside] = at[where[inside]] == held[inside]
     extra[low:high][hit] += shares(records, weight, base, slope, where[hit])
 
 
