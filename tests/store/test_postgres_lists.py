@@ -65,3 +65,24 @@ def test_candidates_found_by_a_table_of_positions_get_the_shares_a_binary_search
     assert sum(1 for x in found[0] if x) == len(
         set(rows.tolist()) & set(records["passage"].tolist())
     )
+
+
+@pytest.mark.parametrize("count", [1, 5, 60, 400])
+def test_the_stretches_that_can_hold_rows_are_those_whose_span_holds_one(count: int) -> None:
+    """Two blocks in passage order with a gap between them; rows anywhere, before the first,
+    in the gap and past the last: few rows (searched in the skip lists) or many (counted by
+    stretch) find the same stretches, those whose passages span one of them."""
+    from kforge.store.postgres_lists import Block, TermList
+
+    skips = [np.array([10, 30, 35, 80], dtype=np.int64), np.array([200, 260], dtype=np.int64)]
+    last = [120, 300]
+    blocks = [
+        Block(id=n, term="t", wide=False, postings=128 * len(s), skips=s, last=last[n])
+        for n, s in enumerate(skips)
+    ]
+    held = TermList("t", False, blocks)
+    spans = [(10, 30), (30, 35), (35, 80), (80, 121), (200, 260), (260, 301)]
+    rng = np.random.default_rng(count)
+    rows = np.unique(rng.integers(0, 330, count)).astype(np.int64)
+    expected = [n for n, (a, b) in enumerate(spans) if any(a <= r < b for r in rows.tolist())]
+    assert held.holding(rows).tolist() == expected

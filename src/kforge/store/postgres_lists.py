@@ -85,6 +85,10 @@ class TermList:
             self._first = np.cumsum(counts) - counts
             self._postings = np.array([b.postings for b in self.blocks])
             self._last = np.array([b.last for b in self.blocks], dtype=np.int64)
+            # past each stretch: the next one's first passage, or past its block's last
+            self._ends = np.append(self._skips[1:], 0)
+            block_end = np.append(self._owner[1:] != self._owner[:-1], True)
+            self._ends[block_end] = self._last[self._owner[block_end]] + 1
 
     def stretches(
         self, rows: npt.NDArray[np.int64], read: Iterable[int]
@@ -97,12 +101,7 @@ class TermList:
         done = set(read)
         if not self.ordered:
             return [(b, 1, b.size) for b in self.blocks if b.id not in done]
-        at = np.searchsorted(self._skips, rows, side="right") - 1
-        inside = at >= 0
-        inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
-        at = at[inside]  # ascending, as ``rows`` are
-        if len(at) > 1:
-            at = at[np.append(True, at[1:] != at[:-1])]
+        at = self.holding(rows)
         owner = self._owner[at]
         counts = np.bincount(owner, minlength=len(self.blocks))
         whole = counts * SKIP >= WHOLE_SHARE * self._postings
@@ -127,6 +126,23 @@ class TermList:
         ):
             found.append((self.blocks[block], start * step + 1, (stop - start + 1) * step))
         return found
+
+    def holding(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The stretches (ascending, numbered through the list's skip lists) that can hold
+        some of ``rows`` (ascending) of an ordered list."""
+        import numpy as np
+
+        if len(rows) > len(self._skips):
+            # more rows than stretches: each stretch counts the rows it can hold
+            held = np.searchsorted(rows, self._ends) - np.searchsorted(rows, self._skips)
+            return np.flatnonzero(held > 0)
+        at = np.searchsorted(self._skips, rows, side="right") - 1
+        inside = at >= 0
+        inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
+        at = at[inside]  # ascending, as ``rows`` are
+        if len(at) > 1:
+            at = at[np.append(True, at[1:] != at[:-1])]
+        return at
 
     def position(self, block: Block) -> int:
         """Where ``block`` lies in the list (the order its records come in)."""
