@@ -166,7 +166,7 @@ def measure(
             scores.append(ndcg_at_k([h.chunk.file for h in hits], qrels[qid], 10))
     finally:
         store.close()
-    runs = [_ask(target, question) for question in asks]
+    runs = [_ask(target, question) for question in asks] or [(0.0, 0.0, "")]
     return {
         "open_ms": round(open_ms, 2),
         "search_p50_ms": round(percentile(latencies, 50), 2),
@@ -180,12 +180,18 @@ def measure(
     }
 
 
-def _postgres_database(server: str) -> str:
+def _postgres_database(server: str, name: str = "") -> str:
+    """A database on ``server``: ``name`` (created when missing, kept as it is when there), or a
+    new one."""
     import psycopg
 
-    name = f"scale_{secrets.token_hex(4)}"
+    if name and not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        raise SystemExit(f"--postgres-database: {name!r} is not a plain lower-case name")
+    name = name or f"scale_{secrets.token_hex(4)}"
     with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+        found = conn.execute("SELECT FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if found is None:
+            conn.execute(f"CREATE DATABASE {name}")
     return urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
 
 
@@ -200,6 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--side-path", type=Path, help="where bm25s (and tantivy) are installed")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", type=Path, help="keep the SQLite database in this folder")
+    parser.add_argument("--postgres-database", default="",
+                        help="use (and keep) this database on the --postgres server, creating it "
+                        "when missing; documents it already holds are not ingested again, so "
+                        "a later run measures the same corpus")  # fmt: skip
+    parser.add_argument("--no-ask", action="store_true", help="leave out `kforge ask`")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
@@ -235,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if store_name == "postgres" and not args.postgres.startswith("postgresql://"):
                 notes.append("postgres skipped: no --postgres URL (scripts/postgres start)")
             elif store_name == "postgres":
-                targets[store_name] = _postgres_database(args.postgres)
+                targets[store_name] = _postgres_database(args.postgres, args.postgres_database)
             else:
                 targets[store_name] = str((args.keep or Path(tmp)) / "scale.db")
         have = 0
@@ -243,10 +254,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             for store_name, target in targets.items():
                 store = open_store(target)
                 corpus = Corpus.open(store, CORPUS)
+                # a kept database may hold documents of an earlier run: only the rest come in
+                start = max(have, len(corpus))
                 started = time.perf_counter()
                 added = corpus.add_documents(
-                    _chain(docs, have, size), chunking=ChunkingOptions(max_chars=0), batch_size=1000
-                )
+                    _chain(docs, start, size), chunking=ChunkingOptions(max_chars=0),
+                    batch_size=1000,
+                ) if start < size else 0  # fmt: skip
                 ingest_s = time.perf_counter() - started
                 chunks = len(corpus)
                 store.close()
@@ -255,8 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "store": store_name,
                         "chunks": chunks,
                         "ingested_documents": added,
-                        "ingest_docs_per_s": round(added / ingest_s, 1),
-                        **measure(target, queries, qrels, asks),
+                        "ingest_docs_per_s": round(added / ingest_s, 1) if added else None,
+                        **measure(target, queries, qrels, [] if args.no_ask else asks),
                     }
                 )
             have = size
@@ -317,7 +331,7 @@ def _print_table(results: Sequence[dict[str, Any]]) -> None:
                   f"{r['ndcg_at_10']:>8}  (index {r['index_s']} s)")  # fmt: skip
             continue
         rss = max(r["ask_peak_rss_mb"])
-        print(f"{r['store']:<9} {r['chunks']:>8} {r['ingest_docs_per_s']:>8} "
+        print(f"{r['store']:<9} {r['chunks']:>8} {r['ingest_docs_per_s'] or '-':>8} "
               f"{r['database_bytes'] / 1e6:>8.1f} {r['ask_median_s']:>6} {rss:>11} "
               f"{r['search_p50_ms']:>7} {r['search_p95_ms']:>7} {r['ndcg_at_10']:>8}")  # fmt: skip
 

@@ -187,6 +187,21 @@ class _Rows:
         return self.rows[0] if self.rows else None
 
 
+def _rare_in_long_passages(
+    count: int, *, common: int, every: int, pad: int
+) -> dict[str, dict[str, int]]:
+    """``count`` passages (a source each) holding some of the terms ``c0``, ``c1``, ...
+    (``common`` of them) one to four times; one in ``every`` holds the rare term too and is
+    long (``pad``), so the rare term's share of its score is small."""
+    held: dict[str, dict[str, int]] = {}
+    for i in range(count):
+        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(common) if (i + j) % 3}
+        if i % every == 0:
+            terms |= {"rare": 1, "pad": pad}
+        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    return held
+
+
 def _search_as_every_posting(
     store: PostgresStore,
     held: dict[str, dict[str, int]],
@@ -282,12 +297,7 @@ def test_the_terms_left_for_a_trimmed_round_s_candidates_come_in_one_read(
     monkeypatch.setattr(postgres_search, "_TRIM_FROM", 1)
     monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
     monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
-    held: dict[str, dict[str, int]] = {}
-    for i in range(1500):
-        terms = {f"c{j}": 1 + (i * (j + 3)) % 4 for j in range(5) if (i + j) % 3}
-        if i % 5 == 0:
-            terms |= {"rare": 1, "pad": 30}  # long passages: the rare term's share is small
-        held[f"s{i:04d}"] = terms | {"pad": terms.get("pad", 0) + 2}
+    held = _rare_in_long_passages(1500, common=5, every=5, pad=30)
     store = PostgresStore(postgres_url)
     store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
     query = ["rare", "c0", "c1", "c2", "c3", "c4"]
@@ -306,4 +316,62 @@ def test_the_terms_left_for_a_trimmed_round_s_candidates_come_in_one_read(
     expected = full_bm25({f"{key}-0": terms for key, terms in held.items()}, query)
     assert [p for p, _ in found] == sorted(expected, key=lambda p: (-expected[p], p))[:k]
     assert all(abs(expected[p] - s) < 1e-9 for p, s in found)
+    store.close()
+
+
+def test_a_later_search_takes_the_blocks_read_whole_from_the_cache_until_a_write_replaces_them(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both terms are in every passage, so their blocks are read whole: a second search reads
+    no postings from the server and ranks the same; after a write merges the terms' blocks
+    into new ones, a search reads those and ranks as scoring every posting, new ones too."""
+    from kforge.store import postgres_search
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 1000)  # past the first read's share
+    held = {f"s{i:04d}": {"common": 1 + i % 4, "other": 1 + i % 7} for i in range(4000)}
+    store = PostgresStore(postgres_url)
+    keys = list(held)
+    for start in range(0, 3500, 500):  # seven writes: a block of each term each
+        store.put_sources("c", [indexed_source(k, held[k]) for k in keys[start : start + 500]])
+    part = {k: held[k] for k in keys[:3500]}
+    query = ["common", "other"]
+    first = _search_as_every_posting(store, part, query, 10, monkeypatch)
+    postings = 2 * 3500 * 8
+    assert sum(c.bytes for c in first) >= postings
+    assert store.passages.block_cache.size >= postings
+    again = _search_as_every_posting(store, part, query, 10, monkeypatch)
+    assert sum(c.bytes for c in again) < 4096  # counts and skip lists, no postings
+    # the eighth write merges each term's eight blocks into one the cache has not seen
+    store.put_sources("c", [indexed_source(k, held[k]) for k in keys[3500:]])
+    after = _search_as_every_posting(store, held, query, 10, monkeypatch)
+    assert sum(c.bytes for c in after) >= 2 * 4000 * 8
+    assert store.passages.block_cache.ids("c", query) != []
+    assert store.passages.block_cache.size <= 2 * 4000 * 8 + 1024
+    store.close()
+
+
+def test_a_later_round_takes_from_the_cache_what_an_earlier_round_read_whole(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first round cannot be the last (few rare passages, long ones) and reads common
+    terms whole for its candidates; the search keeps none of them itself (``_KEEP`` 0), but
+    the cache does: the second round, which sums them, reads them from memory, so the search
+    reads fewer bytes than with no cache, and ranks as scoring every posting."""
+    from kforge.store import postgres_search
+
+    monkeypatch.setattr(postgres_search, "_WHOLE_READ", 0)
+    monkeypatch.setattr(postgres_search, "_KEEP", 0)
+    monkeypatch.setattr("kforge.store.passages.MIN_BUDGET", 1)
+    monkeypatch.setattr("kforge.store.passages.FIRST_BUDGET", 0.0)
+    held = _rare_in_long_passages(3000, common=4, every=50, pad=40)
+    store = PostgresStore(postgres_url)
+    store.put_sources("c", [indexed_source(key, terms) for key, terms in held.items()])
+    query = ["rare", "c0", "c1", "c2", "c3"]
+    read = []
+    for budget in (0, 1 << 20):
+        store.passages.block_cache.clear()
+        store.passages.block_cache.budget = budget
+        counted = _search_as_every_posting(store, held, query, 40, monkeypatch)
+        read.append(sum(c.bytes for c in counted))
+    assert read[1] < read[0], read
     store.close()

@@ -19,13 +19,28 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["GAP", "WHOLE_SHARE", "Block", "TermList", "add_shares", "shares", "term_lists"]
+__all__ = [
+    "GAP",
+    "WHOLE_SHARE",
+    "Block",
+    "TermList",
+    "add_shares",
+    "distinct_rows",
+    "shares",
+    "term_lists",
+]
 
 WHOLE_SHARE = 0.1
 """A block is read whole when the stretches a search wants of it hold this share of it."""
 
 GAP = 8
 """Stretches this many apart or nearer are read as one (each read costs the server a lookup)."""
+
+_DENSE_HITS = 4
+"""``add_shares`` finds candidates among records by a table of positions once they number one
+in this many records or more and the records span at most ``_DENSE_SPAN`` passages each
+(the table's size), else by binary search."""
+_DENSE_SPAN = 16
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,6 +85,10 @@ class TermList:
             self._first = np.cumsum(counts) - counts
             self._postings = np.array([b.postings for b in self.blocks])
             self._last = np.array([b.last for b in self.blocks], dtype=np.int64)
+            # past each stretch: the next one's first passage, or past its block's last
+            self._ends = np.append(self._skips[1:], 0)
+            block_end = np.append(self._owner[1:] != self._owner[:-1], True)
+            self._ends[block_end] = self._last[self._owner[block_end]] + 1
 
     def stretches(
         self, rows: npt.NDArray[np.int64], read: Iterable[int]
@@ -82,12 +101,7 @@ class TermList:
         done = set(read)
         if not self.ordered:
             return [(b, 1, b.size) for b in self.blocks if b.id not in done]
-        at = np.searchsorted(self._skips, rows, side="right") - 1
-        inside = at >= 0
-        inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
-        at = at[inside]  # ascending, as ``rows`` are
-        if len(at) > 1:
-            at = at[np.append(True, at[1:] != at[:-1])]
+        at = self.holding(rows)
         owner = self._owner[at]
         counts = np.bincount(owner, minlength=len(self.blocks))
         whole = counts * SKIP >= WHOLE_SHARE * self._postings
@@ -112,6 +126,23 @@ class TermList:
         ):
             found.append((self.blocks[block], start * step + 1, (stop - start + 1) * step))
         return found
+
+    def holding(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The stretches (ascending, numbered through the list's skip lists) that can hold
+        some of ``rows`` (ascending) of an ordered list."""
+        import numpy as np
+
+        if len(rows) > len(self._skips):
+            # more rows than stretches: each stretch counts the rows it can hold
+            held = np.searchsorted(rows, self._ends) - np.searchsorted(rows, self._skips)
+            return np.flatnonzero(held > 0)
+        at = np.searchsorted(self._skips, rows, side="right") - 1
+        inside = at >= 0
+        inside[inside] = rows[inside] <= self._last[self._owner[at[inside]]]
+        at = at[inside]  # ascending, as ``rows`` are
+        if len(at) > 1:
+            at = at[np.append(True, at[1:] != at[:-1])]
+        return at
 
     def position(self, block: Block) -> int:
         """Where ``block`` lies in the list (the order its records come in)."""
@@ -144,16 +175,47 @@ def add_shares(
 
     if not len(records):
         return
-    # searched as stored (big-endian): the candidates, fewer than the records, are converted
     at = records["passage"]
     low = int(np.searchsorted(rows, int(at[0]), side="left"))
     high = int(np.searchsorted(rows, int(at[-1]), side="right"))
     held = rows[low:high]
-    where = np.searchsorted(at, held.astype(at.dtype))
-    inside = where < len(at)
-    hit = np.zeros(len(held), dtype=bool)
-    hit[inside] = at[where[inside]] == held[inside]
-    extra[low:high][hit] += shares(records[where[hit]], weight, base, slope)
+    first, span = int(at[0]), int(at[-1]) - int(at[0]) + 1
+    where: npt.NDArray[Any]
+    if len(held) * _DENSE_HITS >= len(at) and span <= _DENSE_SPAN * len(at):
+        # many candidates among records close together: each record's position by passage,
+        # from a table over their span, costs less than a binary search a candidate
+        position = np.full(span, -1, dtype=np.int32)
+        position[at.astype(np.int64) - first] = np.arange(len(at), dtype=np.int32)
+        where = position[held - first]
+        hit = where >= 0
+    else:
+        # searched as stored (big-endian): the candidates, fewer than the records, are converted
+        where = np.searchsorted(at, held.astype(at.dtype))
+        inside = where < len(at)
+        hit = np.zeros(len(held), dtype=bool)
+        hit[inside] = at[where[inside]] == held[inside]
+    extra[low:high][hit] += shares(records, weight, base, slope, where[hit])
+
+
+def distinct_rows(
+    every: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``np.unique(every, return_inverse=True)`` for rows that come as a few ascending runs (a
+    list's rows after another's): the distinct rows, ascending, and where each of ``every``
+    is among them. A stable sort merges the runs as it finds them, several times faster than
+    the sort ``np.unique`` makes."""
+    import numpy as np
+
+    if not len(every):
+        return every, np.zeros(0, dtype=np.int64)
+    order = np.argsort(every, kind="stable")
+    ordered = every[order]
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    where = np.empty(len(ordered), dtype=np.int64)
+    where[order] = np.cumsum(first) - 1
+    return ordered[first], where
 
 
 def term_lists(blocks: Iterable[Block]) -> list[TermList]:
@@ -164,15 +226,22 @@ def term_lists(blocks: Iterable[Block]) -> list[TermList]:
     return [TermList(term, wide, held) for (term, wide), held in groups.items()]
 
 
-def shares(records: Any, weight: float, base: float, slope: float) -> npt.NDArray[np.float64]:
+def shares(
+    records: Any, weight: float, base: float, slope: float, which: Any = None
+) -> npt.NDArray[np.float64]:
     """A term's share of each record's passage score: ``w * tf / (tf + base + slope * length)``,
-    as ``passages.full_bm25`` and the other stores compute it."""
+    as ``passages.full_bm25`` and the other stores compute it; of the records ``which`` (an
+    index or a mask) picks, when given. The fields are picked, not the records: numpy copies
+    a picked record of a structured type field by field, several times the work."""
     import numpy as np
 
-    tf = records["tf"].astype(np.float64)
+    tf, length = records["tf"], records["length"]
+    if which is not None:
+        tf, length = tf[which], length[which]
+    tf = tf.astype(np.float64)
     # in place (a search sums hundreds of thousands of postings), in the order of the
     # expression above, so the scores are the same to the last bit
-    part = records["length"].astype(np.float64)
+    part = length.astype(np.float64)
     part *= slope
     share = tf + base
     share += part

@@ -19,6 +19,7 @@ from kforge.store import postgres_peaks, postgres_search
 from kforge.store import postgres_postings as postings
 from kforge.store.passages import IndexedSource, IndexStatistics, Peaks
 from kforge.store.postgres_batch import int_array, numbers, text_array
+from kforge.store.postgres_cache import BlockCache
 from kforge.store.postgres_database import PostgresDatabase
 
 __all__ = ["PostgresPassageStore"]
@@ -292,7 +293,13 @@ class PostgresPassageStore(PostgresDatabase):
     ) -> tuple[str, list[tuple[str, float]]]:
         # the version in the search's first read (``index_version``): one round trip fewer
         with self._conn() as conn:
-            return postgres_search.search(conn, index, terms, k, k1=k1, b=b)
+            return postgres_search.search(conn, index, terms, k, k1=k1, b=b, cache=self.block_cache)
+
+    @functools.cached_property
+    def block_cache(self) -> BlockCache:
+        """Blocks this store's searches read whole, kept for later searches
+        (``postgres_cache``; its ``budget`` may be changed, 0 keeps none)."""
+        return BlockCache()
 
 
 def _rewrite(conn: Any, *, ix: int, terms: Sequence[str]) -> None:

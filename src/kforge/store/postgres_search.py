@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 from kforge.jsoncodec import loads
 from kforge.store import passages
 from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
+from kforge.store.postgres_cache import BlockCache
 from kforge.store.postgres_lists import (
     WHOLE_SHARE,
     Block,
     TermList,
     add_shares,
+    distinct_rows,
     shares,
     term_lists,
 )
@@ -53,7 +55,8 @@ t AS (
 SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
        EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
        t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks::text,
-       CASE WHEN t.upto <= %(whole)s AND (t.n = 1 OR t.every <= %(whole)s
+       CASE WHEN b.id = ANY(%(cached)s::bigint[]) THEN NULL
+            WHEN t.upto <= %(whole)s AND (t.n = 1 OR t.every <= %(whole)s
             OR t.upto <= greatest(%(least)s, %(share)s * i.passages)) THEN b.data END,
        substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
                  FOR CASE WHEN b.wide THEN 8 ELSE 4 END),
@@ -63,7 +66,8 @@ FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.
 """The index's counts and version, the query terms' frequencies and their blocks' skip lists
 in one read, with the records of the blocks the first round of ``bm25_top`` sums whole (the
 rarest terms), or of every block when they are few: never more than ``_WHOLE_READ`` postings
-(the others are streamed, ``postgres_reads``)."""
+(the others are streamed, ``postgres_reads``), and never of the blocks this process keeps
+(``postgres_cache``)."""
 
 _WHOLE_READ = 1 << 16
 """Query terms holding at most this many postings are read whole by the first read: fewer
@@ -105,7 +109,14 @@ another order stays below it."""
 
 
 def search(
-    conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    conn: Any,
+    index: str,
+    terms: Sequence[str],
+    k: int,
+    *,
+    k1: float,
+    b: float,
+    cache: BlockCache | None = None,
 ) -> tuple[str, list[tuple[str, float]]]:
     """The version of index ``index`` (as ``PassageIndex.index_version`` gives it, read with
     the terms' blocks) and its ``k`` best ``(passage id, BM25 score)`` for ``terms`` (see
@@ -113,24 +124,35 @@ def search(
 
     Blocks never change once written (a merge or purge writes new ones), so reads of blocks
     by id after the first read see what it saw, or see them gone: then the search starts
-    again, the last time in one snapshot."""
+    again, the last time in one snapshot. Blocks read whole are kept in ``cache`` (and taken
+    from it) for later searches."""
+    cache = cache if cache is not None else BlockCache(0)
     for _ in range(_ATTEMPTS):
         try:
-            return _search(conn, index, terms, k, k1=k1, b=b)
+            return _search(conn, index, terms, k, (k1, b), cache)
         except Gone:
             continue
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _search(conn, index, terms, k, k1=k1, b=b)
+        return _search(conn, index, terms, k, (k1, b), cache)
 
 
 def _search(
-    conn: Any, index: str, terms: Sequence[str], k: int, *, k1: float, b: float
+    conn: Any,
+    index: str,
+    terms: Sequence[str],
+    k: int,
+    bm25: tuple[float, float],
+    cache: BlockCache,
 ) -> tuple[str, list[tuple[str, float]]]:
     import numpy as np
 
-    head = {"name": index, "terms": list(set(terms)), "least": passages.MIN_BUDGET}
+    k1, b = bm25
+
+    wanted = list(set(terms))
+    head = {"name": index, "terms": wanted, "least": passages.MIN_BUDGET}
     head |= {"share": passages.FIRST_BUDGET, "whole": _WHOLE_READ}
+    head["cached"] = cache.ids(index, wanted)
     rows = conn.execute(_HEAD, head, binary=True).fetchall()
     if not rows:
         return "", []
@@ -150,11 +172,15 @@ def _search(
         if r[8] is not None
     ]
     read = {r[8]: r[13] for r in rows if r[13] is not None}
+    for block in blocks:
+        if block.id in read:
+            cache.put(index, block.term, block.id, read[block.id])
     # a term's peaks come with each of its blocks: parsed once
     peaks = {t: loads(text) for t, text in {r[6]: r[12] for r in rows if r[12] is not None}.items()}
     postings = _BlockPostings(
         conn, rows[0][0], blocks, read, int(rows[0][4] or 0), rows[0][5], peaks
     )
+    postings.keep_in(cache, index)
     return version, bm25_top(postings, statistics, frequencies, terms, k, k1=k1, b=b, peaks=peaks)
 
 
@@ -192,6 +218,38 @@ class _BlockPostings:
         self._summed = (frozenset(), np.zeros(0, dtype=np.int64), np.zeros(0))
         """The essential terms an earlier round summed, and its rows and sums (of the rows
         that could still reach its floor): a later round adds only its new essential terms."""
+        self._cache, self._index = BlockCache(0), ""
+
+    def keep_in(self, cache: BlockCache, index: str) -> None:
+        """Keep in ``cache`` (under ``index``) the blocks read whole from here on, and take
+        from it those it holds before each round."""
+        self._cache, self._index = cache, index
+
+    def _take_cached(self) -> None:
+        """Hold the blocks an earlier round read whole and put in the cache, though it did not
+        keep them itself (``_KEEP``): a later round reads them from memory, not again."""
+        missing = {b.term for b in self._blocks if b.id not in self._read}
+        if missing:
+            named: dict[str, list[int]] = {}
+            for block in self._blocks:
+                if block.term in missing:
+                    named.setdefault(block.term, []).append(block.id)
+            self._read.update(self._cache.take(self._index, named))
+
+    def _cached(self, block: Block) -> bool:
+        """Whether ``block``, once read whole, goes into the cache."""
+        return block.size <= self._cache.budget
+
+    def _keep_whole(self, whole: Mapping[int, list[bytes]]) -> dict[int, bytes]:
+        """Keep in the cache the blocks read whole (``whole`` holds each one's pieces); returns
+        them joined."""
+        joined = {}
+        for block in self._blocks:
+            pieces = whole.get(block.id)
+            if pieces is not None and sum(map(len, pieces)) == block.size:
+                joined[block.id] = data = b"".join(pieces)
+                self._cache.put(self._index, block.term, block.id, data)
+        return joined
 
     def top(
         self,
@@ -205,6 +263,7 @@ class _BlockPostings:
         bounds = {
             t: w * peak_share(self._peaks.get(t), base, slope) * _MARGIN for t, w in rest.items()
         }
+        self._take_cached()
         rows, sums = self._sum_essential(essential, base, slope, sum(bounds.values()))
         if k <= 0 or not len(rows):
             return []
@@ -360,7 +419,7 @@ class _BlockPostings:
         every = np.concatenate([a for a, _ in parts])
         summed_up = np.concatenate([s for _, s in parts])
         del parts
-        rows, where = np.unique(every, return_inverse=True)
+        rows, where = distinct_rows(every)
         total = np.bincount(where, weights=summed_up, minlength=len(rows))
         keep = total + left >= floor
         rows, sums = rows[keep], np.asarray(total[keep], dtype=np.float64)
@@ -380,8 +439,13 @@ class _BlockPostings:
             for block in held.blocks:
                 streamed.append((block, 1, block.size))
                 owner.append(held)
+        whole: dict[int, list[bytes]] = {}
         for batch in batches(self._conn, self._ix, streamed, (), self._names):
+            for at, data in batch:
+                if self._cached(streamed[at][0]):
+                    whole.setdefault(streamed[at][0].id, []).append(data)
             yield owner[batch[0][0]], owner[batch[0][0]].records([data for _, data in batch])
+        self._keep_whole(whole)
 
     def _held_records(self, held: TermList) -> Iterator[Any]:
         """The records of ``held``, whose blocks are all in memory, about ``BATCH`` bytes at
@@ -419,6 +483,8 @@ class _BlockPostings:
         owner: list[TermList] = []
         kept: dict[int, list[bytes]] = {}
         """Blocks read whole to keep for a later round, and their pieces read so far."""
+        whole: dict[int, list[bytes]] = {}
+        """Blocks read whole, and their pieces read so far (for the cache)."""
         for held in lists:
             if all(b.id in self._read for b in held.blocks):
                 for records in self._held_records(held):
@@ -432,8 +498,10 @@ class _BlockPostings:
             # read whole: a later round that sums the term's every posting need not read it
             # again, while what is kept stays small (``_KEEP``)
             size = sum(b.size for b in held.blocks)
-            whole = len(found) == len(held.blocks) and all(n == b.size for b, _, n in found)
-            if whole and self._kept + size <= _KEEP:
+            every = len(found) == len(held.blocks) and all(n == b.size for b, _, n in found)
+            if every:
+                whole |= {b.id: [] for b in held.blocks if self._cached(b)}
+            if every and self._kept + size <= _KEEP:
                 self._kept += size
                 kept |= {b.id: [] for b in held.blocks}
         named = rows.tolist() if name and wanted else []
@@ -446,8 +514,11 @@ class _BlockPostings:
             for at, data in batch:
                 if wanted[at][0].id in kept:
                     kept[wanted[at][0].id].append(data)
+                elif wanted[at][0].id in whole:
+                    whole[wanted[at][0].id].append(data)
+        joined = self._keep_whole(whole | kept)
         for block, pieces in kept.items():
-            self._read[block] = b"".join(pieces)
+            self._read[block] = joined[block] if block in joined else b"".join(pieces)
         return extra
 
 

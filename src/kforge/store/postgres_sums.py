@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kforge.store.postgres_lists import Block, TermList, shares
+from kforge.store.postgres_lists import Block, TermList, distinct_rows, shares
 from kforge.store.postgres_postings import SKIP
 from kforge.store.postgres_reads import Part, batches
 
@@ -97,7 +97,7 @@ def window_sums(
                 at = records["passage"].astype(np.int64)
                 inside = (at >= first) & (at < first + WINDOW)
                 sums_of.add(
-                    at[inside] - first, shares(records[inside], weights[held.term], base, slope)
+                    at[inside] - first, shares(records, weights[held.term], base, slope, inside)
                 )
                 del records, at, inside
         at, held_sums = sums_of.kept(left, floor)
@@ -150,7 +150,7 @@ class _Sparse:
         import numpy as np
 
         every = np.concatenate([rows for rows, _ in self.parts])
-        rows, where = np.unique(every, return_inverse=True)
+        rows, where = distinct_rows(every)
         # a row's sum in the order added, as the dense sums add (0 + x is x)
         total = np.bincount(
             where, weights=np.concatenate([s for _, s in self.parts]), minlength=len(rows)
