@@ -140,7 +140,7 @@ def instrument() -> None:
     for cls in (postgres_sums._Sparse, postgres_sums._Dense):
         for name in ("add", "kept"):
             setattr(cls, name, _timed("sum", cls.__dict__.get(name, getattr(cls, name))))
-    for name in ("_kth", "_ordered_best"):
+    for name in ("kth_highest", "ordered_best"):  # as postgres_search looks them up
         setattr(postgres_search, name, _timed("top", getattr(postgres_search, name)))
 
 

@@ -6,7 +6,6 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,6 +30,7 @@ from kforge.rag.index import (
 )
 from kforge.rag.records import (
     CORPORA_NAMESPACE,
+    SourceInfo,
     SourceRecord,
     build_source,
     sources_namespace,
@@ -53,21 +53,6 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _log = logging.getLogger(__name__)
 _warned_stale: set[tuple[int, str]] = set()
 """(store, corpus) pairs already told about stale extraction: the warning is given once."""
-
-
-@dataclass(frozen=True, slots=True)
-class SourceInfo:
-    """What the corpus holds about one source, without its chunks."""
-
-    key: str
-    root: str
-    file: str
-    format: str
-    title: str
-    sha256: str
-    size: int
-    chunks: int
-    ingested_at: str
 
 
 def _check_name(name: str) -> str:
@@ -163,7 +148,7 @@ class Corpus:
         """Ingested files whose text an older extraction produced (navigation, markup and
         duplicates may be indexed); ``kforge ingest`` on their folder extracts them again."""
         return [
-            _info(meta)
+            SourceInfo.from_meta(meta)
             for meta in self.store.index_sources(self.name).values()
             if meta.get("root") and meta.get("extraction") != EXTRACTION_VERSION
         ]
@@ -375,7 +360,9 @@ class Corpus:
 
     def sources(self) -> list[SourceInfo]:
         """Every source (reads each one's record, not its chunks)."""
-        infos = (_info(meta) for meta in self.store.index_sources(self.name).values())
+        infos = (
+            SourceInfo.from_meta(meta) for meta in self.store.index_sources(self.name).values()
+        )
         return sorted(infos, key=lambda s: (s.root, s.file))
 
     def source_record(self, key: str) -> SourceRecord | None:
@@ -492,17 +479,3 @@ class Corpus:
     def roots(self) -> list[Path]:
         metas = self.store.index_sources(self.name).values()
         return [Path(r) for r in sorted({str(m["root"]) for m in metas if m.get("root")})]
-
-
-def _info(meta: dict[str, Any]) -> SourceInfo:
-    return SourceInfo(
-        str(meta["key"]),
-        str(meta.get("root", "")),
-        str(meta["file"]),
-        str(meta.get("format", "text")),
-        str(meta.get("title", "")),
-        str(meta["sha256"]),
-        int(meta.get("size", 0)),
-        int(meta.get("chunks", 0)),
-        str(meta.get("ingested_at", "")),
-    )

@@ -23,6 +23,7 @@ from kforge.rag.types import Chunk
 
 __all__ = [
     "CORPORA_NAMESPACE",
+    "SourceInfo",
     "SourceRecord",
     "build_source",
     "index_text",
@@ -31,6 +32,36 @@ __all__ = [
 ]
 
 CORPORA_NAMESPACE = "rag/corpora"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """What the corpus holds about one source, without its chunks."""
+
+    key: str
+    root: str
+    file: str
+    format: str
+    title: str
+    sha256: str
+    size: int
+    chunks: int
+    ingested_at: str
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> SourceInfo:
+        """The info of a source's index record (``meta``)."""
+        return cls(
+            str(meta["key"]),
+            str(meta.get("root", "")),
+            str(meta["file"]),
+            str(meta.get("format", "text")),
+            str(meta.get("title", "")),
+            str(meta["sha256"]),
+            int(meta.get("size", 0)),
+            int(meta.get("chunks", 0)),
+            str(meta.get("ingested_at", "")),
+        )
 
 
 def sources_namespace(corpus: str) -> str:

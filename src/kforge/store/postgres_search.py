@@ -21,6 +21,7 @@ from kforge.jsoncodec import loads
 from kforge.store import passages
 from kforge.store.passages import IndexStatistics, Peaks, bm25_top, peak_share
 from kforge.store.postgres_cache import BlockCache
+from kforge.store.postgres_head import HEAD
 from kforge.store.postgres_lists import (
     WHOLE_SHARE,
     Block,
@@ -32,7 +33,7 @@ from kforge.store.postgres_lists import (
 )
 from kforge.store.postgres_postings import SKIP
 from kforge.store.postgres_reads import BATCH, Gone, Part, batches
-from kforge.store.postgres_sums import window_sums
+from kforge.store.postgres_sums import kth_highest, ordered_best, window_sums
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,34 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Block", "search"]
 
-
-_HEAD = """
-WITH i AS (
-    SELECT id, passages, terms, chars, xmin::text AS version
-    FROM search_indexes WHERE name = %(name)s
-),
-t AS (
-    SELECT t.term, t.df, t.peaks, sum(t.df) OVER w AS upto, row_number() OVER w AS n,
-           sum(t.df) OVER () AS every
-    FROM i JOIN search_terms t ON t.index_id = i.id AND t.term = ANY(%(terms)s) AND t.df > 0
-    WINDOW w AS (ORDER BY t.df, t.term COLLATE "C")
-)
-SELECT i.id, i.passages, i.terms, i.chars, (SELECT max(id) FROM search_passages),
-       EXISTS (SELECT FROM search_tombstones d WHERE d.index_id = i.id),
-       t.term, t.df, b.id, b.wide, b.postings, b.skips, t.peaks::text,
-       CASE WHEN b.id = ANY(%(cached)s::bigint[]) THEN NULL
-            WHEN t.upto <= %(whole)s AND (t.n = 1 OR t.every <= %(whole)s
-            OR t.upto <= greatest(%(least)s, %(share)s * i.passages)) THEN b.data END,
-       substring(b.data FROM (b.postings - 1) * CASE WHEN b.wide THEN 16 ELSE 8 END + 1
-                 FOR CASE WHEN b.wide THEN 8 ELSE 4 END),
-       i.version
-FROM i LEFT JOIN t ON true LEFT JOIN search_blocks b ON b.index_id = i.id AND b.term = t.term
-"""
-"""The index's counts and version, the query terms' frequencies and their blocks' skip lists
-in one read, with the records of the blocks the first round of ``bm25_top`` sums whole (the
-rarest terms), or of every block when they are few: never more than ``_WHOLE_READ`` postings
-(the others are streamed, ``postgres_reads``), and never of the blocks this process keeps
-(``postgres_cache``)."""
 
 _WHOLE_READ = 1 << 16
 """Query terms holding at most this many postings are read whole by the first read: fewer
@@ -153,7 +126,7 @@ def _search(
     head = {"name": index, "terms": wanted, "least": passages.MIN_BUDGET}
     head |= {"share": passages.FIRST_BUDGET, "whole": _WHOLE_READ}
     head["cached"] = cache.ids(index, wanted)
-    rows = conn.execute(_HEAD, head, binary=True).fetchall()
+    rows = conn.execute(HEAD, head, binary=True).fetchall()
     if not rows:
         return "", []
     version = f"{rows[0][0]}.{rows[0][15]}"
@@ -312,9 +285,9 @@ class _BlockPostings:
             if (
                 len(rows) > few
                 and self._postings[terms[at]] > few * _TRIM_FROM
-                and _kth(partial + left, k) < slack
+                and kth_highest(partial + left, k) < slack
             ):
-                kept = np.sort(_ordered_best(partial, rows, few))
+                kept = np.sort(ordered_best(partial, rows, few))
                 rows, partial = rows[kept], partial[kept]
             # few rows (as many as a trimmed round keeps, at most): pruning between terms
             # drops few of them, so every term left comes in one read
@@ -353,7 +326,7 @@ class _BlockPostings:
 
         wanted = k
         while True:
-            best = _ordered_best(totals, rows, wanted)
+            best = ordered_best(totals, rows, wanted)
             named = rows[best].tolist()
             unknown = [r for r in named if r not in self._looked]
             if unknown:
@@ -375,7 +348,7 @@ class _BlockPostings:
         if self._tombstones:
             best = self._resolve(totals, rows, k)
             return best[k - 1][1] if len(best) >= k else 0.0
-        return _kth(totals, k)
+        return kth_highest(totals, k)
 
     def _sum_essential(
         self, essential: Mapping[str, float], base: float, slope: float, left: float
@@ -520,30 +493,3 @@ class _BlockPostings:
         for block, pieces in kept.items():
             self._read[block] = joined[block] if block in joined else b"".join(pieces)
         return extra
-
-
-def _kth(totals: npt.NDArray[Any], k: int) -> float:
-    """The ``k``-th highest of ``totals`` above 0 (0 when fewer are)."""
-    import numpy as np
-
-    held = totals[totals > 0]
-    if len(held) < k:
-        return 0.0
-    return float(np.partition(held, len(held) - k)[len(held) - k])
-
-
-def _ordered_best(
-    totals: npt.NDArray[Any], rows: npt.NDArray[np.int64], wanted: int
-) -> npt.NDArray[np.int64]:
-    """Indexes of the ``wanted`` highest totals above 0 (fewer when fewer are), best first,
-    equal totals by row."""
-    import numpy as np
-
-    if wanted < len(totals):
-        cut = len(totals) - wanted
-        floor = max(float(totals[np.argpartition(totals, cut)[cut]]), 0.0)
-        every = np.flatnonzero(totals >= floor) if floor > 0 else np.flatnonzero(totals)
-    else:
-        every = np.flatnonzero(totals)
-    order = np.lexsort((rows[every], -totals[every]))[:wanted]
-    return np.asarray(every[order], dtype=np.int64)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["WINDOW", "window_sums"]
+__all__ = ["WINDOW", "kth_highest", "ordered_best", "window_sums"]
 
 WINDOW = 1 << 16
 """Rows summed at a time (their sums take 512 KB)."""
@@ -211,3 +211,30 @@ class _Peek:
         if self._next is None:
             raise StopIteration
         return self.take()
+
+
+def kth_highest(totals: npt.NDArray[Any], k: int) -> float:
+    """The ``k``-th highest of ``totals`` above 0 (0 when fewer are)."""
+    import numpy as np
+
+    held = totals[totals > 0]
+    if len(held) < k:
+        return 0.0
+    return float(np.partition(held, len(held) - k)[len(held) - k])
+
+
+def ordered_best(
+    totals: npt.NDArray[Any], rows: npt.NDArray[np.int64], wanted: int
+) -> npt.NDArray[np.int64]:
+    """Indexes of the ``wanted`` highest totals above 0 (fewer when fewer are), best first,
+    equal totals by row."""
+    import numpy as np
+
+    if wanted < len(totals):
+        cut = len(totals) - wanted
+        floor = max(float(totals[np.argpartition(totals, cut)[cut]]), 0.0)
+        every = np.flatnonzero(totals >= floor) if floor > 0 else np.flatnonzero(totals)
+    else:
+        every = np.flatnonzero(totals)
+    order = np.lexsort((rows[every], -totals[every]))[:wanted]
+    return np.asarray(every[order], dtype=np.int64)
