@@ -191,7 +191,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
                 self._lost
                 or ended
                 or InvalidRunStateError(
-                    f"run '{self.run.id}': the stretch ended before its opening was committed"
+                    f"run '{self.run.id}': the stretch ended before its opening was durable"
                 )
             )
 

@@ -57,6 +57,13 @@ class StretchWriter:
         """Frames the stretch commits first, with its "running" status (e.g. the answer)."""
         self._opening_fields: dict[str, Any] | None = None
         """The run fields of the opening while it is not committed yet."""
+        self.lazy_opening = False
+        """Whether the opening may go with a repeatable commit (a model's reply), which does
+        not wait for the disk: true when nobody asked to see it durable at once, or when it
+        holds no answer (a worker's claim of a queued run). ``opened`` is then done by the
+        next commit that waits for the disk, which makes the opening durable too."""
+        self._opening_unflushed = False
+        """The opening is committed, not durable yet: the next commit that waits makes it so."""
         self.lease = lease
         """Claimed with the opening, renewed by every commit and the heartbeat, released by the
         commit that ends the stretch."""
@@ -75,9 +82,12 @@ class StretchWriter:
         if self._lost is not None:
             raise self._lost
         opening = self._opening_fields
-        if repeatable and opening is None and not self._unacked:
-            # the opening (an answer, a claim) and interventions about to leave the inbox are
-            # not work a re-executed step does again: those commits wait for the disk
+        # interventions about to leave the inbox are not work a re-executed step does again,
+        # nor is an opening someone waits to see durable (an answer): those commits wait for
+        # the disk. An opening that may go lazily is lost only with the commit that carries
+        # it (the run is then as it was before the stretch), never a later commit without it.
+        lazy = repeatable and not self._unacked and (opening is None or self.lazy_opening)
+        if lazy:
             kwargs["repeatable"] = True
         if opening is not None:
             kwargs["run_fields"] = {**opening, **(kwargs.get("run_fields") or {})}
@@ -108,6 +118,11 @@ class StretchWriter:
             self._renew_after = time.monotonic() + lease.ttl_s / 3
         if opening is not None:
             self._opening_fields = None
+            self._opening_unflushed = lazy
+            if not lazy:
+                self._set_opened(None)
+        elif self._opening_unflushed and not lazy:
+            self._opening_unflushed = False
             self._set_opened(None)
         if frames and self.on_commit is not None:
             self.on_commit(self.run.id, frames)

@@ -312,7 +312,13 @@ class Runtime(TreeSteering, RunObserving):
         awaiting = run.status == RunStatus.AWAITING_USER
         if not awaiting and not self.store.read_steps(run_id, after_step=-1, limit=1):
             self._commit_initial_state(run_id, agent, seq=run.last_seq)
-        self._launch(run, agent, opening, request, takeover=takeover, snapshot=snapshot)
+        # an answer someone waits to see durable commits at once; else the opening may go
+        # with the first step's model reply and become durable with the step (one wait for
+        # the disk fewer)
+        lazy = not (durable and opening)
+        self._launch(
+            run, agent, opening, request, takeover=takeover, snapshot=snapshot, lazy_opening=lazy
+        )
         if durable:
             await self.opened(run_id)
         return run_id
@@ -402,9 +408,11 @@ class Runtime(TreeSteering, RunObserving):
         *,
         takeover: str | None = None,
         snapshot: Snapshot | None = None,
+        lazy_opening: bool = False,
     ) -> None:
         """``snapshot``: the run's snapshot as read with it, so the stretch need not read it
-        again (None: the stretch reads whatever the store has)."""
+        again (None: the stretch reads whatever the store has). ``lazy_opening``: the
+        opening may be committed without waiting for the disk (``StretchWriter``)."""
         limits = convert(run.input.get("limits") or {}, RunLimits)
         runner = StepRunner(
             self.store,
@@ -429,6 +437,7 @@ class Runtime(TreeSteering, RunObserving):
             answerer=self._answer_inline if self._query_user is not None else None,
             snapshot=snapshot,
         )
+        runner.lazy_opening = lazy_opening
         loop = asyncio.get_running_loop()
         runner.opened = self._opened[run.id] = loop.create_future()
         self._errors.pop(run.id, None)

@@ -160,7 +160,9 @@ class RunLog(DocumentStore, Protocol):
         store may then return before the commit reaches the disk: it is visible at once and
         survives this process, and the next commit that waits for the disk makes it durable
         too, but a crash of the database server or its machine in between loses it (never a
-        later commit without it), and a resumed run does that work again.
+        later commit without it), and a resumed run does that work again. Run fields may go
+        with it: a stretch's opening (its "running" status and claim, an answer nobody waits
+        to see durable), which such a crash undoes with it, leaving the run as it was before.
         """
         ...
 

@@ -197,8 +197,9 @@ class PostgresRunLog(PostgresDatabase):
             raise StoreError(
                 f"cannot update run fields {sorted(set(run_fields) - UPDATABLE_RUN_FIELDS)}"
             )
-        # a step, a snapshot or run fields are never repeatable work: those wait for the disk
-        lazy = repeatable and step is None and snapshot is None and not run_fields
+        # a step or a snapshot is never repeatable work: those wait for the disk (run fields
+        # may go with a repeatable commit: a stretch's opening nobody waits to see durable)
+        lazy = repeatable and step is None and snapshot is None
         with self._conn() as conn:
             self._commit_on(conn, run_id, frames, step, snapshot, run_fields, lease, lazy=lazy)
 
