@@ -80,3 +80,27 @@ def test_a_failed_read_is_a_store_error_and_frees_the_store_for_another_thread(
     thread.join(timeout=30)
     assert found == ["r1"]
     store.close()
+
+
+@pytest.mark.parametrize("level", ["FULL", "NORMAL"])
+def test_a_repeatable_commit_skips_the_sync_a_full_store_makes_and_a_step_does_not(
+    tmp_path: Path, level: str
+) -> None:
+    store = SQLiteStore(tmp_path / "kf.db", synchronous=level)
+    store.create_run(_run())
+    seen: list[str] = []
+    store._conn.set_trace_callback(seen.append)
+    store.commit("r1", [_frame(1)], run_fields={"status": RunStatus.RUNNING}, repeatable=True)
+    reply = [s for s in seen if s.startswith("PRAGMA synchronous")]
+    seen.clear()
+    store.commit("r1", [_frame(2)], step=StepRecord(1, 2, []), repeatable=True)
+    step = [s for s in seen if s.startswith("PRAGMA synchronous")]
+    store._conn.set_trace_callback(None)
+    # at FULL the reply's transaction commits without its sync, the next commit's sync makes
+    # it durable; the step waits for its own (and NORMAL never syncs a commit)
+    expected = ["PRAGMA synchronous=NORMAL", "PRAGMA synchronous=FULL"] if level == "FULL" else []
+    assert reply == expected and step == []
+    assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == (2 if level == "FULL" else 1)
+    assert [f.seq for f in store.read_frames("r1")] == [1, 2]
+    assert store.get_run("r1").status == RunStatus.RUNNING
+    store.close()

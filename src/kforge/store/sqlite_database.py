@@ -80,6 +80,8 @@ class SQLiteDatabase:
             if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
                 raise StoreError(f"synchronous must be NORMAL or FULL (got {synchronous!r})")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self.synchronous = synchronous.upper()
+            """The connection's synchronous level (what every commit waits for)."""
             self._conn.execute("PRAGMA foreign_keys=ON")
             apply_migrations(self._conn)
             if str(self.path) != ":memory:" and not _wal_in_use(self.path):

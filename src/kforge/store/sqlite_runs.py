@@ -41,6 +41,9 @@ from kforge.store.sqlite_database import SQLiteDatabase
 
 __all__ = ["SQLiteRunLog"]
 
+_SYNCED = frozenset({"FULL", "EXTRA"})
+"""Levels at which a commit waits for its sync, which a repeatable commit may skip."""
+
 
 def _update_statement(fields: tuple[str, ...], frames: bool, lease: bool) -> str:
     """The UPDATE of a run's ``fields`` (and ``updated_at``), its log position when frames are
@@ -128,7 +131,27 @@ class SQLiteRunLog(SQLiteDatabase):
         lease: Lease | None = None,
         repeatable: bool = False,
     ) -> None:
-        del repeatable  # every commit is written alike
+        if repeatable and step is None and snapshot is None and self.synchronous in _SYNCED:
+            # the write-ahead log is written in order: the next commit's sync makes this one
+            # durable too, and a power loss before it loses this one, never a later commit
+            with self._lock:
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                try:
+                    self._write(run_id, frames, step, snapshot, run_fields, lease)
+                finally:
+                    self._conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            return
+        self._write(run_id, frames, step, snapshot, run_fields, lease)
+
+    def _write(
+        self,
+        run_id: str,
+        frames: Sequence[Frame],
+        step: StepRecord | None,
+        snapshot: Snapshot | None,
+        run_fields: dict[str, Any] | None,
+        lease: Lease | None,
+    ) -> None:
         with self._tx() as conn:
             if frames:
                 self._insert_frames(conn, run_id, frames)
