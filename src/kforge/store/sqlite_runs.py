@@ -137,13 +137,13 @@ class SQLiteRunLog(SQLiteDatabase):
             with self._lock:
                 self._conn.execute("PRAGMA synchronous=NORMAL")
                 try:
-                    self._write(run_id, frames, step, snapshot, run_fields, lease)
+                    self._commit_rows(run_id, frames, step, snapshot, run_fields, lease)
                 finally:
                     self._conn.execute(f"PRAGMA synchronous={self.synchronous}")
             return
-        self._write(run_id, frames, step, snapshot, run_fields, lease)
+        self._commit_rows(run_id, frames, step, snapshot, run_fields, lease)
 
-    def _write(
+    def _commit_rows(
         self,
         run_id: str,
         frames: Sequence[Frame],
