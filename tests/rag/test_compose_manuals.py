@@ -378,3 +378,35 @@ def test_an_escape_the_question_names_finds_the_sentence_holding_it() -> None:
     )
     answer = compose_extractive(asked.text, [help_page])
     assert any("\\b escape marker" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_a_count_comes_from_its_entry_not_from_a_number_in_another_unit() -> None:
+    # the entry's sentence points to its value ("this value"), given two units later; the
+    # other page's number measures pixels, not nodes
+    config = chunk(
+        0,
+        "If the number of nodes in a graph becomes larger than this value, doxygen will "
+        "truncate the graph, which is visualized by representing a node as a red box. Note "
+        "that doxygen if the number of direct children of the root node in a graph is already "
+        "larger than DOT_GRAPH_MAX_NODES then the graph will not be shown at all. Also note "
+        "that the size of a graph can be further restricted by MAX_DOT_GRAPH_DEPTH.\n\n"
+        "Minimum value: 0, maximum value: 10000, default value: 50.\n\n"
+        "This tag requires that the tag HAVE_DOT is set to YES.",
+        "Configuration",
+        "Configuration options related to the dot tool",
+    )
+    legend = chunk(
+        1,
+        "A box with a red border indicates a node that has more arrows than are shown! In "
+        "other words: the graph is truncated with respect to this node. For the graphs "
+        "generated with dot doxygen tries to limit the width of the resulting image to 1024 "
+        "pixels.",
+        "Graphs and diagrams",
+    )
+    question = "How many nodes does doxygen show in a graph by default?"
+    answer = compose_extractive(question, [config, legend])
+    texts = [s.text for s in answer]
+    assert "Minimum value: 0, maximum value: 10000, default value: 50." in texts, texts
+    assert texts[0].startswith("If the number of nodes"), texts
+    line = short_answer(question, answer, [config, legend])
+    assert line is not None and line.line == "50", line

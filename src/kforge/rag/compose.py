@@ -38,6 +38,7 @@ from kforge.rag.quantities import (
     counted_noun,
     counts,
     gives_default,
+    measures_other,
     names_release,
     states_in_units,
 )
@@ -181,7 +182,11 @@ def compose_extractive(
         value = coverage / (1 + 0.15 * c.source) + heading_match[c.source]
         if c.source in named:
             value += 0.25
-        if asked.kind not in ("thing", "yesno") and gives(c):
+        if (
+            asked.kind not in ("thing", "yesno")
+            and gives(c)
+            and not (noun and measures_other(c.text, noun, question))
+        ):
             value += _KIND_BONUS * min(1.0, 2 * coverage + heading_match[c.source])
             if noun and counts(c.text, noun, question):
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"

@@ -81,4 +81,18 @@ def value_of(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
         near = next((c for c in own if c.position == best.position + step), None)
         if near is not None and gives_default(near.text):
             return [near]
+    if _THIS_VALUE.search(best.text):
+        # "If the number of nodes in a graph becomes larger than this value, ..." and, after
+        # notes on it, the entry's "Minimum value: 0, maximum value: 10000, default value: 50."
+        later = sorted(
+            (c for c in own if 1 < c.position - best.position <= _ENTRY_SPAN),
+            key=lambda c: c.position,
+        )
+        return next(([c] for c in later if gives_default(c.text)), [])
     return []
+
+
+_THIS_VALUE = re.compile(r"\b(?:this|that) (?:value|number|many|limit|amount|size)\b", re.I)
+"""A sentence pointing to a value its entry gives elsewhere."""
+_ENTRY_SPAN = 4
+"""How far after such a sentence its entry's value may come."""

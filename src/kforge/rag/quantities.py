@@ -28,6 +28,7 @@ __all__ = [
     "counted_numbers",
     "counts",
     "gives_default",
+    "measures_other",
     "names_release",
     "names_units",
     "states_in_units",
@@ -87,11 +88,18 @@ def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
         yield match
 
 
-_DEFAULT_VALUE = re.compile(r"^(?:Defaults? (?:to|is)|Default(?: value)?:)\s+\S", re.I)
+_DEFAULT_VALUE = re.compile(
+    r"^(?:Defaults? (?:to|is)|Default(?: value)?:)\s+\S"
+    r"|^(?:M(?:ax|in)imum value: [^,]+, ){1,2}default value: \S+$",
+    re.I,
+)
+"""An entry's value: "Defaults to 4093.", "Default: 180", and a range that ends with it
+("Minimum value: 0, maximum value: 10000, default value: 50.")."""
 
 
 def gives_default(text: str) -> bool:
-    """True for a unit giving the value of an entry ("Defaults to 4093.", "Default: 180")."""
+    """True for a unit giving the value of an entry ("Defaults to 4093.", "Default: 180",
+    "Minimum value: 0, maximum value: 10000, default value: 50.")."""
     return _DEFAULT_VALUE.match(text) is not None
 
 
@@ -144,6 +152,20 @@ def counts(text: str, noun: str, question: str) -> bool:
         if any(w.lower().rstrip("s") == stem for w in after):
             return True
     return False
+
+
+_MEASURES = _SIZE_UNITS | _TIME_UNITS | frozenset({"pixel", "pixels", "px", "percent", "dpi"})
+
+
+def measures_other(text: str, noun: str, question: str) -> bool:
+    """True when every number ``text`` counts with is in a unit of measure that is not
+    ``noun``: "limit the width of the image to 1024 pixels" gives no number of nodes."""
+    stem = noun.rstrip("s")
+    units = [re.match(r"\s*([A-Za-z]+)", text[m.end() :]) for m in counted_numbers(text, question)]
+    return bool(units) and all(
+        u is not None and u.group(1).lower() in _MEASURES and u.group(1).lower().rstrip("s") != stem
+        for u in units
+    )
 
 
 def asked_units(question: _Asked) -> frozenset[str]:

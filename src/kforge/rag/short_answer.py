@@ -230,9 +230,11 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     for unit in units:
         text = unit.text
         found = []
-        # "**Default:** `16`", "Default is 10", "defaults to `utf8`"; not "Default `host:port` is"
+        # "**Default:** `16`", "Default is 10", "defaults to `utf8`", "..., default value: 50";
+        # not "Default `host:port` is"
         default = re.search(
-            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efaults to)\s*(`[^`]+`|\S+)", text
+            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efaults to)\s*(`[^`]+`|\S+)",
+            text,
         )
         if default and not (default.group(1).startswith("`") or NUMBER.search(default.group(1))):
             default = None  # "Default: what was specified on the CLI" gives no value
