@@ -57,6 +57,14 @@ def test_a_question_after_the_users_situation_is_read_by_the_sentence_that_asks(
     assert asked.kind == "quantity"
 
 
+def test_a_measure_asked_by_its_extreme_is_a_quantity() -> None:
+    assert read_question("What's the longest cache key Memcached accepts?").kind == "quantity"
+    assert read_question("What's the oldest Python that mypy itself runs on?").kind == "quantity"
+    # a place or a person at an extreme is not a measure
+    assert read_question("What is the largest city in Georgia?").kind != "quantity"
+    assert read_question("What is the mascot of the oldest university?").kind != "quantity"
+
+
 def test_a_command_asked_for_is_a_procedure() -> None:
     assert read_question("Which command writes them back to disk?").kind == "procedure"
     assert read_question("What else do I have to run?").kind == "procedure"

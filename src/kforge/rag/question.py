@@ -73,6 +73,13 @@ _QUANTITY = re.compile(
     r"how many)\b",
     re.IGNORECASE,
 )
+_SUPERLATIVE = re.compile(
+    r"^what(?:'s| is| was| are| were) the (?:longest|shortest|largest|smallest|biggest|highest|"
+    r"lowest|oldest|newest|earliest|latest|fewest)\s+(\w+)",
+    re.IGNORECASE,
+)
+"""A measure asked by its extreme: "what's the longest cache key Memcached accepts?" (a length),
+"what's the oldest Python that mypy runs on?" (a release)."""
 _PROCEDURE = re.compile(
     r"^(?:how (?:do|can|could|should|would|to|does one|must)\b|in what way can\b)"
     r"|\b(?:steps? to|command (?:to|for)|way to)\b",
@@ -299,7 +306,7 @@ def read_question(text: str) -> Question:
         kind = "procedure"
     elif noun in _FOLDER_NOUNS:
         kind = "where"  # "in which directory ... by default?" asks for a place, not a number
-    elif _QUANTITY.search(question):
+    elif _QUANTITY.search(question) or _measured_extreme(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):
         kind = "procedure"
@@ -328,6 +335,12 @@ def read_question(text: str) -> Question:
     else:
         kind = "thing"
     return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
+
+
+def _measured_extreme(question: str) -> bool:
+    # "the largest city" is a place and "the oldest player" a person, not a measure
+    match = _SUPERLATIVE.match(question)
+    return match is not None and match.group(1).lower() not in _PLACE_NOUNS | _PERSON_NOUNS
 
 
 def asked_noun(question: str) -> str:
