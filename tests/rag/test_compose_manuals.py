@@ -410,3 +410,29 @@ def test_a_count_comes_from_its_entry_not_from_a_number_in_another_unit() -> Non
     assert texts[0].startswith("If the number of nodes"), texts
     line = short_answer(question, answer, [config, legend])
     assert line is not None and line.line == "50", line
+
+
+def test_what_a_term_means_is_the_sentence_that_says_or_names_it() -> None:
+    affinity = chunk(
+        0,
+        "In order to maximize compatibility between SQLite and other database engines, SQLite "
+        'supports the concept of "type affinity" on columns. The type affinity of a column is '
+        "the recommended type for data stored in that column. Each column in an SQLite 3 "
+        "database is assigned one of the following type affinities:\n\n- TEXT\n- NUMERIC\n"
+        "- INTEGER",
+        "Datatypes In SQLite",
+        "3. Type Affinity",
+    )
+    question = "What does the type affinity of a column mean in SQLite?"
+    best = min(compose_extractive(question, [affinity]), key=lambda s: s.rank)
+    assert best.text.startswith("The type affinity of a column is the recommended"), best
+    named = chunk(
+        1,
+        "Any column can still store any type of data. The preferred storage class for a column "
+        'is called its "affinity". Each column in an SQLite 3 database is assigned one of '
+        "the following type affinities:\n\n- TEXT\n- NUMERIC",
+        "Datatypes In SQLite",
+        "3. Type Affinity",
+    )
+    best = min(compose_extractive(question, [named]), key=lambda s: s.rank)
+    assert best.text.startswith("The preferred storage class for a column is called"), best

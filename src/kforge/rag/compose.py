@@ -29,7 +29,7 @@ from kforge.rag.candidates import (
 )
 from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit
-from kforge.rag.defining import defined_subject, is_about, opens_with_subject
+from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.quantities import (
@@ -165,6 +165,12 @@ def compose_extractive(
                 defining[key] = max(defining.get(key, 0.0), weight)
     elif asked.kind == "definition":
         defining = entry_leads(asked, candidates, passages)
+        # "what does the type affinity of a column mean": "The type affinity of a column is
+        # ...", "... is called its "affinity""
+        meant = meant_subject(asked)
+        if meant and not asked.identifiers:  # a name's entry says what it means: as above
+            for key, weight in defining_units(candidates, passages, meant, head=True).items():
+                defining[key] = max(defining.get(key, 0.0), weight)
     else:
         defining = {}
 
@@ -216,6 +222,10 @@ def compose_extractive(
             value *= _OTHER_ENTRY
         if c.answers:  # the page's own answer to what is asked, the more so asked alike
             value += _ENTRY_BONUS * coverage * (2 if c.answers_alike else 1)
+        if asked.kind == "definition" and c.text.endswith(":") and not defining.get(id(c)):
+            # "Each column ... is assigned one of the following type affinities:" introduces
+            # kinds of it, not what it is
+            value *= _OTHER_ENTRY
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
         if asked.kind != "procedure" and c.kind != "code" and reads_as_code(c.text):

@@ -15,6 +15,7 @@ __all__ = [
     "defined_subject",
     "defines_subject",
     "is_about",
+    "meant_subject",
     "opens_with_subject",
     "subject_phrase",
 ]
@@ -71,6 +72,20 @@ def subject_phrase(question: Question) -> str:
     if match.group(1).lower() in _PRONOUNS:
         return ""  # "... showed up in my list. What is it?": said before, not named
     return match.group(1)
+
+
+_WHAT_IT_MEANS = re.compile(
+    r"^what does (?:an? |the )?(.+?)(?: (?:of|on|in|for) .+?)? mean\b", re.IGNORECASE
+)
+
+
+def meant_subject(question: Question) -> frozenset[str]:
+    """The terms of what "what does X mean" asks about ("type affinity" of "What does the type
+    affinity of a column mean in SQLite?"), read as a term a sentence may name, or nothing."""
+    if question.kind != "definition":
+        return frozenset()
+    match = _WHAT_IT_MEANS.match(question.asking or question.text)
+    return unit_terms(match.group(1)) if match else frozenset()
 
 
 _TERM_OPENING = re.compile(r"^([^:|]{1,60}?)(?::{1,2}\s|\s\|\s)")
@@ -135,10 +150,14 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
     if entry:
         says = len(entry.group(1).split()) <= len(subject) + 1
     else:
-        says = _SAYS_WHAT.match(rest) is not None
+        # "The type affinity of a column is the recommended type ...": what it is of, then
+        # what it is
+        says = _SAYS_WHAT.match(_QUALIFIER.sub("", rest, count=1)) is not None
     return 1.0 if says else 0.6
 
 
+_QUALIFIER = re.compile(r"^(?:of|for|in|on) (?:an? |the )?[\w.-]+,? ")
+"""What a subject is of, before what is said of it ("of a column")."""
 _NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "heading_lead",
     "led_code",
     "names_what_is_asked",
+    "naming_units",
     "opens_with_asked",
     "other_entry",
     "parameter_item",
@@ -33,7 +34,8 @@ __all__ = [
 NAMED_HEADING = 0.5
 """Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _NAMES_IT = re.compile(
-    r"\b(?:is called|are called|referred to as|known as)\s+[\"\u201c']?((?:the |an? )?[^\"\u201d'.,;:]+)"
+    r"\b(?:is called|are called|referred to as|known as)\s+(?:its |their )?[\"\u201c']?"
+    r"((?:the |an? )?[^\"\u201d'.,;:]+)"
 )
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
@@ -75,7 +77,11 @@ def other_entry(c: Candidate, question: Question) -> bool:
 
 
 def defining_units(
-    candidates: Sequence[Candidate], passages: Sequence[Chunk], subject: frozenset[str]
+    candidates: Sequence[Candidate],
+    passages: Sequence[Chunk],
+    subject: frozenset[str],
+    *,
+    head: bool = False,
 ) -> dict[int, float]:
     """How far each unit (by id) defines ``subject``: 1 for one saying what it is ("Deques
     are ...", "fast-forward: ...") and for the first unit of a section whose own heading
@@ -83,11 +89,7 @@ def defining_units(
     opens with it otherwise ("Named tuple instances do not ...", an API entry
     ``class collections.deque(...): ...``)."""
     found = {id(c): weight for c in candidates if (weight := defines_subject(c.text, subject))}
-    for c in candidates:  # "... a single large file named "sqlite3.c" and referred to as "the
-        # amalgamation"": a sentence that ends by naming the subject says what it is
-        for named in _NAMES_IT.finditer(c.text):
-            if unit_terms(" ".join(named.group(1).split()[:4])) == subject:
-                found[id(c)] = 1.0
+    found.update(naming_units(candidates, subject, head=head))
     firsts: dict[int, Candidate] = {}
     for c in candidates:
         if c.source not in firsts or c.position < firsts[c.source].position:
@@ -96,6 +98,22 @@ def defining_units(
         last = passages[source].heading.rsplit(">", 1)[-1]
         if unit_terms(last) == subject:
             found[id(c)] = 1.0
+    return found
+
+
+def naming_units(
+    candidates: Sequence[Candidate], subject: frozenset[str], *, head: bool = False
+) -> dict[int, float]:
+    """The units (by id) that end by naming ``subject``, which says what it is: "... a single
+    large file named "sqlite3.c" and referred to as "the amalgamation"", "The preferred storage
+    class for a column is called its "affinity"". With ``head``, naming part of it is enough
+    ("affinity" for "the type affinity of a column")."""
+    found = {}
+    for c in candidates:
+        for named in _NAMES_IT.finditer(c.text):
+            said = unit_terms(" ".join(named.group(1).split()[:4]))
+            if said == subject or (head and said and said <= subject):
+                found[id(c)] = 1.0
     return found
 
 
