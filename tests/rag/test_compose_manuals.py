@@ -436,3 +436,36 @@ def test_what_a_term_means_is_the_sentence_that_says_or_names_it() -> None:
     )
     best = min(compose_extractive(question, [named]), key=lambda s: s.rank)
     assert best.text.startswith("The preferred storage class for a column is called"), best
+
+
+def test_a_comparison_is_led_by_the_sentence_that_sets_the_two_apart() -> None:
+    markup = chunk(
+        0,
+        "A brief description may span several lines (although it is advised to keep it "
+        "brief!). A brief description ends when a blank line or another sectioning command is "
+        "encountered.",
+        "Documenting the code",
+        "Special comment blocks",
+    )
+    kinds = chunk(
+        1,
+        "For each entity in the code there are two types of descriptions. As the name "
+        "suggest, a brief description is a short one-liner, whereas the detailed description "
+        "provides longer, more detailed documentation. Having more than one brief or detailed "
+        "description is allowed (but not recommended).",
+        "Documenting the code",
+    )
+    question = "What's the difference between a brief description and a detailed description?"
+    best = min(compose_extractive(question, [markup, kinds]), key=lambda s: s.rank)
+    assert "whereas the detailed description" in best.text, best
+    # the noun both items share need not follow each ("The tmpdir and tmpdir_factory fixtures")
+    fixtures = chunk(
+        2,
+        "tmp_path is a pathlib.Path object. The tmpdir and tmpdir_factory fixtures are similar "
+        "to tmp_path and tmp_path_factory, but use/return legacy py.path.local objects rather "
+        "than standard pathlib.Path objects.",
+        "How to use temporary directories and files in tests",
+    )
+    question = "What is the difference between the tmp_path and tmpdir fixtures?"
+    best = min(compose_extractive(question, [fixtures]), key=lambda s: s.rank)
+    assert "legacy py.path.local objects" in best.text, best

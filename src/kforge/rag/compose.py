@@ -90,6 +90,13 @@ parameter list's item for a parameter it does not name."""
 _CONTRASTS = re.compile(
     r"\b(?:except|unlike|whereas|instead of|rather than|differs? from|while|but|only)\b", re.I
 )
+_SETS_APART = re.compile(
+    r"\b(?:whereas|unlike|rather than|instead of|differs? from|in contrast|as opposed to|"
+    r"similar to\b.{1,80}?\bbut)\b",
+    re.I,
+)
+"""What sets two items apart in one sentence ("X is a short one-liner, whereas Y ..."; "X
+is similar to Y, but ..."), more than a "but" or "only" of any kind."""
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
 )
@@ -208,15 +215,16 @@ def compose_extractive(
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
         opens = opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
-        if asked.kind == "comparison" and any(
+        both = asked.kind == "comparison" and all(_names(c.text, o) for o in asked.options)
+        if both and _SETS_APART.search(c.text):
+            # "a brief description is a short one-liner, whereas the detailed description
+            # provides longer ...": how the two differ, in one sentence
+            value += 2 * _ENTRY_BONUS
+        elif asked.kind == "comparison" and any(
             opens_with_subject(c.text, unit_terms(o)) for o in asked.options
         ):
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
-        elif (
-            asked.kind == "comparison"
-            and all(is_about(c.text, o) for o in asked.options)
-            and not _CONTRASTS.search(c.text)
-        ):
+        elif both and all(is_about(c.text, o) for o in asked.options):
             # "The importance of the distinction between exec() and execFile() can vary":
             # naming both, it says what neither is
             value *= _OTHER_ENTRY
@@ -374,6 +382,14 @@ def compose_extractive(
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
+
+
+def _names(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``, or it without the noun both
+    items share ("The tmpdir and tmpdir_factory fixtures" for "the tmp_path and tmpdir
+    fixtures")."""
+    words = option.split()
+    return is_about(text, option) or (len(words) > 1 and is_about(text, " ".join(words[:-1])))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
