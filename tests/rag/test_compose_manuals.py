@@ -469,3 +469,21 @@ def test_a_comparison_is_led_by_the_sentence_that_sets_the_two_apart() -> None:
     question = "What is the difference between the tmp_path and tmpdir fixtures?"
     best = min(compose_extractive(question, [fixtures]), key=lambda s: s.rank)
     assert "legacy py.path.local objects" in best.text, best
+
+
+def test_how_do_i_keeps_the_sentence_that_leads_code_run_into_a_line() -> None:
+    proxies = chunk(
+        0,
+        "Contrary to the requests library, it won't read environment variables by default. "
+        "But you can do so by passing trust_env=True into aiohttp.ClientSession constructor "
+        "for extracting proxy configuration from HTTP_PROXY, HTTPS_PROXY, WS_PROXY or "
+        "WSS_PROXY environment variables (all are case insensitive):\n\n"
+        "async with aiohttp.ClientSession(trust_env=True) as session: async with "
+        'session.get("http://python.org") as resp: print(resp.status)\n\n'
+        "Proxy credentials are given from ~/.netrc file if present.",
+        "Advanced Client Usage",
+        "Proxy support",
+    )
+    question = "How do I make my aiohttp client use the proxy from the environment?"
+    texts = [s.text for s in compose_extractive(question, [proxies])]
+    assert any(t.startswith("But you can do so by passing trust_env=True") for t in texts), texts

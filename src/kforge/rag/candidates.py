@@ -223,8 +223,10 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
         return question.kind == "procedure" or not reads_as_code(after.text)
     if after.kind == "code" and question.kind == "where":
         return _a_path(after.text)
+    # code a page's extractor ran into a line ("async with aiohttp.ClientSession(trust_env=True)
+    # as session: ...") is code all the same
     return (
-        after.kind == "code"
+        (after.kind == "code" or reads_as_code(after.text))
         and question.kind == "procedure"
         and PROCEDURAL.search(unit.text) is not None
     )

@@ -262,11 +262,13 @@ def points_elsewhere(unit: Unit) -> bool:
 
 
 _FLAT_CODE = re.compile(
-    r"^(?:def |async def |import |from [\w.]+ import |@[\w.]+|>>> |\$ |E\s+\w)"
+    r"^(?:def |async (?:def|with|for) |await [\w.]+\(|with [\w.]+\(|import |from [\w.]+ import |"
+    r"@[\w.]+|>>> |\$ |E\s+\w)"
     r"|\b(?:def|assert|return) [\w(]|\w\(\)\s+\w+\s*=|\s==\s|\bd = |\)\s*>\s*assert\b"
 )
 """Statements in a line of prose: a code block whose lines the page ran together
-(``def test_create_file(tmp_path): d = tmp_path / "sub" d.mkdir() ...``)."""
+(``def test_create_file(tmp_path): d = tmp_path / "sub" d.mkdir() ...``, ``async with
+aiohttp.ClientSession(trust_env=True) as session: ...``)."""
 
 
 def reads_as_code(text: str) -> bool:
