@@ -97,6 +97,7 @@ _SETS_APART = re.compile(
 )
 """What sets two items apart in one sentence ("X is a short one-liner, whereas Y ..."; "X
 is similar to Y, but ..."), more than a "but" or "only" of any kind."""
+_DEFAULTS = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
 )
@@ -205,9 +206,14 @@ def compose_extractive(
                 value += _KIND_BONUS  # "how many plugins": "over 800+ external plugins"
             elif asked.kind == "where" and _PATH.search(c.text):
                 value += _KIND_BONUS  # "where does it keep its cache": "~/.cache/borg/"
-            elif sized and states_in_units(c.text, sized) and "default" not in asked.terms:
+            elif (
+                sized
+                and states_in_units(c.text, sized)
+                and ("default" not in asked.terms or _DEFAULTS.search(c.text))
+            ):
                 # "how short ... durations": "too small (<0.005s)"; a default is its entry's,
-                # whatever unit another entry's value is in
+                # whatever unit another entry's value is in, unless the value is the default:
+                # "This argument defaults to 300 seconds (5 minutes)."
                 value += _KIND_BONUS
         elif asked.kind == "quantity":
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number

@@ -1,0 +1,46 @@
+"""Answers composed over reference pages: the unit giving what the question asks, in the units
+it asks in, before units that only share its words."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.short_answer import short_answer
+from kforge.rag.types import Chunk
+
+
+def chunk(i: int, text: str, title: str, heading: str = "") -> Chunk:
+    return Chunk(
+        id=f"c{i}",
+        source=f"page{i}.html",
+        file=f"page{i}.html",
+        title=title,
+        heading=heading,
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+
+
+def test_how_long_by_default_is_the_default_in_units_of_time() -> None:
+    arguments = chunk(
+        0,
+        "TIMEOUT: The default timeout, in seconds, to use for the cache. This argument "
+        "defaults to 300 seconds (5 minutes). You can set TIMEOUT to None so that, by "
+        "default, cache keys never expire. A value of 0 causes keys to immediately expire "
+        "(effectively “don’t cache”).",
+        "Django’s cache framework",
+        "Cache arguments",
+    )
+    api = chunk(
+        1,
+        "cache.set(key, value, timeout=DEFAULT_TIMEOUT, version=None). A timeout of 0 won’t "
+        "cache the value. Passing in None for timeout will cache the value forever.",
+        "Django’s cache framework",
+        "Basic usage",
+    )
+    question = "If I don't give a timeout, how long does a value stay in the cache?"
+    answer = compose_extractive(question, [arguments, api])
+    assert "This argument defaults to 300 seconds (5 minutes)." in [s.text for s in answer]
+    line = short_answer(question, answer, [arguments, api])
+    assert line is not None and line.line == "300 seconds", line
