@@ -28,15 +28,15 @@ def test_how_long_by_default_is_the_default_in_units_of_time() -> None:
         "TIMEOUT: The default timeout, in seconds, to use for the cache. This argument "
         "defaults to 300 seconds (5 minutes). You can set TIMEOUT to None so that, by "
         "default, cache keys never expire. A value of 0 causes keys to immediately expire "
-        "(effectively “don’t cache”).",
-        "Django’s cache framework",
+        '(effectively "don\'t cache").',
+        "Django's cache framework",
         "Cache arguments",
     )
     api = chunk(
         1,
-        "cache.set(key, value, timeout=DEFAULT_TIMEOUT, version=None). A timeout of 0 won’t "
+        "cache.set(key, value, timeout=DEFAULT_TIMEOUT, version=None). A timeout of 0 won't "
         "cache the value. Passing in None for timeout will cache the value forever.",
-        "Django’s cache framework",
+        "Django's cache framework",
         "Basic usage",
     )
     question = "If I don't give a timeout, how long does a value stay in the cache?"
