@@ -44,3 +44,23 @@ def test_how_long_by_default_is_the_default_in_units_of_time() -> None:
     assert "This argument defaults to 300 seconds (5 minutes)." in [s.text for s in answer]
     line = short_answer(question, answer, [arguments, api])
     assert line is not None and line.line == "300 seconds", line
+
+
+def test_a_sentence_the_page_finishes_with_code_comes_with_its_code() -> None:
+    faq = chunk(
+        0,
+        "To remove all files created by snakemake as output files to start from scratch, you "
+        "can use\n\n$ snakemake some_target --delete-all-output\n\nOnly files that are "
+        "output of snakemake rules will be removed, not those that serve as primary inputs to "
+        "the workflow. It is strongly advised to first run together with --dry-run to list the "
+        "files that would be removed without actually deleting anything.",
+        "Frequently Asked Questions",
+        "How do I remove all files created by snakemake, i.e. like make clean",
+    )
+    question = (
+        "Is there something like `make clean` that deletes everything my workflow produced so "
+        "I can start from scratch?"
+    )
+    texts = [s.text for s in compose_extractive(question, [faq])]
+    at = next(n for n, t in enumerate(texts) if t.endswith("you can use"))
+    assert texts[at + 1] == "$ snakemake some_target --delete-all-output", texts

@@ -65,6 +65,13 @@ def test_a_measure_asked_by_its_extreme_is_a_quantity() -> None:
     assert read_question("What is the mascot of the oldest university?").kind != "quantity"
 
 
+def test_whether_there_is_a_way_asks_for_the_way() -> None:
+    asked = read_question("Is there something like `make clean` that deletes what it made?")
+    assert asked.kind == "procedure"
+    assert read_question("Is there a way to skip a test?").kind == "procedure"
+    assert read_question("Is there a limit on the key length?").kind == "yesno"
+
+
 def test_a_command_asked_for_is_a_procedure() -> None:
     assert read_question("Which command writes them back to disk?").kind == "procedure"
     assert read_question("What else do I have to run?").kind == "procedure"

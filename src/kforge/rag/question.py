@@ -73,6 +73,14 @@ _QUANTITY = re.compile(
     r"how many)\b",
     re.IGNORECASE,
 )
+_WAY_TO = re.compile(
+    r"^(?:is there|are there) (?:an? |any |some )?(?:(?:easy|simple|quick|built-in|better) )?"
+    r"(?:way|ways|option|options|command|commands|flag|setting|something|tool|function|method)"
+    r"\b(?! (?:to (?:know|tell|say)|of)\b)",
+    re.IGNORECASE,
+)
+"""A way asked for as whether one exists: "Is there something like `make clean` that ...?",
+"Is there a way to skip ...?" (the answer is the way, not a yes)."""
 _SUPERLATIVE = re.compile(
     r"^what(?:'s| is| was| are| were) the (?:longest|shortest|largest|smallest|biggest|highest|"
     r"lowest|oldest|newest|earliest|latest|fewest)\s+(\w+)",
@@ -294,6 +302,8 @@ def read_question(text: str) -> Question:
         kind = "choice"
     elif options and TWO_WAYS.match(question):
         kind = "comparison"
+    elif _WAY_TO.match(question):
+        kind = "procedure"  # "is there something like `make clean` that deletes ...?": how
     elif _YESNO.match(question):
         kind = "yesno"
     elif _REASON.match(question):
