@@ -77,6 +77,11 @@ def test_a_command_asked_for_is_a_procedure() -> None:
     assert read_question("What else do I have to run?").kind == "procedure"
     assert read_question("What should I install?").kind == "procedure"
     assert read_question("Which exit code means no tests ran?").kind != "procedure"
+    assert read_question("What do I add to my snakemake command so jobs go to SLURM?").kind == (
+        "procedure"
+    )
+    # what to add, not to a command: a file, a marker ("add a py.typed file")
+    assert read_question("What do I add so mypy uses my package's types?").kind != "procedure"
 
 
 def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_question() -> None:

@@ -95,11 +95,13 @@ _PROCEDURE = re.compile(
 )
 _WHAT_TO_DO = re.compile(
     r"^(?:what|which)(?: else)? (?:do|should|must|can|could|would) (?:i|we|you|one) (?:have to |"
-    r"need to |then )?(?:run|install|type|call|enter|execute)\b"
+    r"need to |then )?(?:run|install|type|call|enter|execute"
+    r"|(?:add|pass|put|set|write|specify)\b.*\bcommand(?: line)?)\b"
     r"|^(?:what|which) (?:\w+ )?(?:sub)?commands?\b",
     re.IGNORECASE,
 )
-"""A command asked for: "what else do I have to run?", "which command writes them back?"."""
+"""A command asked for: "what else do I have to run?", "which command writes them back?", "what
+do I add to my snakemake command so the jobs go to the cluster?"."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
     r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
