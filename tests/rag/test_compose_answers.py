@@ -3,7 +3,7 @@ it asks in, before units that only share its words."""
 
 from __future__ import annotations
 
-from kforge.rag.compose import compose_extractive
+from kforge.rag.compose import candidate_sentences, compose_extractive
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk
 
@@ -64,3 +64,17 @@ def test_a_sentence_the_page_finishes_with_code_comes_with_its_code() -> None:
     texts = [s.text for s in compose_extractive(question, [faq])]
     at = next(n for n, t in enumerate(texts) if t.endswith("you can use"))
     assert texts[at + 1] == "$ snakemake some_target --delete-all-output", texts
+
+
+def test_a_listing_of_files_drawn_as_a_tree_says_how_to_do_nothing() -> None:
+    tutorial = chunk(
+        0,
+        "The example data has this layout:\n\n"
+        "data\n├── genome.fa\n├── genome.fa.amb\n└── samples\n    ├── A.fastq\n    └── B.fastq\n\n"
+        "Software for a rule can be deployed with the Conda package manager, which is directly "
+        "integrated with Snakemake: add a directive conda: pointing to an environment file.",
+        "Short tutorial",
+        "Step 2",
+    )
+    units = candidate_sentences(tutorial)
+    assert units and not any("genome.fa" in u for u in units), units

@@ -41,6 +41,8 @@ _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
 _MAX_ANSWERING_WORDS = 90
+_FILE_TREE = re.compile("[\u251c\u2514]\u2500\u2500")
+"""A listing of files drawn as a tree ("data ├── genome.fa ├── ...")."""
 NAME_PREFIX = "\x00"
 """Marks an identifier of the question among the terms, apart from any word."""
 
@@ -98,6 +100,8 @@ def usable(unit: Unit, question: Question | None, *, answering: bool = False) ->
         return question is not None and question.kind == "procedure"
     if points_elsewhere(unit):
         return False
+    if _FILE_TREE.search(unit.text) and (question is None or question.kind != "where"):
+        return False  # "data ├── genome.fa ├── ...": what a folder holds, for "where" only
     words = len(unit.text.split())
     if question is not None and question.kind == "quantity" and gives_default(unit.text):
         return words <= _MAX_WORDS  # short, but it gives the value asked for
