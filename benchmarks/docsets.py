@@ -32,6 +32,7 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | doxygen | doxygen-doc 1.9.4 | GPL-2 | the Doxygen manual: guides, FAQ, troubleshooting, usage, configuration and command reference, Doxygen HTML |
 | diffutils | diffutils-doc 3.8 | GFDL-1.3+ | the GNU diffutils manual (diff, cmp, diff3, sdiff, patch), Texinfo HTML, one page per chapter |
 | hypothesis | python-hypothesis-doc 6.67.1 | MPL-2.0 | Hypothesis's quick start, guides (settings, strategies, stateful testing, Django, NumPy, database, health checks, reproducing failures) and support pages, Sphinx HTML |
+| apache | apache2-doc 2.4.71 | Apache-2.0 | the Apache HTTP Server manual's user's guide, how-tos, rewrite guide, SSL/TLS guide, virtual hosts and security and performance notes, English HTML |
 """
 
 from __future__ import annotations
@@ -357,6 +358,35 @@ DOCSETS: dict[str, Docset] = {
             # ghostwriter.html holds only its title (its reference is generated from the code,
             # which this build leaves out)
             skip=(*_SPHINX_INDEXES, "changes.html", "endorsements.html", "ghostwriter.html"),
+        ),
+        Docset(
+            "apache",
+            "apache2-doc",
+            "usr/share/doc/apache2-doc/manual/en",
+            # the English manual's user's guide and its how-to, rewrite, SSL/TLS, virtual host
+            # and miscellaneous guides; not the module and directive reference, the manual
+            # pages of the programs, the developer and platform notes or the other languages
+            (
+                "*.html",
+                "howto/*.html",
+                "rewrite/*.html",
+                "ssl/*.html",
+                "vhosts/*.html",
+                "misc/*.html",
+            ),
+            "Apache-2.0",
+            # index.html pages list the pages of a folder and sitemap.html all of them;
+            # license.html is the licence's text; new_features_*.html are release notes;
+            # ssl_compat.html maps other servers' directives and variables onto mod_ssl's;
+            # relevant_standards.html lists the RFCs the server follows
+            skip=(
+                "index.html",
+                "sitemap.html",
+                "license.html",
+                "new_features_*.html",
+                "ssl_compat.html",
+                "relevant_standards.html",
+            ),
         ),
     )
 }

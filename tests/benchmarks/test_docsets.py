@@ -77,6 +77,7 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "doxygen",
         "diffutils",
         "hypothesis",
+        "apache",
     } <= set(docsets.DOCSETS)
     for name in (
         "flask",
