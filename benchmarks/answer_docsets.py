@@ -88,6 +88,7 @@ QUESTION_SETS = {
     "doxygen": DATA / "doxygen_questions.jsonl",
     "diffutils": DATA / "diffutils_questions.jsonl",
     "hypothesis": DATA / "hypothesis_questions.jsonl",
+    "attrs": DATA / "attrs_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -32,6 +32,7 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | doxygen | doxygen-doc 1.9.4 | GPL-2 | the Doxygen manual: guides, FAQ, troubleshooting, usage, configuration and command reference, Doxygen HTML |
 | diffutils | diffutils-doc 3.8 | GFDL-1.3+ | the GNU diffutils manual (diff, cmp, diff3, sdiff, patch), Texinfo HTML, one page per chapter |
 | hypothesis | python-hypothesis-doc 6.67.1 | MPL-2.0 | Hypothesis's quick start, guides (settings, strategies, stateful testing, Django, NumPy, database, health checks, reproducing failures) and support pages, Sphinx HTML |
+| attrs | python-attr-doc 22.2.0 | MIT | the attrs overview, comparison with alternatives, examples, guides (type annotations, initialization, comparison, hashing, extending, how it works, API names), glossary and API reference, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -357,6 +358,15 @@ DOCSETS: dict[str, Docset] = {
             # ghostwriter.html holds only its title (its reference is generated from the code,
             # which this build leaves out)
             skip=(*_SPHINX_INDEXES, "changes.html", "endorsements.html", "ghostwriter.html"),
+        ),
+        Docset(
+            "attrs",
+            "python-attr-doc",
+            "usr/share/doc/python-attr-doc/html",
+            ("*.html",),
+            "MIT",
+            # changelog.html is the change log
+            skip=(*_SPHINX_INDEXES, "changelog.html"),
         ),
     )
 }
