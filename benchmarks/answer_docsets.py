@@ -89,6 +89,7 @@ QUESTION_SETS = {
     "diffutils": DATA / "diffutils_questions.jsonl",
     "hypothesis": DATA / "hypothesis_questions.jsonl",
     "apache": DATA / "apache_questions.jsonl",
+    "attrs": DATA / "attrs_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -33,6 +33,7 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | diffutils | diffutils-doc 3.8 | GFDL-1.3+ | the GNU diffutils manual (diff, cmp, diff3, sdiff, patch), Texinfo HTML, one page per chapter |
 | hypothesis | python-hypothesis-doc 6.67.1 | MPL-2.0 | Hypothesis's quick start, guides (settings, strategies, stateful testing, Django, NumPy, database, health checks, reproducing failures) and support pages, Sphinx HTML |
 | apache | apache2-doc 2.4.71 | Apache-2.0 | the Apache HTTP Server manual's user's guide, how-tos, rewrite guide, SSL/TLS guide, virtual hosts and security and performance notes, English HTML |
+| attrs | python-attr-doc 22.2.0 | MIT | the attrs overview, comparison with alternatives, examples, guides (type annotations, initialization, comparison, hashing, extending, how it works, API names), glossary and API reference, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -387,6 +388,15 @@ DOCSETS: dict[str, Docset] = {
                 "ssl_compat.html",
                 "relevant_standards.html",
             ),
+        ),
+        Docset(
+            "attrs",
+            "python-attr-doc",
+            "usr/share/doc/python-attr-doc/html",
+            ("*.html",),
+            "MIT",
+            # changelog.html is the change log
+            skip=(*_SPHINX_INDEXES, "changelog.html"),
         ),
     )
 }

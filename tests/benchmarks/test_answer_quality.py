@@ -367,6 +367,7 @@ DOC_SETS = [
     "diffutils",
     "hypothesis",
     "apache",
+    "attrs",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
@@ -378,6 +379,7 @@ HELD_OUT = [
     "diffutils",
     "hypothesis",
     "apache",
+    "attrs",
 ]
 """Sets written from the documents alone and kept out of tuning the answering code."""
 

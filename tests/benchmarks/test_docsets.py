@@ -78,6 +78,7 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "diffutils",
         "hypothesis",
         "apache",
+        "attrs",
     } <= set(docsets.DOCSETS)
     for name in (
         "flask",
@@ -90,5 +91,6 @@ def test_every_set_names_a_package_a_folder_and_what_to_keep(docsets: ModuleType
         "mypy",
         "aiohttp",
         "hypothesis",
+        "attrs",
     ):
         assert "genindex.html" in docsets.DOCSETS[name].skip
