@@ -270,3 +270,36 @@ def test_navigation_bars_version_banners_and_where_next_lines_are_left_out() -> 
         "dropuser\n\ndropuser removes an existing user.\n\n"
         "nav\n\nThe nav option sets the order of the pages."
     )
+
+
+APACHE_MANUAL_PAGE = b"""<!DOCTYPE html><html lang="en"><head><title>Log Files</title></head>
+<body id="manual-page"><div id="page-header">
+<p class="menu"><a href="mod/">Modules</a> | <a href="glossary.html">Glossary</a></p>
+<p class="apache">Apache HTTP Server Version 2.4</p></div>
+<div id="path"><a href="http://www.apache.org/">Apache</a> &gt; <a href="/">HTTP Server</a>
+&gt; <a href="./">Documentation</a> &gt; <a href="./">Version 2.4</a></div>
+<div id="page-content"><div id="preamble"><h1>Log Files</h1>
+<div class="toplang"><p><span>Available Languages: </span><a href="logs.html.en">en</a> |
+<a href="logs.html.fr">fr</a></p></div>
+<p>The server keeps an error log and an access log.</p></div>
+<div id="quickview"><ul id="toc"><li><a href="#errorlog">Error Log</a></li></ul>
+<h3>See also</h3><ul class="seealso"><li><a href="custom-error.html">Errors</a></li></ul></div>
+<div class="top"><a href="#page-header"><img alt="top" src="up.gif"></a></div>
+<div class="section"><h2><a name="errorlog" id="errorlog">Error Log</a></h2>
+<p>The error log is set by the ErrorLog directive.</p></div>
+<div class="section" id="section-path"><h2>The path &gt; of a request</h2>
+<p>A request goes from the client &gt; the proxy &gt; the server.</p></div></div>
+<div class="bottomlang"><p><span>Available Languages: </span><a href="logs.html.en">en</a></p>
+</div><div class="top"><a href="#page-header"><img alt="top" src="up.gif"></a></div>
+<div id="footer"><p class="apache">Copyright 2025 The Apache Software Foundation.</p></div>
+</body></html>"""
+
+
+def test_the_apache_manuals_header_breadcrumbs_and_language_bars_are_left_out() -> None:
+    # a trail of links is chrome; a sentence with ">" in it is the document
+    doc = extract("logs.html", APACHE_MANUAL_PAGE)
+    assert doc.text == (
+        "Log Files\n\nThe server keeps an error log and an access log.\n\n"
+        "Error Log\n\nThe error log is set by the ErrorLog directive.\n\n"
+        "The path > of a request\n\nA request goes from the client > the proxy > the server."
+    ), doc.text

@@ -23,7 +23,7 @@ __all__ = [
     "title_from_filename",
 ]
 
-EXTRACTION_VERSION = "extract-v7"
+EXTRACTION_VERSION = "extract-v8"
 """Names what extraction produces; a source extracted by another version is extracted again by
 ``kforge ingest``, and a corpus holding such sources says so when opened."""
 

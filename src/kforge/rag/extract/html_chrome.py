@@ -78,6 +78,10 @@ _CHROME_WORDS = frozenset(
         "ft",
         "navheader",  # DocBook XSL's "Prev | Up | Next" tables (PostgreSQL's manual)
         "navfooter",
+        "page-header",  # the Apache HTTP Server manual: its header, menu and breadcrumbs,
+        "toplang",  # its "Available Languages: de | en | ..." bars, and the page's own table
+        "bottomlang",  # of contents and see-also box
+        "quickview",
     }
 )
 # Texinfo navigation: texi2html's "[ << ] [ >> ] [Top] [Contents]" bars and makeinfo's
@@ -99,6 +103,8 @@ _NAV_SENTENCE = re.compile(
     re.I,
 )
 """A line that only says where to go next ("Go to the next section or return to the index.")."""
+_BREADCRUMBS = re.compile(r"^[^>\n]{1,40}(?:\s>\s[^>\n]{1,40}){2,}$")
+"""A trail of links to the pages above ("Apache > HTTP Server > Documentation > Version 2.4")."""
 _GENERATED_BY = re.compile(r"^\s*This document was generated (?:by|on|using)\b.*\busing\b", re.S)
 
 
@@ -129,9 +135,23 @@ def is_chrome(node: Node) -> bool:
             or _GENERATED_BY.match(text)
             or (_VERSION_BANNER.match(text) and len(text) <= _BANNER_LENGTH)
             or _NAV_SENTENCE.match(text)
+            or (_BREADCRUMBS.match(text) and _links_only(node))
         ):
             return True
     return False
+
+
+def _links_only(node: Node) -> bool:
+    """True when every word of ``node`` outside its links is a separator (">")."""
+    outside: list[str] = []
+    pending: list[Node | str] = list(node.children)
+    while pending:
+        child = pending.pop()
+        if isinstance(child, str):
+            outside.append(child)
+        elif child.tag != "a":
+            pending.extend(child.children)
+    return not "".join(outside).replace(">", "").strip()
 
 
 def _docutils_box(node: Node) -> bool:
