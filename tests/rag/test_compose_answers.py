@@ -3,7 +3,10 @@ it asks in, before units that only share its words."""
 
 from __future__ import annotations
 
+from kforge.rag.candidates import find_candidates
+from kforge.rag.comparison import compared_unit
 from kforge.rag.compose import candidate_sentences, compose_extractive
+from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk
 
@@ -78,3 +81,29 @@ def test_a_listing_of_files_drawn_as_a_tree_says_how_to_do_nothing() -> None:
     )
     units = candidate_sentences(tutorial)
     assert units and not any("genome.fa" in u for u in units), units
+
+
+def test_a_compared_item_is_said_by_the_unit_that_sets_it_apart() -> None:
+    dumpall = chunk(
+        0,
+        "pg_dumpall works by emitting commands to re-create roles, tablespaces, and empty "
+        "databases, then invoking pg_dump for each database.",
+        "26.1. SQL Dump",
+        "26.1.2. Using pg_dumpall",
+    )
+    dump = chunk(
+        1, "pg_dump — extract a PostgreSQL database into a script file or other archive file",
+        "pg_dump", "pg_dump",
+    )  # fmt: skip
+    notes = chunk(
+        2,
+        "pg_dump dumps only a single database at a time, and it does not dump information "
+        "about roles or tablespaces (because those are cluster-wide rather than per-database).",
+        "26.1. SQL Dump",
+        "26.1. SQL Dump",
+    )
+    passages = [dumpall, dump, notes]
+    question = read_question("What's the difference between pg_dump and pg_dumpall?")
+    ranked = find_candidates(question, passages, ())
+    unit = compared_unit("pg_dump", question.options, ranked, ranked[:1], passages)
+    assert unit is not None and unit.text.startswith("pg_dump dumps only"), unit

@@ -47,8 +47,20 @@ def compared_unit(
             return None
         about = [c for c in ranked if said_of(c.text, option, options)]
     beside = {c.source for c in chosen if any(is_about(c.text, o) for o in options)}
-    about.sort(key=lambda c: (not _describes(c.text, option), c.source not in beside))
+    # a unit saying what only this item does, or unlike what, sets it apart ("pg_dump dumps
+    # only a single database at a time, and it does not dump ... roles")
+    about.sort(
+        key=lambda c: (
+            not _describes(c.text, option),
+            _SETS_APART.search(c.text) is None,
+            c.source not in beside,
+        )
+    )
     return about[0] if about else None
+
+
+_SETS_APART = re.compile(r"\b(?:only|unlike|whereas|rather than|instead of)\b", re.I)
+"""What sets an item apart in a sentence about it alone ("dumps only a single database")."""
 
 
 def _describes(text: str, option: str) -> bool:
