@@ -105,7 +105,7 @@ class AddLoopAgent:
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self.records = AppendOnlyList(state["messages"])
-        self.messages = [Message.from_dict(m) for m in self.records]
+        self.messages = Message.from_dicts(self.records)
         self.tool_calls = int(state["tool_calls"])
 
     def partial_result(self) -> dict[str, Any]:

@@ -6,7 +6,8 @@ The workload is ``runtime_vs_langgraph.py``'s tool loop on SQLite. A committed s
 of a K = 220 run minus a K = 20 run, over 200; a resume is a run paused after 100 steps, resumed
 in a new Runtime until its next step commits (and the baseline made private, right after).
 ``--phase`` counts only the instructions inside the functions named (``module.function`` or
-``module:Class.method``), each alone.
+``module:Class.method``), each alone; a coroutine function's count holds its own resumptions
+and the coroutines it awaits, not what the event loop runs meanwhile.
 
     python benchmarks/step_instructions.py
     python benchmarks/step_instructions.py --phase kforge.engine.runner.diff_state --json out.json
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import gc
 import importlib
+import inspect
 import json
 import operator
 import os
@@ -26,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,7 +66,29 @@ def count_inside(spec: str) -> None:
     def counted(*args: Any, **kwargs: Any) -> Any:
         return operator.call(inner, *args, **kwargs)
 
-    setattr(owner, attr, counted)
+    @types.coroutine
+    def driven(coro: Any) -> Any:
+        """``coro`` run with each of its resumptions inside ``operator.call`` (what it awaits
+        runs on the event loop, outside the count, unless it is a coroutine it awaits)."""
+        send, value, error = coro.send, None, None
+        while True:
+            try:
+                if error is None:
+                    waited = operator.call(send, value)
+                else:
+                    waited = operator.call(coro.throw, error)
+            except StopIteration as done:
+                return done.value
+            value = error = None
+            try:
+                value = yield waited
+            except BaseException as exc:  # thrown in by the event loop (a cancel)
+                error = exc
+
+    async def counted_async(*args: Any, **kwargs: Any) -> Any:
+        return await driven(inner(*args, **kwargs))
+
+    setattr(owner, attr, counted_async if inspect.iscoroutinefunction(inner) else counted)
 
 
 def _workload() -> Any:

@@ -3,6 +3,7 @@ counting, and a counted phase runs inside the call that switches counting on."""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import os
 import subprocess
@@ -56,3 +57,46 @@ def test_a_counted_phase_runs_inside_operator_call(monkeypatch: pytest.MonkeyPat
     step_instructions.count_inside("counted_phase_example.double")
     assert module.double(21) == 42
     assert inside == [(21,)]
+
+
+def test_a_counted_coroutine_runs_each_resumption_inside_operator_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = ModuleType("counted_coroutine_example")
+
+    async def twice(x: int) -> int:
+        await asyncio.sleep(0)  # the event loop runs between the two resumptions
+        if x < 0:
+            raise ValueError("negative")
+        return 2 * x
+
+    async def waits() -> None:
+        await asyncio.sleep(10)
+
+    module.twice = twice  # type: ignore[attr-defined]
+    module.waits = waits  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    inside: list[Any] = []
+    real_call = operator.call
+
+    def call(func: Any, *args: Any, **kwargs: Any) -> Any:
+        inside.append(getattr(func, "__name__", func))
+        return real_call(func, *args, **kwargs)
+
+    monkeypatch.setattr(operator, "call", call)
+    step_instructions.count_inside("counted_coroutine_example.twice")
+    step_instructions.count_inside("counted_coroutine_example.waits")
+
+    async def main() -> None:
+        assert await module.twice(21) == 42
+        assert inside == ["send", "send"]  # started, then resumed after its sleep
+        with pytest.raises(ValueError, match="negative"):
+            await module.twice(-1)
+        task = asyncio.ensure_future(module.waits())
+        await asyncio.sleep(0)
+        task.cancel()  # thrown into the counted coroutine, inside the count too
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert inside[-1] == "throw"
+
+    asyncio.run(main())

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kforge import jsoncodec
 from kforge.frozen import freeze
-from kforge.llm.types import Message, ModelResponse, ToolCall, Usage
+from kforge.llm.types import Message, ModelResponse, ToolCall, Usage, records_of
 
 texts = st.text(max_size=20)
 arguments = st.dictionaries(texts, st.none() | st.booleans() | st.integers() | texts, max_size=3)
@@ -97,3 +97,24 @@ def test_a_message_read_from_a_frozen_record_is_the_same_message_and_shares_its_
             call.id = "changed"  # type: ignore[misc]
     plain = Message.from_dict(message.to_dict())
     assert all(type(c.arguments) is dict for c in plain.tool_calls)
+
+
+@given(st.lists(messages, max_size=6))
+def test_messages_read_together_are_the_messages_read_one_by_one(batch: list[Message]) -> None:
+    records = [freeze(m.to_dict()) for m in batch]
+    together = Message.from_dicts(records)
+    assert together == [Message.from_dict(r) for r in records] == batch
+    assert records_of(together) == [records_of([m])[0] for m in map(Message.from_dict, records)]
+    assert all(type(m) is Message for m in together)
+    plain = Message.from_dicts(m.to_dict() for m in batch)
+    assert plain == batch and records_of(plain) == [None] * len(batch)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Tagged(Message):
+        pass
+
+    tagged = Tagged.from_dicts(records)
+    assert tagged == [
+        Tagged(m.role, m.content, m.tool_calls, m.tool_call_id, m.name) for m in batch
+    ]
+    assert all(type(m) is Tagged for m in tagged)

@@ -61,12 +61,20 @@ _DICTIONARY_1 = (
 _PRIMED = zlib.compressobj(
     6, zlib.DEFLATED, -_WINDOW_BITS, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
 )
+_PRIMED_FAST = zlib.compressobj(
+    1, zlib.DEFLATED, -_WINDOW_BITS, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
+)
+_FAST_FROM = 4096
+"""Bodies of this many bytes or more are deflated at the fastest level: the first model call
+of a stretch holds its whole conversation (18 KB for a resumed 200-step run), which level 6
+packs in three times the time of level 1 for a body 13 % smaller. The same format: reading
+does not depend on the level."""
 
 
 def pack(text: str) -> bytes:
     """``text`` (JSON) as stored bytes: packed when that is smaller, else its UTF-8 as it is."""
     raw = text.encode("utf-8")
-    compressor = _PRIMED.copy()
+    compressor = (_PRIMED if len(raw) < _FAST_FROM else _PRIMED_FAST).copy()
     packed = _FORMAT_1 + compressor.compress(raw) + compressor.flush()
     return packed if len(packed) < len(raw) else raw
 

@@ -426,7 +426,7 @@ class TreeAgent:
                 Message.system(EXECUTE_PROMPT).to_dict(),
                 Message.user(self._request() + context).to_dict(),
             ]
-        messages = [Message.from_dict(m) for m in state.messages]
+        messages = Message.from_dicts(state.messages)
         last = state.tool_rounds >= self.params.max_tool_rounds
         # the last round offers no tool, so its text is the answer: it streams as it is
         # written (a reply that may be a tool call does not: it could be a call's JSON)
