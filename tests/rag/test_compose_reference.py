@@ -345,6 +345,14 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
         "How do I exclude the tests from the docs?"
     )
     assert plain_words("Can I leave out private members?") == "Can I exclude private members?"
+    assert plain_words("How do I get it back into a database?") == (
+        "How do I restore it into a database?"
+    )
+    assert plain_words("Is the server up and taking connections?") == (
+        "Is the server up and accept connections?"
+    )
+    assert plain_words("Stop instead of carrying on.") == "Stop instead of continue."
+    assert plain_words("How do I clear the lock?") == "How do I unlock?"
     assert "default" in read_question("Does it obey robots.txt out of the box?").terms
     corpus = Corpus.open(MemoryStore(), "t")
     pages = [

@@ -69,6 +69,17 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # load": to specify it
         (r"\btell (whether|if)\b", r"check \1"),
         (r"\b(how (?:do|can|could|should|would) (?:i|we|you|one)) tell\b", r"\1 specify"),
+        # "how do I get it back into a database?", "get my files back": to restore them
+        (
+            r"\bget(?:s|ting)? (it|them|(?:my|our|the|those|these) [\w.-]+) back\b",
+            r"restore \1",
+        ),
+        # "up and taking connections": a server accepts connections, or requests
+        (r"\btak(?:e|es|ing) (connections|requests)\b", r"accept \1"),
+        # "stop ... instead of carrying on": to continue
+        (r"\bcarr(?:y|ies|ied|ying) on\b", "continue"),
+        # "how do I clear the lock?": unlock
+        (r"\b(?:clear|remove|release)(?:s|ed|ing)? (?:the|a|that|this|its|stale) lock\b", "unlock"),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )
