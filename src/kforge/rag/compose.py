@@ -87,9 +87,6 @@ _ENTRY_BONUS = 0.5
 _OTHER_ENTRY = 0.5
 """Weight of a unit continuing the entry of a name the question does not ask about, or of a
 parameter list's item for a parameter it does not name."""
-_CONTRASTS = re.compile(
-    r"\b(?:except|unlike|whereas|instead of|rather than|differs? from|while|but|only)\b", re.I
-)
 _SETS_APART = re.compile(
     r"\b(?:whereas|unlike|rather than|instead of|differs? from|in contrast|as opposed to|"
     r"similar to\b.{1,80}?\bbut)\b",
@@ -232,7 +229,7 @@ def compose_extractive(
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         elif both and all(is_about(c.text, o) for o in asked.options):
             # "The importance of the distinction between exec() and execFile() can vary":
-            # naming both, it says what neither is
+            # naming both without setting them apart, it says what neither is
             value *= _OTHER_ENTRY
         if c.answers:  # the page's own answer to what is asked, the more so asked alike
             value += _ENTRY_BONUS * coverage * (2 if c.answers_alike else 1)
