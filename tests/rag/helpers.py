@@ -11,7 +11,7 @@ from typing import Any
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
 from kforge.rag.types import Chunk, SearchHit
 
-__all__ = ["FakeComplete", "HashEmbedder", "make_hit", "make_pdf"]
+__all__ = ["FakeComplete", "HashEmbedder", "make_hit", "make_pdf", "page_chunk"]
 
 
 def _pdf_string(text: str) -> str:
@@ -109,6 +109,21 @@ class FakeComplete:
         if isinstance(reply, dict):
             return ModelResponse(text="", parsed=reply)
         return ModelResponse(text=str(reply))
+
+
+def page_chunk(i: int, text: str, title: str, heading: str = "") -> Chunk:
+    """Passage ``i`` of a page ``page{i}.html``: the whole text, under ``title`` and ``heading``."""
+    return Chunk(
+        id=f"c{i}",
+        source=f"page{i}.html",
+        file=f"page{i}.html",
+        title=title,
+        heading=heading,
+        page=None,
+        start=0,
+        end=len(text),
+        text=text,
+    )
 
 
 def make_hit(n: int, text: str = "", *, file: str = "doc.md") -> SearchHit:

@@ -8,21 +8,7 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.compose import candidate_sentences, compose_extractive
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
-from kforge.rag.types import Chunk
-
-
-def chunk(i: int, text: str, title: str, heading: str = "") -> Chunk:
-    return Chunk(
-        id=f"c{i}",
-        source=f"page{i}.html",
-        file=f"page{i}.html",
-        title=title,
-        heading=heading,
-        page=None,
-        start=0,
-        end=len(text),
-        text=text,
-    )
+from tests.rag.helpers import page_chunk as chunk
 
 
 def test_how_long_by_default_is_the_default_in_units_of_time() -> None:

@@ -7,21 +7,7 @@ from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.grounded import number_segments
 from kforge.rag.question import holds_kind, read_question
 from kforge.rag.short_answer import short_answer
-from kforge.rag.types import Chunk
-
-
-def chunk(i: int, text: str, title: str, heading: str = "") -> Chunk:
-    return Chunk(
-        id=f"c{i}",
-        source=f"page{i}.html",
-        file=f"page{i}.html",
-        title=title,
-        heading=heading,
-        page=None,
-        start=0,
-        end=len(text),
-        text=text,
-    )
+from tests.rag.helpers import page_chunk as chunk
 
 
 def test_how_do_i_takes_the_sentence_that_says_what_to_run() -> None:
