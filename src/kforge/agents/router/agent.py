@@ -59,6 +59,7 @@ from kforge.frames import (
 )
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.rag.acronyms import expand_acronyms
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.grounded import AnswerStyle, write_answer
 from kforge.rag.question import read_question
@@ -182,7 +183,7 @@ class RouterAgent(GradingNode):
         question, turns = self.question, self.turns
 
         def read() -> dict[str, Any]:
-            searched = search_question(corpus, question, turns)
+            searched = expand_acronyms(corpus, search_question(corpus, question, turns))
             statistics = CorpusStatistics.of(corpus) if len(corpus) else None
             return {
                 "search_question": searched,
