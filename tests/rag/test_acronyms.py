@@ -25,7 +25,9 @@ def test_an_acronym_is_spelled_out_by_the_initials_of_capitalized_words() -> Non
     assert spelled_out("GPL", text) == "General Public License"
     assert spelled_out("BLS", "the Bureau of Labor Statistics said") == "Bureau of Labor Statistics"
     assert spelled_out("GPL", "a general public license") is None  # not written as a name
-    assert spelled_out("GPL", "General Purpose Lisp, Great Public Library") == "General Purpose Lisp"
+    assert (
+        spelled_out("GPL", "General Purpose Lisp, Great Public Library") == "General Purpose Lisp"
+    )
     assert spelled_out("TLS", "The Lazy Sloth") == "The Lazy Sloth"  # initials alone decide
     assert spelled_out("PL", "Public License") == "Public License"
     assert spelled_out("GPL", "General Public") is None

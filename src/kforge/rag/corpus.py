@@ -339,6 +339,14 @@ class Corpus:
         """True when an embedder is set and at least one chunk has a vector."""
         return self.embedder is not None and len(self._vectors) > 0
 
+    def similarities(self, query: str, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """The cosine similarity of ``query``'s vector to each of ``chunk_ids`` that has one;
+        empty when the corpus has no vectors (``has_dense``)."""
+        if not self.has_dense or not chunk_ids:
+            return {}
+        assert self.embedder is not None  # has_dense
+        return self._vectors.similarities(self.embedder.embed([query])[0], chunk_ids)
+
     def statistics(self) -> CorpusIndexStatistics:
         """Passage count, total characters and a ``document_frequency(term)`` backed by the
         index: reading them costs one row, each frequency one indexed lookup."""

@@ -130,3 +130,16 @@ class DenseIndex:
         sims = self._matrix @ np.asarray(query, dtype=np.float32)
         top = np.argsort(-sims, kind="stable")[:k]
         return [(self._ids[int(i)], float(sims[int(i)])) for i in top]
+
+    def similarities(self, query: Sequence[float], doc_ids: Sequence[str]) -> dict[str, float]:
+        """The cosine similarity of ``query`` to each of ``doc_ids`` that has a vector."""
+        import array
+
+        found: dict[str, float] = {}
+        for doc_id in doc_ids:
+            stored = self._vectors.get(doc_id)
+            if stored is not None:
+                vector = array.array("f")
+                vector.frombytes(stored)
+                found[doc_id] = sum(a * b for a, b in zip(vector, query, strict=True))
+        return found

@@ -38,6 +38,7 @@ from kforge.rag.textcheck import (
 from kforge.rag.types import Chunk, Citation
 
 __all__ = [
+    "ANSWER_SENTENCES",
     "ANSWER_STYLES",
     "GENERATE_SYSTEM",
     "AnswerStyle",
@@ -56,6 +57,11 @@ WriteFn = Callable[[list[Message], ModelSettings], Awaitable[ModelResponse]]
 """Calls the model once for the answer (the agent decides on journaling and streaming)."""
 
 GENERATE_SYSTEM = prompt_text("GROUNDED_GENERATE")
+
+ANSWER_SENTENCES = 4
+"""Units an extractive answer quotes at most (a comparison one more): with three, an answer
+stated the key fact less often on documentation nobody here had read (99 of 200 questions
+against 103 with four), the fourth being a further unit of a passage already quoted."""
 
 _PASSAGE_CHARS = 900
 _FIRST = ModelSettings(temperature=0.2, max_tokens=300)
@@ -298,7 +304,7 @@ async def write_answer(
     history: str = "",
     instructions: str = "",
     system: str = GENERATE_SYSTEM,
-    max_sentences: int = 3,
+    max_sentences: int = ANSWER_SENTENCES,
     exclude: Collection[str] = (),
 ) -> GroundedAnswer:
     """The answer to ``question`` from ``passages`` (relevance order), cited; see the module doc.

@@ -83,3 +83,7 @@ class CorpusVectors:
     def search(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
         """The ``k`` chunks nearest ``vector`` by cosine similarity, best first."""
         return self._index.search(vector, k)
+
+    def similarities(self, vector: Sequence[float], chunk_ids: Sequence[str]) -> dict[str, float]:
+        """The cosine similarity of ``vector`` to each of ``chunk_ids`` that has a vector."""
+        return self._index.similarities(vector, chunk_ids)

@@ -1,0 +1,90 @@
+"""Passages reranked with a corpus's vectors: BM25's pool, reordered by what the question means
+as well as the words it shares; and an extractive answer's room for a fourth unit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kforge.rag.corpus import Corpus
+from kforge.rag.grounded import ANSWER_SENTENCES, write_answer
+from kforge.rag.rerank import search_units
+from kforge.rag.types import SourceDocument
+from kforge.store.memory import MemoryStore
+from tests.rag.helpers import page_chunk
+
+QUESTION = "Why won't mypy let me assign a list of B to a variable holding a list of A?"
+PAGES = [
+    SourceDocument(
+        "literal_types",
+        "Declaring literal variables: you must explicitly add an annotation to a variable to "
+        "declare that it has a literal type. A variable holding a literal lets mypy check what "
+        "you assign to it.",
+        "Literal types",
+    ),
+    SourceDocument(
+        "common_issues",
+        "Invariance vs covariance: most mutable generic collections are invariant, and mypy "
+        "considers all user-defined generic classes invariant by default.",
+        "Common issues",
+    ),
+    SourceDocument(
+        "generics",
+        "Generic types are invariant by default; declare a type parameter covariant so that "
+        "a container of a subtype stands for a container of its base.",
+        "Generics",
+    ),
+]
+
+
+class MeaningEmbedder:
+    """Vectors by topic: a text about lists of subclasses and one about invariance are near
+    each other, whatever words they share."""
+
+    name = "meaning-2"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        def vector(text: str) -> list[float]:
+            text = text.lower()
+            if "invariant" in text or "list of b" in text:
+                return [1.0, 0.0]
+            return [0.0, 1.0]
+
+        return [vector(t) for t in texts]
+
+
+def corpus(embedder: MeaningEmbedder | None) -> Corpus:
+    found = Corpus.open(MemoryStore(), "mypy", embedder=embedder)
+    found.add_documents(PAGES)
+    return found
+
+
+def test_vectors_rerank_the_passages_words_alone_rank_first() -> None:
+    lexical = [h.chunk.file for h in search_units(corpus(None), QUESTION, 3)]
+    assert lexical[0] == "literal_types"  # it shares "variable", "holding", "let", "assign"
+    reranked = [h.chunk.file for h in search_units(corpus(MeaningEmbedder()), QUESTION, 3)]
+    assert reranked[0] == "common_issues", reranked
+
+
+def test_vectors_reorder_the_word_search_and_add_no_passage_of_their_own() -> None:
+    # "generics" shares no focus word with the question ("Generic types are invariant ...")
+    # and is the vectors' nearest passage beside "common_issues": a fused ranking would
+    # bring it in; the reranked pool holds only what the words found
+    near = corpus(MeaningEmbedder())
+    assert "generics" in [h.chunk.file for h in near.search(QUESTION, 3, mode="dense")]
+    assert "generics" not in [h.chunk.file for h in search_units(near, QUESTION, 3)]
+
+
+async def test_an_extractive_answer_quotes_up_to_four_units() -> None:
+    page = page_chunk(
+        0,
+        "Use --cache-size to choose how large the cache may grow. A timeout after which entries "
+        "expire is given with --timeout. Files are stored in the location named by --cache-dir. "
+        "When full, the eviction policy named by --evict decides what goes.",
+        "Caching",
+        "Options",
+    )
+    question = "How do I set the cache size, timeout, location and eviction policy?"
+    answer = await write_answer(question, [page], None)
+    assert ANSWER_SENTENCES == 4
+    assert len(answer.segments) == 4, answer.segments
+    assert "--evict" in answer.text
