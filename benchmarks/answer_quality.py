@@ -433,7 +433,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--embedder",
         choices=sorted(EMBEDDERS),
         help="doc sets: ingest with vectors of this embedder (kforge ingest --embedder), so "
-        "kforge ask searches hybrid (default: lexical only)",
+        "kforge ask reranks its passages by them too (default: lexical only)",
     )
     parser.add_argument(
         "--rescore",

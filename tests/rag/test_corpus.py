@@ -128,6 +128,28 @@ def test_linked_chunks_reads_only_sources_whose_title_the_text_names() -> None:
     assert corpus.linked_chunks("Shirley alone") == []
 
 
+def test_a_title_naming_what_every_page_names_is_no_link_in_a_manual() -> None:
+    # a manual of 40 pages, each naming its tool; its front page is titled by the tool
+    topics = ["locks", "rules", "clusters", "wildcards", "conda", "reports", "profiles", "dags"]
+    pages = [
+        SourceDocument(
+            f"p{n}",
+            f"Frobnicator handles {topic} in its own way, page {n}. " + "Some words here. " * 70,
+            f"{topic.title()} {n}",
+        )
+        for n, topic in enumerate(topics * 5)
+    ]
+    front = SourceDocument("index", "Frobnicator is a workflow tool.", "Frobnicator")
+    manual = Corpus.open(MemoryStore(), "manual")
+    manual.add_documents([*pages, front])
+    question = "My Frobnicator run says the directory is locked. How do I clear the lock?"
+    assert manual.linked_chunks(question) == []
+    # among a few passages (a question's own paragraphs) the name still links its page
+    few = Corpus.open(MemoryStore(), "few")
+    few.add_documents([*pages[:3], front])
+    assert [c.file for c in few.linked_chunks(question)] == ["index"]
+
+
 def test_drop_corpus_removes_everything() -> None:
     store = MemoryStore()
     Corpus.open(store, "t").add_documents(DOCS)

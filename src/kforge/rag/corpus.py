@@ -413,11 +413,20 @@ class Corpus:
             title = str(meta.get("title", ""))
             if not meta.get("chunks") or len(title.strip()) < 4:
                 continue
-            if mentions_title(text, title):
+            if mentions_title(text, title) and not self._names_the_corpus(title):
                 found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
                 if len(found) >= limit:
                     break
         return found
+
+    def _names_the_corpus(self, title: str) -> bool:
+        """True when ``title`` names what the whole corpus is about, in a corpus large enough
+        (``LOUD_SILENCE``) for its word counts to say so (``names_the_corpus``). Every page
+        of Snakemake's manual names Snakemake; its front page is no second hop."""
+        from kforge.rag.focus import LOUD_SILENCE, CorpusStatistics
+
+        statistics = CorpusStatistics.of(self)
+        return statistics.silence >= LOUD_SILENCE and statistics.names_the_corpus(title)
 
     def titled_chunks(self, names: Iterable[str], *, limit: int = 2) -> list[Chunk]:
         """The opening chunk of each source whose whole title is one of ``names`` (compared
@@ -435,7 +444,12 @@ class Corpus:
         return found
 
     def search(
-        self, query: str, k: int = 5, *, mode: SearchMode = "auto", candidates: int = 100
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        mode: SearchMode = "auto",
+        candidates: int = 100,
     ) -> list[SearchHit]:
         """The ``k`` best chunks for ``query``, best first.
 

@@ -70,6 +70,7 @@ __all__ = [
     "FOCUS_SHARE",
     "LOUD_SILENCE",
     "MODIFIERS",
+    "OWN_NAME_SHARE",
     "PASSAGE_SHARE",
     "SEE_ALSO",
     "UNNAMED_SHARE",
@@ -99,6 +100,8 @@ MODIFIERS = frozenset(
     particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
 )
 """Words that modify what a question asks rather than name it (see the module docstring)."""
+OWN_NAME_SHARE = 0.4
+"""A word in this share of a corpus's passages names what the documents are about."""
 COMMON_WORD_CHARS = 20_000
 """About how many characters of English text hold one use of a common word."""
 
@@ -133,6 +136,14 @@ class CorpusStatistics:
         """How likely a common word is to occur somewhere in the corpus: how much its never
         naming a word says (see the module docstring)."""
         return 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
+
+    def names_the_corpus(self, text: str) -> bool:
+        """True when each word of ``text`` is in ``OWN_NAME_SHARE`` of the passages: it names
+        what the documents are about ("Snakemake" over Snakemake's manual)."""
+        terms = analyze(text)
+        return bool(terms) and all(
+            self.document_frequency(t) >= OWN_NAME_SHARE * self.passages for t in terms
+        )
 
     def idf(self, term: str) -> float:
         n, df = self.passages, self.document_frequency(term)

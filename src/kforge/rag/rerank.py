@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
 from kforge.rag.focus import CorpusStatistics, Focus, question_focus
 from kforge.rag.idioms import plain_words
@@ -233,8 +233,6 @@ def search_units(
 
 
 _RELEASE = re.compile(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b")
-_OWN_NAME_SHARE = 0.4
-"""A word in this share of a corpus's passages names what the documents are about."""
 
 
 def _without_own_release(query: str, statistics: CorpusStatistics) -> str:
@@ -246,10 +244,7 @@ def _without_own_release(query: str, statistics: CorpusStatistics) -> str:
         return query
 
     def strip(match: re.Match[str]) -> str:
-        terms = analyze(match.group(1))
-        own = bool(terms) and all(
-            statistics.document_frequency(t) >= _OWN_NAME_SHARE * statistics.passages for t in terms
-        )
+        own = statistics.names_the_corpus(match.group(1))
         return match.group(1) if own else match.group(0)
 
     return _RELEASE.sub(strip, query)
