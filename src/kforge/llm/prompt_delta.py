@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kforge.llm.types import Message, records_of
+from kforge.llm.types import Message
 
 __all__ = ["PromptLog", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
 
@@ -35,12 +35,8 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
         # the first call of a stretch (a resumed run's, say) holds its whole conversation:
         # nothing to look up, and the general loop costs three times the messages' encoding.
         # A message read from a frozen record (a restored history) is written as that record.
-        return tuple(
-            [
-                _storable(m.to_dict()) if record is None else record
-                for m, record in zip(prompt, records_of(prompt), strict=True)
-            ]
-        )
+        # (one pass over ``records_of``: a frozen record is never empty, so ``or`` finds it)
+        return tuple([getattr(m, "_record", None) or _storable(m.to_dict()) for m in prompt])
     if len(prompt) >= size and _starts_with(prompt, base):
         # a conversation that only grew (the usual case) is found by one comparison in C,
         # which sees the same message objects of the last call and does not compare them
