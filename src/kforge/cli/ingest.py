@@ -48,8 +48,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--dense",
         action="store_true",
-        help="also compute vectors for hybrid search, which kforge ask then uses (MiniLM unless "
-        "--embedder says otherwise)",
+        help="also compute vectors: kforge ask then reorders the passages BM25 finds by their "
+        "similarity to the question (MiniLM unless --embedder says otherwise)",
     )
     parser.add_argument(
         "--embedder",
