@@ -6,11 +6,13 @@ from typing import Any
 
 import pytest
 
+from kforge.agents.router.grading import front_page
 from kforge.errors import ConfigurationError, ValidationError
 from kforge.rag import records
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.corpus import Corpus, drop_corpus, list_corpora
 from kforge.rag.extract import ExtractedDocument
+from kforge.rag.focus import CorpusStatistics
 from kforge.rag.index import INDEX_LAYOUT
 from kforge.rag.records import sources_namespace
 from kforge.rag.types import SourceDocument
@@ -143,11 +145,14 @@ def test_a_title_naming_what_every_page_names_is_no_link_in_a_manual() -> None:
     manual = Corpus.open(MemoryStore(), "manual")
     manual.add_documents([*pages, front])
     question = "My Frobnicator run says the directory is locked. How do I clear the lock?"
-    assert manual.linked_chunks(question) == []
+    assert [c.file for c in manual.linked_chunks(question)] == ["index"]
+    assert manual.linked_chunks(question, skip=front_page(CorpusStatistics.of(manual))) == []
     # among a few passages (a question's own paragraphs) the name still links its page
     few = Corpus.open(MemoryStore(), "few")
     few.add_documents([*pages[:3], front])
-    assert [c.file for c in few.linked_chunks(question)] == ["index"]
+    assert [
+        c.file for c in few.linked_chunks(question, skip=front_page(CorpusStatistics.of(few)))
+    ] == ["index"]
 
 
 def test_drop_corpus_removes_everything() -> None:

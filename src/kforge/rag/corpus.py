@@ -394,39 +394,35 @@ class Corpus:
         return [Chunk.from_dict(d) for d in self.store.source_passages(self.name)]
 
     def linked_chunks(
-        self, text: str, *, exclude: Iterable[str] = (), limit: int = 2
+        self,
+        text: str,
+        *,
+        exclude: Iterable[str] = (),
+        limit: int = 2,
+        skip: Callable[[str], bool] | None = None,
     ) -> list[Chunk]:
         """The opening chunk of each source whose title ``text`` names (a second hop: a passage
         that names "Shirley Temple" leads to the document about her), at most ``limit``,
-        skipping the sources in ``exclude``. Only sources whose title's first words (up to
+        skipping the sources in ``exclude`` and those whose title ``skip`` is true of. Only sources whose title's first words (up to
         four) stand side by side in ``text`` are read."""
         from kforge.rag.hops import mentions_title
 
-        skip = set(exclude)
+        excluded = set(exclude)
         keys = [
             k
             for k in self.store.sources_by_title_word(self.name, text_words(text))
-            if k not in skip
+            if k not in excluded
         ]
         found: list[Chunk] = []
         for key, meta in self.store.index_sources(self.name, keys).items():
             title = str(meta.get("title", ""))
             if not meta.get("chunks") or len(title.strip()) < 4:
                 continue
-            if mentions_title(text, title) and not self._names_the_corpus(title):
+            if mentions_title(text, title) and not (skip and skip(title)):
                 found.append(Chunk.from_dict(self.store.source_passages(self.name, key)[0]))
                 if len(found) >= limit:
                     break
         return found
-
-    def _names_the_corpus(self, title: str) -> bool:
-        """True when ``title`` names what the whole corpus is about, in a corpus large enough
-        (``LOUD_SILENCE``) for its word counts to say so (``names_the_corpus``). Every page
-        of Snakemake's manual names Snakemake; its front page is no second hop."""
-        from kforge.rag.focus import LOUD_SILENCE, CorpusStatistics
-
-        statistics = CorpusStatistics.of(self)
-        return statistics.silence >= LOUD_SILENCE and statistics.names_the_corpus(title)
 
     def titled_chunks(self, names: Iterable[str], *, limit: int = 2) -> list[Chunk]:
         """The opening chunk of each source whose whole title is one of ``names`` (compared

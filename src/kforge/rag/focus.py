@@ -138,8 +138,7 @@ class CorpusStatistics:
         return 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
 
     def names_the_corpus(self, text: str) -> bool:
-        """True when each word of ``text`` is in ``OWN_NAME_SHARE`` of the passages: it names
-        what the documents are about ("Snakemake" over Snakemake's manual)."""
+        """True when each word of ``text`` is in ``OWN_NAME_SHARE`` of the passages."""
         terms = analyze(text)
         return bool(terms) and all(
             self.document_frequency(t) >= OWN_NAME_SHARE * self.passages for t in terms

@@ -4,6 +4,7 @@ closest for "See also"."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kforge.agents.conversation import Turn, format_history
@@ -11,7 +12,7 @@ from kforge.agents.router.state import RouterState
 from kforge.engine.run_context import RunContext
 from kforge.frames import DataEvent, Observation
 from kforge.memory.compaction import journaled_complete
-from kforge.rag.focus import Focus
+from kforge.rag.focus import LOUD_SILENCE, CorpusStatistics, Focus
 from kforge.rag.grading import grade_results
 from kforge.rag.grounded import AnswerStyle
 from kforge.rag.question import read_question
@@ -104,9 +105,19 @@ class GradingNode:
 
         def linked() -> dict[str, Any]:
             corpus = ctx.corpus(self.corpus_name)
-            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED)
+            skip = front_page(CorpusStatistics.of(corpus))  # a manual's front page
+            chunks = corpus.linked_chunks(text, exclude=known, limit=_LINKED, skip=skip)
             return {"chunks": [c.to_dict() for c in chunks]}
 
         payload = await ctx.step("rag.linked", linked)
         chunks = [Chunk.from_dict(c) for c in payload.get("chunks", [])]
         return [(c, f"named by a relevant passage: {c.title}") for c in chunks]
+
+
+def front_page(statistics: CorpusStatistics) -> Callable[[str], bool]:
+    """Whether a title names what the whole corpus is about (``names_the_corpus``), in a corpus
+    large enough (``LOUD_SILENCE``) for its word counts to say so. Every page of Snakemake's
+    manual names Snakemake: its front page is no second hop. Among a question's own ten
+    paragraphs no title is."""
+    loud = statistics.silence >= LOUD_SILENCE
+    return lambda title: loud and statistics.names_the_corpus(title)
