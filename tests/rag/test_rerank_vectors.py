@@ -85,6 +85,5 @@ async def test_an_extractive_answer_quotes_up_to_four_units() -> None:
     )
     question = "How do I set the cache size, timeout, location and eviction policy?"
     answer = await write_answer(question, [page], None)
-    assert ANSWER_SENTENCES == 4
-    assert len(answer.segments) == 4, answer.segments
+    assert len(answer.segments) == ANSWER_SENTENCES == 4, answer.segments
     assert "--evict" in answer.text
