@@ -102,6 +102,16 @@ def _lines(ledger: Path) -> int:
         return 0
 
 
+def _kill_at(proc: subprocess.Popen[Any], ledger: Path, count: int) -> bool:
+    """SIGKILL ``proc`` once ``ledger`` holds ``count`` lines; False if it ended before."""
+    while proc.poll() is None and _lines(ledger) < count:
+        time.sleep(0.002)
+    if proc.poll() is not None:
+        return False
+    proc.send_signal(signal.SIGKILL)
+    return True
+
+
 def _steps(n: int, depth: int, fanout: int) -> int:
     """The steps ``n`` unsteered trees take."""
     return n * sum(fanout**level for level in range(depth + 1)) * STEPS_PER_AGENT
@@ -132,10 +142,13 @@ async def _scenario(folder: Path, n: int, depth: int, fanout: int, seed: int) ->
     roots: list[str] = json.loads(await asyncio.to_thread(proc.stdout.readline))
     rng = random.Random(seed)
     steerings = [_Steering(db, root, rng, f"t{i}") for i, root in enumerate(roots)]
-    await _steer(steerings, proc, lambda: _lines(ledger) >= needed * KILL_AT)
-    killed = proc.poll() is None
-    if killed:
-        proc.send_signal(signal.SIGKILL)
+    # The kill is watched in its own thread: a send that waits on the database lock must not
+    # let the worker run on past half its steps before anyone looks at the ledger.
+    watcher = asyncio.ensure_future(
+        asyncio.to_thread(_kill_at, proc, ledger, int(needed * KILL_AT))
+    )
+    await _steer(steerings, proc, watcher.done)
+    killed = await watcher
     await asyncio.to_thread(proc.communicate)
     before = _lines(ledger)
     resumed = time.perf_counter()
@@ -183,11 +196,7 @@ def langgraph_kill_and_resume(
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(params).encode())
     proc.stdin.close()
-    while proc.poll() is None and _lines(ledger) < needed * KILL_AT:
-        time.sleep(0.002)
-    killed = proc.poll() is None
-    if killed:
-        proc.send_signal(signal.SIGKILL)
+    killed = _kill_at(proc, ledger, int(needed * KILL_AT))
     proc.wait()  # it prints one line only at its end: the pipes cannot fill
     before = _lines(ledger)
     resumed = time.perf_counter()
