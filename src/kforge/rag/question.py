@@ -178,6 +178,7 @@ PROCEDURAL = re.compile(
     rf"|\b(?:you|one|we) (?:can|could|may|should|must|need to) (?:also |then |simply |just )?"
     rf"{_DOING}\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
+    r"|(?<![\w-])--[A-Za-z][\w-]+"
     # "To enable foreign key enforcement, run PRAGMA foreign_keys=ON"
     rf"|^to \w+\b[^.;]{{0,120}},\s*(?:just\s+|simply\s+)?{_DOING}\b"
     # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
@@ -382,6 +383,8 @@ def holds_kind(text: str, question: Question) -> bool:
     """True when ``text`` holds the kind of thing ``question`` asks for."""
     kind = question.kind
     if kind == "quantity":  # a number that counts or measures, not one that names
+        if asked_noun(question.text) in _ADDRESS_NOUNS:  # "which address ... by default"
+            return _ADDRESS.search(text) is not None
         return next(counted_numbers(text, question.text), None) is not None
     if kind == "procedure":
         return PROCEDURAL.search(text) is not None or "\n" in text
@@ -422,6 +425,14 @@ def parameter_defaults(text: str, question: Question) -> list[tuple[int, int]]:
 _SIGNATURE_HEAD = re.compile(r"^@?[A-Za-z_$][\w.$]*\(.*?\)(?=:\s)")
 """An API entry's signature: ``name(...)`` up to the ``: `` its description follows."""
 _PARAMETER_DEFAULT = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\s*=\s*([^\s,)\]}]+)")
+
+
+_ADDRESS_NOUNS = frozenset({"address", "host", "hostname", "interface", "ip"})
+"""What "which X" asks when X is a network address: an address, not a number."""
+_ADDRESS = re.compile(
+    r"(?<![\w.])(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[?::1?\]?)(?![\w.]\w)", re.I
+)
+"""A network address: ``127.0.0.1``, ``0.0.0.0``, ``localhost``, ``::1``."""
 
 
 def _words_of(option: str) -> list[str]:

@@ -1,0 +1,46 @@
+"""What a question asks for, found in the sentence that gives it: an option named in running
+text for "how do I", a network address for "which address"."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.question import holds_kind, read_question
+from tests.rag.helpers import page_chunk as chunk
+
+
+def test_a_sentence_naming_an_option_says_how() -> None:
+    asked = read_question("How do I get rid of the lock the crashed run left behind?")
+    assert holds_kind("Pass --force-unlock and the next run removes a stale lock.", asked)
+    assert holds_kind("With --unlock, you can drop it.", asked)
+    assert not holds_kind("A lock stays behind when the machine loses power.", asked)
+    assert not holds_kind("The run-time lock is per directory.", asked)  # a hyphen, no option
+
+
+def test_which_address_is_answered_by_an_address_not_by_a_port_number() -> None:
+    asked = read_question("On which address does the admin console listen by default?")
+    assert holds_kind("Default: '127.0.0.1'. The interface the admin console listens on.", asked)
+    assert holds_kind("It binds to localhost unless told otherwise.", asked)
+    assert holds_kind("Set it to [::1] for IPv6.", asked)
+    assert not holds_kind("The admin console listens on port 6023 by default.", asked)
+    # "which port" still asks for a number
+    port = read_question("On which port does the admin console listen by default?")
+    assert holds_kind("The admin console listens on port 6023 by default.", port)
+
+
+def test_which_address_quotes_the_address_over_the_port() -> None:
+    how = chunk(
+        0,
+        "The admin console listens in the TCP port defined in the ADMIN_PORT setting, which "
+        "defaults to 6023. It needs no password on the local machine.",
+        "Admin console",
+    )
+    host = chunk(
+        1,
+        "Default: '127.0.0.1'\n\nThe interface the admin console should listen on.",
+        "Admin console",
+        "ADMIN_HOST",
+    )
+    answer = compose_extractive(
+        "On which address does the admin console listen by default?", [how, host]
+    )
+    assert any("127.0.0.1" in s.text for s in answer), [s.text for s in answer]
