@@ -87,3 +87,39 @@ async def test_an_extractive_answer_quotes_up_to_four_units() -> None:
     answer = await write_answer(question, [page], None)
     assert len(answer.segments) == ANSWER_SENTENCES == 4, answer.segments
     assert "--evict" in answer.text
+
+
+class NearTheIntroduction:
+    """Vectors that put every question nearest the introduction."""
+
+    name = "near-intro-2"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[0.0, 1.0] if "conftest" in t and "?" not in t else [1.0, 0.0] for t in texts]
+
+
+def test_vectors_never_leave_out_the_passage_that_holds_what_is_asked() -> None:
+    pages = [
+        SourceDocument(
+            "intro",
+            "Tests are plain functions whose names start with test, collected from the files "
+            "that pytest discovers in the folders it is given.",
+            "Getting started",
+        ),
+        SourceDocument(
+            "fixtures",
+            "Fixtures that many test files share live in a conftest.py file: pytest finds "
+            "them there without an import.",
+            "Sharing fixtures",
+        ),
+    ]
+    near = Corpus.open(MemoryStore(), "pytest", embedder=NearTheIntroduction())
+    near.add_documents(pages)
+    question = "What goes in a conftest.py file?"
+    read = [h.chunk.file for h in search_units(near, question, 1)]
+    # the vectors put the introduction first; it never names conftest.py, so the passage the
+    # words rank first is read as well
+    assert read == ["intro", "fixtures"], read
+    words = Corpus.open(MemoryStore(), "pytest")
+    words.add_documents(pages)
+    assert [h.chunk.file for h in search_units(words, question, 1)] == ["fixtures"]

@@ -18,7 +18,9 @@ words differ from the passage's ("why won't mypy let me assign a list of B to a 
 holding a list of A?" shares "variable", "holding" and "assign" with a page on literal types;
 its vector is nearer the section on invariance, which words alone left out of the five read).
 They rerank BM25's pool rather than add their own nearest passages to it: fusing the two
-rankings (reciprocal rank) answered fewer questions than BM25 alone.
+rankings (reciprocal rank) answered fewer questions than BM25 alone. When the passages they
+put first do not hold the question's focus between them (the question would be answered "the
+documents do not say"), the best passage of the ranking without vectors is read as well.
 """
 
 from __future__ import annotations
@@ -223,6 +225,15 @@ def search_units(
     focus = question_focus(query, statistics)
     similarity = corpus.similarities(asking, [hit.chunk.id for hit in pool])
     ranked = rerank_hits(focus, pool, k, similarity)
+    if similarity and not focus.holds_any([hit.chunk for hit in ranked]):
+        # the vectors reorder what the words found; they never make a question the words
+        # answer one the documents "do not say": the words' best passage is read too
+        words = {hit.chunk.id for hit in ranked}
+        lexical = next(
+            (hit for hit in rerank_hits(focus, pool, k) if hit.chunk.id not in words), None
+        )
+        if lexical is not None:
+            ranked = [replace(hit, rank=n) for n, hit in enumerate([*ranked, lexical], 1)]
     # a page titled by what is asked stays among those read, in place of the last ones
     kept = {hit.chunk.id for hit in ranked}
     missing = [hit for hit in pool if hit.chunk.id in titled and hit.chunk.id not in kept]
