@@ -93,3 +93,19 @@ def test_a_compared_item_is_said_by_the_unit_that_sets_it_apart() -> None:
     ranked = find_candidates(question, passages, ())
     unit = compared_unit("pg_dump", question.options, ranked, ranked[:1], passages)
     assert unit is not None and unit.text.startswith("pg_dump dumps only"), unit
+
+
+def test_compared_items_that_open_alike_are_each_said_by_their_own_word() -> None:
+    modes = chunk(
+        0,
+        "LAZY, EAGER, and PINNED loading. Internally, the LOAD LAZY statement only marks the "
+        "table as wanted. LAZY means that no row is read until the table is first queried. "
+        "EAGER reads every row into memory at once, before the first query. PINNED keeps the "
+        "rows in memory until the session ends.",
+        "Loading modes",
+    )
+    answer = [
+        s.text for s in compose_extractive("How does LOAD LAZY differ from LOAD EAGER?", [modes])
+    ]
+    assert any(t.startswith("LAZY means") for t in answer), answer
+    assert any(t.startswith("EAGER reads") for t in answer), answer

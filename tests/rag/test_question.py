@@ -21,6 +21,26 @@ from kforge.rag.question import mentions, read_question
         ("How is msgmerge different from msgcat?", ("msgmerge", "msgcat")),
         ("Compare git merge and git rebase", ("git merge", "git rebase")),
         ("spawn vs exec?", ("spawn", "exec")),
+        # the words after the second item say what for, not which item
+        (
+            "How does rsync compare with scp for copying a home folder?",
+            ("rsync", "scp"),
+        ),
+        (
+            "What is the difference between inline comments and block comments in a C file?",
+            ("inline comments", "block comments"),
+        ),
+        (
+            "What is the difference between a tag and a branch, and when should I use which?",
+            ("tag", "branch"),
+        ),
+        # after a leading clause; "one" says the first item's noun again
+        (
+            "For the docs site, how does the hosted search service compare with the local one?",
+            ("hosted search service", "local search service"),
+        ),
+        # which is better is for the documents to say: both items are described
+        ("For logins, is crypt or bcrypt the safer choice?", ("crypt", "bcrypt")),
     ],
 )
 def test_a_comparison_names_its_two_items_however_it_is_asked(

@@ -11,7 +11,7 @@ from kforge.rag.defining import is_about, opens_with_subject
 from kforge.rag.question import unit_terms
 from kforge.rag.types import Chunk
 
-__all__ = ["compared_unit", "said_of"]
+__all__ = ["compared_unit", "own_terms", "own_words", "said_of"]
 
 
 def compared_unit(
@@ -33,7 +33,9 @@ def compared_unit(
     def defines(c: Candidate) -> bool:
         if not _describes(c.text, option):
             return False  # a synopsis, "git fetch [<options>] [<repository>]", says no what
-        opens = opens_with_subject(c.text, unit_terms(option))
+        if all(is_about(c.text, own_words(o, options)) for o in options):
+            return False  # "DEFERRED, IMMEDIATE, and EXCLUSIVE transactions" names them all
+        opens = opens_with_subject(c.text, own_terms(option, options))
         return (said_of(c.text, option, options) and opens) or (
             _leads_section_on(c, passages, option, ranked)
             and not any(is_about(passages[c.source].heading.split(">")[-1], o) for o in others)
@@ -57,6 +59,24 @@ def compared_unit(
         )
     )
     return about[0] if about else None
+
+
+def own_terms(option: str, options: Sequence[str]) -> frozenset[str]:
+    """The terms of ``own_words``."""
+    return unit_terms(own_words(option, options)) or unit_terms(option)
+
+
+def own_words(option: str, options: Sequence[str]) -> str:
+    """``option`` past the words every compared item opens with: "BEGIN DEFERRED" beside
+    "BEGIN IMMEDIATE" is said "DEFERRED means that ..." ("application context" beside
+    "request context" keeps its noun; so does an item of one word)."""
+    said = [o.split() for o in options]
+    if len(said) < 2 or min(map(len, said)) < 2:
+        return option
+    shared = 0
+    while all(len(w) > shared + 1 and w[shared].lower() == said[0][shared].lower() for w in said):
+        shared += 1
+    return " ".join(option.split()[shared:])
 
 
 _SETS_APART = re.compile(r"\b(?:only|unlike|whereas|rather than|instead of)\b", re.I)
@@ -98,11 +118,11 @@ def _leads_section_on(
 def said_of(text: str, option: str, options: Sequence[str]) -> bool:
     """True when ``text`` speaks of the compared item ``option``: it opens with it ("A deep
     copy constructs ..."), or names it and no other compared item."""
-    if not is_about(text, option):
-        return False
+    if not is_about(text, option) and not opens_with_subject(text, own_terms(option, options)):
+        return False  # "DEFERRED means ..." speaks of BEGIN DEFERRED beside BEGIN IMMEDIATE
     others = [o for o in options if o != option]
     if not any(is_about(text, o) for o in others):
         return True
-    return opens_with_subject(text, unit_terms(option)) and not any(
-        opens_with_subject(text, unit_terms(o)) for o in others
+    return opens_with_subject(text, own_terms(option, options)) and not any(
+        opens_with_subject(text, own_terms(o, options)) for o in others
     )

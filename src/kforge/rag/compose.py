@@ -28,7 +28,7 @@ from kforge.rag.candidates import (
     find_candidates,
 )
 from kforge.rag.commands import is_command_line
-from kforge.rag.comparison import compared_unit
+from kforge.rag.comparison import compared_unit, own_terms
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
@@ -47,7 +47,6 @@ from kforge.rag.question import (
     holds_kind,
     parameter_defaults,
     read_question,
-    unit_terms,
 )
 from kforge.rag.types import Chunk
 from kforge.rag.unit_scores import (
@@ -224,7 +223,7 @@ def compose_extractive(
             # provides longer ...": how the two differ, in one sentence
             value += 2 * _ENTRY_BONUS
         elif asked.kind == "comparison" and any(
-            opens_with_subject(c.text, unit_terms(o)) for o in asked.options
+            opens_with_subject(c.text, own_terms(o, asked.options)) for o in asked.options
         ):
             value += _ENTRY_BONUS  # "A shallow copy constructs ..." for "shallow or deep copy"
         elif both and all(is_about(c.text, o) for o in asked.options):

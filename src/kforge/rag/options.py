@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["TWO_WAYS", "named_options"]
+__all__ = ["BETTER_CHOICE", "TWO_WAYS", "named_options"]
 
 _CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s+(.+?)\s+or\s+(.+?)\s*\??$", re.IGNORECASE)
 _WHICH_OF = re.compile(
@@ -60,12 +60,43 @@ def named_options(text: str) -> tuple[tuple[str, ...], bool]:
         which = pattern.search(text)
         if which:
             return (which.group(1).strip(), which.group(2).strip()), True
+    better = BETTER_CHOICE.search(text)
+    if better:
+        # which is safer is for the passages to say: both items are described, neither chosen
+        return (_bare_item(better.group(1)), _bare_item(better.group(2))), False
     for pattern in (_BETWEEN, _DIFFER, _BOTH):
         pair = pattern.search(text)
         if pair:
             first, second = [g for g in pair.groups() if g][:2]
-            return (_bare_item(first), _bare_item(second)), False
+            if pattern is not _BOTH:
+                second = _TAIL.split(second, maxsplit=1)[0]
+            return (_bare_item(first), _said_whole(_bare_item(second), _bare_item(first))), False
     return (), False
+
+
+_TAIL = re.compile(
+    r",|\s+(?:for|in|on|when|while|within|inside|during|if|to)\s+(?=\S)", re.IGNORECASE
+)
+"""Where the words after the second compared item stop naming it: "restic for backing up a
+laptop", "extracted comments in a PO file", "an argument, and when should I use which"."""
+BETTER_CHOICE = re.compile(
+    r"\b(?:is|are)\s+(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s+the\s+"
+    r"(?:\w+er|better|best|more \w+|\w+est)\s+(?:choice|option|way|one|pick|method|bet)\b",
+    re.IGNORECASE,
+)
+"""Two items weighed as "is md5 or scram-sha-256 the safer choice?"."""
+
+
+def _said_whole(second: str, first: str) -> str:
+    """The second item with the noun it leaves to "one" said again: "the client side one"
+    after "the server side search engine" is the client side search engine."""
+    words = second.split()
+    if len(words) < 2 or words[-1].lower() not in ("one", "ones"):
+        return second
+    said = first.split()
+    if len(said) <= len(words) - 1:
+        return second
+    return " ".join([*words[:-1], *said[len(words) - 1 :]])
 
 
 _GENERIC_VERBS = frozenset("mark use set make do run call have get put add let".split())  # noqa: SIM905

@@ -15,7 +15,7 @@ from typing import Literal
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import name_forms
-from kforge.rag.options import TWO_WAYS, named_options
+from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
@@ -109,7 +109,7 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
-    r"^(?:what(?:'s| is| are) the (?:main )?differences? between|how (?:does|do|is|are) .+ "
+    r"(?:^|,\s+)(?:what(?:'s| is| are) the (?:main )?differences? between|how (?:does|do|is|are) .+ "
     r"(?:differ|compare)|compare\b)|\b(?:versus|vs\.?|better than)\b",
     re.IGNORECASE,
 )
@@ -311,7 +311,7 @@ def read_question(text: str) -> Question:
         kind = "yesno"
     elif _REASON.match(question):
         kind = "reason"
-    elif _COMPARISON.search(question):
+    elif _COMPARISON.search(question) or (options and BETTER_CHOICE.search(question)):
         kind = "comparison"
     elif _HOW_DO_I.match(question) or _WHAT_TO_DO.match(question):
         # "how do I get the number of CPUs?" asks for a way, not a number; "what else do I
