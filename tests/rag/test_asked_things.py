@@ -44,3 +44,26 @@ def test_which_address_quotes_the_address_over_the_port() -> None:
         "On which address does the admin console listen by default?", [how, host]
     )
     assert any("127.0.0.1" in s.text for s in answer), [s.text for s in answer]
+
+
+def test_what_a_thing_is_for_is_answered_by_what_it_lets_you_do() -> None:
+    asked = read_question("What are hooks for?")
+    assert holds_kind("Hooks let plugins run code when a build starts or ends.", asked)
+    assert holds_kind("The hook registry helps loosely coupled parts hear of events.", asked)
+    assert not holds_kind("Hooks are listed below in the order they run.", asked)
+    # "what is X" still asks what it is
+    assert holds_kind(
+        "Hooks are listed below in the order they run.", read_question("What are hooks?")
+    )
+
+
+def test_what_a_thing_is_for_quotes_its_purpose_over_a_list_of_its_kinds() -> None:
+    hooks = chunk(
+        0,
+        "pre_build and post_build: sent before or after a build runs. pre_test and post_test: "
+        "sent before or after the test suite runs. The build includes a hook registry, which "
+        "helps loosely coupled plugins hear when something happens elsewhere in the build.",
+        "Hooks",
+    )
+    answer = compose_extractive("What are build hooks for?", [hooks])
+    assert "helps loosely coupled plugins" in answer[0].text, [s.text for s in answer]

@@ -193,6 +193,12 @@ _DEFINING = re.compile(
     r"is called|are called|known as|stands for|defined as)\b|^[^:]{1,60}::? ",
     re.IGNORECASE,
 )
+_PURPOSE_ASKED = re.compile(r"\bfor\s*\?\s*$|\b(?:purpose|point) of\b", re.IGNORECASE)
+_PURPOSE = re.compile(
+    r"\b(?:helps?|lets?|allows?|enables?|used (?:to|for)|in order to|so that|useful|"
+    r"purpose|designed to|intended|makes? it (?:easy|possible)|provides?|serves? to)\b",
+    re.IGNORECASE,
+)
 _PROPER = re.compile(
     r"(?<!^)(?<![.!?] )\b[A-Z][\w'\u2019-]+(?:\s+(?:[A-Z][\w'\u2019-]+|of|de|the|and))*"
 )
@@ -389,6 +395,8 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind == "procedure":
         return PROCEDURAL.search(text) is not None or "\n" in text
     if kind == "definition":
+        if _PURPOSE_ASKED.search(question.text):  # "what are signals for?": what they let do
+            return _PURPOSE.search(text) is not None
         return _DEFINING.search(text) is not None
     if kind == "reason":
         return _REASONING.search(text) is not None
