@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kforge import AppendOnlyList
 from kforge.frozen import freeze
 from kforge.llm.prompt_delta import PromptLog, apply_prompt_delta, delta_fresh, prompt_delta
 from kforge.llm.types import Message
@@ -90,17 +91,21 @@ def test_a_delta_that_does_not_fit_its_base_is_refused(ops: list[object], says: 
 def test_the_log_bases_each_purpose_on_its_last_call_and_rebuilds_replayed_ones() -> None:
     log = PromptLog()
     first = [Message.system("s" * 100), Message.user("q")]
-    assert log.delta("decide", first) == (0, tuple(m.to_dict() for m in first))
+    assert log.delta("decide", first) == (0, tuple(m.to_dict() for m in first), None)
     log.sent("decide", 3, first)
     second = [*first, Message.assistant("a")]
-    assert log.delta("decide", second) == (3, ([0, 2], {"role": "assistant", "content": "a"}))
+    assert log.delta("decide", second) == (
+        3,
+        ([0, 2], {"role": "assistant", "content": "a"}),
+        None,
+    )
     assert log.delta("observe", second)[0] == 0  # another conversation
     # a re-executed step: the recorded call's prompt (not what the step sends now) is the base
     replayed = PromptLog()
     replayed.sent("decide", 3, [Message.system("something else")])
     replayed.replayed("decide", 3, 0, prompt_delta([], first))
     replayed.replayed("decide", 7, 3, prompt_delta(first, second))
-    assert replayed.delta("decide", second) == (7, ([0, 3],))
+    assert replayed.delta("decide", second) == (7, ([0, 3],), None)
     # a recorded call whose base this process never saw: the purpose starts over
     replayed.replayed("decide", 9, 5, ([0, 1],))
     assert replayed.delta("decide", second)[0] == 0
@@ -120,7 +125,7 @@ def test_the_base_is_the_prompt_as_sent_whatever_the_caller_does_to_its_list_lat
     size = len(history)
     history.extend(more)
     prompt = history if next_as_list else tuple(history)
-    base, ops = log.delta("loop", prompt)
+    base, ops, _ = log.delta("loop", prompt)
     assert base == 1
     assert ops[0] == [0, size] and len(ops) == 1 + len(more)
     assert apply_prompt_delta(history[:size], ops) == list(prompt)
@@ -150,3 +155,50 @@ def test_a_frozen_record_whose_content_the_log_cannot_keep_is_written_anew() -> 
     ops = prompt_delta((), [Message.from_dict(record), Message.from_dict(dict(record))])
     assert ops[0] is not record and ops[0] == {"role": "user", "content": "bad ? text"}
     assert ops[1] == ops[0] and ops[1] is not record
+
+
+def test_a_stretch_records_its_restored_history_as_copies_of_the_states_records() -> None:
+    """A resumed stretch's first call sends the history it restored (messages read back from
+    an ``AppendOnlyList``'s records): the delta copies those records by position, writes what
+    is new, and rebuilds the prompt from the list the state holds."""
+    records = AppendOnlyList([Message.user(f"message {n}").to_dict() for n in range(6)])
+    restored = [Message.from_dict(r) for r in records]
+    log = PromptLog()
+    log.restored(40, [(["agent", "history"], records)])
+    records.append(Message.user("appended after the restore").to_dict())  # not the step's
+    prompt = [Message.system("be brief"), *restored[:4], Message.user("new"), *restored[4:]]
+    base, ops, state = log.delta("chat", prompt)
+    assert (base, state) == (0, {"step": 40, "path": ["agent", "history"]})
+    assert ops == (
+        {"role": "system", "content": "be brief"},
+        [0, 4],
+        {"role": "user", "content": "new"},
+        [4, 6],
+    )
+    state_list = [Message.from_dict(r) for r in list(records)[:6]]
+    assert apply_prompt_delta(state_list, json.loads(json.dumps(ops))) == prompt
+    # the usual prompt, the history sent again in order, then what is new
+    usual = [Message.system("be brief"), *restored, Message.user("new")]
+    assert log.delta("usual", usual)[1] == (
+        {"role": "system", "content": "be brief"},
+        [0, 6],
+        {"role": "user", "content": "new"},
+    )
+    # a prompt that sends none of the records is recorded whole, as before
+    assert log.delta("other", [Message.user("hi")]) == (
+        0,
+        ({"role": "user", "content": "hi"},),
+        None,
+    )
+    # a re-executed step rebuilds the recorded call's prompt from the same restored list
+    again = PromptLog()
+    again.restored(40, [(["agent", "history"], records)])
+    again.replayed("chat", 9, 0, ops, {"step": 40, "path": ["agent", "history"]})
+    assert again.delta("chat", [*prompt, Message.user("next")])[:2] == (
+        9,
+        ([0, len(prompt)], {"role": "user", "content": "next"}),
+    )
+    # ... but not from a list it did not restore: the purpose starts over
+    other = PromptLog()
+    other.replayed("chat", 9, 0, ops, {"step": 41, "path": ["agent", "history"]})
+    assert other.delta("chat", prompt)[0] == 0

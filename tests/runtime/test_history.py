@@ -9,7 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kforge import AppendOnlyList, Runtime
 from kforge.agents.loop.prompts import ObservationReply
+from kforge.engine.agent import StepOutcome
+from kforge.engine.registry import AgentRegistry
+from kforge.engine.run_context import RunContext
 from kforge.engine.state import apply_delta, diff_state
 from kforge.errors import InvalidRunStateError
 from kforge.frames import ModelCall, frame_from_dict, stamped
@@ -141,3 +145,102 @@ def test_a_call_recorded_before_prompts_were_says_so_and_other_frames_are_refuse
     assert not call_prompt(store, "r1", 2).recorded  # its base holds no prompt
     with pytest.raises(InvalidRunStateError, match=r"'agent\.thinking' frame, not a model call"):
         call_prompt(store, "r1", 3)
+
+
+class _Chat:
+    """An agent as docs/python-api.md writes one: its history an ``AppendOnlyList`` of message
+    records, read back into messages for each call; it asks the user after ``ask_at`` calls."""
+
+    agent_type = "chat-history"
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.history = AppendOnlyList([Message.user(args["question"]).to_dict()])
+        self.ask_at = int(args["ask_at"])
+        self.ask_twice = bool(args.get("ask_twice"))
+        self.calls = 0
+
+    async def step(self, ctx: RunContext) -> StepOutcome:
+        if self.calls == self.ask_at:
+            answer = await ctx.ask("Go on?")
+            self.history.append(Message.user(str(answer)).to_dict())
+        reply = await ctx.complete([Message.from_dict(m) for m in self.history], purpose="chat")
+        if self.calls == self.ask_at and self.ask_twice:  # the same step asks again
+            await ctx.ask("Sure?")
+        self.history.append(Message.assistant(reply.text).to_dict())
+        self.calls += 1
+        return StepOutcome(done=self.calls >= 2 * self.ask_at, result={"text": reply.text})
+
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "history": self.history,
+            "calls": self.calls,
+            "ask_at": self.ask_at,
+            "ask_twice": self.ask_twice,
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.history = AppendOnlyList(state["history"])
+        self.calls, self.ask_at = int(state["calls"]), int(state["ask_at"])
+        self.ask_twice = bool(state["ask_twice"])
+
+
+async def test_a_resumed_run_records_the_history_it_restored_as_copies_of_it() -> None:
+    """The first call after a resume sends the whole restored history again: its frame copies
+    the state's records instead of writing them again, and the prompt rebuilt from it is what
+    the model was sent; every later call is a delta against the one before, as usual."""
+    sent: list[list[Message]] = []
+
+    def reply(messages: list[Message], info: CallInfo) -> str:
+        sent.append(list(messages))
+        return f"reply {len(sent)}: " + "words of a long answer " * 8
+
+    agents = AgentRegistry()
+    agents.register(_Chat.agent_type, _Chat)
+    store = MemoryStore()
+    rt = Runtime(store, model=FunctionModel(reply), registry=agents)
+    run = await rt.run(_Chat.agent_type, {"question": "Tell me a story.", "ask_at": 12})
+    assert run.status == RunStatus.AWAITING_USER, run.error
+    await rt.resume(run.id, "yes")
+    done = await rt.wait(run.id)
+    assert done.status == RunStatus.COMPLETED, done.error
+    calls = [f for f in store.read_frames(run.id) if isinstance(f, ModelCall)]
+    first = calls[12]  # the first call of the resumed stretch
+    assert first.prompt_base == 0 and first.prompt_state is not None
+    assert first.prompt_state["path"] == ["agent", "history"]
+    assert first.prompt_delta is not None and first.prompt_delta[0] == [0, 13]
+    assert all(f.prompt_state is None for f in calls if f is not first)
+    rebuilt, _ = rebuilt_prompts(store, run.id)
+    assert rebuilt == sent
+    whole = len(json.dumps([m.to_dict() for m in sent[12]]))
+    assert len(json.dumps(first.prompt_delta)) * 10 < whole
+
+
+async def test_a_re_executed_step_rebuilds_a_call_recorded_against_the_restored_history() -> None:
+    """The first call of a resumed stretch (recorded as copies of the restored history) is
+    followed in the same step by a question: the next resume re-executes the step and replays
+    that call, and the next step's call is a delta against it, not the history again."""
+    sent: list[list[Message]] = []
+
+    def reply(messages: list[Message], info: CallInfo) -> str:
+        sent.append(list(messages))
+        return f"reply {len(sent)}"
+
+    agents = AgentRegistry()
+    agents.register(_Chat.agent_type, _Chat)
+    store = MemoryStore()
+    rt = Runtime(store, model=FunctionModel(reply), registry=agents)
+    args = {"question": "Tell me a story.", "ask_at": 3, "ask_twice": True}
+    run = await rt.run(_Chat.agent_type, args)
+    assert run.status == RunStatus.AWAITING_USER
+    await rt.resume(run.id, "yes")  # the step calls the model, then asks again
+    assert (await rt.wait(run.id)).status == RunStatus.AWAITING_USER
+    again = Runtime(store, model=FunctionModel(reply), registry=agents)
+    await again.resume(run.id, "sure")  # the step runs again: its call is replayed
+    done = await again.wait(run.id)
+    assert done.status == RunStatus.COMPLETED, done.error
+    assert len(sent) == 6  # no call was sent twice
+    calls = [f for f in store.read_frames(run.id) if isinstance(f, ModelCall)]
+    restored, after = calls[3], calls[4]
+    assert restored.prompt_state is not None
+    assert after.prompt_base == restored.seq and after.prompt_state is None
+    assert rebuilt_prompts(store, run.id)[0] == sent

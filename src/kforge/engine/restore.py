@@ -19,6 +19,7 @@ __all__ = [
     "load_state",
     "restore_point",
     "restored_baseline",
+    "restored_lists",
     "session_usage",
 ]
 
@@ -98,6 +99,25 @@ def restored_baseline(point: RestorePoint) -> Baseline:
     if not logs:
         return Baseline(state, shared=True, text=point.text)
     return Baseline.restored(state, logs)
+
+
+def restored_lists(
+    state: dict[str, Any], paths: Any
+) -> list[tuple[list[str | int], AppendOnlyList]]:
+    """The ``AppendOnlyList``s ``restored_baseline`` made at ``paths`` of ``state``, with their
+    paths: the histories a resumed stretch holds as frozen records."""
+    found: list[tuple[list[str | int], AppendOnlyList]] = []
+    for path in paths if isinstance(paths, list) else ():
+        value: Any = state
+        for key in path if isinstance(path, list) else ():
+            try:
+                value = value[key]
+            except (KeyError, IndexError, TypeError):
+                value = None
+                break
+        if type(value) is AppendOnlyList:
+            found.append((list(path), value))
+    return found
 
 
 def _adopt(state: dict[str, Any], path: Any) -> AppendOnlyList | None:

@@ -108,6 +108,13 @@ class RunContext:
         self._journal = list(journal)
         self._cursor = 0
 
+    def restored_history(
+        self, step: int, lists: Sequence[tuple[Sequence[str | int], Sequence[Any]]]
+    ) -> None:
+        """The lists of records this stretch restored from the state after ``step``: a model
+        call that sends them again records copies of them (``PromptLog.restored``)."""
+        self._prompts.restored(step, lists)
+
     def end_replay(self) -> None:
         """Drop what is left of the journal: the frames that follow are written, not matched."""
         self._journal = []
@@ -306,7 +313,11 @@ class RunContext:
         recorded = self._replay_next(ModelCall)
         if recorded is not None:
             self._prompts.replayed(
-                purpose, recorded.seq, recorded.prompt_base, recorded.prompt_delta
+                purpose,
+                recorded.seq,
+                recorded.prompt_base,
+                recorded.prompt_delta,
+                recorded.prompt_state,
             )
             usage_frame = self._replay_next(UsageFrame)
             replayed = jsoncodec.convert(recorded.response, ModelResponse)
@@ -351,7 +362,7 @@ class RunContext:
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
         refuse_unrecordable(self.model, response)
-        base, delta = self._prompts.delta(purpose, messages)
+        base, delta, restored = self._prompts.delta(purpose, messages)
         call = self.emit(
             ModelCall(
                 model=model,
@@ -360,6 +371,7 @@ class RunContext:
                 duration_ms=round(duration_ms, 3),
                 prompt_base=base,
                 prompt_delta=delta,
+                prompt_state=restored,
             )
         )
         self.emit(

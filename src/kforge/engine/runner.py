@@ -25,6 +25,7 @@ from kforge.engine.restore import (
     load_state,
     restore_point,
     restored_baseline,
+    restored_lists,
     session_usage,
 )
 from kforge.engine.run_context import Answerer, ModelOutage, Parked, RunContext, Suspended
@@ -237,6 +238,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             answerer=self.answerer,
             steering=self._steering if self.interventions is not None else None,
         )
+        ctx.restored_history(step_no, restored_lists(full_state, self._append_only))
         previous_status = self.run.status
         ctx.emit(StatusChanged(from_status=previous_status.value, to_status="running"))
         ctx.requeue(self.opening)

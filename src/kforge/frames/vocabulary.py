@@ -321,6 +321,11 @@ class ModelCall(Frame):
     prompt_delta: tuple[Any, ...] | None = None
     """The prompt as changes to the base's (``kforge.llm.prompt_delta``); None where the prompt
     was not recorded (frames written before prompts were)."""
+    prompt_state: dict[str, Any] | None = None
+    """The first call of a resumed stretch: its delta copies the message records of the run's
+    state instead of an earlier call's prompt, the list at ``path`` in the state after
+    ``step`` (``{"step": 100, "path": ["agent", "messages"]}``); the history the run restored
+    is not written again."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -10,8 +10,11 @@ A delta is a list of operations that build the prompt from the earlier one (its 
 - a message as ``Message.to_dict`` writes it (or the frozen record ``Message.from_dict`` read
   it from): a message the base does not have.
 
-A prompt with no base is a delta of new messages only. Copies refer to any part of the base,
-so a compaction that drops or summarises messages is recorded as the copies of what it kept.
+A prompt with no base is a delta of new messages only, but for the first call of a resumed
+stretch: its base is then the list of message records the stretch restored (``RestoredBase``),
+so the history it sends again is copied, not written again. Copies refer to any part of the
+base, so a compaction that drops or summarises messages is recorded as the copies of what it
+kept.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from kforge.llm.types import Message
 
-__all__ = ["PromptLog", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
+__all__ = ["PromptLog", "RestoredBase", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
 
 _WORTH_EDITING = 64
 """Characters of a base message an edit must keep; below it the message is recorded whole."""
@@ -193,34 +196,136 @@ class PromptLog:
     """The last prompt of each conversation (a call ``purpose``) a run sent while this process
     runs it, with the seq of the frame that recorded it: the base of the next call's delta.
 
-    A new stretch starts empty, so its first call of each purpose is recorded whole; a
+    A new stretch starts with the lists of message records its state restored (``restored``):
+    the first call of each purpose is recorded as copies of the records it sends again (a
+    resumed run's whole history) and the messages it adds, against the list as the state of
+    the restored step holds it (``RestoredBase``), or whole when it sends none of them. A
     re-executed step rebuilds the prompts its recorded calls were sent (they may differ from
     what the step would send now) from their deltas.
     """
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[int, Sequence[Message]]] = {}
+        self._restored: list[RestoredBase] = []
 
-    def delta(self, purpose: str, prompt: Sequence[Message]) -> tuple[int, tuple[Any, ...]]:
-        """The seq of the base (0: none) and the delta from it to ``prompt``."""
+    def restored(
+        self, step: int, lists: Sequence[tuple[Sequence[str | int], Sequence[Any]]]
+    ) -> None:
+        """The lists of records at ``path`` in the state of ``step`` that this stretch
+        restored (an agent's messages, read back with ``Message.from_dicts``)."""
+        self._restored = [
+            RestoredBase(step, tuple(path), items, len(items)) for path, items in lists
+        ]
+
+    def delta(
+        self, purpose: str, prompt: Sequence[Message]
+    ) -> tuple[int, tuple[Any, ...], dict[str, Any] | None]:
+        """The seq of the base (0: none), the delta from it to ``prompt``, and the restored
+        list the delta copies from instead (``RestoredBase.reference``), if any."""
         last = self._last.get(purpose)
-        if last is None:
-            return 0, prompt_delta((), prompt)
-        return last[0], prompt_delta(last[1], prompt)
+        if last is not None:
+            return last[0], prompt_delta(last[1], prompt), None
+        for base in self._restored:
+            ops = base.delta(prompt)
+            if ops is not None:
+                return 0, ops, base.reference()
+        return 0, prompt_delta((), prompt), None
 
     def sent(self, purpose: str, seq: int, prompt: Sequence[Message]) -> None:
         """``prompt`` was sent and recorded by frame ``seq``."""
         # a copy of the caller's list (it grows), of the same type as the next call's slice
         self._last[purpose] = (seq, prompt[:] if isinstance(prompt, list) else tuple(prompt))
 
-    def replayed(self, purpose: str, seq: int, base: int, ops: Sequence[Any] | None) -> None:
+    def replayed(
+        self,
+        purpose: str,
+        seq: int,
+        base: int,
+        ops: Sequence[Any] | None,
+        state: dict[str, Any] | None = None,
+    ) -> None:
         """Frame ``seq`` recorded a call with this delta: its prompt becomes the base when it
         can be rebuilt, else the purpose starts over."""
         last = self._last.pop(purpose, None)
         if ops is None or (base and (last is None or last[0] != base)):
             return
+        start: Sequence[Message] = last[1] if base and last else ()
+        if state is not None:
+            known = next((r for r in self._restored if r.reference() == state), None)
+            if known is None:  # copies of a list this stretch did not restore
+                return
+            start = known.messages()
         try:
-            prompt = apply_prompt_delta(last[1] if base and last else (), ops)
+            prompt = apply_prompt_delta(start, ops)
         except (ValueError, KeyError, TypeError):
             return
         self._last[purpose] = (seq, tuple(prompt))
+
+
+class RestoredBase:
+    """A list of message records a stretch restored: ``path`` in the state after ``step``,
+    its first ``size`` items (the list grows as the stretch runs)."""
+
+    __slots__ = ("items", "path", "size", "step")
+
+    def __init__(self, step: int, path: tuple[str | int, ...], items: Sequence[Any], size: int):
+        self.step, self.path, self.items, self.size = step, path, items, size
+
+    def reference(self) -> dict[str, Any]:
+        """How a frame names this list: ``{"step": S, "path": [...]}``."""
+        return {"step": self.step, "path": list(self.path)}
+
+    def messages(self) -> list[Message]:
+        return Message.from_dicts(self.items[: self.size])
+
+    def delta(self, prompt: Sequence[Message]) -> tuple[Any, ...] | None:
+        """``prompt`` as copies of this list's records (found by identity: a message read
+        from one holds it as ``_record``) and the messages it does not hold; None when the
+        prompt sends none of them."""
+        items, size = self.items, self.size
+        if not size:
+            return None
+        records = [getattr(m, "_record", None) for m in prompt]
+        first = items[0]
+        start = next((n for n, r in enumerate(records) if r is first), -1)
+        if start >= 0 and records[start : start + size] == items[:size]:
+            # the usual case, the history sent again in order: one comparison in C, which
+            # sees the same record objects and does not compare them
+            return (
+                *[
+                    r or _storable(m.to_dict())
+                    for r, m in zip(records[:start], prompt[:start], strict=True)
+                ],
+                [0, size],
+                *[
+                    r or _storable(m.to_dict())
+                    for r, m in zip(records[start + size :], prompt[start + size :], strict=True)
+                ],
+            )
+        where: dict[int, int] | None = None
+        ops: list[Any] = []
+        expected = -1  # the item that would continue the last copy
+        copied = False
+        for message in prompt:
+            record = getattr(message, "_record", None)
+            at = -1
+            if record is not None:
+                if 0 <= expected < size and items[expected] is record:
+                    at = expected
+                else:
+                    if where is None:
+                        where = {id(item): n for n, item in enumerate(items[:size])}
+                    found = where.get(id(record), -1)
+                    at = found if found >= 0 and items[found] is record else -1
+            if at < 0:
+                ops.append(record or _storable(message.to_dict()))
+                expected = -1
+                continue
+            copied = True
+            last = ops[-1] if ops else None
+            if at == expected and isinstance(last, list):
+                last[1] = at + 1
+            else:
+                ops.append([at, at + 1])
+            expected = at + 1
+        return tuple(ops) if copied else None

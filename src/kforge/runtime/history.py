@@ -122,11 +122,28 @@ def call_prompt(store: RunLog, run_id: str, seq: int) -> CallPrompt:
         if link.prompt_delta is None:
             return CallPrompt(call=call, recorded=False)
         try:
+            if link.prompt_state is not None:  # the records a resumed stretch restored
+                messages = _restored_messages(store, run_id, link.prompt_state)
             messages = apply_prompt_delta(messages, link.prompt_delta)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, IndexError):
             return CallPrompt(call=call, recorded=False)
     fresh = delta_fresh(call.prompt_delta or ())
     return CallPrompt(call=call, recorded=True, messages=tuple(messages), fresh=tuple(fresh))
+
+
+def _restored_messages(store: RunLog, run_id: str, where: dict[str, Any]) -> list[Message]:
+    """The messages of the list at ``where["path"]`` in the state after step
+    ``where["step"]``, rebuilt from the step deltas; ``ValueError`` when there is none."""
+    step = where["step"]
+    steps = [s for s in store.read_steps(run_id, after_step=-1) if s.step <= step]
+    if not steps or steps[-1].step != step:
+        raise ValueError(f"run '{run_id}' has no step {step} to read a restored history from")
+    value: Any = rebuild_state({}, (s.delta for s in steps))
+    for key in where["path"]:
+        value = value[key]
+    if not isinstance(value, list):
+        raise ValueError(f"the state of step {step} holds no list at {where['path']!r}")
+    return Message.from_dicts(value)
 
 
 def _frame(store: RunLog, run_id: str, seq: int) -> Frame | None:
