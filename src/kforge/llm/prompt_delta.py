@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kforge.llm.types import Message
+from kforge.llm.types import Message, records_of
 
 __all__ = ["PromptLog", "RestoredBase", "apply_prompt_delta", "delta_fresh", "prompt_delta"]
 
@@ -285,7 +285,7 @@ class RestoredBase:
         items, size = self.items, self.size
         if not size:
             return None
-        records = [getattr(m, "_record", None) for m in prompt]
+        records = records_of(prompt)
         first = items[0]
         start = next((n for n, r in enumerate(records) if r is first), -1)
         if start >= 0 and records[start : start + size] == items[:size]:
@@ -306,8 +306,7 @@ class RestoredBase:
         ops: list[Any] = []
         expected = -1  # the item that would continue the last copy
         copied = False
-        for message in prompt:
-            record = getattr(message, "_record", None)
+        for message, record in zip(prompt, records, strict=True):
             at = -1
             if record is not None:
                 if 0 <= expected < size and items[expected] is record:
