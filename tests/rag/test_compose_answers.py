@@ -109,3 +109,36 @@ def test_compared_items_that_open_alike_are_each_said_by_their_own_word() -> Non
     ]
     assert any(t.startswith("LAZY means") for t in answer), answer
     assert any(t.startswith("EAGER reads") for t in answer), answer
+
+
+def test_a_third_page_that_answers_nearly_as_well_is_quoted_too() -> None:
+    # what is asked is said across pages: the tutorial names the directive, another page where
+    # the environments are built, a third the flag that has them built and used
+    tutorial = chunk(
+        0,
+        "Snakemake can build a separate Conda environment for each rule. Add a directive conda: "
+        "that points to the environment file of the rule.",
+        "Tutorial",
+        "Automatic deployment of software dependencies",
+    )
+    storage = chunk(
+        1,
+        "The environment files the rules point to are built by Snakemake in the .snakemake/conda "
+        "folder, so that each conda environment is built once and used by every job of its rule.",
+        "Deployment",
+        "Where environments are kept",
+    )
+    flag = chunk(
+        2,
+        "To have Snakemake use the conda environment of each rule, add the --use-conda flag to "
+        "your workflow execution command.",
+        "Deployment",
+        "Integrated package management",
+    )
+    question = (
+        "My rules point to conda environment files. How do I get Snakemake to build and use "
+        "those environments?"
+    )
+    answer = compose_extractive(question, [tutorial, storage, flag])
+    assert [s.source for s in answer] == [0, 0, 1, 2], answer
+    assert "--use-conda" in answer[-1].text

@@ -125,16 +125,17 @@ def compose_extractive(
     """Up to ``max_sentences`` units of ``passages`` that answer ``question`` (one more for a
     comparison), quoted exactly.
 
-    ``passages`` are in relevance order (best first). The answer draws on at most two
-    passages: the one holding the best unit, and a second one that the question or the first
-    passage names (a multi-hop bridge, see the module doc) or, failing that, the one holding
-    the next best unit when it scores close to the best and adds a question term (and names
-    the question's identifiers when the question has some). It takes each passage's best unit
-    first (for "how do I", also the passage's API signature or code block that holds a
-    question term), then further units that score close to the best and hold a question term
-    their passage's chosen units do not (or complete a list item chosen), and, while there is
-    room, the lead sentence (which says what the passage is about) of a passage whose best unit
-    opens by referring back ("He designed ...") or that the answer hops to. A chosen unit is
+    ``passages`` are in relevance order (best first). The answer draws on the passage holding
+    the best unit and a second one that the question or the first passage names (a multi-hop
+    bridge, see the module doc); failing such a bridge, on the passages whose best unit scores
+    close to the best one, and on the first whose best unit adds a question term (each naming
+    the question's identifiers when the question has some). It takes the two first passages'
+    best units first (for "how do I", also the passage's API signature or code block that
+    holds a question term), then further units of any of them that score close to the best
+    and hold a question term their passage's chosen units do not (or complete a list item
+    chosen), and, while there is room, the lead sentence (which says what the passage is
+    about) of a passage whose best unit opens by referring back ("He designed ...") or that
+    the answer hops to. A chosen unit is
     followed by the units that finish what it says (``kforge.rag.follow_on``). Units in ``exclude``
     (already said elsewhere, e.g. earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
@@ -269,11 +270,16 @@ def compose_extractive(
     if linked is not None:
         sources.append(linked)
     else:
-        runner_up = next((c for c in ranked if c.source != top.source), None)
-        # another passage joins when it answers nearly as well, or adds what the best lacks
-        if runner_up is not None and scores[id(runner_up)] >= _KEEP_RATIO * scores[id(top)]:
-            adds = any(t in runner_up.terms and t not in top.terms for t in query)
+        # other passages join, best unit first: one that answers nearly as well, or the first
+        # to add what the best lacks (what is asked is often said across pages: "wrap it in
+        # sync_to_async()" on one, "doesn't support async views" on another)
+        for runner_up in (c for c in ranked if c is owns[c.source][0] and c.source != top.source):
+            if scores[id(runner_up)] < _KEEP_RATIO * scores[id(top)]:
+                break
             close = scores[id(runner_up)] >= _LEAD_SHARE * scores[id(top)]
+            adds = len(sources) == 1 and any(
+                t in runner_up.terms and t not in top.terms for t in query
+            )
             if (adds or close) and names_what_is_asked(asked, passages[runner_up.source]):
                 sources.append(runner_up.source)
     best_score = scores[id(top)]
@@ -291,7 +297,7 @@ def compose_extractive(
         ):
             chosen.append(c)
 
-    for source in sources:  # each source's best unit (every source here has one)
+    for source in sources[:2]:  # the two first sources' best units (each has one)
         take(owns[source][0])
         # what the best unit's next words say of it: never redundant, and not counted apart
         # (for why, how they differ or what it is: a name or a date is said in one sentence,
