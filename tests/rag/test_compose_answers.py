@@ -142,3 +142,36 @@ def test_a_third_page_that_answers_nearly_as_well_is_quoted_too() -> None:
     answer = compose_extractive(question, [tutorial, storage, flag])
     assert [s.source for s in answer] == [0, 0, 1, 2], answer
     assert "--use-conda" in answer[-1].text
+
+
+def test_a_further_pages_sentence_introducing_a_list_comes_with_its_items() -> None:
+    plugin = chunk(
+        0,
+        "If your plugin uses any markers, you should register them so that they appear in "
+        "pytest's help text and do not cause spurious warnings.",
+        "Writing plugins",
+        "Registering custom markers",
+    )
+    many = chunk(
+        1,
+        "Multiple custom markers can be registered, by defining each one in its own line, as "
+        "shown in above example.",
+        "Working with custom markers",
+        "Registering markers",
+    )
+    why = chunk(
+        2,
+        "For an example on how to add and work with markers from a plugin, see Custom marker "
+        "and command line option.\n\nIt is recommended to explicitly register markers so "
+        "that:\n\n- There is one place in your test suite defining your markers\n- Asking for "
+        "existing markers via pytest --markers gives good output\n- Typos in function markers "
+        "are treated as an error if you use the --strict-markers option",
+        "Working with custom markers",
+        "Custom marker and command line option",
+    )
+    texts = [
+        s.text
+        for s in compose_extractive("Why should I register my custom markers?", [plugin, many, why])
+    ]
+    at = texts.index("It is recommended to explicitly register markers so that:")
+    assert texts[at + 1] == "There is one place in your test suite defining your markers", texts

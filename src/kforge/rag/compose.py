@@ -297,11 +297,10 @@ def compose_extractive(
         ):
             chosen.append(c)
 
-    for source in sources[:2]:  # the two first sources' best units (each has one)
-        take(owns[source][0])
-        # what the best unit's next words say of it: never redundant, and not counted apart
-        # (for why, how they differ or what it is: a name or a date is said in one sentence,
-        # and "It was founded ..." after it says something else)
+    for source in sources:
+        # what each source's best unit's next words say of it, when it is chosen: never
+        # redundant, and not counted apart (for why, how they differ or what it is: a name or a
+        # date is said in one sentence, and "It was founded ..." after it says something else)
         best_here = owns[source][0]
         if (
             asked.kind in ("reason", "comparison", "definition")
@@ -316,6 +315,9 @@ def compose_extractive(
             ]
         elif asked.kind == "quantity":
             follows[id(best_here)] = value_of(best_here, owns[source])
+    for source in sources[:2]:  # the two first sources' best units (each has one)
+        take(owns[source][0])
+        best_here = owns[source][0]
         asked_here = [c for c in owns[source] if c.terms & set(query)]
 
         # the call or code holding most of what is asked ("mkdocs new my-project" for "create
