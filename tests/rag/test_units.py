@@ -159,3 +159,26 @@ def test_an_untyped_parameter_line_is_its_own_item_but_a_title_with_a_dash_is_no
     assert [field_name(t) for _, t in kinds(text)] == ["name", "url_prefix", "subdomain"]
     assert field_name("Flask \u2013 a web framework.") is None
     assert field_name("the dog - runs far.") is None
+
+
+def test_an_options_entry_after_a_sentence_is_its_own_unit_however_long_the_next_one() -> None:
+    # a manual page's options, one entry a line, the last too long to read as a list's entry
+    text = (
+        "The default value is 7 and can be overridden by the core.abbrev config option.\n"
+        "--no-abbrev: Display the full sha1s in the output listing rather than abbreviating "
+        "them.\n"
+        "-t, --track[=(direct|inherit)]: When creating a new branch, set up "
+        "branch.<name>.remote and branch.<name>.merge configuration entries to set "
+        '"upstream" tracking configuration for the new branch. This configuration will tell '
+        "git to show the relationship between the two branches in git status and git branch "
+        "-v. Furthermore, it directs git pull without arguments to pull from the upstream when "
+        "the new branch is checked out."
+    )
+    texts = [t for _, t in kinds(text)]
+    assert texts[:3] == [
+        "The default value is 7 and can be overridden by the core.abbrev config option.",
+        "--no-abbrev: Display the full sha1s in the output listing rather than abbreviating them.",
+        "-t, --track[=(direct|inherit)]: When creating a new branch, set up "
+        "branch.<name>.remote and branch.<name>.merge configuration entries to set "
+        '"upstream" tracking configuration for the new branch.',
+    ], texts

@@ -188,7 +188,9 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
     pieces: list[list[str]] = [[lines[0]]]
     for before, line in itertools.pairwise(lines):
         ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
-        field = _FIELD.match(line) and _ENDS.search(before)
+        # a parameter's line, or an option's entry ("--no-abbrev: Display ..."), after a line
+        # that ends a sentence starts a unit of its own
+        field = (_FIELD.match(line) or _DEFINITION.match(line)) and _ENDS.search(before)
         if (ended and _OPENS.match(line)) or field or " | " in before or " | " in line:
             pieces.append([line])
         else:
