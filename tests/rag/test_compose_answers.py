@@ -8,6 +8,7 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.compose import candidate_sentences, compose_extractive
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
+from kforge.rag.unit_scores import opens_with_asked
 from tests.rag.helpers import page_chunk as chunk
 
 
@@ -175,3 +176,24 @@ def test_a_further_pages_sentence_introducing_a_list_comes_with_its_items() -> N
     ]
     at = texts.index("It is recommended to explicitly register markers so that:")
     assert texts[at + 1] == "There is one place in your test suite defining your markers", texts
+
+
+def test_an_option_named_as_the_negation_of_what_is_asked_is_no_entry_for_it() -> None:
+    # merge strategies' "no-renames" turns rename detection off: no entry for renaming a branch
+    strategies = chunk(
+        0,
+        "patience: Deprecated synonym for diff-algorithm=patience.\nno-renames: Turn off rename "
+        "detection. This overrides the merge.renames configuration variable.\nresolve: This can "
+        "only resolve two heads using a 3-way merge algorithm.",
+        "git-merge(1)",
+        "MERGE STRATEGIES",
+    )
+
+    def opening(question: str) -> float:
+        asked = read_question(question)
+        units = find_candidates(asked, [strategies], ())
+        entry = next(u for u in units if u.text.startswith("no-renames:"))
+        return opens_with_asked(entry, asked, lambda term: 1.0)
+
+    assert opening("How do I rename a branch?") == 0.0
+    assert opening("How do I turn off rename detection?") > 0.0

@@ -150,6 +150,14 @@ def _opens_with_name(text: str, name: str) -> bool:
     return re.match(rf"{re.escape(name)}(?![\w$]|\.[A-Za-z_$])", text, re.IGNORECASE) is not None
 
 
+_NEGATED_NAME = re.compile(r"^\W*no[-_]\w", re.IGNORECASE)
+"""An option or setting named as the negation of another: ``--no-renames``, ``no_color``."""
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|without|disable|turn\w* off|stop|prevent|avoid|skip|don't|doesn't)\b",
+    re.IGNORECASE,
+)
+
+
 def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
@@ -171,6 +179,8 @@ def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], f
         or len(entry.group(1).split()) > 6
     ):
         return 0.0
+    if _NEGATED_NAME.match(entry.group(1)) and not _NEGATION.search(question.text):
+        return 0.0  # "no-renames: Turn off rename detection" is no entry for renaming
     held = unit_terms(entry.group(1)) & set(question.terms)
     weight = sum(map(idf, question.terms)) or 1.0
     return min(1.0, 2 * sum(map(idf, held)) / weight)
