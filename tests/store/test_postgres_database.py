@@ -4,6 +4,7 @@ lost one made again, none after close."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -87,8 +88,12 @@ def test_opening_a_store_checks_the_schema_and_warms_its_connection_in_one_round
     store.close()
 
 
-def test_opening_a_store_on_an_empty_database_migrates_it_then_warms(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)  # the one-trip check fails: no schema yet
+def test_opening_a_store_on_an_empty_database_migrates_it_then_warms(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger="psycopg"):
+        store = PostgresStore(postgres_url)  # the one-trip check fails: no schema yet
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     store.create_run(new_run("r1"))
     assert store.get_run("r1").status == RunStatus.PENDING
     store.close()

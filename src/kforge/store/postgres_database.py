@@ -122,24 +122,35 @@ class PostgresDatabase:
     def _open_schema(self, conn: Any) -> None:
         """Check the schema and warm the connection in one round trip, as most opens find the
         schema up to date; else bring it up to date, then warm the connection."""
-        from psycopg.pq import TransactionStatus
-
         passages = self.passage_tables
-        applied: set[int] | None = None
-        try:
-            with conn.pipeline():
-                versions = conn.execute(VERSIONS_IN_FORCE)
-                if self._warm is not None:
-                    self._warm(conn)
-            applied = versions_of(versions.fetchone())
-        except self._psycopg.Error:
-            # no schema yet, or one the warm-up does not fit: the slow path says which
-            if not conn.broken and conn.info.transaction_status != TransactionStatus.IDLE:
-                conn.rollback()
-        if is_current(applied, passages=passages):
+        if is_current(self._versions_warming(conn), passages=passages):
             return
         apply_migrations(conn, passages=passages)
         self._warm_connection(conn)
+
+    def _versions_warming(self, conn: Any) -> set[int] | None:
+        """The migrations the database records, read in the pipeline that warms the
+        connection; None when a statement there failed (no schema yet, or one the warm-up
+        does not fit: ``apply_migrations`` looks again)."""
+        from psycopg.pq import TransactionStatus
+
+        psycopg = self._psycopg
+        try:
+            with conn.pipeline():
+                try:
+                    versions = conn.execute(VERSIONS_IN_FORCE)
+                    if self._warm is not None:
+                        self._warm(conn)
+                except psycopg.Error:
+                    # the rest of the pipeline is skipped, which leaving it reports (an error
+                    # leaving the block would be logged as one that hides another)
+                    return None
+            return versions_of(versions.fetchone())
+        except psycopg.Error:
+            return None
+        finally:
+            if not conn.broken and conn.info.transaction_status != TransactionStatus.IDLE:
+                conn.rollback()  # a warm-up statement failed inside its transaction
 
     def _warm_connection(self, conn: Any) -> None:
         """Run ``warm`` on a new connection, in one round trip."""
