@@ -81,8 +81,8 @@ def _warm(conn: Any) -> None:
     resumed run) do not pay for that: a throwaway run gets frames, a step, a snapshot and a
     lease, all rolled back. Queued in the pipeline the caller has open, so they cost no round
     trip of their own (the transaction is the statements' own: psycopg's would wait for its
-    rollback; the driver's prepared statements would not outlive it, so none is made twice
-    here)."""
+    rollback). Each statement runs once here, below the driver's prepare threshold, so none is
+    prepared inside the transaction."""
     run_id = f"kforge-warm-{new_id()}"
     conn.execute("BEGIN")
     conn.execute(
