@@ -24,6 +24,7 @@ import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,7 @@ sys.path.insert(0, str(HERE))
 import psycopg  # noqa: E402
 
 from _dbos_plain_side import plain_dbos_throughput, worker_processes  # noqa: E402
+from _round_trips import traced  # noqa: E402
 from kforge.engine.registry import AgentRegistry  # noqa: E402
 from kforge.llm.testing.function import CallInfo, FunctionModel  # noqa: E402
 from kforge.llm.testing.scripted import ScriptedModel  # noqa: E402
@@ -175,6 +177,35 @@ async def kforge_resume(url: str, k: int) -> tuple[float, float]:
     return store.step_committed_at - started, store.step_committed_at - cold_start
 
 
+async def kforge_resume_trips(url: str, k: int) -> dict[str, int]:
+    """Round trips and statements of a cold resume (``kforge_resume``, untimed): opening the
+    store, then the resume until its next step commits."""
+    pause_at, replies = k // 2, script(k)
+    first = Runtime(
+        PostgresStore(url), model=ScriptedModel(replies[:pause_at]), registry=registry()
+    )
+    run = await first.run(AGENT_TYPE, {"pause_at": pause_at}, limits=_limits(k))
+    await first.aclose()
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as folder, traced(Path(folder) / "trace") as tracer:
+
+        class CountingStore(StepTimingStore):  # type: ignore[misc,valid-type]
+            def commit(self, *args: Any, **kwargs: Any) -> None:
+                super().commit(*args, **kwargs)
+                if kwargs.get("step") is not None and not counts.get("resume_round_trips"):
+                    done = tracer.count()
+                    counts.update({f"resume_{key}": value for key, value in done.items()})
+
+        store = CountingStore(url)
+        counts.update({f"open_{key}": value for key, value in tracer.count().items()})
+        runtime = Runtime(store, model=ScriptedModel(replies[pause_at:]), registry=registry())
+        await runtime.resume(run.id, ANSWER)
+        done = await runtime.wait(run.id)
+        await runtime.aclose()
+    _check_completed(done.status, done.result, k)
+    return counts
+
+
 async def kforge_side(dbs: Databases, k: int, resume_k: int, samples: int) -> dict[str, Any]:
     await kforge_loop(dbs.fresh(), 3)  # warm-up: lazy imports, caches
     per_step = await kforge_loop(dbs.fresh(), k) * 1e6 / k
@@ -188,6 +219,7 @@ async def kforge_side(dbs: Databases, k: int, resume_k: int, samples: int) -> di
         "bytes_per_step": (table_bytes(bytes_url) - table_bytes(half_url)) / (k - k // 2),
         "resume_ms": statistics.median(w for w, _ in resumes) * 1e3,
         "resume_cold_ms": statistics.median(c for _, c in resumes) * 1e3,
+        **await kforge_resume_trips(dbs.fresh(), resume_k),
     }
 
 
@@ -354,6 +386,10 @@ def print_table(out: dict[str, Any], workers_counts: list[int]) -> None:
         ("resume latency ms (cold)", "resume_cold_ms", "{:.2f}"),
         ("µs per step, async commit", "us_per_step_async_commit", "{:.0f}"),
         ("resume ms, async commit", "resume_ms_async_commit", "{:.2f}"),
+        ("store open: round trips", "open_round_trips", "{:.0f}"),
+        ("store open: statements", "open_statements", "{:.0f}"),
+        ("resume: round trips", "resume_round_trips", "{:.0f}"),
+        ("resume: statements", "resume_statements", "{:.0f}"),
     ]
     limits = {kkey: limit for kkey, _, limit in TARGETS.values()}
     print(f"{'metric':<28}{'kforge+PG':>14}{'LangGraph+PG':>16}{'ratio':>9}{'target':>9}")

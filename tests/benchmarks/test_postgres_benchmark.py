@@ -62,6 +62,10 @@ def test_kforge_side_runs_and_writes_json(postgres_url: str, tmp_path: Path) -> 
         "dbos_workers1_runs_per_s_per_core",
     ):
         assert data[key] > 0, key
+    # counted from libpq's trace: the store's open is one round trip after connecting, a
+    # resume one for the run and its snapshot, one for its opening, one for its step
+    assert data["kforge_open_round_trips"] == 1 and data["kforge_resume_round_trips"] == 3
+    assert data["kforge_resume_statements"] == 3 and "resume: round trips" in done.stdout
     # six steps may all fit in pages the first three already took
     assert data["kforge_bytes_per_step"] >= 0
     assert data["settings"]["k"] == 6 and data["targets"] == {}

@@ -69,7 +69,9 @@ def test_a_command_opens_postgres_without_preparing_for_many_resumes(
 
     warmed: list[object] = []
     monkeypatch.setattr(postgres_runs, "_warm", warmed.append)
+    # the connections warmed (on a new database, the warm-up queued with the schema check is
+    # queued again once the schema is made)
     open_store(postgres_url).close()
-    assert len(warmed) == 1
+    assert len({id(conn) for conn in warmed}) == 1
     command_store(argparse.Namespace(db=postgres_url)).close()
-    assert len(warmed) == 1
+    assert len({id(conn) for conn in warmed}) == 1

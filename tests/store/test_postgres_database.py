@@ -4,7 +4,12 @@ lost one made again, none after close."""
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,6 +44,62 @@ def pool_threads() -> list[str]:
         for t in threading.enumerate()
         if t.name.startswith("kforge-") and ("-worker-" in t.name or t.name.endswith("-scheduler"))
     ]
+
+
+@contextmanager
+def round_trips(monkeypatch: pytest.MonkeyPatch, trace: Path) -> Iterator[list[int]]:
+    """The round trips of the connections made in the block (libpq's trace of what each sends:
+    a simple query or a pipeline's sync waits for the server), in its last item at the end."""
+    from psycopg.pq import Trace
+
+    made: list[Any] = []
+    connect = psycopg.connect
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        conn = connect(*args, **kwargs)
+        conn.pgconn.trace(out.fileno())
+        conn.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
+        made.append(conn)
+        return conn
+
+    counted: list[int] = []
+    with trace.open("w") as out:
+        monkeypatch.setattr(psycopg, "connect", traced)
+        yield counted
+        monkeypatch.undo()
+        for conn in made:
+            conn.pgconn.untrace()
+    sent = [line.split("\t") for line in trace.read_text().splitlines()]
+    counted.append(sum(1 for m in sent if m[0] == "F" and m[2] in ("Query", "Sync")))
+
+
+def test_opening_a_store_checks_the_schema_and_warms_its_connection_in_one_round_trip(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    PostgresStore(postgres_url).close()  # the first open migrates the database
+    with round_trips(monkeypatch, tmp_path / "trace") as counted:
+        store = PostgresStore(postgres_url)
+    assert counted == [1]
+    # the warm-up left nothing behind, and the store works on the connection it warmed
+    store.create_run(new_run("r1"))
+    store.commit("r1", [AgentThinking(run_id="r1", seq=1, message="a")], step=StepRecord(1, 1, []))
+    assert [r.id for r in store.list_runs()] == ["r1"]
+    assert store.get_run("r1").last_seq == 1
+    store.close()
+
+
+def test_opening_a_store_on_an_empty_database_migrates_it_then_warms(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger="psycopg"):
+        store = PostgresStore(postgres_url)  # the one-trip check fails: no schema yet
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    store.create_run(new_run("r1"))
+    assert store.get_run("r1").status == RunStatus.PENDING
+    store.close()
+    with psycopg.connect(postgres_url) as conn:
+        (left,) = conn.execute("SELECT count(*) FROM runs WHERE id LIKE 'kforge-warm-%'").fetchone()
+    assert left == 0
 
 
 def test_a_store_doing_one_thing_at_a_time_holds_one_connection_and_no_thread(

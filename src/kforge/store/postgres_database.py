@@ -1,7 +1,7 @@
 """Connections to a kforge PostgreSQL database, as the PostgreSQL run log and passage store
-each hold their own (one made on open, a pool for uses that overlap it): the schema migrated
-on open, the driver's errors turned into ones that say what to do, and the documents table
-(``DocumentStore``) both keep."""
+each hold their own (one made on open, a pool for uses that overlap it): the schema checked
+(and migrated when it must be) on open, the driver's errors turned into ones that say what to
+do, and the documents table (``DocumentStore``) both keep."""
 
 from __future__ import annotations
 
@@ -16,7 +16,12 @@ from kforge.extras import require_extra
 from kforge.frames import utc_now
 from kforge.jsoncodec import dumps
 from kforge.store.documents import read_docs
-from kforge.store.postgres_schema import apply_migrations
+from kforge.store.postgres_schema import (
+    VERSIONS_IN_FORCE,
+    apply_migrations,
+    is_current,
+    versions_of,
+)
 
 __all__ = ["READ_DOCS", "PostgresDatabase", "is_postgres_url", "redact_url"]
 
@@ -45,8 +50,8 @@ _PREPARE_THRESHOLD = 2
 
 
 class PostgresDatabase:
-    """Connections to ``url`` (``postgresql://user@host:port/db``); ``configure`` prepares each
-    new one. One connection is made on open and serves every use while it is free, so a
+    """Connections to ``url`` (``postgresql://user@host:port/db``); ``warm`` prepares each new
+    one. One connection is made on open and serves every use while it is free, so a
     process that does one thing at a time opens one connection and starts no thread; uses that
     overlap it take connections from a pool made at the first overlap, of at most
     ``pool_size - 1`` (at least one) more."""
@@ -61,18 +66,21 @@ class PostgresDatabase:
         *,
         pool_size: int = 10,
         connect_timeout_s: float = 10.0,
-        configure: Callable[[Any], None] | None = None,
+        warm: Callable[[Any], None] | None = None,
         beside: bool = False,
     ):
-        """``beside``: opened next to a store of the same database that has just brought its
-        schema up to date, so that is not checked again (but for the passage store's tables,
-        which a store that uses them makes at its first open on a database)."""
+        """``warm`` queues statements a new connection runs once before its first use, in
+        pipeline mode (so in one round trip; on open, the one that checks the schema), each
+        run by the server in the schema brought up to date. ``beside``: opened next to a store
+        of the same database that has just brought its schema up to date, so that is not
+        checked again (but for the passage store's tables, which a store that uses them makes
+        at its first open on a database)."""
         require_extra("postgres", "the PostgreSQL store")
         import psycopg
 
         self.url = url
         self._psycopg = psycopg
-        self._configure = configure
+        self._warm = warm
         self._pool_size = max(1, pool_size)
         self._connect_timeout_s = connect_timeout_s
         self._pool: Any = None
@@ -100,9 +108,9 @@ class PostgresDatabase:
             raise self._cannot_open(exc) from exc
         try:
             if migrate:
-                apply_migrations(conn, passages=self.passage_tables)
-            if self._configure is not None:
-                self._configure(conn)
+                self._open_schema(conn)
+            else:
+                self._warm_connection(conn)
         except psycopg.Error as exc:
             conn.close()
             raise self._cannot_open(exc) from exc
@@ -110,6 +118,45 @@ class PostgresDatabase:
             conn.close()
             raise
         return conn
+
+    def _open_schema(self, conn: Any) -> None:
+        """Check the schema and warm the connection in one round trip, as most opens find the
+        schema up to date; else bring it up to date, then warm the connection."""
+        passages = self.passage_tables
+        if is_current(self._versions_warming(conn), passages=passages):
+            return
+        apply_migrations(conn, passages=passages)
+        self._warm_connection(conn)
+
+    def _versions_warming(self, conn: Any) -> set[int] | None:
+        """The migrations the database records, read in the pipeline that warms the
+        connection; None when a statement there failed (no schema yet, or one the warm-up
+        does not fit: ``apply_migrations`` looks again)."""
+        from psycopg.pq import TransactionStatus
+
+        psycopg = self._psycopg
+        try:
+            with conn.pipeline():
+                try:
+                    versions = conn.execute(VERSIONS_IN_FORCE)
+                    if self._warm is not None:
+                        self._warm(conn)
+                except psycopg.Error:
+                    # the rest of the pipeline is skipped, which leaving it reports (an error
+                    # leaving the block would be logged as one that hides another)
+                    return None
+            return versions_of(versions.fetchone())
+        except psycopg.Error:
+            return None
+        finally:
+            if not conn.broken and conn.info.transaction_status != TransactionStatus.IDLE:
+                conn.rollback()  # a warm-up statement failed inside its transaction
+
+    def _warm_connection(self, conn: Any) -> None:
+        """Run ``warm`` on a new connection, in one round trip."""
+        if self._warm is not None:
+            with conn.pipeline():
+                self._warm(conn)
 
     def _cannot_open(self, exc: BaseException) -> StoreError:
         return StoreError(
@@ -190,7 +237,7 @@ class PostgresDatabase:
                     min_size=1,
                     max_size=max(1, self._pool_size - 1),
                     kwargs={"autocommit": True, "prepare_threshold": _PREPARE_THRESHOLD},
-                    configure=self._configure,
+                    configure=self._warm_connection if self._warm is not None else None,
                     open=True,
                     name="kforge",
                 )

@@ -79,26 +79,29 @@ def _warm(conn: Any) -> None:
     """Have a new connection's server process compile the step function and plan every
     statement in it and of a resume's reads, so that the first steps through it (those of a
     resumed run) do not pay for that: a throwaway run gets frames, a step, a snapshot and a
-    lease, all rolled back. One round trip: the statements go in a pipeline (the driver's own
-    prepared statements would not outlive the rollback, so none is made twice here)."""
+    lease, all rolled back. Queued in the pipeline the caller has open, so they cost no round
+    trip of their own (the transaction is the statements' own: psycopg's would wait for its
+    rollback). Each statement runs once here, below the driver's prepare threshold, so none is
+    prepared inside the transaction."""
     run_id = f"kforge-warm-{new_id()}"
-    with conn.transaction(force_rollback=True), conn.pipeline():
-        conn.execute(
-            "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
-            "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
-            (run_id,),
-        )
-        conn.execute(
-            _COMMIT,
-            (
-                *(run_id, [1], ["warm"], [b"{}"], 1, 1, b"[]", 0, 1, 1, "{}", 0),
-                *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
-            ),
-        )
-        conn.execute(_RUN_WITH_SNAPSHOT, (run_id,))
-        conn.execute(_READ_FRAMES, (run_id, 0, None))
-        conn.execute(_READ_STEPS, (run_id, 0, None))
-        conn.execute(READ_DOCS, (run_id,))
+    conn.execute("BEGIN")
+    conn.execute(
+        "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
+        "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
+        (run_id,),
+    )
+    conn.execute(
+        _COMMIT,
+        (
+            *(run_id, [1], ["warm"], [b"{}"], 1, 1, b"[]", 0, 1, 1, "{}", 0),
+            *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
+        ),
+    )
+    conn.execute(_RUN_WITH_SNAPSHOT, (run_id,))
+    conn.execute(_READ_FRAMES, (run_id, 0, None))
+    conn.execute(_READ_STEPS, (run_id, 0, None))
+    conn.execute(READ_DOCS, (run_id,))
+    conn.execute("ROLLBACK")
 
 
 class PostgresRunLog(PostgresDatabase):
@@ -123,7 +126,7 @@ class PostgresRunLog(PostgresDatabase):
             url,
             pool_size=pool_size,
             connect_timeout_s=connect_timeout_s,
-            configure=_warm if warm else None,
+            warm=_warm if warm else None,
         )
 
     def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:

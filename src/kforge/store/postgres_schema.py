@@ -21,7 +21,10 @@ __all__ = [
     "MIGRATIONS",
     "PASSAGE_VERSIONS",
     "SKIP",
+    "VERSIONS_IN_FORCE",
     "apply_migrations",
+    "is_current",
+    "versions_of",
 ]
 
 FRAMES_CHANNEL = "kforge_frames"
@@ -407,16 +410,37 @@ corpus (``apply_migrations(conn, passages=True)``), so one that only holds runs 
 them. A database that has the first of them takes every later one with the run log's."""
 
 
+VERSIONS_IN_FORCE = "SELECT array_agg(version) FROM kforge_schema_version"
+"""The migrations a database records (one row, an array or NULL); an error where it records
+none yet."""
+
+
+def versions_of(row: Any) -> set[int]:
+    """The versions in the row ``VERSIONS_IN_FORCE`` returns."""
+    return set() if row is None or row[0] is None else {int(v) for v in row[0]}
+
+
+def is_current(applied: set[int] | None, *, passages: bool = False) -> bool:
+    """Whether a database that records the migrations ``applied`` (None: none yet) needs none
+    applied (``apply_migrations``'s ``passages``)."""
+    latest = MIGRATIONS[-1][0]
+    return (
+        applied is not None
+        and max(applied, default=0) <= latest
+        and not _missing(applied, passages)
+    )
+
+
 def _versions_in_force(conn: Any) -> set[int] | None:
     """The migrations the database records, None when it records none yet. A migration is
     recorded in the transaction that applies it."""
     import psycopg
 
     try:
-        row = conn.execute("SELECT array_agg(version) FROM kforge_schema_version").fetchone()
+        row = conn.execute(VERSIONS_IN_FORCE).fetchone()
     except psycopg.errors.UndefinedTable:
         return None
-    return set() if row is None or row[0] is None else {int(v) for v in row[0]}
+    return versions_of(row)
 
 
 def _missing(applied: set[int], passages: bool) -> list[tuple[int, tuple[str, ...]]]:
@@ -439,12 +463,7 @@ def apply_migrations(conn: Any, *, passages: bool = False) -> int:
     returns the latest version now in force. Processes opening the same database at once
     migrate it once."""
     latest = MIGRATIONS[-1][0]
-    applied = _versions_in_force(conn)
-    if (
-        applied is not None
-        and max(applied, default=0) <= latest
-        and not _missing(applied, passages)
-    ):
+    if is_current(_versions_in_force(conn), passages=passages):
         return latest  # the usual open: one round trip, no lock
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
