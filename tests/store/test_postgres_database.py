@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,15 +28,20 @@ def new_run(run_id: str) -> RunRecord:
     return RunRecord(run_id, "t", RunStatus.PENDING, now, now, {"args": {}})
 
 
-def others_connected(url: str) -> list[int]:
+def others_connected(url: str, expect: int | None = None) -> list[int]:
     """Client connections to ``url``'s database, besides the one asking (an autovacuum worker
-    may visit it too)."""
-    with psycopg.connect(url) as conn:
-        rows = conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
-        ).fetchall()
-    return [int(r[0]) for r in rows]
+    may visit it too). With ``expect``, asked again for up to five seconds until that many are
+    listed: the server process of a connection a client closed ends a moment later."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        with psycopg.connect(url) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+            ).fetchall()
+        if expect is None or len(rows) == expect or time.monotonic() > deadline:
+            return [int(r[0]) for r in rows]
+        time.sleep(0.02)
 
 
 def pool_threads() -> list[str]:
@@ -111,12 +117,12 @@ def test_a_store_doing_one_thing_at_a_time_holds_one_connection_and_no_thread(
     run, _ = store.get_run_with_snapshot("r1")
     assert run.last_seq == 1 and [f.seq for f in store.read_frames("r1")] == [1]
     assert pool_threads() == []
-    assert len(others_connected(postgres_url)) == 1
+    assert len(others_connected(postgres_url, expect=1)) == 1
     # the passage store connects at its first use
     assert store.index_version("notes") == store.index_version("notes")
-    assert len(others_connected(postgres_url)) == 2
+    assert len(others_connected(postgres_url, expect=2)) == 2
     store.close()
-    assert others_connected(postgres_url) == []
+    assert others_connected(postgres_url, expect=0) == []
 
 
 def test_uses_that_overlap_each_get_a_connection_and_all_commit(postgres_url: str) -> None:
@@ -150,7 +156,7 @@ def test_uses_that_overlap_each_get_a_connection_and_all_commit(postgres_url: st
 def test_a_connection_the_server_ended_is_made_again(postgres_url: str) -> None:
     store = PostgresStore(postgres_url)
     store.create_run(new_run("r1"))
-    (pid,) = others_connected(postgres_url)
+    (pid,) = others_connected(postgres_url, expect=1)
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # waits for its end
     with pytest.raises(StoreError, match="check that the server is up, then try again"):
