@@ -4,7 +4,8 @@ instruction count hardly does).
 
 The workload is ``runtime_vs_langgraph.py``'s tool loop on SQLite. A committed step is the count
 of a K = 220 run minus a K = 20 run, over 200; a resume is a run paused after 100 steps, resumed
-in a new Runtime until its next step commits (and the baseline made private, right after).
+in a new Runtime until its next step commits: the event loop stops at that commit, so the
+count ends with the rest of that step's turn of the loop, never the stretch's next step.
 ``--phase`` counts only the instructions inside the functions named (``module.function`` or
 ``module:Class.method``), each alone; a coroutine function's count holds its own resumptions
 and the coroutines it awaits, not what the event loop runs meanwhile.
@@ -124,6 +125,20 @@ def inner_resume(phases: Sequence[str]) -> None:
     from kforge.llm.testing.scripted import ScriptedModel
     from kforge.runtime.runtime import Runtime
     from kforge.store.base import RunStatus
+    from kforge.store.sqlite import SQLiteStore
+
+    class StoppingStore(SQLiteStore):
+        """Stops the running event loop right after it commits its first step record (where
+        ``runtime_vs_langgraph.py`` times a resume's end): the stretch then goes no further in
+        that turn of the loop than its next ``await``."""
+
+        step_committed = False
+
+        def commit(self, run_id: str, frames: Sequence[Any], **kwargs: Any) -> None:
+            super().commit(run_id, frames, **kwargs)
+            if kwargs.get("step") is not None and not self.step_committed:
+                self.step_committed = True
+                asyncio.get_running_loop().stop()
 
     half = RESUME_K // 2
     replies = bench.script(RESUME_K)
@@ -141,8 +156,11 @@ def inner_resume(phases: Sequence[str]) -> None:
 
     async def resume(runtime: Any, store: Any, run_id: str) -> None:
         await runtime.resume(run_id, bench.ANSWER)
-        while store.step_committed_at is None:
-            await asyncio.sleep(0)
+        await runtime.wait(run_id)  # returns only if the loop did not stop at the step's commit
+        raise RuntimeError(f"the resumed run committed no step ({store.get_run(run_id).status})")
+
+    def stop(task: asyncio.Task[None]) -> None:
+        task.get_loop().stop()
 
     tmp = tempfile.mkdtemp()
     try:
@@ -150,26 +168,31 @@ def inner_resume(phases: Sequence[str]) -> None:
         asyncio.run(runner.run_loop(runner.fresh_db(), 3, "NORMAL"))
         for attempt in ("warm-up", "measured"):
             path, run_id = asyncio.run(paused(runner))
-            store = bench.StepTimingStore(path)
+            store = StoppingStore(path)
             loop = asyncio.new_event_loop()
 
             async def opened(store: Any = store) -> Any:
                 return Runtime(store, model=ScriptedModel(replies[half:]), registry=runner.registry)
 
             runtime = loop.run_until_complete(opened())
+            resumed = loop.create_task(resume(runtime, store, run_id))
+            resumed.add_done_callback(stop)
+            if attempt == "measured":
+                gc.collect()
+                for spec in phases:
+                    count_inside(spec)
+            if attempt == "measured" and not phases:
+                operator.call(loop.run_forever)
+            else:
+                loop.run_forever()
+            if resumed.done():
+                resumed.result()  # why the run committed no step
             if attempt == "warm-up":
-                loop.run_until_complete(resume(runtime, store, run_id))
+                resumed.remove_done_callback(stop)
+                resumed.cancel()
                 loop.run_until_complete(runtime.wait(run_id))
                 loop.run_until_complete(runtime.aclose())
                 loop.close()
-                continue
-            gc.collect()
-            if phases:
-                for spec in phases:
-                    count_inside(spec)
-                loop.run_until_complete(resume(runtime, store, run_id))
-            else:
-                operator.call(loop.run_until_complete, resume(runtime, store, run_id))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     # the resumed stretch is left unfinished on purpose (what comes after is not counted): no

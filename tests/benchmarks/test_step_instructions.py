@@ -42,6 +42,50 @@ def test_the_step_and_resume_workloads_run_as_callgrind_would_run_them(tmp_path:
     assert list(tmp_path.iterdir()) == []  # its databases are gone
 
 
+_COUNT_RESUMED = """
+import operator, sys
+sys.path.insert(0, sys.argv[1])
+import step_instructions
+from kforge.llm.testing.scripted import ScriptedModel
+from kforge.store.sqlite import SQLiteStore
+
+counts = {"model calls": 0, "steps committed": 0}
+complete, commit = ScriptedModel.complete, SQLiteStore.commit
+
+async def counted_complete(self, *args, **kwargs):
+    counts["model calls"] += 1
+    return await complete(self, *args, **kwargs)
+
+def counted_commit(self, run_id, frames, **kwargs):
+    counts["steps committed"] += kwargs.get("step") is not None
+    return commit(self, run_id, frames, **kwargs)
+
+def measured(func, *args, **kwargs):
+    before = dict(counts)
+    result = operator.call(func, *args, **kwargs)
+    print({name: counts[name] - before[name] for name in counts}, flush=True)
+    return result
+
+ScriptedModel.complete, SQLiteStore.commit = counted_complete, counted_commit
+step_instructions.RESUME_K = 6
+step_instructions.operator = type("counting", (), {"call": staticmethod(measured)})
+step_instructions.inner_resume([])
+"""
+
+
+def test_a_counted_resume_ends_at_its_first_step_commit(tmp_path: Path) -> None:
+    # the stretch's next step runs in the same turn of the event loop unless the loop stops
+    # at that commit: counted, it would add a whole step to the resume
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_RESUMED, str(SCRIPT.parent)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "{'model calls': 1, 'steps committed': 1}"
+
+
 def test_a_counted_phase_runs_inside_operator_call(monkeypatch: pytest.MonkeyPatch) -> None:
     module = ModuleType("counted_phase_example")
     module.double = lambda x: 2 * x  # type: ignore[attr-defined]
