@@ -152,10 +152,12 @@ def _opens_with_name(text: str, name: str) -> bool:
 
 _NEGATED_NAME = re.compile(r"^\W*no[-_]\w", re.IGNORECASE)
 """An option or setting named as the negation of another: ``--no-renames``, ``no_color``."""
-_NEGATION = re.compile(
+_ASKS_TO_NEGATE = re.compile(
     r"\b(?:no|not|never|without|disable|turn\w* off|stop|prevent|avoid|skip|don't|doesn't)\b",
     re.IGNORECASE,
 )
+"""A question asking for what such an option does: to turn something off, stop or skip it, or
+not to do it (wider than a negated statement: "disable" and "skip" negate by their verb)."""
 
 
 def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
@@ -179,7 +181,7 @@ def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], f
         or len(entry.group(1).split()) > 6
     ):
         return 0.0
-    if _NEGATED_NAME.match(entry.group(1)) and not _NEGATION.search(question.text):
+    if _NEGATED_NAME.match(entry.group(1)) and not _ASKS_TO_NEGATE.search(question.text):
         return 0.0  # "no-renames: Turn off rename detection" is no entry for renaming
     held = unit_terms(entry.group(1)) & set(question.terms)
     weight = sum(map(idf, question.terms)) or 1.0
