@@ -153,3 +153,30 @@ def test_a_quantity_counts_the_sentence_giving_the_number_with_its_subject() -> 
     version = text.replace("`127.0.0.1:9229`", "in version 1.2.3")
     versioned = SearchHit(Chunk("c", "cli.md", "cli.md", "Options", "", None, 0, 9, version), 1, 1)
     assert best_unit_share(focus, versioned, read_question(question)) < together
+
+
+def test_a_sentence_counts_what_the_next_one_says_of_it_at_a_lower_weight() -> None:
+    """Of two passages whose best sentences hold the same question terms, the one whose next
+    sentence holds the rest ("It skips them ...") ranks first; a list item's neighbour adds
+    nothing, as it stands alone."""
+    from kforge.rag.focus import question_focus
+    from kforge.rag.rerank import NEXT_WEIGHT, best_unit_share, rerank_hits
+    from kforge.rag.types import Chunk, SearchHit
+
+    def hit(name: str, text: str) -> SearchHit:
+        return SearchHit(Chunk(name, name, name, "", "", None, 0, len(text), text), 1.0, 1)
+
+    question = "Why does the scheduler skip paused jobs?"
+    focus = question_focus(question)
+    lists = hit("dashboard", "The dashboard shows the scheduler's paused jobs in grey.")
+    says = hit(
+        "cycles",
+        "The scheduler treats paused jobs as finished for the current cycle. It skips them, "
+        "so that a paused job never holds up the queue.",
+    )
+    assert best_unit_share(focus, says) > best_unit_share(focus, lists)
+    assert [h.chunk.file for h in rerank_hits(focus, [lists, says], 2)] == ["cycles", "dashboard"]
+    items = hit("items", "- The scheduler treats paused jobs as finished.\n- It skips them.")
+    alone = best_unit_share(focus, hit("one", "The scheduler treats paused jobs as finished."))
+    assert best_unit_share(focus, items) == alone
+    assert best_unit_share(focus, says) <= alone + NEXT_WEIGHT

@@ -8,9 +8,9 @@ entry that says "Delete a branch". An answer is one of a passage's units, so the
 best unit holds most of the question's focus (``kforge.rag.focus``: terms weighted by their idf in
 the corpus) is the better one to read. A unit also counts its passage's title and heading terms
 at ``CONTEXT_WEIGHT`` (``shutil.rmtree``'s entry says "Delete an entire directory tree" under a
-heading that names the function); the search's own score, scaled to the best hit's, is added at
-``SEARCH_WEIGHT`` so that of two passages with equally good units the one the whole passage
-matches better comes first.
+heading that names the function), and the next sentence's terms at ``NEXT_WEIGHT``; the
+search's own score, scaled to the best hit's, is added at ``SEARCH_WEIGHT`` so that of two
+passages with equally good units the one the whole passage matches better comes first.
 
 Where the corpus holds vectors (``kforge ingest --dense``), a passage's cosine similarity to
 the question adds ``DENSE_WEIGHT`` times itself: the vectors see what a question means where its
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
-from kforge.rag.focus import CorpusStatistics, Focus, question_focus
+from kforge.rag.focus import CorpusStatistics, Focus, FocusTerm, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.quantities import (
     NUMBER,
@@ -55,6 +55,7 @@ __all__ = [
     "DEFINES_WEIGHT",
     "HEADING_WEIGHT",
     "KIND_WEIGHT",
+    "NEXT_WEIGHT",
     "POOL",
     "SEARCH_WEIGHT",
     "best_unit_share",
@@ -74,6 +75,10 @@ KIND_WEIGHT = 0.25
 """What a unit saying how to do something (code, a command) adds for a "how do I" question."""
 DENSE_WEIGHT = 2.0
 """What a passage's cosine similarity to the question adds, where the corpus holds vectors."""
+NEXT_WEIGHT = 0.25
+"""What a focus term weighs in a sentence when only the next sentence of its paragraph holds it:
+a value often stands a sentence after what it is the value of ("ttl_dns_cache: expire after
+some seconds the DNS entries." then "By default 10 seconds.")."""
 HEADING_WEIGHT = 0.3
 """What a passage whose own heading names exactly what is asked adds (``heading_fit``)."""
 POOL = 40
@@ -125,8 +130,13 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             held_bonus = DEFINES_WEIGHT
         else:
             held_bonus = 0.0
+        nearby = _next_sentence_terms(focus, unit, after)
         before = unit
-        share = focus.weight_of(held) + CONTEXT_WEIGHT * focus.weight_of(context - held)
+        share = (
+            focus.weight_of(held)
+            + CONTEXT_WEIGHT * focus.weight_of(context - held)
+            + NEXT_WEIGHT * focus.weight_of(nearby - held - context)
+        )
         if subject:
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
         if question is not None and parameter_defaults(unit.text, question):
@@ -137,6 +147,14 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             share += KIND_WEIGHT  # "Flask will look for templates in the templates folder."
         best = max(best, share + held_bonus)
     return best + HEADING_WEIGHT * heading_fit(focus, chunk)
+
+
+def _next_sentence_terms(focus: Focus, unit: Unit, after: Unit | None) -> set[FocusTerm]:
+    """The focus terms of the sentence after ``unit``, when both are sentences (a list item,
+    a table row or a code block stands alone)."""
+    if after is None or unit.kind != "sentence" or after.kind != "sentence":
+        return set()
+    return set(focus.held(after.text))
 
 
 def _gives_number(unit: Unit, before: Unit | None) -> bool:
