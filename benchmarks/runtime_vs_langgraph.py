@@ -78,13 +78,11 @@ class AddLoopAgent:
 
     def __init__(self, args: dict[str, Any]) -> None:
         self.pause_at: int | None = args.get("pause_at")
-        self.messages = [Message.user(PROMPT)]
-        self.records = AppendOnlyList([self.messages[0].to_dict()])
+        self.messages = AppendOnlyList([Message.user(PROMPT)])
         self.tool_calls = 0
 
     def _append(self, message: Message) -> None:
         self.messages.append(message)
-        self.records.append(message.to_dict())
 
     async def step(self, ctx: RunContext) -> StepOutcome:
         if self.tool_calls == self.pause_at:
@@ -101,11 +99,10 @@ class AddLoopAgent:
         return StepOutcome()
 
     def get_state(self) -> dict[str, Any]:
-        return {"messages": self.records, "tool_calls": self.tool_calls}
+        return {"messages": self.messages, "tool_calls": self.tool_calls}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        self.records = AppendOnlyList(state["messages"])
-        self.messages = Message.from_dicts(self.records)
+        self.messages = AppendOnlyList.of_messages(state["messages"])
         self.tool_calls = int(state["tool_calls"])
 
     def partial_result(self) -> dict[str, Any]:

@@ -10,7 +10,8 @@ passes through here, so the codec's speed is the store's speed. The stdlib handl
 fast paths refuse (integers beyond 64 bits, non-string keys, legacy ``NaN`` literals) and
 raises the usual ``TypeError`` for values that are not JSON at all (dataclasses, datetimes and
 other objects are never converted silently, except by ``dumps_typed``, whose reader knows the
-types). One deliberate difference: non-finite floats, which JSON cannot express, are written
+types, and the few types given a written form with ``written_form``: a ``Message`` in an agent's
+history). One deliberate difference: non-finite floats, which JSON cannot express, are written
 as ``null`` (the spaced form writes what the stdlib writes).
 """
 
@@ -38,6 +39,7 @@ __all__ = [
     "not_json",
     "raw_decode",
     "to_builtins",
+    "written_form",
 ]
 
 T = TypeVar("T")
@@ -68,9 +70,26 @@ def dumps(
     if sort_keys or indent or default is not None:
         return dumps_bytes(value, sort_keys=sort_keys, indent=indent, default=default).decode()
     try:  # the record's path (every state delta and snapshot): no options to work out
-        return orjson.dumps(value, option=_OPTIONS).decode()
+        return orjson.dumps(value, default=_written, option=_OPTIONS).decode()
     except TypeError:  # orjson.JSONEncodeError; the stdlib either manages or says why not
-        return _stdlib_dumps(value).decode()
+        return _stdlib_dumps(value, default=_written).decode()
+
+
+_WRITTEN: dict[type[Any], Callable[[Any], Any]] = {}
+
+
+def written_form(kind: type[T], dump: Callable[[T], Any]) -> None:
+    """Write every ``kind`` (exactly that class) that ``dumps`` meets as the JSON value
+    ``dump`` makes of it: a type agents keep in their state (a ``Message`` in an
+    ``AppendOnlyList``), read back by whoever knows where it is."""
+    _WRITTEN[kind] = dump
+
+
+def _written(value: Any) -> Any:
+    dump = _WRITTEN.get(type(value))
+    if dump is None:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return dump(value)
 
 
 def dumps_bytes(

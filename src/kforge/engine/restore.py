@@ -6,16 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kforge.engine.append_only import AppendOnlyList
-from kforge.engine.state import Baseline, rebuild_state
+from kforge.engine.append_only import AppendOnlyList, holds_messages
+from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
 from kforge.frozen import freeze_decoded
+from kforge.llm.types import Message
 from kforge.store.base import RunLog, Snapshot
 
 __all__ = [
     "APPEND_ONLY",
     "RestorePoint",
+    "append_only_entries",
+    "initial_delta",
     "load_state",
     "restore_point",
     "restored_baseline",
@@ -24,8 +27,36 @@ __all__ = [
 ]
 
 APPEND_ONLY = "append_only"
-"""The key of the runtime state naming where the agent's state holds append-only lists: the
-paths of those the last committed step's diff met."""
+"""The key of the runtime state naming where the agent's state holds append-only lists: those
+the last committed step's diff met, each as its path (a list of JSON values) or as
+``{"path": path, "items": "messages"}`` (a list of ``Message``s, written as their JSON)."""
+
+_MESSAGES = "messages"
+
+
+def append_only_entries(grown: list[Grown]) -> list[Any]:
+    """What the runtime state records under ``APPEND_ONLY`` of the lists a diff met."""
+    return [
+        {"path": list(path), "items": _MESSAGES} if holds_messages(log) else list(path)
+        for log, path, _ in grown
+    ]
+
+
+def initial_delta(state: dict[str, Any]) -> list[list[Any]]:
+    """The delta that records ``state`` as a run's step 0, with where it holds append-only
+    lists: the first stretch restores them as the lists they are (of messages, say)."""
+    grown: list[Grown] = []
+    delta = diff_state({}, state, grown=grown)
+    if grown:
+        delta.append(["s", ["runtime", APPEND_ONLY], append_only_entries(grown)])
+    return delta
+
+
+def _entry(entry: Any) -> tuple[Any, bool]:
+    """The path an ``APPEND_ONLY`` entry names, and whether its list holds messages."""
+    if isinstance(entry, dict):
+        return entry.get("path"), entry.get("items") == _MESSAGES
+    return entry, False
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +114,7 @@ def restored_baseline(point: RestorePoint) -> Baseline:
     """The baseline a stretch resuming from ``point`` diffs its first step against.
 
     The lists the runtime state names append-only become ``AppendOnlyList``s in ``point``'s
-    state, their items frozen once, here: the agent's ``restore_state`` receives them so (and
+    state, their items frozen (or read as messages) once, here: the agent's ``restore_state`` receives them so (and
     wrapping one again copies no item), and the baseline shares their items and knows it
     holds them, so the first step compares none of the restored history. Without such lists
     the baseline shares the restored state with the agent and checks it at the first diff.
@@ -92,8 +123,9 @@ def restored_baseline(point: RestorePoint) -> Baseline:
     runtime = state.get("runtime")
     paths = runtime.get(APPEND_ONLY) if isinstance(runtime, dict) else None
     logs: dict[tuple[str | int, ...], AppendOnlyList] = {}
-    for path in paths if isinstance(paths, list) else ():
-        log = _adopt(state, path)
+    for entry in paths if isinstance(paths, list) else ():
+        path, messages = _entry(entry)
+        log = _adopt(state, path, messages)
         if log is not None:
             logs[tuple(path)] = log
     if not logs:
@@ -107,7 +139,8 @@ def restored_lists(
     """The ``AppendOnlyList``s ``restored_baseline`` made at ``paths`` of ``state``, with their
     paths: the histories a resumed stretch holds as frozen records."""
     found: list[tuple[list[str | int], AppendOnlyList]] = []
-    for path in paths if isinstance(paths, list) else ():
+    for entry in paths if isinstance(paths, list) else ():
+        path = _entry(entry)[0]
         value: Any = state
         for key in path if isinstance(path, list) else ():
             try:
@@ -120,9 +153,10 @@ def restored_lists(
     return found
 
 
-def _adopt(state: dict[str, Any], path: Any) -> AppendOnlyList | None:
-    """The list at ``path`` of ``state`` made an ``AppendOnlyList`` in place; None (and the
-    state left alone) when ``path`` names no list."""
+def _adopt(state: dict[str, Any], path: Any, messages: bool) -> AppendOnlyList | None:
+    """The list at ``path`` of ``state`` made an ``AppendOnlyList`` in place, of ``Message``s
+    when ``messages`` says it holds their JSON; None (and the state left alone) when ``path``
+    names no list."""
     if not isinstance(path, list) or not path:
         return None
     parent: Any = state
@@ -137,7 +171,13 @@ def _adopt(state: dict[str, Any], path: Any) -> AppendOnlyList | None:
     # the restored state is this stretch's own, decoded from the record: its items are
     # frozen in place, then taken as they are
     log = AppendOnlyList()
-    list.extend(log, map(freeze_decoded, value))
+    if messages:
+        try:
+            list.extend(log, Message.from_records(value))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StateCorruptionError(f"a history of messages does not read: {exc!r}") from exc
+    else:
+        list.extend(log, map(freeze_decoded, value))
     parent[path[-1]] = log
     return log
 

@@ -22,6 +22,7 @@ from kforge.engine.limits import RunLimits
 from kforge.engine.restore import (
     APPEND_ONLY,
     RestorePoint,
+    append_only_entries,
     load_state,
     restore_point,
     restored_baseline,
@@ -423,7 +424,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
         # agent, without copying the whole state every step.
         grown: list[Grown] = []
         delta = diff_state(baseline.trusted(), live_state, grown=grown, synced=baseline.synced)
-        found = [list(path) for _, path, _ in grown]
+        found = append_only_entries(grown)
         if found != self._append_only:
             # a resume hands these lists to the agent frozen, with nothing to compare
             delta.append(

@@ -37,13 +37,12 @@ def prompt_delta(base: Sequence[Message], prompt: Sequence[Message]) -> tuple[An
     if not size:
         # the first call of a stretch (a resumed run's, say) holds its whole conversation:
         # nothing to look up, and the general loop costs three times the messages' encoding.
-        # A message read from a frozen record (a restored history) is written as that record.
-        # (one pass over ``records_of``: a frozen record is never empty, so ``or`` finds it)
-        return tuple([getattr(m, "_record", None) or _storable(m.to_dict()) for m in prompt])
+        # A message with a frozen record (a restored history's) is written as that record.
+        return tuple(map(_written, prompt))
     if len(prompt) >= size and _starts_with(prompt, base):
         # a conversation that only grew (the usual case) is found by one comparison in C,
         # which sees the same message objects of the last call and does not compare them
-        return ([0, size], *[_storable(m.to_dict()) for m in prompt[size:]])
+        return ([0, size], *map(_written, prompt[size:]))
     ops: list[Any] = []
     where: dict[tuple[str, str], list[int]] | None = None
     expected = 0  # the base message that would come next if the prompt followed the base
@@ -276,7 +275,8 @@ class RestoredBase:
         return {"step": self.step, "path": list(self.path)}
 
     def messages(self) -> list[Message]:
-        return Message.from_dicts(self.items[: self.size])
+        items = self.items[: self.size]
+        return list(items) if _typed(items) else Message.from_dicts(items)
 
     def delta(self, prompt: Sequence[Message]) -> tuple[Any, ...] | None:
         """``prompt`` as copies of this list's records (found by identity: a message read
@@ -285,22 +285,18 @@ class RestoredBase:
         items, size = self.items, self.size
         if not size:
             return None
-        records = records_of(prompt)
+        # a restored list of messages is found by the messages themselves, one of records
+        # by the record each message was read from
+        records: list[Any] = list(prompt) if _typed(items) else records_of(prompt)
         first = items[0]
         start = next((n for n, r in enumerate(records) if r is first), -1)
         if start >= 0 and records[start : start + size] == items[:size]:
             # the usual case, the history sent again in order: one comparison in C, which
-            # sees the same record objects and does not compare them
+            # sees the same objects and does not compare them
             return (
-                *[
-                    r or _storable(m.to_dict())
-                    for r, m in zip(records[:start], prompt[:start], strict=True)
-                ],
+                *map(_written, prompt[:start]),
                 [0, size],
-                *[
-                    r or _storable(m.to_dict())
-                    for r, m in zip(records[start + size :], prompt[start + size :], strict=True)
-                ],
+                *map(_written, prompt[start + size :]),
             )
         where: dict[int, int] | None = None
         ops: list[Any] = []
@@ -317,7 +313,7 @@ class RestoredBase:
                     found = where.get(id(record), -1)
                     at = found if found >= 0 and items[found] is record else -1
             if at < 0:
-                ops.append(record or _storable(message.to_dict()))
+                ops.append(_written(message))
                 expected = -1
                 continue
             copied = True
@@ -328,3 +324,14 @@ class RestoredBase:
                 ops.append([at, at + 1])
             expected = at + 1
         return tuple(ops) if copied else None
+
+
+def _typed(items: Sequence[Any]) -> bool:
+    """Whether a restored list holds messages (else the records of messages)."""
+    return bool(items) and type(items[0]) is Message
+
+
+def _written(message: Message) -> Any:
+    """A message as a delta writes it: the frozen record it was read from, else its JSON."""
+    record = getattr(message, "_record", None)
+    return record if record is not None else _storable(message.to_dict())

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kforge.frozen import FrozenDict
+from kforge.frozen import FrozenDict, FrozenList, freeze, freeze_decoded
+from kforge.jsoncodec import written_form
 
 __all__ = [
     "Message",
@@ -16,6 +17,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "frozen_message",
     "records_of",
     "word_deltas",
 ]
@@ -99,43 +101,102 @@ class Message(_ReadFrom):
                 )
                 for data in items
             ]
-        messages: list[Message] = []
-        append = messages.append
-        for data in items:
-            get = data.get
-            message: Any = _new(_DraftMessage)
-            message.role = data["role"]
-            content = message.content = get("content") or ""
-            calls = get("tool_calls")
-            if calls:
-                built = []
-                for item in calls:
-                    call: Any = _new(_DraftCall)
-                    call.name = item["name"]
-                    arguments = item.get("arguments")
+        return _build(items, decoded=False)
+
+    @classmethod
+    def from_records(cls, items: Iterable[dict[str, Any]]) -> list[Message]:
+        """Messages read from their JSON forms just decoded from a run's record, which
+        nothing else holds: their tool calls' arguments frozen in place (a history of
+        messages in an ``AppendOnlyList``, restored)."""
+        return _build(items, decoded=True)
+
+
+def _build(items: Iterable[dict[str, Any]], *, decoded: bool) -> list[Message]:
+    """``Message.from_dicts``; with ``decoded``, arguments frozen in place, not copied."""
+    messages: list[Message] = []
+    append = messages.append
+    for data in items:
+        get = data.get
+        message: Any = _new(_DraftMessage)
+        message.role = data["role"]
+        content = message.content = get("content") or ""
+        calls = get("tool_calls")
+        if calls:
+            built = []
+            for item in calls:
+                call: Any = _new(_DraftCall)
+                call.name = item["name"]
+                arguments = item.get("arguments")
+                if decoded:
+                    call.arguments = freeze_decoded(arguments) if arguments else _NO_ARGUMENTS
+                elif type(arguments) is FrozenDict:
                     # frozen arguments (a restored record's) cannot change: shared, not copied
-                    frozen = type(arguments) is FrozenDict
-                    call.arguments = arguments if frozen else dict(arguments or ())
-                    call.id = item.get("id", "")
-                    call.__class__ = ToolCall
-                    built.append(call)
-                message.tool_calls = tuple(built)
-            else:
-                message.tool_calls = ()
-            message.tool_call_id = get("tool_call_id")
-            message.name = get("name")
-            if (
-                type(data) is FrozenDict
-                and type(content) is str
-                and (content.isascii() or _utf8_can_store(content))
-            ):
-                # a record that cannot change is this message's JSON as it was stored: a
-                # resumed run's first model call records its restored history without
-                # writing it again
-                message._record = data
-            message.__class__ = Message
-            append(message)
-        return messages
+                    call.arguments = arguments
+                else:
+                    call.arguments = dict(arguments or ())
+                call.id = item.get("id", "")
+                call.__class__ = ToolCall
+                built.append(call)
+            message.tool_calls = tuple(built)
+        else:
+            message.tool_calls = ()
+        message.tool_call_id = get("tool_call_id")
+        message.name = get("name")
+        if (
+            type(data) is FrozenDict
+            and type(content) is str
+            and (content.isascii() or _utf8_can_store(content))
+        ):
+            # a record that cannot change is this message's JSON as it was stored: a
+            # resumed run's first model call records its restored history without
+            # writing it again
+            message._record = data
+        message.__class__ = Message
+        append(message)
+    return messages
+
+
+def frozen_message(message: Message) -> Message:
+    """``message`` with its tool calls' arguments frozen (``FrozenDict``), so that nothing in
+    it can change: the message itself when they are, else a copy; its JSON is kept beside it
+    as a frozen record (``records_of``), written for it wherever it is recorded. What an
+    ``AppendOnlyList`` holds of a message appended to it."""
+    content = message.content
+    calls = message.tool_calls
+    frozen = all(type(call.arguments) is FrozenDict for call in calls)
+    if frozen and getattr(message, "_record", None) is not None:
+        return message
+    record: dict[str, Any] = {"role": message.role, "content": content}
+    if calls and not frozen:
+        built = []
+        for old in calls:  # built as from_dicts builds them: a step appends one or two
+            call: Any = _new(_DraftCall)
+            call.name, call.arguments, call.id = old.name, freeze(old.arguments), old.id
+            call.__class__ = ToolCall
+            built.append(call)
+        copy: Any = _new(_DraftMessage)
+        copy.role, copy.content, copy.tool_calls = message.role, content, tuple(built)
+        copy.tool_call_id, copy.name = message.tool_call_id, message.name
+        copy.__class__ = Message
+        message = copy
+    if calls:
+        record["tool_calls"] = FrozenList(
+            [FrozenDict(name=c.name, arguments=c.arguments, id=c.id) for c in message.tool_calls]
+        )
+    if message.tool_call_id is not None:
+        record["tool_call_id"] = message.tool_call_id
+    if message.name is not None:
+        record["name"] = message.name
+    if type(content) is str and (content.isascii() or _utf8_can_store(content)):
+        # a cache of what cannot change (the message and its frozen arguments)
+        object.__setattr__(message, "_record", FrozenDict(record))
+    return message
+
+
+def _written_message(message: Message) -> dict[str, Any]:
+    """A message's JSON in a run's record: the record it was read from, else ``to_dict``."""
+    record: dict[str, Any] | None = getattr(message, "_record", None)
+    return record if record is not None else message.to_dict()
 
 
 def records_of(messages: Sequence[Message]) -> list[dict[str, Any] | None]:
@@ -164,6 +225,8 @@ def _utf8_can_store(text: str) -> bool:
 _new = object.__new__
 _DraftMessage = type("_DraftMessage", (_ReadFrom,), {"__slots__": Message.__slots__})
 _DraftCall = type("_DraftCall", (), {"__slots__": ToolCall.__slots__})
+_NO_ARGUMENTS = FrozenDict()
+written_form(Message, _written_message)
 
 
 @dataclass(frozen=True, slots=True)

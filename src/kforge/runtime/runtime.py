@@ -19,9 +19,9 @@ from kforge.agents.builtin import default_registry
 from kforge.engine.agent import StepAgent
 from kforge.engine.limits import RunLimits
 from kforge.engine.registry import AgentRegistry
+from kforge.engine.restore import initial_delta
 from kforge.engine.runner import StepRunner
 from kforge.engine.services import Services
-from kforge.engine.state import diff_state
 from kforge.errors import (
     InvalidRunStateError,
     RunLeasedError,
@@ -201,7 +201,7 @@ class Runtime(TreeSteering, RunObserving):
 
     def _initial_step(self, agent: StepAgent[object], *, seq: int) -> StepRecord:
         initial = {"agent": agent.get_state(), "runtime": {"elapsed_s": 0.0}}
-        return StepRecord(0, seq, diff_state({}, initial))
+        return StepRecord(0, seq, initial_delta(initial))
 
     def _commit_initial_state(self, run_id: str, agent: StepAgent[object], *, seq: int) -> None:
         self.store.commit(run_id, [], step=self._initial_step(agent, seq=seq))
