@@ -488,3 +488,20 @@ def test_a_where_line_is_a_name_the_sentence_places_something_at() -> None:
         [Segment("The line is a major railway link between Edinburgh and London.", 0)],
     )
     assert city is not None and city.quote == "London"
+
+
+async def test_a_parameter_default_that_is_no_number_answers_no_how_long() -> None:
+    question = (
+        "My client talks to a host whose IP address changes now and then. For how long does "
+        "aiohttp reuse a DNS answer by default?"
+    )
+    short, text = await answer(
+        question,
+        "aiohttp.web.run_app(app, *, host=None, port=None, path=None, shutdown_timeout=60.0, "
+        "keepalive_timeout=75.0, reuse_address=None, reuse_port=None): A high-level function "
+        "for running an application, serving it until keyboard interrupt.",
+        "By default TCPConnector comes with the DNS cache table enabled, and resolutions will "
+        "be cached by default for 10 seconds.",
+    )
+    assert short == "10 seconds"  # not "None" of reuse_address=None
+    assert "cached by default for 10 seconds" in text

@@ -244,6 +244,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             named = any(mentions(text, n) for n in question.identifiers)
             found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
         for start, end in parameter_defaults(text, question):  # maxsize=128
+            if sized and not NUMBER.search(text[start:end]):
+                continue  # "for how long ...": not "None" of "reuse_address=None"
             found.append((start, end, 1.5))
         for match in counted_numbers(text, question.text):
             quantity = _UNIT.match(text, match.end())
