@@ -505,3 +505,16 @@ async def test_a_parameter_default_that_is_no_number_answers_no_how_long() -> No
     )
     assert short == "10 seconds"  # not "None" of reuse_address=None
     assert "cached by default for 10 seconds" in text
+
+
+async def test_a_word_after_a_number_is_its_unit_only_when_it_measures_or_is_counted() -> None:
+    short, _ = await answer(
+        "How many old temporary base directories does pytest keep?",
+        "By default pytest keeps the 3 most recent temporary base directories.",
+    )
+    assert short == "3"  # not "3 most"
+    short, _ = await answer(
+        "By default, how many listeners can be registered for a single event?",
+        "By default, a maximum of `10` listeners can be registered for any single event.",
+    )
+    assert short == "`10` listeners"

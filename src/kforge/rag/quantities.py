@@ -21,6 +21,7 @@ class _Asked(Protocol):
 
 
 __all__ = [
+    "MEASURES",
     "NUMBER",
     "asked_units",
     "asks_release",
@@ -154,7 +155,8 @@ def counts(text: str, noun: str, question: str) -> bool:
     return False
 
 
-_MEASURES = _SIZE_UNITS | _TIME_UNITS | frozenset({"pixel", "pixels", "px", "percent", "dpi"})
+MEASURES = _SIZE_UNITS | _TIME_UNITS | frozenset({"pixel", "pixels", "px", "percent", "dpi"})
+"""Units of measure: of data, of text, of time, of images."""
 
 
 def measures_other(text: str, noun: str, question: str) -> bool:
@@ -163,7 +165,7 @@ def measures_other(text: str, noun: str, question: str) -> bool:
     stem = noun.rstrip("s")
     units = [re.match(r"\s*([A-Za-z]+)", text[m.end() :]) for m in counted_numbers(text, question)]
     return bool(units) and all(
-        u is not None and u.group(1).lower() in _MEASURES and u.group(1).lower().rstrip("s") != stem
+        u is not None and u.group(1).lower() in MEASURES and u.group(1).lower().rstrip("s") != stem
         for u in units
     )
 

@@ -18,7 +18,14 @@ from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject, is_about
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
-from kforge.rag.quantities import NUMBER, asked_units, asks_release, counted_numbers
+from kforge.rag.quantities import (
+    MEASURES,
+    NUMBER,
+    asked_units,
+    asks_release,
+    counted_noun,
+    counted_numbers,
+)
 from kforge.rag.question import (
     ENTRY,
     Question,
@@ -220,12 +227,32 @@ def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer 
     return None
 
 
+_NUMBER_OF = re.compile(r"\bnumber of (\w+)", re.IGNORECASE)
+
+
+def _a_unit(word: str, noun: str) -> bool:
+    """Whether ``word`` after a number is its unit: a unit of measure, "%" or "times", or
+    the noun a "how many" question counts ("how many listeners": "`10` listeners"); not
+    "0 otherwise" or "3 most"."""
+    low = word.lower()
+    if low in NOT_UNITS:
+        return False
+    return (
+        low in MEASURES
+        or low in ("%", "times", "s", "min", "h")
+        or bool(noun)
+        and low.rstrip("s") == noun.rstrip("s")
+    )
+
+
 def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """The number with its unit: best in the unit the question asks in ("how many bytes"),
     near the question's words, in a better sentence; for "default", what follows
     ``Default:``."""
     terms = set(question.terms)
     sized = asked_units(question)  # "how big": bytes
+    number_of = _NUMBER_OF.search(question.text)  # "the maximum number of listeners"
+    noun = counted_noun(question.text) or (number_of.group(1).lower() if number_of else "")
     best: tuple[float, str, int] | None = None
     for unit in units:
         text = unit.text
@@ -255,7 +282,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                 value -= 0.3  # a number in words is as often a manner of speaking
             elif match.group(0)[:2].lower() == "0x":
                 value += 0.5  # a hexadecimal literal is a value written out, as with a unit
-            if quantity and quantity.group(1).lower() not in NOT_UNITS:
+            if quantity and _a_unit(quantity.group(1), noun):
                 end, value = quantity.end(), value + 0.5
                 if text[end - len(quantity.group(0)) : end].startswith("`") and start > 0:
                     start -= text[start - 1] == "`"  # "`10` listeners", backticks balanced
