@@ -240,8 +240,7 @@ def _a_unit(word: str, noun: str) -> bool:
     return (
         low in MEASURES
         or low in ("%", "times", "s", "min", "h")
-        or bool(noun)
-        and low.rstrip("s") == noun.rstrip("s")
+        or (bool(noun) and low.rstrip("s") == noun.rstrip("s"))
     )
 
 
