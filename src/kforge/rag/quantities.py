@@ -155,8 +155,14 @@ def counts(text: str, noun: str, question: str) -> bool:
     return False
 
 
-MEASURES = _SIZE_UNITS | _TIME_UNITS | frozenset({"pixel", "pixels", "px", "percent", "dpi"})
-"""Units of measure: of data, of text, of time, of images."""
+_WRITTEN_ON = {"s": "seconds", "ms": "ms", "min": "minutes", "h": "hours"} | {
+    unit: unit for unit in ("kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib")
+}
+"""Units written on to their number ("0.005s", "16MB"), as the unit sets name them."""
+MEASURES = (
+    _SIZE_UNITS | _TIME_UNITS | frozenset(_WRITTEN_ON) | {"pixel", "pixels", "px", "percent", "dpi"}
+)
+"""Units of measure: of data, of text, of time, of images, and their abbreviations."""
 
 
 def measures_other(text: str, noun: str, question: str) -> bool:
@@ -196,9 +202,3 @@ def states_in_units(text: str, units: frozenset[str]) -> bool:
         )
         for m in NUMBER.finditer(text)
     )
-
-
-_WRITTEN_ON = {"s": "seconds", "ms": "ms", "min": "minutes", "h": "hours"} | {
-    unit: unit for unit in ("kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib")
-}
-"""Units written on to their number ("0.005s", "16MB"), as the unit sets name them."""

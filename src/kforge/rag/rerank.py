@@ -76,7 +76,7 @@ KIND_WEIGHT = 0.25
 DENSE_WEIGHT = 2.0
 """What a passage's cosine similarity to the question adds, where the corpus holds vectors."""
 NEXT_WEIGHT = 0.25
-"""What a focus term weighs in a sentence when only the next sentence of its paragraph holds it:
+"""What a focus term weighs in a sentence when only the next sentence of its passage holds it:
 a value often stands a sentence after what it is the value of ("ttl_dns_cache: expire after
 some seconds the DNS entries." then "By default 10 seconds.")."""
 HEADING_WEIGHT = 0.3

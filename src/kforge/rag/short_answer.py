@@ -239,7 +239,7 @@ def _a_unit(word: str, noun: str) -> bool:
         return False
     return (
         low in MEASURES
-        or low in ("%", "times", "s", "min", "h")
+        or low in ("%", "times")
         or (bool(noun) and low.rstrip("s") == noun.rstrip("s"))
     )
 
