@@ -5,6 +5,11 @@ the command or code for "how do I", the date for "when", the name for "who", "wh
 "which", one of the two named items for "which of X or Y", the defining clause for "what is".
 For a yes/no question it is "Yes." or "No." (kforge's words) and then the deciding phrase,
 quoted. Nothing is reworded, so the line is as exact as the sentences under it.
+
+A why question, a question of how two things differ, and a yes/no question that no
+supporting sentence decides get no line: their answer is a whole sentence, and a clause cut
+from one reads as an answer it is not ("In callback functions", "because in many languages",
+"rather than deleting the journal file"). The answer then opens with its best sentence.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import replace
 
 from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
-from kforge.rag.defining import defined_subject, defines_subject, is_about
+from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.quantities import (
@@ -41,7 +46,6 @@ from kforge.rag.short_quote import (
     NOT_UNITS,
     ShortAnswer,
     clause_at,
-    cut_short,
     mention,
     trim,
     word_set,
@@ -101,6 +105,8 @@ def short_answer(
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(yes_no(asked, units, passages), asked)
+    if kind in ("reason", "comparison"):
+        return None  # the best sentence answers, whole (see the module doc)
     if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
         # (a name, whatever the question's form: "what is the oldest Python ...?")
@@ -117,8 +123,6 @@ def short_answer(
         )
     elif kind == "procedure":
         found = _procedure(asked, units)
-    elif kind == "reason":
-        found = _first(units, _reason)
     elif (kind == "where" and (found := _place(units))) or (
         kind == "thing" and (found := _entry_named(question, units[0]))
     ):
@@ -134,8 +138,6 @@ def short_answer(
             and not _placed(found.quote, units)
         ):
             found = None  # "where does mypy write its cache?": not "CI", a name it mentions
-    elif kind == "comparison":
-        found = _difference(asked, units)
     elif kind == "definition" and (found := _defines(asked, units)):
         pass
     elif kind == "definition":
@@ -299,21 +301,6 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
-def _reason(text: str) -> str:
-    """The clause giving a reason: from its cue ("because", "to avoid", "allow for"), or what
-    follows a colon explaining the sentence's claim ("... is a bad idea: anyone downstream
-    of it is forced to ...")."""
-    cue = re.search(
-        r"\b(?:because|since|so that|in order to|due to|to (?:avoid|prevent|ensure|allow)|"
-        r"allows? (?:for|you to|us to))\b|(?<=\w): (?=[a-z])",
-        text,
-        re.IGNORECASE,
-    )
-    return (
-        clause_at(text, cue.end() if cue and cue.group(0) == ": " else cue.start()) if cue else ""
-    )
-
-
 def _defining(text: str, question: Question) -> str:
     """The defining clause: what follows "X is" (or "term:") when X is what is asked, or an
     API description that opens with what it does ("Returns an array of ...")."""
@@ -343,36 +330,6 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = clause_at(unit.text, entry.end() if entry else 0)
         if quote:
-            return ShortAnswer(quote, quote, unit.source)
-    return None
-
-
-_CONTRAST = re.compile(
-    r"\b(?:except|unlike|whereas|while|instead of|rather than|differs?|but|only)\b", re.I
-)
-
-
-def _difference(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """How two compared items differ: the clause of a sentence about one of them that says
-    it by contrast ("Identical to copy() except that copy2() also preserves file metadata"),
-    or None: the opening clause of a sentence about one item ("Previously", "json.dumps(obj")
-    does not say how the two differ, and the sentences under the line say what each is."""
-    about = [u for u in units if any(is_about(u.text, o) for o in question.options)]
-    for unit in about:
-        contrast = _CONTRAST.search(unit.text)
-        if contrast is None:
-            continue
-        entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
-        start = entry.end() if entry else 0
-        quote = clause_at(unit.text, start)
-        said = _CONTRAST.search(quote)
-        if said is None or len(quote[said.end() :].split()) < 4 or cut_short(unit.text, start):
-            # from the contrast on ("except that it spawns the command directly ..."), not the
-            # clause's opening words cut short ("similar to exec() except")
-            quote = clause_at(unit.text, contrast.start())
-            if len(quote.split()) < 5:
-                continue  # "but old translations": a contrast too short to say how they differ
-        if len(quote.split()) >= 3:
             return ShortAnswer(quote, quote, unit.source)
     return None
 

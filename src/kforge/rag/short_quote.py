@@ -17,7 +17,6 @@ __all__ = [
     "NOT_UNITS",
     "ShortAnswer",
     "clause_at",
-    "cut_short",
     "mention",
     "trim",
     "word_set",
@@ -89,13 +88,6 @@ def clause_at(text: str, start: int = 0) -> str:
         cuts = [w.start() for w in words[6:MAX_WORDS] if w.group(0).lower() in _PHRASE_STARTS]
         piece = piece[: cuts[-1]] if cuts else piece[: words[MAX_WORDS - 1].end()]
     return trim(piece)
-
-
-def cut_short(text: str, start: int = 0) -> bool:
-    """True when ``clause_at`` would end the clause from ``start`` before its end (too long)."""
-    rest = text[start:]
-    end = CLAUSE_END.search(rest, 1)
-    return len((rest[: end.start()] if end else rest).split()) > MAX_WORDS + 4
 
 
 def mention(text: str, option: str) -> str:

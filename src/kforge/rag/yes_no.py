@@ -1,7 +1,8 @@
 """Yes or no for a yes/no question, and the phrase of a supporting sentence that decides it.
 
 "No." comes with the negation that says it; a sentence that holds no "not" is quoted without
-a verdict, as is one that does not hold enough of what is asked to decide it.
+a verdict, as is one that does not hold enough of what is asked to decide it. A clause quoted
+without a verdict says most of what is asked, or there is no line.
 """
 
 from __future__ import annotations
@@ -58,17 +59,27 @@ def yes_no(
     best = max(units, key=holds)
     said = description_of(best.text)
     clause = clause_at(said)
+    whole = trim(said)
+    short = len(whole.split()) <= MAX_WORDS + 4
     if CONDITION.match(clause):
         # a condition alone decides nothing: the sentence whole when it is short ("If
         # ensure_ascii is true (the default), the output has all non-ASCII characters escaped")
-        whole = trim(said)
-        clause = whole if len(whole.split()) <= MAX_WORDS + 4 else clause
+        clause = whole if short else clause
+    asked = predicate or terms
+    if not _says_most(clause, asked):
+        # a clause quoted without a verdict must say most of what is asked: not the opening
+        # "In callback functions" of "In callback functions, you parse the page contents ...
+        # (but you can also use BeautifulSoup ...)"; the sentence whole when it is short, else
+        # no line, and the answer opens with that sentence
+        clause = whole if short and _says_most(whole, asked) else ""
     # and a "not" about something else the thing does decides nothing
     held = unit_terms(said)
     if len(held & terms) < _DECIDES * len(terms) or (
         predicate and len(held & predicate) < _DECIDES * len(predicate)
     ):
-        return ShortAnswer(clause, clause, best.source)  # no sentence decides it: no verdict
+        # no sentence decides it: the clause, with no verdict ("The recursive option is only
+        # supported on macOS and Windows" for "... the recursive option on Linux?")
+        return ShortAnswer(clause, clause, best.source) if clause else None
     negated = _NEGATION.search(said)
     if not negated:
         # no "not" is no "yes": "LANGUAGE is ignored if the locale is C" says no without one;
@@ -77,6 +88,11 @@ def yes_no(
         return ShortAnswer(clause, clause, best.source) if len(clause.split()) >= 3 else None
     # the phrase that decides it holds the "not": "... times, is not preserved"
     return ShortAnswer("No.", _deciding(said, negated.start()), best.source)
+
+
+def _says_most(clause: str, asked: set[str]) -> bool:
+    """True when ``clause`` holds at least half of the ``asked`` terms."""
+    return 2 * len(unit_terms(clause) & asked) >= len(asked)
 
 
 def _after_reply(unit: Segment, passage: Chunk) -> bool:
