@@ -388,6 +388,41 @@ async def test_no_sentence_is_written_twice_in_a_report(corpus_dir: Path) -> Non
     assert not any(sentence in insights for sentence in said)
 
 
+async def test_an_empty_insight_says_why_in_its_frame_and_in_the_report(
+    corpus_dir: Path,
+) -> None:
+    # every category is answered from react.md's two sentences: once the answers and the
+    # first insight have said them, a category's insight has nothing left to quote
+    script = Script(
+        tree=[
+            {"name": "Reasoning", "questions": ["How does ReAct interleave reasoning and tools?"]},
+            {"name": "Tools", "questions": ["How does the ReAct agent call a tool?"]},
+        ]
+    )
+    rt = make_runtime(corpus_dir, script)
+    question = "How does ReAct interleave reasoning traces and tool actions?"
+    run = await run_to_end(rt, {"question": question, "answer": "extractive"})
+    result = run.result or {}
+    added = [f.payload for f in rt.frames(run.id) if f.type == "data.insight.added"]
+    empty = [p for p in added if not p["insight"]]
+    assert empty, added
+    report = result["report"].split("## Insights by category", 1)[1].split("## Frontier")[0]
+    for category in result["categories"]:  # every category is listed, with its insight or why not
+        assert f"- **{category['name']}**: " in report
+    for payload in empty:  # and the reason given is true of the run
+        category = next(c for c in result["categories"] if c["id"] == payload["category_id"])
+        answers = [result["answers"].get(q) or {} for q in category["question_ids"]]
+        cited = any(a.get("source_ids") for a in answers)
+        why = (
+            "every sentence it could quote from the passages its answers cite is already said above"
+            if cited
+            else "none of its answers cites a passage"
+        )
+        assert payload["empty_because"] == why
+        assert f"- **{category['name']}**: _nothing further: {why}._" in report
+    assert {p["empty_because"].split()[0] for p in empty} == {"every", "none"}  # both reasons
+
+
 @pytest.mark.parametrize(
     ("answer", "why", "shown"),
     [

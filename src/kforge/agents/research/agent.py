@@ -48,8 +48,10 @@ from kforge.errors import ValidationError
 from kforge.frames import CheckpointKind, DataEvent
 from kforge.llm.base import answer_style
 from kforge.llm.types import Message, ModelResponse, ModelSettings
+from kforge.rag.candidates import find_candidates
 from kforge.rag.focus import Focus, question_focus
 from kforge.rag.grounded import AnswerStyle
+from kforge.rag.question import read_question
 from kforge.rag.textcheck import LoopWatch, key_terms
 from kforge.rag.types import Chunk
 
@@ -183,10 +185,12 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent[ResearchReport]
             for r in records
         ]
         insight_segments: list[dict[str, Any]] = []
+        asked = f"{category['name']}: {self.question}"
+        gap = "none of its answers cites a passage"
         if passages:
             written = await write_grounded(
                 ctx,
-                f"{category['name']}: {self.question}",
+                asked,
                 passages,
                 style=self._style(ctx),
                 purpose="rise_above",
@@ -199,15 +203,23 @@ class ResearchAgent(DecomposingPhase, AnsweringPhase, ForgeAgent[ResearchReport]
                 {"text": g["text"], "source_id": records[g["source"]]["id"]}
                 for g in written.segments
             ]
+            quotable = find_candidates(read_question(asked), passages, self._said())
+            gap = (
+                "every sentence it could quote from the passages its answers cite is already "
+                "said above"
+                if not quotable
+                else "nothing the passages its answers cite say was found to add to the answers"
+            )
         insight = " ".join(g["text"] for g in insight_segments)
         rc.category_insights[category["id"]] = insight
         rc.insight_segments[category["id"]] = insight_segments
+        if not insight:
+            rc.insight_gaps[category["id"]] = gap  # said in the report, and in the frame
         rc.synthesized_categories.append(category["id"])
-        ctx.emit(
-            DataEvent(
-                name="insight.added", payload={"category_id": category["id"], "insight": insight}
-            )
-        )
+        payload = {"category_id": category["id"], "insight": insight}
+        if not insight:
+            payload["empty_because"] = gap
+        ctx.emit(DataEvent(name="insight.added", payload=payload))
         if not (
             self._may_backtrack("synthesis_requires_more_answers")
             or self._may_backtrack("synthesis_reveals_missing_category")

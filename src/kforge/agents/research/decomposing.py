@@ -68,6 +68,7 @@ class DecomposingPhase(ResearchHost):
             # rejected at the checkpoint: start the tree again, guided by the reason
             rc.categories, rc.questions, rc.answered_questions, rc.answers = [], [], [], {}
             rc.synthesized_categories, rc.category_insights = [], {}
+            rc.insight_segments, rc.insight_gaps = {}, {}
         parts, passages = await plan_parts(ctx, self.corpus_name, self.question, self.params.k)
         rc.focus = jsoncodec.to_builtins(foci(self.question, passages))
         rc.documents = [d for d in [main_document(self.question, passages)] if d]

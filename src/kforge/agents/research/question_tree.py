@@ -51,6 +51,8 @@ class ResearchPhaseContext(PhaseContext):
     category_insights: dict[str, str] = field(default_factory=dict)
     insight_segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Each insight's sentences with the source each rests on: ``{"text", "source_id"}``."""
+    insight_gaps: dict[str, str] = field(default_factory=dict)
+    """Why a category's insight is empty, by category id (the report says it)."""
     synthesized_categories: list[str] = field(default_factory=list)
     needs_more_answers: bool = False
     # EXPAND

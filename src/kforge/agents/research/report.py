@@ -78,19 +78,19 @@ def render_report(question: str, rc: ResearchPhaseContext) -> str:
                 out += ["", f"> {disclaimer}"]
             out.append("")
     out += ["## Insights by category", ""]
-    shown = 0
+    listed = len(out)
     for category in rc.categories:
         segments = rc.insight_segments.get(category["id"])
         insight = numbering.cite(segments) if segments else rc.category_insights.get(category["id"])
         if insight:
             out.append(f"- **{category['name']}**: {insight}")
-            shown += 1
-    if not shown:
-        out.append(
-            "_No insights yet._"
-            if not rc.category_insights
-            else "_The sources add nothing beyond the answers above._"
-        )
+        elif category["id"] in rc.insight_gaps:
+            # an empty insight says why, rather than the category going missing here
+            out.append(
+                f"- **{category['name']}**: _nothing further: {rc.insight_gaps[category['id']]}._"
+            )
+    if len(out) == listed:
+        out.append("_No insights yet._")
     out += ["", "## Frontier: adjacent questions", ""]
     for item in rc.adjacent_questions:
         why = f" — {item['why']}" if item.get("why") else ""
