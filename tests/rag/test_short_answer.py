@@ -127,6 +127,11 @@ async def test_when_is_a_date_and_choice_is_one_of_the_two() -> None:
             "Translatable strings should be entire sentences, because in many languages the "
             "words of a sentence agree with each other.",
         ),
+        (  # how something happens: not a name the sentence holds ("ReAct")
+            "How does ReAct work?",
+            "ReAct interleaves reasoning traces and tool actions in one loop, as Shunyu Yao "
+            "described it.",
+        ),
         (  # "rather than deleting the journal file" would be the contrast
             "What is the difference between the DELETE and TRUNCATE journal modes?",
             "The TRUNCATE journaling mode commits transactions by truncating the rollback "
@@ -134,7 +139,7 @@ async def test_when_is_a_date_and_choice_is_one_of_the_two() -> None:
         ),
     ],
 )
-async def test_a_reason_or_a_difference_is_a_whole_sentence_with_no_line_above_it(
+async def test_a_reason_a_way_it_works_or_a_difference_is_a_whole_sentence_with_no_line(
     question: str, text: str
 ) -> None:
     short, written = await answer(question, text)

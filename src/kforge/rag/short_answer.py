@@ -6,8 +6,8 @@ the command or code for "how do I", the date for "when", the name for "who", "wh
 For a yes/no question it is "Yes." or "No." (kforge's words) and then the deciding phrase,
 quoted. Nothing is reworded, so the line is as exact as the sentences under it.
 
-A why question, a question of how two things differ, and a yes/no question that no
-supporting sentence decides get no line: their answer is a whole sentence, and a clause cut
+A why question, a question of how something happens or how two things differ, and a yes/no
+question that no supporting sentence decides get no line: their answer is a whole sentence, and a clause cut
 from one reads as an answer it is not ("In callback functions", "because in many languages",
 "rather than deleting the journal file"). The answer then opens with its best sentence.
 """
@@ -105,8 +105,10 @@ def short_answer(
         kind = "yesno"  # "Are both X or Y a genus of orchids?" asks yes or no of both
     if kind == "yesno":
         return _telling(yes_no(asked, units, passages), asked)
-    if kind in ("reason", "comparison"):
-        return None  # the best sentence answers, whole (see the module doc)
+    if kind in ("reason", "comparison") or (kind == "thing" and _HOW.match(asked.asking)):
+        # the best sentence answers, whole (see the module doc); "how does ReAct work?" too,
+        # which asks how something happens, not for a name ("Synergizing Reasoning and ...")
+        return None
     if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
         # (a name, whatever the question's form: "what is the oldest Python ...?")
@@ -153,6 +155,8 @@ def short_answer(
     return _telling(found, asked)
 
 
+_HOW = re.compile(r"how\b", re.IGNORECASE)
+"""A question asking how something happens (one of no other kind: not "how many", "how do I")."""
 _LOCATIVE = re.compile(
     r"\b(?:in|into|at|under|inside|within|from|to|on|onto|below|above|beside|near|through|"
     r"via|by|of)\s+(?:(?:the|a|an|your|its|their|each|every|this|that|his|her)\s+)?"
