@@ -1,5 +1,5 @@
 """Passages reranked with a corpus's vectors: BM25's pool, reordered by what the question means
-as well as the words it shares; and an extractive answer's room for a fourth unit."""
+as well as the words it shares; and an extractive answer's room for a fifth unit."""
 
 from __future__ import annotations
 
@@ -74,19 +74,22 @@ def test_vectors_reorder_the_word_search_and_add_no_passage_of_their_own() -> No
     assert "generics" not in [h.chunk.file for h in search_units(near, QUESTION, 3)]
 
 
-async def test_an_extractive_answer_quotes_up_to_four_units() -> None:
+async def test_an_extractive_answer_quotes_up_to_five_units() -> None:
     page = page_chunk(
         0,
         "Use --cache-size to choose how large the cache may grow. A timeout after which entries "
         "expire is given with --timeout. Files are stored in the location named by --cache-dir. "
-        "When full, the eviction policy named by --evict decides what goes.",
+        "When full, the eviction policy named by --evict decides what goes. Entries are "
+        "compressed with the codec named by --codec.",
         "Caching",
         "Options",
     )
-    question = "How do I set the cache size, timeout, location and eviction policy?"
+    question = (
+        "How do I set the cache size, timeout, location, eviction policy and compression codec?"
+    )
     answer = await write_answer(question, [page], None)
-    assert len(answer.segments) == ANSWER_SENTENCES == 4, answer.segments
-    assert "--evict" in answer.text
+    assert len(answer.segments) == ANSWER_SENTENCES == 5, answer.segments
+    assert "--evict" in answer.text and "--codec" in answer.text
 
 
 class NearTheIntroduction:
