@@ -6,12 +6,16 @@ The workload is ``runtime_vs_langgraph.py``'s tool loop on SQLite. A committed s
 of a K = 220 run minus a K = 20 run, over 200; a resume is a run paused after 100 steps, resumed
 in a new Runtime until its next step commits: the event loop stops at that commit, so the
 count ends with the rest of that step's turn of the loop, never the stretch's next step.
-``--phase`` counts only the instructions inside the functions named (``module.function`` or
+``--postgres URL`` counts the resume on PostgreSQL instead (databases made on that server and
+dropped after), once warm (the store opened before) and once cold (opening the store counted
+too: its connection and schema check); only this process's instructions count, not the
+server's. ``--phase`` counts only the instructions inside the functions named (``module.function`` or
 ``module:Class.method``), each alone; a coroutine function's count holds its own resumptions
 and the coroutines it awaits, not what the event loop runs meanwhile.
 
     python benchmarks/step_instructions.py
     python benchmarks/step_instructions.py --phase kforge.engine.runner.diff_state --json out.json
+    python benchmarks/step_instructions.py --postgres "$KFORGE_DB"
 """
 
 from __future__ import annotations
@@ -120,14 +124,22 @@ def inner_step(k: int, phases: Sequence[str]) -> None:
         loop.close()
 
 
-def inner_resume(phases: Sequence[str]) -> None:
+def inner_resume(phases: Sequence[str], urls: Sequence[str] = (), cold: bool = False) -> None:
+    """A resume on SQLite, or on the PostgreSQL databases ``urls`` (warm-up, measured); ``cold``
+    counts opening the store too."""
     bench = _workload()
     from kforge.llm.testing.scripted import ScriptedModel
     from kforge.runtime.runtime import Runtime
     from kforge.store.base import RunStatus
     from kforge.store.sqlite import SQLiteStore
 
-    class StoppingStore(SQLiteStore):
+    base: Any = SQLiteStore
+    if urls:
+        from kforge.store.postgres import PostgresStore
+
+        base = PostgresStore
+
+    class StoppingStore(base):  # type: ignore[misc]
         """Stops the running event loop right after it commits its first step record (where
         ``runtime_vs_langgraph.py`` times a resume's end): the stretch then goes no further in
         that turn of the loop than its next ``await``."""
@@ -143,11 +155,9 @@ def inner_resume(phases: Sequence[str]) -> None:
     half = RESUME_K // 2
     replies = bench.script(RESUME_K)
 
-    async def paused(runner: Any) -> tuple[Path, str]:
-        path = runner.fresh_db()
-        first = Runtime(
-            bench.SQLiteStore(path), model=ScriptedModel(replies[:half]), registry=runner.registry
-        )
+    async def paused(runner: Any, url: str | None) -> tuple[Any, str]:
+        path = url or runner.fresh_db()
+        first = Runtime(base(path), model=ScriptedModel(replies[:half]), registry=runner.registry)
         run = await first.run(bench.AGENT_TYPE, {"pause_at": half}, limits=bench._limits(RESUME_K))
         await first.aclose()
         if run.status != RunStatus.AWAITING_USER:
@@ -155,6 +165,9 @@ def inner_resume(phases: Sequence[str]) -> None:
         return path, run.id
 
     async def resume(runtime: Any, store: Any, run_id: str) -> None:
+        if runtime is None:  # cold: the store opens in the count
+            store = StoppingStore(store)
+            runtime = Runtime(store, model=ScriptedModel(replies[half:]), registry=runner.registry)
         await runtime.resume(run_id, bench.ANSWER)
         await runtime.wait(run_id)  # returns only if the loop did not stop at the step's commit
         raise RuntimeError(f"the resumed run committed no step ({store.get_run(run_id).status})")
@@ -166,12 +179,14 @@ def inner_resume(phases: Sequence[str]) -> None:
     try:
         runner = bench.KforgeBench(Path(tmp))
         asyncio.run(runner.run_loop(runner.fresh_db(), 3, "NORMAL"))
-        for attempt in ("warm-up", "measured"):
-            path, run_id = asyncio.run(paused(runner))
-            store = StoppingStore(path)
+        for attempt, url in zip(("warm-up", "measured"), urls or (None, None), strict=True):
+            path, run_id = asyncio.run(paused(runner, url))
+            store: Any = path if cold and attempt == "measured" else StoppingStore(path)
             loop = asyncio.new_event_loop()
 
             async def opened(store: Any = store) -> Any:
+                if isinstance(store, (str, Path)):
+                    return None
                 return Runtime(store, model=ScriptedModel(replies[half:]), registry=runner.registry)
 
             runtime = loop.run_until_complete(opened())
@@ -192,6 +207,7 @@ def inner_resume(phases: Sequence[str]) -> None:
                 resumed.cancel()
                 loop.run_until_complete(runtime.wait(run_id))
                 loop.run_until_complete(runtime.aclose())
+                store.close()
                 loop.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -241,7 +257,49 @@ def measure(phases: Sequence[str]) -> dict[str, Any]:
     return result
 
 
+def measure_postgres(admin_url: str, phases: Sequence[str]) -> dict[str, Any]:
+    """Instructions of a warm and of a cold resume on PostgreSQL, each on fresh databases of
+    the server ``admin_url`` names (dropped after)."""
+    import secrets
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    targets: list[tuple[str, list[str]]] = [("all", [])] + [(p, ["--phase", p]) for p in phases]
+    result: dict[str, Any] = {"resume": {}, "resume_cold": {}}
+    made: list[str] = []
+
+    def fresh() -> str:
+        name = f"instructions_{secrets.token_hex(5)}"
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        made.append(name)
+        return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, extra in targets:
+                for key, cold in (("resume", []), ("resume_cold", ["--cold"])):
+                    urls = ["--url", fresh(), "--url", fresh()]
+                    result[key][name] = callgrind(["resume", *urls, *cold, *extra], Path(tmp))
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            for name in made:
+                conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    return result
+
+
 def print_table(result: dict[str, Any]) -> None:
+    if "step" not in result:
+        print(f"{'instructions (this process)':<60} {'warm resume':>12} {'cold resume':>12}")
+        for name, warm in result["resume"].items():
+            label = "resume, in all" if name == "all" else f"inside {name}"
+            print(f"{label:<60} {warm:>12,} {result['resume_cold'][name]:>12,}")
+        print(
+            f"\nPostgreSQL. Resume: K={RESUME_K} paused at {RESUME_K // 2}, resumed until its "
+            "next step commits; cold also opens the store."
+        )
+        return
     print(f"{'instructions':<60} {'per step':>12} {'per resume':>12}")
     for name, per_step in result["step"].items():
         label = "committed step / resume, in all" if name == "all" else f"inside {name}"
@@ -261,6 +319,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also count inside this function (module.function or module:Class.method)",
     )
     parser.add_argument("--json", type=Path, help="write the counts as JSON to this path")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="count resumes on PostgreSQL instead, on databases this makes on that server",
+    )
     parser.add_argument("--inner", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner:
@@ -269,13 +332,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if kind == "step":
             inner_step(int(rest[0]), phases)
         else:
-            inner_resume(phases)
+            urls = [rest[i + 1] for i, word in enumerate(rest) if word == "--url"]
+            inner_resume(phases, urls, cold="--cold" in rest)
         return 0
     for spec in args.phase:
         resolve(spec)  # a misspelt phase fails now, not after minutes of counting
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not installed (apt install valgrind): it counts instructions")
-    result = measure(args.phase)
+    result = measure_postgres(args.postgres, args.phase) if args.postgres else measure(args.phase)
     print_table(result)
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -91,3 +91,30 @@ def test_mcp_client_names_the_extra_too() -> None:
     done = _run_hiding(["mcp"], code)
     assert done.returncode == 3, done.stderr
     assert "pip install 'knowledge-forge[mcp]'" in done.stdout
+
+
+def test_a_module_found_installed_is_not_searched_for_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from kforge import extras
+
+    searched: list[str] = []
+    search = importlib.util.find_spec
+
+    def counting(name: str) -> object:
+        searched.append(name)
+        return search(name)
+
+    monkeypatch.setattr(importlib.util, "find_spec", counting)
+    monkeypatch.setattr(extras, "_FOUND", set())
+    installed = next(m for m in ("colorsys", "wave", "sndhdr", "tabnanny") if m not in sys.modules)
+    missing = "kforge_no_such_module"
+    for _ in range(3):
+        extras.require_extra("postgres", "a test", modules=(installed,))
+        with pytest.raises(extras.MissingExtraError):
+            extras.require_extra("postgres", "a test", modules=(missing,))
+    # found once, it stays installed; a missing one may be installed meanwhile: searched again
+    assert searched.count(installed) == 1
+    assert searched.count(missing) == 3

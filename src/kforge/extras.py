@@ -25,13 +25,24 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 """Extra name -> the top-level modules it provides."""
 
 
+_FOUND: set[str] = set()
+"""Modules found installed: found once, they stay so for the life of the process, whereas a
+search walks ``sys.path`` (an open of a store checks its extra each time; a module missing
+is searched again, as it may be installed meanwhile)."""
+
+
 def _installed(module: str) -> bool:
     if module in sys.modules:
         return sys.modules[module] is not None
+    if module in _FOUND:
+        return True
     try:
-        return importlib.util.find_spec(module) is not None
+        found = importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+    if found:
+        _FOUND.add(module)
+    return found
 
 
 def extra_installed(extra: str) -> bool:

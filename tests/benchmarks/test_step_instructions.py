@@ -144,3 +144,71 @@ def test_a_counted_coroutine_runs_each_resumption_inside_operator_call(
         assert inside[-1] == "throw"
 
     asyncio.run(main())
+
+
+_COUNT_RESUMED_ON_POSTGRES = """
+import operator, sys
+sys.path.insert(0, sys.argv[1])
+import step_instructions
+from kforge.llm.testing.scripted import ScriptedModel
+from kforge.store.postgres import PostgresStore
+
+counts = {"stores opened": 0, "model calls": 0, "steps committed": 0}
+init, complete, commit = PostgresStore.__init__, ScriptedModel.complete, PostgresStore.commit
+
+def counted_init(self, *args, **kwargs):
+    counts["stores opened"] += 1
+    init(self, *args, **kwargs)
+
+async def counted_complete(self, *args, **kwargs):
+    counts["model calls"] += 1
+    return await complete(self, *args, **kwargs)
+
+def counted_commit(self, run_id, frames, **kwargs):
+    counts["steps committed"] += kwargs.get("step") is not None
+    return commit(self, run_id, frames, **kwargs)
+
+def measured(func, *args, **kwargs):
+    before = dict(counts)
+    result = operator.call(func, *args, **kwargs)
+    print({name: counts[name] - before[name] for name in counts}, flush=True)
+    return result
+
+PostgresStore.__init__ = counted_init
+ScriptedModel.complete, PostgresStore.commit = counted_complete, counted_commit
+step_instructions.RESUME_K = 6
+step_instructions.operator = type("counting", (), {"call": staticmethod(measured)})
+step_instructions.inner_resume([], sys.argv[2:4], cold=sys.argv[4] == "cold")
+"""
+
+
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_a_counted_resume_on_postgresql_opens_its_store_inside_the_count_only_when_cold(
+    postgres_server: str, tmp_path: Path, kind: str
+) -> None:
+    import secrets
+
+    import psycopg
+
+    from tests.postgres import with_database
+
+    names = [f"t_{secrets.token_hex(6)}" for _ in range(2)]
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f"CREATE DATABASE {name}")
+    try:
+        urls = [with_database(postgres_server, name) for name in names]
+        done = subprocess.run(
+            [sys.executable, "-c", _COUNT_RESUMED_ON_POSTGRES, str(SCRIPT.parent), *urls, kind],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(tmp_path)},
+        )
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as conn:
+            for name in names:
+                conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    assert done.returncode == 0, done.stderr[-2000:]
+    opened = 1 if kind == "cold" else 0
+    expected = {"stores opened": opened, "model calls": 1, "steps committed": 1}
+    assert done.stdout.strip() == str(expected)
