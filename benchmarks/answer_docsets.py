@@ -90,6 +90,8 @@ QUESTION_SETS = {
     "hypothesis": DATA / "hypothesis_questions.jsonl",
     "apache": DATA / "apache_questions.jsonl",
     "attrs": DATA / "attrs_questions.jsonl",
+    "requests": DATA / "requests_questions.jsonl",
+    "werkzeug": DATA / "werkzeug_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

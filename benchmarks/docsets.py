@@ -34,6 +34,8 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | hypothesis | python-hypothesis-doc 6.67.1 | MPL-2.0 | Hypothesis's quick start, guides (settings, strategies, stateful testing, Django, NumPy, database, health checks, reproducing failures) and support pages, Sphinx HTML |
 | apache | apache2-doc 2.4.71 | Apache-2.0 | the Apache HTTP Server manual's user's guide, how-tos, rewrite guide, SSL/TLS guide, virtual hosts and security and performance notes, English HTML |
 | attrs | python-attr-doc 22.2.0 | MIT | the attrs overview, comparison with alternatives, examples, guides (type annotations, initialization, comparison, hashing, extending, how it works, API names), glossary and API reference, Sphinx HTML |
+| requests | python-requests-doc 2.28.1 | Apache-2.0 | the Requests front page, installation, quickstart, advanced usage and authentication guides, FAQ, recommended packages, support, vulnerability disclosure and release process pages, and the API reference, Sphinx HTML |
+| werkzeug | python-werkzeug-doc 2.2.2 | BSD-3-Clause | Werkzeug's overview, installation, tutorial, API levels, quickstart, serving, testing and debugging guides, reference pages (request and response objects, routing, data structures, HTTP and URL utilities, exceptions, context locals, …), middleware and deployment guides, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -397,6 +399,24 @@ DOCSETS: dict[str, Docset] = {
             "MIT",
             # changelog.html is the change log
             skip=(*_SPHINX_INDEXES, "changelog.html"),
+        ),
+        Docset(
+            "requests",
+            "python-requests-doc",
+            "usr/share/doc/python-requests-doc/html",
+            ("*.html", "user/*.html", "community/*.html"),
+            "Apache-2.0",
+            # updates.html is the change log; out-there.html lists articles and talks
+            skip=(*_SPHINX_INDEXES, "updates.html", "out-there.html"),
+        ),
+        Docset(
+            "werkzeug",
+            "python-werkzeug-doc",
+            "usr/share/doc/python-werkzeug-doc/html",
+            ("*.html", "deployment/*.html", "middleware/*.html"),
+            "BSD-3-Clause",
+            # changes.html is the change log; license.html is the licence's text
+            skip=(*_SPHINX_INDEXES, "changes.html", "license.html"),
         ),
     )
 }

@@ -368,6 +368,8 @@ DOC_SETS = [
     "hypothesis",
     "apache",
     "attrs",
+    "requests",
+    "werkzeug",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
@@ -380,6 +382,8 @@ HELD_OUT = [
     "hypothesis",
     "apache",
     "attrs",
+    "requests",
+    "werkzeug",
 ]
 """Sets written from the documents alone with the type mix below, held out when written (aiohttp,
 doxygen and snakemake have since been read and designed on)."""
