@@ -7,9 +7,10 @@ For a yes/no question it is "Yes." or "No." (kforge's words) and then the decidi
 quoted. Nothing is reworded, so the line is as exact as the sentences under it.
 
 A why question, a question of how something happens or how two things differ, and a yes/no
-question that no supporting sentence decides get no line: their answer is a whole sentence, and a clause cut
-from one reads as an answer it is not ("In callback functions", "because in many languages",
-"rather than deleting the journal file"). The answer then opens with its best sentence.
+question that no supporting sentence decides get no line: their answer is a whole sentence,
+and a clause cut from one reads as an answer it is not ("In callback functions", "because in
+many languages", "rather than deleting the journal file"). The answer then opens with its
+best sentence.
 """
 
 from __future__ import annotations
