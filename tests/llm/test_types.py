@@ -10,8 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kforge import jsoncodec
-from kforge.frozen import freeze
-from kforge.llm.types import Message, ModelResponse, ToolCall, Usage, records_of
+from kforge.frozen import FrozenDict, freeze
+from kforge.llm.types import (
+    Message,
+    ModelResponse,
+    ToolCall,
+    Usage,
+    messages_from_json,
+    records_of,
+)
 
 texts = st.text(max_size=20)
 arguments = st.dictionaries(texts, st.none() | st.booleans() | st.integers() | texts, max_size=3)
@@ -118,3 +125,20 @@ def test_messages_read_together_are_the_messages_read_one_by_one(batch: list[Mes
         Tagged(m.role, m.content, m.tool_calls, m.tool_call_id, m.name) for m in batch
     ]
     assert all(type(m) is Tagged for m in tagged)
+
+
+@given(st.lists(messages, max_size=6))
+def test_messages_read_from_json_equal_those_read_from_its_dicts(history: list[Message]) -> None:
+    try:
+        data = jsoncodec.dumps(history).encode()
+    except ValueError:  # a lone surrogate: no record holds one
+        return
+    read = messages_from_json(data)
+    assert read == Message.from_records(jsoncodec.loads(data)) == history
+    assert all(type(c.arguments) is FrozenDict for m in read for c in m.tool_calls)
+
+
+@pytest.mark.parametrize("data", [b'{"role": "user"}', b'[{"content": "no role"}]', b"[1e400]"])
+def test_json_that_is_not_a_list_of_messages_is_refused(data: bytes) -> None:
+    with pytest.raises(ValueError, match="not a list of messages"):
+        messages_from_json(data)

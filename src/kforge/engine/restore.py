@@ -6,12 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from kforge.engine.append_only import AppendOnlyList, holds_messages
 from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
 from kforge.frozen import freeze_decoded
-from kforge.llm.types import Message
+from kforge.jsoncodec import loads
+from kforge.llm.types import Message, messages_from_json
 from kforge.store.base import RunLog, Snapshot
 
 __all__ = [
@@ -24,6 +27,7 @@ __all__ = [
     "restored_baseline",
     "restored_lists",
     "session_usage",
+    "stored_state",
 ]
 
 APPEND_ONLY = "append_only"
@@ -78,13 +82,16 @@ def restore_point(
     last_step: int | None = None,
     use_snapshot: bool = True,
     snapshot: Snapshot | None = None,
+    messages: bool = False,
 ) -> RestorePoint:
     """Rebuild a run's state from its latest snapshot and the step deltas after it.
 
     ``last_step`` is the run record's iteration: when the snapshot is that step, no delta can
     follow it and they are not read. Falls back from an unreadable snapshot (or with
     ``use_snapshot=False``) to replaying every step delta. ``snapshot``: the latest snapshot,
-    if already read (with the run record that ``last_step`` comes from).
+    if already read (with the run record that ``last_step`` comes from). ``messages``: the
+    histories of messages a snapshot's JSON holds are read as lists of ``Message``s
+    (``stored_state``), for ``restored_baseline``.
     """
     base: dict[str, Any] = {}
     step_no, seq = -1, 0
@@ -98,9 +105,13 @@ def restore_point(
     if snapshot is None:
         steps = store.read_steps(run_id, after_step=-1)
     else:
-        base, step_no, seq = snapshot.state, snapshot.step, snapshot.seq
+        step_no, seq = snapshot.step, snapshot.seq
         is_last = last_step is not None and snapshot.step == last_step
         steps = [] if is_last else store.read_steps(run_id, after_step=snapshot.step)
+        typed = None
+        if messages and not steps and snapshot.data is not None:
+            typed = stored_state(snapshot.data)
+        base = snapshot.state if typed is None else typed
     state = rebuild_state(base, (s.delta for s in steps), copy_base=False)
     if steps:
         step_no, seq = steps[-1].step, steps[-1].seq
@@ -108,6 +119,42 @@ def restore_point(
         raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
     text = snapshot.text if snapshot is not None and not steps else None
     return RestorePoint(state, step_no, seq, text)
+
+
+_BY_FIELD = msgspec.json.Decoder(dict[str, dict[str, msgspec.Raw]])
+
+
+def stored_state(data: bytes) -> dict[str, Any] | None:
+    """The state a snapshot's JSON ``data`` holds, with each history of messages that its
+    runtime state names as a field of a part of it (``["agent", "messages"]``) read straight
+    into a list of ``Message``s; None when the state's parts are not all objects or the JSON
+    is of a kind only the general reader reads."""
+    try:
+        parts = _BY_FIELD.decode(data)
+    except msgspec.MsgspecError:
+        return None
+    runtime = {name: loads(bytes(raw)) for name, raw in parts.get("runtime", {}).items()}
+    entries = runtime.get(APPEND_ONLY)
+    typed = set()
+    for entry in entries if isinstance(entries, list) else ():
+        path, messages = _entry(entry)
+        if messages and isinstance(path, list) and len(path) == 2:
+            typed.add((path[0], path[1]))
+    state: dict[str, Any] = {}
+    for key, fields in parts.items():
+        if key == "runtime":
+            state[key] = runtime
+            continue
+        state[key] = value = {}
+        for name, raw in fields.items():
+            if (key, name) in typed:
+                try:
+                    value[name] = messages_from_json(raw)
+                    continue
+                except ValueError:  # the general reader reads it, restored_baseline says why
+                    pass
+            value[name] = loads(bytes(raw))
+    return state
 
 
 def restored_baseline(point: RestorePoint) -> Baseline:
@@ -171,7 +218,9 @@ def _adopt(state: dict[str, Any], path: Any, messages: bool) -> AppendOnlyList |
     # the restored state is this stretch's own, decoded from the record: its items are
     # frozen in place, then taken as they are
     log = AppendOnlyList()
-    if messages:
+    if messages and holds_messages(value):  # read as messages (stored_state): taken as they are
+        list.extend(log, value)
+    elif messages:
         try:
             list.extend(log, Message.from_records(value))
         except (KeyError, TypeError, AttributeError) as exc:

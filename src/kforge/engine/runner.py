@@ -203,7 +203,7 @@ class StepRunner(BoundaryInterventions, StretchEndings):
             try:
                 known, self._snapshot = self._snapshot, None
                 point = restore_point(
-                    self.store, run_id, last_step=self.run.iteration, snapshot=known
+                    self.store, run_id, last_step=self.run.iteration, snapshot=known, messages=True
                 )
                 baseline = restored_baseline(point)
                 self.agent.restore_state(point.state["agent"])

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
+
 from kforge.frozen import FrozenDict, FrozenList, freeze, freeze_decoded
 from kforge.jsoncodec import written_form
 
@@ -18,6 +20,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "frozen_message",
+    "messages_from_json",
     "records_of",
     "word_deltas",
 ]
@@ -156,6 +159,60 @@ def _build(items: Iterable[dict[str, Any]], *, decoded: bool) -> list[Message]:
     return messages
 
 
+class _CallRecord(msgspec.Struct, gc=False):
+    """A tool call's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
+
+    name: Any
+    arguments: Any = None
+    id: Any = ""
+
+
+class _MessageRecord(msgspec.Struct, gc=False):
+    """A message's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
+
+    role: Any
+    content: Any = None
+    tool_calls: list[_CallRecord] | None = None
+    tool_call_id: Any = None
+    name: Any = None
+
+
+def messages_from_json(data: bytes | memoryview) -> list[Message]:
+    """``Message.from_records(loads(data))`` for the JSON of a list of messages (a history in
+    a run's snapshot), read straight into messages: their fields, never dicts of them, are
+    decoded. ``ValueError`` when ``data`` is JSON of another shape or that only the general
+    reader reads (``Message.from_records`` then says what)."""
+    try:
+        records = _MESSAGE_RECORDS.decode(data)
+    except msgspec.MsgspecError as exc:
+        raise ValueError(f"not a list of messages: {exc}") from None
+    messages: list[Message] = []
+    append = messages.append
+    for record in records:
+        message: Any = _new(_DraftMessage)
+        message.role = record.role
+        message.content = record.content or ""
+        calls = record.tool_calls
+        if calls:
+            built = []
+            for item in calls:
+                call: Any = _new(_DraftCall)
+                call.name = item.name
+                arguments = item.arguments
+                call.arguments = freeze_decoded(arguments) if arguments else _NO_ARGUMENTS
+                call.id = item.id
+                call.__class__ = ToolCall
+                built.append(call)
+            message.tool_calls = tuple(built)
+        else:
+            message.tool_calls = ()
+        message.tool_call_id = record.tool_call_id
+        message.name = record.name
+        message.__class__ = Message
+        append(message)
+    return messages
+
+
 def frozen_message(message: Message) -> Message:
     """``message`` with its tool calls' arguments frozen (``FrozenDict``), so that nothing in
     it can change: the message itself when they are, else a copy; its JSON is kept beside it
@@ -226,6 +283,7 @@ _new = object.__new__
 _DraftMessage = type("_DraftMessage", (_ReadFrom,), {"__slots__": Message.__slots__})
 _DraftCall = type("_DraftCall", (), {"__slots__": ToolCall.__slots__})
 _NO_ARGUMENTS = FrozenDict()
+_MESSAGE_RECORDS = msgspec.json.Decoder(list[_MessageRecord])
 written_form(Message, _written_message)
 
 

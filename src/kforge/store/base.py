@@ -7,10 +7,11 @@ import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
+from kforge.jsoncodec import loads
 from kforge.store.documents import DocumentStore
 from kforge.store.lease import Lease, lease_is_live
 
@@ -110,8 +111,40 @@ class Snapshot:
     step: int
     seq: int
     state: dict[str, Any]
+    """Decoded on first use in a snapshot ``Snapshot.stored`` made."""
     text: str | None = field(default=None, compare=False, repr=False)
     """The state's JSON as the store read it, when it has it (spares the runner an encode)."""
+    data: bytes | None = field(default=None, compare=False, repr=False)
+    """The same JSON as UTF-8, in a snapshot ``Snapshot.stored`` made: for a reader that reads
+    it its own way (a resume reads a history of messages straight into messages)."""
+
+    @classmethod
+    def stored(cls, step: int, seq: int, data: bytes, text: str) -> Snapshot:
+        """A snapshot of the state whose JSON a store read (``text``, and ``data`` its UTF-8),
+        not decoded until its ``state`` is first used; StateCorruptionError then when it is not
+        a JSON object."""
+        snapshot = object.__new__(cls)
+        for name, value in (("step", step), ("seq", seq), ("text", text), ("data", data)):
+            object.__setattr__(snapshot, name, value)
+        return snapshot
+
+    if not TYPE_CHECKING:  # for mypy, a Snapshot has only its fields
+
+        def __getattr__(self, name: str) -> Any:
+            # only a field not set gets here: the state of a stored snapshot, on first use
+            data = object.__getattribute__(self, "data") if name == "state" else None
+            if data is None:
+                raise AttributeError(f"'Snapshot' object has no attribute '{name}'")
+            try:
+                state = loads(data)
+            except (ValueError, TypeError) as exc:
+                raise StateCorruptionError(
+                    f"step {self.step}'s snapshot is unreadable: {exc}"
+                ) from exc
+            if not isinstance(state, dict):
+                raise StateCorruptionError(f"step {self.step}'s snapshot is not an object")
+            object.__setattr__(self, "state", state)
+            return state
 
 
 class RunLog(DocumentStore, Protocol):
@@ -189,8 +222,9 @@ class RunLog(DocumentStore, Protocol):
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         """The run and its newest snapshot, read together (in one round trip where the store
         has round trips): what a resume reads first. A snapshot that cannot be read comes back
-        as None, so that the resume rebuilds the state from the step deltas instead. Raises
-        RunNotFoundError."""
+        as None (or, read lazily, ``Snapshot.stored``, raises StateCorruptionError when its
+        state is first used), so that the resume rebuilds the state from the step deltas
+        instead. Raises RunNotFoundError."""
         ...
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:

@@ -316,7 +316,7 @@ class PostgresRunLog(PostgresDatabase):
         if row[-4] is None:
             return run, None
         try:
-            return run, decode_snapshot(run_id, row[-4:])
+            return run, decode_snapshot(run_id, row[-4:], lazy=True)
         except StateCorruptionError:
             return run, None
 

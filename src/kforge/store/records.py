@@ -96,12 +96,19 @@ def decode_steps(
 
 
 def decode_snapshot(
-    run_id: str, row: tuple[int, int, bytes | str, int | None] | None
+    run_id: str, row: tuple[int, int, bytes | str, int | None] | None, *, lazy: bool = False
 ) -> Snapshot | None:
-    """A row of (step, seq, state JSON, checksum) as a snapshot (None for no row)."""
+    """A row of (step, seq, state JSON, checksum) as a snapshot (None for no row); ``lazy``
+    checks its checksum but leaves its state to be decoded when first used
+    (``Snapshot.stored``), or read another way by a resume."""
     if row is None:
         return None
     text = verified(run_id, "snapshot", row[2], row[3])
+    if lazy:
+        data = row[2]
+        return Snapshot.stored(
+            row[0], row[1], data if isinstance(data, bytes) else text.encode(), text
+        )
     try:
         state = loads(row[2])  # the bytes as read, if they are bytes: no second encoding
     except (ValueError, TypeError) as exc:

@@ -12,6 +12,7 @@ from kforge.errors import (
     InvalidRunStateError,
     RunLeasedError,
     RunNotFoundError,
+    StateCorruptionError,
     StoreError,
     WriteConflictError,
 )
@@ -23,7 +24,6 @@ from kforge.store.base import (
     RunStatus,
     Snapshot,
     StepRecord,
-    run_with_snapshot,
 )
 from kforge.store.lease import Lease, lease_is_live
 from kforge.store.records import (
@@ -294,15 +294,22 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         with self._lock:  # one moment: no commit between the two reads
-            return run_with_snapshot(self, run_id)
+            run = self.get_run(run_id)
+            try:
+                return run, self._snapshot(run_id, lazy=True)
+            except StateCorruptionError:
+                return run, None
 
     def latest_snapshot(self, run_id: str) -> Snapshot | None:
+        return self._snapshot(run_id, lazy=False)
+
+    def _snapshot(self, run_id: str, *, lazy: bool) -> Snapshot | None:
         with self._read():
             row = self._conn.execute(
                 "SELECT step, seq, CAST(state AS BLOB), checksum FROM snapshots WHERE run_id = ?",
                 (run_id,),
             ).fetchone()
-        return decode_snapshot(run_id, row)
+        return decode_snapshot(run_id, row, lazy=lazy)
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
         source = self.get_run(source_id)
