@@ -26,9 +26,13 @@ from typing import Any, TypeVar
 
 import msgspec
 import orjson
+from msgspec import Raw
+from msgspec import Struct as Record
 
 __all__ = [
     "JSONDecodeError",
+    "Raw",
+    "Record",
     "convert",
     "dumps",
     "dumps_bytes",
@@ -38,6 +42,7 @@ __all__ = [
     "loads_as",
     "not_json",
     "raw_decode",
+    "strict_decoder",
     "to_builtins",
     "written_form",
 ]
@@ -319,3 +324,18 @@ def not_json(value: Any) -> tuple[str, str] | None:
             continue
         return path, f"a {type(item).__name__}"
     return None
+
+
+def strict_decoder(kind: Any) -> Callable[[bytes | memoryview], Any]:
+    """A reader of JSON straight into ``kind``: ``Record`` classes (typed records, never dicts
+    of them), lists and dicts of them, ``Raw`` for a stretch left undecoded. No hook and no
+    fallback: ``ValueError`` when the JSON is of another shape or not JSON."""
+    decode = msgspec.json.Decoder(kind).decode
+
+    def read(data: bytes | memoryview) -> Any:
+        try:
+            return decode(data)
+        except msgspec.MsgspecError as exc:
+            raise ValueError(str(exc)) from None
+
+    return read

@@ -6,14 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from kforge.engine.append_only import AppendOnlyList, holds_messages
 from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
 from kforge.frozen import freeze_decoded
-from kforge.jsoncodec import loads
+from kforge.jsoncodec import Raw, loads, strict_decoder
 from kforge.llm.types import Message, messages_from_json
 from kforge.store.base import RunLog, Snapshot
 
@@ -121,7 +119,7 @@ def restore_point(
     return RestorePoint(state, step_no, seq, text)
 
 
-_BY_FIELD = msgspec.json.Decoder(dict[str, dict[str, msgspec.Raw]])
+_BY_FIELD = strict_decoder(dict[str, dict[str, Raw]])
 
 
 def stored_state(data: bytes) -> dict[str, Any] | None:
@@ -130,8 +128,8 @@ def stored_state(data: bytes) -> dict[str, Any] | None:
     into a list of ``Message``s; None when the state's parts are not all objects or the JSON
     is of a kind only the general reader reads."""
     try:
-        parts = _BY_FIELD.decode(data)
-    except msgspec.MsgspecError:
+        parts = _BY_FIELD(data)
+    except ValueError:
         return None
     runtime = {name: loads(bytes(raw)) for name, raw in parts.get("runtime", {}).items()}
     entries = runtime.get(APPEND_ONLY)

@@ -6,10 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import msgspec
-
 from kforge.frozen import FrozenDict, FrozenList, freeze, freeze_decoded
-from kforge.jsoncodec import written_form
+from kforge.jsoncodec import Record, strict_decoder, written_form
 
 __all__ = [
     "Message",
@@ -159,7 +157,7 @@ def _build(items: Iterable[dict[str, Any]], *, decoded: bool) -> list[Message]:
     return messages
 
 
-class _CallRecord(msgspec.Struct, gc=False):
+class _CallRecord(Record, gc=False):
     """A tool call's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
 
     name: Any
@@ -167,7 +165,7 @@ class _CallRecord(msgspec.Struct, gc=False):
     id: Any = ""
 
 
-class _MessageRecord(msgspec.Struct, gc=False):
+class _MessageRecord(Record, gc=False):
     """A message's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
 
     role: Any
@@ -183,8 +181,8 @@ def messages_from_json(data: bytes | memoryview) -> list[Message]:
     decoded. ``ValueError`` when ``data`` is JSON of another shape or that only the general
     reader reads (``Message.from_records`` then says what)."""
     try:
-        records = _MESSAGE_RECORDS.decode(data)
-    except msgspec.MsgspecError as exc:
+        records = _MESSAGE_RECORDS(data)
+    except ValueError as exc:
         raise ValueError(f"not a list of messages: {exc}") from None
     messages: list[Message] = []
     append = messages.append
@@ -283,7 +281,7 @@ _new = object.__new__
 _DraftMessage = type("_DraftMessage", (_ReadFrom,), {"__slots__": Message.__slots__})
 _DraftCall = type("_DraftCall", (), {"__slots__": ToolCall.__slots__})
 _NO_ARGUMENTS = FrozenDict()
-_MESSAGE_RECORDS = msgspec.json.Decoder(list[_MessageRecord])
+_MESSAGE_RECORDS = strict_decoder(list[_MessageRecord])
 written_form(Message, _written_message)
 
 
