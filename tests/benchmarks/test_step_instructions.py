@@ -42,16 +42,7 @@ def test_the_step_and_resume_workloads_run_as_callgrind_would_run_them(tmp_path:
     assert list(tmp_path.iterdir()) == []  # its databases are gone
 
 
-_COUNT_RESUMED = """
-import operator, sys
-sys.path.insert(0, sys.argv[1])
-import step_instructions
-from kforge.llm.testing.scripted import ScriptedModel
-from kforge.store.sqlite import SQLiteStore
-
-counts = {"model calls": 0, "steps committed": 0}
-complete, commit = ScriptedModel.complete, SQLiteStore.commit
-
+_COUNTING_HOOKS = """
 async def counted_complete(self, *args, **kwargs):
     counts["model calls"] += 1
     return await complete(self, *args, **kwargs)
@@ -65,12 +56,30 @@ def measured(func, *args, **kwargs):
     result = operator.call(func, *args, **kwargs)
     print({name: counts[name] - before[name] for name in counts}, flush=True)
     return result
+"""
+"""What both counting scripts wrap: the model's calls, the store's step commits, and each
+counted region's share of them (printed)."""
 
+_COUNT_RESUMED = (
+    """
+import operator, sys
+sys.path.insert(0, sys.argv[1])
+import step_instructions
+from kforge.llm.testing.scripted import ScriptedModel
+from kforge.store.sqlite import SQLiteStore
+
+counts = {"model calls": 0, "steps committed": 0}
+complete, commit = ScriptedModel.complete, SQLiteStore.commit
+
+"""
+    + _COUNTING_HOOKS
+    + """
 ScriptedModel.complete, SQLiteStore.commit = counted_complete, counted_commit
 step_instructions.RESUME_K = 6
 step_instructions.operator = type("counting", (), {"call": staticmethod(measured)})
 step_instructions.inner_resume([])
 """
+)
 
 
 def test_a_counted_resume_ends_at_its_first_step_commit(tmp_path: Path) -> None:
@@ -146,7 +155,8 @@ def test_a_counted_coroutine_runs_each_resumption_inside_operator_call(
     asyncio.run(main())
 
 
-_COUNT_RESUMED_ON_POSTGRES = """
+_COUNT_RESUMED_ON_POSTGRES = (
+    """
 import operator, sys
 sys.path.insert(0, sys.argv[1])
 import step_instructions
@@ -160,26 +170,16 @@ def counted_init(self, *args, **kwargs):
     counts["stores opened"] += 1
     init(self, *args, **kwargs)
 
-async def counted_complete(self, *args, **kwargs):
-    counts["model calls"] += 1
-    return await complete(self, *args, **kwargs)
-
-def counted_commit(self, run_id, frames, **kwargs):
-    counts["steps committed"] += kwargs.get("step") is not None
-    return commit(self, run_id, frames, **kwargs)
-
-def measured(func, *args, **kwargs):
-    before = dict(counts)
-    result = operator.call(func, *args, **kwargs)
-    print({name: counts[name] - before[name] for name in counts}, flush=True)
-    return result
-
+"""
+    + _COUNTING_HOOKS
+    + """
 PostgresStore.__init__ = counted_init
 ScriptedModel.complete, PostgresStore.commit = counted_complete, counted_commit
 step_instructions.RESUME_K = 6
 step_instructions.operator = type("counting", (), {"call": staticmethod(measured)})
 step_instructions.inner_resume([], sys.argv[2:4], cold=sys.argv[4] == "cold")
 """
+)
 
 
 @pytest.mark.parametrize("kind", ["warm", "cold"])
