@@ -116,12 +116,19 @@ def assert_exact(answer: Any, passages: list[Chunk]) -> None:
         text = segment.text.rstrip()
         if "\n" in text or segment.code:  # code stands on its own lines
             rendered = f"{text}\n[{number}]"
-        else:
-            end = text[-1] if text[-1] in ".!?" and text[-2:-1].strip() else ""
-            rendered = f"{text[: len(text) - len(end)]} [{number}]{end}"
-        assert rendered in answer.text
+        else:  # each sentence's marker before its closing punctuation, the last one's too
+            mark = re.escape(f" [{number}]")
+            shown = re.compile(
+                "".join(
+                    f"(?:{mark})?{re.escape(ch)}" if ch in ".!?" else re.escape(ch) for ch in text
+                )
+                + f"(?:{mark})?"  # a sentence with no closing punctuation: the marker after it
+            )
+            found = next((m for m in shown.finditer(answer.text) if MARKED.search(m.group())), None)
+            assert found, (text, answer.text)
+            rendered = found.group()
         back, cited = unmarked(rendered)
-        assert back == text and cited == number
+        assert back.replace(f" [{number}]", "") == text and cited == number
     if answer.short_answer:
         line = answer.text.split("\n\n", 1)[0]
         quote, number = unmarked(line)

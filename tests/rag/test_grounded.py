@@ -132,3 +132,26 @@ async def test_every_marker_of_any_answer_names_a_listed_source(
     assert_markers_name_citations(answer.text, answer.citations)
     for citation, index in zip(answer.citations, answer.sources, strict=True):
         assert citation.chunk_id == passages[index].id
+
+
+def test_each_sentence_of_a_unit_of_two_cites_its_passage() -> None:
+    """A list item of two sentences is one unit; each of its sentences carries the marker, so
+    a reader (or a checker) sees the source of each, and taking the markers out gives the unit
+    back. A sentence ending inside markup ("testing.**") shares the next one's marker."""
+    from kforge.rag.compose import Segment
+    from kforge.rag.grounded import number_segments
+
+    item = (
+        "**Idempotent**: the effect of two calls equals the effect of one, e.g. an upsert by "
+        "key. Re-running is safe if the arguments are the same."
+    )
+    label = "**Separate tuning from testing.** Choose parameters on a development split."
+    body = f"{item}\n\n{label}"
+    passages = [Chunk("a", "a.md", "a.md", "A", "", None, 0, len(body), body)]
+    text, _, _ = number_segments([Segment(item, 0), Segment(label, 0)], passages)
+    assert text == (
+        "**Idempotent**: the effect of two calls equals the effect of one, e.g. an upsert by "
+        "key [1]. Re-running is safe if the arguments are the same [1]. **Separate tuning from "
+        "testing.** Choose parameters on a development split [1]."
+    )
+    assert text.replace(" [1]", "") == f"{item} {label}"

@@ -139,8 +139,7 @@ def number_segments(
             continue
         # the marker goes before the closing punctuation, so that taking it out gives the
         # sentence back exactly ("... 0 ." keeps its space: the marker goes after it)
-        end = sentence[-1] if sentence[-1:] in (".", "!", "?") and sentence[-2:-1].strip() else ""
-        part = f"{sentence[: len(sentence) - len(end)]} {marker(segment.source)}{end}"
+        part = _marked(sentence, marker(segment.source))
         if segment.source == listing:  # "... as a result of either:" then its items, a list
             body = f"{body.rstrip()}\n- {part}\n"
             continue
@@ -152,6 +151,34 @@ def number_segments(
     text = f"{head}\n\n{body}" if head and body else head or body
     citations = [Citation.from_chunk(n, passages[i]) for n, i in enumerate(order, 1)]
     return text, citations, order
+
+
+def _marked(text: str, mark: str) -> str:
+    """``text`` with ``mark`` at the end of each of its sentences, before the closing
+    punctuation ("A [1]. B [1]."), so that every sentence of a unit of two cites its passage.
+    A sentence that ends inside quotes or markup ("testing.** Choose") shares the next one's
+    mark, and a unit the splitter does not give back whole keeps one mark at its end."""
+    parts = split_sentences(text)
+    ends: list[int] = []
+    at = 0
+    for part in parts:
+        found = text.find(part, at)
+        if found < 0:
+            ends = []
+            break
+        at = found + len(part)
+        ends.append(at)
+    if not ends or ends[-1] != len(text):
+        ends = [len(text)]
+    out, start = [], 0
+    for end in ends:
+        piece = text[start:end]
+        closing = piece[-1] if piece[-1:] in (".", "!", "?") and piece[-2:-1].strip() else ""
+        if end < len(text) and (not closing or not text[end : end + 1].isspace()):
+            continue  # no plain sentence end here: the mark goes with the next sentence's
+        out.append(f"{piece[: len(piece) - len(closing)]} {mark}{closing}")
+        start = end
+    return "".join(out)
 
 
 def _numbered(passages: Sequence[Chunk]) -> str:
