@@ -32,6 +32,8 @@ def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
     [
         ("What is a closure in libffi?", "definition"),
         ("What does os.EOL contain?", "definition"),
+        ("What do the k1 and b parameters do in BM25?", "definition"),  # plural: as "does"
+        ("What do I do if the build fails?", "thing"),  # the asker's own doing: no definition
         ("How do I create a hard link?", "procedure"),
         ("How do I get the number of CPUs?", "procedure"),  # a way, not a number
         ("How many bytes does a pointer take?", "quantity"),
@@ -533,3 +535,18 @@ async def test_a_word_after_a_number_is_its_unit_only_when_it_measures_or_is_cou
         "By default, a maximum of `10` listeners can be registered for any single event.",
     )
     assert short == "`10` listeners"
+
+
+def test_a_defining_line_is_said_of_what_is_asked_not_of_a_later_clause() -> None:
+    """ "The parameter k1 controls ...; typical values are between 0.9 and 2.0" defines
+    nothing asked in its "are" clause: no line of "between 0.9 and 2.0"."""
+    question = "What does the k1 parameter do in BM25?"
+    text = (
+        "The parameter k1 controls how quickly the contribution saturates; typical values are "
+        "between 0.9 and 2.0."
+    )
+    found = short_answer(question, [Segment(text, 0)], [chunk(0, text, "BM25")])
+    assert found is None or "between 0.9" not in found.line, found
+    defined = "A WITHOUT ROWID table is an optimization that can reduce storage."
+    line = short_answer("What is a WITHOUT ROWID table?", [Segment(defined, 0)])
+    assert line is not None and "an optimization" in line.line, line

@@ -104,7 +104,7 @@ _WHAT_TO_DO = re.compile(
 do I add to my snakemake command so the jobs go to the cluster?"."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
-    r"^(?:what(?:'s| is| are| was| were| does .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
+    r"^(?:what(?:'s| is| are| was| were| (?:does|do(?! (?:i|we|you|they|one)\b)|did) .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
     r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
     re.IGNORECASE,
 )

@@ -315,7 +315,10 @@ def _defining(text: str, question: Question) -> str:
     if entry and unit_terms(entry.group(1)) & set(question.terms):
         return clause_at(text, entry.start(2))
     copula = _COPULA.search(text)
-    if copula and len(unit_terms(text[: copula.start()]) & set(question.terms)) > 0:
+    # the copula's own clause names what is asked: not "typical values are between 0.9 and
+    # 2.0" after "The parameter k1 controls ...;"
+    subject = text[: copula.start()].rsplit("; ", 1)[-1] if copula else ""
+    if copula and len(unit_terms(subject) & set(question.terms)) > 0:
         clause = clause_at(text, copula.start(1))
         # "a shopping mall owned by ...": what it is, without who owns it
         return _DETAIL.split(clause, maxsplit=1)[0] if len(clause.split()) > 4 else clause
