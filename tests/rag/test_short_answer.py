@@ -360,6 +360,22 @@ async def test_a_number_inside_an_address_is_no_quantity() -> None:
     assert short == "`9229`"
 
 
+async def test_a_release_is_no_quantity() -> None:
+    """ "In 3.8+" and "10.12 or newer" name releases: no line of "3.8" for how long, nor of
+    "10.12" for how many."""
+    short, _ = await answer(
+        "How long do I have before a deprecated feature may disappear?",
+        "Deprecated since version 3.8: In 3.8+ the test case inherits from "
+        "IsolatedAsyncioTestCase, making this feature unneeded.",
+    )
+    assert short == ""
+    short, _ = await answer(
+        "How many backup runs can a file go unseen before it is dropped from the cache?",
+        "MacOS: 10.12 or newer. A file unseen in 20 backup runs is dropped from the cache.",
+    )
+    assert short == "20", short
+
+
 async def test_a_default_that_names_no_value_is_no_quantity() -> None:
     short, _ = await answer(
         "What port does the inspector listen on by default?",
