@@ -23,6 +23,7 @@ class _Asked(Protocol):
 __all__ = [
     "MEASURES",
     "NUMBER",
+    "RELEASE_AFTER",
     "asked_units",
     "asks_release",
     "counted_noun",
@@ -56,8 +57,6 @@ _NAMING = re.compile(
 "version 0.21", "utf-8"."""
 _NAMED_RELEASE = re.compile(r"(?<=[\w,;(] )[A-Z][A-Za-z]+ $")
 """A name in mid-sentence before a release number: "Scrapy 2.8", "Python 3.7"."""
-_RELEASE_AFTER = re.compile(r"\+|\s+or\s+(?:newer|later|above|higher|greater)\b", re.IGNORECASE)
-"""What makes the dotted number before it a release: "3.8+", "10.12 or newer"."""
 
 
 _SIZE_UNITS = frozenset(
@@ -69,6 +68,10 @@ _TIME_UNITS = frozenset(
     """ms millisecond milliseconds sec secs second seconds minute minutes hour hours day days
     week weeks month months year years""".split()  # noqa: SIM905
 )
+
+
+RELEASE_AFTER = re.compile(r"\+|\s+or\s+(?:newer|later|above|higher|greater)\b", re.IGNORECASE)
+"""What makes the dotted number before it a release: "3.8+", "10.12 or newer"."""
 
 
 def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
@@ -88,8 +91,6 @@ def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
             continue
         if "." in match.group(0) and _NAMED_RELEASE.search(before[-24:]):
             continue
-        if "." in match.group(0) and _RELEASE_AFTER.match(text, match.end()):
-            continue  # "In 3.8+ ...", "MacOS: 10.12 or newer": a release, not an amount
         yield match
 
 

@@ -27,6 +27,7 @@ from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.quantities import (
     MEASURES,
     NUMBER,
+    RELEASE_AFTER,
     asked_units,
     asks_release,
     counted_noun,
@@ -281,6 +282,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                 continue  # "for how long ...": not "None" of "reuse_address=None"
             found.append((start, end, 1.5))
         for match in counted_numbers(text, question.text):
+            if "." in match.group(0) and RELEASE_AFTER.match(text, match.end()):
+                continue  # "In 3.8+ ...", "MacOS: 10.12 or newer": a release, not an amount
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()
