@@ -376,6 +376,18 @@ async def test_a_release_is_no_quantity() -> None:
     assert short == "20", short
 
 
+async def test_a_factor_of_a_setting_is_no_quantity() -> None:
+    short, _ = await answer(
+        "How long does the downloader wait for a response before it gives up?",
+        "DOWNLOAD_TIMEOUT\n\nDefault: 180\n\nThe amount of time (in secs) that the downloader "
+        "will wait before timing out.",
+        "If enabled, the downloader will wait a random amount of time (between 0.5 * "
+        "DOWNLOAD_DELAY and 1.5 * DOWNLOAD_DELAY) while fetching requests from the same "
+        "website.",
+    )
+    assert short == "180", short
+
+
 async def test_a_default_that_names_no_value_is_no_quantity() -> None:
     short, _ = await answer(
         "What port does the inspector listen on by default?",

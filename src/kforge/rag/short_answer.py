@@ -252,6 +252,10 @@ def _a_unit(word: str, noun: str) -> bool:
     )
 
 
+_FACTOR = re.compile(r"\s*[*\u00d7]\s*[A-Za-z_]")
+"""A number multiplying a name after it ("0.5 * DOWNLOAD_DELAY")."""
+
+
 def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """The number with its unit: best in the unit the question asks in ("how many bytes"),
     near the question's words, in a better sentence; for "default", what follows
@@ -284,6 +288,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
         for match in counted_numbers(text, question.text):
             if "." in match.group(0) and RELEASE_AFTER.match(text, match.end()):
                 continue  # "In 3.8+ ...", "MacOS: 10.12 or newer": a release, not an amount
+            if _FACTOR.match(text, match.end()):
+                continue  # "0.5 * DOWNLOAD_DELAY": a factor of a value named, not the value
             quantity = _UNIT.match(text, match.end())
             end, value = match.end(), 0.0
             start = match.start()
