@@ -317,3 +317,19 @@ class _Holder:
 def test_reading_into_a_type_with_no_json_form_names_the_type_and_the_field() -> None:
     with pytest.raises(ValueError, match=r"'_Opaque' has no JSON form.*\$\.x"):
         convert({"x": 1}, _Holder)
+
+
+def test_spaced_scalars_are_written_as_the_stdlib_writes_them_without_its_encoder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool returning a number has its text written once per call: no encoder set up."""
+    from kforge import jsoncodec
+
+    values = [0, -7, 2**70, True, False, None]
+    expected = [json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in values]
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the stdlib encoder was set up for a scalar")
+
+    monkeypatch.setattr(jsoncodec, "_stdlib_text", refuse)
+    assert [jsoncodec.dumps(v, spaced=True) for v in values] == expected

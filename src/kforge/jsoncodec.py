@@ -71,6 +71,9 @@ def dumps(
     ``spaced`` puts a space after each comma and colon, on one line: the form prompts show a
     model (the default model's answers were measured on it) and stored keys were written in."""
     if spaced and not indent:  # text a model reads, never stored as it is: not checked for UTF-8
+        scalar = _SCALAR_TEXT.get(type(value))
+        if scalar is not None:  # a tool's number: no encoder to set up for one token
+            return scalar(value)
         return _stdlib_text(value, sort_keys=sort_keys, spaced=True, default=default)
     if sort_keys or indent or default is not None:
         return dumps_bytes(value, sort_keys=sort_keys, indent=indent, default=default).decode()
@@ -79,6 +82,13 @@ def dumps(
     except TypeError:  # orjson.JSONEncodeError; the stdlib either manages or says why not
         return _stdlib_dumps(value, default=_written).decode()
 
+
+_SCALAR_TEXT: dict[type[Any], Callable[[Any], str]] = {
+    int: int.__repr__,
+    bool: lambda value: "true" if value else "false",
+    type(None): lambda value: "null",
+}
+"""What the stdlib writes for these exact types, whatever its options."""
 
 _WRITTEN: dict[type[Any], Callable[[Any], Any]] = {}
 

@@ -190,3 +190,31 @@ async def test_resume_reads_no_deltas_after_a_snapshot_of_the_last_step() -> Non
     assert full.state == point.state
     assert (await runtime.resume(run_id, "yes")) == run_id
     assert (await runtime.wait(run_id)).status == RunStatus.COMPLETED
+
+
+def test_a_diff_settles_an_objects_leaves_where_it_meets_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every step diffs the runtime's numbers (elapsed time, usage): a leaf of an object is
+    compared where the object is walked, as the walk of a leaf would compare it (same type and
+    equal, else set), without a call of its own; only containers are walked into."""
+    from kforge.engine import state
+
+    walked: list[Any] = []
+    walk = state._diff
+
+    def counting(old: Any, new: Any, *rest: Any) -> None:
+        walked.append(new)
+        walk(old, new, *rest)
+
+    monkeypatch.setattr(state, "_diff", counting)
+    old = {"runtime": {"elapsed_s": 1.0, "usage": {"input": 1, "output": 2}}, "n": 1, "s": "a"}
+    new = {"runtime": {"elapsed_s": 2.0, "usage": {"input": 1, "output": 3}}, "n": 1.0, "s": "a"}
+    assert diff_state(old, new) == [
+        ["s", ["runtime", "elapsed_s"], 2.0],
+        ["s", ["runtime", "usage", "output"], 3],
+        ["s", ["n"], 1.0],  # equal, but of another type: set, as before
+    ]
+    assert walked == [new, new["runtime"], new["runtime"]["usage"]]
+    assert diff_state({"a": {"b": 1}}, {"a": 2}) == [["s", ["a"], 2]]
+    assert diff_state({"a": 1}, {"a": {"b": 1}}) == [["s", ["a"], {"b": 1}]]

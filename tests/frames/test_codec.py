@@ -82,3 +82,21 @@ def test_a_body_that_does_not_fit_names_the_field() -> None:
         frame_from_body("agent.thinking", '{"id": "x"}', "r", 1)
     with pytest.raises(ValueError, match="unknown frame type"):
         frame_from_body("no.such.type", "{}", "r", 1)
+
+
+def test_a_frame_body_is_made_by_code_written_for_its_class() -> None:
+    """Every emit encodes a body: each class's is straight-line code reading its fields as
+    attributes (no loop over field names with getattr), which writes the same body."""
+    from kforge import jsoncodec
+    from kforge.frames import ModelCall, frame_body_json
+    from kforge.frames.codec import _body_of
+    from kforge.frames.vocabulary import _REGISTRY
+
+    for cls in _REGISTRY.values():
+        code = _body_of(cls).__code__
+        assert "getattr" not in code.co_names and code.co_filename == "<string>", cls
+    frame = ModelCall(model="m", response={"text": "hi"}, purpose="loop", prompt_base=0)
+    body = jsoncodec.loads(frame_body_json(frame))
+    # prompt_base and prompt_delta are at their plain defaults (0, None): left out
+    assert set(body) == {"id", "created_at", "model", "response", "purpose"}
+    assert body["purpose"] == "loop"

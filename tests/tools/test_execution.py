@@ -287,3 +287,25 @@ async def test_tool_receives_run_services_through_its_context() -> None:
 
 def test_interaction_frames_are_real_frame_types() -> None:
     assert InteractionRequested.TYPE == "interaction.requested"
+
+
+async def test_a_call_without_a_policy_or_arguments_mapping_builds_neither_per_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run with no approval policy uses the default one made once, and a function tool
+    reads its argument names once: neither is built again for every call."""
+    import pydantic
+
+    from kforge.tools import execution
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("built again for one call")
+
+    monkeypatch.setattr(execution, "ApprovalPolicy", refuse)
+    # pydantic builds the class's field mapping each time it is asked for
+    monkeypatch.setattr(type(lookup._model), "model_fields", property(refuse), raising=False)
+    ctx = make_ctx()
+    result = await execute_tool(ctx, lookup, {"key": "k"})
+    assert result.text == "value of k" and not result.is_error
+    monkeypatch.undo()
+    assert isinstance(lookup._model.model_fields["key"], pydantic.fields.FieldInfo)

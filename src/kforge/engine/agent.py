@@ -24,6 +24,7 @@ from kforge.engine.phases import (
 from kforge.engine.run_context import RunContext
 from kforge.errors import LimitExceededError
 from kforge.frames import AgentThinking, CheckpointKind, PhaseChanged, PhaseCheckpoint
+from kforge.frames.slots import built_by_slots
 from kforge.prompts import phase_prompt as library_phase_prompt
 from kforge.prompts import prompt_text
 
@@ -33,6 +34,7 @@ ResultT = TypeVar("ResultT")
 ResultT_co = TypeVar("ResultT_co", covariant=True)
 
 
+@built_by_slots
 @dataclasses.dataclass(frozen=True, slots=True)
 class StepOutcome(Generic[ResultT_co]):
     """What one step did: whether the run is done, and then its result and a summary line."""

@@ -102,7 +102,12 @@ def _diff(
                 ops.append(["d", [*path, key]])
         for key, value in new.items():
             if key in old:
-                _diff(old[key], value, [*path, key], ops, grown, synced)
+                before = old[key]
+                if type(value) in _LEAVES:  # what _diff does with a leaf, without the call
+                    if type(before) is not type(value) or before != value:
+                        ops.append(["s", [*path, key], value])
+                else:
+                    _diff(before, value, [*path, key], ops, grown, synced)
             elif type(value) is AppendOnlyList:
                 _diff_grown(None, value, [*path, key], ops, grown, synced)
             else:

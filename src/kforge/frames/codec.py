@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
 from kforge import jsoncodec
 from kforge.frames.legacy import LEGACY_TOOL_TYPES, upgrade_legacy_frame
+from kforge.frames.slots import stamper
 from kforge.frames.vocabulary import Frame, frame_class
 
 __all__ = [
@@ -102,8 +104,8 @@ def frame_from_body(type_name: str, body: str | bytes, run_id: str, seq: int) ->
     return frame
 
 
-_BODY_FIELDS: dict[type[Frame], tuple[tuple[str, ...], tuple[tuple[str, Any], ...]]] = {}
-"""Each frame class's stored fields: those without a plain default, and those with theirs."""
+_BODIES: dict[type[Frame], Callable[[Any], dict[str, Any]]] = {}
+"""Each frame class's stored body as a function of a frame (``_body_of``)."""
 _ENCODED: dict[int, tuple[Frame, str]] = {}
 """Bodies encoded once and not yet asked for again, by ``id``: a frame is encoded when it is
 emitted (so an unstorable one fails the step that made it), and its commit takes the body out.
@@ -126,21 +128,35 @@ def frame_body_json(frame: Frame) -> str:
 
 def _encode_body(frame: Frame) -> str:
     cls = type(frame)
-    fields = _BODY_FIELDS.get(cls)
-    if fields is None:
-        stored = [f for f in dataclasses.fields(cls) if f.name not in ("run_id", "seq")]
-        fields = _BODY_FIELDS[cls] = (
-            tuple(f.name for f in stored if type(f.default) not in _PLAIN),
-            tuple((f.name, f.default) for f in stored if type(f.default) in _PLAIN),
+    body_of = _BODIES.get(cls)
+    if body_of is None:
+        body_of = _BODIES[cls] = _body_of(cls)
+    return jsoncodec.dumps_typed(body_of(frame))
+
+
+def _body_of(cls: type[Frame]) -> Callable[[Any], dict[str, Any]]:
+    """A function making the stored body of a ``cls`` frame: its fields but ``run_id`` and
+    ``seq``, those with a plain default (None, "", 0, False) only when not at it (reading
+    fills them back in). Straight-line code made once per class: every emit encodes a body
+    (a dataclass's field names are identifiers, never keywords)."""
+    stored = [f for f in dataclasses.fields(cls) if f.name not in ("run_id", "seq")]
+    always = [f.name for f in stored if type(f.default) not in _PLAIN]
+    optional = [(f.name, f.default) for f in stored if type(f.default) in _PLAIN]
+    lines = ["def body_of(frame):"]
+    lines.append("    body = {" + ", ".join(f"{n!r}: frame.{n}" for n in always) + "}")
+    namespace: dict[str, Any] = {}
+    for i, (name, default) in enumerate(optional):
+        namespace[f"_default{i}"], namespace[f"_type{i}"] = default, type(default)
+        lines.append(f"    value = frame.{name}")
+        lines.append(
+            f"    if value is not _default{i} and "
+            f"(type(value) is not _type{i} or value != _default{i}):"
         )
-    always, optional = fields
-    body = {name: getattr(frame, name) for name in always}
-    # a field at its plain default (None, "", 0, False) is left out: reading fills it back in
-    for name, default in optional:
-        value = getattr(frame, name)
-        if value is not default and (type(value) is not type(default) or value != default):
-            body[name] = value
-    return jsoncodec.dumps_typed(body)
+        lines.append(f"        body[{name!r}] = value")
+    lines.append("    return body")
+    exec("\n".join(lines), namespace)
+    made: Callable[[Any], dict[str, Any]] = namespace["body_of"]
+    return made
 
 
 def unstorable_field(frame: Frame) -> str:
@@ -153,26 +169,20 @@ def unstorable_field(frame: Frame) -> str:
     return f"frame '{frame.type}' cannot be stored"
 
 
-_SLOTS: dict[type[Frame], tuple[tuple[Any, Any], ...]] = {}
+_STAMPERS: dict[type[Frame], Callable[[Any], Any] | None] = {}
 
 
 def stamped(frame: F, run_id: str, seq: int) -> F:
     """A copy of ``frame`` with its run id and seq set (what ``dataclasses.replace`` does,
     without re-running ``__init__``: frames are stamped on every emit)."""
     cls = type(frame)
-    slots = _SLOTS.get(cls)
-    if slots is None:
-        descriptors = [getattr(cls, name) for name in _names(cls)]
-        if not all(hasattr(d, "__set__") and hasattr(d, "__get__") for d in descriptors):
-            return dataclasses.replace(frame, run_id=run_id, seq=seq)
-        slots = _SLOTS[cls] = tuple(
-            (d.__get__, d.__set__)
-            for d, name in zip(descriptors, _names(cls), strict=True)
-            if name not in ("run_id", "seq")
-        )
-    copy: F = object.__new__(cls)
-    for get, put in slots:
-        put(copy, get(frame))
+    try:
+        stamp = _STAMPERS[cls]
+    except KeyError:
+        stamp = _STAMPERS[cls] = stamper(cls, ("run_id", "seq"))
+    if stamp is None:
+        return dataclasses.replace(frame, run_id=run_id, seq=seq)
+    copy: F = stamp(frame)
     _set_run_id(copy, run_id)
     _set_seq(copy, seq)
     return copy

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from kforge.frames.slots import fast_init
+
 __all__ = [
     "AgentAction",
     "AgentControl",
@@ -102,6 +104,10 @@ class Frame:
         type_name = cls.__dict__.get("TYPE")
         if type_name and type_name != "frame":
             _REGISTRY[type_name] = cls
+        # the class @dataclass made (with its slots): frames are built on every emit
+        init = fast_init(cls)
+        if init is not None:
+            cls.__init__ = init  # type: ignore[method-assign]
 
     @property
     def type(self) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kforge.frames.slots import built_by_slots
 from kforge.frozen import FrozenDict, FrozenList, freeze, freeze_decoded
 from kforge.jsoncodec import Record, strict_decoder, written_form
 
@@ -26,6 +27,7 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     name: str
@@ -40,6 +42,7 @@ class _ReadFrom:
     __slots__ = ("_record",)
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class Message(_ReadFrom):
     role: Role
@@ -285,6 +288,7 @@ _MESSAGE_RECORDS = strict_decoder(list[_MessageRecord])
 written_form(Message, _written_message)
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class Usage:
     input_tokens: int = 0
@@ -341,6 +345,7 @@ class ToolSpec:
         }
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class ModelResponse:
     text: str = ""

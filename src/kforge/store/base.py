@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
+from kforge.frames.slots import built_by_slots
 from kforge.jsoncodec import loads
 from kforge.store.documents import DocumentStore
 from kforge.store.lease import Lease, lease_is_live
@@ -95,6 +96,7 @@ class RunRecord:
         return lease_is_live(self.lease_owner, self.lease_expires_at)
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class StepRecord:
     """A committed step: which frames it ended with and how it changed the state."""

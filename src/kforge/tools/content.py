@@ -7,6 +7,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.frames.slots import built_by_slots
+
 __all__ = ["ContentBlock", "ContentType"]
 
 
@@ -17,6 +19,7 @@ class ContentType(enum.Enum):
     RESOURCE = "resource"
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class ContentBlock:
     """One piece of a tool result. Images and audio carry raw bytes; JSON carries them as base64."""

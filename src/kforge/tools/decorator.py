@@ -83,6 +83,8 @@ class FunctionTool(Tool):
             __config__=pydantic.ConfigDict(extra="forbid"),
             **fields,
         )
+        self._fields = tuple(self._model.model_fields)
+        """The arguments' names, in order (read once: pydantic makes the mapping per access)."""
         schema = self._model.model_json_schema(schema_generator=_schema_generator())
         schema.pop("title", None)
         schema.setdefault("properties", {})
@@ -137,7 +139,7 @@ class FunctionTool(Tool):
             parsed = self._model.model_validate(arguments)
         except pydantic.ValidationError as exc:
             raise ToolArgumentsError(self._pydantic_message(exc)) from exc
-        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+        kwargs = {key: getattr(parsed, key) for key in self._fields}
         for key in self._context_params:
             kwargs[key] = context or ToolContext()
         if self._is_async:

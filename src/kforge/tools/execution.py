@@ -91,6 +91,9 @@ class ToolRunContext(Protocol):
     ) -> dict[str, Any]: ...
 
 
+_DEFAULT_POLICY = ApprovalPolicy()
+"""The policy of a run given none (frozen: one serves every call)."""
+
 _Done = tuple[ToolResult, bool, float, ToolCallFrame | None]
 """A call's result, whether it came from the cache, how long it took (ms), and its call frame
 as recorded (None when read back from the log)."""
@@ -117,7 +120,7 @@ async def execute_tool(
     The call is one journaled step (``RunContext.step``): its call frame is written before it
     runs (and commits first when the tool is not read-only), its result frame after.
     """
-    policy = policy or ctx.services.approval or ApprovalPolicy()
+    policy = policy or ctx.services.approval or _DEFAULT_POLICY
     if cache is None:
         cache = ctx.services.cache
     safe = tool.annotations.is_safe_to_repeat

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kforge.frames.slots import built_by_slots
 from kforge.tools.content import ContentBlock
 
 __all__ = ["ToolResult"]
@@ -12,6 +13,7 @@ __all__ = ["ToolResult"]
 _SUMMARY_CHARS = 200
 
 
+@built_by_slots
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     content: tuple[ContentBlock, ...]
