@@ -197,7 +197,20 @@ def messages_from_json(data: bytes | memoryview) -> list[Message]:
                 call: Any = _new(_DraftCall)
                 call.name = item.name
                 arguments = item.arguments
-                call.arguments = freeze_decoded(arguments) if arguments else _NO_ARGUMENTS
+                if not arguments:
+                    call.arguments = _NO_ARGUMENTS
+                elif type(arguments) is dict:
+                    # arguments of scalars (the usual case) are frozen by one copy, without
+                    # freeze_decoded's call and walk
+                    for value in arguments.values():
+                        kind = type(value)
+                        if kind is dict or kind is list:
+                            call.arguments = freeze_decoded(arguments)
+                            break
+                    else:
+                        call.arguments = FrozenDict(arguments)
+                else:
+                    call.arguments = freeze_decoded(arguments)
                 call.id = item.id
                 call.__class__ = ToolCall
                 built.append(call)
