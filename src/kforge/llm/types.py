@@ -11,6 +11,7 @@ from kforge.jsoncodec import Record, strict_decoder, written_form
 
 __all__ = [
     "Message",
+    "MessageRecord",
     "ModelResponse",
     "ModelSettings",
     "StreamEvent",
@@ -19,6 +20,7 @@ __all__ = [
     "Usage",
     "frozen_message",
     "messages_from_json",
+    "messages_from_records",
     "records_of",
     "word_deltas",
 ]
@@ -165,7 +167,7 @@ class _CallRecord(Record, gc=False):
     id: Any = ""
 
 
-class _MessageRecord(Record, gc=False):
+class MessageRecord(Record, gc=False):
     """A message's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
 
     role: Any
@@ -184,6 +186,12 @@ def messages_from_json(data: bytes | memoryview) -> list[Message]:
         records = _MESSAGE_RECORDS(data)
     except ValueError as exc:
         raise ValueError(f"not a list of messages: {exc}") from None
+    return messages_from_records(records)
+
+
+def messages_from_records(records: Iterable[MessageRecord]) -> list[Message]:
+    """The messages ``MessageRecord``s just decoded hold (``messages_from_json`` after its
+    decode, for a reader that decoded the records along with other JSON)."""
     messages: list[Message] = []
     append = messages.append
     for record in records:
@@ -294,7 +302,7 @@ _new = object.__new__
 _DraftMessage = type("_DraftMessage", (_ReadFrom,), {"__slots__": Message.__slots__})
 _DraftCall = type("_DraftCall", (), {"__slots__": ToolCall.__slots__})
 _NO_ARGUMENTS = FrozenDict()
-_MESSAGE_RECORDS = strict_decoder(list[_MessageRecord])
+_MESSAGE_RECORDS = strict_decoder(list[MessageRecord])
 written_form(Message, _written_message)
 
 
