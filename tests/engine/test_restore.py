@@ -105,3 +105,36 @@ async def test_a_resume_restores_its_history_from_the_snapshot_without_dicts(
     given = MessagesAgent.restored[0]
     assert type(given) is AppendOnlyList and [m.to_dict() for m in given] == recorded
     assert type(given[1].tool_calls[0].arguments) is FrozenDict
+
+
+def test_a_state_of_the_usual_shape_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    usual = {
+        "agent": {"history": AppendOnlyList(HISTORY), "count": 2**70, "seen": {"a": [1, 2.5]}},
+        "runtime": {restore.APPEND_ONLY: [MESSAGES], "usage": {"requests": 3}},
+    }
+    unusual = [
+        _state(AppendOnlyList(HISTORY)),  # a list of dicts with a role that is no history
+        {**usual, "agent": {**usual["agent"], "tags": ["x"]}},  # a list of anything else
+        {**usual, "other": {"part": 1}},  # a third part
+        {"agent": usual["agent"]},  # no runtime state
+    ]
+    expected = [restore.stored_state(dumps(state).encode()) for state in [usual, *unusual]]
+
+    def refuse(data: Any) -> Any:
+        raise AssertionError("the state was split into its fields first")
+
+    monkeypatch.setattr(restore, "_BY_FIELD", refuse)
+    data = dumps(usual).encode()
+    typed = restore.stored_state(data)
+    assert typed is not None and typed == expected[0]
+    general = loads(data)
+    assert typed["agent"]["history"] == HISTORY
+    assert all(type(m) is Message for m in typed["agent"]["history"])
+    general["agent"]["history"] = typed["agent"]["history"]
+    assert typed == general
+    assert _restored(typed) == _restored(loads(data))
+    for state in unusual:  # each read in two passes, as before
+        with pytest.raises(AssertionError, match="split into its fields"):
+            restore.stored_state(dumps(state).encode())
+    for state, read in zip(unusual, expected[1:], strict=True):
+        assert read is not None and _restored(read) == _restored(loads(dumps(state)))

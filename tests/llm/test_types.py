@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kforge import jsoncodec
+from kforge.errors import AppendOnlyError
 from kforge.frozen import FrozenDict, freeze
 from kforge.llm.types import (
     Message,
@@ -142,3 +143,27 @@ def test_messages_read_from_json_equal_those_read_from_its_dicts(history: list[M
 def test_json_that_is_not_a_list_of_messages_is_refused(data: bytes) -> None:
     with pytest.raises(ValueError, match="not a list of messages"):
         messages_from_json(data)
+
+
+def test_flat_arguments_read_from_json_are_frozen_by_one_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import kforge.llm.types as types
+
+    walked: list[Any] = []
+
+    def walking(value: Any) -> Any:
+        walked.append(value)
+        return freeze(value)
+
+    monkeypatch.setattr(types, "freeze_decoded", walking)
+    flat = ToolCall("add", {"a": 1, "b": "x", "c": None}, "c1")
+    nested = ToolCall("find", {"where": {"in": ["a", "b"]}, "n": 2}, "c2")
+    history = [Message.assistant("", (flat, nested)), Message.tool("3", "c1", "add")]
+    read = messages_from_json(jsoncodec.dumps(history).encode())
+    assert read == history
+    assert walked == [nested.arguments]  # only arguments that hold containers are walked
+    args = [c.arguments for c in read[0].tool_calls]
+    assert all(type(a) is FrozenDict for a in args)
+    with pytest.raises(AppendOnlyError):
+        args[1]["where"]["in"].append("c")

@@ -3,6 +3,8 @@ first use (or read another way from ``Snapshot.data``), equal to one read at onc
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,22 @@ def test_sqlite_reads_a_resumes_snapshot_lazily(tmp_path: Path) -> None:
     assert lazy.data == dumps(STATE).encode() and eager.data is None
     assert lazy == eager == Snapshot(1, 0, STATE)
     store.close()
+
+
+def test_a_snapshots_state_is_a_property_that_decodes_once() -> None:
+    # the lazy state is read through an explicit property, not a __getattr__ fallback
+    assert isinstance(Snapshot.__dict__["state"], property)
+    assert "__getattr__" not in Snapshot.__dict__
+    text = dumps(STATE)
+    lazy = Snapshot.from_json(3, 7, text.encode(), text)
+    assert lazy.state == STATE and lazy.state is lazy.state
+    assert Snapshot(3, 7, STATE).state is STATE
+
+
+def test_a_snapshot_does_not_change_and_copies_as_its_state() -> None:
+    text = dumps(STATE)
+    lazy = Snapshot.from_json(3, 7, text.encode(), text)
+    with pytest.raises(AttributeError, match="does not change"):
+        lazy.step = 4  # type: ignore[misc]
+    assert copy.copy(lazy) == pickle.loads(pickle.dumps(lazy)) == Snapshot(3, 7, STATE)
+    assert Snapshot(3, 7, STATE) != Snapshot(3, 8, STATE)

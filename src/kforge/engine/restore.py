@@ -11,8 +11,8 @@ from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
 from kforge.errors import StateCorruptionError
 from kforge.frames import UsageFrame
 from kforge.frozen import freeze_decoded
-from kforge.jsoncodec import Raw, loads, strict_decoder
-from kforge.llm.types import Message, messages_from_json
+from kforge.jsoncodec import Raw, Record, loads, strict_decoder
+from kforge.llm.types import Message, MessageRecord, messages_from_json, messages_from_records
 from kforge.store.base import RunLog, Snapshot
 
 __all__ = [
@@ -122,22 +122,40 @@ def restore_point(
 _BY_FIELD = strict_decoder(dict[str, dict[str, Raw]])
 
 
+class _AgentAndRuntime(Record, forbid_unknown_fields=True):
+    """A state of the usual shape, read in one pass: the agent's fields, each list of them read
+    as message records (a field that holds a list of anything else fails the read), and the
+    runtime state."""
+
+    agent: dict[str, list[MessageRecord] | dict[str, Any] | str | int | float | bool | None]
+    runtime: dict[str, Any]
+
+
+_IN_ONE_PASS = strict_decoder(_AgentAndRuntime)
+
+
 def stored_state(data: bytes) -> dict[str, Any] | None:
     """The state a snapshot's JSON ``data`` holds, with each history of messages that its
     runtime state names as a field of a part of it (``["agent", "messages"]``) read straight
     into a list of ``Message``s; None when the state's parts are not all objects or the JSON
-    is of a kind only the general reader reads."""
+    is of a kind only the general reader reads.
+
+    A state of the usual shape (an agent whose lists are its histories of messages, and the
+    runtime state) is read in one pass; any other in two, each field found first."""
+    try:
+        usual = _IN_ONE_PASS(data)
+    except ValueError:
+        pass
+    else:
+        read = _read_in_one_pass(usual)
+        if read is not None:
+            return read
     try:
         parts = _BY_FIELD(data)
     except ValueError:
         return None
     runtime = {name: loads(bytes(raw)) for name, raw in parts.get("runtime", {}).items()}
-    entries = runtime.get(APPEND_ONLY)
-    typed = set()
-    for entry in entries if isinstance(entries, list) else ():
-        path, messages = _entry(entry)
-        if messages and isinstance(path, list) and len(path) == 2:
-            typed.add((path[0], path[1]))
+    typed = _histories(runtime)
     state: dict[str, Any] = {}
     for key, fields in parts.items():
         if key == "runtime":
@@ -153,6 +171,34 @@ def stored_state(data: bytes) -> dict[str, Any] | None:
                     pass
             value[name] = loads(bytes(raw))
     return state
+
+
+def _histories(runtime: dict[str, Any]) -> set[tuple[Any, Any]]:
+    """The fields (``("agent", "messages")``) the runtime state names as histories of
+    messages."""
+    entries = runtime.get(APPEND_ONLY)
+    typed = set()
+    for entry in entries if isinstance(entries, list) else ():
+        path, messages = _entry(entry)
+        if messages and isinstance(path, list) and len(path) == 2:
+            typed.add((path[0], path[1]))
+    return typed
+
+
+def _read_in_one_pass(usual: _AgentAndRuntime) -> dict[str, Any] | None:
+    """The state ``_IN_ONE_PASS`` read, each of its histories built into messages; None when
+    a list it read as message records is not one of them (the two-pass read then reads it
+    as what it is)."""
+    typed = _histories(usual.runtime)
+    agent: dict[str, Any] = {}
+    for name, value in usual.agent.items():
+        if type(value) is list and value:
+            if ("agent", name) not in typed:
+                return None
+            agent[name] = messages_from_records(value)
+        else:
+            agent[name] = value
+    return {"agent": agent, "runtime": usual.runtime}
 
 
 def restored_baseline(point: RestorePoint) -> Baseline:

@@ -12,6 +12,7 @@ from kforge.jsoncodec import Record, strict_decoder, written_form
 
 __all__ = [
     "Message",
+    "MessageRecord",
     "ModelResponse",
     "ModelSettings",
     "StreamEvent",
@@ -20,6 +21,7 @@ __all__ = [
     "Usage",
     "frozen_message",
     "messages_from_json",
+    "messages_from_records",
     "records_of",
     "word_deltas",
 ]
@@ -168,7 +170,7 @@ class _CallRecord(Record, gc=False):
     id: Any = ""
 
 
-class _MessageRecord(Record, gc=False):
+class MessageRecord(Record, gc=False):
     """A message's JSON as ``Message.to_dict`` writes it, read as ``_build`` reads it."""
 
     role: Any
@@ -187,6 +189,12 @@ def messages_from_json(data: bytes | memoryview) -> list[Message]:
         records = _MESSAGE_RECORDS(data)
     except ValueError as exc:
         raise ValueError(f"not a list of messages: {exc}") from None
+    return messages_from_records(records)
+
+
+def messages_from_records(records: Iterable[MessageRecord]) -> list[Message]:
+    """The messages ``MessageRecord``s just decoded hold (``messages_from_json`` after its
+    decode, for a reader that decoded the records along with other JSON)."""
     messages: list[Message] = []
     append = messages.append
     for record in records:
@@ -200,7 +208,20 @@ def messages_from_json(data: bytes | memoryview) -> list[Message]:
                 call: Any = _new(_DraftCall)
                 call.name = item.name
                 arguments = item.arguments
-                call.arguments = freeze_decoded(arguments) if arguments else _NO_ARGUMENTS
+                if not arguments:
+                    call.arguments = _NO_ARGUMENTS
+                elif type(arguments) is dict:
+                    # arguments of scalars (the usual case) are frozen by one copy, without
+                    # freeze_decoded's call and walk
+                    for value in arguments.values():
+                        kind = type(value)
+                        if kind is dict or kind is list:
+                            call.arguments = freeze_decoded(arguments)
+                            break
+                    else:
+                        call.arguments = FrozenDict(arguments)
+                else:
+                    call.arguments = freeze_decoded(arguments)
                 call.id = item.id
                 call.__class__ = ToolCall
                 built.append(call)
@@ -284,7 +305,7 @@ _new = object.__new__
 _DraftMessage = type("_DraftMessage", (_ReadFrom,), {"__slots__": Message.__slots__})
 _DraftCall = type("_DraftCall", (), {"__slots__": ToolCall.__slots__})
 _NO_ARGUMENTS = FrozenDict()
-_MESSAGE_RECORDS = strict_decoder(list[_MessageRecord])
+_MESSAGE_RECORDS = strict_decoder(list[MessageRecord])
 written_form(Message, _written_message)
 
 

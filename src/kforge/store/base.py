@@ -7,7 +7,7 @@ import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from kforge.errors import StateCorruptionError
 from kforge.frames import Frame
@@ -108,45 +108,98 @@ class StepRecord:
     """Operations that turn the previous step's state into this one's (see engine.state)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Snapshot:
+    """A run's whole state as of a committed step: ``Snapshot(step, seq, state)``.
+
+    A snapshot a store read for a resume (``Snapshot.from_json``) holds the state's JSON as
+    read, its checksum already checked, and decodes it only when ``state`` is first read: a
+    resume may read it its own way from ``data`` instead. Snapshots do not change once made;
+    two are equal when their step, seq and state are.
+    """
+
+    __slots__ = ("_state", "data", "seq", "step", "text")
+
     step: int
     seq: int
-    state: dict[str, Any]
-    """Decoded on first use in a snapshot ``Snapshot.stored`` made."""
-    text: str | None = field(default=None, compare=False, repr=False)
+    """The last frame seq committed with that step."""
+    text: str | None
     """The state's JSON as the store read it, when it has it (spares the runner an encode)."""
-    data: bytes | None = field(default=None, compare=False, repr=False)
-    """The same JSON as UTF-8, in a snapshot ``Snapshot.stored`` made: for a reader that reads
-    it its own way (a resume reads a history of messages straight into messages)."""
+    data: bytes | None
+    """The same JSON as UTF-8, in a snapshot ``Snapshot.from_json`` made: for a reader that
+    reads it its own way (a resume reads a history of messages straight into messages)."""
+    _state: dict[str, Any] | None
+    """The state, once decoded (None until then in a snapshot ``from_json`` made)."""
+
+    def __init__(
+        self,
+        step: int,
+        seq: int,
+        state: dict[str, Any],
+        text: str | None = None,
+        data: bytes | None = None,
+    ) -> None:
+        for name, value in (
+            ("step", step),
+            ("seq", seq),
+            ("_state", state),
+            ("text", text),
+            ("data", data),
+        ):
+            object.__setattr__(self, name, value)
 
     @classmethod
-    def stored(cls, step: int, seq: int, data: bytes, text: str) -> Snapshot:
-        """A snapshot of the state whose JSON a store read (``text``, and ``data`` its UTF-8),
-        not decoded until its ``state`` is first used; StateCorruptionError then when it is not
-        a JSON object."""
-        snapshot = object.__new__(cls)
-        for name, value in (("step", step), ("seq", seq), ("text", text), ("data", data)):
+    def from_json(cls, step: int, seq: int, data: bytes, text: str) -> Snapshot:
+        """A snapshot of the state whose JSON a store read and checked (``text``, and ``data``
+        its UTF-8), not decoded until ``state`` is first read."""
+        snapshot = cls.__new__(cls)
+        for name, value in (
+            ("step", step),
+            ("seq", seq),
+            ("_state", None),
+            ("text", text),
+            ("data", data),
+        ):
             object.__setattr__(snapshot, name, value)
         return snapshot
 
-    if not TYPE_CHECKING:  # for mypy, a Snapshot has only its fields
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state; in a snapshot ``from_json`` made, decoded from ``data`` when first read
+        (then kept), StateCorruptionError when that JSON is not an object."""
+        state = self._state
+        if state is None:
+            state = self._decode()
+            object.__setattr__(self, "_state", state)
+        return state
 
-        def __getattr__(self, name: str) -> Any:
-            # only a field not set gets here: the state of a stored snapshot, on first use
-            data = object.__getattribute__(self, "data") if name == "state" else None
-            if data is None:
-                raise AttributeError(f"'Snapshot' object has no attribute '{name}'")
-            try:
-                state = loads(data)
-            except (ValueError, TypeError) as exc:
-                raise StateCorruptionError(
-                    f"step {self.step}'s snapshot is unreadable: {exc}"
-                ) from exc
-            if not isinstance(state, dict):
-                raise StateCorruptionError(f"step {self.step}'s snapshot is not an object")
-            object.__setattr__(self, "state", state)
-            return state
+    def _decode(self) -> dict[str, Any]:
+        try:
+            state = loads(self.data if self.data is not None else (self.text or ""))
+        except (ValueError, TypeError) as exc:
+            raise StateCorruptionError(f"step {self.step}'s snapshot is unreadable: {exc}") from exc
+        if not isinstance(state, dict):
+            raise StateCorruptionError(f"step {self.step}'s snapshot is not an object")
+        return state
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Snapshot does not change (cannot assign to '{name}')")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Snapshot does not change (cannot delete '{name}')")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Snapshot)
+        return (self.step, self.seq, self.state) == (other.step, other.seq, other.state)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by its state, a dict
+
+    def __repr__(self) -> str:
+        return f"Snapshot(step={self.step!r}, seq={self.seq!r}, state={self.state!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Snapshot, (self.step, self.seq, self.state, self.text))
 
 
 class RunLog(DocumentStore, Protocol):
@@ -224,8 +277,8 @@ class RunLog(DocumentStore, Protocol):
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         """The run and its newest snapshot, read together (in one round trip where the store
         has round trips): what a resume reads first. A snapshot that cannot be read comes back
-        as None (or, read lazily, ``Snapshot.stored``, raises StateCorruptionError when its
-        state is first used), so that the resume rebuilds the state from the step deltas
+        as None (or, read lazily, ``Snapshot.from_json``, raises StateCorruptionError when its
+        state is first read), so that the resume rebuilds the state from the step deltas
         instead. Raises RunNotFoundError."""
         ...
 

@@ -100,13 +100,13 @@ def decode_snapshot(
 ) -> Snapshot | None:
     """A row of (step, seq, state JSON, checksum) as a snapshot (None for no row); ``lazy``
     checks its checksum but leaves its state to be decoded when first used
-    (``Snapshot.stored``), or read another way by a resume."""
+    (``Snapshot.from_json``), or read another way by a resume."""
     if row is None:
         return None
     text = verified(run_id, "snapshot", row[2], row[3])
     if lazy:
         data = row[2]
-        return Snapshot.stored(
+        return Snapshot.from_json(
             row[0], row[1], data if isinstance(data, bytes) else text.encode(), text
         )
     try:
