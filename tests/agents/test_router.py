@@ -458,6 +458,11 @@ async def test_when_no_passage_holds_the_focus_the_documents_do_not_say(tmp_path
     assert result["citations"] == [] and not result["out_of_scope"]
     assert result["answer_path"] == "none"
     model.assert_consumed()
+    # before saying so it read twice as far, with fewer words
+    searched = [f.arguments for f in rt.frames(run.id) if isinstance(f, ToolCallFrame)]
+    first, *later = searched
+    assert first == {"query": "Is libffi thread safe?", "k": 5}
+    assert later and all(call["k"] == 10 and call["query"] != first["query"] for call in later)
 
     # a question the page does answer is answered from it
     run = await rt.run(

@@ -75,6 +75,10 @@ DEFAULT_SCOPE = "the topics of the user's documents and closely related technica
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
+_WIDER = 2
+"""How many times more passages the extractive path reads when its first search found none
+relevant: the passage that holds the question's focus is often just below those read, and the
+documents should be read further before the answer says they do not say."""
 
 
 class RouterAgent(GradingNode):
@@ -229,7 +233,10 @@ class RouterAgent(GradingNode):
             return
         if self._style(ctx) == "extractive":
             query = fallback_rewrite(self.question, self.state.queries)
-            self._search(ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words")
+            wider = min(_WIDER * self.k, MAX_K)
+            self._search(
+                ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words", k=wider
+            )
             return
         try:
             # one attempt a step: a failed decision is recorded and the next step asks again
@@ -282,12 +289,16 @@ class RouterAgent(GradingNode):
         the question follows up ("what about for detection?"), so it searches within its topic."""
         return self.state.search_question or self.question
 
-    def _search(self, ctx: RunContext, action: str, query: str, reasoning: str) -> None:
+    def _search(
+        self, ctx: RunContext, action: str, query: str, reasoning: str, *, k: int = 0
+    ) -> None:
+        """Plan a call of ``action`` for ``query``; a document search reads ``k`` passages
+        (the agent's own ``k`` when 0)."""
         plan = self._plan(ctx, reasoning, action)
         self._tool(ctx, action)  # a missing tool fails the decision, not a later step
         arguments: dict[str, Any] = {"query": query}
         if action == RETRIEVE:
-            arguments["k"] = self.k
+            arguments["k"] = k or self.k
         self.state.pending = {
             "action": action,
             "query": query,
