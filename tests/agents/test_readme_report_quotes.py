@@ -24,6 +24,7 @@ SRC = Path(kforge.__file__).resolve().parents[1]
 QUESTION = "How do agents keep a human in the loop?"
 _SOURCE = re.compile(r"^\[(\d+)\] `([^`]+)` — .*chars (\d+)-(\d+)$")
 _MARKER = re.compile(r"\s*\[(\d+)\]")
+_QUESTION_LINE = re.compile(r"\*\*[^*]+\*\*")
 
 
 def _flat(text: str) -> str:
@@ -37,7 +38,8 @@ def quoted_pieces(report: str) -> list[tuple[str, int]]:
     pieces = []
     for line in body.splitlines():
         line = re.sub(r"^- \*\*[^*]+\*\*: ", "", line.strip())
-        if not _MARKER.search(line) or line.startswith(("#", "**")):
+        # a heading, or a sub-question's line (all bold); an answer may open in bold
+        if not _MARKER.search(line) or line.startswith("#") or _QUESTION_LINE.fullmatch(line):
             continue
         start = 0
         for marker in _MARKER.finditer(line):

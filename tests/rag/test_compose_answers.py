@@ -8,6 +8,7 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.compose import candidate_sentences, compose_extractive
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
+from kforge.rag.types import Chunk
 from kforge.rag.unit_scores import opens_with_asked
 from tests.rag.helpers import page_chunk as chunk
 
@@ -197,3 +198,53 @@ def test_an_option_named_as_the_negation_of_what_is_asked_is_no_entry_for_it() -
 
     assert opening("How do I rename a branch?") == 0.0
     assert opening("How do I turn off rename detection?") > 0.0
+
+
+def test_what_kinds_there_are_is_answered_by_the_whole_list_that_names_them() -> None:
+    kinds = Chunk(
+        id="kinds",
+        source="hitl.md",
+        file="hitl.md",
+        title="Human-in-the-Loop Design",
+        heading="Human-in-the-Loop Design > Kinds of interaction",
+        page=None,
+        start=0,
+        end=0,
+        text=(
+            "## Kinds of interaction\n\n"
+            "- **Approval**: the agent proposes something and waits for approve or reject.\n"
+            "- **Clarification**: the agent asks a question because the request is ambiguous.\n"
+            "- **Review**: the agent shows intermediate results and continues unless a person "
+            "objects.\n"
+            "- **Intervention**: a person interrupts a running agent to change a goal.\n\n"
+            "Treating all of these as one mechanism keeps the system simple."
+        ),
+    )
+    opening = Chunk(
+        id="opening",
+        source="hitl.md",
+        file="hitl.md",
+        title="Human-in-the-Loop Design",
+        heading="Human-in-the-Loop Design",
+        page=None,
+        start=0,
+        end=0,
+        text="Autonomous agents make mistakes, and some interaction with a person is expensive.",
+    )
+    for question in (
+        "What are kinds of interaction in human-in-the-loop design?",
+        "What kinds of interaction does human-in-the-loop design have?",
+    ):
+        segments = compose_extractive(question, [kinds, opening], max_sentences=3)
+        said = [s.text for s in segments]
+        assert [s.split("**")[1] if "**" in s else s for s in said] == [
+            "Approval",
+            "Clarification",
+            "Review",
+            "Intervention",
+        ], said
+    # a question of another kind still has its room: three units, not the list
+    segments = compose_extractive(
+        "How does an agent ask for approval?", [kinds, opening], max_sentences=3
+    )
+    assert len(segments) <= 3

@@ -97,6 +97,12 @@ _DEFAULTS = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
 )
+_KINDS = re.compile(
+    r"\b(?:what|which)(?:\s+\w+){0,3}?\s+(?:kinds|types|sorts|forms|categories)\s+of\b", re.I
+)
+"""A question asking what kinds of a thing there are, which a list names item by item."""
+_MOST_KINDS = 8
+"""The most items of such a list an answer quotes."""
 _SAME_POLARITY = 0.1
 """Lead of a unit that negates, for a question that does: "Exit code 5: No tests were
 collected" among the exit codes, for "which exit code when it collects no tests"."""
@@ -362,6 +368,16 @@ def compose_extractive(
                 chosen.append(c)  # what is asked for: never redundant
             elif new_terms or completes(c, chosen):
                 take(c)
+    kinds: list[Candidate] = []
+    if _KINDS.search(question):
+        # "What are the kinds of interaction?": the list that names them, whole and first,
+        # read as one answer (as the items a sentence introduces are)
+        items = [c for c in chosen if c.kind == "item"]
+        if items:
+            kinds = _item_run(items[0], owns[items[0].source])[:_MOST_KINDS]
+            chosen[:] = kinds + [
+                c for c in chosen if c not in kinds and c.source == kinds[0].source
+            ]
     for source in sources:  # and, room permitting, what makes a sentence understood
         own = owns[source]
         lead = next((c for c in own if c.position == min(o.position for o in own)), None)
@@ -385,13 +401,27 @@ def compose_extractive(
     listed = sum(
         c.kind == "item" for b in chosen if b.text.endswith(":") for c in follows.get(id(b), ())
     )
-    chosen = placed[: max_sentences + (asked.kind == "comparison") + listed + subjects]
+    room = max_sentences + (asked.kind == "comparison") + listed + subjects
+    chosen = placed[: room + max(0, len(kinds) - 1)]
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
+
+
+def _item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The items of the list ``item`` stands in, in order: its neighbours item by item."""
+    at = {c.position: c for c in own if c.kind == "item"}
+    start = item.position
+    while start - 1 in at:
+        start -= 1
+    run = []
+    while start in at:
+        run.append(at[start])
+        start += 1
+    return run
 
 
 def _names(text: str, option: str) -> bool:
