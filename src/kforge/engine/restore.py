@@ -3,8 +3,10 @@ it, or the deltas alone when the snapshot is unreadable."""
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kforge.engine.append_only import AppendOnlyList, holds_messages
 from kforge.engine.state import Baseline, Grown, diff_state, rebuild_state
@@ -108,7 +110,7 @@ def restore_point(
         steps = [] if is_last else store.read_steps(run_id, after_step=snapshot.step)
         typed = None
         if messages and not steps and snapshot.data is not None:
-            typed = stored_state(snapshot.data)
+            typed = _kept_old(stored_state, snapshot.data)
         base = snapshot.state if typed is None else typed
     state = rebuild_state(base, (s.delta for s in steps), copy_base=False)
     if steps:
@@ -117,6 +119,27 @@ def restore_point(
         raise StateCorruptionError(f"run '{run_id}' has no recorded state to resume from")
     text = snapshot.text if snapshot is not None and not steps else None
     return RestorePoint(state, step_no, seq, text)
+
+
+T = TypeVar("T")
+
+
+def _kept_old(build: Callable[[bytes], T], data: bytes) -> T:
+    """``build(data)`` for a resume's state, whose objects (a history of hundreds of messages)
+    live as long as the run's stretch: made with the cyclic collector off and then moved to its
+    oldest generation, so that no collection of young objects walks them on the way (one every
+    700 objects made, each walking all the young objects there are). The collector is left as
+    it was; it does nothing of this when it is off, or when the application keeps objects out
+    of it (``gc.freeze``)."""
+    if not gc.isenabled() or gc.get_freeze_count():
+        return build(data)
+    gc.disable()
+    try:
+        return build(data)
+    finally:
+        gc.freeze()  # every tracked object to the permanent generation, the young count to 0
+        gc.unfreeze()  # and all of them back, into the oldest generation
+        gc.enable()
 
 
 _BY_FIELD = strict_decoder(dict[str, dict[str, Raw]])

@@ -202,37 +202,42 @@ def messages_from_records(records: Iterable[MessageRecord]) -> list[Message]:
         message.role = record.role
         message.content = record.content or ""
         calls = record.tool_calls
-        if calls:
-            built = []
-            for item in calls:
-                call: Any = _new(_DraftCall)
-                call.name = item.name
-                arguments = item.arguments
-                if not arguments:
-                    call.arguments = _NO_ARGUMENTS
-                elif type(arguments) is dict:
-                    # arguments of scalars (the usual case) are frozen by one copy, without
-                    # freeze_decoded's call and walk
-                    for value in arguments.values():
-                        kind = type(value)
-                        if kind is dict or kind is list:
-                            call.arguments = freeze_decoded(arguments)
-                            break
-                    else:
-                        call.arguments = FrozenDict(arguments)
-                else:
-                    call.arguments = freeze_decoded(arguments)
-                call.id = item.id
-                call.__class__ = ToolCall
-                built.append(call)
-            message.tool_calls = tuple(built)
-        else:
+        if not calls:
             message.tool_calls = ()
+        elif len(calls) == 1:
+            # the usual case (one call a turn): its tuple made at once, with no list between
+            message.tool_calls = (_call_from_record(calls[0]),)
+        else:
+            message.tool_calls = tuple(map(_call_from_record, calls))
         message.tool_call_id = record.tool_call_id
         message.name = record.name
         message.__class__ = Message
         append(message)
     return messages
+
+
+def _call_from_record(item: _CallRecord) -> ToolCall:
+    """The tool call a ``_CallRecord`` just decoded holds, its arguments frozen."""
+    call: Any = _new(_DraftCall)
+    call.name = item.name
+    arguments = item.arguments
+    if not arguments:
+        call.arguments = _NO_ARGUMENTS
+    elif type(arguments) is dict:
+        # arguments of scalars (the usual case) are frozen by one copy, without
+        # freeze_decoded's call and walk
+        for value in arguments.values():
+            kind = type(value)
+            if kind is dict or kind is list:
+                call.arguments = freeze_decoded(arguments)
+                break
+        else:
+            call.arguments = FrozenDict(arguments)
+    else:
+        call.arguments = freeze_decoded(arguments)
+    call.id = item.id
+    call.__class__ = ToolCall
+    return call  # type: ignore[no-any-return]
 
 
 def frozen_message(message: Message) -> Message:
