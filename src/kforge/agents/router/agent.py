@@ -75,10 +75,7 @@ DEFAULT_SCOPE = "the topics of the user's documents and closely related technica
 _WEB_TOOL_NAMES = ("web_search", "search_web_for_info")
 _DECIDE = ModelSettings(temperature=0.1, max_tokens=200)
 _ROUTER_ATTEMPTS = 2
-_WIDER = 2
-"""How many times more passages the extractive path reads when its first search found none
-relevant: the passage that holds the question's focus is often just below those read, and the
-documents should be read further before the answer says they do not say."""
+_WIDER = 2  # times as many passages read after a search found none relevant: the focus is near
 
 
 class RouterAgent(GradingNode):
@@ -233,10 +230,8 @@ class RouterAgent(GradingNode):
             return
         if self._style(ctx) == "extractive":
             query = fallback_rewrite(self.question, self.state.queries)
-            wider = min(_WIDER * self.k, MAX_K)
-            self._search(
-                ctx, RETRIEVE, query, "nothing relevant yet: search with fewer words", k=wider
-            )
+            why = "nothing relevant yet: search with fewer words, further down"
+            self._search(ctx, RETRIEVE, query, why, min(_WIDER * self.k, MAX_K))
             return
         try:
             # one attempt a step: a failed decision is recorded and the next step asks again
@@ -289,11 +284,7 @@ class RouterAgent(GradingNode):
         the question follows up ("what about for detection?"), so it searches within its topic."""
         return self.state.search_question or self.question
 
-    def _search(
-        self, ctx: RunContext, action: str, query: str, reasoning: str, *, k: int = 0
-    ) -> None:
-        """Plan a call of ``action`` for ``query``; a document search reads ``k`` passages
-        (the agent's own ``k`` when 0)."""
+    def _search(self, ctx: RunContext, action: str, query: str, reasoning: str, k: int = 0) -> None:
         plan = self._plan(ctx, reasoning, action)
         self._tool(ctx, action)  # a missing tool fails the decision, not a later step
         arguments: dict[str, Any] = {"query": query}
@@ -395,8 +386,6 @@ class RouterAgent(GradingNode):
         from kforge.tools.builtin import WebSearchTool
 
         return WebSearchTool()
-
-    # -- grading ------------------------------------------------------------------------------
 
     # -- generation ---------------------------------------------------------------------------
 
