@@ -46,13 +46,6 @@ _COMMIT = (
     "%s, %s, %s, %s, %s, %s)"
 )
 
-_REPEATABLE_COMMIT = (
-    "SELECT c.* FROM set_config('synchronous_commit', 'off', true), kforge_commit(%s, %b, %b, "
-    "%b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s) c"
-)
-"""``_COMMIT`` in a transaction that does not wait for the WAL flush (``commit``'s
-``repeatable``); the WAL is written in order, so the next commit that waits flushes it too."""
-
 _READ_FRAMES = (
     "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s"
 )
@@ -128,6 +121,10 @@ class PostgresRunLog(PostgresDatabase):
             connect_timeout_s=connect_timeout_s,
             warm=_warm if warm else None,
         )
+        from kforge.store.postgres_commit import commit_values, send_commit
+
+        self._commit_values = commit_values
+        self._send_commit = send_commit
 
     def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
         """Call ``on_notice(run_id, last_seq)`` (from a thread) for every commit any process
@@ -224,35 +221,28 @@ class PostgresRunLog(PostgresDatabase):
                 if frame.seq != first + offset or frame.run_id != run_id:
                     self._discontinuity(conn, run_id, frame.seq, offset)
         delta = dumps(step.delta) if step is not None else None
-        packed_delta = pack(delta) if delta is not None else None
         state = dumps(snapshot.state) if snapshot is not None else None
         fields = {k: _field_value(k, v) for k, v in (run_fields or {}).items()}
-        now = time.time()
+        values = self._commit_values(
+            run_id,
+            [f.seq for f in frames],
+            [f.type for f in frames],
+            [pack(frame_body_json(f)) for f in frames],
+            (step.step, step.seq, pack(delta), checksum(delta))
+            if step is not None and delta is not None
+            else None,
+            (snapshot.step, snapshot.seq, state, checksum(state))
+            if snapshot is not None and state is not None
+            else None,
+            dumps(fields),
+            utc_now() if fields else None,
+            (lease.owner, lease.takeover, lease.ttl_s, lease.release)
+            if lease is not None
+            else None,
+            time.time(),
+        )
         try:
-            outcome, _, holder, expires = conn.execute(
-                _REPEATABLE_COMMIT if lazy else _COMMIT,
-                (
-                    run_id,
-                    [f.seq for f in frames],
-                    [f.type for f in frames],
-                    [pack(frame_body_json(f)) for f in frames],
-                    step.step if step is not None else None,
-                    step.seq if step is not None else None,
-                    packed_delta,
-                    checksum(delta) if delta is not None else None,
-                    snapshot.step if snapshot is not None else None,
-                    snapshot.seq if snapshot is not None else None,
-                    state,
-                    checksum(state) if state is not None else None,
-                    dumps(fields),
-                    utc_now() if fields else None,
-                    lease.owner if lease is not None else None,
-                    lease.takeover if lease is not None else None,
-                    lease.ttl_s if lease is not None else None,
-                    lease.release if lease is not None else False,
-                    now,
-                ),
-            ).fetchone()
+            outcome, _, holder, expires = self._send_commit(conn, values, lazy=lazy)
         except self._psycopg.errors.UniqueViolation:
             self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
         if outcome == "ok":
@@ -297,19 +287,23 @@ class PostgresRunLog(PostgresDatabase):
     ) -> list[Frame]:
         with self._conn() as conn:
             # no seq passes a bigint, and PostgreSQL refuses to compare one with a larger number
-            rows = conn.execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit)).fetchall()
+            rows = (
+                self._cursor(conn)
+                .execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit))
+                .fetchall()
+            )
         return decode_frames(run_id, rows)
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
     ) -> list[StepRecord]:
         with self._conn() as conn:
-            rows = conn.execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
+            rows = self._cursor(conn).execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
         return decode_steps(run_id, rows)
 
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         with self._conn() as conn:
-            row = conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
+            row = self._cursor(conn).execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
         run = run_from_row(row[:-4])
