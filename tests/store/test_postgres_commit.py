@@ -1,5 +1,6 @@
-"""The PostgreSQL step commit as each connection's own prepared statement: prepared once, made
-again when the session lost it, and every parameter read back as it was sent."""
+"""The PostgreSQL step commit as each connection's own prepared statement: prepared by the
+connection's warm-up (or at its first commit), made again when the session lost it, and every
+parameter read back as it was sent."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kforge.store.lease import Lease, new_owner
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 from kforge.store.postgres import PostgresStore  # noqa: E402
+from tests.postgres import migrate_to  # noqa: E402
 
 
 def new_run(run_id: str) -> RunRecord:
@@ -37,6 +39,38 @@ def test_a_commit_runs_as_a_statement_its_connection_prepared_once(postgres_url:
         assert {"kforge_commit_1", "kforge_commit_lazy_1"} <= prepared_names(store)
         assert [f.seq for f in store.read_frames("r1")] == [1, 2, 3, 4]
         assert [s.delta for s in store.read_steps("r1")] == [[["s", ["n"], n]] for n in (1, 2, 3)]
+    finally:
+        store.close()
+
+
+def test_a_warm_connection_has_the_commit_statements_before_its_first_commit(
+    postgres_url: str,
+) -> None:
+    PostgresStore(postgres_url).close()  # the first open migrates the database
+    store = PostgresStore(postgres_url)
+    try:
+        assert {"kforge_commit_1", "kforge_commit_lazy_1"} <= prepared_names(store)
+        store.create_run(new_run("r1"))
+        store.commit("r1", [AgentThinking(run_id="r1", seq=1, message="a")], repeatable=True)
+        assert [f.seq for f in store.read_frames("r1")] == [1]
+        # the warm-up's throwaway run is gone
+        assert [r.id for r in store.list_runs()] == ["r1"]
+    finally:
+        store.close()
+
+
+def test_a_database_migrated_on_open_warms_the_connection_once_more(postgres_url: str) -> None:
+    # the one-trip check prepares the statements on the old schema, then finds it out of date:
+    # after the migration the connection is warmed again, over statements it already has
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        migrate_to(conn, 8)
+    store = PostgresStore(postgres_url)
+    try:
+        store.create_run(new_run("r1"))
+        store.commit(
+            "r1", [AgentThinking(run_id="r1", seq=1, message="a")], step=StepRecord(1, 1, [])
+        )
+        assert store.get_run("r1").last_seq == 1
     finally:
         store.close()
 

@@ -19,13 +19,15 @@ from typing import Any
 from psycopg import errors, generators
 from psycopg.pq import DiagnosticField, ExecStatus, TransactionStatus
 
-__all__ = ["CommitValues", "commit_values", "send_commit"]
+__all__ = ["CommitValues", "commit_values", "mark_prepared", "prepare_if_missing", "send_commit"]
 
+_TYPE_NAMES = (
+    "text, integer[], text[], bytea[], integer, integer, bytea, bigint, integer, integer, text, "
+    "bigint, jsonb, timestamptz, text, text, double precision, boolean, double precision"
+)
 _PARAMETER_TYPES = [25, 1007, 1009, 1001, 23, 23, 17, 20, 23, 23, 25, 20, 3802, 1184, 25, 25]
 _PARAMETER_TYPES += [701, 16, 701]
-"""The types of ``kforge_commit``'s parameters (text, integer[], text[], bytea[], integer,
-integer, bytea, bigint, integer, integer, text, bigint, jsonb, timestamptz, text, text, double
-precision, boolean, double precision), by their PostgreSQL type ids."""
+"""The types of ``kforge_commit``'s parameters (``_TYPE_NAMES``) by their PostgreSQL ids."""
 _CALL = "kforge_commit(" + ", ".join(f"${n}" for n in range(1, 20)) + ")"
 _STATEMENTS = {
     False: (b"kforge_commit_1", f"SELECT * FROM {_CALL}"),
@@ -44,6 +46,21 @@ _ARRAY_HEAD = struct.Struct("!iiiii")
 _UNDEFINED_STATEMENT = b"26000"
 
 CommitValues = list[bytes | None]
+
+
+def prepare_if_missing() -> str:
+    """PL/pgSQL statements that prepare the commit statements in the session unless it has them
+    (a connection's warm-up; ``mark_prepared`` then)."""
+    return "".join(
+        f"IF NOT EXISTS (SELECT FROM pg_prepared_statements WHERE name = '{name.decode()}') "
+        f"THEN EXECUTE $p$PREPARE {name.decode()} ({_TYPE_NAMES}) AS {text}$p$; END IF;\n"
+        for name, text in _STATEMENTS.values()
+    )
+
+
+def mark_prepared(conn: Any) -> None:
+    """Note that ``conn``'s session has the commit statements (``prepare_if_missing`` ran)."""
+    conn.__dict__["_kforge_prepared"] = {name for name, _ in _STATEMENTS.values()}
 
 
 def _array(kind: str, items: Sequence[bytes]) -> bytes:
