@@ -1,14 +1,17 @@
-"""Packed record bodies: whatever their size (large ones are deflated at the fastest level),
-they read back as the JSON they were made from, and text stored before packing reads as is."""
+"""Packed record bodies: whatever their size (small ones deflated at level 2, large ones at the
+fastest level), they read back as the JSON they were made from, bodies packed at another level
+read back too, and text stored before packing reads as is."""
 
 from __future__ import annotations
+
+import zlib
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kforge.store.packing import pack, unpack
+from kforge.store.packing import _DICTIONARY_1, pack, unpack
 
 messages = st.lists(
     st.fixed_dictionaries(
@@ -50,3 +53,28 @@ def test_text_stored_before_packing_reads_back_unchanged() -> None:
     assert unpack(b'{"a":1}') == b'{"a":1}'
     with pytest.raises(ValueError, match=r"damaged|cut short"):
         unpack(pack(orjson.dumps({"x": "y" * 5000}).decode())[:-3])
+
+
+TOOL_RESULT = (
+    '{"id":"212c0564c4614ecebcfa9f0a4e5ddee7","created_at":"2026-11-27T15:12:40.007591+00:00",'
+    '"tool_name":"add","call_id":"496808fe1d9e4fd68b7449ffb470d4ac","success":true,"summary":"6",'
+    '"result":{"content":[{"type":"text","text":"6"}],"is_error":false,'
+    '"structured_content":{"result":6}},"execution_time_ms":0.051}'
+)
+
+
+def deflated(text: str, level: int) -> bytes:
+    """``text`` as format 1 at deflate ``level``."""
+    compressor = zlib.compressobj(
+        level, zlib.DEFLATED, -12, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
+    )
+    return b"\x01" + compressor.compress(text.encode()) + compressor.flush()
+
+
+def test_a_steps_body_is_deflated_at_level_2() -> None:
+    assert pack(TOOL_RESULT) == deflated(TOOL_RESULT, 2)
+
+
+@pytest.mark.parametrize("level", [1, 6, 9])
+def test_a_body_packed_at_another_level_reads_back(level: int) -> None:
+    assert unpack(deflated(TOOL_RESULT, level)) == TOOL_RESULT.encode()

@@ -288,36 +288,26 @@ def test_a_snapshot_stored_out_of_line_before_the_upgrade_reads_back(postgres_ur
         store.close()
 
 
-class _Noting:
-    """A connection that notes the statements it executes."""
-
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
-        self._conn = conn
-        self.statements: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
-
-    def execute(self, query: Any, *args: Any, **kwargs: Any) -> Any:
-        self.statements.append(str(query))
-        return self._conn.execute(query, *args, **kwargs)
-
-
 def test_a_repeatable_commit_does_not_wait_for_the_wal_flush_and_a_step_does(
     postgres_url: str,
 ) -> None:
-    from kforge.store.postgres_runs import _REPEATABLE_COMMIT
+    from kforge.store.postgres_commit import commit_values, send_commit
 
     store = PostgresStore(postgres_url, warm=False)
     store.create_run(new_run("r1"))
-    noted = _Noting(store._first)
-    store._first = noted
+    sent: list[bool] = []
+
+    def noting(conn: Any, values: Any, *, lazy: bool) -> Any:
+        sent.append(lazy)
+        return send_commit(conn, values, lazy=lazy)
+
+    store._send_commit = noting
     # a model's reply with a stretch's opening (run fields) nobody waits to see durable
     reply = AgentThinking(run_id="r1", seq=1, message="a model's reply")
     store.commit("r1", [reply], run_fields={"status": RunStatus.RUNNING}, repeatable=True)
     step = AgentThinking(run_id="r1", seq=2, message="b")
     store.commit("r1", [step], step=StepRecord(1, 2, []), repeatable=True)
-    assert [s == _REPEATABLE_COMMIT for s in noted.statements] == [True, False]
+    assert sent == [True, False]
     assert [f.seq for f in store.read_frames("r1")] == [1, 2]
     assert store.get_run("r1").status == RunStatus.RUNNING
     store.close()
@@ -329,11 +319,8 @@ def test_a_repeatable_commit_does_not_wait_for_the_wal_flush_and_a_step_does(
             "VALUES ('r2', 't', 'running', %s, %s, '{}')",
             (now, now),
         )
-        row = conn.execute(
-            _REPEATABLE_COMMIT,
-            ("r2", [1], ["x"], [b"{}"], *[None] * 8, "{}", None, None, None, None, False, 0.0),
-        ).fetchone()
-        assert row is not None and row[0] == "ok"
+        values = commit_values("r2", [1], ["x"], [b"{}"], None, None, "{}", None, None, 0.0)
+        assert send_commit(conn, values, lazy=True)[0] == "ok"
         assert conn.execute("SHOW synchronous_commit").fetchone() == ("off",)
         conn.commit()
         assert conn.execute("SHOW synchronous_commit").fetchone() == ("on",)

@@ -58,8 +58,13 @@ _DICTIONARY_1 = (
     b'"finish_reason":"tool_calls"},"purpose":"loop",'
 )
 
+_LEVEL = 2
+"""The deflate level of bodies under ``_FAST_FROM``: a step's bodies (200 to 600 bytes) pack
+in 63 k instructions each at level 2 against 78 k at level 6, 3 % larger (most of a body is
+the dictionary's keys, which every level finds). The same format: reading does not depend on
+the level, so bodies packed at any level read back."""
 _PRIMED = zlib.compressobj(
-    6, zlib.DEFLATED, -_WINDOW_BITS, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
+    _LEVEL, zlib.DEFLATED, -_WINDOW_BITS, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
 )
 _PRIMED_FAST = zlib.compressobj(
     1, zlib.DEFLATED, -_WINDOW_BITS, 2, zlib.Z_DEFAULT_STRATEGY, _DICTIONARY_1
@@ -67,8 +72,8 @@ _PRIMED_FAST = zlib.compressobj(
 _FAST_FROM = 4096
 """Bodies of this many bytes or more are deflated at the fastest level: the first model call
 of a stretch may hold its whole conversation (18 KB for a resumed 200-step run whose agent keeps
-its history as plain state), which level 6
-packs in three times the time of level 1 for a body 13 % smaller. The same format: reading
+its history as plain state), which level 6 packs in three times the time of level 1 for a
+body 13 % smaller. The same format: reading
 does not depend on the level."""
 
 

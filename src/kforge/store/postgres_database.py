@@ -224,6 +224,17 @@ class PostgresDatabase:
         conn.close()
         self._first = None
 
+    @staticmethod
+    def _cursor(conn: Any) -> Any:
+        """The cursor the connection keeps for the statements of steps and resumes: a cursor
+        keeps what it learnt of adapting each parameter's type, which a new one (what
+        ``conn.execute`` makes) learns again at every statement. Its result is gone at the
+        next statement run through it."""
+        cursor = getattr(conn, "_kforge_cursor", None)
+        if cursor is None or cursor.closed:
+            cursor = conn._kforge_cursor = conn.cursor()
+        return cursor
+
     def _overflow(self) -> Any:
         """The pool for uses that overlap the first connection's, made at the first overlap."""
         with self._pool_lock:

@@ -21,12 +21,12 @@ from kforge.errors import (
     StoreError,
     WriteConflictError,
 )
-from kforge.frames import Frame, frame_body_json, new_id, utc_now
+from kforge.frames import Frame, frame_body_json, utc_now
 from kforge.jsoncodec import dumps
 from kforge.store.base import UPDATABLE_RUN_FIELDS, RunRecord, RunStatus, Snapshot, StepRecord
 from kforge.store.lease import Lease, lease_is_live
 from kforge.store.packing import pack
-from kforge.store.postgres_database import READ_DOCS, PostgresDatabase
+from kforge.store.postgres_database import PostgresDatabase
 from kforge.store.records import (
     JSON_RUN_FIELDS,
     RUN_COLUMNS,
@@ -40,18 +40,6 @@ from kforge.store.records import (
 )
 
 __all__ = ["PostgresRunLog"]
-
-_COMMIT = (
-    "SELECT * FROM kforge_commit(%s, %b, %b, %b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
-    "%s, %s, %s, %s, %s, %s)"
-)
-
-_REPEATABLE_COMMIT = (
-    "SELECT c.* FROM set_config('synchronous_commit', 'off', true), kforge_commit(%s, %b, %b, "
-    "%b, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s) c"
-)
-"""``_COMMIT`` in a transaction that does not wait for the WAL flush (``commit``'s
-``repeatable``); the WAL is written in order, so the next commit that waits flushes it too."""
 
 _READ_FRAMES = (
     "SELECT seq, type, data FROM frames WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s"
@@ -75,33 +63,45 @@ def _field_value(key: str, value: Any) -> Any:
     return value
 
 
+_WARM = f"""
+DO $warm$
+DECLARE
+    r text := 'kforge-warm-' || md5(random()::text || clock_timestamp()::text);
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    {{prepare}}
+    BEGIN
+        INSERT INTO runs(id, agent_type, status, created_at, updated_at, input)
+            VALUES (r, 'warm', 'running', now(), now(), '{{{{}}}}');
+        PERFORM * FROM kforge_commit(
+            r, ARRAY[1], ARRAY['warm'], ARRAY['{{{{}}}}'::bytea], 1, 1, '[]'::bytea, 0, 1, 1,
+            '{{{{"iteration": 1}}}}', 0, '{{{{"iteration": 1}}}}'::jsonb, now(), 'warm', NULL, 30.0,
+            false, extract(epoch FROM clock_timestamp())::double precision);
+        PERFORM {RUN_COLUMNS}, s.step, s.seq, s.state, s.checksum FROM runs
+            LEFT JOIN snapshots s ON s.run_id = runs.id WHERE runs.id = r;
+        PERFORM seq, type, data FROM frames WHERE run_id = r AND seq > 0 ORDER BY seq;
+        PERFORM step, seq, delta, checksum FROM steps WHERE run_id = r AND step > 0 ORDER BY step;
+        PERFORM key, value FROM docs WHERE namespace = r ORDER BY key;
+        RAISE SQLSTATE 'KFWRM';
+    EXCEPTION WHEN SQLSTATE 'KFWRM' THEN
+        NULL;
+    END;
+END
+$warm$
+"""
+
+
 def _warm(conn: Any) -> None:
-    """Have a new connection's server process compile the step function and plan every
-    statement in it and of a resume's reads, so that the first steps through it (those of a
-    resumed run) do not pay for that: a throwaway run gets frames, a step, a snapshot and a
-    lease, all rolled back. Queued in the pipeline the caller has open, so they cost no round
-    trip of their own (the transaction is the statements' own: psycopg's would wait for its
-    rollback). Each statement runs once here, below the driver's prepare threshold, so none is
-    prepared inside the transaction."""
-    run_id = f"kforge-warm-{new_id()}"
-    conn.execute("BEGIN")
-    conn.execute(
-        "INSERT INTO runs(id, agent_type, status, created_at, updated_at, input) "
-        "VALUES (%s, 'warm', 'running', now(), now(), '{}')",
-        (run_id,),
-    )
-    conn.execute(
-        _COMMIT,
-        (
-            *(run_id, [1], ["warm"], [b"{}"], 1, 1, b"[]", 0, 1, 1, "{}", 0),
-            *('{"iteration": 1}', utc_now(), "warm", None, 30.0, False, time.time()),
-        ),
-    )
-    conn.execute(_RUN_WITH_SNAPSHOT, (run_id,))
-    conn.execute(_READ_FRAMES, (run_id, 0, None))
-    conn.execute(_READ_STEPS, (run_id, 0, None))
-    conn.execute(READ_DOCS, (run_id,))
-    conn.execute("ROLLBACK")
+    """Have a new connection's server process prepare the commit statements
+    (``postgres_commit``), compile the step function and plan every statement in it, and read
+    the tables of a resume, so that the first steps through it (those of a resumed run) do not
+    pay for that: a throwaway run gets frames, a step, a snapshot and a lease, all undone. One
+    statement, queued in the pipeline the caller has open (no round trip of its own), whose
+    transaction does not wait for the disk (it leaves nothing to keep)."""
+    from kforge.store.postgres_commit import mark_prepared, prepare_if_missing
+
+    conn.execute(_WARM.format(prepare=prepare_if_missing()))
+    mark_prepared(conn)
 
 
 class PostgresRunLog(PostgresDatabase):
@@ -128,6 +128,10 @@ class PostgresRunLog(PostgresDatabase):
             connect_timeout_s=connect_timeout_s,
             warm=_warm if warm else None,
         )
+        from kforge.store.postgres_commit import commit_values, send_commit
+
+        self._commit_values = commit_values
+        self._send_commit = send_commit
 
     def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
         """Call ``on_notice(run_id, last_seq)`` (from a thread) for every commit any process
@@ -224,35 +228,28 @@ class PostgresRunLog(PostgresDatabase):
                 if frame.seq != first + offset or frame.run_id != run_id:
                     self._discontinuity(conn, run_id, frame.seq, offset)
         delta = dumps(step.delta) if step is not None else None
-        packed_delta = pack(delta) if delta is not None else None
         state = dumps(snapshot.state) if snapshot is not None else None
         fields = {k: _field_value(k, v) for k, v in (run_fields or {}).items()}
-        now = time.time()
+        values = self._commit_values(
+            run_id,
+            [f.seq for f in frames],
+            [f.type for f in frames],
+            [pack(frame_body_json(f)) for f in frames],
+            (step.step, step.seq, pack(delta), checksum(delta))
+            if step is not None and delta is not None
+            else None,
+            (snapshot.step, snapshot.seq, state, checksum(state))
+            if snapshot is not None and state is not None
+            else None,
+            dumps(fields),
+            utc_now() if fields else None,
+            (lease.owner, lease.takeover, lease.ttl_s, lease.release)
+            if lease is not None
+            else None,
+            time.time(),
+        )
         try:
-            outcome, _, holder, expires = conn.execute(
-                _REPEATABLE_COMMIT if lazy else _COMMIT,
-                (
-                    run_id,
-                    [f.seq for f in frames],
-                    [f.type for f in frames],
-                    [pack(frame_body_json(f)) for f in frames],
-                    step.step if step is not None else None,
-                    step.seq if step is not None else None,
-                    packed_delta,
-                    checksum(delta) if delta is not None else None,
-                    snapshot.step if snapshot is not None else None,
-                    snapshot.seq if snapshot is not None else None,
-                    state,
-                    checksum(state) if state is not None else None,
-                    dumps(fields),
-                    utc_now() if fields else None,
-                    lease.owner if lease is not None else None,
-                    lease.takeover if lease is not None else None,
-                    lease.ttl_s if lease is not None else None,
-                    lease.release if lease is not None else False,
-                    now,
-                ),
-            ).fetchone()
+            outcome, _, holder, expires = self._send_commit(conn, values, lazy=lazy)
         except self._psycopg.errors.UniqueViolation:
             self._discontinuity(conn, run_id, frames[0].seq if frames else 0, 0)
         if outcome == "ok":
@@ -297,19 +294,23 @@ class PostgresRunLog(PostgresDatabase):
     ) -> list[Frame]:
         with self._conn() as conn:
             # no seq passes a bigint, and PostgreSQL refuses to compare one with a larger number
-            rows = conn.execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit)).fetchall()
+            rows = (
+                self._cursor(conn)
+                .execute(_READ_FRAMES, (run_id, min(after_seq, 2**63 - 1), limit))
+                .fetchall()
+            )
         return decode_frames(run_id, rows)
 
     def read_steps(
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
     ) -> list[StepRecord]:
         with self._conn() as conn:
-            rows = conn.execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
+            rows = self._cursor(conn).execute(_READ_STEPS, (run_id, after_step, limit)).fetchall()
         return decode_steps(run_id, rows)
 
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         with self._conn() as conn:
-            row = conn.execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
+            row = self._cursor(conn).execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
         run = run_from_row(row[:-4])
