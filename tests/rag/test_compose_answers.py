@@ -8,7 +8,6 @@ from kforge.rag.comparison import compared_unit
 from kforge.rag.compose import candidate_sentences, compose_extractive
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
-from kforge.rag.types import Chunk
 from kforge.rag.unit_scores import opens_with_asked
 from tests.rag.helpers import page_chunk as chunk
 
@@ -201,35 +200,23 @@ def test_an_option_named_as_the_negation_of_what_is_asked_is_no_entry_for_it() -
 
 
 def test_what_kinds_there_are_is_answered_by_the_whole_list_that_names_them() -> None:
-    kinds = Chunk(
-        id="kinds",
-        source="hitl.md",
-        file="hitl.md",
-        title="Human-in-the-Loop Design",
-        heading="Human-in-the-Loop Design > Kinds of interaction",
-        page=None,
-        start=0,
-        end=0,
-        text=(
-            "## Kinds of interaction\n\n"
-            "- **Approval**: the agent proposes something and waits for approve or reject.\n"
-            "- **Clarification**: the agent asks a question because the request is ambiguous.\n"
-            "- **Review**: the agent shows intermediate results and continues unless a person "
-            "objects.\n"
-            "- **Intervention**: a person interrupts a running agent to change a goal.\n\n"
-            "Treating all of these as one mechanism keeps the system simple."
-        ),
+    kinds = chunk(
+        0,
+        "## Kinds of interaction\n\n"
+        "- **Approval**: the agent proposes something and waits for approve or reject.\n"
+        "- **Clarification**: the agent asks a question because the request is ambiguous.\n"
+        "- **Review**: the agent shows intermediate results and continues unless a person "
+        "objects.\n"
+        "- **Intervention**: a person interrupts a running agent to change a goal.\n\n"
+        "Treating all of these as one mechanism keeps the system simple.",
+        "Human-in-the-Loop Design",
+        "Human-in-the-Loop Design > Kinds of interaction",
     )
-    opening = Chunk(
-        id="opening",
-        source="hitl.md",
-        file="hitl.md",
-        title="Human-in-the-Loop Design",
-        heading="Human-in-the-Loop Design",
-        page=None,
-        start=0,
-        end=0,
-        text="Autonomous agents make mistakes, and some interaction with a person is expensive.",
+    opening = chunk(
+        1,
+        "Autonomous agents make mistakes, and some interaction with a person is expensive.",
+        "Human-in-the-Loop Design",
+        "Human-in-the-Loop Design",
     )
     for question in (
         "What are kinds of interaction in human-in-the-loop design?",
