@@ -360,32 +360,43 @@ async def test_a_number_inside_an_address_is_no_quantity() -> None:
     assert short == "`9229`"
 
 
-async def test_a_release_is_no_quantity() -> None:
-    """ "In 3.8+" and "10.12 or newer" name releases: no line of "3.8" for how long, nor of
-    "10.12" for how many."""
-    short, _ = await answer(
-        "How long do I have before a deprecated feature may disappear?",
-        "Deprecated since version 3.8: In 3.8+ the test case inherits from "
-        "IsolatedAsyncioTestCase, making this feature unneeded.",
-    )
-    assert short == ""
-    short, _ = await answer(
-        "How many backup runs can a file go unseen before it is dropped from the cache?",
-        "MacOS: 10.12 or newer. A file unseen in 20 backup runs is dropped from the cache.",
-    )
-    assert short == "20", short
-
-
-async def test_a_factor_of_a_setting_is_no_quantity() -> None:
-    short, _ = await answer(
-        "How long does the downloader wait for a response before it gives up?",
-        "DOWNLOAD_TIMEOUT\n\nDefault: 180\n\nThe amount of time (in secs) that the downloader "
-        "will wait before timing out.",
-        "If enabled, the downloader will wait a random amount of time (between 0.5 * "
-        "DOWNLOAD_DELAY and 1.5 * DOWNLOAD_DELAY) while fetching requests from the same "
-        "website.",
-    )
-    assert short == "180", short
+@pytest.mark.parametrize(
+    ("question", "texts", "expected"),
+    [
+        # "In 3.8+" names a release: no line of "3.8" for how long
+        (
+            "How long do I have before a deprecated feature may disappear?",
+            (
+                "Deprecated since version 3.8: In 3.8+ the test case inherits from "
+                "IsolatedAsyncioTestCase, making this feature unneeded.",
+            ),
+            "",
+        ),
+        # nor "10.12 or newer" of "10.12" for how many
+        (
+            "How many backup runs can a file go unseen before it is dropped from the cache?",
+            ("MacOS: 10.12 or newer. A file unseen in 20 backup runs is dropped from the cache.",),
+            "20",
+        ),
+        # "0.5 * DOWNLOAD_DELAY" is a factor of a setting, not how long
+        (
+            "How long does the downloader wait for a response before it gives up?",
+            (
+                "DOWNLOAD_TIMEOUT\n\nDefault: 180\n\nThe amount of time (in secs) that the "
+                "downloader will wait before timing out.",
+                "If enabled, the downloader will wait a random amount of time (between 0.5 * "
+                "DOWNLOAD_DELAY and 1.5 * DOWNLOAD_DELAY) while fetching requests from the same "
+                "website.",
+            ),
+            "180",
+        ),
+    ],
+)
+async def test_a_release_or_a_factor_is_no_quantity(
+    question: str, texts: tuple[str, ...], expected: str
+) -> None:
+    short, _ = await answer(question, *texts)
+    assert short == expected, short
 
 
 async def test_a_default_that_names_no_value_is_no_quantity() -> None:
