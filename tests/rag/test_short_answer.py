@@ -45,6 +45,8 @@ def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
         ("Who wrote the closure API?", "who"),
         ("When was fs.link added?", "when"),
         ("Where is the configuration file stored?", "where"),
+        ("In which folders does it look for profiles?", "where"),  # the plural too
+        ("What does click.get_app_dir() give me?", "definition"),  # what it gives: what it does
     ],
 )
 def test_questions_are_typed_by_rule(question: str, kind: str) -> None:
@@ -60,6 +62,15 @@ def test_identifiers_are_whole_and_short_stems_are_never_terms() -> None:
 async def answer(question: str, *texts: str) -> tuple[str, str]:
     written = await write_answer(question, [chunk(i, t) for i, t in enumerate(texts)], None)
     return written.short_answer, written.text
+
+
+async def test_what_a_call_gives_is_what_its_entry_says_it_does() -> None:
+    short, _ = await answer(
+        "What does get_app_dir() give me?",
+        "get_app_dir(app_name, roaming=True, force_posix=False): Returns the config folder for"
+        " the application.",
+    )
+    assert short == "Returns the config folder for the application"  # not "True"
 
 
 async def test_quantity_is_a_number_with_its_unit() -> None:

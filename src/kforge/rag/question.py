@@ -104,8 +104,9 @@ _WHAT_TO_DO = re.compile(
 do I add to my snakemake command so the jobs go to the cluster?"."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
-    r"^(?:what(?:'s| is| are| was| were| (?:does|do(?! (?:i|we|you|they|one)\b)|did) .+ (?:mean|contain|return|do|hold|represent|express|denote|indicate|signify)"
-    r"\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
+    r"^(?:what(?:'s| is| are| was| were| (?:does|do(?! (?:i|we|you|they|one)\b)|did) .+ "
+    r"(?:mean|contain|return|do|hold|represent|express|denote|indicate|signify|give|provide|"
+    r"produce|yield)\b)|define\b|meaning of\b|explain what\b)|\bwhat (?:kind|type|sort) of\b",
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
@@ -128,7 +129,7 @@ _PLACE_NOUNS = _word_set(
     "city country state county town place region province continent location island area "
     "street village district nation"
 )
-_FOLDER_NOUNS = _word_set("directory folder path location")
+_FOLDER_NOUNS = _word_set("directory directories folder folders path paths location locations")
 """What "which directory ... by default?" asks for: a place, whatever else it names."""
 _TIME_NOUNS = _word_set("year date day month century decade time")
 _PERSON_NOUNS = _word_set(
