@@ -91,7 +91,9 @@ class ScriptedModel(CompletionStreamer):
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
     ) -> ModelResponse:
-        prompt = tuple(messages)
+        # a list's slice is a plain list, which becomes a tuple at C speed (a list subclass,
+        # such as an agent's AppendOnlyList history, is read item by item)
+        prompt = tuple(messages[:] if isinstance(messages, list) else messages)
         call = ScriptedCall(prompt, settings, tuple(tools), output_schema)
         self.calls.append(call)
         if not self._queue:
