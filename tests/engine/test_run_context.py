@@ -8,15 +8,18 @@ from typing import Any
 
 import pytest
 
+from kforge.engine import run_context
 from kforge.engine.agent import StepOutcome
 from kforge.engine.run_context import RunContext
 from kforge.engine.services import Services
-from kforge.frames import ModelCall
+from kforge.frames import ModelCall, UsageFrame
 from kforge.llm.testing.function import CallInfo, FunctionModel
+from kforge.llm.testing.scripted import ScriptedModel
 from kforge.llm.types import Message, ModelResponse, ToolCall, ToolSpec
 from kforge.runtime import AgentRegistry, Runtime
 from kforge.store import MemoryStore, RunStatus
 from kforge.tools import execute_tool, tool
+from tests.step_context import step_context
 
 SCALE = ToolSpec("scale", "Scale a value.", {"type": "object"})
 
@@ -149,3 +152,24 @@ async def test_steps_that_never_wait_still_let_other_tasks_run_between_them() ->
     assert run.status == RunStatus.COMPLETED
     assert len(at_steps) == 3
     assert at_steps[0] < at_steps[1] < at_steps[2]  # it ran between each two steps
+
+
+async def test_a_model_call_records_the_frames_it_built_without_copying_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    copied: list[Any] = []
+    stamped = run_context.stamped
+
+    def counted(frame: Any, run_id: str, seq: int) -> Any:
+        copied.append(frame)
+        return stamped(frame, run_id, seq)
+
+    monkeypatch.setattr(run_context, "stamped", counted)
+    committed: list[Any] = []
+    ctx = step_context(ScriptedModel(["hi"]), committed)
+    await ctx.complete([Message.user("hello")])
+    assert copied == []
+    assert [(type(f), f.run_id, f.seq) for f in committed] == [
+        (ModelCall, "run-1", 1),
+        (UsageFrame, "run-1", 2),
+    ]

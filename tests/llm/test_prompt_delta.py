@@ -202,3 +202,36 @@ def test_a_stretch_records_its_restored_history_as_copies_of_the_states_records(
     other = PromptLog()
     other.replayed("chat", 9, 0, ops, {"step": 41, "path": ["agent", "history"]})
     assert other.delta("chat", prompt)[0] == 0
+
+
+class _Watched(AppendOnlyList):
+    """A history that counts the copies made of its first messages."""
+
+    __slots__ = ()
+    copies = 0
+
+    def __getitem__(self, key: object) -> object:
+        if isinstance(key, slice) and not key.start:
+            type(self).copies += 1
+        return super().__getitem__(key)  # type: ignore[index]
+
+
+def test_a_prompt_that_only_grows_is_based_on_its_last_call_without_a_copy() -> None:
+    first = [Message.system("s"), Message.user("q")]
+    added = [Message.assistant("a"), Message.tool("2", "c1", "add")]
+    history = _Watched(first)
+    log = PromptLog()
+    log.sent("loop", 3, history, grows=True)
+    history.extend(added)
+    seq, ops, _ = log.delta("loop", history)
+    log.sent("loop", 5, history, grows=True)
+    again = log.delta("loop", history)[1]
+    assert _Watched.copies == 0
+    assert (seq, ops) == (3, ([0, 2], *(m.to_dict() for m in added)))
+    assert apply_prompt_delta(first, ops) == [*first, *added]
+    assert again == ([0, 4],)
+    # a re-executed step rebuilds the last prompt as it was, not as the list is now
+    log.replayed("loop", 7, 5, ([0, 3],))
+    later = Message.assistant("b")
+    history.append(later)
+    assert log.delta("loop", history)[:2] == (7, ([0, 3], added[1].to_dict(), later.to_dict()))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from kforge import jsoncodec
 from kforge.effects import Effect, data_step
+from kforge.engine.append_only import AppendOnlyList
 from kforge.engine.model_calls import refuse_unrecordable, streamed
 from kforge.engine.pauses import SUBAGENTS_REASON, Answerer, ModelOutage, Parked, Suspended
 from kforge.engine.services import Services
@@ -34,6 +35,7 @@ from kforge.frames import (
     UsageFrame,
     frame_body_json,
     new_id,
+    stamp_made,
     stamped,
     unstorable_field,
 )
@@ -150,7 +152,17 @@ class RunContext:
                 )
             self._cursor += 1
             return recorded  # type: ignore[return-value]
-        frame = stamped(frame, self.run_id, self._next_seq)
+        return self._queued(stamped(frame, self.run_id, self._next_seq))
+
+    def _emit_made(self, frame: F) -> F:
+        """``emit`` for a frame this context has just built and holds alone (a model call's
+        record): stamped in place, not copied."""
+        if self._cursor < len(self._journal):
+            return self.emit(frame)
+        return self._queued(stamp_made(frame, self.run_id, self._next_seq))
+
+    def _queued(self, frame: F) -> F:
+        """Queue ``frame``, stamped with the next seq, for the next commit."""
         # encoded before it is queued: a frame the store could not take fails here, at the
         # step that made it, and neither the pending list nor the seq counter hold it
         try:
@@ -363,7 +375,7 @@ class RunContext:
             self.cost_usd = (self.cost_usd or 0.0) + cost
         refuse_unrecordable(self.model, response)
         base, delta, restored = self._prompts.delta(purpose, messages)
-        call = self.emit(
+        call = self._emit_made(
             ModelCall(
                 model=model,
                 response=response.to_dict(),
@@ -374,7 +386,7 @@ class RunContext:
                 prompt_state=restored,
             )
         )
-        self.emit(
+        self._emit_made(
             UsageFrame(
                 model=model,
                 input_tokens=response.usage.input_tokens,
@@ -390,7 +402,7 @@ class RunContext:
         ):
             self.emit(LimitWarning(limit=limit, value=used, maximum=maximum))
         self.flush(repeatable=True)
-        self._prompts.sent(purpose, call.seq, messages)
+        self._prompts.sent(purpose, call.seq, messages, grows=type(messages) is AppendOnlyList)
         return response
 
     def check_budget(self) -> None:

@@ -15,6 +15,7 @@ from kforge.frames.codec import (
     frame_from_json,
     frame_to_dict,
     frame_to_json,
+    stamp_made,
     stamped,
     unstorable_field,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "frame_to_dict",
     "frame_to_json",
     "new_id",
+    "stamp_made",
     "stamped",
     "unstorable_field",
     "upgrade_legacy_frame",

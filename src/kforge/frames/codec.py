@@ -23,6 +23,7 @@ __all__ = [
     "frame_from_json",
     "frame_to_dict",
     "frame_to_json",
+    "stamp_made",
     "stamped",
     "unstorable_field",
 ]
@@ -186,3 +187,11 @@ def stamped(frame: F, run_id: str, seq: int) -> F:
     _set_run_id(copy, run_id)
     _set_seq(copy, seq)
     return copy
+
+
+def stamp_made(frame: F, run_id: str, seq: int) -> F:
+    """``frame`` itself with its run id and seq set: for a frame that its maker has just built
+    and holds alone (nobody sees it change), without ``stamped``'s copy."""
+    _set_run_id(frame, run_id)
+    _set_seq(frame, seq)
+    return frame

@@ -204,7 +204,9 @@ class PromptLog:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[int, Sequence[Message]]] = {}
+        self._last: dict[str, tuple[int, Sequence[Message], int]] = {}
+        """Each purpose's last prompt: its frame's seq, a list whose first ``size`` messages
+        it was, and ``size`` (the list itself when it only grows, else a copy)."""
         self._restored: list[RestoredBase] = []
 
     def restored(
@@ -223,17 +225,28 @@ class PromptLog:
         list the delta copies from instead (``RestoredBase.reference``), if any."""
         last = self._last.get(purpose)
         if last is not None:
-            return last[0], prompt_delta(last[1], prompt), None
+            seq, held, size = last
+            if held is prompt and size and len(prompt) >= size:
+                # the list sent last time, which only grows: it begins with that prompt
+                return seq, ([0, size], *map(_written, prompt[size:])), None
+            return seq, prompt_delta(held if len(held) == size else held[:size], prompt), None
         for base in self._restored:
             ops = base.delta(prompt)
             if ops is not None:
                 return 0, ops, base.reference()
         return 0, prompt_delta((), prompt), None
 
-    def sent(self, purpose: str, seq: int, prompt: Sequence[Message]) -> None:
-        """``prompt`` was sent and recorded by frame ``seq``."""
+    def sent(
+        self, purpose: str, seq: int, prompt: Sequence[Message], *, grows: bool = False
+    ) -> None:
+        """``prompt`` was sent and recorded by frame ``seq``; ``grows``: it is a list that
+        only grows (an ``AppendOnlyList``), kept as it is, not copied."""
+        if grows:
+            self._last[purpose] = (seq, prompt, len(prompt))
+            return
         # a copy of the caller's list (it grows), of the same type as the next call's slice
-        self._last[purpose] = (seq, prompt[:] if isinstance(prompt, list) else tuple(prompt))
+        held = prompt[:] if isinstance(prompt, list) else tuple(prompt)
+        self._last[purpose] = (seq, held, len(held))
 
     def replayed(
         self,
@@ -248,7 +261,7 @@ class PromptLog:
         last = self._last.pop(purpose, None)
         if ops is None or (base and (last is None or last[0] != base)):
             return
-        start: Sequence[Message] = last[1] if base and last else ()
+        start: Sequence[Message] = last[1][: last[2]] if base and last else ()
         if state is not None:
             known = next((r for r in self._restored if r.reference() == state), None)
             if known is None:  # copies of a list this stretch did not restore
@@ -258,7 +271,7 @@ class PromptLog:
             prompt = apply_prompt_delta(start, ops)
         except (ValueError, KeyError, TypeError):
             return
-        self._last[purpose] = (seq, tuple(prompt))
+        self._last[purpose] = (seq, tuple(prompt), len(prompt))
 
 
 class RestoredBase:

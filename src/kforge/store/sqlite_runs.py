@@ -44,6 +44,17 @@ __all__ = ["SQLiteRunLog"]
 _SYNCED = frozenset({"FULL", "EXTRA"})
 """Levels at which a commit waits for its sync, which a repeatable commit may skip."""
 
+_GET_RUN = f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?"
+_GET_SNAPSHOT = "SELECT step, seq, CAST(state AS BLOB), checksum FROM snapshots WHERE run_id = ?"
+_INSERT_FRAMES = "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)"
+_INSERT_STEP = "INSERT OR REPLACE INTO steps(run_id, step, seq, delta, checksum) VALUES (?,?,?,?,?)"
+_USUAL_UPDATES: tuple[tuple[tuple[str, ...], bool, bool], ...] = (
+    (("status", "pause_reason", "error", "pending_interaction"), True, True),  # a resume's opening
+    ((), True, False),  # a model's reply
+    (("iteration",), True, False),  # a step
+)
+"""The run UPDATEs (``_update_statement``'s keys) of a resumed stretch's first step."""
+
 
 def _update_statement(fields: tuple[str, ...], frames: bool, lease: bool) -> str:
     """The UPDATE of a run's ``fields`` (and ``updated_at``), its log position when frames are
@@ -68,15 +79,37 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "NORMAL"):
         super().__init__(path, synchronous=synchronous)
+        self._cur = self._conn.cursor()
+        """The cursor this log's statements run through (under the lock, each result read
+        before the next statement): ``Connection.execute`` makes a new cursor each time,
+        several a commit."""
         self._update_sql: dict[tuple[tuple[str, ...], bool, bool], str] = {}
         """The run UPDATE statements by the fields they set, made once each."""
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Compile the statements a stretch runs first into the connection's statement cache
+        while the store opens, not at a resume, the first to run them on this connection
+        (reading the run and its snapshot, committing its opening and first step): compiling
+        them costs as much as the rest of reading the run (the run's 20-column SELECT alone
+        about 140 k instructions). Each is run with no parameters, which compiles and caches
+        it and then refuses to bind; one that does not compile says why when it runs."""
+        updates = [self._update_sql.setdefault(k, _update_statement(*k)) for k in _USUAL_UPDATES]
+        self._transaction.prepare()
+        with self._lock:
+            for sql in (_GET_RUN, _GET_SNAPSHOT, _INSERT_FRAMES, _INSERT_STEP, *updates):
+                try:
+                    self._cur.execute(sql)
+                except sqlite3.Error:
+                    pass
 
     # -- runs -----------------------------------------------------------------------------
 
     def create_run(
         self, run: RunRecord, frames: Sequence[Frame] = (), *, step: StepRecord | None = None
     ) -> None:
-        with self._tx() as conn:
+        with self._tx():
+            conn = self._cur
             try:
                 conn.execute(
                     f"INSERT INTO runs ({RUN_COLUMNS}) "
@@ -94,9 +127,7 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def get_run(self, run_id: str) -> RunRecord:
         with self._read():
-            row = self._conn.execute(
-                f"SELECT {RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)
-            ).fetchone()
+            row = self._cur.execute(_GET_RUN, (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
         return run_from_row(row)
@@ -111,7 +142,7 @@ class SQLiteRunLog(SQLiteDatabase):
     ) -> list[RunRecord]:
         where, params = run_filter("?", status, parent_id, session_id)
         with self._read():
-            rows = self._conn.execute(
+            rows = self._cur.execute(
                 f"SELECT {RUN_COLUMNS} FROM runs {where} "
                 "ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (*params, limit),
@@ -135,11 +166,11 @@ class SQLiteRunLog(SQLiteDatabase):
             # the write-ahead log is written in order: the next commit's sync makes this one
             # durable too, and a power loss before it loses this one, never a later commit
             with self._lock:
-                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._cur.execute("PRAGMA synchronous=NORMAL")
                 try:
                     self._commit_rows(run_id, frames, step, snapshot, run_fields, lease)
                 finally:
-                    self._conn.execute(f"PRAGMA synchronous={self.synchronous}")
+                    self._cur.execute(f"PRAGMA synchronous={self.synchronous}")
             return
         self._commit_rows(run_id, frames, step, snapshot, run_fields, lease)
 
@@ -152,7 +183,8 @@ class SQLiteRunLog(SQLiteDatabase):
         run_fields: dict[str, Any] | None,
         lease: Lease | None,
     ) -> None:
-        with self._tx() as conn:
+        with self._tx():
+            conn = self._cur
             if frames:
                 self._insert_frames(conn, run_id, frames)
             if step is not None:
@@ -167,17 +199,15 @@ class SQLiteRunLog(SQLiteDatabase):
             if frames or run_fields or lease is not None:
                 self._update_run(conn, run_id, run_fields or {}, frames, lease)
 
-    def _insert_step(self, conn: sqlite3.Connection, run_id: str, step: StepRecord) -> None:
+    def _insert_step(self, conn: sqlite3.Cursor, run_id: str, step: StepRecord) -> None:
         delta = dumps(step.delta)
-        conn.execute(
-            "INSERT OR REPLACE INTO steps(run_id, step, seq, delta, checksum) VALUES (?,?,?,?,?)",
-            (run_id, step.step, step.seq, delta, checksum(delta)),
-        )
+        conn.execute(_INSERT_STEP, (run_id, step.step, step.seq, delta, checksum(delta)))
 
     def renew_lease(self, run_id: str, lease: Lease) -> bool:
         now = time.time()
         owner, expires = (None, None) if lease.release else (lease.owner, now + lease.ttl_s)
-        with self._tx() as conn:
+        with self._tx():
+            conn = self._cur
             cur = conn.execute(
                 "UPDATE runs SET lease_owner = ?, lease_expires_at = ?, heartbeat_at = ? "
                 "WHERE id = ? AND lease_owner = ?",
@@ -185,24 +215,19 @@ class SQLiteRunLog(SQLiteDatabase):
             )
         return cur.rowcount == 1
 
-    def _insert_frames(
-        self, conn: sqlite3.Connection, run_id: str, frames: Sequence[Frame]
-    ) -> None:
+    def _insert_frames(self, conn: sqlite3.Cursor, run_id: str, frames: Sequence[Frame]) -> None:
         first = frames[0].seq
         for offset, frame in enumerate(frames):
             if frame.seq != first + offset or frame.run_id != run_id:
                 self._discontinuity(conn, run_id, frame.seq, offset)
         try:
             conn.executemany(
-                "INSERT INTO frames(run_id, seq, type, data) VALUES (?,?,?,?)",
-                [(run_id, f.seq, f.type, frame_body_json(f)) for f in frames],
+                _INSERT_FRAMES, [(run_id, f.seq, f.type, frame_body_json(f)) for f in frames]
             )
         except sqlite3.IntegrityError:
             self._discontinuity(conn, run_id, first, 0)
 
-    def _discontinuity(
-        self, conn: sqlite3.Connection, run_id: str, seq: int, offset: int
-    ) -> NoReturn:
+    def _discontinuity(self, conn: sqlite3.Cursor, run_id: str, seq: int, offset: int) -> NoReturn:
         row = conn.execute("SELECT last_seq FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFoundError(run_id)
@@ -213,7 +238,7 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def _update_run(
         self,
-        conn: sqlite3.Connection,
+        conn: sqlite3.Cursor,
         run_id: str,
         fields: dict[str, Any],
         frames: Sequence[Frame] = (),
@@ -273,7 +298,7 @@ class SQLiteRunLog(SQLiteDatabase):
         self, run_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[Frame]:
         with self._read():
-            rows = self._conn.execute(
+            rows = self._cur.execute(
                 "SELECT seq, type, CAST(data AS BLOB) FROM frames WHERE run_id = ? AND seq > ? "
                 "ORDER BY seq LIMIT ?",
                 # no seq passes a signed 64-bit integer, which is all SQLite can compare with
@@ -285,7 +310,7 @@ class SQLiteRunLog(SQLiteDatabase):
         self, run_id: str, *, after_step: int = 0, limit: int | None = None
     ) -> list[StepRecord]:
         with self._read():
-            rows = self._conn.execute(
+            rows = self._cur.execute(
                 "SELECT step, seq, CAST(delta AS BLOB), checksum FROM steps "
                 "WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
                 (run_id, after_step, -1 if limit is None else limit),
@@ -305,10 +330,7 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def _snapshot(self, run_id: str, *, lazy: bool) -> Snapshot | None:
         with self._read():
-            row = self._conn.execute(
-                "SELECT step, seq, CAST(state AS BLOB), checksum FROM snapshots WHERE run_id = ?",
-                (run_id,),
-            ).fetchone()
+            row = self._cur.execute(_GET_SNAPSHOT, (run_id,)).fetchone()
         return decode_snapshot(run_id, row, lazy=lazy)
 
     def fork_run(self, source_id: str, new_run: RunRecord, *, upto_seq: int) -> None:
@@ -318,7 +340,8 @@ class SQLiteRunLog(SQLiteDatabase):
                 f"run '{source_id}' has frames 1..{source.last_seq}; cannot fork at seq {upto_seq}"
             )
         self.create_run(new_run)
-        with self._tx() as conn:
+        with self._tx():
+            conn = self._cur
             conn.execute(
                 "INSERT INTO frames(run_id, seq, type, data) "
                 "SELECT ?, seq, type, data FROM frames WHERE run_id = ? AND seq <= ?",
@@ -334,7 +357,7 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def run_ids_with_prefix(self, prefix: str, *, limit: int = 10) -> list[str]:
         with self._lock:
-            rows = self._conn.execute(
+            rows = self._cur.execute(
                 "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
                 (len(prefix), prefix, limit),
             ).fetchall()
@@ -342,7 +365,8 @@ class SQLiteRunLog(SQLiteDatabase):
 
     def delete_runs(self, run_ids: Iterable[str]) -> None:
         ids = [(run_id,) for run_id in run_ids]
-        with self._tx() as conn:
+        with self._tx():
+            conn = self._cur
             for table, column in (
                 ("frames", "run_id"),
                 ("steps", "run_id"),

@@ -51,14 +51,38 @@ class Transaction(Reading):
     """``with transaction as conn``: holds the lock, begins, then commits or rolls back; a
     database error (other than a constraint's) leaves as a StoreError whose text, from
     ``damaged``, says what to do. It keeps no state between uses, so one serves every
-    transaction on its connection."""
+    transaction on its connection. ``BEGIN`` and ``COMMIT`` go through one cursor of its own
+    (a connection's ``execute`` makes a new cursor each time, twice a commit)."""
 
-    __slots__ = ()
+    __slots__ = ("_cursor",)
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        lock: threading.RLock,
+        damaged: Callable[[Exception], str],
+    ) -> None:
+        super().__init__(conn, lock, damaged)
+        self._cursor = conn.cursor()
+
+    def prepare(self) -> None:
+        """Compile ``BEGIN IMMEDIATE``, ``COMMIT`` and ``ROLLBACK`` into the connection's
+        statement cache without taking a lock or writing: inside a deferred ``BEGIN`` (which
+        locks nothing until something is read) the first refuses to run, ``COMMIT`` ends it,
+        and ``ROLLBACK`` then refuses to run too; each stays compiled for every transaction."""
+        cursor = self._cursor
+        with self._lock:
+            cursor.execute("BEGIN")
+            for sql in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"):
+                try:
+                    cursor.execute(sql)
+                except sqlite3.OperationalError:
+                    pass
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._cursor.execute("BEGIN IMMEDIATE")
         except BaseException as exc:
             self._lock.release()
             self._raise_damaged(exc)
@@ -71,10 +95,10 @@ class Transaction(Reading):
         conn = self._conn
         try:
             if kind is None:
-                conn.execute("COMMIT")
+                self._cursor.execute("COMMIT")
                 return
             if conn.in_transaction:
-                conn.execute("ROLLBACK")
+                self._cursor.execute("ROLLBACK")
             if exc is not None:
                 self._raise_damaged(exc)
         except sqlite3.IntegrityError:

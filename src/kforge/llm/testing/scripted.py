@@ -34,7 +34,11 @@ class ScriptedCall:
 
 
 def _estimate_tokens(text: str) -> int:
-    return max(1, len(text) // 4) if text else 0
+    return _estimate_chars(len(text))
+
+
+def _estimate_chars(chars: int) -> int:
+    return max(1, chars // 4) if chars else 0
 
 
 class ScriptedModel(CompletionStreamer):
@@ -50,6 +54,8 @@ class ScriptedModel(CompletionStreamer):
         self._queue: deque[ScriptedReply] = deque(replies)
         self._name = name
         self.calls: list[ScriptedCall] = []
+        self._sized: tuple[tuple[Message, ...], int] = ((), 0)
+        """The last prompt and how many characters its messages' contents hold."""
 
     @property
     def name(self) -> str:
@@ -85,7 +91,10 @@ class ScriptedModel(CompletionStreamer):
         tools: Sequence[ToolSpec] = (),
         output_schema: dict[str, Any] | None = None,
     ) -> ModelResponse:
-        call = ScriptedCall(tuple(messages), settings, tuple(tools), output_schema)
+        # a list's slice is a plain list, which becomes a tuple at C speed (a list subclass,
+        # such as an agent's AppendOnlyList history, is read item by item)
+        prompt = tuple(messages[:] if isinstance(messages, list) else messages)
+        call = ScriptedCall(prompt, settings, tuple(tools), output_schema)
         self.calls.append(call)
         if not self._queue:
             last = messages[-1].content if messages else ""
@@ -95,9 +104,10 @@ class ScriptedModel(CompletionStreamer):
             )
         reply = self._queue.popleft()
         response = self._to_response(reply, output_schema)
-        prompt_text = "".join([m.content for m in messages])
-        usage = Usage(_estimate_tokens(prompt_text), _estimate_tokens(response.text))
         if response.usage == Usage():
+            usage = Usage(
+                _estimate_chars(self._prompt_chars(prompt)), _estimate_tokens(response.text)
+            )
             response = ModelResponse(
                 text=response.text,
                 tool_calls=response.tool_calls,
@@ -107,6 +117,19 @@ class ScriptedModel(CompletionStreamer):
                 finish_reason=response.finish_reason,
             )
         return response
+
+    def _prompt_chars(self, prompt: tuple[Message, ...]) -> int:
+        """The length of the prompt's contents joined: counted for the messages that follow
+        the last prompt's when this one begins with it (a conversation sent again with a
+        turn more, whose earlier messages need no second count), else for all of them."""
+        last, chars = self._sized
+        size = len(last)
+        if size and len(prompt) >= size and prompt[:size] == last:
+            chars += sum([len(m.content) for m in prompt[size:]])
+        else:
+            chars = sum([len(m.content) for m in prompt])
+        self._sized = (prompt, chars)
+        return chars
 
     def _to_response(
         self, reply: ScriptedReply, output_schema: dict[str, Any] | None
