@@ -56,9 +56,9 @@ async def paused_run(url: str, k: int) -> str:
     return run.id
 
 
-def worker_resume(url: str, k: int) -> float:
+async def worker_resume(url: str, k: int) -> float:
     """Seconds of a new process's first resume (``first_resume``) of a run paused here."""
-    run_id = asyncio.run(paused_run(url, k))
+    run_id = await paused_run(url, k)
     done = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), url, run_id, str(k)],
         capture_output=True,
