@@ -448,6 +448,19 @@ def postgres_vs_langgraph(report: Report) -> str:
         row(f"bytes per step (K={k // 2} to {k})", "bytes_per_step", 0),
         row("resume until the next step is committed, ms (warm)", "resume_ms", 2, "resume"),
         row("... cold: a new process's first resume", "resume_cold_ms", 2, "resume_cold"),
+        *(
+            [
+                row(
+                    "... cold: a new process's first resume, its connection opened (and "
+                    "warmed, for kforge, as `kforge worker` does) before the clock starts",
+                    "resume_worker_ms",
+                    2,
+                    "resume_worker",
+                )
+            ]
+            if "kforge_resume_worker_ms" in r
+            else []
+        ),
         row("... warm, `synchronous_commit=off`", "resume_ms_async_commit", 2),
     ]
     table = _table(["metric", "kforge", "LangGraph", "ratio", "target"], rows)
@@ -649,7 +662,14 @@ def _summary_postgres(r: Report) -> str:
         f"{_num(r['langgraph_us_per_step'], 0)} µs (ratio {r['kforge_us_per_step'] / r['langgraph_us_per_step']:.3f}); resume "
         f"warm {r['kforge_resume_ms']:.2f} vs {r['langgraph_resume_ms']:.2f} ms, cold (a new "
         f"process's first) {r['kforge_resume_cold_ms']:.2f} vs "
-        f"{r['langgraph_resume_cold_ms']:.2f} ms; "
+        f"{r['langgraph_resume_cold_ms']:.2f} ms"
+        + (
+            f", a worker's first {r['kforge_resume_worker_ms']:.2f} vs "
+            f"{r['langgraph_resume_worker_ms']:.2f} ms"
+            if "kforge_resume_worker_ms" in r
+            else ""
+        )
+        + "; "
         + " / ".join(_num(r[f"kforge_workers{n}_runs_per_s"], 0) for n in counts)
         + f" runs/s with {' / '.join(map(str, counts))} workers"
         + (f" (load average {load[0]} at the start)" if load else "")

@@ -275,3 +275,28 @@ async def until(rt: Runtime, run_id: str, wanted: Callable[[RunRecord], bool]) -
             elif wanted(run):
                 return run
             await asyncio.sleep(0.05)
+
+
+def test_a_worker_prepares_its_store_and_its_tools_before_its_first_run(
+    postgres_url: str,
+) -> None:
+    """What a worker does at start (``prepare_worker``), in a new process: its store's
+    connection made and warmed for steps and resumes, and the library that validates tool
+    arguments loaded, before any run arrives."""
+    code = (
+        "import sys\n"
+        "from kforge.runtime.worker import prepare_worker\n"
+        "before = 'jsonschema' in sys.modules\n"
+        f"store = prepare_worker({postgres_url!r}, concurrency=2)\n"
+        "rows = store._first.execute('SELECT name FROM pg_prepared_statements').fetchall()\n"
+        "print(before, 'jsonschema' in sys.modules, *(r[0] for r in rows))\n"
+        "store.close()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    before, after, *names = done.stdout.split()
+    assert (before, after) == ("False", "True")
+    assert {"kforge_commit_1", "kforge_commit_lazy_1", "kforge_run_1"} <= set(names)

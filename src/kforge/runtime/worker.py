@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from kforge.llm.base import Model
     from kforge.runtime.host import RuntimeHost
     from kforge.runtime.runtime import Runtime
+    from kforge.store.base import RunLog
 
-__all__ = ["WORKERS", "WorkerLeases", "run_worker"]
+__all__ = ["WORKERS", "WorkerLeases", "prepare_worker", "run_worker"]
 
 WORKERS = "kforge.workers"
 """The document namespace of worker leases: owner -> {"expires": Unix seconds}."""
@@ -62,11 +63,9 @@ def run_worker(
     from dbos import DBOS
 
     from kforge.runtime.runtime import Runtime
-    from kforge.store.open import open_store
 
-    store = open_store(url, pool_size=concurrency + 4)
     runtime = Runtime(
-        store,
+        prepare_worker(url, concurrency=concurrency),
         model=model,
         registry=registry,
         services=services,
@@ -113,6 +112,20 @@ def run_worker(
     finally:
         DBOS.destroy(destroy_registry=True)
         _close(runtime)
+
+
+def prepare_worker(url: str, *, concurrency: int) -> RunLog:
+    """What a worker does when it starts, before it takes any work, so that the first run it
+    claims pays for none of it: opens its store, with room for ``concurrency`` stretches at
+    once and the worker's own reads, its first connection made and warmed for steps and
+    resumes (``PostgresRunLog``), and loads what a run's first tool call needs (the argument
+    validators' library, a fifth of a second to import)."""
+    from kforge.store.open import open_store
+    from kforge.tools.validation import load_validators
+
+    store = open_store(url, long_lived=True, pool_size=concurrency + 4)
+    load_validators()
+    return store
 
 
 def _recover_left_runs(runtime: RuntimeHost, leases: WorkerLeases) -> None:

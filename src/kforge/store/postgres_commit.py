@@ -19,7 +19,14 @@ from typing import Any
 from psycopg import errors, generators
 from psycopg.pq import DiagnosticField, ExecStatus, TransactionStatus
 
-__all__ = ["CommitValues", "commit_values", "mark_prepared", "prepare_if_missing", "send_commit"]
+__all__ = [
+    "CommitValues",
+    "commit_values",
+    "mark_prepared",
+    "prepare_if_missing",
+    "run_prepared",
+    "send_commit",
+]
 
 _TYPE_NAMES = (
     "text, integer[], text[], bytea[], integer, integer, bytea, bigint, integer, integer, text, "
@@ -48,19 +55,22 @@ _UNDEFINED_STATEMENT = b"26000"
 CommitValues = list[bytes | None]
 
 
-def prepare_if_missing() -> str:
-    """PL/pgSQL statements that prepare the commit statements in the session unless it has them
-    (a connection's warm-up; ``mark_prepared`` then)."""
+def prepare_if_missing(others: Sequence[tuple[bytes, str, str]] = ()) -> str:
+    """PL/pgSQL statements that prepare the commit statements, and ``others`` (each its name,
+    parameter types and text), in the session unless it has them (a connection's warm-up;
+    ``mark_prepared`` then)."""
+    statements = [(name, _TYPE_NAMES, text) for name, text in _STATEMENTS.values()]
     return "".join(
         f"IF NOT EXISTS (SELECT FROM pg_prepared_statements WHERE name = '{name.decode()}') "
-        f"THEN EXECUTE $p$PREPARE {name.decode()} ({_TYPE_NAMES}) AS {text}$p$; END IF;\n"
-        for name, text in _STATEMENTS.values()
+        f"THEN EXECUTE $p$PREPARE {name.decode()} ({types}) AS {text}$p$; END IF;\n"
+        for name, types, text in [*statements, *others]
     )
 
 
-def mark_prepared(conn: Any) -> None:
-    """Note that ``conn``'s session has the commit statements (``prepare_if_missing`` ran)."""
-    conn.__dict__["_kforge_prepared"] = {name for name, _ in _STATEMENTS.values()}
+def mark_prepared(conn: Any, others: Sequence[bytes] = ()) -> None:
+    """Note that ``conn``'s session has the commit statements and ``others`` (named as given
+    to ``prepare_if_missing``, which ran)."""
+    conn.__dict__["_kforge_prepared"] = {name for name, _ in _STATEMENTS.values()} | set(others)
 
 
 def _array(kind: str, items: Sequence[bytes]) -> bytes:
@@ -133,22 +143,7 @@ def send_commit(
     ``(outcome, last seq, lease holder, lease expiry)``. The server's errors are raised as the
     driver raises them (``psycopg.errors``)."""
     name, text = _STATEMENTS[lazy]
-    prepared: set[bytes] = conn.__dict__.setdefault("_kforge_prepared", set())
-    if name not in prepared:
-        _prepare(conn, name, text)
-        prepared.add(name)
-    result = _execute(conn, name, values)
-    if (
-        result.status != ExecStatus.TUPLES_OK
-        and result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT
-        and conn.pgconn.transaction_status == TransactionStatus.IDLE
-    ):
-        # the session lost it (``DISCARD ALL`` by a pool in between): prepared again (not
-        # inside a transaction, which the failure has aborted)
-        _prepare(conn, name, text)
-        result = _execute(conn, name, values)
-    if result.status != ExecStatus.TUPLES_OK:
-        raise errors.error_from_result(result, encoding=conn.info.encoding)
+    result = run_prepared(conn, name, text, _PARAMETER_TYPES, values, _FORMATS)
     outcome, last, holder, expires = (result.get_value(0, column) for column in range(4))
     return (
         bytes(outcome or b"").decode(),
@@ -158,15 +153,50 @@ def send_commit(
     )
 
 
-def _prepare(conn: Any, name: bytes, text: str) -> None:
+def run_prepared(
+    conn: Any,
+    name: bytes,
+    text: str,
+    types: Sequence[int],
+    values: CommitValues,
+    formats: Sequence[int],
+    *,
+    binary: bool = False,
+) -> Any:
+    """The result (libpq's) of the statement ``name`` run on ``conn`` with ``values`` (each in
+    its format of ``formats``), its rows in binary with ``binary``; prepared first (``text``,
+    its parameters of the types ``types``) when the session does not have it yet. The server's
+    errors are raised as the driver raises them."""
+    prepared: set[bytes] = conn.__dict__.setdefault("_kforge_prepared", set())
+    if name not in prepared:
+        _prepare(conn, name, text, types)
+        prepared.add(name)
+    result = _execute(conn, name, values, formats, binary)
+    if (
+        result.status != ExecStatus.TUPLES_OK
+        and result.error_field(DiagnosticField.SQLSTATE) == _UNDEFINED_STATEMENT
+        and conn.pgconn.transaction_status == TransactionStatus.IDLE
+    ):
+        # the session lost it (``DISCARD ALL`` by a pool in between): prepared again (not
+        # inside a transaction, which the failure has aborted)
+        _prepare(conn, name, text, types)
+        result = _execute(conn, name, values, formats, binary)
+    if result.status != ExecStatus.TUPLES_OK:
+        raise errors.error_from_result(result, encoding=conn.info.encoding)
+    return result
+
+
+def _prepare(conn: Any, name: bytes, text: str, types: Sequence[int]) -> None:
     pgconn = conn.pgconn
-    pgconn.send_prepare(name, text.encode(), _PARAMETER_TYPES)
+    pgconn.send_prepare(name, text.encode(), types)
     result = conn.wait(generators.execute(pgconn))[-1]
     if result.status != ExecStatus.COMMAND_OK:
         raise errors.error_from_result(result, encoding=conn.info.encoding)
 
 
-def _execute(conn: Any, name: bytes, values: CommitValues) -> Any:
+def _execute(
+    conn: Any, name: bytes, values: CommitValues, formats: Sequence[int], binary: bool
+) -> Any:
     pgconn = conn.pgconn
-    pgconn.send_query_prepared(name, values, _FORMATS)
+    pgconn.send_query_prepared(name, values, formats, 1 if binary else 0)
     return conn.wait(generators.execute(pgconn))[-1]

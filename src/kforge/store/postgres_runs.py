@@ -48,11 +48,6 @@ _READ_STEPS = (
     "SELECT step, seq, delta, checksum FROM steps "
     "WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s"
 )
-_RUN_WITH_SNAPSHOT = (
-    f"SELECT {RUN_COLUMNS}, s.step, s.seq, s.state, s.checksum FROM runs "
-    "LEFT JOIN snapshots s ON s.run_id = runs.id WHERE runs.id = %s"
-)
-"""A run and its snapshot in one round trip (their column names do not overlap)."""
 
 
 def _field_value(key: str, value: Any) -> Any:
@@ -63,22 +58,26 @@ def _field_value(key: str, value: Any) -> Any:
     return value
 
 
-_WARM = f"""
+_WARM = """
 DO $warm$
 DECLARE
     r text := 'kforge-warm-' || md5(random()::text || clock_timestamp()::text);
 BEGIN
+    PERFORM set_config('plan_cache_mode', 'force_generic_plan', false);
     PERFORM set_config('synchronous_commit', 'off', true);
-    {{prepare}}
+    {prepare}
     BEGIN
         INSERT INTO runs(id, agent_type, status, created_at, updated_at, input)
-            VALUES (r, 'warm', 'running', now(), now(), '{{{{}}}}');
-        PERFORM * FROM kforge_commit(
-            r, ARRAY[1], ARRAY['warm'], ARRAY['{{{{}}}}'::bytea], 1, 1, '[]'::bytea, 0, 1, 1,
-            '{{{{"iteration": 1}}}}', 0, '{{{{"iteration": 1}}}}'::jsonb, now(), 'warm', NULL, 30.0,
-            false, extract(epoch FROM clock_timestamp())::double precision);
-        PERFORM {RUN_COLUMNS}, s.step, s.seq, s.state, s.checksum FROM runs
-            LEFT JOIN snapshots s ON s.run_id = runs.id WHERE runs.id = r;
+            VALUES (r, 'warm', 'running', now(), now(), '{}');
+        EXECUTE format($c$EXECUTE kforge_commit_1(%L, ARRAY[1], ARRAY['warm'],
+            ARRAY['{}'::bytea], 1, 1, '[]'::bytea, 0, 1, 1, '{"iteration": 1}', 0,
+            '{"iteration": 1}', now(), 'warm', NULL, 30.0, false,
+            extract(epoch FROM clock_timestamp()))$c$, r);
+        EXECUTE format($c$EXECUTE kforge_commit_lazy_1(%L, ARRAY[2], ARRAY['warm'],
+            ARRAY['{}'::bytea], NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            '{"status": "running"}', now(), NULL, NULL, NULL, false,
+            extract(epoch FROM clock_timestamp()))$c$, r);
+        EXECUTE format('EXECUTE kforge_run_1(%L)', r);
         PERFORM seq, type, data FROM frames WHERE run_id = r AND seq > 0 ORDER BY seq;
         PERFORM step, seq, delta, checksum FROM steps WHERE run_id = r AND step > 0 ORDER BY step;
         PERFORM key, value FROM docs WHERE namespace = r ORDER BY key;
@@ -92,16 +91,22 @@ $warm$
 
 
 def _warm(conn: Any) -> None:
-    """Have a new connection's server process prepare the commit statements
-    (``postgres_commit``), compile the step function and plan every statement in it, and read
-    the tables of a resume, so that the first steps through it (those of a resumed run) do not
-    pay for that: a throwaway run gets frames, a step, a snapshot and a lease, all undone. One
-    statement, queued in the pipeline the caller has open (no round trip of its own), whose
-    transaction does not wait for the disk (it leaves nothing to keep)."""
+    """Have a new connection's server process prepare the statements of a step's commit
+    (``postgres_commit``) and of a resume's read (``postgres_run_read``), plan them and every
+    statement in the step function once for every later use (``plan_cache_mode`` set to
+    ``force_generic_plan`` for the session: else the server plans each again at each of their
+    first five uses), and read the tables of a resume, so that the first steps through it
+    (those of a resumed run) do not pay for that: a throwaway run gets frames, a step, a
+    snapshot and a lease, all undone. One statement, queued in the pipeline the caller has open
+    (no round trip of its own), whose transaction does not wait for the disk (it leaves nothing
+    to keep). Every statement on this connection is kforge's own and looks rows up by key, so
+    one plan for all parameters is what the server would settle on anyway."""
     from kforge.store.postgres_commit import mark_prepared, prepare_if_missing
+    from kforge.store.postgres_run_read import RUN_READ, RUN_READ_NAME, RUN_READ_TYPES
 
-    conn.execute(_WARM.format(prepare=prepare_if_missing()))
-    mark_prepared(conn)
+    read = [(RUN_READ_NAME, RUN_READ_TYPES, RUN_READ)]
+    conn.execute(_WARM.replace("{prepare}", prepare_if_missing(read)))
+    mark_prepared(conn, [RUN_READ_NAME])
 
 
 class PostgresRunLog(PostgresDatabase):
@@ -129,9 +134,11 @@ class PostgresRunLog(PostgresDatabase):
             warm=_warm if warm else None,
         )
         from kforge.store.postgres_commit import commit_values, send_commit
+        from kforge.store.postgres_run_read import read_run_row
 
         self._commit_values = commit_values
         self._send_commit = send_commit
+        self._read_run_row = read_run_row
 
     def listen(self, on_notice: Callable[[str | None, int], None]) -> Callable[[], None]:
         """Call ``on_notice(run_id, last_seq)`` (from a thread) for every commit any process
@@ -310,7 +317,7 @@ class PostgresRunLog(PostgresDatabase):
 
     def get_run_with_snapshot(self, run_id: str) -> tuple[RunRecord, Snapshot | None]:
         with self._conn() as conn:
-            row = self._cursor(conn).execute(_RUN_WITH_SNAPSHOT, (run_id,)).fetchone()
+            row = self._read_run_row(conn, run_id)
         if row is None:
             raise RunNotFoundError(run_id)
         run = run_from_row(row[:-4])

@@ -14,7 +14,13 @@ from kforge.errors import ToolArgumentsError, ToolDefinitionError
 if TYPE_CHECKING:
     import jsonschema
 
-__all__ = ["ArgumentProblem", "ArgumentValidator", "check_input_schema", "check_tool_name"]
+__all__ = [
+    "ArgumentProblem",
+    "ArgumentValidator",
+    "check_input_schema",
+    "check_tool_name",
+    "load_validators",
+]
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 """MCP's rule for tool names: 1-128 letters, digits, '_', '-' or '.'."""
@@ -79,6 +85,12 @@ def check_input_schema(tool_name: str, schema: Any) -> None:
             f"tool '{tool_name}': input schema is not valid JSON Schema 2020-12 at {where}: "
             f"{exc.message}"
         ) from exc
+
+
+def load_validators() -> None:
+    """Import the library that validates tool arguments now, not at a run's first tool call (a
+    process that starts to execute runs, such as a worker)."""
+    import jsonschema  # noqa: F401
 
 
 class ArgumentValidator:
