@@ -80,3 +80,10 @@ def test_a_block_takes_no_step_by_changing_folder_or_defining_a_function() -> No
     asked = read_question("How do I select tests by a word?")
     code = 'def pytest_addoption(parser):\n    parser.addoption("-E", action="store")'
     assert command_of(code, asked) == 'parser.addoption("-E", action="store")'
+
+
+def test_a_manual_page_named_in_prose_is_no_call_cut_from_its_name() -> None:
+    asked = read_question("How do I undo the most recent commit?")
+    text = "Just pass the git-revert(1) command a reference to the bad commit."
+    assert command_of(text, asked) == ""
+    assert command_of("Use shutil.rmtree() to delete a tree.", asked) == "shutil.rmtree()"

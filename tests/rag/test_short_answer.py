@@ -600,3 +600,50 @@ def test_a_defining_line_is_said_of_what_is_asked_not_of_a_later_clause() -> Non
     defined = "A WITHOUT ROWID table is an optimization that can reduce storage."
     line = short_answer("What is a WITHOUT ROWID table?", [Segment(defined, 0)])
     assert line is not None and "an optimization" in line.line, line
+
+
+def test_the_default_is_the_entry_that_says_it_is_the_default_whatever_its_kind() -> None:
+    line = short_answer(
+        "What is the default merge strategy when pulling one branch?",
+        [
+            Segment(
+                "With the strategies that use 3-way merge (including the default, ort), a change "
+                "made on both branches but reverted on one is present in the result.",
+                0,
+                0,
+            ),
+            Segment(
+                "ort: This is the default merge strategy when pulling or merging one branch.", 1, 1
+            ),
+        ],
+    )
+    assert line is not None and line.answer == "ort"
+
+
+def test_a_number_joined_to_a_word_is_an_amount_only_of_what_is_asked() -> None:
+    kind_of_merge = short_answer(
+        "What is the default merge strategy?",
+        [Segment("Strategies that use a 3-way merge keep the changes of both sides.", 0, 0)],
+    )
+    assert kind_of_merge is None or "3" not in kind_of_merge.answer
+    bits = short_answer(
+        "How many bits does the checksum have?",
+        [Segment("Each chunk carries a 64-bit checksum of its contents.", 0, 0)],
+    )
+    assert bits is not None and bits.answer == "64"
+
+
+def test_what_x_removes_is_the_object_of_that_verb_in_the_sentence() -> None:
+    line = short_answer(
+        "What does git fetch --prune remove?",
+        [
+            Segment(
+                "-p, --prune: Before fetching, remove any remote-tracking references that no "
+                "longer exist on the remote.",
+                0,
+                0,
+            )
+        ],
+    )
+    assert line is not None
+    assert line.answer == "remove any remote-tracking references that no longer exist on the remote"

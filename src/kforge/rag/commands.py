@@ -29,7 +29,9 @@ _API_ENTRY = re.compile(
 )
 """An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
 ``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
-_PROSE_CALL = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
+_PROSE_CALL = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
+"""A call named in prose (``shutil.rmtree()``); never the tail of a hyphenated name: the
+``revert(1)`` of the manual page ``git-revert(1)``."""
 _PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
 """A word with its plural ending in brackets ("the drive(s)", "process(es)"): no call."""
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')

@@ -5,8 +5,10 @@ comprise the header" answers it and "at offset 28 into the header" does not."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Protocol
+
+from kforge.rag.stem import porter_stem
 
 
 class _Asked(Protocol):
@@ -29,6 +31,7 @@ __all__ = [
     "counted_noun",
     "counted_numbers",
     "counts",
+    "default_entry",
     "gives_default",
     "measures_other",
     "names_release",
@@ -207,3 +210,25 @@ def states_in_units(text: str, units: frozenset[str]) -> bool:
         )
         for m in NUMBER.finditer(text)
     )
+
+
+_DEFAULT_ENTRY = re.compile(
+    r"^([^:\n]{1,40}?):{1,2}\s+(?:This|It) is the default\b(.*)$", re.DOTALL
+)
+"""An entry whose description says it is the default ("ort: This is the default merge ...")."""
+
+
+def default_entry(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
+    """For a question about a default (``terms``: its key terms, "default" among them), where
+    ``text`` names the entry that says it is that default (another of the terms following):
+    the default, whatever its kind (a strategy's name, not a number)."""
+    if "default" not in terms:
+        return []
+    entry = _DEFAULT_ENTRY.match(text)
+    wanted = {t for t in terms if t != "default"}
+    if (
+        entry is None
+        or not {porter_stem(w) for w in re.findall(r"[a-z]+", entry.group(2).lower())} & wanted
+    ):
+        return []
+    return [entry.span(1)]

@@ -32,6 +32,7 @@ from kforge.rag.quantities import (
     asks_release,
     counted_noun,
     counted_numbers,
+    default_entry,
 )
 from kforge.rag.question import (
     ENTRY,
@@ -42,6 +43,7 @@ from kforge.rag.question import (
     mentions,
     parameter_defaults,
     read_question,
+    term_of,
     unit_terms,
 )
 from kforge.rag.short_quote import (
@@ -50,6 +52,7 @@ from kforge.rag.short_quote import (
     clause_at,
     mention,
     trim,
+    verb_object,
     word_set,
 )
 from kforge.rag.types import Chunk
@@ -127,6 +130,8 @@ def short_answer(
         )
     elif kind == "procedure":
         found = _procedure(asked, units)
+    elif kind == "thing" and (found := _verb_object(asked, units[:3])):
+        pass  # "what does --prune remove?": "remove any remote-tracking references ..."
     elif (kind == "where" and (found := _place(units))) or (
         kind == "thing" and (found := _entry_named(question, units[0]))
     ):
@@ -285,7 +290,13 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             if sized and not NUMBER.search(text[start:end]):
                 continue  # "for how long ...": not "None" of "reuse_address=None"
             found.append((start, end, 1.5))
+        for start, end in default_entry(text, question.terms):
+            found.append((start, end, 1.5))  # "ort: This is the default merge strategy ..."
+
         for match in counted_numbers(text, question.text):
+            glued = _GLUED.match(text, match.end())
+            if glued and term_of(glued.group(1).lower()) not in terms | {term_of(u) for u in sized}:
+                continue  # "a 3-way merge": a kind of merge, not an amount (but "64-bit" bits)
             if "." in match.group(0) and RELEASE_AFTER.match(text, match.end()):
                 continue  # "In 3.8+ ...", "MacOS: 10.12 or newer": a release, not an amount
             if _FACTOR.match(text, match.end()):
@@ -313,6 +324,17 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             if quote and (best is None or value > best[0]):
                 best = (value, quote, unit.source)
     return ShortAnswer(best[1], best[1], best[2]) if best else None
+
+
+_GLUED = re.compile(r"-([A-Za-z]+)")
+"""A word a number is joined to by a hyphen ("3-way", "64-bit")."""
+
+
+def _verb_object(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """For "what does X remove?", the clause of the first of ``units`` that opens with that
+    verb: "remove any remote-tracking references that no longer exist on the remote"."""
+    found = verb_object(question.asking, [u.text for u in units])
+    return ShortAnswer(found[0], found[0], units[found[1]].source) if found else None
 
 
 def _defining(text: str, question: Question) -> str:

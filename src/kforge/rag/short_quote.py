@@ -9,7 +9,10 @@ that choose what to quote (``kforge.rag.short_answer``, ``kforge.rag.yes_no``,
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from kforge.rag.stem import porter_stem
 
 __all__ = [
     "CLAUSE_END",
@@ -19,6 +22,7 @@ __all__ = [
     "clause_at",
     "mention",
     "trim",
+    "verb_object",
     "word_set",
 ]
 
@@ -105,3 +109,29 @@ def mention(text: str, option: str) -> str:
             if match:
                 return match.group(0)
     return ""
+
+
+_WHAT_DOES = re.compile(
+    r"^what\s+(?:does|do|did|will|would|can|could|should)\s+\S.*?\s([a-z]{3,})\s*\??$", re.I
+)
+""""What does X <verb>?", the verb last: what X acts on is asked, the verb's object."""
+_NO_OBJECT_VERBS = frozenset(["do", "mean", "look", "need", "want", "say", "stand", "happen"])
+
+
+def verb_object(asking: str, texts: Sequence[str]) -> tuple[str, int] | None:
+    """For an ``asking`` sentence "What does X <verb>?", the clause of the first of ``texts``
+    that says the verb (in any form), from the verb on, and that text's index: "remove any
+    remote-tracking references that no longer exist on the remote" for "What does git fetch
+    --prune remove?". None for other questions, or when no text says the verb."""
+    asked = _WHAT_DOES.match(asking.strip())
+    if asked is None or asked.group(1).lower() in _NO_OBJECT_VERBS:
+        return None
+    verb = porter_stem(asked.group(1).lower())
+    for index, text in enumerate(texts):
+        for word in re.finditer(r"[A-Za-z]+", text):
+            if porter_stem(word.group(0).lower()) != verb:
+                continue
+            clause = clause_at(text, word.start())
+            if len(clause.split()) >= 3:
+                return clause, index
+    return None
