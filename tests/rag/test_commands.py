@@ -87,3 +87,14 @@ def test_a_manual_page_named_in_prose_is_no_call_cut_from_its_name() -> None:
     text = "Just pass the git-revert(1) command a reference to the bad commit."
     assert command_of(text, asked) == ""
     assert command_of("Use shutil.rmtree() to delete a tree.", asked) == "shutil.rmtree()"
+
+
+def test_of_several_calls_named_in_prose_none_is_the_way_unless_it_is_what_is_asked() -> None:
+    asked = read_question("How do I create a temporary directory that is removed automatically?")
+    text = (
+        "TemporaryDirectory is a high-level interface with automatic cleanup. mkstemp() and "
+        "mkdtemp() are lower-level functions which require manual cleanup."
+    )
+    assert command_of(text, asked) == ""
+    offered = "Call mkdtemp() for a directory, or mkstemp() for a file."
+    assert command_of(offered, asked) == "mkdtemp()"

@@ -647,3 +647,15 @@ def test_what_x_removes_is_the_object_of_that_verb_in_the_sentence() -> None:
     )
     assert line is not None
     assert line.answer == "remove any remote-tracking references that no longer exist on the remote"
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("Which module should I use to read a TOML file?", "It is a recommended replacement."),
+        ("Who is the framework named after?", "If you like it, the framework is yours."),
+    ],
+)
+def test_a_line_of_a_word_that_points_elsewhere_is_no_answer(question: str, text: str) -> None:
+    line = short_answer(question, [Segment(text, 0, 0)])
+    assert line is None or line.answer.split()[0] not in ("It", "If"), line

@@ -32,6 +32,8 @@ _API_ENTRY = re.compile(
 _PROSE_CALL = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 """A call named in prose (``shutil.rmtree()``); never the tail of a hyphenated name: the
 ``revert(1)`` of the manual page ``git-revert(1)``."""
+_USE = re.compile(r"\b(?:use|call|run|invoke|try)\s+(?:the\s+)?$", re.IGNORECASE)
+"""Words offering the call that follows them as the way to do something."""
 _PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
 """A word with its plural ending in brackets ("the drive(s)", "process(es)"): no call."""
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
@@ -90,7 +92,15 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     # a call named in prose whose code spans were lost (HTML): "use shutil.rmtree() to ..."
     written = [c for c in _PROSE_CALL.findall(text) if not _PLURAL.fullmatch(c)]
     asked = [c for c in written if unit_terms(c) & terms]
-    return next(iter(asked or written), "")
+    if asked or len(set(written)) == 1:
+        return (asked or written)[0]
+    first = written[0] if written else ""
+    if first and _USE.search(text[: text.find(first)]):
+        return first  # "Use shutil.rmtree() to delete a tree, or os.rmdir() for ..."
+    # several calls, none of what is asked, none offered as the way: the sentence says what
+    # they are ("mkstemp() and mkdtemp() are lower-level functions which require manual
+    # cleanup"), not what to call
+    return ""
 
 
 def says_what_is_asked(line: str, question: Question) -> bool:

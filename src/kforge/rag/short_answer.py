@@ -90,6 +90,13 @@ _DANGLING = word_set(
     "his her is are was were be"
 )
 """Words a line cannot end with: the clause goes on after them."""
+_POINTERS = word_set(
+    "this that these those it they them here there if before after when while since once "
+    "although though unless because however then also otherwise instead so thus hence such "
+    "some any each every all both either neither none only"
+)
+"""Words that alone point elsewhere or join clauses: a line of one of them ("This", "It",
+"Before") names nothing, whatever rule cut it."""
 
 
 def short_answer(
@@ -221,6 +228,8 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     if own and (says_what or one_word):
         return None
     words = quote.split()
+    if len(words) == 1 and words[0].lower().strip(".,;:!?\"'()") in _POINTERS:
+        return None  # "This" cut from "This is '/' for POSIX": no answer
     if words[-1].lower().strip(".,;:") in _DANGLING:
         return None  # a clause cut short: "but gettext has another"
     conditional = question.kind == "yesno" and found.answer == found.quote
