@@ -659,3 +659,16 @@ def test_what_x_removes_is_the_object_of_that_verb_in_the_sentence() -> None:
 def test_a_line_of_a_word_that_points_elsewhere_is_no_answer(question: str, text: str) -> None:
     line = short_answer(question, [Segment(text, 0, 0)])
     assert line is None or line.answer.split()[0] not in ("It", "If"), line
+
+
+def test_what_happens_is_answered_by_a_sentence_not_a_word_of_it() -> None:
+    line = short_answer(
+        "What happens when I append to a full deque that has a maxlen?",
+        [
+            Segment("class collections.deque([iterable[, maxlen]]): Returns a new deque.", 0, 0),
+            Segment(
+                "Once a bounded length deque is full, items are discarded from the other end.", 1, 0
+            ),
+        ],
+    )
+    assert line is None

@@ -119,7 +119,9 @@ def short_answer(
         return _telling(yes_no(asked, units, passages), asked)
     if kind in ("reason", "comparison") or (kind == "thing" and _HOW.match(asked.asking)):
         # the best sentence answers, whole (see the module doc); "how does ReAct work?" too,
-        # which asks how something happens, not for a name ("Synergizing Reasoning and ...")
+        # which asks how something happens, not for a name ("Synergizing Reasoning and ..."),
+        # and "what happens when ...?", which asks what follows ("Once a bounded length deque
+        # is full, ... items are discarded from the opposite end"), not "Returns"
         return None
     if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
@@ -169,8 +171,9 @@ def short_answer(
     return _telling(found, asked)
 
 
-_HOW = re.compile(r"how\b", re.IGNORECASE)
-"""A question asking how something happens (one of no other kind: not "how many", "how do I")."""
+_HOW = re.compile(r"how\b|what\s+(?:happens|will\s+happen|would\s+happen)\b", re.IGNORECASE)
+"""A question asking how something happens (one of no other kind: not "how many", "how do I"),
+or what happens."""
 _LOCATIVE = re.compile(
     r"\b(?:in|into|at|under|inside|within|from|to|on|onto|below|above|beside|near|through|"
     r"via|by|of)\s+(?:(?:the|a|an|your|its|their|each|every|this|that|his|her)\s+)?"
