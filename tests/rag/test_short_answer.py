@@ -9,7 +9,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.grounded import write_answer
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
-from kforge.rag.short_quote import clause_at
+from kforge.rag.short_quote import clause_at, verb_object
 from kforge.rag.types import Chunk
 
 
@@ -672,3 +672,10 @@ def test_what_happens_is_answered_by_a_sentence_not_a_word_of_it() -> None:
         ],
     )
     assert line is None
+
+
+def test_a_question_with_a_condition_asks_for_no_verbs_object() -> None:
+    texts = ["Lengths of the iterables may differ, sometimes by design."]
+    assert verb_object("What does zip do when the iterables have different lengths?", texts) is None
+    found = verb_object("What does git fetch --prune remove?", ["It will remove stale refs."])
+    assert found == ("remove stale refs", 0)

@@ -112,9 +112,13 @@ def mention(text: str, option: str) -> str:
 
 
 _WHAT_DOES = re.compile(
-    r"^what\s+(?:does|do|did|will|would|can|could|should)\s+\S.*?\s([a-z]{3,})\s*\??$", re.I
+    r"^what\s+(?:does|do|did|will|would|can|could|should)\s+"
+    r"(?!.*\b(?:do|does|when|if|while|after|before|since|because|once|unless)\b)"
+    r"\S.*?\s([a-z]{3,})\s*\??$",
+    re.I,
 )
-""""What does X <verb>?", the verb last: what X acts on is asked, the verb's object."""
+""""What does X <verb>?", the verb last: what X acts on is asked, the verb's object (not
+"what does zip do when the iterables have different lengths?", whose last word is no verb)."""
 _NO_OBJECT_VERBS = frozenset(["do", "mean", "look", "need", "want", "say", "stand", "happen"])
 
 
