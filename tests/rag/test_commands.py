@@ -98,3 +98,11 @@ def test_of_several_calls_named_in_prose_none_is_the_way_unless_it_is_what_is_as
     assert command_of(text, asked) == ""
     offered = "Call mkdtemp() for a directory, or mkstemp() for a file."
     assert command_of(offered, asked) == "mkdtemp()"
+
+
+def test_a_quoted_message_a_program_prints_is_no_command() -> None:
+    asked = read_question("How do I make git ignore changes to file permissions?")
+    said = 'If SVN permissions change, a fetch may fail with "not found in commit" (file not seen).'
+    assert command_of(said, asked) == ""
+    run = 'Running "git tag" without arguments lists the tags.'
+    assert command_of(run, read_question("How do I list tags?")) == "git tag"

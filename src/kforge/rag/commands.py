@@ -37,6 +37,13 @@ _USE = re.compile(r"\b(?:use|call|run|invoke|try)\s+(?:the\s+)?$", re.IGNORECASE
 _PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
 """A word with its plural ending in brackets ("the drive(s)", "process(es)"): no call."""
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
+_REPORTED = re.compile(
+    r"\b(?:with|says?|said|prints?|printed|reports?|reported|shows?|shown|reads?|message|"
+    r"error|warning|output)\s+$",
+    re.IGNORECASE,
+)
+"""Words before a quote of what a program said, not of what to run ('a fetch may fail with
+"not found in commit"')."""
 _ACTION = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|[^\s'\"`]*/[^\s'\"`]*")
 """What a line of code does is in its words, not in the paths it runs in (``cd
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
@@ -84,7 +91,12 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
         return entry.group(1).rstrip(", ")
     spans = _CODE_SPAN.findall(text)
     # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'
-    spans += [m.group(1) for m in _QUOTED.finditer(text) if _COMMAND.match(m.group(1))]
+    spans += [
+        m.group(1)
+        for m in _QUOTED.finditer(text)
+        if _COMMAND.match(m.group(1))
+        and (is_command_line(m.group(1)) or not _REPORTED.search(text[: m.start()]))
+    ]
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
     calls = [s for s in spans if "(" in s or " " in s.strip("`")]
     if named or calls:
