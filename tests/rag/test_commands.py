@@ -102,7 +102,10 @@ def test_of_several_calls_named_in_prose_none_is_the_way_unless_it_is_what_is_as
 
 def test_a_quoted_message_a_program_prints_is_no_command() -> None:
     asked = read_question("How do I make git ignore changes to file permissions?")
-    said = 'If SVN permissions change, a fetch may fail with "not found in commit" (file not seen).'
+    said = (
+        'If SVN permissions change, a fetch may fail with "not found in commit" (file not seen) '
+        'or "checksum mismatch" (missed a change).'
+    )
     assert command_of(said, asked) == ""
     run = 'Running "git tag" without arguments lists the tags.'
     assert command_of(run, read_question("How do I list tags?")) == "git tag"

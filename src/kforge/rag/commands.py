@@ -91,12 +91,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
         return entry.group(1).rstrip(", ")
     spans = _CODE_SPAN.findall(text)
     # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'
-    spans += [
-        m.group(1)
-        for m in _QUOTED.finditer(text)
-        if _COMMAND.match(m.group(1))
-        and (is_command_line(m.group(1)) or not _REPORTED.search(text[: m.start()]))
-    ]
+    spans += _quoted_commands(text)
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]
     calls = [s for s in spans if "(" in s or " " in s.strip("`")]
     if named or calls:
@@ -113,6 +108,26 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     # they are ("mkstemp() and mkdtemp() are lower-level functions which require manual
     # cleanup"), not what to call
     return ""
+
+
+def _quoted_commands(text: str) -> list[str]:
+    """The commands ``text`` quotes as prose ('Running "git tag" without arguments ...'), not
+    what a program said: a quote after "fail with", "prints", ... and those listed with it
+    ('fail with "not found in commit" (file not seen) or "checksum mismatch"')."""
+    found: list[str] = []
+    reported, end = False, 0
+    for m in _QUOTED.finditer(text):
+        between = text[end : m.start()]
+        reported = bool(_REPORTED.search(text[: m.start()])) or (
+            reported
+            and len(between) <= 40
+            and re.search(r"(?:,|\bor|\band)\s*$", between) is not None
+        )
+        end = m.end()
+        quote = m.group(1)
+        if _COMMAND.match(quote) and (is_command_line(quote) or not reported):
+            found.append(quote)
+    return found
 
 
 def says_what_is_asked(line: str, question: Question) -> bool:
