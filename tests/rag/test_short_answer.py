@@ -679,3 +679,5 @@ def test_a_question_with_a_condition_asks_for_no_verbs_object() -> None:
     assert verb_object("What does zip do when the iterables have different lengths?", texts) is None
     found = verb_object("What does git fetch --prune remove?", ["It will remove stale refs."])
     assert found == ("remove stale refs", 0)
+    elapsed = ["Wall-clock time: elapsed time, including waits for tools."]
+    assert verb_object("What should a good citation include?", elapsed) is None

@@ -133,7 +133,9 @@ def verb_object(asking: str, texts: Sequence[str]) -> tuple[str, int] | None:
     verb = porter_stem(asked.group(1).lower())
     for index, text in enumerate(texts):
         for word in re.finditer(r"[A-Za-z]+", text):
-            if porter_stem(word.group(0).lower()) != verb:
+            said = word.group(0).lower()
+            if porter_stem(said) != verb or said.endswith("ing"):
+                # "including waits for tools" modifies what is before it: no object of a verb
                 continue
             clause = clause_at(text, word.start())
             if len(clause.split()) >= 3:
