@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     ENTRY,
@@ -37,6 +38,10 @@ _VERSION_NOTE = re.compile(
 )
 """A documentation generator's version note standing alone ("New in version 0.8.",
 "Deprecated since version 2.2: Will be removed in Flask 2.3.")."""
+_ENTRY_NOTE = re.compile(
+    r"^(?:New|Changed|Deprecated|Removed|Added) (?:in|since)(?: version)? v?\d"
+)
+"""A version note, which an API entry ends with: it belongs to the entry above it."""
 _MIN_WORDS = 4
 _MIN_ITEM_WORDS = 2
 _MAX_WORDS = 60
@@ -79,15 +84,36 @@ def entry_names(text: str, units: Sequence[Unit]) -> list[str]:
         if found is None:  # not located: no claim about its entry
             out.append("")
             continue
-        if cursor == 0 or "\n" in text[cursor : found.start()]:  # a new paragraph
+        if _ENTRY_NOTE.match(unit.text):
+            out.append(current)  # "Changed in version 3.5: ..." is said of the entry above it
+        elif cursor == 0 or "\n" in text[cursor : found.start()]:  # a new paragraph
             entry = ENTRY.match(unit.text)
             names = identifiers(entry.group(1)) if entry else []
-            current = names[0] if names else ""
+            current = names[0] if names else signature_name(entry.group(1)) if entry else ""
             out.append("")
         else:
             out.append(current)
         cursor = found.end()
     return out
+
+
+def _names_asked(unit: Unit, entry: str, context: str, question: Question) -> list[str]:
+    """The question's identifiers ``unit`` names: those it holds, and a dotted one whose
+    entry it opens or continues under a heading naming its class (``setdefault(key[,
+    default]): ...`` under "Mapping Types — dict" for ``dict.setdefault``), but none that
+    an entry of the same method on another class only refers to ("Morsel.setdefault(...):
+    ... behave the same as dict.setdefault()")."""
+    opening = ENTRY.match(unit.text)
+    own = entry
+    if not own and opening:
+        names = identifiers(opening.group(1))
+        own = names[0] if names else signature_name(opening.group(1))
+    found = []
+    for name in question.identifiers:
+        verdict = documents_name(own, context, name)
+        if verdict or (verdict is None and mentions(unit.text, name)):
+            found.append(name)
+    return found
 
 
 def usable(unit: Unit, question: Question | None, *, answering: bool = False) -> bool:
@@ -128,6 +154,7 @@ def find_candidates(
     out = []
     for index, chunk in enumerate(passages):
         headings = {bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
+        context = f"{chunk.title}\n{chunk.heading}"
         units = passage_units(chunk.text)
         entries = entry_names(chunk.text, units)
         asked_here = _page_questions(units, question)
@@ -148,7 +175,7 @@ def find_candidates(
                 continue  # a question the page asks is no answer; the units after it are
             if _VERSION_NOTE.match(unit.text) and question.kind != "when":
                 continue  # "New in version 0.8.": when it came, not what it is
-            names = {NAME_PREFIX + n for n in question.identifiers if mentions(unit.text, n)}
+            names = {NAME_PREFIX + n for n in _names_asked(unit, entry, context, question)}
             terms = unit_terms(unit.text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does

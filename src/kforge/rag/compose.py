@@ -268,6 +268,7 @@ def compose_extractive(
         and (not typed or gives(first) or not gives(top))
         and heading_match[0] - heading_match[top.source] > -NAMED_HEADING  # not for os.EOL's
         and defining.get(id(first), 0.0) >= defining.get(id(top), 0.0)  # nor over what defines
+        and not other_entry(first, asked)  # nor Morsel.setdefault's entry over dict.setdefault's
     ):
         top = first  # the retriever's best passage leads when it answers nearly as well
     owns = {s: [c for c in ranked if c.source == s] for s in range(len(passages))}

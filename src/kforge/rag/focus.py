@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Literal
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import name_forms
+from kforge.rag.names import documented_in, name_forms
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
@@ -246,7 +246,7 @@ class Focus:
         held = []
         for term in self.terms:
             if term.kind != "word":
-                found = bool(_whole(term.text).search(text))
+                found = bool(_whole(term.text).search(text)) or documented_in(text, term.text)
             else:
                 found = term.match in (tokens if term.whole else stems)
             if found:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["name_forms"]
+__all__ = ["documented_in", "documents_name", "name_forms", "signature_name"]
 
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]|[A-Za-z]\d")
 """A name part no English word looks like: ``run_app``, ``readFileSync``, ``utf8``."""
@@ -18,3 +18,56 @@ def name_forms(name: str) -> tuple[str, ...]:
     if dot and head and len(last) >= 4 and _CODE_LIKE.search(last):
         return (name, last)
     return (name,)
+
+
+_SIGNATURE = re.compile(
+    r"^(?:(?:class|classmethod|staticmethod|method|function|async|abstractmethod)\s+)*"
+    r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]"
+)
+"""An API entry's opening signature and the name it documents, bare (``setdefault(key[,
+default])``) or qualified (``Morsel.setdefault(key, value=None)``)."""
+
+
+def signature_name(term: str) -> str:
+    """The name an entry's term documents when the term is a call signature, else ""."""
+    found = _SIGNATURE.match(term.strip("`*_ "))
+    return found.group(1) if found else ""
+
+
+def documents_name(entry: str, context: str, name: str) -> bool | None:
+    """Whether the entry named ``entry`` documents the dotted ``name`` the question asks about:
+    True for ``setdefault`` under a heading naming ``dict`` (``context``) when ``name`` is
+    ``dict.setdefault``, or for the whole name; False for ``Morsel.setdefault``, an entry of
+    the same method on another class; None when ``entry`` says nothing either way (another
+    method, a bare name under a heading that does not name the class, or ``name`` is not
+    dotted)."""
+    head, dot, last = name.rpartition(".")
+    if not (dot and head and entry):
+        return None
+    own_head, _, own_last = entry.rpartition(".")
+    if own_last.lower() != last.lower():
+        return None
+    if not own_head:
+        words = re.findall(r"[\w$.]+", context.lower())
+        return head.lower() in words or head.lower().rsplit(".", 1)[-1] in words or None
+    own, asked = own_head.lower(), head.lower()
+    return own == asked or own.endswith("." + asked) or asked.endswith("." + own)
+
+
+_ENTRY_PREFIX = r"(?m)^[ \t]*(?:(?:class|classmethod|staticmethod|method|function|async)\s+)*"
+
+
+def documented_in(text: str, name: str) -> bool:
+    """True when ``text`` (a passage with its title and heading before it) documents the
+    dotted ``name`` as a bare entry: ``setdefault(key[, default]): ...`` after a heading or
+    line naming ``dict``, for ``dict.setdefault``. A class's methods are listed under it by
+    their own names, and "dict.setdefault" is nowhere on the page."""
+    head, dot, last = name.rpartition(".")
+    if not (dot and head and last):
+        return False
+    entry = re.search(_ENTRY_PREFIX + re.escape(last) + r"\s*\(", text)
+    if entry is None:
+        return False
+    before = text[: entry.start()]
+    owner = head.rsplit(".", 1)[-1]
+    return re.search(rf"(?<![\w$.]){re.escape(owner)}(?![\w$])", before, re.IGNORECASE) is not None

@@ -139,8 +139,12 @@ def short_answer(
         )
     elif kind == "procedure":
         found = _procedure(asked, units)
-    elif kind == "thing" and (found := _verb_object(asked, units[:3])):
-        pass  # "what does --prune remove?": "remove any remote-tracking references ..."
+    elif (kind == "thing" or (kind == "definition" and asked.identifiers)) and (
+        found := _verb_object(asked, units[:3])
+    ):
+        # "what does --prune remove?": "remove any remote-tracking references ..."; "what
+        # does dict.setdefault return?": "return its value"
+        pass
     elif (kind == "where" and (found := _place(units))) or (
         kind == "thing" and (found := _entry_named(question, units[0]))
     ):

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from kforge.rag.candidates import Candidate, bare_heading
+from kforge.rag.candidates import NAME_PREFIX, Candidate, bare_heading
 from kforge.rag.commands import is_command_line
 from kforge.rag.defining import defines_subject
 from kforge.rag.follow_on import refers_back
+from kforge.rag.names import documents_name
 from kforge.rag.question import ENTRY, PROCEDURAL, Question, identifiers, mentions, unit_terms
 from kforge.rag.types import Chunk
 from kforge.rag.units import field_name
@@ -69,10 +70,18 @@ def other_entry(c: Candidate, question: Question) -> bool:
     """True when ``c`` continues the entry of a name other than those the question asks
     about: "Returns True for broken symbolic links." under ``os.path.lexists`` does not answer
     a question about ``os.path.exists``."""
-    if not c.entry or not question.identifiers:
+    if not question.identifiers:
         return False
+    if not c.entry:
+        # "Morsel.setdefault(...): ... the same as dict.setdefault()": the entry of the same
+        # method on another class, which only refers to the one asked about
+        opening = ENTRY.match(c.text)
+        own = identifiers(opening.group(1)) if opening else []
+        return bool(own) and all(
+            documents_name(own[0], "", name) is False for name in question.identifiers
+        )
     return not any(
-        mentions(c.entry, name) or mentions(c.text, name) for name in question.identifiers
+        mentions(c.entry, name) or NAME_PREFIX + name in c.terms for name in question.identifiers
     )
 
 
