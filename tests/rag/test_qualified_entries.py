@@ -7,27 +7,12 @@ from kforge.rag.candidates import entry_names
 from kforge.rag.compose import compose_extractive
 from kforge.rag.focus import passage_text, question_focus
 from kforge.rag.short_answer import short_answer
-from kforge.rag.types import Chunk
 from kforge.rag.units import passage_units
+from tests.rag.helpers import page_chunk
 
 QUESTION = "What does dict.setdefault return?"
 
-
-def chunk(i: int, text: str, title: str, heading: str) -> Chunk:
-    return Chunk(
-        id=f"c{i}",
-        source=f"doc{i}.html",
-        file=f"doc{i}.html",
-        title=title,
-        heading=heading,
-        page=None,
-        start=0,
-        end=len(text),
-        text=text,
-    )
-
-
-MORSEL = chunk(
+MORSEL = page_chunk(
     0,
     "Morsel.update(values): Update the values in the Morsel dictionary with the values in the "
     "dictionary values.\n\n"
@@ -37,7 +22,7 @@ MORSEL = chunk(
     "http.cookies — HTTP state management",
     "http.cookies — HTTP state management > Morsel Objects",
 )
-DICT = chunk(
+DICT = page_chunk(
     1,
     "setdefault(key[, default]): If key is in the dictionary, return its value. If not, insert "
     "key with a value of default and return default. default defaults to None.\n\n"
