@@ -638,3 +638,36 @@ def test_a_sentence_ending_by_naming_the_subject_defines_it() -> None:
     )
     segments = compose_extractive("What is the amalgamation?", [page], max_sentences=1)
     assert segments[0].text.startswith("Over 100 separate source files")
+
+
+def test_a_sentence_pointing_back_comes_after_the_one_it_points_to() -> None:
+    page = chunk(
+        0,
+        "This module provides an interface for parsing TOML. This module does not support "
+        "writing TOML.\n\n"
+        "The TOML Kit package is a style-preserving TOML library with both read and write "
+        "capability. It is a recommended replacement for this module for editing already "
+        "existing TOML files.",
+        "tomllib — Parse TOML files",
+    )
+    texts = [
+        s.text for s in compose_extractive("What should I use for editing TOML files?", [page])
+    ]
+    said = texts.index(
+        "It is a recommended replacement for this module for editing already existing TOML files."
+    )
+    assert said > 0
+    assert texts[said - 1].startswith("The TOML Kit package is a style-preserving TOML library")
+
+
+def test_an_it_that_stands_for_what_follows_takes_no_sentence_before_it() -> None:
+    page = chunk(
+        0,
+        "The body is read as text first. Servers often label their payloads wrongly.\n\n"
+        "Unfortunately, some servers send a wrong content type. It is possible to parse the "
+        "body as JSON anyway by passing content_type=None.",
+        "Client quickstart",
+    )
+    texts = [s.text for s in compose_extractive("How do I parse a body labelled wrongly?", [page])]
+    assert "It is possible to parse the body as JSON anyway by passing content_type=None." in texts
+    assert "Unfortunately, some servers send a wrong content type." not in texts

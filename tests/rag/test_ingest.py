@@ -169,6 +169,31 @@ def test_a_page_in_two_formats_is_indexed_once_from_its_source(tmp_path: Path) -
     assert [d.path for d in again.duplicates] == ["git-init.html"] and not again.removed
 
 
+def test_a_sphinx_builds_copies_of_its_sources_are_not_indexed_beside_its_pages(
+    tmp_path: Path,
+) -> None:
+    html = tmp_path / "html"
+    (html / "command").mkdir(parents=True)
+    (html / "_sources" / "command").mkdir(parents=True)
+    (html / "command" / "add_library.html").write_text(
+        "<html><head><title>add_library</title></head><body><h1>add_library</h1>"
+        "<p>Add a library to the project using the specified source files.</p></body></html>"
+    )
+    # the source as typed: directives, roles and link targets the page renders away
+    (html / "_sources" / "command" / "add_library.rst.txt").write_text(
+        "add_library\n-----------\n\n.. only:: html\n\n   .. contents::\n\n"
+        "Add a library to the project using the specified source files.\n\n"
+        ".. signature:: add_library(<name> [STATIC | SHARED | MODULE])\n   :target: normal\n\n"
+        "See :prop_tgt:`POSITION_INDEPENDENT_CODE` and :variable:`BUILD_SHARED_LIBS`.\n"
+    )
+    (html / "_sources" / "index.rst.txt").write_text("Welcome\n=======\n\nNo page of its own.\n")
+    corpus = Corpus.open(MemoryStore(), "t")
+    report = corpus.ingest(html)
+    assert sorted(report.added) == ["_sources/index.rst.txt", "command/add_library.html"]
+    assert [d.path for d in report.duplicates] == ["_sources/command/add_library.rst.txt"]
+    assert not any(".. signature::" in c.text for c in corpus.chunks())
+
+
 def test_files_of_one_stem_that_differ_are_both_indexed(tmp_path: Path) -> None:
     docs = tmp_path / "d"
     docs.mkdir()

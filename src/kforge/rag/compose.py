@@ -404,12 +404,37 @@ def compose_extractive(
     )
     room = max_sentences + (asked.kind == "comparison") + listed + subjects
     chosen = placed[: room + max(0, len(kinds) - 1)]
+    for c in list(chosen):
+        # room permitting, a sentence pointing back ("It is a recommended replacement for this
+        # module ...") comes after the one naming what it points to
+        before = _said_before(c, owns[c.source]) if _POINTS_BACK.match(c.text) else None
+        if before is not None and before not in chosen and len(chosen) < room:
+            chosen.insert(chosen.index(c), before)
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
+
+
+_POINTS_BACK = re.compile(
+    # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
+    # follows
+    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they|he|she)\b"
+    r"|(?:this|that|these|those) (?:is|are|was|were|will|would|can|could|may|might|must|"
+    r"should|has|have|had|does|also|means|makes|lets|allows|reduces|ensures|causes|requires|"
+    r"gives|works|happens)\b",
+    re.IGNORECASE,
+)
+"""A sentence opening with a pronoun that stands for what the sentence before it says ("It
+is ...", "This means ..."), not with a noun it determines ("This method ...", which names
+the entry it is part of), nor with an "it" that stands for what the sentence goes on to say."""
+
+
+def _said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right before ``c`` in its passage, or None."""
+    return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)
 
 
 def _item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:

@@ -147,6 +147,15 @@ def pick_source(documents: dict[str, ExtractedDocument]) -> tuple[str, list[str]
             _FORMAT_PREFERENCE.index(fmt) if fmt in _FORMAT_PREFERENCE else len(_FORMAT_PREFERENCE)
         )
 
+    built = [rel for rel in documents if not _SPHINX_SOURCE.match(rel)]
+    if built and len(built) < len(documents):
+        # a Sphinx build's copy of a page's source is that page, unrendered (its directives
+        # and markup as typed): the page is indexed, whatever the copy's words
+        copies = [rel for rel in documents if rel not in built]
+        if len(built) == 1:
+            return built[0], copies
+        best, same = pick_source({rel: documents[rel] for rel in built})
+        return best, sorted([*same, *copies])
     largest = max(size(rel) for rel in documents)
     complete = [rel for rel in documents if size(rel) >= _COMPLETE_ENOUGH * largest]
     best = min(complete, key=lambda rel: (rank(rel), rel))
@@ -170,12 +179,22 @@ def _extract_file(rel: str, data: bytes) -> ExtractedDocument | str:
 
 
 def _stem_groups(files: list[ScannedFile]) -> dict[str, list[ScannedFile]]:
-    """Files sharing a folder and a stem (``git-add.txt``, ``git-add.html``), by each member."""
+    """Files sharing a folder and a stem (``git-add.txt``, ``git-add.html``), by each member.
+    A Sphinx build's copy of a page's source counts as in the page's folder:
+    ``_sources/command/add_library.rst.txt`` beside ``command/add_library.html``."""
     by_stem: dict[tuple[str, str], list[ScannedFile]] = {}
     for found in files:
         folder, _, name = found.relative.rpartition("/")
+        source = _SPHINX_SOURCE.match(found.relative)
+        if source:
+            folder, _, name = (source.group(1) + source.group(2)).rpartition("/")
+            name = name + ".txt"
         by_stem.setdefault((folder, name.rsplit(".", 1)[0].lower()), []).append(found)
     return {f.relative: group for group in by_stem.values() if len(group) > 1 for f in group}
+
+
+_SPHINX_SOURCE = re.compile(r"^(|.*/)_sources/(.+?)(?:\.rst|\.md|\.txt)?\.txt$")
+"""A page's source as Sphinx copies it beside the built HTML, and the path it has there."""
 
 
 class IndexedSummary(Protocol):
