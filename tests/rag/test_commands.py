@@ -109,3 +109,9 @@ def test_a_quoted_message_a_program_prints_is_no_command() -> None:
     assert command_of(said, asked) == ""
     run = 'Running "git tag" without arguments lists the tags.'
     assert command_of(run, read_question("How do I list tags?")) == "git tag"
+
+
+def test_a_manual_page_named_with_its_section_is_no_call() -> None:
+    asked = read_question("How do I add tests that ctest runs?")
+    assert command_of("Add a test to the project to be run by ctest(1).", asked) == ""
+    assert command_of("See cmake(1) and use add_test() for each test.", asked) == "add_test()"

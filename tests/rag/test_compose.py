@@ -671,3 +671,28 @@ def test_an_it_that_stands_for_what_follows_takes_no_sentence_before_it() -> Non
     texts = [s.text for s in compose_extractive("How do I parse a body labelled wrongly?", [page])]
     assert "It is possible to parse the body as JSON anyway by passing content_type=None." in texts
     assert "Unfortunately, some servers send a wrong content type." not in texts
+
+
+def test_a_page_titled_by_a_name_spelled_from_the_question_answers_how() -> None:
+    genex = chunk(
+        0,
+        "Whitespace And Quoting\n\nGenerator expressions are typically parsed after command "
+        "arguments. To add include directories of a target to a custom command:\n\n"
+        "add_custom_target(run_some_tool\n  COMMAND some_tool "
+        "-I$<JOIN:$<TARGET_PROPERTY:tgt,INCLUDE_DIRECTORIES>, -I>\n  VERBATIM\n)",
+        "cmake-generator-expressions(7)",
+        "cmake-generator-expressions(7) > Whitespace And Quoting",
+    )
+    command = chunk(
+        1,
+        "target_include_directories\n\nAdd include directories to a target.\n\n"
+        "target_include_directories(<target> [SYSTEM] [AFTER|BEFORE]\n"
+        "  <INTERFACE|PUBLIC|PRIVATE> [items1...])",
+        "target_include_directories",
+        "target_include_directories",
+    )
+    segments = compose_extractive(
+        "How do I add an include directory to a target?", [genex, command]
+    )
+    best = min(segments, key=lambda s: s.rank)
+    assert best.source == 1

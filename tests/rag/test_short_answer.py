@@ -681,3 +681,46 @@ def test_a_question_with_a_condition_asks_for_no_verbs_object() -> None:
     assert found == ("remove stale refs", 0)
     elapsed = ["Wall-clock time: elapsed time, including waits for tools."]
     assert verb_object("What should a good citation include?", elapsed) is None
+
+
+def test_a_verb_before_a_place_asks_for_no_verbs_object() -> None:
+    texts = ["All calls to find_package() (even in Module mode) first look for a config file."]
+    assert verb_object("What does find_package look for in Module mode?", texts) is None
+
+
+def test_a_command_named_by_the_words_asked_answers_how_not_a_call_cut_open() -> None:
+    question = "How do I add an include directory to a target?"
+    synopsis = (
+        "target_include_directories(<target> [SYSTEM] [AFTER|BEFORE]\n"
+        "  <INTERFACE|PUBLIC|PRIVATE> [items1...])"
+    )
+    line = short_answer(
+        question,
+        [Segment("Add include directories to a target.", 0, 0), Segment(synopsis, 0, 1, True)],
+    )
+    assert line is not None and line.answer == "target_include_directories"
+    # a synopsis spelling what is asked comes before a call a sentence mentions in passing
+    line = short_answer(
+        "How do I add tests that ctest runs?",
+        [
+            Segment("Run tests and store results for the ctest_submit() command.", 0, 0),
+            Segment(
+                "add_test(NAME <name> COMMAND <command>\n  [CONFIGURATIONS <config>...])",
+                1,
+                1,
+                True,
+            ),
+        ],
+    )
+    assert line is not None and line.answer == "add_test"
+
+
+def test_a_default_written_as_a_path_is_the_value_and_a_manual_section_no_number() -> None:
+    line = short_answer(
+        "What is the default value of CMAKE_INSTALL_PREFIX on UNIX?",
+        [
+            Segment("When using the cmake(1) tool's --install mode, give --prefix.", 0, 0),
+            Segment("This variable defaults to /usr/local on UNIX.", 1, 1),
+        ],
+    )
+    assert line is not None and line.answer == "/usr/local"

@@ -182,3 +182,26 @@ def test_an_options_entry_after_a_sentence_is_its_own_unit_however_long_the_next
         "branch.<name>.remote and branch.<name>.merge configuration entries to set "
         '"upstream" tracking configuration for the new branch.',
     ], texts
+
+
+def test_a_synopsis_written_as_a_call_over_lines_is_code_not_a_list() -> None:
+    text = (
+        "Add include directories to a target.\n\n"
+        "target_include_directories(<target> [SYSTEM] [AFTER|BEFORE]\n"
+        "  <INTERFACE|PUBLIC|PRIVATE> [items1...]\n"
+        "  [<INTERFACE|PUBLIC|PRIVATE> [items2...] ...])\n\n"
+        "add_subdirectory(source_dir [binary_dir] [EXCLUDE_FROM_ALL] [SYSTEM])\n\n"
+        "f(x) and g(y) name two calls in a sentence"
+    )
+    got = kinds(text)
+    assert got[1] == (
+        "code",
+        "target_include_directories(<target> [SYSTEM] [AFTER|BEFORE]\n"
+        "  <INTERFACE|PUBLIC|PRIVATE> [items1...]\n"
+        "  [<INTERFACE|PUBLIC|PRIVATE> [items2...] ...])",
+    )
+    assert got[2] == (
+        "code",
+        "add_subdirectory(source_dir [binary_dir] [EXCLUDE_FROM_ALL] [SYSTEM])",
+    )
+    assert got[3][0] != "code"

@@ -32,6 +32,8 @@ _API_ENTRY = re.compile(
 _PROSE_CALL = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 """A call named in prose (``shutil.rmtree()``); never the tail of a hyphenated name: the
 ``revert(1)`` of the manual page ``git-revert(1)``."""
+_MAN_PAGE = re.compile(r"[\w.-]+\([1-9][a-z]?\)")
+"""A manual page named with its section (``cmake(1)``, ``git-revert(1)``): no call."""
 _USE = re.compile(r"\b(?:use|call|run|invoke|try)\s+(?:the\s+)?$", re.IGNORECASE)
 """Words offering the call that follows them as the way to do something."""
 _PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
@@ -97,7 +99,9 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     if named or calls:
         return (named or calls)[0]
     # a call named in prose whose code spans were lost (HTML): "use shutil.rmtree() to ..."
-    written = [c for c in _PROSE_CALL.findall(text) if not _PLURAL.fullmatch(c)]
+    written = [
+        c for c in _PROSE_CALL.findall(text) if not (_PLURAL.fullmatch(c) or _MAN_PAGE.fullmatch(c))
+    ]
     asked = [c for c in written if unit_terms(c) & terms]
     if asked or len(set(written)) == 1:
         return (asked or written)[0]

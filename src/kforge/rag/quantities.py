@@ -80,14 +80,17 @@ RELEASE_AFTER = re.compile(r"\+|\s+or\s+(?:newer|later|above|higher|greater)\b",
 def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
     """The numbers of ``text`` that count or measure something, not those that name a thing
     ("issue 1735", "HTTP 500", "Scrapy 2.8", a reference ``[12]`` or ``#2606``, an escape
-    ``\\000``, a piece of an address or version) nor those ``question`` already says: the
-    answer to "which Python version for Scrapy 2.8?" is never 2.8."""
+    ``\\000``, a manual page's section ``cmake(1)``, a piece of an address or version) nor
+    those ``question`` already says: the answer to "which Python version for Scrapy 2.8?" is
+    never 2.8."""
     said = set(re.findall(r"\d[\d,.]*|[a-z]+", question.lower()))
     for match in NUMBER.finditer(text):
         before = text[: match.start()]
         number = match.group(0).lower()
         if (number in said and number not in _ONE) or before[-1:] in ("[", "#", "\\"):
             continue
+        if re.search(r"[\w-]\($", before) and text[match.end() : match.end() + 1] == ")":
+            continue  # a manual page's section: ``cmake(1)``
         if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", before):
             continue
         if _NAMING.search(before[-24:]):

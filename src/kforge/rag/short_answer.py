@@ -230,6 +230,8 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     # Students' Union serves the students at what university?"), a choice's is one of its two
     # items, and yes or no is said
     own = unit_terms(quote) <= unit_terms(question.text)
+    if question.kind == "procedure" and _CODE_NAME.fullmatch(quote):
+        own = False  # ``target_include_directories`` for "how do I add an include directory"
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
     one_word = question.kind not in ("choice", "yesno") and len(unit_terms(quote)) == 1
     if own and (says_what or one_word):
@@ -295,13 +297,18 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efaults to)\s*(`[^`]+`|\S+)",
             text,
         )
-        if default and not (default.group(1).startswith("`") or NUMBER.search(default.group(1))):
+        if default and not (
+            default.group(1).startswith("`")
+            or NUMBER.search(default.group(1))
+            or _LITERAL_VALUE.fullmatch(default.group(1).rstrip(".,;"))
+        ):
             default = None  # "Default: what was specified on the CLI" gives no value
         if default and "default" in terms:
             # an item of a parameter list is about one parameter: all of it is near its default
             about = len(unit_terms(text) & terms) * 0.2
             named = any(mentions(text, n) for n in question.identifiers)
-            found.append((default.start(1), default.end(1), 1.0 + about + 0.5 * named))
+            end = default.start(1) + len(default.group(1).rstrip(".,;"))  # not the full stop
+            found.append((default.start(1), end, 1.0 + about + 0.5 * named))
         for start, end in parameter_defaults(text, question):  # maxsize=128
             if sized and not NUMBER.search(text[start:end]):
                 continue  # "for how long ...": not "None" of "reuse_address=None"
@@ -467,15 +474,32 @@ def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | No
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
             # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
             quote = text if is_step(text) else ""
+        opened = _OPENED_CALL.match(quote)
+        if opened and quote.count("(") > quote.count(")"):
+            # the first line of a synopsis over several lines: the command it calls
+            # (``target_include_directories``), not a call cut open
+            quote = opened.group(1)
         if quote:
             said = len(unit_terms(unit.text) & terms)
             # a block's line saying nothing of what is asked is only its first call
             guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
-            offered.append((not (unit.code and named), guessed, -said, order, quote, unit.source))
+            # a synopsis spelling what is asked (``add_test(NAME <name> COMMAND ...)`` for "how
+            # do I add tests") before a call a sentence mentions in passing
+            spelled = unit.code and len(unit_terms(quote.split("(", 1)[0]) & terms) >= 2
+            offered.append(
+                (not (unit.code and named), guessed, not spelled, -said, order, quote, unit.source)
+            )
     if not offered:
         return None
     *_, quote, source = min(offered)
     return ShortAnswer(quote, quote, source)
+
+
+_LITERAL_VALUE = re.compile(r"(?:~|[A-Za-z]:)?/[\w.${}()/-]*|True|False|None|ON|OFF|null")
+"""A value written as itself: a path ("defaults to /usr/local on UNIX") or a literal."""
+_CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
+"""A name joined from words by underscores, which names a command made of the words asked."""
+_OPENED_CALL = re.compile(r"([A-Za-z_][\w.:]*)\(")
 
 
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:

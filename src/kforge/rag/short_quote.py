@@ -114,6 +114,8 @@ def mention(text: str, option: str) -> str:
 _WHAT_DOES = re.compile(
     r"^what\s+(?:does|do|did|will|would|can|could|should)\s+"
     r"(?!.*\b(?:do|does|when|if|while|after|before|since|because|once|unless)\b)"
+    # nor "what does find_package look for in Module mode?": the verb stands before the place
+    r"(?!.*\b(?:in|on|at|for|with|from|of|by|under|inside|during)(?:\s+\S+){1,2}\s*\??$)"
     r"\S.*?\s([a-z]{3,})\s*\??$",
     re.I,
 )

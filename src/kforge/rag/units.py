@@ -152,7 +152,9 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     out: list[tuple[str, list[str]]] = []
     for kind, lines in blocks:
         code_lines = sum(bool(_CODE_LINE.search(x)) for x in lines)
-        if kind == "prose" and (code_lines * 2 > len(lines) or _PROMPT.match(lines[0])):
+        if kind == "prose" and (
+            code_lines * 2 > len(lines) or _PROMPT.match(lines[0]) or _call_signature(lines)
+        ):
             out.append(("code", lines))  # code whose fences lie in another passage
             continue
         said = next((block for block in reversed(out) if block[0] != "blank"), None)
@@ -171,6 +173,24 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             continue
         out.append((kind, lines))
     return out
+
+
+_CALL_OPENING = re.compile(r"^[A-Za-z_][\w.:]*\(")
+
+
+def _call_signature(lines: list[str]) -> bool:
+    """True for a command's or function's synopsis written as a call over one or more lines,
+    its parentheses closing at its end (``add_subdirectory(source_dir [binary_dir]
+    [EXCLUDE_FROM_ALL] [SYSTEM])``): code, not a sentence, whatever its words."""
+    text = " ".join(line.strip() for line in lines)
+    if not _CALL_OPENING.match(text) or not text.endswith(")") or len(lines) > _MAX_CODE_LINES:
+        return False
+    depth = 0
+    for n, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and n < len(text) - 1 and char == ")":
+            return False  # "f(x) does ..." or "f(a) or g(b)": the call is part of a sentence
+    return depth == 0
 
 
 _COMMAND_LINE = re.compile(r"^\s*[a-z./$~-][\w./~-]*(?: +\S+){0,8}\s*$")
