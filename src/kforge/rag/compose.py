@@ -421,7 +421,7 @@ def compose_extractive(
 _POINTS_BACK = re.compile(
     # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
     # follows
-    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they|he|she)\b"
+    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they)\b"
     r"|(?:this|that|these|those) (?:is|are|was|were|will|would|can|could|may|might|must|"
     r"should|has|have|had|does|also|means|makes|lets|allows|reduces|ensures|causes|requires|"
     r"gives|works|happens)\b",
@@ -429,7 +429,10 @@ _POINTS_BACK = re.compile(
 )
 """A sentence opening with a pronoun that stands for what the sentence before it says ("It
 is ...", "This means ..."), not with a noun it determines ("This method ...", which names
-the entry it is part of), nor with an "it" that stands for what the sentence goes on to say."""
+the entry it is part of), nor with an "it" that stands for what the sentence goes on to say.
+"He" and "she" stand for the person a passage is about, whom its lead sentence names (see
+the lead taken in ``compose_extractive``), not for the sentence before: adding that one put
+sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
 
 
 def _said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
