@@ -205,3 +205,19 @@ def test_a_synopsis_written_as_a_call_over_lines_is_code_not_a_list() -> None:
         "add_subdirectory(source_dir [binary_dir] [EXCLUDE_FROM_ALL] [SYSTEM])",
     )
     assert got[3][0] != "code"
+
+
+def test_a_list_of_rules_ended_with_semicolons_is_prose_not_code() -> None:
+    text = (
+        "When operating in non-POSIX mode, shlex will try to obey the following rules:\n\n"
+        'Quote characters are not recognized within words (Do"Not"Separate is parsed as '
+        'the single word Do"Not"Separate);\n'
+        "Escape characters are not recognized;\n"
+        "Enclosing characters in quotes preserve the literal value of all characters within "
+        "the quotes;\n\n"
+        'int x = 5;\nprintf("this is a test string here");\nreturn 0;'
+    )
+    got = kinds(text)
+    assert [kind for kind, _ in got[:-1]] == ["sentence", "sentence"]
+    assert got[1][1].startswith("Quote characters are not recognized within words")
+    assert got[-1] == ("code", 'int x = 5;\nprintf("this is a test string here");\nreturn 0;')

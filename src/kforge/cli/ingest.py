@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
             "kept in the database. Run it again after editing files: only changed files are "
             "read again, deleted files are dropped, and files extracted by an older kforge "
             "are extracted again. A document present in several formats (git-add.txt and "
-            "git-add.html) is indexed once."
+            "git-add.html) is indexed once, and a Sphinx build's _sources copies are left "
+            "out beside the pages built from them."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="folder of documents")

@@ -48,6 +48,22 @@ _CODE_LINE = re.compile(
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), a decorator (not an API
 entry that opens with one: ``@functools.cache(user_function): Simple ...``), or a Python
 statement."""
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+_WORDS_RUN = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}\b")
+
+
+def _code_line(line: str) -> bool:
+    """True for a line of code (``_CODE_LINE``), not for a rule of a list written as prose
+    and ended with a semicolon ("Escape characters are not recognized;"): outside its quotes,
+    a run of four lower-case words and no assignment say it is prose."""
+    if not _CODE_LINE.search(line):
+        return False
+    if not line.rstrip().endswith(";"):
+        return True
+    bare = _QUOTED.sub(" ", line)
+    return "=" in bare or _WORDS_RUN.search(bare) is None
+
+
 _PROMPT = re.compile(r"^\s*(?:>>> |\$ )")
 _MAX_CODE_LINES = 20
 _LINK_REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+\s*$")
@@ -151,7 +167,7 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     rendered from HTML one item a line, without bullets)."""
     out: list[tuple[str, list[str]]] = []
     for kind, lines in blocks:
-        code_lines = sum(bool(_CODE_LINE.search(x)) for x in lines)
+        code_lines = sum(_code_line(x) for x in lines)
         if kind == "prose" and (
             code_lines * 2 > len(lines) or _PROMPT.match(lines[0]) or _call_signature(lines)
         ):
