@@ -377,8 +377,9 @@ def ingest_folder(
     A file whose content hash, extraction, chunking and analyzer are unchanged is not read
     again. A document present in several formats (same folder and stem, same text; a Sphinx
     build's ``_sources`` copy beside its page) is indexed once, from the best of them (see
-    ``pick_source``); the others are listed in ``duplicates``. Files that vanished are removed; files that cannot be read are reported in
-    ``skipped`` (and any earlier version of them is removed), never raised. Each file is
+    ``pick_source``); the others are listed in ``duplicates``. Files that vanished are
+    removed; files that cannot be read are reported in ``skipped`` (and any earlier version of
+    them is removed), never raised. Each file is
     written on its own, so an interrupted ingest keeps what it finished.
     """
     started = time.perf_counter()
