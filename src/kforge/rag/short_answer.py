@@ -19,11 +19,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
+from kforge.rag.procedure_line import CODE_NAME, procedure_line
 from kforge.rag.quantities import (
     MEASURES,
     NUMBER,
@@ -39,7 +39,6 @@ from kforge.rag.question import (
     Question,
     asked_noun,
     holds_kind,
-    identifiers,
     mentions,
     parameter_defaults,
     read_question,
@@ -138,7 +137,7 @@ def short_answer(
             asked, units, passages, best_name(asked, units, named, dates=True, titles=titles)
         )
     elif kind == "procedure":
-        found = _procedure(asked, units)
+        found = procedure_line(asked, units)
     elif (kind == "thing" or (kind == "definition" and asked.identifiers)) and (
         found := _verb_object(asked, units[:3])
     ):
@@ -230,7 +229,7 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     # Students' Union serves the students at what university?"), a choice's is one of its two
     # items, and yes or no is said
     own = unit_terms(quote) <= unit_terms(question.text)
-    if question.kind == "procedure" and _CODE_NAME.fullmatch(quote):
+    if question.kind == "procedure" and CODE_NAME.fullmatch(quote):
         own = False  # ``target_include_directories`` for "how do I add an include directory"
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
     one_word = question.kind not in ("choice", "yesno") and len(unit_terms(quote)) == 1
@@ -452,54 +451,8 @@ def _place(units: Sequence[Segment]) -> ShortAnswer | None:
     return None
 
 
-_ONE_COMMAND = 120
-"""The longest one-line code block quoted whole as the command."""
-
-
-def _procedure(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
-    """The call, command or code that does it: of the supporting units that offer one, the
-    one saying most of what is asked (ties: the better unit). A unit offers an API signature,
-    the option or call an entry opens with, a code span naming what is asked or holding a
-    call, or its code block's line that holds most of what is asked."""
-    terms = set(question.terms)
-    # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
-    led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
-    # the calls the prose names ("fs.mkdir(path[, options], callback)") for a block's line
-    prose = [n for u in units if not u.code for n in identifiers(u.text)]
-    offered = []
-    for order, unit in enumerate(units):
-        text = unit.text.strip()
-        named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
-        quote = named if unit.code and named else command_of(text, question, prose)
-        if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
-            # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
-            quote = text if is_step(text) else ""
-        opened = _OPENED_CALL.match(quote)
-        if opened and quote.count("(") > quote.count(")"):
-            # the first line of a synopsis over several lines: the command it calls
-            # (``target_include_directories``), not a call cut open
-            quote = opened.group(1)
-        if quote:
-            said = len(unit_terms(unit.text) & terms)
-            # a block's line saying nothing of what is asked is only its first call
-            guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
-            # a synopsis spelling what is asked (``add_test(NAME <name> COMMAND ...)`` for "how
-            # do I add tests") before a call a sentence mentions in passing
-            spelled = unit.code and len(unit_terms(quote.split("(", 1)[0]) & terms) >= 2
-            offered.append(
-                (not (unit.code and named), guessed, not spelled, -said, order, quote, unit.source)
-            )
-    if not offered:
-        return None
-    *_, quote, source = min(offered)
-    return ShortAnswer(quote, quote, source)
-
-
 _LITERAL_VALUE = re.compile(r"(?:~|[A-Za-z]:)?/[\w.${}()/-]*|True|False|None|ON|OFF|null")
 """A value written as itself: a path ("defaults to /usr/local on UNIX") or a literal."""
-_CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
-"""A name joined from words by underscores, which names a command made of the words asked."""
-_OPENED_CALL = re.compile(r"([A-Za-z_][\w.:]*)\(")
 
 
 def _choice(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:

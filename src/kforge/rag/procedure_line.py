@@ -1,0 +1,60 @@
+"""The short line of a "how do I" answer: the call, command or code that does it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kforge.rag.commands import command_of, is_step, says_what_is_asked
+from kforge.rag.compose import Segment
+from kforge.rag.question import Question, identifiers, mentions, unit_terms
+from kforge.rag.short_quote import ShortAnswer
+
+__all__ = ["CODE_NAME", "procedure_line"]
+
+CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
+"""A name joined from words by underscores, which names a command made of the words asked."""
+_OPENED_CALL = re.compile(r"([A-Za-z_][\w.:]*)\(")
+"""A call opened on a line (its name in group 1), perhaps closed on a later one."""
+
+_ONE_COMMAND = 120
+"""The longest one-line code block quoted whole as the command."""
+
+
+def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
+    """The call, command or code that does it: of the supporting units that offer one, the
+    one saying most of what is asked (ties: the better unit). A unit offers an API signature,
+    the option or call an entry opens with, a code span naming what is asked or holding a
+    call, or its code block's line that holds most of what is asked."""
+    terms = set(question.terms)
+    # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
+    led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
+    # the calls the prose names ("fs.mkdir(path[, options], callback)") for a block's line
+    prose = [n for u in units if not u.code for n in identifiers(u.text)]
+    offered = []
+    for order, unit in enumerate(units):
+        text = unit.text.strip()
+        named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
+        quote = named if unit.code and named else command_of(text, question, prose)
+        if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
+            # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
+            quote = text if is_step(text) else ""
+        opened = _OPENED_CALL.match(quote)
+        if opened and quote.count("(") > quote.count(")"):
+            # the first line of a synopsis over several lines: the command it calls
+            # (``target_include_directories``), not a call cut open
+            quote = opened.group(1)
+        if quote:
+            said = len(unit_terms(unit.text) & terms)
+            # a block's line saying nothing of what is asked is only its first call
+            guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
+            # a synopsis spelling what is asked (``add_test(NAME <name> COMMAND ...)`` for "how
+            # do I add tests") before a call a sentence mentions in passing
+            spelled = unit.code and len(unit_terms(quote.split("(", 1)[0]) & terms) >= 2
+            offered.append(
+                (not (unit.code and named), guessed, not spelled, -said, order, quote, unit.source)
+            )
+    if not offered:
+        return None
+    *_, quote, source = min(offered)
+    return ShortAnswer(quote, quote, source)
