@@ -529,3 +529,42 @@ def test_setting_a_parameter_to_a_constant_says_how() -> None:
 
     assert PROCEDURAL.search("Certification checks can be relaxed by setting ssl to False:")
     assert not PROCEDURAL.search("The checks are relaxed by setting it to work.")
+
+
+def test_a_parameter_whose_name_the_question_spells_in_words_gives_its_default() -> None:
+    server = SourceDocument(
+        "httpserver.html",
+        "HTTP Server\n\nclass tornado.httpserver.HTTPServer(request_callback, "
+        "no_keep_alive: bool = False, idle_connection_timeout: Optional[float] = None, "
+        "body_timeout: Optional[float] = None): A non-blocking, single-threaded HTTP server "
+        "that by default keeps the connection of each request alive. An HTTP request whose "
+        "body is late times out after body_timeout; the HTTP server has no timeout by default.",
+        "tornado.httpserver",
+    )
+    client = SourceDocument(
+        "httpclient.html",
+        "Request objects\n\n"
+        "auth_mode (str) \u2013 Authentication mode; simple_httpclient only supports "
+        "\u201cbasic\u201d\n"
+        "connect_timeout (float) \u2013 Timeout for initial connection in seconds, default 20 "
+        "seconds (0 means no timeout)\n"
+        "request_timeout (float) \u2013 Timeout for entire request in seconds, default 20 "
+        "seconds (0 means no timeout)\n"
+        "max_redirects (int) \u2013 Limit for follow_redirects, default 5.",
+        "tornado.httpclient",
+    )
+    notes = [
+        SourceDocument(
+            f"news{i}.html",
+            f"Release {i}\n\nThe HTTP client and the HTTP server handle a request body of any "
+            f"size (issue {1700 + i}).",
+            f"Release notes {i}",
+        )
+        for i in range(6)
+    ]
+    files, units, line = asked_over(
+        [*notes, server, client], "What is the default request timeout of an HTTP request?"
+    )
+    assert files[0] == "httpclient.html", files
+    assert units[0].startswith("request_timeout (float)"), units
+    assert line == "20 seconds"

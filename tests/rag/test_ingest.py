@@ -194,6 +194,40 @@ def test_a_sphinx_builds_copies_of_its_sources_are_not_indexed_beside_its_pages(
     assert not any(".. signature::" in c.text for c in corpus.chunks())
 
 
+def test_a_sphinx_builds_highlighted_module_sources_are_reported_not_indexed(
+    tmp_path: Path,
+) -> None:
+    html = tmp_path / "html"
+    (html / "_modules" / "tornado").mkdir(parents=True)
+    (html / "web.html").write_text(
+        "<html><head><title>tornado.web</title></head><body><h1>tornado.web</h1>"
+        "<p>Finishes this response, ending the HTTP request.</p></body></html>"
+    )
+    (html / "_modules" / "tornado" / "web.html").write_text(
+        "<html><body><h1>Source code for tornado.web</h1><div class='highlight'><pre>"
+        "<div class='viewcode-block' id='RequestHandler.finish'>def finish(self):\n"
+        '    """Finishes this response, ending the HTTP request.\n\n'
+        '    :arg chunk: the last chunk\n    """</div></pre></div></body></html>'
+    )
+    (html / "_modules" / "index.html").write_text(
+        "<html><body><h1>All modules for which code is available</h1>"
+        "<ul><li><a href='tornado/web.html'>tornado.web</a></li></ul></body></html>"
+    )
+    # a folder of the project's own named _modules, without Sphinx's marks, stays
+    (html / "_modules" / "notes.html").write_text(
+        "<html><body><h1>Modules</h1><p>How the modules are laid out.</p></body></html>"
+    )
+    corpus = Corpus.open(MemoryStore(), "t")
+    report = corpus.ingest(html)
+    assert sorted(report.added) == ["_modules/notes.html", "web.html"]
+    assert sorted(s.path for s in report.skipped) == [
+        "_modules/index.html",
+        "_modules/tornado/web.html",
+    ]
+    assert "highlighted source code of a module" in report.summary()
+    assert not any(":arg chunk:" in c.text for c in corpus.chunks())
+
+
 def test_files_of_one_stem_that_differ_are_both_indexed(tmp_path: Path) -> None:
     docs = tmp_path / "d"
     docs.mkdir()

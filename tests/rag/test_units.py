@@ -136,6 +136,30 @@ def test_each_parameter_of_a_field_list_is_its_own_item_however_long_the_line_be
     assert field_name("The port (a number) is set - see below.") is None
 
 
+def test_a_typed_parameter_line_is_its_own_item_after_a_line_ending_without_a_stop() -> None:
+    # Sphinx's field list, one parameter a line; none of them ends with a full stop
+    text = (
+        "simple_httpclient only supports \u201cbasic\u201d\n"
+        "connect_timeout (float) \u2013 Timeout for initial connection in seconds, default 20 "
+        "seconds (0 means no timeout)\n"
+        "request_timeout (float) \u2013 Timeout for entire request in seconds, default 20 "
+        "seconds (0 means no timeout)\n"
+        "if_modified_since (datetime or float) \u2013 Timestamp for If-Modified-Since header"
+    )
+    got = kinds(text)
+    assert [field_name(t) for _, t in got] == [
+        None,
+        "connect_timeout",
+        "request_timeout",
+        "if_modified_since",
+    ]
+    assert got[2] == (
+        "item",
+        "request_timeout (float) \u2013 Timeout for entire request in seconds, default 20 "
+        "seconds (0 means no timeout)",
+    )
+
+
 def test_assignment_statements_are_code_not_a_sentence() -> None:
     text = (
         "Set the key:\n\nfrom flask import Flask\n\n"

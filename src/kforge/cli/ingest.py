@@ -28,8 +28,9 @@ def register(subparsers: Any) -> None:
             "kept in the database. Run it again after editing files: only changed files are "
             "read again, deleted files are dropped, and files extracted by an older kforge "
             "are extracted again. A document present in several formats (git-add.txt and "
-            "git-add.html) is indexed once, and a Sphinx build's _sources copies are left "
-            "out beside the pages built from them."
+            "git-add.html) is indexed once, a Sphinx build's _sources copies are left out "
+            "beside the pages built from them, and so are its _modules pages (a module's "
+            "source code, highlighted, whose docstrings the pages already give)."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="folder of documents")

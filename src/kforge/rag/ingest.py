@@ -23,12 +23,14 @@ if TYPE_CHECKING:
     from kforge.rag.records import SourceRecord
 
 __all__ = [
+    "MODULE_LISTING",
     "SAME_DOCUMENT_OVERLAP",
     "IndexedSummary",
     "IngestProgress",
     "IngestReport",
     "IngestTarget",
     "ingest_folder",
+    "is_module_listing",
     "pick_source",
     "word_overlap",
 ]
@@ -197,6 +199,24 @@ _SPHINX_SOURCE = re.compile(r"^(|.*/)_sources/(.+?)(?:\.rst|\.md|\.txt)?\.txt$")
 """A page's source as Sphinx copies it beside the built HTML, and the path it has there."""
 
 
+_SPHINX_MODULE_PAGE = re.compile(r"^(|.*/)_modules/.+\.html?$")
+_MODULE_LISTING_MARKS = (
+    b"viewcode-block",
+    b"<h1>Source code for ",
+    b"<h1>All modules for which code is available</h1>",
+)
+MODULE_LISTING = (
+    "a Sphinx build's highlighted source code of a module (its documentation pages are indexed)"
+)
+
+
+def is_module_listing(rel: str, data: bytes) -> bool:
+    """Whether ``rel`` is a page Sphinx's ``viewcode`` extension writes under ``_modules/``: a
+    module's source code, highlighted, or the list of those pages. Its docstrings are the
+    documentation pages' text again, as typed (``:arg float timeout:``), beside the code."""
+    return bool(_SPHINX_MODULE_PAGE.match(rel)) and any(m in data for m in _MODULE_LISTING_MARKS)
+
+
 class IndexedSummary(Protocol):
     """What ingestion reads of a source already in the corpus."""
 
@@ -248,11 +268,15 @@ class _Ingest:
 
     def read(self, found: ScannedFile) -> bytes | None:
         try:
-            return _read_inside(found.path, self.root)
+            data = _read_inside(found.path, self.root)
         except (OSError, ExtractionError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.report.skipped.append(SkippedFile(found.relative, f"unreadable ({reason})"))
             return None
+        if is_module_listing(found.relative, data):
+            self.report.skipped.append(SkippedFile(found.relative, MODULE_LISTING))
+            return None
+        return data
 
     def current(self, found: ScannedFile, sha: str, duplicates: dict[str, str]) -> bool:
         """Whether the stored record of ``found`` is up to date; marks it kept if so."""

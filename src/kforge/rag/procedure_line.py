@@ -9,13 +9,12 @@ from kforge.rag.commands import command_of, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.question import Question, identifiers, mentions, unit_terms
 from kforge.rag.short_quote import ShortAnswer
+from kforge.rag.units import CALL_OPENING
 
 __all__ = ["CODE_NAME", "procedure_line"]
 
 CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
 """A name joined from words by underscores, which names a command made of the words asked."""
-_OPENED_CALL = re.compile(r"([A-Za-z_][\w.:]*)\(")
-"""A call opened on a line (its name in group 1), perhaps closed on a later one."""
 
 _ONE_COMMAND = 120
 """The longest one-line code block quoted whole as the command."""
@@ -39,7 +38,7 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
             # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
             quote = text if is_step(text) else ""
-        opened = _OPENED_CALL.match(quote)
+        opened = CALL_OPENING.match(quote)
         if opened and quote.count("(") > quote.count(")"):
             # the first line of a synopsis over several lines: the command it calls
             # (``target_include_directories``), not a call cut open

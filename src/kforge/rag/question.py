@@ -17,7 +17,7 @@ from kforge.rag.idioms import plain_words
 from kforge.rag.names import name_forms
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
-from kforge.rag.stem import porter_stem
+from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "name_spans",
     "parameter_defaults",
     "read_question",
+    "spells_question",
     "term_of",
     "unit_terms",
 ]
@@ -233,13 +234,6 @@ def identifiers(text: str) -> list[str]:
     return found
 
 
-def term_of(token: str) -> str:
-    """The term of a lower-case token: its Porter stem, or the token itself where the stem
-    would be one or two letters it is not (``os`` stays ``os``, never ``o``)."""
-    stem = porter_stem(token)
-    return stem if len(stem) >= 3 or stem == token else token
-
-
 _INTENSIFIERS = frozenset(
     "actually really just simply basically even ever anyway somehow quite very least".split()  # noqa: SIM905
 )
@@ -259,11 +253,6 @@ def _terms(text: str) -> list[str]:
         verbs = asked_verbs(text) & _ACTION_REQUESTS
         words = [t for t in tokenize(text) if t in verbs or t in words]
     return list(dict.fromkeys(map(term_of, words)))
-
-
-def unit_terms(text: str) -> frozenset[str]:
-    """The terms of a passage's unit, comparable with ``Question.terms``."""
-    return frozenset(term_of(t) for t in tokenize(text) if t not in STOPWORDS)
 
 
 _ADVICE = re.compile(

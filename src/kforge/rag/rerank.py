@@ -43,9 +43,18 @@ from kforge.rag.quantities import (
     names_units,
     states_in_units,
 )
-from kforge.rag.question import LOCATION, PROCEDURAL, Question, parameter_defaults, read_question
+from kforge.rag.question import (
+    ENTRY,
+    LOCATION,
+    PROCEDURAL,
+    Question,
+    parameter_defaults,
+    read_question,
+    spells_question,
+    term_of,
+)
 from kforge.rag.types import Chunk, SearchHit
-from kforge.rag.units import Unit, passage_units, points_elsewhere
+from kforge.rag.units import Unit, field_name, passage_units, points_elsewhere
 
 if TYPE_CHECKING:
     from kforge.rag.corpus import Corpus, SearchMode
@@ -139,7 +148,9 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
         )
         if subject:
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
-        if question is not None and parameter_defaults(unit.text, question):
+        if question is not None and (
+            parameter_defaults(unit.text, question) or _names_spelled(unit.text, question)
+        ):
             share += DEFINES_WEIGHT
         if question is not None and question.kind == "procedure" and _does(unit):
             share += KIND_WEIGHT
@@ -147,6 +158,23 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             share += KIND_WEIGHT  # "Flask will look for templates in the templates folder."
         best = max(best, share + held_bonus)
     return best + HEADING_WEIGHT * heading_fit(focus, chunk)
+
+
+def _names_spelled(text: str, question: Question) -> bool:
+    """True for a parameter's or an entry's line whose name a quantity question spells out in
+    words: "request_timeout (float) - Timeout for entire request in seconds, default 20 seconds" for
+    "What is the default request timeout?"."""
+    if question.kind != "quantity":
+        return False  # "exit_code: The exit code as integer" is no place an error is handled
+    entry = ENTRY.match(text)
+    name = field_name(text) or (entry.group(1) if entry else None)
+    if name is None or not spells_question(name, question.terms):
+        return False
+    # its words side by side in the question ("reuse" and "address" asked apart do not
+    # spell ``reuse_address``)
+    parts = [term_of(w) for w in name.lower().split("_")]
+    terms = list(question.terms)
+    return any(terms[n : n + len(parts)] == parts for n in range(len(terms)))
 
 
 def _next_sentence_terms(focus: Focus, unit: Unit, after: Unit | None) -> set[FocusTerm]:

@@ -14,7 +14,15 @@ from kforge.rag.commands import is_command_line
 from kforge.rag.defining import defines_subject
 from kforge.rag.follow_on import refers_back
 from kforge.rag.names import documents_name
-from kforge.rag.question import ENTRY, PROCEDURAL, Question, identifiers, mentions, unit_terms
+from kforge.rag.question import (
+    ENTRY,
+    PROCEDURAL,
+    Question,
+    identifiers,
+    mentions,
+    spells_question,
+    unit_terms,
+)
 from kforge.rag.types import Chunk
 from kforge.rag.units import field_name
 
@@ -207,24 +215,10 @@ def heading_lead(question: Question, passage: Chunk, query: Sequence[str]) -> fl
     # ("fs.watch(filename[, options]) > Caveats"), the name of the entry it is part of
     parts = passage.heading.split(">")
     entry = next((p for p in reversed(parts) if identifiers(p)), parts[-1])
-    named = any(mentions(entry, n) for n in question.identifiers) or _spells_question(
+    named = any(mentions(entry, n) for n in question.identifiers) or spells_question(
         parts[-1], query
     )
     return 0.3 * share + (NAMED_HEADING if named else 0.0)
-
-
-_COMPOUND_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+")
-"""A name joining words with underscores: ``target_include_directories``."""
-
-
-def _spells_question(heading: str, query: Sequence[str]) -> bool:
-    """True for a heading that is one name joined from words the question asks with:
-    ``target_include_directories`` for "How do I add an include directory to a target?",
-    ``add_subdirectory`` for "How do I add a subdirectory to the build?"."""
-    name = heading.strip().strip("`").removesuffix("()")
-    if not _COMPOUND_NAME.fullmatch(name):
-        return False
-    return unit_terms(name.replace("_", " ")) <= set(query)
 
 
 def names_what_is_asked(question: Question, passage: Chunk) -> bool:

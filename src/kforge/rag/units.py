@@ -16,6 +16,7 @@ from typing import Literal
 from kforge.rag.textcheck import split_sentences
 
 __all__ = [
+    "CALL_OPENING",
     "Unit",
     "UnitKind",
     "field_name",
@@ -191,7 +192,8 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     return out
 
 
-_CALL_OPENING = re.compile(r"^[A-Za-z_][\w.:]*\(")
+CALL_OPENING = re.compile(r"([A-Za-z_][\w.:]*)\(")
+"""A call opened where it is matched, the name called in group 1: ``add_subdirectory(``."""
 
 
 def _call_signature(lines: list[str]) -> bool:
@@ -199,7 +201,7 @@ def _call_signature(lines: list[str]) -> bool:
     its parentheses closing at its end (``add_subdirectory(source_dir [binary_dir]
     [EXCLUDE_FROM_ALL] [SYSTEM])``): code, not a sentence, whatever its words."""
     text = " ".join(line.strip() for line in lines)
-    if not _CALL_OPENING.match(text) or not text.endswith(")") or len(lines) > _MAX_CODE_LINES:
+    if not CALL_OPENING.match(text) or not text.endswith(")") or len(lines) > _MAX_CODE_LINES:
         return False
     depth = 0
     for n, char in enumerate(text):
@@ -225,8 +227,12 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
     for before, line in itertools.pairwise(lines):
         ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
         # a parameter's line, or an option's entry ("--no-abbrev: Display ..."), after a line
-        # that ends a sentence starts a unit of its own
-        field = (_FIELD.match(line) or _DEFINITION.match(line)) and _ENDS.search(before)
+        # that ends a sentence starts a unit of its own; a typed parameter's line ("timeout
+        # (float) - Timeout in seconds, default 20 seconds") after any line
+        typed = _FIELD.match(line)
+        field = (typed and typed.group(1)) or (
+            (typed or _DEFINITION.match(line)) and _ENDS.search(before)
+        )
         if (ended and _OPENS.match(line)) or field or " | " in before or " | " in line:
             pieces.append([line])
         else:
