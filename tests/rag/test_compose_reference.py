@@ -568,3 +568,27 @@ def test_a_parameter_whose_name_the_question_spells_in_words_gives_its_default()
     assert files[0] == "httpclient.html", files
     assert units[0].startswith("request_timeout (float)"), units
     assert line == "20 seconds"
+
+
+def test_what_is_the_product_every_page_names_reads_the_sentence_saying_what_it_is() -> None:
+    notes = [
+        SourceDocument(
+            f"news{i}.html",
+            f"Scrapy 2.{i}\n\nScrapy 2.{i} fixes the Scrapy shell and the scrapy command.",
+            f"Release notes 2.{i}",
+        )
+        for i in range(45)
+    ]
+    overview = SourceDocument(
+        "overview.html",
+        "Overview\n\nScrapy is a fast high-level web crawling and web scraping framework, "
+        "used to crawl websites and extract structured data from their pages. It can be used "
+        "for a wide range of purposes, from data mining to monitoring and automated testing. "
+        "Its spiders follow links from page to page and yield the items they find, which "
+        "pipelines then clean, validate and store.",
+        "Introduction",
+    )
+    files, units, line = asked_over([*notes, overview], "What is Scrapy?")
+    assert files[0] == "overview.html", files
+    assert units[0].startswith("Scrapy is a fast high-level web crawling"), units
+    assert line == "Scrapy is a fast high-level web crawling and web scraping framework"

@@ -268,6 +268,8 @@ def search_units(
         pool = [SearchHit(c, top, 0) for c in titled.values()] + [
             hit for hit in pool if hit.chunk.id not in titled
         ]
+    if names and asked.kind == "definition":
+        pool = _defining_first(corpus, asked, pool)
     focus = question_focus(query, statistics)
     similarity = corpus.similarities(asking, [hit.chunk.id for hit in pool])
     ranked = rerank_hits(focus, pool, k, similarity)
@@ -287,6 +289,42 @@ def search_units(
         ranked = ranked[: k - len(missing)] + missing
         ranked = [replace(hit, rank=n) for n, hit in enumerate(ranked, 1)]
     return ranked
+
+
+DEFINING_POOL = 200
+"""How deep the search for what a "what is X" question names is read for passages that open
+by saying what X is."""
+_DEFINING_KEPT = 3
+
+
+def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> list[SearchHit]:
+    """``pool`` with, at its best hit's score, the first passages of a search for X alone that
+    open by defining X ("Scrapy is an application framework for crawling web sites"): where
+    every page names X (the product the documents are about), the question's own words rank
+    any of them first, and the page introducing X need not be among the pool's 40."""
+    phrase = subject_phrase(asked)
+    if not phrase or not pool:
+        return pool
+    says_what = re.compile(
+        rf"^(?:the )?{re.escape(phrase)}(?: \([^()]*\))? (?:is|are) (?:an?|the|one)\b", re.I
+    )
+    held = {hit.chunk.id for hit in pool}
+    wider = corpus.search(phrase, DEFINING_POOL, mode="lexical")
+    defining = [
+        hit.chunk
+        for hit in wider
+        if hit.chunk.id not in held
+        and any(
+            unit.kind == "sentence" and says_what.match(unit.text)
+            for unit in passage_units(hit.chunk.text)[:_DEFINING_UNITS]
+        )
+    ]
+    top = max(hit.score for hit in pool)
+    return [SearchHit(c, top, 0) for c in defining[:_DEFINING_KEPT]] + pool
+
+
+_DEFINING_UNITS = 3
+"""The units a passage opens with that are read for a definition of X."""
 
 
 _RELEASE = re.compile(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b")
