@@ -93,6 +93,18 @@ def test_identifiers_match_only_whole() -> None:
     assert question_focus("Is readFileSync blocking?").held("fs.readFileSync(path)")
 
 
+def test_a_one_letter_option_is_a_name_in_its_own_case_and_e_g_is_none() -> None:
+    focus = question_focus("What does set -e do?")
+    assert sorted((t.text, t.kind) for t in focus.terms) == [
+        ("-e", "identifier"),
+        ("set", "word"),
+    ]
+    assert [t.text for t in focus.held("-e: Exit immediately if a pipeline fails.")] == ["-e"]
+    assert not focus.held("-E: Inherit the ERR trap.")  # another option
+    assert not focus.held("the e-mail address")
+    assert question_focus("What does e.g. mean?").terms == ()
+
+
 def test_weights_follow_rarity_in_the_corpus(tmp_path: Path) -> None:
     corpus = node_corpus(tmp_path, "path.md", "os.md")
     focus = question_focus("What does os.EOL contain?", CorpusStatistics.of(corpus))

@@ -187,9 +187,15 @@ _MIN_STEM = 3
 def _whole(term: str) -> re.Pattern[str]:
     """``term`` as a whole: after no word character (``fs.readFileSync`` holds ``readFileSync``)
     and before none (``fs.linkSync`` does not hold ``fs.link``); ``web.run_app`` also as
-    ``run_app`` (``kforge.rag.names``)."""
+    ``run_app`` (``kforge.rag.names``). A one-letter option keeps its case (``-e`` is not
+    ``-E``)."""
     forms = "|".join(map(re.escape, name_forms(term)))
-    return re.compile(rf"(?<![\w$-])(?:{forms})(?![\w$])", re.I)
+    flags = 0 if _SHORT_OPTION.fullmatch(term) and term[1].isalpha() else re.I
+    return re.compile(rf"(?<![\w$-])(?:{forms})(?![\w$])", flags)
+
+
+_SHORT_OPTION = re.compile(r"-[A-Za-z0-9]|\\[A-Za-z]")
+"""A one-letter command-line option (``-e``) or escape (``\\b``)."""
 
 
 def _weight(terms: Iterable[FocusTerm]) -> float:
@@ -435,8 +441,8 @@ def _candidates(question: str) -> list[tuple[str, TermKind]]:
     for m in _IDENTIFIER.finditer(question):
         text = m.group(0).removesuffix("()")
         parts = [p for p in re.split(r"[.:_$-]+", text) if p]
-        if all(len(p) <= 1 for p in parts) and not text.startswith("\\"):  # "e.g", "-v"
-            continue
+        if all(len(p) <= 1 for p in parts) and not _SHORT_OPTION.fullmatch(text):
+            continue  # "e.g"; an option "-v" or an escape "\\b" stays
         found.append((m.start(), text, "identifier"))
         taken.append(m.span())
     for m in _NUMBER.finditer(question):
