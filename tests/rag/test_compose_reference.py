@@ -49,6 +49,7 @@ def test_numbers_that_name_things_count_nothing() -> None:
     assert counted("Changed in version 2.8: it writes utf-8.") == []
     assert counted("It needs Scrapy 2.8 and keeps 3 sessions.") == ["3"]
     assert counted("Default: 2") == ["2"]
+    assert counted("Set retries=-1 to retry forever; 3-5 is usual.") == ["-1", "3", "5"]
     # the question's own number is never its answer
     assert counted("Scrapy 2.8 needs 3.7 or later.", "Which Python for 2.8?") == ["3.7"]
 
@@ -592,3 +593,23 @@ def test_what_is_the_product_every_page_names_reads_the_sentence_saying_what_it_
     assert files[0] == "overview.html", files
     assert units[0].startswith("Scrapy is a fast high-level web crawling"), units
     assert line == "Scrapy is a fast high-level web crawling and web scraping framework"
+
+
+def test_a_parameter_entry_written_with_its_default_gives_it_sign_and_all() -> None:
+    engine = SourceDocument(
+        "engines.html",
+        "Engine Configuration\n\n"
+        "logging_name \u2013 String identifier which will be used within the \u201cname\u201d "
+        "field of logging records. See also create_engine.label_length\n"
+        "max_overflow=10 \u2013 the number of connections to allow in connection pool "
+        "\u201coverflow\u201d, that is connections that can be opened above and beyond the "
+        "pool_size setting, which defaults to five.\n"
+        "pool_recycle=-1 \u2013 this setting causes the pool to recycle connections after the "
+        "given number of seconds has passed.",
+        "Engine Configuration",
+    )
+    _, units, line = asked_over([engine], "What is the default max_overflow of the pool?")
+    assert units[0].startswith("max_overflow=10 \u2013 the number of connections"), units
+    assert line == "10"
+    _, _, line = asked_over([engine], "What is the default value of pool_recycle?")
+    assert line == "-1"

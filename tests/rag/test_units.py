@@ -160,6 +160,17 @@ def test_a_typed_parameter_line_is_its_own_item_after_a_line_ending_without_a_st
     )
 
 
+def test_a_parameter_line_giving_its_default_is_its_own_item() -> None:
+    text = (
+        "String identifier for logging records. See also create_engine.label_length\n"
+        "max_overflow=10 \u2013 the number of connections to allow in the pool overflow\n"
+        "pool_recycle=-1 \u2013 this setting causes the pool to recycle connections"
+    )
+    assert [field_name(t) for _, t in kinds(text)] == [None, "max_overflow", "pool_recycle"]
+    assert field_name("x=1 - y") == "x"
+    assert field_name("a = b - c") is None  # an equation in prose
+
+
 def test_assignment_statements_are_code_not_a_sentence() -> None:
     text = (
         "Set the key:\n\nfrom flask import Flask\n\n"

@@ -206,7 +206,7 @@ _MODULE_LISTING_MARKS = (
     b"<h1>All modules for which code is available</h1>",
 )
 MODULE_LISTING = (
-    "a Sphinx build's highlighted source code of a module (its documentation pages are indexed)"
+    "a Sphinx build's highlighted copy of a module's source code (viewcode), not documentation"
 )
 
 

@@ -302,6 +302,10 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             or _LITERAL_VALUE.fullmatch(default.group(1).rstrip(".,;"))
         ):
             default = None  # "Default: what was specified on the CLI" gives no value
+        if default and parameter_defaults(text, question):
+            # the entry's own default, not a "defaults to" of another it mentions
+            # ("max_overflow=10 - ... beyond the pool_size setting, which defaults to five")
+            default = None
         if default and "default" in terms:
             # an item of a parameter list is about one parameter: all of it is near its default
             about = len(unit_terms(text) & terms) * 0.2

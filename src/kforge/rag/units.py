@@ -57,8 +57,8 @@ def _code_line(line: str) -> bool:
     """True for a line of code (``_CODE_LINE``), not for a rule of a list written as prose
     and ended with a semicolon ("Escape characters are not recognized;"): outside its quotes,
     a run of four lower-case words and no assignment say it is prose."""
-    if not _CODE_LINE.search(line):
-        return False
+    if not _CODE_LINE.search(line) or _FIELD.match(line):
+        return False  # "max_overflow=10 - the number of connections ..." is a parameter's entry
     if not line.rstrip().endswith(";"):
         return True
     bare = _QUOTED.sub(" ", line)
@@ -77,11 +77,13 @@ _ENDS = re.compile(r"[.!?]\s*$")
 _FIELD = re.compile(
     r"^\s*(?:[A-Z][\w ]{0,30}::? )?\*{0,2}"
     r"(?:([A-Za-z_][\w.]*)\*{0,2} \([^()\n]{1,80}(?:\([^()\n]*\))?\) [\u2013\u2014-]"
+    r"|([A-Za-z_][\w.]*)=[^\s=]+\*{0,2} [\u2013\u2014-]"
     r"|([a-z_][\w.]*)\*{0,2} [\u2013\u2014]) \S"
 )
 """A parameter's line in an API reference's field list, rendered one a line: "port
-(Optional[int]) - the port of the webserver. Defaults to 5000 ..." or, untyped, "url_prefix -
-Blueprint routes will be prefixed with this." (a new item however long the line before it)."""
+(Optional[int]) - the port of the webserver. Defaults to 5000 ...", with its default
+("max_overflow=10 - the number of connections ...") or, untyped, "url_prefix - Blueprint
+routes will be prefixed with this." (a new item however long the line before it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +156,7 @@ def field_name(text: str) -> str | None:
     """The parameter a line of an API reference's field list documents ("port" for "port
     (Optional[int]) - the port of the webserver."), or None for any other text."""
     match = _FIELD.match(text)
-    return (match.group(1) or match.group(2)) if match else None
+    return next((g for g in match.groups() if g), None) if match else None
 
 
 def _is_entry(line: str) -> bool:
@@ -228,9 +230,10 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
         ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
         # a parameter's line, or an option's entry ("--no-abbrev: Display ..."), after a line
         # that ends a sentence starts a unit of its own; a typed parameter's line ("timeout
-        # (float) - Timeout in seconds, default 20 seconds") after any line
+        # (float) - Timeout in seconds, default 20 seconds"), or one giving its default
+        # ("max_overflow=10 - the number of ..."), after any line
         typed = _FIELD.match(line)
-        field = (typed and typed.group(1)) or (
+        field = (typed and (typed.group(1) or typed.group(2))) or (
             (typed or _DEFINITION.match(line)) and _ENDS.search(before)
         )
         if (ended and _OPENS.match(line)) or field or " | " in before or " | " in line:
