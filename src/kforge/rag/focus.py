@@ -42,14 +42,14 @@ over the Node.js reference, "What does os.EOL contain?" is not answered from ``o
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
+from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import documented_in, name_forms
 from kforge.rag.stem import porter_stem
@@ -61,9 +61,6 @@ from kforge.rag.textcheck import (
     split_sentences,
 )
 from kforge.rag.types import Chunk
-
-if TYPE_CHECKING:
-    from kforge.rag.corpus import Corpus
 
 __all__ = [
     "COMMON_WORD_CHARS",
@@ -100,54 +97,7 @@ MODIFIERS = frozenset(
     particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
 )
 """Words that modify what a question asks rather than name it (see the module docstring)."""
-OWN_NAME_SHARE = 0.4
-"""A word in this share of a corpus's passages names what the documents are about."""
-COMMON_WORD_CHARS = 20_000
-"""About how many characters of English text hold one use of a common word."""
-
 TermKind = Literal["word", "identifier", "number"]
-
-
-@dataclass(frozen=True, slots=True)
-class CorpusStatistics:
-    """What the focus needs to know of a corpus: its passages' document frequencies."""
-
-    passages: int
-    characters: int
-    document_frequency: Callable[[str], int]
-    """How many passages hold an analyzed term."""
-
-    @classmethod
-    def of(cls, corpus: Corpus) -> CorpusStatistics:
-        """The statistics of a corpus, read from its search index (one row, then one indexed
-        lookup per term asked, each asked once)."""
-        index = corpus.statistics()
-        cache: dict[str, int] = {}
-
-        def df(term: str) -> int:
-            if term not in cache:
-                cache[term] = index.document_frequency(term)
-            return cache[term]
-
-        return cls(index.passages, index.chars, df)
-
-    @property
-    def silence(self) -> float:
-        """How likely a common word is to occur somewhere in the corpus: how much its never
-        naming a word says (see the module docstring)."""
-        return 1.0 - math.exp(-self.characters / COMMON_WORD_CHARS)
-
-    def names_the_corpus(self, text: str) -> bool:
-        """True when each word of ``text`` is in ``OWN_NAME_SHARE`` of the passages."""
-        terms = analyze(text)
-        return bool(terms) and all(
-            self.document_frequency(t) >= OWN_NAME_SHARE * self.passages for t in terms
-        )
-
-    def idf(self, term: str) -> float:
-        n, df = self.passages, self.document_frequency(term)
-        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        return idf * self.silence if df == 0 else idf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
