@@ -613,3 +613,56 @@ def test_a_parameter_entry_written_with_its_default_gives_it_sign_and_all() -> N
     assert line == "10"
     _, _, line = asked_over([engine], "What is the default value of pool_recycle?")
     assert line == "-1"
+
+
+ENGINES = SourceDocument(
+    "engines.html",
+    "Engine Configuration\n\n"
+    "pool_logging_name \u2013 String identifier used in the pool's log records\n"
+    "pool_pre_ping \u2013 boolean, if True will enable the connection pool \u201cpre-ping\u201d "
+    "feature that tests connections for liveness upon each checkout.",
+    "Engine Configuration",
+)
+"""A parameter list whose entries' names are snake_case, the first without a full stop."""
+
+
+def test_what_does_x_do_reads_x_s_own_entry_where_every_passage_names_x() -> None:
+    faq = [
+        SourceDocument(
+            f"faq{i}.html",
+            f"Question {i}\n\nWrites that Session.flush() and pool_pre_ping issue are kept "
+            f"in bookkeeping of their own; completing part of them is beyond the current "
+            f"capabilities of Session.flush() and pool_pre_ping (note {i}).",
+            f"FAQ {i}",
+        )
+        for i in range(4)
+    ]
+    reference = SourceDocument(
+        "session_api.html",
+        "Session API\n\n"
+        "method sqlalchemy.orm.Session.flush(objects=None): Flush all the object changes to "
+        "the database. Writes out all pending object creations, deletions and modifications.",
+        "Session API",
+    )
+    pages = [*faq, reference, ENGINES]
+    _, units, line = asked_over(pages, "What does Session.flush do?")
+    assert units[0].startswith("method sqlalchemy.orm.Session.flush("), units
+    assert line == "Flush all the object changes to the database"
+    _, units, _ = asked_over(pages, "What does pool_pre_ping do?")
+    assert units[0].startswith("pool_pre_ping \u2013 boolean"), units
+
+
+def test_the_entry_of_what_is_asked_is_read_first_among_passages_naming_it_as_often() -> None:
+    faq = [
+        SourceDocument(
+            f"faq{i}.html",
+            f"Question {i}\n\nIt would be great if a checkout could skip pool_pre_ping; "
+            f"however this is beyond its current capabilities, since pool_pre_ping keeps "
+            f"bookkeeping of its own (see pool_pre_ping, note {i}).",
+            f"FAQ {i}",
+        )
+        for i in range(4)
+    ]
+    files, units, _ = asked_over([*faq, ENGINES], "What does pool_pre_ping do?")
+    assert files[0] == "engines.html", files
+    assert units[0].startswith("pool_pre_ping \u2013 boolean"), units

@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-__all__ = ["documented_in", "documents_name", "name_forms", "signature_name"]
+from kforge.rag.units import field_name
+
+__all__ = [
+    "ENTRY",
+    "documented_in",
+    "documents_name",
+    "entry_name",
+    "is_entry_of",
+    "name_forms",
+    "signature_name",
+]
+
+ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
+"""A "term: definition" entry, its term in group 1."""
 
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]|[A-Za-z]\d")
 """A name part no English word looks like: ``run_app``, ``readFileSync``, ``utf8``."""
@@ -32,6 +46,22 @@ def signature_name(term: str) -> str:
     """The name an entry's term documents when the term is a call signature, else ""."""
     found = _SIGNATURE.match(term.strip("`*_ "))
     return found.group(1) if found else ""
+
+
+def entry_name(text: str) -> str:
+    """The name the entry ``text`` opens with documents: a parameter's line ("pool_pre_ping -
+    boolean, ..."), an API entry's signature (``method sqlalchemy.orm.Session.flush(
+    objects=None): Flush all ...``) or a "term: definition" entry's term; "" for other text."""
+    entry = ENTRY.match(text)
+    term = entry.group(1).strip("`*_ ") if entry else ""
+    return field_name(text) or signature_name(term) or term
+
+
+def is_entry_of(text: str, names: Iterable[str]) -> bool:
+    """True for the entry of one of ``names`` (whole, or the end of a qualified name:
+    ``sqlalchemy.orm.Session.flush`` is the entry of ``Session.flush``)."""
+    name = entry_name(text)
+    return bool(name) and any(name == n or name.endswith("." + n) for n in names)
 
 
 def documents_name(entry: str, context: str, name: str) -> bool | None:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import name_forms
+from kforge.rag.names import ENTRY, name_forms
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.terms import spells_question, term_of, unit_terms
@@ -444,9 +444,6 @@ def _words_of(option: str) -> list[str]:
         option
     ]
 
-
-ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
-"""A "term: definition" entry, its term in group 1."""
 
 _NAME = re.compile(
     r"(?:\"(?=[A-Z0-9])[^\"]{2,80}(?<!\s)\"|\u201c(?=[A-Z0-9])[^\u201d]{2,80}\u201d|"

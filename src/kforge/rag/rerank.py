@@ -34,6 +34,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
 from kforge.rag.focus import CorpusStatistics, Focus, FocusTerm, question_focus
 from kforge.rag.idioms import plain_words
+from kforge.rag.names import is_entry_of
 from kforge.rag.quantities import (
     NUMBER,
     asked_units,
@@ -149,7 +150,9 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
         if subject:
             share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
         if question is not None and (
-            parameter_defaults(unit.text, question) or _names_spelled(unit.text, question)
+            parameter_defaults(unit.text, question)
+            or _names_spelled(unit.text, question)
+            or _entry_of_asked(unit.text, question)
         ):
             share += DEFINES_WEIGHT
         if question is not None and question.kind == "procedure" and _does(unit):
@@ -175,6 +178,18 @@ def _names_spelled(text: str, question: Question) -> bool:
     parts = [term_of(w) for w in name.lower().split("_")]
     terms = list(question.terms)
     return any(terms[n : n + len(parts)] == parts for n in range(len(terms)))
+
+
+def _entry_of_asked(text: str, question: Question) -> bool:
+    """True for the entry of a name "what does X do" asks about (``is_entry_of``): a
+    parameter's line ("pool_pre_ping - boolean, if True will enable the connection pool
+    pre-ping feature ..."), an API entry or a "term: definition" entry, where every passage
+    naming X holds as much of the question's focus."""
+    return (
+        question.kind == "definition"
+        and bool(question.identifiers)
+        and is_entry_of(text, question.identifiers)
+    )
 
 
 def _next_sentence_terms(focus: Focus, unit: Unit, after: Unit | None) -> set[FocusTerm]:

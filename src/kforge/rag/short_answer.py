@@ -23,6 +23,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
+from kforge.rag.names import is_entry_of
 from kforge.rag.procedure_line import CODE_NAME, procedure_line
 from kforge.rag.quantities import (
     MEASURES,
@@ -166,7 +167,11 @@ def short_answer(
         # ..."), else the best one that defines it
         best = sorted(
             units[:3],
-            key=lambda u: (not _DOES.match(u.text), u.rank),
+            key=lambda u: (
+                not is_entry_of(u.text, asked.identifiers),  # the entry of what is asked
+                not _DOES.match(u.text),
+                u.rank,
+            ),
         )
         found = _first(best, lambda s: _defining(s, asked))
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening

@@ -231,9 +231,10 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
         # a parameter's line, or an option's entry ("--no-abbrev: Display ..."), after a line
         # that ends a sentence starts a unit of its own; a typed parameter's line ("timeout
         # (float) - Timeout in seconds, default 20 seconds"), or one giving its default
-        # ("max_overflow=10 - the number of ..."), after any line
+        # ("max_overflow=10 - the number of ..."), or named in snake_case ("pool_pre_ping -
+        # boolean, ..."), after any line
         typed = _FIELD.match(line)
-        field = (typed and (typed.group(1) or typed.group(2))) or (
+        field = (typed and (typed.group(1) or typed.group(2) or "_" in typed.group(3))) or (
             (typed or _DEFINITION.match(line)) and _ENDS.search(before)
         )
         if (ended and _OPENS.match(line)) or field or " | " in before or " | " in line:
