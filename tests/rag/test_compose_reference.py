@@ -666,3 +666,30 @@ def test_the_entry_of_what_is_asked_is_read_first_among_passages_naming_it_as_of
     files, units, _ = asked_over([*faq, ENGINES], "What does pool_pre_ping do?")
     assert files[0] == "engines.html", files
     assert units[0].startswith("pool_pre_ping \u2013 boolean"), units
+
+
+def test_what_does_the_x_builtin_do_reads_the_entry_named_x() -> None:
+    pages = [
+        SourceDocument(
+            "builtins.html",
+            "SHELL BUILTIN COMMANDS\n\nThe exit, logout, return, break, continue, let, and "
+            "shift builtins accept and process arguments beginning with - without requiring "
+            "--.",
+            "Bash",
+        ),
+        SourceDocument(
+            "shopt.html",
+            "shopt\n\nshift_verbose: If set, the shift builtin prints an error message when "
+            "the shift count exceeds the number of positional parameters.\n\n"
+            "sourcepath: If set, the source builtin uses the value of PATH.",
+            "Bash",
+        ),
+        SourceDocument(
+            "shift.html",
+            "shift\n\nshift [n]: The positional parameters from n+1 ... are renamed to $1 "
+            "....  Parameters represented by the numbers $# down to $#-n+1 are unset.",
+            "Bash",
+        ),
+    ]
+    _, units, _ = asked_over(pages, "What does the shift builtin do?")
+    assert units[0].startswith("shift [n]: The positional parameters"), units

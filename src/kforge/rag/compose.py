@@ -32,6 +32,7 @@ from kforge.rag.comparison import compared_unit, own_terms
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
+from kforge.rag.names import is_entry_of, is_entry_of_another, kind_names
 from kforge.rag.quantities import (
     asked_units,
     asks_release,
@@ -176,6 +177,12 @@ def compose_extractive(
                 defining[key] = max(defining.get(key, 0.0), weight)
     elif asked.kind == "definition":
         defining = entry_leads(asked, candidates, passages)
+        # the entry of what is asked: "shift [n]: The positional parameters ..." for "the
+        # shift builtin", ``method sqlalchemy.orm.Session.flush(...): ...``
+        entries = [*asked.identifiers, *kind_names(question)]
+        for c in candidates:
+            if entries and is_entry_of(c.text, entries):
+                defining[id(c)] = max(defining.get(id(c), 0.0), 1.0)
         # "what does the type affinity of a column mean": "The type affinity of a column is
         # ...", "... is called its "affinity""
         meant = meant_subject(asked)
@@ -185,6 +192,7 @@ def compose_extractive(
     else:
         defining = {}
 
+    kind_named = kind_names(question) if asked.kind == "definition" else []
     negated = _NEGATION.search(question) is not None
     noun = counted_noun(question)
     sized = asked_units(asked)
@@ -253,7 +261,11 @@ def compose_extractive(
             value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):
             value += _ENTRY_BONUS  # "lru_cache(maxsize=128)" for "the default maxsize"
-        if other_entry(c, asked) or parameter_item(c.text, asked):
+        if (
+            other_entry(c, asked)
+            or parameter_item(c.text, asked)
+            or (kind_named and is_entry_of_another(c.text, kind_named))
+        ):
             value *= _OTHER_ENTRY
         return value
 

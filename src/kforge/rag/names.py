@@ -13,6 +13,8 @@ __all__ = [
     "documents_name",
     "entry_name",
     "is_entry_of",
+    "is_entry_of_another",
+    "kind_names",
     "name_forms",
     "signature_name",
 ]
@@ -62,6 +64,34 @@ def is_entry_of(text: str, names: Iterable[str]) -> bool:
     ``sqlalchemy.orm.Session.flush`` is the entry of ``Session.flush``)."""
     name = entry_name(text)
     return bool(name) and any(name == n or name.endswith("." + n) for n in names)
+
+
+def is_entry_of_another(text: str, names: Iterable[str]) -> bool:
+    """True for the entry of a name made from one of ``names`` and more: ``shift_verbose:
+    If set, the shift builtin prints ...`` is another entry than that of ``shift``."""
+    name = entry_name(text)
+    parts = set(re.split(r"[_.-]", name.lower()))
+    return (
+        bool(name)
+        and " " not in name
+        and not is_entry_of(text, names)
+        and any(n.lower() in parts for n in names)
+    )
+
+
+_KIND_NAMED = re.compile(
+    r"\bthe ([A-Za-z_][\w.-]*) (?:builtin|built-in|command|function|method|option|directive|"
+    r"setting|variable|keyword|macro|module|hook|filter|decorator|flag|parameter|argument|"
+    r"attribute|property|field|tag|element|statement)\b",
+    re.IGNORECASE,
+)
+
+
+def kind_names(question: str) -> list[str]:
+    """The names a question gives as what kind of thing they name: ``shift`` of "What does
+    the shift builtin do?", ``truncate`` of "the truncate filter". Words, not code, so they
+    count only where an entry is named so (see ``is_entry_of``)."""
+    return [m.group(1) for m in _KIND_NAMED.finditer(question)]
 
 
 def documents_name(entry: str, context: str, name: str) -> bool | None:

@@ -34,7 +34,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
 from kforge.rag.focus import CorpusStatistics, Focus, FocusTerm, question_focus
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import is_entry_of
+from kforge.rag.names import is_entry_of, kind_names
 from kforge.rag.quantities import (
     NUMBER,
     asked_units,
@@ -181,15 +181,13 @@ def _names_spelled(text: str, question: Question) -> bool:
 
 
 def _entry_of_asked(text: str, question: Question) -> bool:
-    """True for the entry of a name "what does X do" asks about (``is_entry_of``): a
+    """True for the entry of a name "what does X do" asks about (``is_entry_of``; "the X
+    builtin" names X too, ``kind_names``): a
     parameter's line ("pool_pre_ping - boolean, if True will enable the connection pool
     pre-ping feature ..."), an API entry or a "term: definition" entry, where every passage
     naming X holds as much of the question's focus."""
-    return (
-        question.kind == "definition"
-        and bool(question.identifiers)
-        and is_entry_of(text, question.identifiers)
-    )
+    names = [*question.identifiers, *kind_names(question.text)]
+    return question.kind == "definition" and bool(names) and is_entry_of(text, names)
 
 
 def _next_sentence_terms(focus: Focus, unit: Unit, after: Unit | None) -> set[FocusTerm]:

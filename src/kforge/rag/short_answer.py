@@ -23,7 +23,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.hops import mentions_title
 from kforge.rag.named_answer import answering_span, best_name
-from kforge.rag.names import is_entry_of
+from kforge.rag.names import is_entry_of, kind_names
 from kforge.rag.procedure_line import CODE_NAME, procedure_line
 from kforge.rag.quantities import (
     MEASURES,
@@ -168,7 +168,8 @@ def short_answer(
         best = sorted(
             units[:3],
             key=lambda u: (
-                not is_entry_of(u.text, asked.identifiers),  # the entry of what is asked
+                # the entry of what is asked
+                not is_entry_of(u.text, [*asked.identifiers, *kind_names(question)]),
                 not _DOES.match(u.text),
                 u.rank,
             ),
