@@ -693,3 +693,15 @@ def test_what_does_the_x_builtin_do_reads_the_entry_named_x() -> None:
     ]
     _, units, _ = asked_over(pages, "What does the shift builtin do?")
     assert units[0].startswith("shift [n]: The positional parameters"), units
+
+
+def test_a_default_written_in_quotes_is_the_value_not_a_number_beside_it() -> None:
+    variables = SourceDocument(
+        "bash.html",
+        "Shell Variables\n\n"
+        "IFS: The Internal Field Separator that is used for word splitting after expansion "
+        "into 2 or more fields. The default value is ``<space><tab><newline>''.",
+        "Bash",
+    )
+    _, _, line = asked_over([variables], "What is the default value of IFS?")
+    assert line == "``<space><tab><newline>''"

@@ -296,12 +296,14 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
     for unit in units:
         text = unit.text
         found = []
-        # "**Default:** `16`", "Default is 10", "defaults to `utf8`", "..., default value: 50";
+        # "**Default:** `16`", "Default is 10", "defaults to `utf8`", "..., default value: 50",
+        # "The default value is ``<space><tab><newline>''";
         # not "Default `host:port` is"
         default = re.search(
-            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efaults to)\s*(`[^`]+`|\S+)",
+            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efaults to)\s*"
+            r"(`[^`]+`|\S+)",
             text,
-        )
+        ) or re.search(r"\b[Dd]efault value is\s*(``[^`']+'')", text)
         if default and not (
             default.group(1).startswith("`")
             or NUMBER.search(default.group(1))
