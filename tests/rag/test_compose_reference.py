@@ -705,3 +705,25 @@ def test_a_default_written_in_quotes_is_the_value_not_a_number_beside_it() -> No
     )
     _, _, line = asked_over([variables], "What is the default value of IFS?")
     assert line == "``<space><tab><newline>''"
+
+
+def test_what_exception_is_raised_is_answered_by_an_exception_s_name_or_nothing() -> None:
+    client = SourceDocument(
+        "httpclient.html",
+        "Testing\n\nIf raise_error is True, a tornado.httpclient.HTTPError will be raised if "
+        "the response code is not 200. This is the same behavior as the raise_error argument "
+        "to AsyncHTTPClient.fetch, but the default is False here (it is True in "
+        "AsyncHTTPClient) because tests often need to deal with non-200 response codes.",
+        "tornado.httpclient",
+    )
+    question = "What exception does AsyncHTTPClient.fetch raise for a non-200 response?"
+    _, _, line = asked_over([client], question)
+    assert line == "tornado.httpclient.HTTPError"
+    quiet = SourceDocument(
+        "query.html",
+        "Query\n\nQuery.one_or_none() is like Query.one(), except that if no results are "
+        "found, it does not raise an error; it just returns None.",
+        "Query",
+    )
+    _, _, line = asked_over([quiet], "What exception does Query.one() raise when no row is found?")
+    assert line is None  # no name of an exception: no line, not "Query.one_or_none"

@@ -47,9 +47,11 @@ from kforge.rag.question import (
     unit_terms,
 )
 from kforge.rag.short_quote import (
+    EXCEPTION_NOUNS,
     NOT_UNITS,
     ShortAnswer,
     clause_at,
+    exception_named,
     mention,
     trim,
     verb_object,
@@ -175,6 +177,9 @@ def short_answer(
             ),
         )
         found = _first(best, lambda s: _defining(s, asked))
+    if asked_noun(question) in EXCEPTION_NOUNS:  # "what exception does fetch raise?": a name
+        raised = exception_named([u.text for u in units[:3]])
+        found = ShortAnswer(raised[0], raised[0], units[raised[1]].source) if raised else None
     # no rule found the kind of thing asked: no short line, rather than a sentence's opening
     # clause that would read as the answer ("Uniforum" for "which program compiles …")
     return _telling(found, asked)

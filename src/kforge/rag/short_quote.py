@@ -16,10 +16,12 @@ from kforge.rag.stem import porter_stem
 
 __all__ = [
     "CLAUSE_END",
+    "EXCEPTION_NOUNS",
     "MAX_WORDS",
     "NOT_UNITS",
     "ShortAnswer",
     "clause_at",
+    "exception_named",
     "mention",
     "trim",
     "verb_object",
@@ -142,4 +144,25 @@ def verb_object(asking: str, texts: Sequence[str]) -> tuple[str, int] | None:
             clause = clause_at(text, word.start())
             if len(clause.split()) >= 3:
                 return clause, index
+    return None
+
+
+_EXCEPTION_NAME = re.compile(
+    r"(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|NotFound|"
+    r"Found|Timeout|Failure)(?![\w.])"
+)
+"""An exception's name as code writes it: ``sqlalchemy.orm.exc.NoResultFound``,
+``tornado.httpclient.HTTPError``, ``KeyError``."""
+EXCEPTION_NOUNS = frozenset(["exception", "exceptions", "error", "errors", "warning"])
+"""What "which exception ..." asks for: a name of one."""
+
+
+def exception_named(texts: Sequence[str]) -> tuple[str, int] | None:
+    """The first exception name in ``texts`` and that text's index, for "what exception does X
+    raise?": ``tornado.httpclient.HTTPError`` of "If raise_error is True, a
+    tornado.httpclient.HTTPError will be raised ...", never "False" or a method's name."""
+    for index, text in enumerate(texts):
+        found = _EXCEPTION_NAME.search(text)
+        if found:
+            return found.group(0), index
     return None
