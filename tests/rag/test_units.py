@@ -171,6 +171,23 @@ def test_a_parameter_line_giving_its_default_is_its_own_item() -> None:
     assert field_name("a = b - c") is None  # an equation in prose
 
 
+def test_an_unfenced_python_block_with_an_if_is_one_code_block() -> None:
+    # HTML's <pre> read without fences: a compound statement's header ends with ":"
+    text = (
+        "You can set cookies in the user's browser with the set_cookie method:\n\n"
+        "class MainHandler(tornado.web.RequestHandler):\n"
+        "    def get(self):\n"
+        '        if not self.get_cookie("mycookie"):\n'
+        '            self.set_cookie("mycookie", "myvalue")\n'
+        '            self.write("Your cookie was not set yet!")\n'
+        "        else:\n"
+        '            self.write("Your cookie was set!")'
+    )
+    got = kinds(text)
+    assert [kind for kind, _ in got] == ["sentence", "code"], got
+    assert 'self.set_cookie("mycookie", "myvalue")' in got[1][1]
+
+
 def test_assignment_statements_are_code_not_a_sentence() -> None:
     text = (
         "Set the key:\n\nfrom flask import Flask\n\n"
