@@ -80,9 +80,6 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bcarr(?:y|ies|ied|ying) on\b", "continue"),
         # "how do I clear the lock?": unlock
         (r"\b(?:clear|remove|release)(?:s|ed|ing)? (?:the|a|that|this|its|stale) lock\b", "unlock"),
-        # "write a dict": Python's name for the type; its manuals' prose says "dictionary"
-        (r"(?<![\w.`$])dict(?![\w.(`\[])", "dict dictionary"),
-        (r"(?<![\w.`$])dicts(?![\w.(`\[])", "dicts dictionaries"),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )
