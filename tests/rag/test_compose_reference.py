@@ -49,6 +49,8 @@ def test_numbers_that_name_things_count_nothing() -> None:
     assert counted("Changed in version 2.8: it writes utf-8.") == []
     assert counted("It needs Scrapy 2.8 and keeps 3 sessions.") == ["3"]
     assert counted("Default: 2") == ["2"]
+    assert counted("server s1 192.168.0.1:443 weight 3, localhost:8080 or example.com:80") == ["3"]
+    assert counted('Protocol names, for instance "http/1.1,http/1.0", take 2 tries.') == ["2"]
     assert counted("Set retries=-1 to retry forever; 3-5 is usual.") == ["-1", "3", "5"]
     # the question's own number is never its answer
     assert counted("Scrapy 2.8 needs 3.7 or later.", "Which Python for 2.8?") == ["3.7"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -226,6 +227,38 @@ def test_a_sphinx_builds_highlighted_module_sources_are_reported_not_indexed(
     ]
     assert "highlighted copy of a module's source code" in report.summary()
     assert not any(":arg chunk:" in c.text for c in corpus.chunks())
+
+
+def test_a_debian_doc_folder_is_read_compressed_files_and_manual_pages_included(
+    tmp_path: Path,
+) -> None:
+    # /usr/share/doc/PACKAGE compresses its larger files; the API's pages are manual pages
+    docs = tmp_path / "libwidget"
+    (docs / "man3").mkdir(parents=True)
+    (docs / "FAQ.gz").write_bytes(gzip.compress(b"Is it thread safe?\n\nYes, per handle.\n"))
+    (docs / "HSTS.md.gz").write_bytes(gzip.compress(b"# HSTS\n\nHosts are kept a year.\n"))
+    (docs / "README").write_text("Widgets are built from parts.\n")
+    (docs / "changelog.gz").write_bytes(gzip.compress(b"1.0: first release\n"))
+    (docs / "broken.md.gz").write_bytes(b"not gzip at all")
+    (docs / "man3" / "widget_new.3.gz").write_bytes(
+        gzip.compress(
+            b".TH widget_new 3\n.SH NAME\nwidget_new \\- make a widget\n"
+            b".SH DEFAULT\nThe default size is 12 units.\n"
+        )
+    )
+    (docs / "man3" / "widget_make.3.gz").write_bytes(gzip.compress(b".so man3/widget_new.3\n"))
+    corpus = Corpus.open(MemoryStore(), "t")
+    report = corpus.ingest(docs)
+    assert sorted(report.added) == ["FAQ.gz", "HSTS.md.gz", "README", "man3/widget_new.3.gz"]
+    skipped = {s.path: s.reason for s in report.skipped}
+    assert sorted(skipped) == ["broken.md.gz", "changelog.gz", "man3/widget_make.3.gz"]
+    assert "not a readable gzip file" in skipped["broken.md.gz"]
+    assert "only includes man3/widget_new.3" in skipped["man3/widget_make.3.gz"]
+    assert "manual pages (.1 to .9)" in skipped["changelog.gz"]
+    hit = corpus.search("default size of a widget")[0]
+    assert hit.chunk.file == "man3/widget_new.3.gz" and "12 units" in hit.chunk.text
+    titles = {s.file: s.title for s in corpus.sources()}
+    assert titles["HSTS.md.gz"] == "HSTS" and titles["man3/widget_new.3.gz"] == "widget_new"
 
 
 def test_files_of_one_stem_that_differ_are_both_indexed(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from kforge.rag.question import mentions, read_question
         ),
         # which is better is for the documents to say: both items are described
         ("For logins, is crypt or bcrypt the safer choice?", ("crypt", "bcrypt")),
+        ("Is crypt or bcrypt the safer choice?", ("crypt", "bcrypt")),  # no yes or no
     ],
 )
 def test_a_comparison_names_its_two_items_however_it_is_asked(
@@ -115,6 +116,12 @@ def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_questi
     assert asked.kind == "comparison" and asked.options == ("Any", "object")
     # an asking "when" is no condition
     assert read_question("When was the first release, and what was its number?").kind == "when"
+    # nor a setting: where, with what, on which system
+    asked = read_question("On Windows, why does a longer connect timeout make no difference?")
+    assert asked.kind == "reason" and asked.asking.startswith("why does")
+    assert read_question("In a unit file, how do I restart a service on failure?").kind == (
+        "procedure"
+    )
 
 
 @pytest.mark.parametrize(

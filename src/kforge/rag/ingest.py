@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kforge.rag.analyze import ANALYZER_VERSION
 from kforge.rag.chunking import ChunkingOptions
-from kforge.rag.extract import EXTRACTION_VERSION, ExtractedDocument, ExtractionError, extract
+from kforge.rag.extract import (
+    EXTRACTION_VERSION,
+    ExtractedDocument,
+    ExtractionError,
+    extract,
+    plain_name,
+)
 from kforge.rag.records import build_source
 from kforge.rag.scan import ScannedFile, SkippedFile, scan_folder
 
@@ -38,7 +44,7 @@ __all__ = [
 SAME_DOCUMENT_OVERLAP = 0.8
 """Two files of one stem are one document when this share of the smaller one's distinct words
 is in the other (a manual page and the HTML generated from it share almost all)."""
-_FORMAT_PREFERENCE = ("asciidoc", "markdown", "html", "text", "pdf")
+_FORMAT_PREFERENCE = ("asciidoc", "markdown", "html", "man", "text", "pdf")
 """Which format of one document is indexed: the source with structure before what was generated
 from it, unless the generated one is markedly more complete (see ``pick_source``)."""
 _COMPLETE_ENOUGH = 0.85
@@ -191,6 +197,7 @@ def _stem_groups(files: list[ScannedFile]) -> dict[str, list[ScannedFile]]:
         if source:
             folder, _, name = (source.group(1) + source.group(2)).rpartition("/")
             name = name + ".txt"
+        name = plain_name(name).name
         by_stem.setdefault((folder, name.rsplit(".", 1)[0].lower()), []).append(found)
     return {f.relative: group for group in by_stem.values() if len(group) > 1 for f in group}
 

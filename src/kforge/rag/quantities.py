@@ -81,7 +81,8 @@ RELEASE_AFTER = re.compile(r"\+|\s+or\s+(?:newer|later|above|higher|greater)\b",
 def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
     """The numbers of ``text`` that count or measure something, not those that name a thing
     ("issue 1735", "HTTP 500", "Scrapy 2.8", a reference ``[12]`` or ``#2606``, an escape
-    ``\\000``, a manual page's section ``cmake(1)``, a piece of an address or version) nor
+    ``\\000``, a manual page's section ``cmake(1)``, a piece of an address or version, a
+    port or a path's piece: ``host:443``, ``http/1.1``) nor
     those ``question`` already says: the answer to "which Python version for Scrapy 2.8?" is
     never 2.8."""
     said = set(re.findall(r"\d[\d,.]*|[a-z]+", question.lower()))
@@ -94,6 +95,8 @@ def counted_numbers(text: str, question: str) -> Iterator[re.Match[str]]:
             continue  # a manual page's section: ``cmake(1)``
         if re.match(r"\.\d", text[match.end() :]) or re.search(r"\d\.$", before):
             continue
+        if re.search(r"(?:\d|localhost|\w\.[A-Za-z]{2,}):$|[A-Za-z]/$", before):
+            continue  # a port or a path's piece: "192.168.0.1:443", "http/1.1"
         if _NAMING.search(before[-24:]):
             continue
         if "." in match.group(0) and _NAMED_RELEASE.search(before[-24:]):

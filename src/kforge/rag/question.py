@@ -281,10 +281,13 @@ _ASKING_WORD = r"(?:why|how|what|which|who|whom|when|where|is|are|can|could|does
 _LEAD_CLAUSE = re.compile(
     rf"^(?:if|when|once|since|although|though|because|after|before|while|given)\b(?!\s+{_ASKING_WORD})"
     rf"[^?,]{{3,}},\s+(?={_ASKING_WORD})"
-    rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})",
+    rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
+    rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s[^?,]{{2,60}},\s+"
+    rf"(?={_ASKING_WORD})",
     re.IGNORECASE,
 )
-"""A condition or premise before the words that ask."""
+"""A condition, premise or setting ("On Windows, why does ...?") before the words that
+ask."""
 
 
 def read_question(text: str) -> Question:
@@ -299,15 +302,15 @@ def read_question(text: str) -> Question:
     noun = asked_noun(question)
     if choose:
         kind = "choice"
-    elif options and TWO_WAYS.match(question):
-        kind = "comparison"
+    elif options and (TWO_WAYS.match(question) or BETTER_CHOICE.search(question)):
+        kind = "comparison"  # "is md5 or scram-sha-256 the safer choice?": no yes or no
     elif _WAY_TO.match(question):
         kind = "procedure"  # "is there something like `make clean` that deletes ...?": how
     elif _YESNO.match(question):
         kind = "yesno"
     elif _REASON.match(question):
         kind = "reason"
-    elif _COMPARISON.search(question) or (options and BETTER_CHOICE.search(question)):
+    elif _COMPARISON.search(question):
         kind = "comparison"
     elif _HOW_DO_I.match(question) or _WHAT_TO_DO.match(question):
         # "how do I get the number of CPUs?" asks for a way, not a number; "what else do I

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kforge.errors import ConfigurationError
-from kforge.rag.extract import FORMATS, format_of
+from kforge.rag.extract import SUPPORTED, format_of, plain_name
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -109,13 +109,11 @@ def _consider(path: Path, root: Path, scan: FolderScan) -> None:
     rel = path.relative_to(root).as_posix()
     fmt = format_of(path)
     if fmt is None:
-        scan.skipped.append(
-            SkippedFile(
-                rel,
-                f"unsupported format '{path.suffix or '(none)'}' "
-                f"(supported: {', '.join(sorted(FORMATS))})",
-            )
-        )
+        inner = plain_name(path)
+        what = f"unsupported format '{inner.suffix or '(none)'}'"
+        if inner != path:
+            what += " in a gzip file"
+        scan.skipped.append(SkippedFile(rel, f"{what} (supported: {SUPPORTED})"))
         return
     try:
         real = path.resolve(strict=True)

@@ -303,3 +303,30 @@ def test_the_apache_manuals_header_breadcrumbs_and_language_bars_are_left_out() 
         "Error Log\n\nThe error log is set by the ErrorLog directive.\n\n"
         "The path > of a request\n\nA request goes from the client > the proxy > the server."
     ), doc.text
+
+
+def test_a_manual_with_keyword_menus_and_captioned_examples_reads_as_shown() -> None:
+    # a product's manual built with Bootstrap: the title names the product and its version
+    # first; each keyword opens a menu of the sections that have it; an example's caption is
+    # a division inside its <pre>
+    page = (
+        b"<html><head><title>Gadget version 2.6.12-1 - Configuration Manual</title></head>"
+        b"<body><h1>Timeouts</h1><p>Set <span class='dropdown'><a class='dropdown-toggle' "
+        b"href='#'>timeout connect<span class='caret'></span></a><ul class='dropdown-menu'>"
+        b"<li class='dropdown-header'>This keyword is available in sections :</li>"
+        b"<li><a href='#a'>Proxies</a></li></ul></span> to bound a connection attempt.</p>"
+        b"<pre class='prettyprint'>\n<div class='example-desc'>Redirect all traffic to HTTPS."
+        b"</div><code>redirect scheme https if !{ ssl_fc }\n</code></pre></body></html>"
+    )
+    doc = extract("configuration.html", page)
+    assert doc.title == "Configuration Manual"
+    assert "Set timeout connect to bound a connection attempt." in doc.text
+    assert "available in sections" not in doc.text and "Proxies" not in doc.text
+    assert "Redirect all traffic to HTTPS.\n\nredirect scheme https if !{ ssl_fc }" in doc.text
+    ((start, end),) = doc.code
+    assert doc.text[start:end] == "redirect scheme https if !{ ssl_fc }"
+    # a title whose first part only holds a version is no product's name
+    other = extract(
+        "funcargs.html", page.replace(b"Gadget version 2.6.12-1 - ", b"pytest-2.3: a rework - ")
+    )
+    assert other.title == "pytest-2.3"

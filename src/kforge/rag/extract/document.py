@@ -20,10 +20,11 @@ __all__ = [
     "detect_text",
     "format_of",
     "layout_blocks",
+    "plain_name",
     "title_from_filename",
 ]
 
-EXTRACTION_VERSION = "extract-v8"
+EXTRACTION_VERSION = "extract-v9"
 """Names what extraction produces; a source extracted by another version is extracted again by
 ``kforge ingest``, and a corpus holding such sources says so when opened."""
 
@@ -39,7 +40,19 @@ FORMATS: dict[str, str] = {
     ".htm": "html",
     ".pdf": "pdf",
 }
-"""File suffix (lower case) to format name; other files are skipped."""
+"""File suffix (lower case) to format name; other files are skipped but for manual pages
+(``ls.1``, ``curl_easy_setopt.3``), plain-text files named in capitals without a suffix
+(``README``, ``FAQ``, ``KNOWN_BUGS``) and any of these compressed with gzip (``FAQ.gz``,
+``HSTS.md.gz``: Debian compresses the larger files under ``/usr/share/doc``)."""
+
+SUPPORTED = (
+    f"{', '.join(sorted(FORMATS))}, manual pages (.1 to .9), README-style names in capitals "
+    "(README, FAQ), and any of these compressed with gzip (.gz)"
+)
+"""What ``format_of`` takes, for messages that say what is read."""
+
+_MAN_SUFFIX = re.compile(r"^\.[1-9][a-z]{0,4}$|^\.man$")
+_CAPITALS_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)*$")
 
 
 class ExtractionError(Exception):
@@ -121,13 +134,29 @@ def layout_blocks(
     return "".join(parts), tuple(sections), tuple(code)
 
 
+def plain_name(path: str | PurePath) -> PurePath:
+    """The file's path without a ``.gz`` suffix: the name it has uncompressed."""
+    path = PurePath(path)
+    return path.with_suffix("") if path.suffix.lower() == ".gz" else path
+
+
 def format_of(path: str | PurePath) -> str | None:
-    """The format name for a file name, or None when the suffix is not supported."""
-    return FORMATS.get(PurePath(path).suffix.lower())
+    """The format name for a file name (compressed with gzip or not), or None when it is not
+    read: see ``FORMATS``."""
+    name = plain_name(path)
+    suffix = name.suffix.lower()
+    if suffix in FORMATS:
+        return FORMATS[suffix]
+    if _MAN_SUFFIX.match(suffix):
+        return "man"
+    if not suffix and _CAPITALS_NAME.match(name.name):
+        return "text"
+    return None
 
 
 _TEXINFO_SECTION = re.compile(r"^.{2,}?:\s+(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+(\S.*)$")
 _SITE_SEPARATOR = re.compile(r"\s+[|\u2014\u2013]\s+|\s+-{1,2}\s+")
+_VERSION = re.compile(r"\bv?\d+\.\d+")
 _TRAILING_PARENS = re.compile(r"^(.{3,}?)\s+\([^()]*(?:\([^()]*\)[^()]*)*\)$")
 _SUBTITLE_COLON = re.compile(r"^([^:]{2,}?):\s+\S")
 
@@ -143,8 +172,16 @@ def clean_title(title: str) -> str:
     texinfo = _TEXINFO_SECTION.match(text)
     if texinfo:
         return texinfo.group(1)
-    head = _SITE_SEPARATOR.split(text, maxsplit=1)[0]
-    if any(c.isalnum() for c in head):
+    head, *rest = _SITE_SEPARATOR.split(text, maxsplit=1)
+    tail = _SITE_SEPARATOR.split(rest[0], maxsplit=1)[0] if rest else ""
+    if (
+        _VERSION.search(head.split()[-1] if head.split() else "")
+        and tail
+        and not _VERSION.search(tail)
+        and any(map(str.isalpha, tail))
+    ):
+        text = tail  # "HAProxy version 2.6.12 - Configuration Manual": the product, then the page
+    elif any(c.isalnum() for c in head):
         text = head
     parens = _TRAILING_PARENS.match(text)
     if parens:
@@ -156,7 +193,7 @@ def clean_title(title: str) -> str:
 
 
 def title_from_filename(path: str | PurePath) -> str:
-    stem = PurePath(path).stem
+    stem = plain_name(path).stem
     words = re.sub(r"[_\-]+", " ", stem).strip()
     return words[:1].upper() + words[1:] if words else stem
 

@@ -141,6 +141,7 @@ class _Renderer:
             self.inline.append("\n")
         elif tag == "pre":
             self.flush()
+            node = self._caption_of(node)
             lines = [line.rstrip() for line in _raw(node).split("\n")]
             text = "\n".join(lines).strip("\n")
             if text.strip():
@@ -176,6 +177,27 @@ class _Renderer:
             self.flush()
         else:
             self.render(node)
+
+    def _caption_of(self, pre: Node) -> Node:
+        """A ``<pre>`` that opens with a paragraph or division of prose before its code
+        (HAProxy's manual: "Redirect all HTTP traffic to HTTPS ...", then the rule) gives
+        that prose as a paragraph; what remains is the code."""
+        at = 0
+        while at < len(pre.children):
+            child = pre.children[at]
+            if isinstance(child, str):
+                if child.strip():
+                    break
+            elif child.tag in ("div", "p") and not _descendants(child, "code"):
+                caption = _plain(child)
+                if caption:
+                    self.blocks.append(TextBlock("p", caption))
+            else:
+                break
+            at += 1
+        if at == 0:
+            return pre
+        return Node(pre.tag, pre.attrs, pre.children[at:])
 
     def definitions(self, node: Node) -> None:
         terms: list[str] = []

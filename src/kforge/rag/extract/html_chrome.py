@@ -59,6 +59,8 @@ _CHROME_WORDS = frozenset(
         "bs-sidebar",
         "sidebar",
         "modal",
+        "dropdown-menu",  # Bootstrap's menus, shown on a click ("This keyword is available in
+        # sections : ..." after every keyword of HAProxy's manual)
         "searchbox",
         "inline-search",
         "mobile-nav",
