@@ -473,3 +473,25 @@ def test_how_do_i_keeps_the_sentence_that_leads_code_run_into_a_line() -> None:
     question = "How do I make my aiohttp client use the proxy from the environment?"
     texts = [s.text for s in compose_extractive(question, [proxies])]
     assert any(t.startswith("But you can do so by passing trust_env=True") for t in texts), texts
+
+
+def test_what_happens_leads_with_the_sentence_saying_what_follows() -> None:
+    # the sentences around the consequence share more words with the question
+    queue = chunk(
+        0,
+        "When a worker's limit is reached, jobs are left waiting in a queue which may belong "
+        "to the worker or to the pool. In order not to wait forever, a timeout is applied to "
+        "jobs waiting in the queue. If the timeout is reached, the job is dropped and a busy "
+        'error is returned to the caller. The "queue timeout" setting fixes the longest time '
+        "a job may be left waiting in a queue. If unspecified, the pool's connect timeout "
+        'is used as the "queue timeout".',
+        "Settings",
+        "queue timeout",
+    )
+    answer = compose_extractive(
+        'What happens to a job that waits in the queue longer than the "queue timeout"?', [queue]
+    )
+    best = min(answer, key=lambda s: s.rank)
+    assert best.text.startswith("If the timeout is reached, the job is dropped"), [
+        (s.rank, s.text) for s in answer
+    ]

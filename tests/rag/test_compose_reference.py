@@ -356,6 +356,16 @@ def test_a_set_phrase_is_read_in_the_manual_s_words() -> None:
     )
     assert plain_words("Stop instead of carrying on.") == "Stop instead of continue."
     assert plain_words("How do I clear the lock?") == "How do I unlock?"
+    # the most that may be set is the manual's maximum; a place's size is no setting
+    assert plain_words("What is the highest weight I can give a server?") == (
+        "What is the maximum maximal weight I can give a server?"
+    )
+    assert plain_words("What is the shortest delay allowed?") == (
+        "What is the minimum minimal delay allowed?"
+    )
+    assert plain_words("What is the largest city in France?") == (
+        "What is the largest city in France?"
+    )
     assert "default" in read_question("Does it obey robots.txt out of the box?").terms
     corpus = Corpus.open(MemoryStore(), "t")
     pages = [

@@ -29,6 +29,7 @@ from kforge.rag.candidates import (
 )
 from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit, own_terms
+from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
 from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
@@ -197,6 +198,7 @@ def compose_extractive(
     noun = counted_noun(question)
     sized = asked_units(asked)
     versioned = asks_release(question, asked_noun(question))
+    happens = asks_what_happens(question)
 
     def gives(c: Candidate) -> bool:
         """``c`` holds the kind of thing asked; for "how do I", any code block does."""
@@ -257,6 +259,8 @@ def compose_extractive(
             value *= _OTHER_ENTRY  # code run into a line says how, not what or why
         if versioned and names_release(c.text, question):
             value += _KIND_BONUS  # "which Python version": "requires Python 3.7+"
+        if happens and states_consequence(c.text, query):  # "... so it is dropped and a 503 ..."
+            value += _KIND_BONUS
         if negated and _NEGATION.search(c.text):
             value += _SAME_POLARITY  # "when it collects no tests": "No tests were collected"
         if parameter_defaults(c.text, asked):

@@ -80,6 +80,20 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bcarr(?:y|ies|ied|ying) on\b", "continue"),
         # "how do I clear the lock?": unlock
         (r"\b(?:clear|remove|release)(?:s|ed|ing)? (?:the|a|that|this|its|stale) lock\b", "unlock"),
+        # "the highest weight I can give", "the longest name allowed": a manual gives the
+        # maximum (or "maximal value") of what may be set
+        (
+            r"\b(?:highest|largest|biggest|greatest|longest)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+"
+            r"(?=(?:(?:that\s+)?(?:i|you|we|one|it)\s+(?:can|could|may)\b|(?:allowed|"
+            r"possible|supported|permitted|accepted)\b))",
+            r"maximum maximal \1 ",
+        ),
+        (
+            r"\b(?:lowest|smallest|shortest|least)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+"
+            r"(?=(?:(?:that\s+)?(?:i|you|we|one|it)\s+(?:can|could|may)\b|(?:allowed|"
+            r"possible|supported|permitted|accepted)\b))",
+            r"minimum minimal \1 ",
+        ),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )

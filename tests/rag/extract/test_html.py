@@ -330,3 +330,45 @@ def test_a_manual_with_keyword_menus_and_captioned_examples_reads_as_shown() -> 
         "funcargs.html", page.replace(b"Gadget version 2.6.12-1 - ", b"pytest-2.3: a rework - ")
     )
     assert other.title == "pytest-2.3"
+
+
+def test_a_manual_typed_into_pre_blocks_reads_as_paragraphs_and_entries() -> None:
+    page = b"""<html><head><title>Guide</title></head><body><h1>balance</h1>
+<pre class="text">When a worker's limit is reached, jobs are left waiting in a
+queue. If the timeout is reached, the job is dropped and an
+error is returned to the caller.
+
+  roundrobin  Each worker is used in turns, according to their
+              weights. It is limited by design to 4095 workers.
+  first       The first worker with a free slot is used.
+</pre>
+<pre>balance roundrobin
+server s1 10.0.0.1:80</pre></body></html>"""
+    doc = extract("guide.html", page)
+    assert (
+        "When a worker's limit is reached, jobs are left waiting in a queue. If the timeout is "
+        "reached, the job is dropped and an error is returned to the caller.\n\n" in doc.text
+    )
+    assert (
+        "roundrobin: Each worker is used in turns, according to their weights. It is limited "
+        "by design to 4095 workers.\nfirst: The first worker with a free slot is used." in doc.text
+    )
+    ((start, end),) = doc.code  # the configuration stays code
+    assert doc.text[start:end] == "balance roundrobin\nserver s1 10.0.0.1:80"
+
+
+def test_prose_shown_verbatim_in_an_ordinary_page_stays_code() -> None:
+    page = b"""<html><body><h1>Contexts</h1><p>Outside a request you will see this error,
+which names what went wrong and says what to read next, and the sections below tell how to
+set up a context for tests, commands and background work, one by one.</p>
+<pre>RuntimeError: Working outside of request context.
+
+This typically means that you attempted to use functionality that
+needed an active HTTP request. Consult the documentation on testing
+for information about how to avoid this problem.</pre>
+<p>Push a context with the test client, or wrap the code that needs it in a block that
+pushes one; the context is popped when the block ends, whatever happens inside it, and the
+error above is gone. The same holds for commands run from the command line.</p></body></html>"""
+    doc = extract("contexts.html", page)
+    ((start, end),) = doc.code
+    assert doc.text[start:end].startswith("RuntimeError: Working outside of request context.")

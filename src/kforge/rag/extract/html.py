@@ -19,6 +19,7 @@ from kforge.rag.extract.document import (
     layout_blocks,
 )
 from kforge.rag.extract.html_chrome import is_chrome, is_sidebar, opens_section
+from kforge.rag.extract.html_prose import prose_blocks, text_pres
 from kforge.rag.extract.html_tree import BLOCK_TAGS, Node, TreeBuilder
 
 __all__ = ["extract_html"]
@@ -103,6 +104,8 @@ class _Renderer:
         self.inline: list[str] = []
         self.line_mode = 0
         """Above 0 inside a list item or table cell: paragraphs there are lines."""
+        self.prose: set[int] = set()
+        """The ``<pre>`` nodes that hold the page's text, not code (see ``html_prose``)."""
 
     def flush(self) -> None:
         text = _AROUND_BREAK.sub("\n", _RUN_OF_SPACES.sub(" ", "".join(self.inline))).strip()
@@ -139,6 +142,9 @@ class _Renderer:
         tag = node.tag
         if tag == "br":
             self.inline.append("\n")
+        elif tag == "pre" and id(node) in self.prose:
+            self.flush()
+            self.blocks.extend(prose_blocks(_raw(node)))
         elif tag == "pre":
             self.flush()
             node = self._caption_of(node)
@@ -290,6 +296,9 @@ def extract_html(html: str, fallback_title: str) -> ExtractedDocument:
         )
     main = _find_main(builder.root, builder.generator) or builder.root
     renderer = _Renderer()
+    pres = [(pre, _raw(pre)) for pre in _descendants(main, "pre")]
+    if pres:
+        renderer.prose = text_pres(pres, len(_raw(main)))
     renderer.render(main)
     renderer.flush()
     text, sections, code = layout_blocks(renderer.blocks)
