@@ -177,6 +177,17 @@ async def test_a_quantity_keeps_its_code_span_and_unit_whole() -> None:
         "By default, a maximum of `10` listeners can be registered for any single event.",
     )
     assert short == "`10` listeners"
+    # "how often" asks for a time: a number in words with no unit is a manner of speaking
+    line = short_answer(
+        "How often does the proxy check a server by default?",
+        [Segment("The inter parameter sets the time between two consecutive checks.", 0)],
+    )
+    assert line is None, line
+    short, _ = await answer(
+        "How often does the proxy check a server by default?",
+        "It checks a server every two seconds between two consecutive checks.",
+    )
+    assert short == "two seconds"
 
 
 async def test_a_code_block_gives_the_line_that_does_what_is_asked() -> None:

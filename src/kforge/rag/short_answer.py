@@ -344,6 +344,8 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
             end, value = match.end(), 0.0
             start = match.start()
             if not match.group(0)[0].isdigit():
+                if sized and not (quantity and _a_unit(quantity.group(1), noun)):
+                    continue  # "how often": not the "two" of "two consecutive checks"
                 value -= 0.3  # a number in words is as often a manner of speaking
             elif match.group(0)[:2].lower() == "0x":
                 value += 0.5  # a hexadecimal literal is a value written out, as with a unit

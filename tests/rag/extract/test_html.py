@@ -372,3 +372,20 @@ error above is gone. The same holds for commands run from the command line.</p><
     doc = extract("contexts.html", page)
     ((start, end),) = doc.code
     assert doc.text[start:end].startswith("RuntimeError: Working outside of request context.")
+
+
+def test_a_keywords_header_heads_the_text_after_it() -> None:
+    page = b"""<html><body><h2>5.2. Server options</h2>
+<div class="keyword"><b><a href="#inter">inter</a></b> <span>&lt;delay&gt;</span></div>
+<div class="keyword"><b><a href="#fastinter">fastinter</a></b> <span>&lt;delay&gt;</span></div>
+<p>The "inter" parameter sets the interval between two checks. It defaults to 2000 ms.</p>
+<div class="keyword"><b>weight</b> <span>&lt;weight&gt;</span></div>
+<p>The default weight is 1, and the maximal value is 256.</p>
+<h2>5.3. Resolvers</h2><p>Name resolution at run time.</p></body></html>"""
+    doc = extract("configuration.html", page)
+    assert [s.heading for s in doc.sections] == [
+        "5.2. Server options",
+        "5.2. Server options > inter <delay>, fastinter <delay>",
+        "5.2. Server options > weight <weight>",
+        "5.3. Resolvers",
+    ]

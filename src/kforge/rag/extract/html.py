@@ -104,6 +104,8 @@ class _Renderer:
         self.inline: list[str] = []
         self.line_mode = 0
         """Above 0 inside a list item or table cell: paragraphs there are lines."""
+        self.keyword_level = 0
+        """The heading level of keyword headers under the current section (see ``keyword``)."""
         self.prose: set[int] = set()
         """The ``<pre>`` nodes that hold the page's text, not code (see ``html_prose``)."""
 
@@ -157,6 +159,8 @@ class _Renderer:
             text = _plain(node)
             if text:
                 self.blocks.append(TextBlock("h", text, int(tag[1])))
+        elif tag == "div" and "keyword" in node.attrs.get("class", "").split():
+            self.keyword(node)
         elif tag in ("ul", "ol", "menu"):
             self.flush()
             self.line_mode += 1
@@ -204,6 +208,23 @@ class _Renderer:
         if at == 0:
             return pre
         return Node(pre.tag, pre.attrs, pre.children[at:])
+
+    def keyword(self, node: Node) -> None:
+        """A keyword's header (``<div class="keyword">``, HAProxy's manual: "inter <delay>")
+        heads the text after it, a level below the heading it is under; keywords heading one
+        text together ("inter", "fastinter", "downinter") are one heading."""
+        self.flush()
+        text = _plain(node)
+        if not text:
+            return
+        last = self.blocks[-1] if self.blocks else None
+        if last is not None and last.kind == "h" and self.keyword_level == last.level:
+            self.blocks[-1] = TextBlock("h", f"{last.text}, {text}", last.level)
+            return
+        above = next((b.level for b in reversed(self.blocks) if b.kind == "h"), 0)
+        if above != self.keyword_level:  # under a new section: a level below it
+            self.keyword_level = min(above + 1, 6)
+        self.blocks.append(TextBlock("h", text, self.keyword_level))
 
     def definitions(self, node: Node) -> None:
         terms: list[str] = []
