@@ -273,3 +273,21 @@ def test_a_list_of_rules_ended_with_semicolons_is_prose_not_code() -> None:
     assert [kind for kind, _ in got[:-1]] == ["sentence", "sentence"]
     assert got[1][1].startswith("Quote characters are not recognized within words")
     assert got[-1] == ("code", 'int x = 5;\nprintf("this is a test string here");\nreturn 0;')
+
+
+def test_a_configuration_block_is_code_though_no_line_looks_like_a_language() -> None:
+    text = (
+        "The statistics can be enabled in a backend of its own.\n\n"
+        "# public access (limited to this backend only)\n"
+        "backend public_www\n"
+        "    server srv1 10.0.0.1:80\n"
+        "    stats enable\n"
+        "    stats uri     /admin?stats\n\n"
+        "The default weight is 1.\n\n"
+        "It is limited by design to 4095 servers\n"
+        "per backend, and it is the default\n"
+        "algorithm.\n"
+    )
+    units = passage_units(text)
+    assert [u.kind for u in units] == ["sentence", "code", "sentence", "sentence"]
+    assert "backend public_www\n    server srv1 10.0.0.1:80" in units[1].text

@@ -172,7 +172,10 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     for kind, lines in blocks:
         code_lines = sum(_code_line(x) for x in lines)
         if kind == "prose" and (
-            code_lines * 2 > len(lines) or _PROMPT.match(lines[0]) or _call_signature(lines)
+            code_lines * 2 > len(lines)
+            or _PROMPT.match(lines[0])
+            or _call_signature(lines)
+            or _nested_block(lines)
         ):
             out.append(("code", lines))  # code whose fences lie in another passage
             continue
@@ -192,6 +195,20 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             continue
         out.append((kind, lines))
     return out
+
+
+_SENTENCE_END = re.compile(r"[A-Za-z]{2}[.!?:]\s*$")
+
+
+def _nested_block(lines: list[str]) -> bool:
+    """True for a configuration's block (``backend www`` then its indented ``server s1
+    10.0.0.1:80``, ``stats enable`` lines): short lines, most indented below the first, none
+    ending a sentence. A paragraph's lines never are indented so once extracted."""
+    if len(lines) < 3 or any(len(x.strip()) > _WRAP or _SENTENCE_END.search(x) for x in lines):
+        return False
+    least = min(len(x) - len(x.lstrip()) for x in lines)
+    nested = sum(1 for x in lines if len(x) - len(x.lstrip()) >= least + 2)
+    return nested * 2 >= len(lines)
 
 
 CALL_OPENING = re.compile(r"([A-Za-z_][\w.:]*)\(")

@@ -341,6 +341,11 @@ error is returned to the caller.
   roundrobin  Each worker is used in turns, according to their
               weights. It is limited by design to 4095 workers.
   first       The first worker with a free slot is used.
+
+This statement enables statistics with default settings defined
+at build time. Unless stated otherwise, these settings are used :
+  - stats uri   : /status?stats
+  - stats auth  : no authentication
 </pre>
 <pre>balance roundrobin
 server s1 10.0.0.1:80</pre></body></html>"""
@@ -352,6 +357,11 @@ server s1 10.0.0.1:80</pre></body></html>"""
     assert (
         "roundrobin: Each worker is used in turns, according to their weights. It is limited "
         "by design to 4095 workers.\nfirst: The first worker with a free slot is used." in doc.text
+    )
+    assert (
+        "This statement enables statistics with default settings defined at build time. Unless "
+        "stated otherwise, these settings are used :\n\n- stats uri   : /status?stats\n"
+        "- stats auth  : no authentication" in doc.text
     )
     ((start, end),) = doc.code  # the configuration stays code
     assert doc.text[start:end] == "balance roundrobin\nserver s1 10.0.0.1:80"

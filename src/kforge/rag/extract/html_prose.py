@@ -37,7 +37,9 @@ def reads_as_prose(text: str) -> bool:
     for line in lines:
         stripped = line.strip()
         words = _WORD.findall(stripped)
-        if len(words) >= 4 and sum(map(len, words)) + stripped.count(" ") >= 0.85 * len(stripped):
+        if _ITEM.match(line) and len(words) >= 2:
+            wordy += 1  # "- stats uri : /haproxy?stats": an item of a list the text gives
+        elif len(words) >= 4 and sum(map(len, words)) + stripped.count(" ") >= 0.85 * len(stripped):
             wordy += 1
     return wordy >= 0.8 * len(lines) and len(_SENTENCE_END.findall(text)) >= 1
 
@@ -71,14 +73,20 @@ def prose_blocks(text: str) -> list[TextBlock]:
             blocks.append(TextBlock("p", " ".join(line.strip() for line in lines)))
             continue
         items: list[list[str]] = []
+        lead: list[str] = []  # what a list's paragraph says before its first item
         for line in lines:
-            starts = _ITEM.match(line) is not None or (hanging and _indent(line) <= first)
-            if starts or not items:
+            bullet = _ITEM.match(line) is not None
+            starts = bullet or (hanging and not listed and _indent(line) <= first)
+            if listed and not items and not bullet:
+                lead.append(line.strip())
+            elif starts or not items:
                 items.append([line.strip()])
             else:
                 items[-1].append(line.strip())
+        if lead:
+            blocks.append(TextBlock("p", " ".join(lead)))
         for item in items:
-            head = _TERM.match(item[0]) if hanging else None
+            head = _TERM.match(item[0]) if hanging and not listed else None
             words = " ".join(item)
             if head:
                 words = f"{head.group(1)}: {' '.join([head.group(2), *item[1:]])}"
