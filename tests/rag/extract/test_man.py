@@ -117,8 +117,6 @@ def test_a_manual_page_reads_as_man_shows_it() -> None:
 def test_pages_that_are_not_read_say_why() -> None:
     with pytest.raises(ExtractionError, match=r"only includes man3/other\.3 \(\.so\)"):
         extract("alias.3", b".so man3/other.3\n")
-    with pytest.raises(ExtractionError, match="BSD mdoc"):
-        extract("ls.1", b".Dd May 1, 2020\n.Dt LS 1\n.Sh NAME\n.Nm ls\n")
     with pytest.raises(ExtractionError, match=r"no \.TH line"):
         extract("server.log.1", b"12:00 started\n12:01 stopped\n")
 
@@ -141,3 +139,60 @@ def test_a_broken_gzip_file_is_refused() -> None:
         extract("FAQ.gz", b"plain bytes, not gzip")
     with pytest.raises(ExtractionError, match="truncated gzip file"):
         extract("FAQ.gz", gzip.compress(b"x" * 5000)[:-12])
+
+
+MDOC = r""".\" A BSD manual page: the mdoc macros
+.Dd $Mdocdate: January 13 2023 $
+.Dt WIDGET_CONFIG 5
+.Os
+.Sh NAME
+.Nm widget_config
+.Nd widget client configuration file
+.Sh DESCRIPTION
+.Xr widget 1
+reads
+.Pa ~/.widget/config
+first
+.Pq see Sx FILES .
+Lines starting with
+.Ql #
+are comments.
+.Bl -tag -width Ds
+.It Cm ServerAliveInterval
+Sets a timeout interval in seconds.
+The default is 0.
+.It Cm Port
+The port to connect to
+.Po default
+.Dq 22
+.Pc .
+.El
+.Pp
+Connect as
+.Sm off
+.Oo Ar user No @ Oc Ar host
+.Sm on
+with
+.Fl p Ar port .
+.Bd -literal -offset indent
+Host example
+    Port 2222
+.Ed
+.Sh FILES
+.Pa ~/.widget/config
+"""
+
+
+def test_a_bsd_manual_page_reads_as_man_shows_it() -> None:
+    doc = extract("man5/widget_config.5.gz", gzip.compress(MDOC.encode()))
+    assert (doc.format, doc.title) == ("man", "widget_config")
+    assert [s.heading for s in doc.sections] == ["widget_config", "widget_config > DESCRIPTION"]
+    text = doc.text
+    assert text.startswith("widget_config\n\nwidget_config - widget client configuration file")
+    assert "widget(1) reads ~/.widget/config first (see FILES)." in text
+    assert "Lines starting with \u2018#\u2019 are comments." in text
+    assert "ServerAliveInterval: Sets a timeout interval in seconds. The default is 0.\n" in text
+    assert "Port: The port to connect to (default \u201c22\u201d)." in text
+    assert "Connect as [user@]host with -p port." in text
+    assert [text[a:b] for a, b in doc.code] == ["Host example\n    Port 2222"]
+    assert text.endswith("FILES: ~/.widget/config")

@@ -6,7 +6,7 @@
 size changes and other escapes are dropped or turned into the character they name (``\\-``
 is ``-``, ``\\(em`` is an em dash). Requests that only lay the page out (``.ad``, ``.in``,
 ``.ft``, ...), macro definitions and conditionals show nothing. A page that only includes
-another (``.so``) is no document of its own, and BSD's mdoc pages are not read.
+another (``.so``) is no document of its own; BSD's mdoc pages are read by ``mdoc``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kforge.rag.extract.document import (
     layout_blocks,
 )
 
-__all__ = ["extract_man"]
+__all__ = ["extract_man", "fold_short_sections", "inline"]
 
 _NAMED = {
     "em": "\u2014",
@@ -253,7 +253,9 @@ def extract_man(text: str, fallback_title: str) -> ExtractedDocument:
     requests = [m.group(1) for line in lines[:200] if (m := _REQUEST.match(line))]
     if "TH" not in requests:
         if {"Dd", "Dt", "Sh"} & set(requests):
-            raise ExtractionError("a BSD mdoc manual page: only man(7) pages are read")
+            from kforge.rag.extract.mdoc import extract_mdoc
+
+            return extract_mdoc(text, fallback_title)
         include = next((line.split()[1:2] for line in lines if line.startswith(".so ")), None)
         if include:
             raise ExtractionError(
@@ -341,11 +343,11 @@ def extract_man(text: str, fallback_title: str) -> ExtractedDocument:
         first = renderer.blocks[0]
         if first.kind == "h" and first.level == 1:
             renderer.blocks[0] = TextBlock("h", named, 1)
-    rendered, sections, code = layout_blocks(_fold_short_sections(renderer.blocks))
+    rendered, sections, code = layout_blocks(fold_short_sections(renderer.blocks))
     return ExtractedDocument(rendered, title, "man", sections, code=code)
 
 
-def _fold_short_sections(blocks: list[TextBlock]) -> list[TextBlock]:
+def fold_short_sections(blocks: list[TextBlock]) -> list[TextBlock]:
     """A section whose whole body is one short paragraph reads as a field of the section
     before it: "DEFAULT: -1, unlimited", "RETURN VALUE: Returns CURLE_OK.", where a passage
     of their own would hold the value without the name of what it is the value of. NAME's
