@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from kforge.rag.extract.document import ExtractedDocument, TextBlock, layout_blocks
-from kforge.rag.extract.man import fold_short_sections, inline
+from kforge.rag.extract.troff import fold_short_sections, inline
 
 __all__ = ["extract_mdoc"]
 
