@@ -161,6 +161,10 @@ are comments.
 .It Cm ServerAliveInterval
 Sets a timeout interval in seconds.
 The default is 0.
+.It Fl b Xo
+.Ar bind_address
+.Xc
+Use bind_address on the local machine.
 .It Cm Port
 The port to connect to
 .Po default
@@ -193,6 +197,7 @@ def test_a_bsd_manual_page_reads_as_man_shows_it() -> None:
     assert "Lines starting with \u2018#\u2019 are comments." in text
     assert "ServerAliveInterval: Sets a timeout interval in seconds. The default is 0.\n" in text
     assert "Port: The port to connect to (default \u201c22\u201d)." in text
+    assert "\n-b bind_address: Use bind_address on the local machine.\n" in text
     assert "Connect as [user@]host with -p port." in text
     assert [text[a:b] for a, b in doc.code] == ["Host example\n    Port 2222"]
     assert text.endswith("FILES: ~/.widget/config")

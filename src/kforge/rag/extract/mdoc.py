@@ -156,6 +156,7 @@ def extract_mdoc(text: str, fallback_title: str) -> ExtractedDocument:
     title, name, section = fallback_title, "", ""
     names_line = ""
     spaced = fresh = True
+    tag_open = False
 
     def flush() -> None:
         nonlocal words, kind, prefix, names_line
@@ -208,7 +209,11 @@ def extract_mdoc(text: str, fallback_title: str) -> ExtractedDocument:
             flush()
             kind = "line"
             style = lists[-1] if lists else "item"
-            if style in ("tag", "ohang", "inset", "diag", "hang"):
+            continued = tokens[-1:] == ["Xo"]  # the tag goes on over the lines up to .Xc
+            if continued:
+                words.append(render(tokens[:-1], name))
+                tag_open = True
+            elif style in ("tag", "ohang", "inset", "diag", "hang"):
                 prefix = render(tokens, name)
             elif style == "column":
                 words.append("  ".join(render(_tokens(c), name) for c in rest.split("Ta")))
@@ -226,6 +231,8 @@ def extract_mdoc(text: str, fallback_title: str) -> ExtractedDocument:
         elif macro == "D1":
             flush()
             blocks.append(TextBlock("p", render(tokens, name)))
+        elif macro == "Xc" and tag_open:
+            prefix, words, tag_open = " ".join(words), [], False
         elif macro == "Sm":
             spaced = tokens[:1] != ["off"]
             fresh = True
