@@ -515,6 +515,22 @@ def test_procedure_line_is_never_an_import() -> None:
     assert line is not None and line.answer == "scrapy crawl s -O items.jl"
 
 
+def test_procedure_line_is_the_option_named_for_what_is_asked() -> None:
+    # both entries hold as many of the question's words; one of them only mentions the other
+    question = "How do I extract files from a tar archive?"
+    segments = [
+        Segment(
+            "-n, --seek: Assume the archive is seekable; it matters only if the archive is open "
+            "for reading (with --list or --extract) by tar.",
+            0,
+            0,
+        ),
+        Segment("-x, --extract, --get: Extract files from an archive.", 1, 1),
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "-x, --extract, --get"
+
+
 def test_a_linking_word_before_a_comma_is_not_the_clause() -> None:
     assert clause_at("So, if you need that, consider RAID.") == "So, if you need that"
     assert clause_at("Gzip, Deflate and Brotli are provided.") == "Gzip"

@@ -50,8 +50,20 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
             # a synopsis spelling what is asked (``add_test(NAME <name> COMMAND ...)`` for "how
             # do I add tests") before a call a sentence mentions in passing
             spelled = unit.code and len(unit_terms(quote.split("(", 1)[0]) & terms) >= 2
+            # of two entries saying as much, the option named for what is asked: "-x,
+            # --extract" for "how do I extract files", not "-n, --seek" mentioning --extract
+            own_name = not unit_terms(quote) & terms
             offered.append(
-                (not (unit.code and named), guessed, not spelled, -said, order, quote, unit.source)
+                (
+                    not (unit.code and named),
+                    guessed,
+                    not spelled,
+                    -said,
+                    own_name,
+                    order,
+                    quote,
+                    unit.source,
+                )
             )
     if not offered:
         return None
