@@ -71,6 +71,8 @@ def test_names_of_files_that_are_read() -> None:
     assert format_of("man3/curl_easy_setopt.3") == "man"
     assert format_of("man1/ls.1.gz") == "man"
     assert format_of("man3/Net::DBus.3pm.gz") == "man"
+    assert format_of("man3/PA_FLAG_PTR.3const.gz") == "man"
+    assert format_of("man3/readline.3readline.gz") == "man"
     assert format_of("HSTS.md.gz") == "markdown"
     assert format_of("doc/FAQ.gz") == "text"
     assert format_of("README") == "text"

@@ -51,7 +51,7 @@ SUPPORTED = (
 )
 """What ``format_of`` takes, for messages that say what is read."""
 
-_MAN_SUFFIX = re.compile(r"^\.[1-9][a-z]{0,4}$|^\.man$")
+_MAN_SUFFIX = re.compile(r"^\.[1-9][a-z]{0,10}$|^\.man$")
 _CAPITALS_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)*$")
 
 
