@@ -203,3 +203,8 @@ def test_a_bsd_manual_page_reads_as_man_shows_it() -> None:
     assert "Connect as [user@]host with -p port." in text
     assert [text[a:b] for a, b in doc.code] == ["Host example\n    Port 2222"]
     assert text.endswith("FILES: ~/.widget/config")
+
+
+def test_a_manual_page_not_in_utf8_says_how_it_was_read() -> None:
+    doc = extract("x.1", ".TH X 1\n.SH NAME\nx \\- caf\xe9 tool\n".encode("latin-1"))
+    assert doc.extra == {"encoding": "cp1252"} and "x - caf\xe9 tool" in doc.text

@@ -63,12 +63,7 @@ def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
     fmt = format_of(path)
     if fmt is not None and plain_name(path) != PurePath(path):
         data = _gunzip(data)
-    if fmt == "man":
-        from kforge.rag.extract.man import extract_man
-
-        text, _ = detect_text(data)
-        return extract_man(text, title_from_filename(path))
-    if fmt in ("markdown", "text", "html", "asciidoc"):
+    if fmt in ("markdown", "text", "html", "asciidoc", "man"):
         text, encoding = detect_text(data)
         document = _extract_text(fmt, text, title_from_filename(path))
         if encoding != "utf-8":
@@ -106,6 +101,10 @@ def _gunzip(data: bytes) -> bytes:
 
 
 def _extract_text(fmt: str, text: str, title: str) -> ExtractedDocument:
+    if fmt == "man":
+        from kforge.rag.extract.man import extract_man
+
+        return extract_man(text, title)
     if fmt == "markdown":
         from kforge.rag.extract.markdown import extract_markdown
 
