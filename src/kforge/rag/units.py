@@ -202,8 +202,8 @@ _SENTENCE_END = re.compile(r"[A-Za-z]{2}[.!?:]\s*$")
 
 def _nested_block(lines: list[str]) -> bool:
     """True for a configuration's block (``backend www`` then its indented ``server s1
-    10.0.0.1:80``, ``stats enable`` lines): short lines, most indented below the first, none
-    ending a sentence. A paragraph's lines never are indented so once extracted."""
+    10.0.0.1:80``, ``stats enable`` lines): short lines, most indented below the least
+    indented, none ending a sentence (a wrapped paragraph's lines run longer, or end one)."""
     if len(lines) < 3 or any(len(x.strip()) > _WRAP or _SENTENCE_END.search(x) for x in lines):
         return False
     least = min(len(x) - len(x.lstrip()) for x in lines)

@@ -391,11 +391,15 @@ def test_a_keywords_header_heads_the_text_after_it() -> None:
 <p>The "inter" parameter sets the interval between two checks. It defaults to 2000 ms.</p>
 <div class="keyword"><b>weight</b> <span>&lt;weight&gt;</span></div>
 <p>The default weight is 1, and the maximal value is 256.</p>
+<h3>5.2.1. Agents</h3><div class="keyword"><b>agent-port</b></div>
+<p>The port the agent listens on.</p>
 <h2>5.3. Resolvers</h2><p>Name resolution at run time.</p></body></html>"""
     doc = extract("configuration.html", page)
     assert [s.heading for s in doc.sections] == [
         "5.2. Server options",
         "5.2. Server options > inter <delay>, fastinter <delay>",
         "5.2. Server options > weight <weight>",
+        "5.2. Server options > 5.2.1. Agents",
+        "5.2. Server options > 5.2.1. Agents > agent-port",
         "5.3. Resolvers",
     ]

@@ -108,7 +108,7 @@ def test_a_manual_page_reads_as_man_shows_it() -> None:
     assert "-v, --verbose: Print each step." in text
     assert "tty only: Shown on a terminal." in text
     assert "typeset" not in text and "macro" not in text and "comment" not in text
-    assert "Name  Value\nsize  twelve units" in text
+    assert "Name | Value\nsize | twelve units" in text
     assert "\\" not in text
     assert [text[start:end] for start, end in doc.code] == [
         "#include <widget.h>\n\nint kf_widget(const char *name, long flags);",
@@ -180,6 +180,10 @@ Connect as
 .Sm on
 with
 .Fl p Ar port .
+.Bl -column "Table size" "Default"
+.It Sy Table size Ta Sy Default
+.It Cm MaxTables Ta 16
+.El
 .Bd -literal -offset indent
 Host example
     Port 2222
@@ -201,6 +205,7 @@ def test_a_bsd_manual_page_reads_as_man_shows_it() -> None:
     assert "Port: The port to connect to (default \u201c22\u201d)." in text
     assert "\n-b bind_address: Use bind_address on the local machine.\n" in text
     assert "Connect as [user@]host with -p port." in text
+    assert "\nTable size | Default\nMaxTables | 16\n" in text  # "Table" is no cell break
     assert [text[a:b] for a, b in doc.code] == ["Host example\n    Port 2222"]
     assert text.endswith("FILES: ~/.widget/config")
 

@@ -104,8 +104,8 @@ class _Renderer:
         self.inline: list[str] = []
         self.line_mode = 0
         """Above 0 inside a list item or table cell: paragraphs there are lines."""
-        self.keyword_level = 0
-        """The heading level of keyword headers under the current section (see ``keyword``)."""
+        self.keywords: set[int] = set()
+        """Where in ``blocks`` keyword headers stand (see ``keyword``)."""
         self.prose: set[int] = set()
         """The ``<pre>`` nodes that hold the page's text, not code (see ``html_prose``)."""
 
@@ -217,14 +217,21 @@ class _Renderer:
         text = _plain(node)
         if not text:
             return
-        last = self.blocks[-1] if self.blocks else None
-        if last is not None and last.kind == "h" and self.keyword_level == last.level:
-            self.blocks[-1] = TextBlock("h", f"{last.text}, {text}", last.level)
+        last = len(self.blocks) - 1
+        if last in self.keywords:
+            merged = f"{self.blocks[last].text}, {text}"
+            self.blocks[last] = TextBlock("h", merged, self.blocks[last].level)
             return
-        above = next((b.level for b in reversed(self.blocks) if b.kind == "h"), 0)
-        if above != self.keyword_level:  # under a new section: a level below it
-            self.keyword_level = min(above + 1, 6)
-        self.blocks.append(TextBlock("h", text, self.keyword_level))
+        above = next(
+            (
+                b.level
+                for at, b in reversed(list(enumerate(self.blocks)))
+                if b.kind == "h" and at not in self.keywords
+            ),
+            0,
+        )
+        self.keywords.add(len(self.blocks))
+        self.blocks.append(TextBlock("h", text, min(above + 1, 6)))
 
     def definitions(self, node: Node) -> None:
         terms: list[str] = []

@@ -121,7 +121,8 @@ class _Renderer:
 
 
 def _table(lines: list[str], start: int, renderer: _Renderer) -> int:
-    """Rows of a ``.TS`` table from ``start`` (the line after ``.TS``), a line of cells each;
+    """Rows of a ``.TS`` table from ``start`` (the line after ``.TS``), a line of cells each
+    parted by " | " (as an HTML table's rows read);
     a ``T{`` ... ``T}`` cell is its text on one line. Returns the ``.TE`` line's index."""
     at, tab = start, "\t"
     options = re.search(r"tab\s*\((.)\)", lines[at]) if at < len(lines) else None
@@ -154,7 +155,7 @@ def _table(lines: list[str], start: int, renderer: _Renderer) -> int:
             at += 1
             cells[-1] = " ".join(block)
             cells.extend(rest[1:])
-        text = "  ".join(c for c in (" ".join(inline(cell).split()) for cell in cells) if c)
+        text = " | ".join(c for c in (" ".join(inline(cell).split()) for cell in cells) if c)
         if text:
             renderer.blocks.append(TextBlock("line", text))
     return at
@@ -170,7 +171,7 @@ def extract_man(text: str, fallback_title: str) -> ExtractedDocument:
         include = next((line.split()[1:2] for line in lines if line.startswith(".so ")), None)
         if include:
             raise ExtractionError(
-                f"a manual page that only includes {include[0]} (.so); that page is read instead"
+                f"a manual page that only includes {include[0]} (.so): that page holds its text"
             )
         raise ExtractionError("not a manual page: no .TH line; rename it if it is plain text")
     renderer = _Renderer()

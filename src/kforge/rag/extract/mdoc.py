@@ -159,7 +159,7 @@ def extract_mdoc(text: str, fallback_title: str) -> ExtractedDocument:
     tag_open = False
 
     def flush() -> None:
-        nonlocal words, kind, prefix, names_line
+        nonlocal words, kind, prefix
         body = " ".join(" ".join(words).split())
         line = f"{prefix}: {body}" if prefix and body else prefix or body
         if line:
@@ -216,7 +216,13 @@ def extract_mdoc(text: str, fallback_title: str) -> ExtractedDocument:
             elif style in ("tag", "ohang", "inset", "diag", "hang"):
                 prefix = render(tokens, name)
             elif style == "column":
-                words.append("  ".join(render(_tokens(c), name) for c in rest.split("Ta")))
+                cells: list[list[str]] = [[]]
+                for token in tokens:  # cells are parted by the word Ta
+                    if token == "Ta":
+                        cells.append([])
+                    else:
+                        cells[-1].append(token)
+                words.append(" | ".join(render(cell, name) for cell in cells))
         elif macro == "Bd":
             flush()
             if "-literal" in tokens or "-unfilled" in tokens:
