@@ -23,14 +23,16 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ingest",
         help=(
-            "index a folder of documents (Markdown, text, AsciiDoc, HTML, PDF, man pages) for "
-            "search"
+            "index a folder of documents (Markdown, text, AsciiDoc, HTML, PDF, man pages, Info "
+            "manuals) for search"
         ),
         description=(
-            "Index every Markdown, text, AsciiDoc, HTML, PDF and manual page (.1 to .9) under "
-            "DIR into a corpus kept in the database, with text files named in capitals "
-            "(README, FAQ) and any of these compressed with gzip (HSTS.md.gz, ls.1.gz: as "
-            "Debian ships /usr/share/doc and /usr/share/man). Run it again after editing "
+            "Index every Markdown, text, AsciiDoc, HTML, PDF, manual page (.1 to .9) and GNU "
+            "Info manual (.info, and the parts of a split one: .info-1, .info-2) under DIR into "
+            "a corpus kept in the database, with text files named in capitals (README, FAQ) "
+            "and any of these compressed with gzip (HSTS.md.gz, ls.1.gz, grep.info.gz: as "
+            "Debian ships /usr/share/doc, /usr/share/man and /usr/share/info). Run it again "
+            "after editing "
             "files: only changed files are read again, deleted files are dropped, and files extracted by an older kforge "
             "are extracted again. A document present in several formats (git-add.txt and "
             "git-add.html) is indexed once, a Sphinx build's _sources copies are left out "

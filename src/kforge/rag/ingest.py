@@ -44,7 +44,7 @@ __all__ = [
 SAME_DOCUMENT_OVERLAP = 0.8
 """Two files of one stem are one document when this share of the smaller one's distinct words
 is in the other (a manual page and the HTML generated from it share almost all)."""
-_FORMAT_PREFERENCE = ("asciidoc", "markdown", "html", "man", "text", "pdf")
+_FORMAT_PREFERENCE = ("asciidoc", "markdown", "html", "info", "man", "text", "pdf")
 """Which format of one document is indexed: the source with structure before what was generated
 from it, unless the generated one is markedly more complete (see ``pick_source``)."""
 _COMPLETE_ENOUGH = 0.85
@@ -198,10 +198,14 @@ def _stem_groups(files: list[ScannedFile]) -> dict[str, list[ScannedFile]]:
             folder, _, name = (source.group(1) + source.group(2)).rpartition("/")
             name = name + ".txt"
         name = plain_name(name).name
-        by_stem.setdefault((folder, name.rsplit(".", 1)[0].lower()), []).append(found)
+        stem = name if _INFO_PART.match(name) else name.rsplit(".", 1)[0]
+        by_stem.setdefault((folder, stem.lower()), []).append(found)
     return {f.relative: group for group in by_stem.values() if len(group) > 1 for f in group}
 
 
+_INFO_PART = re.compile(r".+\.info-[0-9]+$")
+"""One part of an Info manual split in several files (``gnupg.info-1``, ``gnupg.info-2``): not
+another format of the same document as its sibling parts."""
 _SPHINX_SOURCE = re.compile(r"^(|.*/)_sources/(.+?)(?:\.rst|\.md|\.txt)?\.txt$")
 """A page's source as Sphinx copies it beside the built HTML, and the path it has there."""
 

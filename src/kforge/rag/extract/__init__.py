@@ -3,14 +3,15 @@
 Markdown and text keep their length, so a chunk's offsets point into the file itself: what a
 Markdown page shows no reader (HTML comments, link-reference definitions, badge lines) is
 blanked with spaces, newlines kept, as are a text file's table of contents and ASCII-art
-banner. HTML, AsciiDoc, manual pages and PDF offsets point into the text extracted from them.
-Each format has a module here (``markdown``, ``plain``, ``html``, ``asciidoc``, ``man``,
-``pdf``), imported the first time a file of its format is read; ``document`` holds what they
+banner. HTML, AsciiDoc, manual pages, Info manuals and PDF offsets point into the text
+extracted from them. Each format has a module here (``markdown``, ``plain``, ``html``,
+``asciidoc``, ``man``, ``info``, ``pdf``), imported the first time a file of its format is read; ``document`` holds what they
 share.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import replace
 from pathlib import PurePath
@@ -63,7 +64,9 @@ def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
     fmt = format_of(path)
     if fmt is not None and plain_name(path) != PurePath(path):
         data = _gunzip(data)
-    if fmt in ("markdown", "text", "html", "asciidoc", "man"):
+    if fmt == "info":  # an index node's marks: "\0\b[index\0\b]" around its menu
+        data = re.sub(rb"\x00\x08\[[^\x00]{0,200}\x00\x08\]", b"", data)
+    if fmt in ("markdown", "text", "html", "asciidoc", "man", "info"):
         text, encoding = detect_text(data)
         document = _extract_text(fmt, text, title_from_filename(path))
         if encoding != "utf-8":
@@ -101,6 +104,10 @@ def _gunzip(data: bytes) -> bytes:
 
 
 def _extract_text(fmt: str, text: str, title: str) -> ExtractedDocument:
+    if fmt == "info":
+        from kforge.rag.extract.info import extract_info
+
+        return extract_info(text, title)
     if fmt == "man":
         from kforge.rag.extract.man import extract_man
 

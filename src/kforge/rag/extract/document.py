@@ -39,19 +39,22 @@ FORMATS: dict[str, str] = {
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
+    ".info": "info",
 }
 """File suffix (lower case) to format name; other files are skipped but for manual pages
-(``ls.1``, ``curl_easy_setopt.3``), plain-text files named in capitals without a suffix
+(``ls.1``, ``curl_easy_setopt.3``), the parts of a split Info manual (``gnupg.info-1``),
+plain-text files named in capitals without a suffix
 (``README``, ``FAQ``, ``KNOWN_BUGS``) and any of these compressed with gzip (``FAQ.gz``,
 ``HSTS.md.gz``: Debian compresses the larger files under ``/usr/share/doc``)."""
 
 SUPPORTED = (
-    f"{', '.join(sorted(FORMATS))}, manual pages (.1 to .9), README-style names in capitals "
-    "(README, FAQ), and any of these compressed with gzip (.gz)"
+    f"{', '.join(sorted(FORMATS))} (and .info-1, .info-2, ...), manual pages (.1 to .9), "
+    "README-style names in capitals (README, FAQ), and any of these compressed with gzip (.gz)"
 )
 """What ``format_of`` takes, for messages that say what is read."""
 
 _MAN_SUFFIX = re.compile(r"^\.[1-9][a-z]{0,10}$|^\.man$")
+_INFO_PART = re.compile(r"^\.info-[0-9]{1,3}$")
 _CAPITALS_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)*$")
 
 
@@ -149,6 +152,8 @@ def format_of(path: str | PurePath) -> str | None:
         return FORMATS[suffix]
     if _MAN_SUFFIX.match(suffix):
         return "man"
+    if _INFO_PART.match(suffix):
+        return "info"
     if not suffix and _CAPITALS_NAME.match(name.name):
         return "text"
     return None
