@@ -62,6 +62,24 @@ def test_one_huge_paragraph_is_split_at_sentences() -> None:
     assert all(c.endswith(".") for c, _, _ in chunks[:-1])
 
 
+def test_a_long_list_of_entries_is_split_between_entries_not_after_a_tag() -> None:
+    """An option table read as one ``tag: text`` line per option (an Info manual's, a manual
+    page's) is one paragraph of lines: it is cut at a line end, so no entry loses its tag
+    to the passage before it ("'-M', '--month-sort': " at one passage's end, its text in the
+    next)."""
+    entries = [
+        f"\u2018-{letter}\u2019, \u2018--option-{letter}\u2019: Sort by rule {letter}. "
+        + "Lines that compare equal keep their order. " * 5
+        for letter in "abcdefgh"
+    ]
+    for name in ("s.txt", "s.md"):
+        chunks = _chunks(name, ("Sorting\n\n" + "\n".join(entries)).encode(), max_chars=700)
+        assert len(chunks) > 1
+        for text, _, _ in chunks:
+            lines = [line for line in text.splitlines() if line.strip() and line != "Sorting"]
+            assert all(line.startswith("\u2018-") for line in lines), (name, text[:80])
+
+
 def test_pdf_chunks_stay_on_their_page() -> None:
     chunks = _chunks("p.pdf", make_pdf([["alpha beta"], ["gamma delta"]]))
     assert [(c, p) for c, _, p in chunks] == [("alpha beta", 1), ("gamma delta", 2)]

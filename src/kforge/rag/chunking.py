@@ -33,7 +33,7 @@ class ChunkingOptions:
     @property
     def key(self) -> str:
         """Identifies the settings; a source chunked with other settings is chunked again."""
-        return f"paragraphs-v3:{self.max_chars}"
+        return f"paragraphs-v4:{self.max_chars}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +117,12 @@ def _in_code(lo: int, hi: int, code: tuple[tuple[int, int], ...]) -> bool:
 def _split_long(
     text: str, lo: int, hi: int, limit: int, code: bool = False
 ) -> list[tuple[int, int]]:
-    """Split one over-long paragraph at sentence ends, else at spaces, else anywhere; code at
-    line ends only (a line longer than ``limit`` is cut like prose), keeping indentation."""
+    """Split one over-long paragraph at line ends (a list's or a table's lines, an option's
+    ``tag: text`` entries, stay whole), else at sentence ends, else at spaces, else anywhere;
+    code at line ends only (a line longer than ``limit`` is cut like prose), keeping
+    indentation."""
     pieces: list[tuple[int, int]] = []
-    patterns = (_LINE_END, _SPACE) if code else (_SENTENCE_END, _SPACE)
+    patterns = (_LINE_END, _SPACE) if code else (_LINE_END, _SENTENCE_END, _SPACE)
     while hi - lo > limit:
         window_end = lo + limit
         cut = -1
