@@ -495,3 +495,30 @@ def test_what_happens_leads_with_the_sentence_saying_what_follows() -> None:
     assert best.text.startswith("If the timeout is reached, the job is dropped"), [
         (s.rank, s.text) for s in answer
     ]
+
+
+def test_a_sentence_going_on_from_an_example_comes_with_the_example() -> None:
+    """A GNU manual's FAQ: the example, then the sentence saying what it does, which opens
+    with the example's verb ("searches for 'hello' in all files ..."): quoting that sentence
+    quotes the example before it, however full the answer is."""
+    faq = chunk(
+        0,
+        "Here are some common questions and answers about grep usage.\n\n"
+        "How can I list just the names of matching files?\n\n"
+        "grep -l 'main' test-*.c\n\n"
+        "lists names of test-*.c files in the current directory whose contents mention main.\n\n"
+        "How do I search directories recursively?\n\n"
+        "grep -r 'hello' /home/gigi\n\n"
+        "searches for 'hello' in all files under the /home/gigi directory. For more control "
+        "over which files are searched, use find and grep.",
+        "grep",
+        "Usage",
+    )
+    answer = [
+        s.text for s in compose_extractive("How do I search all files under a directory?", [faq])
+    ]
+    assert "grep -r 'hello' /home/gigi" in answer, answer
+    assert (
+        answer.index("grep -r 'hello' /home/gigi")
+        == answer.index(next(s for s in answer if s.startswith("searches for"))) - 1
+    )

@@ -31,7 +31,7 @@ from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit, own_terms
 from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
-from kforge.rag.follow_on import follow_on, refers_back, subject_of, value_of
+from kforge.rag.follow_on import example_before, follow_on, refers_back, subject_of, value_of
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.names import is_entry_of, is_entry_of_another, kind_names
 from kforge.rag.quantities import (
@@ -426,6 +426,11 @@ def compose_extractive(
         before = _said_before(c, owns[c.source]) if _POINTS_BACK.match(c.text) else None
         if before is not None and before not in chosen and len(chosen) < room:
             chosen.insert(chosen.index(c), before)
+        # the example a sentence goes on from ("searches for 'hello' in all files ...") is
+        # what that sentence says: it comes before it, room or not
+        example = example_before(c, owns[c.source])
+        if example is not None and example not in chosen:
+            chosen.insert(chosen.index(c), example)
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [

@@ -7,9 +7,10 @@ import re
 from collections.abc import Sequence
 
 from kforge.rag.candidates import Candidate
+from kforge.rag.commands import is_command_line
 from kforge.rag.quantities import NUMBER, gives_default
 
-__all__ = ["follow_on", "refers_back", "subject_of", "value_of"]
+__all__ = ["example_before", "follow_on", "refers_back", "subject_of", "value_of"]
 
 _ANAPHOR = re.compile(
     r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
@@ -20,6 +21,26 @@ _ANAPHOR = re.compile(
 def refers_back(sentence: str) -> bool:
     """True when ``sentence`` opens with a word pointing to an earlier one ("It was ...")."""
     return _ANAPHOR.match(sentence) is not None
+
+
+_CONTINUES_EXAMPLE = re.compile(r"(?:[a-z]{3,}s|will|would)\b(?![.(_\-])")
+"""A sentence going on from the example before it, as a manual writes after ``grep -r
+'hello' /home/gigi``: "searches for 'hello' in all files under ...", "lists names of ..."."""
+
+
+def example_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The example (code, or a command line) right before ``c`` in its passage when ``c`` goes
+    on from it, else None."""
+    if not _CONTINUES_EXAMPLE.match(c.text):
+        return None
+    return next(
+        (
+            o
+            for o in own
+            if o.position == c.position - 1 and (o.kind == "code" or is_command_line(o.text))
+        ),
+        None,
+    )
 
 
 _GOES_ON = re.compile(

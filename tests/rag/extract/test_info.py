@@ -80,6 +80,12 @@ MANUAL = (
     "     when the parts are large.\n"
     "   \u2022 Gluing.\n"
     "\n"
+    "  12. How do I glue?\n"
+    "\n"
+    "     Use the glue command:\n"
+    "\n"
+    "          glue a.w b.w\n"
+    "\n"
     " -- Function: int widget_build (const char *NAME,\n"
     "          int FLAGS)\n"
     "     Build the widget NAME.\n"
@@ -165,6 +171,10 @@ def test_examples_are_code_kept_line_by_line_across_blank_lines() -> None:
     assert "widget -t 3 a.w\n\nwidget --tries=0 b.w" in code
     # an example right after the sentence that leads to it, with no blank line between
     assert "widget -q c.w" in code
+    # a numbered item's own paragraph is text, its example code
+    assert "How do I glue?\n\nUse the glue command:\n\nglue a.w b.w\n\n" in document.text
+    assert "glue a.w b.w" in code
+    assert "Use the glue command:" not in " ".join(code)
     assert (
         "\u2018-q\u2019: Quiet. For example, with the stages in pattern space:\n" in document.text
     )

@@ -143,6 +143,7 @@ class _Node:
                 else:
                     items[-1].append(line)
             self.blocks.extend(TextBlock("line", _joined(item)) for item in items)
+            self.bodies.append(indent + 2)  # the item's own paragraphs and examples follow
             return
         self._runs(paragraph, base, example)
 
@@ -158,13 +159,13 @@ class _Node:
                 runs.append([line])
         for run in runs:
             if _indent(run[0]) >= base + _BODY_STEP and not _reads_as_prose(run):
-                self._example(run, base, example)
+                self._example(run, example)
             else:
                 self.blocks.append(TextBlock("p", _joined(run)))
             example = False
 
-    def _example(self, lines: list[str], base: int, continued: bool) -> None:
-        width = min(base + 5, *(_indent(line) for line in lines))
+    def _example(self, lines: list[str], continued: bool) -> None:
+        width = min(_indent(line) for line in lines)
         code = "\n".join(line[width:] for line in lines)
         if continued and self.blocks[-1].kind == "pre":  # an example's blank line
             self.blocks[-1].text += "\n\n" + code
