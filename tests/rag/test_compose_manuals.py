@@ -522,3 +522,28 @@ def test_a_sentence_going_on_from_an_example_comes_with_the_example() -> None:
         answer.index("grep -r 'hello' /home/gigi")
         == answer.index(next(s for s in answer if s.startswith("searches for"))) - 1
     )
+
+
+def test_how_do_i_quotes_the_option_whose_entry_a_sentence_continues() -> None:
+    """An option's long entry is read sentence by sentence; when the sentence that answers is
+    a later one, the entry's opening (which names the option) comes with it."""
+    options = chunk(
+        0,
+        "\u2018--quiet\u2019, \u2018-q\u2019: Suppress all warnings.\n"
+        "\u2018--recursive\u2019, \u2018-r\u2019: Travel the directory structure recursively. "
+        "If any of the file names specified on the command line are directories, the packer "
+        "will descend into the directory and pack all the files it finds there (or unpack "
+        "them in the case of the unpacker). Links are followed only when asked, and files "
+        "that are already packed are left as they are, with a warning for each of them.\n"
+        "\u2018--verbose\u2019, \u2018-v\u2019: Display the name and percentage reduction "
+        "for each file packed.",
+        "Packer",
+        "Invoking packer",
+    )
+    answer = [
+        s.text
+        for s in compose_extractive(
+            "How do I pack all the files in a directory and the directories inside it?", [options]
+        )
+    ]
+    assert any(s.startswith("\u2018--recursive\u2019, \u2018-r\u2019") for s in answer), answer

@@ -31,7 +31,14 @@ from kforge.rag.commands import is_command_line
 from kforge.rag.comparison import compared_unit, own_terms
 from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
-from kforge.rag.follow_on import example_before, follow_on, refers_back, subject_of, value_of
+from kforge.rag.follow_on import (
+    entry_opening,
+    example_before,
+    follow_on,
+    refers_back,
+    subject_of,
+    value_of,
+)
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.names import is_entry_of, is_entry_of_another, kind_names
 from kforge.rag.quantities import (
@@ -431,6 +438,11 @@ def compose_extractive(
         example = example_before(c, owns[c.source])
         if example is not None and example not in chosen:
             chosen.insert(chosen.index(c), example)
+        # how to do it: the option whose entry a sentence continues ("If any of the file names
+        # ... are directories, gzip will descend ..." under "--recursive, -r: ...")
+        opening = entry_opening(c, owns[c.source]) if asked.kind == "procedure" else None
+        if opening is not None and opening not in chosen:
+            chosen.insert(chosen.index(c), opening)
     rank = {id(c): n for n, c in enumerate(sorted(chosen, key=lambda c: -scores[id(c)]))}
     chosen.sort(key=lambda c: (sources.index(c.source), c.position))
     return [

@@ -10,7 +10,7 @@ from kforge.rag.candidates import Candidate
 from kforge.rag.commands import is_command_line
 from kforge.rag.quantities import NUMBER, gives_default
 
-__all__ = ["example_before", "follow_on", "refers_back", "subject_of", "value_of"]
+__all__ = ["entry_opening", "example_before", "follow_on", "refers_back", "subject_of", "value_of"]
 
 _ANAPHOR = re.compile(
     r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
@@ -41,6 +41,21 @@ def example_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
         ),
         None,
     )
+
+
+def entry_opening(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The unit opening the entry ``c`` continues (``--recursive, -r: Travel the directory
+    structure recursively.`` for a later sentence of that option's text), or None."""
+    if not c.entry:
+        return None
+    openings = [
+        o
+        for o in own
+        if o.position < c.position
+        and not o.entry
+        and o.text.lstrip("\u2018'`*").startswith(c.entry)
+    ]
+    return max(openings, key=lambda o: o.position, default=None)
 
 
 _GOES_ON = re.compile(
