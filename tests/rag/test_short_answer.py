@@ -531,6 +531,39 @@ def test_procedure_line_is_the_option_named_for_what_is_asked() -> None:
     assert line is not None and line.answer == "-x, --extract, --get"
 
 
+def test_procedure_line_is_a_gnu_manuals_quoted_option_with_its_argument() -> None:
+    """A GNU manual writes an entry's options in curly quotes, with their argument."""
+    question = "How do I limit the download speed?"
+    segments = [
+        Segment("Wget will try to keep the connection alive.", 0, 0),
+        Segment(
+            "\u2018--limit-rate=AMOUNT\u2019: Limit the download speed to AMOUNT bytes per second.",
+            0,
+            1,
+        ),
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "\u2018--limit-rate=AMOUNT\u2019"
+    question = "How do I print 3 lines after each match?"
+    segments = [
+        Segment(
+            "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019: Print NUM lines of trailing "
+            "context after matching lines.",
+            0,
+            0,
+        )
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019"
+
+
+def test_an_option_whose_entry_shares_one_word_with_the_question_is_no_way_to_do_it() -> None:
+    question = "How do I convert a file back into text?"
+    segments = [Segment("--no-hash: Don't include a hash table in the binary file.", 0, 0)]
+    line = short_answer(question, segments)
+    assert line is None or line.answer != "--no-hash"
+
+
 def test_a_linking_word_before_a_comma_is_not_the_clause() -> None:
     assert clause_at("So, if you need that, consider RAID.") == "So, if you need that"
     assert clause_at("Gzip, Deflate and Brotli are provided.") == "Gzip"

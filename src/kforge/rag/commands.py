@@ -23,12 +23,18 @@ _NOT_A_STEP = re.compile(
 folder the steps run in."""
 _SHOWS = re.compile(r"^(?:>>> )?(?:print|console\.(?:log|error|info)|echo|printf)\b")
 """A line that shows the result of the steps before it rather than taking one."""
+_OPTION = (
+    r"[\u2018'`]?-{1,2}[A-Za-z][\w-]*"
+    r"(?:=[^\s\u2019'`,:]+|\[=[^\]\s]+\]| <[^>]+>| [A-Z][A-Z_]*)?[\u2019'`]?"
+)
 _API_ENTRY = re.compile(
     r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
-    r"((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>)?(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{1,2}\s"
+    rf"((?:{_OPTION}(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{{1,2}}\s"
 )
-"""An entry that opens with an option or a call: ``-m, --move: ...``, ``shutil.copy2(src, dst):``,
-``classmethod datetime.now(tz=None): ...`` (the call without its kind)."""
+"""An entry that opens with an option or a call: ``-m, --move: ...``, a GNU manual's quoted
+options and their argument (``'-t NUMBER', '--tries=NUMBER': ...`` in curly quotes),
+``shutil.copy2(src, dst):``, ``classmethod datetime.now(tz=None): ...`` (the call without its
+kind)."""
 _PROSE_CALL = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 """A call named in prose (``shutil.rmtree()``); never the tail of a hyphenated name: the
 ``revert(1)`` of the manual page ``git-revert(1)``."""

@@ -16,6 +16,10 @@ __all__ = ["CODE_NAME", "procedure_line"]
 CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
 """A name joined from words by underscores, which names a command made of the words asked."""
 
+_OPTIONS = re.compile(r"[\u2018'`]?-")
+"""A quote that is an entry's options (``-x, --extract``; a GNU manual's in curly quotes)."""
+_OPTION_SAYS = 2
+"""Question terms an option's entry must hold to be the way to do what is asked."""
 _ONE_COMMAND = 120
 """The longest one-line code block quoted whole as the command."""
 
@@ -43,8 +47,10 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
             # the first line of a synopsis over several lines: the command it calls
             # (``target_include_directories``), not a call cut open
             quote = opened.group(1)
+        said = len(unit_terms(unit.text) & terms)
+        if quote and not unit.code and _OPTIONS.match(quote) and said < _OPTION_SAYS:
+            quote = ""  # an option whose entry shares a word with the question ("file")
         if quote:
-            said = len(unit_terms(unit.text) & terms)
             # a block's line saying nothing of what is asked is only its first call
             guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)
             # a synopsis spelling what is asked (``add_test(NAME <name> COMMAND ...)`` for "how
