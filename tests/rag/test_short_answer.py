@@ -784,3 +784,17 @@ def test_a_default_written_as_a_path_is_the_value_and_a_manual_section_no_number
         ],
     )
     assert line is not None and line.answer == "/usr/local"
+
+
+def test_a_default_question_takes_the_value_marked_as_the_default() -> None:
+    question = "What block size does the packer use by default?"
+    segments = [
+        Segment(
+            "The flags '-1' through '-9' specify the block size to be 100,000 bytes through "
+            "900,000 bytes (the default) respectively.",
+            0,
+            0,
+        )
+    ]
+    line = short_answer(question, segments)
+    assert line is not None and line.answer == "900,000 bytes"

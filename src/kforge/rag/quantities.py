@@ -33,6 +33,7 @@ __all__ = [
     "counts",
     "default_entry",
     "gives_default",
+    "marked_default",
     "measures_other",
     "names_release",
     "names_units",
@@ -239,3 +240,12 @@ def default_entry(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     ):
         return []
     return [entry.span(1)]
+
+
+_MARKED_DEFAULT = re.compile(r"\s*\((?:the |by )?default\)")
+
+
+def marked_default(text: str, at: int) -> bool:
+    """Whether the value ending at ``at`` is marked as the default among others the text
+    lists ("100,000 bytes through 900,000 bytes (the default)")."""
+    return _MARKED_DEFAULT.match(text, at) is not None

@@ -34,6 +34,7 @@ from kforge.rag.quantities import (
     counted_noun,
     counted_numbers,
     default_entry,
+    marked_default,
 )
 from kforge.rag.question import (
     ENTRY,
@@ -357,6 +358,7 @@ def _quantity(question: Question, units: Sequence[Segment]) -> ShortAnswer | Non
                     value += 1.0  # the unit the question asks in: "how many bytes" -> "64 bytes"
             if text[start - 1 : start] == "`" == text[end : end + 1] and start > 0:
                 start, end = start - 1, end + 1  # "`4`": the code span whole
+            value += 1.5 * ("default" in terms and marked_default(text, end))
             found.append((start, end, value))
         for start, end, value in found:
             near = unit_terms(text[max(0, start - 60) : end + 60]) & terms
