@@ -122,6 +122,9 @@ def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_questi
     assert read_question("In a unit file, how do I restart a service on failure?").kind == (
         "procedure"
     )
+    # "by default" before a yes or no question: it still asks yes or no, not for a value
+    assert read_question("By default, does find follow symbolic links?").kind == "yesno"
+    assert read_question("By default, how many times does wget retry?").kind == "quantity"
 
 
 @pytest.mark.parametrize(
