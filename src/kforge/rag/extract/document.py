@@ -48,8 +48,9 @@ plain-text files named in capitals without a suffix
 ``HSTS.md.gz``: Debian compresses the larger files under ``/usr/share/doc``)."""
 
 SUPPORTED = (
-    f"{', '.join(sorted(FORMATS))} (and .info-1, .info-2, ...), manual pages (.1 to .9), "
-    "README-style names in capitals (README, FAQ), and any of these compressed with gzip (.gz)"
+    f"{', '.join(sorted(FORMATS))}, a split Info manual's parts (.info-1, .info-2, ...), "
+    "manual pages (.1 to .9), README-style names in capitals (README, FAQ), and any of these "
+    "compressed with gzip (.gz)"
 )
 """What ``format_of`` takes, for messages that say what is read."""
 
