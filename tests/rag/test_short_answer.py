@@ -555,6 +555,19 @@ def test_procedure_line_is_a_gnu_manuals_quoted_option_with_its_argument() -> No
     ]
     line = short_answer(question, segments)
     assert line is not None and line.answer == "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019"
+    question = "How do I edit a file in place?"
+    segments = [
+        Segment("sed 's/hello/world/g' input.txt > output.txt", 0, 0, True),
+        Segment(
+            "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019: This option specifies "
+            "that files are to be edited in-place.",
+            1,
+            1,
+        ),
+    ]
+    line = short_answer(question, segments)
+    assert line is not None
+    assert line.answer == "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019"
 
 
 def test_an_option_whose_entry_shares_one_word_with_the_question_is_no_way_to_do_it() -> None:

@@ -25,7 +25,7 @@ _SHOWS = re.compile(r"^(?:>>> )?(?:print|console\.(?:log|error|info)|echo|printf
 """A line that shows the result of the steps before it rather than taking one."""
 _OPTION = (
     r"[\u2018'`]?-{1,2}[A-Za-z][\w-]*"
-    r"(?:=[^\s\u2019'`,:]+|\[=[^\]\s]+\]| <[^>]+>| [A-Z][A-Z_]*)?[\u2019'`]?"
+    r"(?:=[^\s\u2019'`,:]+|\[=?[^\]\s]+\]| <[^>]+>| [A-Z][A-Z_-]*)?[\u2019'`]?"
 )
 _API_ENTRY = re.compile(
     r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
