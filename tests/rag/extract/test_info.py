@@ -86,6 +86,9 @@ MANUAL = (
     "\n"
     "          glue a.w b.w\n"
     "\n"
+    "widget_build\n"
+    "------------\n"
+    "\n"
     " -- Function: int widget_build (const char *NAME,\n"
     "          int FLAGS)\n"
     "     Build the widget NAME.\n"
@@ -132,6 +135,7 @@ def test_nodes_are_sections_under_the_manual_title() -> None:
     assert headings == [
         "GNU Widget",
         "GNU Widget > 1 Invoking \u2018widget\u2019",
+        "GNU Widget > 1 Invoking \u2018widget\u2019 > widget_build",
         "GNU Widget > Index",
     ]
 

@@ -114,8 +114,10 @@ def _without_menus(paragraphs: list[list[str]]) -> list[list[str]]:
 class _Node:
     """The blocks of one node's text, by indentation (see the module's description)."""
 
-    def __init__(self, blocks: list[TextBlock]) -> None:
+    def __init__(self, blocks: list[TextBlock], level: int) -> None:
         self.blocks = blocks
+        self.level = level
+        """The node's heading level: a heading inside the node is below it."""
         self.bodies: list[int] = []
         """Indentation of the text of each table entry or definition the text is inside."""
         self.example = False
@@ -131,6 +133,11 @@ class _Node:
         if _FOOTNOTES.match(first):
             return
         if _NOTICE.match(first):
+            return
+        heading = _node_heading(paragraph) if len(paragraph) == 2 and not indent else None
+        if heading:  # a heading inside the node (a function's name in an API manual)
+            level = max(heading[0], self.level + 1)
+            self.blocks.append(TextBlock("h", heading[1], level))
             return
         if self._entry(paragraph, indent):
             return
@@ -251,7 +258,7 @@ def extract_info(text: str, fallback_title: str) -> ExtractedDocument:
             level, title = 1, title or name
         last_level = level
         blocks.append(TextBlock("h", name, level))
-        reader = _Node(blocks)
+        reader = _Node(blocks, level)
         for paragraph in _without_menus(_paragraphs(body[start:])):
             reader.paragraph(paragraph)
     if nodes == 0:
