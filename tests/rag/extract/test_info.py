@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kforge.rag.extract import ExtractionError, extract, format_of
 
@@ -242,3 +244,44 @@ def test_the_parts_of_a_split_manual_are_each_indexed(tmp_path: Path) -> None:
     assert report["duplicates"] == []
     assert [s["path"] for s in report["skipped"]] == ["big.info.gz"]
     assert "only lists its parts" in report["skipped"][0]["reason"]
+
+
+_PIECES = [
+    "\x1f\n",
+    "File: a.info,  Node: Top,  Up: (dir)\n",
+    "File: a.info,  Node: X,  Up: Top\n",
+    "Title\n",
+    "*****\n",
+    "-----\n",
+    "\n",
+    "   \u2022 item\n",
+    "  12. step\n",
+    "\u2018-x\u2019\n",
+    "     text of it\n",
+    "          code line\n",
+    " -- Function: f (x)\n",
+    "* Menu:\n",
+    "* X::   desc\n",
+    "*note Foo::\n",
+    "*Note Bar: Baz.\n",
+    "   ---------- Footnotes ----------\n",
+    "Copyright \u00a9 2020\n",
+    "plain words here and there\n",
+    "\x00\x08[index\x00\x08]\n",
+    "Indirect:\na.info-1: 12\n",
+    "     " + "word " * 14 + "end.\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_any_info_text_is_read_or_refused_with_a_reason(parts: list[str]) -> None:
+    """Whatever a file holds, it is read (its sections and code spans within its text) or
+    refused with an ``ExtractionError`` saying why; nothing else is raised."""
+    try:
+        document = extract("a.info", "".join(parts).encode())
+    except ExtractionError as refused:
+        assert str(refused)
+        return
+    assert all(0 <= s.start <= s.body_start <= len(document.text) for s in document.sections)
+    assert all(0 <= start <= end <= len(document.text) for start, end in document.code)
