@@ -5,9 +5,10 @@ line, each opening with a heading underlined by ``*``, ``=``, ``-`` or ``.`` (ch
 subsubsection). Its text is laid out by indentation alone, and read so: a paragraph (its first
 line indented 0 or 3 columns), a table entry (one or more term lines, ``-i`` / ``--ignore-case``
 in curly quotes, with its text indented 5 columns more) as one ``-i, --ignore-case: text`` line, a
-definition (`` -- Function: ffi_call (...)``) the same way, a bullet or numbered item as a line,
-and an example (indented 5 columns past the text around it) as code, unless it reads as
-filled prose (a quotation). Cross references read as a printed manual writes them ("*note
+definition (`` -- Function: ffi_call (...)``) the same way, a bullet or numbered item as a line
+(its own paragraphs after it), a heading inside a node as a section under the node's, and an
+example (indented 5 columns past the text around it) as code, unless it reads as filled prose
+(a quotation). Cross references read as a printed manual writes them ("*note
 Block size::" is "see Block size"). What only navigates is left out: menus (an index is one),
 the file's header, its tag table, and a copyright notice with its permission paragraph. A
 manual split into parts (``find.info`` naming ``find.info-1``, ``find.info-2``) is read from
@@ -223,7 +224,8 @@ class _Node:
 
 
 def _node_heading(lines: list[str]) -> tuple[int, str, int] | None:
-    """The node's heading (level, text, index of the line after its underline), if any."""
+    """The heading ``lines`` open with (level, text, index of the line after its underline),
+    if any: a node's, or one inside a node."""
     for at, line in enumerate(lines[:-1]):
         if not line.strip():
             continue
