@@ -531,43 +531,40 @@ def test_procedure_line_is_the_option_named_for_what_is_asked() -> None:
     assert line is not None and line.answer == "-x, --extract, --get"
 
 
-def test_procedure_line_is_a_gnu_manuals_quoted_option_with_its_argument() -> None:
-    """A GNU manual writes an entry's options in curly quotes, with their argument."""
-    question = "How do I limit the download speed?"
+_QUOTED_OPTIONS = [
+    (
+        "How do I limit the download speed?",
+        "\u2018--limit-rate=AMOUNT\u2019: Limit the download speed to AMOUNT bytes per second.",
+        "\u2018--limit-rate=AMOUNT\u2019",
+    ),
+    (
+        "How do I print 3 lines after each match?",
+        "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019: Print NUM lines of trailing context "
+        "after matching lines.",
+        "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019",
+    ),
+    (
+        "How do I edit a file in place?",
+        "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019: This option specifies that files "
+        "are to be edited in-place.",
+        "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "entry", "options"), _QUOTED_OPTIONS)
+def test_procedure_line_is_a_gnu_manuals_quoted_option_with_its_argument(
+    question: str, entry: str, options: str
+) -> None:
+    """A GNU manual writes an entry's options in curly quotes, with their argument; they are
+    the line, before a sentence or an example that does something else."""
     segments = [
         Segment("Wget will try to keep the connection alive.", 0, 0),
-        Segment(
-            "\u2018--limit-rate=AMOUNT\u2019: Limit the download speed to AMOUNT bytes per second.",
-            0,
-            1,
-        ),
+        Segment("sed 's/hello/world/g' input.txt > output.txt", 0, 1, True),
+        Segment(entry, 1, 2),
     ]
     line = short_answer(question, segments)
-    assert line is not None and line.answer == "\u2018--limit-rate=AMOUNT\u2019"
-    question = "How do I print 3 lines after each match?"
-    segments = [
-        Segment(
-            "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019: Print NUM lines of trailing "
-            "context after matching lines.",
-            0,
-            0,
-        )
-    ]
-    line = short_answer(question, segments)
-    assert line is not None and line.answer == "\u2018-A NUM\u2019, \u2018--after-context=NUM\u2019"
-    question = "How do I edit a file in place?"
-    segments = [
-        Segment("sed 's/hello/world/g' input.txt > output.txt", 0, 0, True),
-        Segment(
-            "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019: This option specifies "
-            "that files are to be edited in-place.",
-            1,
-            1,
-        ),
-    ]
-    line = short_answer(question, segments)
-    assert line is not None
-    assert line.answer == "\u2018-i[SUFFIX]\u2019, \u2018--in-place[=SUFFIX]\u2019"
+    assert line is not None and line.answer == options
 
 
 def test_an_option_whose_entry_shares_one_word_with_the_question_is_no_way_to_do_it() -> None:

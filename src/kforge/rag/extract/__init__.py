@@ -5,13 +5,12 @@ Markdown page shows no reader (HTML comments, link-reference definitions, badge 
 blanked with spaces, newlines kept, as are a text file's table of contents and ASCII-art
 banner. HTML, AsciiDoc, manual pages, Info manuals and PDF offsets point into the text
 extracted from them. Each format has a module here (``markdown``, ``plain``, ``html``,
-``asciidoc``, ``man``, ``info``, ``pdf``), imported the first time a file of its format is read; ``document`` holds what they
-share.
+``asciidoc``, ``man``, ``info``, ``pdf``), imported the first time a file of its format is
+read; ``document`` holds what they share.
 """
 
 from __future__ import annotations
 
-import re
 import zlib
 from dataclasses import replace
 from pathlib import PurePath
@@ -64,8 +63,10 @@ def extract(path: str | PurePath, data: bytes) -> ExtractedDocument:
     fmt = format_of(path)
     if fmt is not None and plain_name(path) != PurePath(path):
         data = _gunzip(data)
-    if fmt == "info":  # an index node's marks: "\0\b[index\0\b]" around its menu
-        data = re.sub(rb"\x00\x08\[[^\x00]{0,200}\x00\x08\]", b"", data)
+    if fmt == "info":
+        from kforge.rag.extract.info import without_marks
+
+        data = without_marks(data)
     if fmt in ("markdown", "text", "html", "asciidoc", "man", "info"):
         text, encoding = detect_text(data)
         document = _extract_text(fmt, text, title_from_filename(path))

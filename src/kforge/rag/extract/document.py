@@ -43,9 +43,9 @@ FORMATS: dict[str, str] = {
 }
 """File suffix (lower case) to format name; other files are skipped but for manual pages
 (``ls.1``, ``curl_easy_setopt.3``), the parts of a split Info manual (``gnupg.info-1``),
-plain-text files named in capitals without a suffix
-(``README``, ``FAQ``, ``KNOWN_BUGS``) and any of these compressed with gzip (``FAQ.gz``,
-``HSTS.md.gz``: Debian compresses the larger files under ``/usr/share/doc``)."""
+plain-text files named in capitals without a suffix (``README``, ``FAQ``, ``KNOWN_BUGS``) and
+any of these compressed with gzip (``FAQ.gz``, ``HSTS.md.gz``: Debian compresses the larger
+files under ``/usr/share/doc``)."""
 
 SUPPORTED = (
     f"{', '.join(sorted(FORMATS))}, a split Info manual's parts (.info-1, .info-2, ...), "
@@ -222,7 +222,7 @@ def detect_text(data: bytes) -> tuple[str, str]:
                 break
     if b"\x00" in data[:8192]:
         raise ExtractionError(
-            "binary content (NUL bytes); only text, Markdown, HTML and PDF are read"
+            "binary content (NUL bytes); only text formats (see SUPPORTED) and PDF are read"
         )
     try:
         return data.decode("utf-8-sig"), "utf-8"

@@ -26,7 +26,7 @@ from kforge.rag.extract.document import (
     layout_blocks,
 )
 
-__all__ = ["extract_info"]
+__all__ = ["extract_info", "without_marks"]
 
 _SEPARATOR = "\x1f"
 _NODE_LINE = re.compile(r"^File:\s*([^,]*),\s*Node:\s*([^,\t]*)")
@@ -48,6 +48,15 @@ _NOTICE = re.compile(r"^(?:Copyright\s+(?:©|\(C\))|Permission is granted to cop
 _FOOTNOTES = re.compile(r"^-{5,} Footnotes -{5,}$")
 _PROSE_WIDTH = 60
 """A line of a filled paragraph this wide (with its indentation) or wider."""
+
+
+_MARK = re.compile(rb"\x00\x08\[[^\x00]{0,200}\x00\x08\]")
+
+
+def without_marks(data: bytes) -> bytes:
+    """An Info file's bytes without the marks ``info`` reads and never shows (an index node's
+    ``\\0\\b[index\\0\\b]``), whose NUL bytes would make the file look binary."""
+    return _MARK.sub(b"", data)
 
 
 def _xref(match: re.Match[str]) -> str:
