@@ -618,3 +618,47 @@ async def test_the_router_keeps_citations_as_objects_and_reads_a_state_saved_wit
     assert isinstance(citation, Citation) and citation.title == "" and citation.quote == ""
     assert citation.label == cited[0].label
     await rt.aclose()
+
+
+async def test_a_search_in_fewer_words_is_graded_with_the_earlier_one(monkeypatch: Any) -> None:
+    """The question's own search finds the passage that answers, but its passages do not hold
+    the question's focus between them; the search in fewer words finds passages that do, with
+    the question's other words. Graded together, the earlier passage answers, and leads."""
+    import kforge.agents.router.agent as router_agent
+
+    store = MemoryStore()
+    corpus = Corpus.open(store, "borg")
+    corpus.add_documents(
+        [
+            SourceDocument(
+                "ttl",
+                "The files cache keeps an entry for 20 backup runs at most: an entry not seen "
+                "for that many runs is removed.",
+                "Files cache",
+            ),
+            SourceDocument(
+                "tool", "The tool drops connections that stay unseen for an hour.", "Net"
+            ),
+            SourceDocument("notes", "Before you go on, read the backup notes.", "Notes"),
+            SourceDocument("bread", "Bread needs flour, water, yeast and salt.", "Baking"),
+        ]
+    )
+    hits = {h.chunk.file: h for h in corpus.search("cache tool go bread", 10)}
+    searched: list[str] = []
+
+    def scripted(_corpus: Corpus) -> Any:
+        def retrieve_chunks(query: str, k: int = 5) -> ToolResult:
+            searched.append(query)
+            found = ["ttl", "bread"] if len(searched) == 1 else ["tool", "notes"]
+            return ToolResult.success(query, {"hits": [hits[f].to_dict() for f in found]})
+
+        return tool(name="retrieve_chunks", read_only=True)(retrieve_chunks)
+
+    monkeypatch.setattr(router_agent, "retrieve_tool", scripted)
+    question = "How many backup runs can a file go unseen before the tool drops it from its cache?"
+    _rt, run = await ask_extractive(store, "borg", question, 2)
+    assert run.status == RunStatus.COMPLETED, run.error
+    result = run.result or {}
+    assert len(searched) == 2 and searched[1] != question  # the second in fewer words
+    assert [c["file"] for c in result["citations"]][:1] == ["ttl"]
+    assert "20 backup runs" in result["answer"]

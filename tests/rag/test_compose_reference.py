@@ -739,3 +739,31 @@ def test_what_exception_is_raised_is_answered_by_an_exception_s_name_or_nothing(
     )
     _, _, line = asked_over([quiet], "What exception does Query.one() raise when no row is found?")
     assert line is None  # no name of an exception: no line, not "Query.one_or_none"
+
+
+def test_where_quotes_the_next_sentence_saying_where_what_the_best_one_names_is_kept() -> None:
+    passages = [
+        chunk(
+            0,
+            "Servers\n\nAlso, in order for the deduplication used by Borg to work, it needs to "
+            "keep a local cache containing checksums of all file chunks already stored in the "
+            "repository. This cache is stored in ~/.cache/borg/. If Borg detects that a "
+            "repository has been modified since the local cache was updated it will need to "
+            "rebuild the cache.",
+            "Servers",
+        ),
+        chunk(
+            1,
+            "Files cache\n\nEntries in the files cache of a machine have a maximum time to live, "
+            "set with BORG_FILES_CACHE_TTL. Every backup increments the local cache entries' ttl "
+            "values of files that were not seen.",
+            "Files cache",
+        ),
+    ]
+    question = "Where on my machine does borg keep its local cache of chunk checksums?"
+    texts = [s.text for s in compose_extractive(question, passages, max_sentences=2)]
+    assert texts[:2] == [
+        "Also, in order for the deduplication used by Borg to work, it needs to keep a local "
+        "cache containing checksums of all file chunks already stored in the repository.",
+        "This cache is stored in ~/.cache/borg/.",
+    ], texts

@@ -36,6 +36,7 @@ from kforge.rag.follow_on import (
     example_before,
     follow_on,
     refers_back,
+    said_before,
     subject_of,
     value_of,
 )
@@ -345,6 +346,11 @@ def compose_extractive(
             ]
         elif asked.kind == "quantity":
             follows[id(best_here)] = value_of(best_here, owns[source])
+        elif asked.kind == "where" and not _PATH.search(best_here.text):
+            # "... it needs to keep a local cache ..." then "This cache is stored in ~/.cache/borg/."
+            follows[id(best_here)] = [
+                c for c in follow_on(best_here, owns[source]) if _PATH.search(c.text)
+            ]
     for source in sources[:2]:  # the two first sources' best units (each has one)
         take(owns[source][0])
         best_here = owns[source][0]
@@ -430,7 +436,7 @@ def compose_extractive(
     for c in list(chosen):
         # room permitting, a sentence pointing back ("It is a recommended replacement for this
         # module ...") comes after the one naming what it points to
-        before = _said_before(c, owns[c.source]) if _POINTS_BACK.match(c.text) else None
+        before = said_before(c, owns[c.source])
         if before is not None and before not in chosen and len(chosen) < room:
             chosen.insert(chosen.index(c), before)
         # the example a sentence goes on from ("searches for 'hello' in all files ...") is
@@ -449,28 +455,6 @@ def compose_extractive(
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
-
-
-_POINTS_BACK = re.compile(
-    # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
-    # follows
-    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they)\b"
-    r"|(?:this|that|these|those) (?:is|are|was|were|will|would|can|could|may|might|must|"
-    r"should|has|have|had|does|also|means|makes|lets|allows|reduces|ensures|causes|requires|"
-    r"gives|works|happens)\b",
-    re.IGNORECASE,
-)
-"""A sentence opening with a pronoun that stands for what the sentence before it says ("It
-is ...", "This means ..."), not with a noun it determines ("This method ...", which names
-the entry it is part of), nor with an "it" that stands for what the sentence goes on to say.
-"He" and "she" stand for the person a passage is about, whom its lead sentence names (see
-the lead taken in ``compose_extractive``), not for the sentence before: adding that one put
-sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
-
-
-def _said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
-    """The sentence right before ``c`` in its passage, or None."""
-    return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)
 
 
 def _item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:

@@ -10,7 +10,15 @@ from kforge.rag.candidates import Candidate
 from kforge.rag.commands import is_command_line
 from kforge.rag.quantities import NUMBER, gives_default
 
-__all__ = ["entry_opening", "example_before", "follow_on", "refers_back", "subject_of", "value_of"]
+__all__ = [
+    "entry_opening",
+    "example_before",
+    "follow_on",
+    "refers_back",
+    "said_before",
+    "subject_of",
+    "value_of",
+]
 
 _ANAPHOR = re.compile(
     r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
@@ -132,3 +140,28 @@ _THIS_VALUE = re.compile(r"\b(?:this|that) (?:value|number|many|limit|amount|siz
 """A sentence pointing to a value its entry gives elsewhere."""
 _ENTRY_SPAN = 4
 """How far after such a sentence its entry's value may come."""
+
+
+_POINTS_BACK = re.compile(
+    # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
+    # follows
+    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they)\b"
+    r"|(?:this|that|these|those) (?:is|are|was|were|will|would|can|could|may|might|must|"
+    r"should|has|have|had|does|also|means|makes|lets|allows|reduces|ensures|causes|requires|"
+    r"gives|works|happens)\b",
+    re.IGNORECASE,
+)
+"""A sentence opening with a pronoun that stands for what the sentence before it says ("It
+is ...", "This means ..."), not with a noun it determines ("This method ...", which names
+the entry it is part of), nor with an "it" that stands for what the sentence goes on to say.
+"He" and "she" stand for the person a passage is about, whom its lead sentence names (see
+the lead taken in ``compose_extractive``), not for the sentence before: adding that one put
+sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
+
+
+def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right before ``c`` in its passage when ``c`` opens with a pronoun standing
+    for what that sentence says (``_POINTS_BACK``), else None."""
+    if not _POINTS_BACK.match(c.text):
+        return None
+    return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)
