@@ -198,16 +198,27 @@ def test_relevant_passages_always_hold_part_of_the_focus(
     question: str, texts: list[str], weighted: bool
 ) -> None:
     """For any question and passages: a relevant passage holds at least a quarter of the focus,
-    and when no passage holds any focus term, none is relevant and the refusal quotes none."""
+    or part of it beside such a passage of its section; when no passage holds any focus term,
+    none is relevant and the refusal quotes none."""
     corpus = Corpus.open(MemoryStore(), "p")
     corpus.add_documents(SourceDocument(f"d{i}", t or "empty", "") for i, t in enumerate(texts))
     focus = question_focus(question, CorpusStatistics.of(corpus) if weighted else None)
-    chunks = [_chunk(i, t) for i, t in enumerate(texts)]
+    # passages of two files, some under one heading: sections cut into several passages
+    chunks = [
+        replace(_chunk(i, t), file=f"f{i % 2}.md", heading=["", "A", "B"][i % 3])
+        for i, t in enumerate(texts)
+    ]
     verdicts = focus.relevant(chunks)
     assert len(verdicts) == len(chunks)
+    enough = {
+        (c.file, c.heading)
+        for c, v in zip(chunks, verdicts, strict=True)
+        if v and focus.share(c.text) >= PASSAGE_SHARE - 1e-9
+    }
     for chunk, relevant in zip(chunks, verdicts, strict=True):
-        if relevant:
-            assert focus.share(chunk.text) >= PASSAGE_SHARE - 1e-9
+        if relevant and focus.share(chunk.text) < PASSAGE_SHARE - 1e-9:
+            assert chunk.heading and (chunk.file, chunk.heading) in enough
+            assert focus.held(chunk.text)
     if not any(focus.held(c.text) for c in chunks):
         assert not any(verdicts)
     refusal = focus.refusal(focus.closest(chunks))
@@ -387,3 +398,33 @@ def test_a_passage_holding_what_the_asking_sentence_names_is_relevant() -> None:
         _chunk(2, "The API page lists every call."),
     ]
     assert focus.relevant(passages)[:2] == [True, True]
+
+
+def test_a_passage_of_a_relevant_passages_section_holding_some_of_the_focus_is_relevant() -> None:
+    statistics = CorpusStatistics(
+        passages=1000,
+        characters=500_000,
+        document_frequency=lambda term: {
+            "pg": 20,
+            "hba": 5,
+            "conf": 30,
+            "trust": 40,
+            "line": 300,
+        }.get(term, 0),
+    )
+    focus = question_focus("What does it mean when a line in pg_hba.conf says trust?", statistics)
+    assert [t.text for t in focus.terms] == ["pg_hba.conf", "trust", "line"]  # "says" asks
+    opening = "When trust authentication is specified, anyone who can connect may log in."
+    later = "To use it, put trust on the host line of pg_hba.conf."
+
+    def passage(n: int, text: str, file: str, heading: str) -> Chunk:
+        return replace(_chunk(n, text), file=file, heading=heading)
+
+    passages = [
+        passage(0, later, "auth-trust.html", "Trust Authentication"),
+        passage(1, opening, "auth-trust.html", "Trust Authentication"),
+        passage(2, opening, "auth-methods.html", "Authentication Methods"),
+    ]
+    assert focus.share(opening) < focus.share(later) / 2
+    # the section's opening is relevant beside its later passage; the same words elsewhere not
+    assert focus.relevant(passages) == [True, True, False]

@@ -34,8 +34,9 @@ sentences before it is the user's situation: "In CI I want ..."). When they do n
 When they do, a passage (title, heading and text) is relevant when its terms weigh at least
 ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh, or,
 where sentences before the one that asks tell the user's situation, when it holds that much
-of the asking sentence's own terms. Over
-Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
+of the asking sentence's own terms; so is a passage holding any of the focus in the section
+(file and heading) of a relevant one, since where a section was cut into passages says
+nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
 over the Node.js reference, "What does os.EOL contain?" is not answered from ``os.constants``
 ("Contains commonly used …"): ``os.EOL`` weighs far more than "contain".
 """
@@ -280,7 +281,15 @@ class Focus:
         if asking.terms and len(asking.terms) < len(self.terms):
             told = [asking.held(passage_text(c)) for c in chunks]
             verdicts = [a or b for a, b in zip(verdicts, _shares_kept(asking, told), strict=True)]
-        return verdicts
+        # where a section was cut into passages decides nothing: a passage holding some of the
+        # focus is relevant beside a relevant passage of its section (the section's opening,
+        # "When trust authentication is specified, PostgreSQL assumes ...", beside its later
+        # passage naming pg_hba.conf's lines)
+        sections = {(c.file, c.heading) for c, v in zip(chunks, verdicts, strict=True) if v}
+        return [
+            v or (bool(h) and bool(c.heading) and (c.file, c.heading) in sections)
+            for c, v, h in zip(chunks, verdicts, held, strict=True)
+        ]
 
     def holds_any(self, chunks: Sequence[Chunk]) -> bool:
         """True when ``chunks`` hold the focus between them (see the module docstring)."""
