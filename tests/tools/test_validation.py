@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from kforge.errors import ToolArgumentsError, ToolDefinitionError
@@ -94,3 +97,24 @@ def test_input_schema_must_be_a_valid_object_schema() -> None:
         check_input_schema("t", {"type": "array"})
     with pytest.raises(ToolDefinitionError, match="not valid JSON Schema 2020-12"):
         check_input_schema("t", {"type": "object", "properties": {"a": {"type": "strin"}}})
+
+
+def test_arguments_the_fast_check_accepts_never_load_the_schema_library() -> None:
+    """``kforge ask`` checks its search tool's arguments; JSON Schema's library (a tenth of the
+    command's start) is loaded only when arguments need it to explain what is wrong."""
+    script = (
+        "import sys\n"
+        "from kforge.tools import tool\n"
+        "@tool()\n"
+        "def search(query: str, k: int = 5) -> str:\n"
+        "    '''Search.'''\n"
+        "    return query\n"
+        "assert search.check_arguments({'query': 'q', 'k': 2}) == []\n"
+        "print('jsonschema' in sys.modules)\n"
+        "print(search.check_arguments({'query': 3})[0].message)\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert run.stdout.splitlines() == ["False", "argument 'query' must be a string (got 3)", "True"]

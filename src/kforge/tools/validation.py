@@ -97,20 +97,27 @@ class ArgumentValidator:
     """A compiled validator for one tool's input schema."""
 
     def __init__(self, tool_name: str, schema: dict[str, Any]) -> None:
-        import jsonschema
-
         self.tool_name = tool_name
         self.schema = schema
-        self._validator = jsonschema.Draft202012Validator(
-            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-        )
         self._surely_valid = simple_checker(schema)
+        # the full validator is built when first needed: arguments of the simple kind that pass
+        # the fast check never need it, nor the library (a tenth of ``kforge ask``'s start)
+        self._validator: jsonschema.Draft202012Validator | None = None
+
+    def _full(self) -> jsonschema.Draft202012Validator:
+        if self._validator is None:
+            import jsonschema
+
+            self._validator = jsonschema.Draft202012Validator(
+                self.schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+            )
+        return self._validator
 
     def problems(self, arguments: Any) -> list[ArgumentProblem]:
         if self._surely_valid is not None and self._surely_valid(arguments):
             return []
         errors = sorted(
-            self._validator.iter_errors(arguments),
+            self._full().iter_errors(arguments),
             key=lambda e: (_path(e.absolute_path), str(e.validator)),
         )
         found: list[ArgumentProblem] = []
