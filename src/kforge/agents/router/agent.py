@@ -29,7 +29,6 @@ from kforge.agents.conversation import (
     turns_from_args,
 )
 from kforge.agents.decisions import structured
-from kforge.agents.react import service_tools
 from kforge.agents.results import AgentResult, CitedAnswer, upgrade_citations
 from kforge.agents.router.grading import GradingNode
 from kforge.agents.router.guardrail import judge_scope, polite_refusal, scope_evidence
@@ -379,7 +378,7 @@ class RouterAgent(GradingNode):
     def _tool(self, ctx: RunContext, action: str) -> Tool:
         if action == RETRIEVE:
             return retrieve_tool(ctx.corpus(self.corpus_name))
-        supplied = {t.name: t for t in service_tools(ctx.services)}
+        supplied = {t.name: t for t in ctx.services.tool_list()}
         for name in _WEB_TOOL_NAMES:
             if name in supplied:
                 return supplied[name]
