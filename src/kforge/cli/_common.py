@@ -306,7 +306,12 @@ def read_input_line(stdin: TextIO) -> str:
 def add_document_options(p: argparse.ArgumentParser) -> None:
     """``--docs``, ``--corpus``, ``--model`` and ``--answer``: what an agent reads, which model
     it uses and how it writes its answers."""
-    p.add_argument("--docs", metavar="DIR", help="folder of Markdown, text, HTML or PDF files")
+    p.add_argument(
+        "--docs",
+        metavar="DIR",
+        help="folder of documents, indexed first as kforge ingest does (Markdown, text, HTML, "
+        "PDF, manual pages, GNU Info manuals; see kforge ingest --help)",
+    )
     p.add_argument(
         "--corpus",
         help="name of the corpus to index the documents in (default: derived from the folder "
