@@ -96,14 +96,13 @@ class GradingNode:
         self.state.node = self._after_tool_round()
 
     def _unheld(self, hits: list[SearchHit]) -> list[SearchHit]:
-        """The earlier search's hits that ``hits`` lack, best first. That search asked in all
-        the question's words and its passages did not hold the focus between them; the next
-        asks in fewer words, further down the ranking. Its passages may hold the focus with
-        the question's other words (a user's "before" and "go"), while an earlier one says what
-        is asked in the manual's words ("keeps an entry for 20 backup runs at most"): graded
-        together, the earlier ones lead, as their search ranked them for the whole question.
-        Over the 24 documentation sets of ``benchmarks/answer_docsets.py``, this answered two
-        more held-out questions and refused no fewer unanswerable ones."""
+        """The hits of the earlier searches that ``hits`` lack, best first. Those searches
+        found no relevant passage: the first asked in all the question's words, and its
+        passages did not hold the focus between them; the next asks in fewer words, further
+        down the ranking. Its passages may hold the focus with the question's other words (a
+        user's "before" and "go"), while an earlier one says what is asked in the manual's
+        words ("keeps an entry for 20 backup runs at most"): graded together, the earlier ones
+        lead, as their search ranked them for the whole question."""
         new = {h.chunk.id for h in hits}
         earlier = [SearchHit.from_dict(h) for h in self.state.unheld]
         return [h for h in earlier if h.chunk.id not in new]

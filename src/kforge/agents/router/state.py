@@ -75,7 +75,7 @@ class RouterState:
     closest: list[dict[str, Any]] = field(default_factory=list)
     """Passages found but not relevant, for "See also" when the documents do not say."""
     unheld: list[dict[str, Any]] = field(default_factory=list)
-    """The hits of the last search whose passages did not hold the focus between them (graded
+    """The hits of the searches so far when none of their passages was relevant (graded
     without a model call): graded again with the next search's."""
     refused: bool = False
     """The answer says the documents do not say (or the question is out of scope)."""
