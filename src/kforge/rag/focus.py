@@ -36,9 +36,10 @@ When they do, a passage (title, heading and text) is relevant when its terms wei
 where sentences before the one that asks tell the user's situation, when it holds that much
 of the asking sentence's own terms; so is a passage holding any of the focus in the section
 (file and heading) of a relevant one, since where a section was cut into passages says
-nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held (libffi and thread are never named);
-over the Node.js reference, "What does os.EOL contain?" is not answered from ``os.constants``
-("Contains commonly used …"): ``os.EOL`` weighs far more than "contain".
+nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held
+(libffi and thread are never named); over the Node.js reference, "What does os.EOL contain?"
+is not answered from ``os.constants`` ("Contains commonly used …"): ``os.EOL`` weighs far
+more than "contain".
 """
 
 from __future__ import annotations
