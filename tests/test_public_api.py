@@ -36,3 +36,17 @@ def test_built_in_agents_are_available_without_importing_them() -> None:
     code = "from kforge.runtime import default_registry; print(','.join(default_registry.names()))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert {"research", "react", "router"} <= set(out.stdout.strip().split(","))
+
+
+def test_the_ask_agent_loads_no_other_provider_test_model_or_agent() -> None:
+    """``kforge ask`` runs the router on the local model: it loads neither the OpenAI-compatible
+    client, nor the test models, nor the ReAct agent; ``kforge.llm``'s names still resolve."""
+    code = (
+        "import sys, kforge.llm.types, kforge.agents.router, kforge.cli.ask; "
+        "loaded = [m for m in ('kforge.llm.openai.compat', 'kforge.llm.testing.function', "
+        "'kforge.llm.testing.scripted', 'kforge.agents.react', 'kforge.agents.loop') "
+        "if m in sys.modules]; print(','.join(loaded)); "
+        "from kforge.llm import ScriptedModel, get_model; print(ScriptedModel.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["", "ScriptedModel"]
