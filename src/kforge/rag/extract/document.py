@@ -222,7 +222,7 @@ def detect_text(data: bytes) -> tuple[str, str]:
                 break
     if b"\x00" in data[:8192]:
         raise ExtractionError(
-            "binary content (NUL bytes); only text formats (see SUPPORTED) and PDF are read"
+            f"binary content (NUL bytes) where text was expected; kforge reads {SUPPORTED}"
         )
     try:
         return data.decode("utf-8-sig"), "utf-8"
