@@ -33,8 +33,8 @@ def register(subparsers: Any) -> None:
             "and any of these compressed with gzip (HSTS.md.gz, ls.1.gz, grep.info.gz: as "
             "Debian ships /usr/share/doc, /usr/share/man and /usr/share/info). Run it again "
             "after editing files: only changed files are read again, deleted files are "
-            "dropped, and files extracted by an older kforge are extracted again. A document present in several formats (git-add.txt and "
-            "git-add.html) is indexed once, a Sphinx build's _sources copies are left out "
+            "dropped, and files extracted by an older kforge are extracted again. A document "
+            "present in several formats (git-add.txt and git-add.html) is indexed once, a Sphinx build's _sources copies are left out "
             "beside the pages built from them, and so are its _modules pages (a module's "
             "source code, highlighted, whose docstrings the pages already give)."
         ),

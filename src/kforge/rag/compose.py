@@ -152,8 +152,9 @@ def compose_extractive(
     chosen), and, while there is room, the lead sentence (which says what the passage is
     about) of a passage whose best unit opens by referring back ("He designed ...") or that
     the answer hops to. A chosen unit is
-    followed by the units that finish what it says (``kforge.rag.follow_on``). Units in ``exclude``
-    (already said elsewhere, e.g. earlier in a report) are not used. Each segment's ``rank`` says how well it answers.
+    followed by the units that finish what it says (``kforge.rag.follow_on``). Units in
+    ``exclude`` (already said elsewhere, e.g. earlier in a report) are not used. Each segment's
+    ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
     """
     asked = read_question(question)
@@ -347,7 +348,8 @@ def compose_extractive(
         elif asked.kind == "quantity":
             follows[id(best_here)] = value_of(best_here, owns[source])
         elif asked.kind == "where" and not _PATH.search(best_here.text):
-            # "... it needs to keep a local cache ..." then "This cache is stored in ~/.cache/borg/."
+            # "... it needs to keep a local cache ..." then "This cache is stored in
+            # ~/.cache/borg/."
             follows[id(best_here)] = [
                 c for c in follow_on(best_here, owns[source]) if _PATH.search(c.text)
             ]

@@ -30,8 +30,8 @@ question's terms or more are never named in the corpus, nor, in a corpus whose s
 English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
 of the focus, or the sentence that asks writes a name the corpus never names (a capitalized
 word inside it, "Weblate", an identifier such as ``HTTP/2``, or a number; a name in the
-sentences before it is the user's situation: "In CI I want ..."). When they do not hold it, no passage is relevant and the documents do not say.
-When they do, a passage (title, heading and text) is relevant when its terms weigh at least
+sentences before it is the user's situation: "In CI I want ..."). When they do not hold it,
+no passage is relevant and the documents do not say. When they do, a passage (title, heading and text) is relevant when its terms weigh at least
 ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh, or,
 where sentences before the one that asks tell the user's situation, when it holds that much
 of the asking sentence's own terms; so is a passage holding any of the focus in the section
