@@ -77,9 +77,9 @@ def index_folder(store: PassageStore, corpus: Corpus, folder: Path, out: TextIO)
     if report.chunks == 0:
         if not corpus.sources():
             drop_corpus(store, corpus.name)
-        raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf)"
-        )
+        from kforge.rag.extract.document import SUPPORTED
+
+        raise ConfigurationError(f"no readable documents in {folder} (kforge reads {SUPPORTED})")
 
 
 def choose_corpus(

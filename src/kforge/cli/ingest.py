@@ -135,9 +135,10 @@ def run_ingest(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if empty:  # said before any summary, which would read as a success
+        from kforge.rag.extract.document import SUPPORTED
+
         raise ConfigurationError(
-            f"no readable documents in {folder} (supported: .md, .txt, .adoc, .html, .pdf); "
-            "nothing was indexed"
+            f"no readable documents in {folder} (kforge reads {SUPPORTED}); nothing was indexed"
         )
     if args.json:
         print(jsoncodec.dumps(report.to_dict(), indent=True))
