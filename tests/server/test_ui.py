@@ -39,6 +39,9 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Actions wait up to 30 s (each page's default); assertions wait 15 s instead of Playwright's 5 s,
+# so a request a loaded machine answers late is not read as a wrong page.
+playwright_api.expect.set_options(timeout=15_000)
 
 
 @contextmanager
