@@ -56,6 +56,22 @@ def test_every_format_is_ingested_and_broken_files_are_reported(tmp_path: Path) 
     assert "warning: latin1.md: not UTF-8; read as cp1252" in report.summary()
 
 
+def test_files_of_formats_not_read_are_grouped_and_the_formats_read_listed_once(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    (docs / "_static").mkdir(parents=True)
+    (docs / "index.html").write_text("<p>Steps are written in Python.</p>")
+    for name in ("a.css", "b.css", "c.js", "d.png"):
+        (docs / "_static" / name).write_text("x")
+    (docs / "_static" / "e.woff.gz").write_bytes(gzip.compress(b"font"))
+    lines = Corpus.open(MemoryStore(), "t").ingest(docs).summary().splitlines()
+    assert "  skipped _static/a.css, _static/b.css: unsupported format '.css'" in lines
+    assert "  skipped _static/e.woff.gz: unsupported format '.woff' in a gzip file" in lines
+    listed = [line for line in lines if ".html" in line and ".md" in line]
+    assert len(listed) == 1 and listed[0].startswith("  (kforge reads "), lines
+
+
 def test_provenance_offsets_point_into_the_file(tmp_path: Path) -> None:
     docs = _folder(tmp_path)
     corpus = Corpus.open(MemoryStore(), "t")
@@ -254,7 +270,8 @@ def test_a_debian_doc_folder_is_read_compressed_files_and_manual_pages_included(
     assert sorted(skipped) == ["broken.md.gz", "changelog.gz", "man3/widget_make.3.gz"]
     assert "not a readable gzip file" in skipped["broken.md.gz"]
     assert "only includes man3/widget_new.3" in skipped["man3/widget_make.3.gz"]
-    assert "manual pages (.1 to .9)" in skipped["changelog.gz"]
+    assert skipped["changelog.gz"] == "unsupported format '(none)' in a gzip file"
+    assert "manual pages (.1 to .9)" in report.summary()
     hit = corpus.search("default size of a widget")[0]
     assert hit.chunk.file == "man3/widget_new.3.gz" and "12 units" in hit.chunk.text
     titles = {s.file: s.title for s in corpus.sources()}

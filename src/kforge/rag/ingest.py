@@ -16,6 +16,7 @@ from kforge.rag.analyze import ANALYZER_VERSION
 from kforge.rag.chunking import ChunkingOptions
 from kforge.rag.extract import (
     EXTRACTION_VERSION,
+    SUPPORTED,
     ExtractedDocument,
     ExtractionError,
     extract,
@@ -93,6 +94,8 @@ class IngestReport:
             files = [s.path for s in self.skipped if s.reason == reason]
             shown = ", ".join(files[:3]) + (f" and {count - 3} more" if count > 3 else "")
             lines.append(f"  skipped {shown}: {reason}")
+        if any(s.reason.startswith("unsupported format") for s in self.skipped):
+            lines.append(f"  (kforge reads {SUPPORTED})")
         if self.duplicates:
             shown = ", ".join(d.path for d in self.duplicates[:3])
             more = len(self.duplicates) - 3

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kforge.errors import ConfigurationError
-from kforge.rag.extract import SUPPORTED, format_of, plain_name
+from kforge.rag.extract import format_of, plain_name
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -113,7 +113,7 @@ def _consider(path: Path, root: Path, scan: FolderScan) -> None:
         what = f"unsupported format '{inner.suffix or '(none)'}'"
         if inner != path:
             what += " in a gzip file"
-        scan.skipped.append(SkippedFile(rel, f"{what} (supported: {SUPPORTED})"))
+        scan.skipped.append(SkippedFile(rel, what))  # the summary lists what is read, once
         return
     try:
         real = path.resolve(strict=True)
