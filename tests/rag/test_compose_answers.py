@@ -235,3 +235,52 @@ def test_what_kinds_there_are_is_answered_by_the_whole_list_that_names_them() ->
         "How does an agent ask for approval?", [kinds, opening], max_sentences=3
     )
     assert len(segments) <= 3
+
+
+_SETTINGS_FILES = chunk(
+    0,
+    "Settings Files\n\n"
+    "Settings files for widget are called either “.widgetrc”, “widget.ini” or “setup.cfg” "
+    "(your preference) and are located in one of three places:\n\n"
+    "the current working directory (good for per-project settings),\n"
+    "your home directory ($HOME), or\n"
+    "on Windows, in the %APPDATA% directory.\n\n"
+    "If you are wondering where widget is getting its settings from you can use the “-v” "
+    "option and it will tell you.\n\n"
+    "Settings files must start with the label “[widget]” and are formatted in the INI style, "
+    "for example:\n\n"
+    "[widget]\nformat=plain\nlog_filter=-suds",
+    "Using widget",
+    "Settings Files",
+)
+_SETTINGS_PARAMETERS = chunk(
+    1,
+    "log_capture : bool: Capture logging. This is the default behaviour. This switch is used "
+    "to override a settings file setting.\n"
+    "show_skipped : bool: Print skipped steps. This is the default behaviour. This switch is "
+    "used to override a settings file setting.",
+    "Using widget",
+    "Settings Parameters",
+)
+
+
+def test_what_a_thing_is_called_is_said_by_the_sentence_naming_it_before_its_list() -> None:
+    # an HTML list read one item a line without bullets runs on into one sentence after the
+    # sentence introducing it, which says what the files are called: it is no bare colon
+    passages = [_SETTINGS_FILES, _SETTINGS_PARAMETERS]
+    texts = [
+        s.text for s in compose_extractive("What are widget's settings files called?", passages)
+    ]
+    assert texts[0].startswith("Settings files for widget are called either “.widgetrc”"), texts
+    texts = [
+        s.text
+        for s in compose_extractive("Where does widget look for its settings files?", passages)
+    ]
+    at = texts.index(next(t for t in texts if t.startswith("Settings files for widget are called")))
+    assert texts[at + 1].startswith("the current working directory (good for"), texts
+
+
+def test_a_sentence_saying_its_piece_before_an_example_stands_alone() -> None:
+    question = "What must a widget settings file start with?"
+    texts = [s.text for s in compose_extractive(question, [_SETTINGS_FILES, _SETTINGS_PARAMETERS])]
+    assert any("must start with the label “[widget]”" in t for t in texts), texts

@@ -167,7 +167,11 @@ def find_candidates(
                 units[n - 1] if n else None,
                 units[n + 1] if n + 1 < len(units) else None,
             )
-            if unit.text.endswith(":") and not _introduces(unit, after, question):
+            if (
+                unit.text.endswith(":")
+                and not _introduces(unit, after, question)
+                and not _FOR_EXAMPLE.search(unit.text)
+            ):
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
@@ -250,6 +254,8 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
     limit that by setting the MAX_CONTENT_LENGTH config key:")."""
     if after is None:
         return False
+    if runs_on(after):
+        return True
     if after.kind == "item":  # items, not lines of code a page wrote as a list
         return question.kind == "procedure" or not reads_as_code(after.text)
     if after.kind == "code" and question.kind == "where":
@@ -260,6 +266,30 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
         (after.kind == "code" or reads_as_code(after.text))
         and question.kind == "procedure"
         and PROCEDURAL.search(unit.text) is not None
+    )
+
+
+_FOR_EXAMPLE = re.compile(r"\b(?:for (?:example|instance)|e\.g\.|like (?:this|so))\s*:$", re.I)
+"""The end of a sentence that says its piece before an example ("Configuration files must start
+with the label "[behave]" and are formatted in the Windows INI style, for example:")."""
+
+_PLAIN_WORD = re.compile(r"\(?(?:[a-z][a-z'-]*|[A-Z][a-z]+)\)?[,.;]?")
+
+
+def runs_on(unit: Unit | Candidate) -> bool:
+    """True for the items of a list read as one sentence after the sentence that introduces
+    them, as a page's HTML lists them one a line without bullets ("the current working
+    directory (good for per-project settings), your home directory ($HOME), or on Windows,
+    ..."): prose in lower case with its items between commas, not code run into a line."""
+    words = unit.text.split()
+    plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w))
+    return (
+        unit.kind == "sentence"
+        and unit.text[:1].islower()
+        and unit.text.endswith(".")
+        and ", " in unit.text
+        and len(words) >= 6
+        and plain * 10 >= len(words) * 7
     )
 
 

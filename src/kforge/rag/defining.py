@@ -23,7 +23,7 @@ __all__ = [
 
 _ASKED_SUBJECT = re.compile(
     r"^(?:what(?:'s| is| are)|define|explain what)\s+(?:an? |the )?(.+?)"
-    r"(?:\s+(?:is|are|mean|(?:used |good )?for|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
+    r"(?:\s+(?:is|are|mean|called|named|(?:used |good )?for|in [\w.-]+(?: [\w.-]+)?))?\s*\??$",
     re.IGNORECASE,
 )
 _ASKED_MEANING = re.compile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kforge.rag.candidates import Candidate
+from kforge.rag.candidates import Candidate, runs_on
 from kforge.rag.commands import is_command_line
 from kforge.rag.quantities import NUMBER, gives_default
 
@@ -84,6 +84,8 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     exit as a result of either:")."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
     if best.text.endswith(":"):  # the items it introduces, or the code it says to use
+        if after and after[0].position == best.position + 1 and runs_on(after[0]):
+            return [after[0]]  # the items read as one sentence
         items: list[Candidate] = []
         for c in after:
             kind = items[0].kind if items else c.kind
