@@ -211,6 +211,38 @@ def test_a_sphinx_builds_copies_of_its_sources_are_not_indexed_beside_its_pages(
     assert not any(".. signature::" in c.text for c in corpus.chunks())
 
 
+def test_a_sphinx_builds_index_and_search_pages_are_reported_not_indexed(tmp_path: Path) -> None:
+    html = tmp_path / "html"
+    html.mkdir()
+    (html / "options.html").write_text(
+        "<html><head><title>Options</title></head><body><h1>Options</h1>"
+        "<dl><dt>--color</dt><dd><p>Use colours in the report.</p></dd></dl></body></html>"
+    )
+    (html / "genindex.html").write_text(
+        "<html><body><h1 id='index'>Index</h1><table class=\"indextable genindextable\">"
+        "<tr><td><ul><li>--color command line option</li><li>--capture command line option"
+        "</li></ul></td></tr></table></body></html>"
+    )
+    (html / "search.html").write_text(
+        "<html><head><script src='searchindex.js'></script></head><body><h1>Search</h1>"
+        "<p>Searching for multiple words only shows matches that contain all words.</p>"
+        "</body></html>"
+    )
+    corpus = Corpus.open(MemoryStore(), "t")
+    report = corpus.ingest(html)
+    assert report.added == ["options.html"]
+    assert {s.path: s.reason for s in report.skipped} == {
+        "genindex.html": "a Sphinx build's generated index or search page, not documentation",
+        "search.html": "a Sphinx build's generated index or search page, not documentation",
+    }
+    assert [hit.chunk.file for hit in corpus.search("--color command line option")] == [
+        "options.html"
+    ]
+    # a page of one of those names a project wrote itself is read
+    (html / "search.html").write_text("<h1>Search</h1><p>The search box finds pages.</p>")
+    assert corpus.ingest(html).added == ["search.html"]
+
+
 def test_a_sphinx_builds_highlighted_module_sources_are_reported_not_indexed(
     tmp_path: Path,
 ) -> None:

@@ -34,9 +34,11 @@ def register(subparsers: Any) -> None:
             "Debian ships /usr/share/doc, /usr/share/man and /usr/share/info). Run it again "
             "after editing files: only changed files are read again, deleted files are "
             "dropped, and files extracted by an older kforge are extracted again. A document "
-            "present in several formats (git-add.txt and git-add.html) is indexed once, a Sphinx build's _sources copies are left out "
-            "beside the pages built from them, and so are its _modules pages (a module's "
-            "source code, highlighted, whose docstrings the pages already give)."
+            "present in several formats (git-add.txt and git-add.html) is indexed once. A "
+            "Sphinx build's _sources copies are left out beside the pages built from them, and "
+            "so are its _modules pages (a module's source code, highlighted, whose docstrings "
+            "the pages already give) and its generated index and search pages (genindex.html, "
+            "py-modindex.html, search.html)."
         ),
     )
     parser.add_argument("dir", metavar="DIR", help="folder of documents")

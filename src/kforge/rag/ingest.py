@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from kforge.rag.records import SourceRecord
 
 __all__ = [
+    "INDEX_PAGE",
     "MODULE_LISTING",
     "SAME_DOCUMENT_OVERLAP",
     "IndexedSummary",
@@ -37,6 +38,7 @@ __all__ = [
     "IngestReport",
     "IngestTarget",
     "ingest_folder",
+    "is_index_page",
     "is_module_listing",
     "pick_source",
     "word_overlap",
@@ -231,6 +233,19 @@ def is_module_listing(rel: str, data: bytes) -> bool:
     return bool(_SPHINX_MODULE_PAGE.match(rel)) and any(m in data for m in _MODULE_LISTING_MARKS)
 
 
+_SPHINX_INDEX_PAGE = re.compile(r"^(|.*/)(?:genindex(?:-[\w-]+)?|py-modindex|search)\.html?$")
+_INDEX_PAGE_MARKS = (b'class="indextable', b'class="genindextable', b"searchindex.js")
+INDEX_PAGE = "a Sphinx build's generated index or search page, not documentation"
+
+
+def is_index_page(rel: str, data: bytes) -> bool:
+    """Whether ``rel`` is the general index, module index or search page a Sphinx build writes
+    (``genindex.html``, ``py-modindex.html``, ``search.html``): names in alphabetical runs
+    ("--capture command line option --color command line option ..."), matching every
+    question that names one, and saying nothing of them."""
+    return bool(_SPHINX_INDEX_PAGE.match(rel)) and any(m in data for m in _INDEX_PAGE_MARKS)
+
+
 class IndexedSummary(Protocol):
     """What ingestion reads of a source already in the corpus."""
 
@@ -289,6 +304,9 @@ class _Ingest:
             return None
         if is_module_listing(found.relative, data):
             self.report.skipped.append(SkippedFile(found.relative, MODULE_LISTING))
+            return None
+        if is_index_page(found.relative, data):
+            self.report.skipped.append(SkippedFile(found.relative, INDEX_PAGE))
             return None
         return data
 
