@@ -175,6 +175,34 @@ def test_two_passages_may_hold_the_focus_between_them() -> None:
     ]
 
 
+def test_the_entry_of_an_option_the_question_names_is_relevant() -> None:
+    corpus = Corpus.open(MemoryStore(), "cli")
+    corpus.add_documents(
+        [
+            SourceDocument(
+                "tutorial",
+                "To make testing such scenarios simpler we have implemented a “-w” command-line "
+                "flag. This flag turns off the capture of output.",
+                "Works in progress",
+            ),
+            SourceDocument(
+                "options",
+                "-c, --no-color: Disable the use of ANSI color escapes.\n"
+                "-w, --wip: Only run scenarios tagged with “wip”.\n"
+                "-x, --expand: Expand scenario outline tables in output.",
+                "Command-line arguments",
+            ),
+            SourceDocument("tags", "Tags select scenarios: --tags=wip runs the wip ones.", "Tags"),
+        ]
+    )
+    focus = question_focus("What does the -w flag do?", CorpusStatistics.of(corpus))
+    chunks = corpus.chunks()
+    shares = {c.file: focus.share(passage_text(c)) for c in chunks}
+    assert shares["options"] < shares["tutorial"] / 2  # it lacks "flag": too little by share
+    verdicts = {c.file: v for c, v in zip(chunks, focus.relevant(chunks), strict=True)}
+    assert verdicts == {"tutorial": True, "options": True, "tags": False}
+
+
 def test_a_focus_round_trips() -> None:
     corpus = Corpus.open(MemoryStore(), "t")
     corpus.add_documents([SourceDocument("a", "os.EOL is the end-of-line marker.", "OS")])
@@ -183,7 +211,20 @@ def test_a_focus_round_trips() -> None:
 
 
 _WORDS = st.sampled_from(
-    ["libffi", "thread", "safe", "path", "join", "os.EOL", "--force", "1945", "the", "how", "x"]
+    [
+        "libffi",
+        "thread",
+        "safe",
+        "path",
+        "join",
+        "os.EOL",
+        "--force",
+        "--force:",
+        "1945",
+        "the",
+        "how",
+        "x",
+    ]
 )
 _TEXT = st.lists(_WORDS, min_size=0, max_size=12).map(" ".join)
 
@@ -198,8 +239,9 @@ def test_relevant_passages_always_hold_part_of_the_focus(
     question: str, texts: list[str], weighted: bool
 ) -> None:
     """For any question and passages: a relevant passage holds at least a quarter of the focus,
-    or part of it beside such a passage of its section; when no passage holds any focus term,
-    none is relevant and the refusal quotes none."""
+    or part of it beside such a passage of its section, or the entry of an option the question
+    names (``--force: ...``); when no passage holds any focus term, none is relevant and the
+    refusal quotes none."""
     corpus = Corpus.open(MemoryStore(), "p")
     corpus.add_documents(SourceDocument(f"d{i}", t or "empty", "") for i, t in enumerate(texts))
     focus = question_focus(question, CorpusStatistics.of(corpus) if weighted else None)
@@ -217,7 +259,8 @@ def test_relevant_passages_always_hold_part_of_the_focus(
     }
     for chunk, relevant in zip(chunks, verdicts, strict=True):
         if relevant and focus.share(chunk.text) < PASSAGE_SHARE - 1e-9:
-            assert chunk.heading and (chunk.file, chunk.heading) in enough
+            entry = "--force" in question and chunk.text.startswith("--force:")
+            assert entry or (chunk.heading and (chunk.file, chunk.heading) in enough)
             assert focus.held(chunk.text)
     if not any(focus.held(c.text) for c in chunks):
         assert not any(verdicts)

@@ -34,9 +34,11 @@ sentences before it is the user's situation: "In CI I want ..."). When they do n
 no passage is relevant and the documents do not say. When they do, a passage (title, heading and text) is relevant when its terms weigh at least
 ``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh, or,
 where sentences before the one that asks tell the user's situation, when it holds that much
-of the asking sentence's own terms; so is a passage holding any of the focus in the section
-(file and heading) of a relevant one, since where a section was cut into passages says
-nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held
+of the asking sentence's own terms, or when it holds the entry of a name the question asks
+about (a line opening with the name, then a colon: ``-w, --wip: Only run scenarios tagged with
+"wip"`` for "What does the -w flag do?", which weighs "flag" more); so is a passage holding any
+of the focus in the section (file and heading) of a relevant one, since where a section was
+cut into passages says nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held
 (libffi and thread are never named); over the Node.js reference, "What does os.EOL contain?"
 is not answered from ``os.constants`` ("Contains commonly used …"): ``os.EOL`` weighs far
 more than "contain".
@@ -152,6 +154,21 @@ _SHORT_OPTION = re.compile(r"-[A-Za-z0-9]|\\[A-Za-z]")
 
 def _weight(terms: Iterable[FocusTerm]) -> float:
     return sum(t.weight for t in terms)
+
+
+def _lists_entry(text: str, names: Sequence[FocusTerm]) -> bool:
+    """True when a line of ``text`` is the entry of one of ``names``: it opens with the name
+    (maybe among others: ``-w, --wip:``), then a colon."""
+    for name in names:
+        forms = "|".join(map(re.escape, name_forms(name.text)))
+        others = r"[^\s:,]+"
+        entry = (
+            rf"(?m)^[ \t]*(?:[-*][ \t]+)?(?:{others},[ \t]*)*(?:{forms})"
+            rf"(?:,[ \t]*{others})*[ \t]*:(?:\s|$)"
+        )
+        if re.search(entry, text):
+            return True
+    return False
 
 
 def passage_text(chunk: Chunk) -> str:
@@ -282,6 +299,13 @@ class Focus:
         if asking.terms and len(asking.terms) < len(self.terms):
             told = [asking.held(passage_text(c)) for c in chunks]
             verdicts = [a or b for a, b in zip(verdicts, _shares_kept(asking, told), strict=True)]
+        # the entry of a name the question asks about answers it, whatever else it asks ("What
+        # does the -w flag do?": "-w, --wip: Only run scenarios tagged with "wip" ...")
+        names = [t for t in self.terms if t.kind == "identifier"]
+        if names:
+            verdicts = [
+                v or _lists_entry(c.text, names) for c, v in zip(chunks, verdicts, strict=True)
+            ]
         # where a section was cut into passages decides nothing: a passage holding some of the
         # focus is relevant beside a relevant passage of its section (the section's opening,
         # "When trust authentication is specified, PostgreSQL assumes ...", beside its later
