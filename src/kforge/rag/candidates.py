@@ -269,9 +269,11 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
     )
 
 
-_FOR_EXAMPLE = re.compile(r"\b(?:for (?:example|instance)|e\.g\.|like (?:this|so))\s*:$", re.I)
+_FOR_EXAMPLE = re.compile(r", (?:for (?:example|instance)|e\.g\.)\s*:$", re.I)
 """The end of a sentence that says its piece before an example ("Configuration files must start
-with the label "[behave]" and are formatted in the Windows INI style, for example:")."""
+with the label "[behave]" and are formatted in the Windows INI style, for example:"); one doing
+so "like this:" says what the example shows ("by putting them into a pytest.ini file like
+this:")."""
 
 _PLAIN_WORD = re.compile(r"\(?(?:[a-z][a-z'-]*|[A-Z][a-z]+)\)?[,.;]?")
 
