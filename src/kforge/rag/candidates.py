@@ -118,8 +118,9 @@ def _names_asked(unit: Unit, entry: str, context: str, question: Question) -> li
 
 def usable(unit: Unit, question: Question | None, *, answering: bool = False) -> bool:
     """Whether ``unit`` may stand in an answer to ``question``; ``answering`` for one that
-    answers a question its page asks (or follows the one that does), which may run longer (an FAQ's "There is no strict
-    rule ..., but settings are more suited for ..., while spider arguments ...")."""
+    answers a question its page asks (or follows the one that does), which may run longer (an
+    FAQ's "There is no strict rule ..., but settings are more suited for ..., while spider
+    arguments ...")."""
     if unit.kind in ("code", "signature"):
         if question is not None and question.kind == "where" and unit.kind == "code":
             return _a_path(unit.text)  # "it's:" then "/usr/local/share/locale"

@@ -141,8 +141,9 @@ is for ("TypedDict lets you give precise types ...")."""
 
 def defines_subject(text: str, subject: frozenset[str]) -> float:
     """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
-    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ..."), 0.6 when it opens with it otherwise ("A counter tool is
-    provided ...", an API entry ``class collections.deque([iterable]): ...``), else 0."""
+    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ..."), 0.6
+    when it opens with it otherwise ("A counter tool is provided ...", an API entry ``class
+    collections.deque([iterable]): ...``), else 0."""
     rest = after_subject(text, subject)
     if rest is None:
         return 0.0

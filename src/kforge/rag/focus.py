@@ -31,14 +31,15 @@ English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHAR
 of the focus, or the sentence that asks writes a name the corpus never names (a capitalized
 word inside it, "Weblate", an identifier such as ``HTTP/2``, or a number; a name in the
 sentences before it is the user's situation: "In CI I want ..."). When they do not hold it,
-no passage is relevant and the documents do not say. When they do, a passage (title, heading and text) is relevant when its terms weigh at least
-``PASSAGE_SHARE`` (a quarter) of the focus and half of what the best passage's weigh, or,
-where sentences before the one that asks tell the user's situation, when it holds that much
-of the asking sentence's own terms, or when it holds the entry of a name the question asks
-about (a line opening with the name, then a colon: ``-w, --wip: Only run scenarios tagged with
-"wip"`` for "What does the -w flag do?", which weighs "flag" more); so is a passage holding any
-of the focus in the section (file and heading) of a relevant one, since where a section was
-cut into passages says nothing of what they answer. Over Node.js's path page, "Is libffi thread safe?" is not held
+no passage is relevant and the documents do not say. When they do, a passage (title, heading
+and text) is relevant when its terms weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus
+and half of what the best passage's weigh, or, where sentences before the one that asks tell
+the user's situation, when it holds that much of the asking sentence's own terms, or when it
+holds the entry of a name the question asks about (a line opening with the name, then a
+colon: ``-w, --wip: Only run scenarios tagged with "wip"`` for "What does the -w flag do?",
+which weighs "flag" more); so is a passage holding any of the focus in the section (file and
+heading) of a relevant one, since where a section was cut into passages says nothing of what
+they answer. Over Node.js's path page, "Is libffi thread safe?" is not held
 (libffi and thread are never named); over the Node.js reference, "What does os.EOL contain?"
 is not answered from ``os.constants`` ("Contains commonly used …"): ``os.EOL`` weighs far
 more than "contain".
