@@ -115,3 +115,20 @@ def test_a_manual_page_named_with_its_section_is_no_call() -> None:
     asked = read_question("How do I add tests that ctest runs?")
     assert command_of("Add a test to the project to be run by ctest(1).", asked) == ""
     assert command_of("See cmake(1) and use add_test() for each test.", asked) == "add_test()"
+
+
+def test_a_cross_reference_left_as_written_and_a_paragraph_in_a_fence_offer_no_command() -> None:
+    question = read_question("How do I install the server?")
+    assert (
+        command_of(
+            "The first way is the fastest (by spinning up {doc}`the HTTP server "
+            "</usage/server>`), but you may prefer not to install it.",
+            question,
+        )
+        == ""
+    )
+    fenced = (
+        "```{note}\nWhile keeping the style unchanged has always been a goal, the style is "
+        "not set in stone (see [design](https://example.org/design)).\n```"
+    )
+    assert command_of(fenced, question) == ""

@@ -471,3 +471,11 @@ def test_a_passage_of_a_relevant_passages_section_holding_some_of_the_focus_is_r
     assert focus.share(opening) < focus.share(later) / 2
     # the section's opening is relevant beside its later passage; the same words elsewhere not
     assert focus.relevant(passages) == [True, True, False]
+
+
+def test_a_long_option_is_held_where_a_typesetting_build_wrote_its_dashes_as_one() -> None:
+    # Sphinx writes "--check" in running text as an en dash and "check"
+    focus = question_focus("What does the --check option do?")
+    assert focus.held("Passing \u2013check will make widget exit with a code.")
+    assert focus.held("With \u2014check it only reports.")
+    assert not focus.held("Passing \u2013checks will make widget exit.")

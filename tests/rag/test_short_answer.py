@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kforge.llm.types import ModelResponse
@@ -808,3 +810,62 @@ def test_a_default_question_takes_the_value_marked_as_the_default() -> None:
     ]
     line = short_answer(question, segments)
     assert line is not None and line.answer == "900,000 bytes"
+
+
+async def test_a_pages_reply_under_a_heading_asking_the_question_is_the_line() -> None:
+    passages = [
+        chunk(
+            0,
+            "Does widget have an API?\n\nNot yet. Widget is a command line tool. A Python "
+            "interface is being planned.",
+            heading="FAQ > Does widget have an API?",
+        ),
+    ]
+    written = await write_answer("Does widget have an API?", passages, None)
+    assert written.short_answer == "Not yet."
+    assert written.text.startswith("Not yet. Widget is a command line tool [1]")
+    passages = [
+        chunk(
+            0,
+            "Is widget safe to use?\n\nYes. Widget only changes formatting.",
+            heading="Is widget safe to use?",
+        )
+    ]
+    written = await write_answer("Is widget safe to use?", passages, None)
+    assert written.text.startswith("Yes. Widget only changes formatting [1]")
+    # a heading asking something else: the page's reply may answer the question turned round
+    passages = [replace(passages[0], heading="Safety")]
+    written = await write_answer("Is widget safe to use?", passages, None)
+    assert written.text.startswith("Widget only changes formatting [1]")
+
+
+async def test_what_code_is_answered_by_the_clause_giving_its_number() -> None:
+    listed = (
+        "Passing --check will make widget exit with:\n\ncode 0 if nothing would change;\n"
+        "code 1 if some files would be reformatted; or\ncode 123 if there was an internal error"
+    )
+    tool = (
+        "Widget is a well-behaved command-line tool: it exits with code 0 unless an internal "
+        "error occurred or an option prompted it."
+    )
+    short, _ = await answer(
+        "What exit code does widget --check return when some files would be reformatted?",
+        listed,
+        tool,
+    )
+    assert short == "code 1 if some files would be reformatted"
+    asked = "What exit code means widget had an internal error?"
+    short, _ = await answer(asked, listed, tool)
+    assert short == "code 123 if there was an internal error"  # not the code 0 "unless" it
+    short, _ = await answer(asked, tool)
+    assert short == ""
+    short, _ = await answer(
+        "What status code does the server return when the input is already well-formatted?",
+        "HTTP 204: If the input is already well-formatted. The response body is empty.",
+    )
+    assert short == "HTTP 204"
+    short, _ = await answer(
+        "What exit code does the image return?",
+        "Besides the regular exit codes, Docker exit codes should also be considered.",
+    )
+    assert short == ""  # a name it mentions is no code

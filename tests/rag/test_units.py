@@ -291,3 +291,16 @@ def test_a_configuration_block_is_code_though_no_line_looks_like_a_language() ->
     units = passage_units(text)
     assert [u.kind for u in units] == ["sentence", "code", "sentence", "sentence"]
     assert "backend public_www\n    server srv1 10.0.0.1:80" in units[1].text
+
+
+def test_list_lines_that_run_words_together_as_prose_are_no_commands_after_a_colon() -> None:
+    text = (
+        "Passing --check will make widget exit with:\n\ncode 0 if nothing would change;\n"
+        "code 1 if some files would be reformatted; or\ncode 123 if there was an internal error"
+    )
+    assert kinds(text)[1] == (
+        "sentence",
+        "code 0 if nothing would change; code 1 if some files would be reformatted; or "
+        "code 123 if there was an internal error",
+    )
+    assert kinds("Then run:\n\npip install widget\nwidget init my project")[1][0] == "code"

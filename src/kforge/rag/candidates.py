@@ -283,14 +283,15 @@ def runs_on(unit: Unit | Candidate) -> bool:
     """True for the items of a list read as one sentence after the sentence that introduces
     them, as a page's HTML lists them one a line without bullets ("the current working
     directory (good for per-project settings), your home directory ($HOME), or on Windows,
-    ..."): prose in lower case with its items between commas, not code run into a line."""
+    ..."; "code 0 if nothing would change; code 1 if ..."): prose in lower case with its items
+    between commas (a sentence then) or semicolons, not code run into a line."""
     words = unit.text.split()
     plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w))
+    separated = (unit.text.endswith(".") and ", " in unit.text) or "; " in unit.text
     return (
         unit.kind == "sentence"
         and unit.text[:1].islower()
-        and unit.text.endswith(".")
-        and ", " in unit.text
+        and separated
         and len(words) >= 6
         and plain * 10 >= len(words) * 7
     )

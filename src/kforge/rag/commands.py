@@ -21,6 +21,11 @@ _NOT_A_STEP = re.compile(
 )
 """Lines of a code block that do not do what it shows: comments, imports, a ``cd`` into the
 folder the steps run in."""
+_LINK_TARGET = re.compile(r"\s<[^`<>]+>`$")
+"""The target a cross-reference's span ends with (``</usage/black_as_a_server>``)."""
+_PROSE_LINE = re.compile(r"^[A-Z][a-z]*(?:[ ,]+\S+){11,}[.:]$")
+"""A line of prose in a code block (a page's paragraph inside a fence its build did not
+render): a sentence of twelve words or more, not a step, whatever brackets a link gives it."""
 _SHOWS = re.compile(r"^(?:>>> )?(?:print|console\.(?:log|error|info)|echo|printf)\b")
 """A line that shows the result of the steps before it rather than taking one."""
 _OPTION = (
@@ -81,7 +86,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
         return text
     if "\n" in text:  # a code block: the line that does what is asked, else a call
         lines = [x.strip() for x in text.splitlines() if x.strip()]
-        steps = [x for x in lines if not _NOT_A_STEP.match(x)]
+        steps = [x for x in lines if not (_NOT_A_STEP.match(x) or _PROSE_LINE.match(x))]
         said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
         asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
         # a call does it; a definition ("def show(page):") only names the example's function,
@@ -97,7 +102,8 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     entry = _API_ENTRY.match(text)
     if entry:
         return entry.group(1).rstrip(", ")
-    spans = _CODE_SPAN.findall(text)
+    # not a cross-reference left as written ({doc}`Black's HTTP server </usage/server>`)
+    spans = [s for s in _CODE_SPAN.findall(text) if not _LINK_TARGET.search(s)]
     # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'
     spans += _quoted_commands(text)
     named = [s for s in spans if any(mentions(s, n) for n in question.identifiers)]

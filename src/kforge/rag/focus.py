@@ -56,7 +56,7 @@ from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.common_words import is_common_word
 from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import documented_in, name_forms
+from kforge.rag.names import documented_in, name_pattern
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
@@ -144,7 +144,7 @@ def _whole(term: str) -> re.Pattern[str]:
     and before none (``fs.linkSync`` does not hold ``fs.link``); ``web.run_app`` also as
     ``run_app`` (``kforge.rag.names``). A one-letter option keeps its case (``-e`` is not
     ``-E``)."""
-    forms = "|".join(map(re.escape, name_forms(term)))
+    forms = name_pattern(term)
     flags = 0 if _SHORT_OPTION.fullmatch(term) and term[1].isalpha() else re.I
     return re.compile(rf"(?<![\w$-])(?:{forms})(?![\w$])", flags)
 
@@ -161,7 +161,7 @@ def _lists_entry(text: str, names: Sequence[FocusTerm]) -> bool:
     """True when a line of ``text`` is the entry of one of ``names``: it opens with the name
     (maybe among others: ``-w, --wip:``), then a colon."""
     for name in names:
-        forms = "|".join(map(re.escape, name_forms(name.text)))
+        forms = name_pattern(name.text)
         others = r"[^\s:,]+"
         entry = (
             rf"(?m)^[ \t]*(?:[-*][ \t]+)?(?:{others},[ \t]*)*(?:{forms})"

@@ -16,6 +16,7 @@ __all__ = [
     "is_entry_of_another",
     "kind_names",
     "name_forms",
+    "name_pattern",
     "signature_name",
 ]
 
@@ -34,6 +35,19 @@ def name_forms(name: str) -> tuple[str, ...]:
     if dot and head and len(last) >= 4 and _CODE_LIKE.search(last):
         return (name, last)
     return (name,)
+
+
+def name_pattern(name: str) -> str:
+    """A regular expression for ``name``'s forms (``name_forms``), a long option's ``--`` also
+    as the en or em dash a typesetting build makes of it in running text (Sphinx writes
+    ``--check`` as an en dash and ``check`` where the manual did not mark it as code)."""
+    forms = []
+    for form in name_forms(name):
+        escaped = re.escape(form)
+        if form.startswith("--") and len(form) > 2 and form[2].isalpha():
+            escaped = "(?:--|[\u2013\u2014])" + re.escape(form[2:])
+        forms.append(escaped)
+    return "|".join(forms)
 
 
 _SIGNATURE = re.compile(

@@ -14,7 +14,7 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import ENTRY, name_forms
+from kforge.rag.names import ENTRY, name_pattern
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.quantities import counted_numbers
 from kforge.rag.terms import spells_question, term_of, unit_terms
@@ -124,7 +124,8 @@ def _word_set(words: str) -> frozenset[str]:
 _NOT_NOUNS = _word_set(
     "is are was were be been does do did has have had can could will would should shall may "
     "might must kind type sort that which who whom whose in on at of for from to by with as "
-    "and or the a an its his her their it he she they this these those"
+    "and or the a an its his her their it he she they this these those means mean indicates "
+    "indicate denotes denote represents"
 )
 _PLACE_NOUNS = _word_set(
     "city country state county town place region province continent location island area "
@@ -175,7 +176,10 @@ LOCATION = re.compile(
 """Where a thing is in documentation: a folder, a directory, a path ("templates/",
 "/usr/local/share/locale")."""
 PROCEDURAL = re.compile(
-    rf"`[^`]+`|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
+    # a code span, not a cross-reference a build left as written ({doc}`Black's HTTP server
+    # </usage/black_as_a_server>`, :ref:`x`): it names a page, not code to use
+    r"(?<!\{doc\})(?<!\{ref\})(?<!:doc:)(?<!:ref:)`(?![^`]*\s<[^`<>]+>`)[^`]+`"
+    rf"|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function)s?\b"
     # "You can use a # type: ignore comment to silence the type checker on a particular line"
     rf"|\b(?:you|one|we) (?:can|could|may|should|must|need to) (?:also |then |simply |just )?"
     rf"{_DOING}\b"
@@ -374,7 +378,7 @@ def asked_noun(question: str) -> str:
 def mentions(text: str, name: str) -> bool:
     """True when ``text`` holds ``name`` whole (not inside a longer name), any case, or the
     last part of a dotted name that is a code name itself (``name_forms``)."""
-    forms = "|".join(map(re.escape, name_forms(name)))
+    forms = name_pattern(name)
     pattern = rf"(?<![\w$-])(?:{forms})(?![\w$]|\.[A-Za-z_$])"
     return re.search(pattern, text, re.IGNORECASE) is not None
 

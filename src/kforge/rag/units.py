@@ -235,8 +235,25 @@ _COMMAND_LINE = re.compile(r"^\s*[a-z./$~-][\w./~-]*(?: +\S+){0,8}\s*$")
 
 def _commands(lines: list[str]) -> bool:
     """True for lines that read as commands, not prose: each a lower-case command name or
-    path and a few arguments, none ending a sentence (``mkdocs new my-project``)."""
-    return all(_COMMAND_LINE.match(x) and not _ENDS.search(x) for x in lines)
+    path and a few arguments, none ending a sentence (``mkdocs new my-project``), nor running
+    words together as a sentence does ("code 1 if some files would be reformatted; or", an
+    item of a list rendered one a line)."""
+    return all(_COMMAND_LINE.match(x) and not _ENDS.search(x) and not _says(x) for x in lines)
+
+
+_FUNCTION_WORDS = frozenset(
+    "if when unless there was were is are be been would will "  # noqa: SIM905
+    "should could can must not no nothing some any the an of to that this it".split()
+)
+
+
+def _says(line: str) -> bool:
+    """True for a line holding four lower-case words in a row, two of them words that only
+    prose runs together ("if nothing would change"): a command's arguments do not."""
+    return any(
+        len(_FUNCTION_WORDS.intersection(run.group().split())) >= 2
+        for run in _WORDS_RUN.finditer(_QUOTED.sub(" ", line))
+    )
 
 
 def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from kforge.rag.commands import description_of
 from kforge.rag.compose import Segment
-from kforge.rag.question import Question, unit_terms
+from kforge.rag.question import Question, read_question, unit_terms
 from kforge.rag.short_quote import CLAUSE_END, MAX_WORDS, ShortAnswer, clause_at, mention, trim
 from kforge.rag.types import Chunk
 
@@ -41,12 +41,18 @@ def yes_no(
         if verdict is not None:
             best = units[0]
             return ShortAnswer("Yes." if verdict else "No.", clause_at(best.text), best.source)
-    if passages and _after_reply(units[0], passages[units[0].source]):
+    replied = _page_reply(units, passages) if passages else None
+    if replied is not None:
         # the page's own reply ("Can I run a spider without a project? Yes. You can use the
         # runspider command."): what it says, with no verdict, as the page's question may be
-        # asked the other way round ("Do I need a project ...?")
-        clause = clause_at(units[0].text)
-        return ShortAnswer(clause, clause, units[0].source)
+        # asked the other way round ("Do I need a project ...?"); under a heading that asks
+        # this question ("Does Black have an API?" above "Not yet. ..."), with the reply
+        reply, unit = replied
+        clause = clause_at(unit.text)
+        heading = passages[unit.source].heading.rsplit(">", 1)[-1]
+        if set(read_question(heading).terms) == set(question.terms):
+            return ShortAnswer(reply, clause, unit.source)
+        return ShortAnswer(clause, clause, unit.source)
     terms = set(question.terms)
     # what is asked of the named thing ("synchronous" of crypto.randomBytes; "recursive option"
     # of fs.watch) counts first: a sentence naming only the thing says nothing of it
@@ -95,14 +101,30 @@ def _says_most(clause: str, asked: set[str]) -> bool:
     return 2 * len(unit_terms(clause) & asked) >= len(asked)
 
 
-def _after_reply(unit: Segment, passage: Chunk) -> bool:
-    """True when ``unit`` follows a bare "Yes." or "No." in ``passage``: a page's reply to
-    the question it asks, said in full by ``unit``."""
+_REPLY = re.compile(r"(?:yes|no|not yet)[.!]", re.IGNORECASE)
+"""A page's bare reply to the question it asks."""
+
+
+def _page_reply(units: Sequence[Segment], passages: Sequence[Chunk]) -> tuple[str, Segment] | None:
+    """The page's bare reply ("Yes.", "No.", "Not yet.") to the question it asks, as the page
+    writes it, and the unit that says it in full, right after it in the same passage: the
+    best unit, or the one after the reply when the reply is the best."""
+    best = units[0]
+    if _REPLY.fullmatch(best.text.strip()):
+        following = (u for u in units[1:] if u.source == best.source)
+        after = next((u for u in following if _reply_before(u, passages[u.source])), None)
+        return (best.text.strip(), after) if after is not None else None
+    reply = _reply_before(best, passages[best.source])
+    return (reply, best) if reply else None
+
+
+def _reply_before(unit: Segment, passage: Chunk) -> str:
+    """The bare reply that ``unit`` follows in ``passage``, or ""."""
     at = passage.text.find(unit.text[:60])
-    return (
-        at > 0
-        and re.search(r"(?:^|\n|\?\s)(?:yes|no)[.!]\s*$", passage.text[:at], re.I) is not None
-    )
+    if at <= 0:
+        return ""
+    reply = re.search(r"(?:^|\n|\?\s)((?:yes|no|not yet)[.!])\s*$", passage.text[:at], re.I)
+    return reply.group(1) if reply else ""
 
 
 def _deciding(text: str, at: int) -> str:

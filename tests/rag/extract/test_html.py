@@ -403,3 +403,18 @@ def test_a_keywords_header_heads_the_text_after_it() -> None:
         "5.2. Server options > 5.2.1. Agents > agent-port",
         "5.3. Resolvers",
     ]
+
+
+def test_a_paragraph_holding_a_markdown_heading_is_the_heading_it_was_written_as() -> None:
+    # Markdown pages built as reStructuredText leave "## Does X have an API?" a paragraph
+    page = (
+        b"<html><body><div class='body'><p>## Does widget have an API?</p><p>Not yet.</p>"
+        b"<p># make install</p><p>### Notes ###</p><p>Widget is a tool.</p></div></body></html>"
+    )
+    doc = extract("faq.html", page)
+    assert [s.heading for s in doc.sections] == [
+        "Does widget have an API?",
+        "Does widget have an API? > Notes",
+    ]
+    assert "# make install" in doc.text  # one hash is as often a root prompt: a paragraph
+    assert "##" not in doc.text

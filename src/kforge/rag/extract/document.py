@@ -24,7 +24,7 @@ __all__ = [
     "title_from_filename",
 ]
 
-EXTRACTION_VERSION = "extract-v11"
+EXTRACTION_VERSION = "extract-v12"
 """Names what extraction produces; a source extracted by another version is extracted again by
 ``kforge ingest``, and a corpus holding such sources says so when opened."""
 

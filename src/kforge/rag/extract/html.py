@@ -29,6 +29,10 @@ _RUN_OF_SPACES = re.compile(r" {2,}")
 _AROUND_BREAK = re.compile(r" *\n *")
 _SECTION_NUMBER = re.compile(r"^(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?\s+")
 _CALLOUT = re.compile(r"^<\d+>$")
+_MARKDOWN_HEADING = re.compile(r"(#{2,6}) +([A-Za-z_][^\n]*?)(?: +#+)?")
+"""A paragraph that is a Markdown heading a build left unrendered (``<p>## Does Black have an
+API?</p>``: Markdown pages built as reStructuredText): the heading it was written as. One
+``#`` is left a paragraph: it is as often a root prompt (``# make install``)."""
 
 
 def _plain(node: Node) -> str:
@@ -112,7 +116,12 @@ class _Renderer:
     def flush(self) -> None:
         text = _AROUND_BREAK.sub("\n", _RUN_OF_SPACES.sub(" ", "".join(self.inline))).strip()
         self.inline = []
-        if text:
+        if not text:
+            return
+        heading = None if self.line_mode else _MARKDOWN_HEADING.fullmatch(text)
+        if heading is not None:
+            self.blocks.append(TextBlock("h", heading.group(2), len(heading.group(1))))
+        else:
             self.blocks.append(TextBlock("line" if self.line_mode else "p", text))
 
     def render(self, node: Node) -> None:
