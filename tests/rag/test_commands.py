@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kforge.rag.commands import command_of, description_of
+from kforge.rag.compose import Segment
+from kforge.rag.procedure_line import procedure_line
 from kforge.rag.question import read_question
 
 
@@ -132,3 +134,13 @@ def test_a_cross_reference_left_as_written_and_a_paragraph_in_a_fence_offer_no_c
         "not set in stone (see [design](https://example.org/design)).\n```"
     )
     assert command_of(fenced, question) == ""
+
+
+def test_the_command_of_a_session_is_a_line_typed_not_one_printed() -> None:
+    question = read_question("How do I check that widget.py is installed?")
+    units = [
+        Segment("If all went well, you should see widget.py installed properly:", 0, 0),
+        Segment("$ widget --version\nWidget.py, version 6.5.0 with C extension", 0, 1, code=True),
+    ]
+    line = procedure_line(question, units)
+    assert line is not None and line.quote == "$ widget --version"

@@ -284,3 +284,19 @@ def test_a_sentence_saying_its_piece_before_an_example_stands_alone() -> None:
     question = "What must a widget settings file start with?"
     texts = [s.text for s in compose_extractive(question, [_SETTINGS_FILES, _SETTINGS_PARAMETERS])]
     assert any("must start with the label “[widget]”" in t for t in texts), texts
+
+
+def test_an_option_among_the_others_of_its_entry_opens_it() -> None:
+    options = chunk(
+        0,
+        "Options:\n  -a, --append          Append coverage data to .coverage, otherwise it\n"
+        "                        starts clean each time.\n"
+        "  --branch              Measure branch coverage too.",
+        "Command line usage",
+        "coverage run",
+    )
+    asked = read_question("What does the --append option do?")
+    entry = next(u for u in find_candidates(asked, [options], ()) if "--append" in u.text)
+    assert opens_with_asked(entry, asked, lambda term: 1.0) == 1.0
+    branch = read_question("What does the --branch option do?")
+    assert opens_with_asked(entry, branch, lambda term: 1.0) == 0.0

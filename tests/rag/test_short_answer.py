@@ -49,6 +49,8 @@ def chunk(i: int, text: str, title: str = "", heading: str = "") -> Chunk:
         ("Where is the configuration file stored?", "where"),
         ("In which folders does it look for profiles?", "where"),  # the plural too
         ("What does click.get_app_dir() give me?", "definition"),  # what it gives: what it does
+        ("How is the total percentage calculated?", "thing"),  # how it is done, not a number
+        ("How long is the default timeout?", "quantity"),
     ],
 )
 def test_questions_are_typed_by_rule(question: str, kind: str) -> None:
@@ -869,3 +871,68 @@ async def test_what_code_is_answered_by_the_clause_giving_its_number() -> None:
         "Besides the regular exit codes, Docker exit codes should also be considered.",
     )
     assert short == ""  # a name it mentions is no code
+
+
+async def test_a_default_name_is_the_value_the_page_gives_never_a_number() -> None:
+    short, _ = await answer(
+        "What is the default name of the configuration file?",
+        "The default name for configuration files is .coveragerc, in the same directory. "
+        "Files with 100% coverage are skipped after two runs.",
+    )
+    assert short == ".coveragerc"
+    short, _ = await answer(
+        "What is the default data file name?",
+        "It looks for files named the same as the data file (defaulting to \u201c.coverage\u201d), "
+        "with a dotted suffix, in 2 places.",
+    )
+    assert short == "\u201c.coverage\u201d"
+    short, _ = await answer(
+        "What is the default data file?",
+        "[run] data_file (string, default \u201c.coverage\u201d) The name of the data file.",
+    )
+    assert short == "\u201c.coverage\u201d"
+
+
+async def test_a_name_in_code_asked_for_is_an_identifier_of_its_kind() -> None:
+    short, _ = await answer(
+        "Which environment variable names the configuration file for sub-processes?",
+        "Python starts coverage.process_startup() early. It examines the "
+        "COVERAGE_PROCESS_START environment variable, and if it is set, begins measurement; "
+        "its value names the configuration file to use.",
+    )
+    assert short == "COVERAGE_PROCESS_START"  # not "Python", nor the function
+    short, _ = await answer(
+        "Which setting keeps the original data files when combining?",
+        "coverage combine has a new option, --keep to keep the original data files after "
+        "combining them.",
+    )
+    assert short == "--keep"  # a word of the question, but the name asked for
+    short, _ = await answer(
+        "Which worker class do I give Gunicorn?",
+        "Run gunicorn my_app_module:my_web_app --bind localhost:8080 --worker-class "
+        "aiohttp.GunicornWebWorker to serve the application.",
+    )
+    assert short == "aiohttp.GunicornWebWorker"  # a class, not the module named first
+
+
+async def test_a_command_asking_for_its_own_help_is_no_way_to_do_it() -> None:
+    short, _ = await answer(
+        "How do I combine data files?",
+        "The options are listed by help:\n\n$ widget combine --help\n",
+    )
+    assert short == ""
+    short, _ = await answer(
+        "How do I get help on the combine command?",
+        "The options are listed by help:\n\n$ widget combine --help\n",
+    )
+    assert short == "$ widget combine --help"
+
+
+async def test_a_section_asked_for_is_one_a_sentence_names_not_a_link_or_an_index() -> None:
+    short, _ = await answer(
+        "Which section of pyproject.toml holds widget's settings?",
+        "Install the toml extra (pip install widget[toml]) and use tools like "
+        "[Poetry](https://python-poetry.org/). Settings must be within the [tool.widget] "
+        "section of pyproject.toml.",
+    )
+    assert short == "[tool.widget]"

@@ -304,3 +304,24 @@ def test_list_lines_that_run_words_together_as_prose_are_no_commands_after_a_col
         "code 123 if there was an internal error",
     )
     assert kinds("Then run:\n\npip install widget\nwidget init my project")[1][0] == "code"
+
+
+def test_a_programs_help_output_is_an_item_for_each_option() -> None:
+    text = (
+        "$ widget report --help\nUsage: widget report [options]\n\nOptions:\n"
+        "  --data-file=INFILE    Read data for the report from this\n"
+        "                        file. Defaults to '.widget'. [env: WIDGET_FILE]\n"
+        "  --fail-under=MIN      Exit with a status of 2 if the total is less\n"
+        "                        than MIN.\n"
+        "  -i, --ignore-errors   Ignore errors while reading source files."
+    )
+    assert kinds(text)[1:] == [
+        ("sentence", "Options:"),
+        (
+            "item",
+            "--data-file=INFILE Read data for the report from this file. Defaults to "
+            "'.widget'. [env: WIDGET_FILE]",
+        ),
+        ("item", "--fail-under=MIN Exit with a status of 2 if the total is less than MIN."),
+        ("item", "-i, --ignore-errors Ignore errors while reading source files."),
+    ]

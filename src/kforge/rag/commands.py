@@ -12,7 +12,14 @@ from collections.abc import Collection
 
 from kforge.rag.question import Question, mentions, unit_terms
 
-__all__ = ["command_of", "description_of", "is_command_line", "is_step", "says_what_is_asked"]
+__all__ = [
+    "command_of",
+    "commands_typed",
+    "description_of",
+    "is_command_line",
+    "is_step",
+    "says_what_is_asked",
+]
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NOT_A_STEP = re.compile(
@@ -21,6 +28,8 @@ _NOT_A_STEP = re.compile(
 )
 """Lines of a code block that do not do what it shows: comments, imports, a ``cd`` into the
 folder the steps run in."""
+_PROMPTS = ("$ ", ">>> ")
+"""Prompts a session's commands follow: a shell's, Python's."""
 _LINK_TARGET = re.compile(r"\s<[^`<>]+>`$")
 """The target a cross-reference's span ends with (``</usage/black_as_a_server>``)."""
 _PROSE_LINE = re.compile(r"^[A-Z][a-z]*(?:[ ,]+\S+){11,}[.:]$")
@@ -77,6 +86,14 @@ def is_command_line(text: str) -> bool:
     )
 
 
+def commands_typed(lines: list[str]) -> list[str]:
+    """The lines of a code block that are typed: in a session, those after a prompt (the
+    others are what the commands printed: "Coverage.py, version 6.5.0 with C extension" after
+    ``$ coverage --version``); else all of them."""
+    typed = [x for x in lines if x.lstrip().startswith(_PROMPTS)]
+    return typed or lines
+
+
 def command_of(text: str, question: Question, names: Collection[str] = ()) -> str:
     """The call, command or code ``text`` offers for a "how do I" question, or "". Of a code
     block's lines that say nothing of what is asked, one calling a function in ``names`` (the
@@ -87,6 +104,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     if "\n" in text:  # a code block: the line that does what is asked, else a call
         lines = [x.strip() for x in text.splitlines() if x.strip()]
         steps = [x for x in lines if not (_NOT_A_STEP.match(x) or _PROSE_LINE.match(x))]
+        steps = commands_typed(steps)
         said = {x: unit_terms(_ACTION.sub(" ", x)) & terms for x in steps}
         asked = [x for x in steps if said[x] and ("(" in x or _COMMAND.match(x))]
         # a call does it; a definition ("def show(page):") only names the example's function,

@@ -50,12 +50,12 @@ from kforge.rag.quantities import (
     gives_default,
     measures_other,
     names_release,
+    parameter_defaults,
     states_in_units,
 )
 from kforge.rag.question import (
     asked_noun,
     holds_kind,
-    parameter_defaults,
     read_question,
 )
 from kforge.rag.types import Chunk

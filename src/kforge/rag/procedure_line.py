@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kforge.rag.commands import command_of, is_step, says_what_is_asked
+from kforge.rag.commands import command_of, commands_typed, is_step, says_what_is_asked
 from kforge.rag.compose import Segment
 from kforge.rag.question import Question, identifiers, mentions, unit_terms
 from kforge.rag.short_quote import ShortAnswer
@@ -20,6 +20,8 @@ _OPTIONS = re.compile(r"[\u2018'`]?-")
 """A quote that is an entry's options (``-x, --extract``; a GNU manual's in curly quotes)."""
 _OPTION_SAYS = 2
 """Question terms an option's entry must hold to be the way to do what is asked."""
+_ASKS_HELP = re.compile(r"^(?:\$ )?[\w./-]+(?: [\w-]+)?(?: --help| -h| help)(?: [\w-]+)?$")
+"""A command that asks for its own help (``coverage combine --help``, ``coverage help run``)."""
 _ONE_COMMAND = 120
 """The longest one-line code block quoted whole as the command."""
 
@@ -37,7 +39,8 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
     offered = []
     for order, unit in enumerate(units):
         text = unit.text.strip()
-        named = next((x.strip() for x in text.splitlines() if any(mentions(x, n) for n in led)), "")
+        typed = commands_typed(text.splitlines())
+        named = next((x.strip() for x in typed if any(mentions(x, n) for n in led)), "")
         quote = named if unit.code and named else command_of(text, question, prose)
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
             # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
@@ -47,9 +50,12 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
             # the first line of a synopsis over several lines: the command it calls
             # (``target_include_directories``), not a call cut open
             quote = opened.group(1)
-        said = len(unit_terms(unit.text) & terms)
+        # of a session, what its commands say, not what they printed
+        said = len(unit_terms("\n".join(typed) if unit.code else unit.text) & terms)
         if quote and not unit.code and _OPTIONS.match(quote) and said < _OPTION_SAYS:
             quote = ""  # an option whose entry shares a word with the question ("file")
+        if quote and _ASKS_HELP.search(quote) and "help" not in terms:
+            quote = ""  # ``$ coverage combine --help`` shows the options, it combines nothing
         if quote:
             # a block's line saying nothing of what is asked is only its first call
             guessed = unit.code and "\n" in text and not says_what_is_asked(quote, question)

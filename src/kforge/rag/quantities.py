@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.stem import porter_stem
 
 
@@ -20,6 +21,12 @@ class _Asked(Protocol):
 
     @property
     def text(self) -> str: ...
+
+    @property
+    def terms(self) -> tuple[str, ...]: ...
+
+    @property
+    def identifiers(self) -> tuple[str, ...]: ...
 
 
 __all__ = [
@@ -37,6 +44,7 @@ __all__ = [
     "measures_other",
     "names_release",
     "names_units",
+    "parameter_defaults",
     "states_in_units",
 ]
 
@@ -249,3 +257,33 @@ def marked_default(text: str, at: int) -> bool:
     """Whether the value ending at ``at`` is marked as the default among others the text
     lists ("100,000 bytes through 900,000 bytes (the default)")."""
     return _MARKED_DEFAULT.match(text, at) is not None
+
+
+def parameter_defaults(text: str, question: _Asked) -> list[tuple[int, int]]:
+    """Where ``text`` gives the default of a parameter a "what is the default X" question
+    names, as the signature an entry opens with writes it: the span of ``128`` in
+    ``lru_cache(maxsize=128, typed=False): Decorator ...`` (not a call in a sentence, "Returns
+    the same as lru_cache(maxsize=None)"), or as a parameter's entry opens
+    (``max_overflow=10 - the number of connections ...``). None for a question that asks no
+    default."""
+    if question.kind != "quantity" or "default" not in question.terms:
+        return []
+    head = _SIGNATURE_HEAD.match(text) or _DEFAULTED_ENTRY.match(text)
+    if head is None:
+        return []
+    words = {w for w in tokenize(question.text) if w not in STOPWORDS and len(w) > 2}
+    words.discard("default")  # "default=None" is a parameter named default
+    named = {n.lower() for n in question.identifiers}  # "max_overflow", read as two words
+    return [
+        m.span(2)
+        for m in _PARAMETER_DEFAULT.finditer(text, 0, head.end())
+        if m.group(1).lower() in words | named
+    ]
+
+
+_SIGNATURE_HEAD = re.compile(r"^@?[A-Za-z_$][\w.$]*\(.*?\)(?=:\s)")
+"""An API entry's signature: ``name(...)`` up to the ``: `` its description follows."""
+_DEFAULTED_ENTRY = re.compile(r"^[A-Za-z_]\w*\s*=\s*[^\s,)\]}]+(?= [\u2013\u2014-] )")
+"""A parameter's entry written with its default: ``pool_recycle=-1 - this setting causes the
+pool to recycle connections ...``."""
+_PARAMETER_DEFAULT = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\s*=\s*([^\s,)\]}]+)")

@@ -16,8 +16,9 @@ from kforge.rag.quantities import (
     counted_numbers,
     default_entry,
     marked_default,
+    parameter_defaults,
 )
-from kforge.rag.question import ENTRY, Question, mentions, parameter_defaults, term_of, unit_terms
+from kforge.rag.question import ENTRY, Question, mentions, term_of, unit_terms
 from kforge.rag.short_quote import CLAUSE_END, NOT_UNITS, ShortAnswer, trim
 
 __all__ = ["NUMBERED_NOUNS", "numbered_line", "quantity_line"]
@@ -61,6 +62,8 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
     sized = asked_units(question)  # "how big": bytes
     number_of = _NUMBER_OF.search(question.text)  # "the maximum number of listeners"
     noun = counted_noun(question.text) or (number_of.group(1).lower() if number_of else "")
+    # "the default name of the configuration file" is a name: no number answers it
+    names_default = "default" in terms and bool(terms & _NAMED)
     best: tuple[float, str, int] | None = None
     for unit in units:
         text = unit.text
@@ -68,13 +71,20 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
         # "**Default:** `16`", "Default is 10", "defaults to `utf8`", "..., default value: 50",
         # "The default value is ``<space><tab><newline>''";
         # not "Default `host:port` is"
-        default = re.search(
-            r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efaults to)\s*"
-            r"(`[^`]+`|\S+)",
-            text,
-        ) or re.search(r"\b[Dd]efault value is\s*(``[^`']+'')", text)
+        # "(string, default “.coverage”)", "(defaulting to “.coverage”)", "The default name for
+        # configuration files is .coveragerc"
+        default = (
+            re.search(
+                r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efault(?:s|ing) to)"
+                r"\s*(`[^`]+`|\u201c[^\u201d]+\u201d|\S+)",
+                text,
+            )
+            or re.search(r"\b[Dd]efault value is\s*(``[^`']+'')", text)
+            or re.search(r"\b[Dd]efault\s+(\u201c[^\u201d]+\u201d|\"[^\"]+\"|'[^']+')", text)
+            or re.search(r"\b[Tt]he default (?:[\w-]+ ){1,4}?(?:is|are)\s+(`[^`]+`|\S+)", text)
+        )
         if default and not (
-            default.group(1).startswith("`")
+            default.group(1).startswith(("`", "\u201c", '"', "'"))
             or NUMBER.search(default.group(1))
             or _LITERAL_VALUE.fullmatch(default.group(1).rstrip(".,;"))
         ):
@@ -96,7 +106,7 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
         for start, end in default_entry(text, question.terms):
             found.append((start, end, 1.5))  # "ort: This is the default merge strategy ..."
 
-        for match in counted_numbers(text, question.text):
+        for match in [] if names_default else counted_numbers(text, question.text):
             glued = _GLUED.match(text, match.end())
             if glued and term_of(glued.group(1).lower()) not in terms | {term_of(u) for u in sized}:
                 continue  # "a 3-way merge": a kind of merge, not an amount (but "64-bit" bits)
@@ -136,8 +146,11 @@ _GLUED = re.compile(r"-([A-Za-z]+)")
 """A word a number is joined to by a hyphen ("3-way", "64-bit")."""
 
 
-_LITERAL_VALUE = re.compile(r"(?:~|[A-Za-z]:)?/[\w.${}()/-]*|True|False|None|ON|OFF|null")
-"""A value written as itself: a path ("defaults to /usr/local on UNIX") or a literal."""
+_LITERAL_VALUE = re.compile(
+    r"(?:~|[A-Za-z]:)?/[\w.${}()/-]*|True|False|None|ON|OFF|null|\.\w[\w.-]*|\w+\.[a-z]{2,4}"
+)
+"""A value written as itself: a path ("defaults to /usr/local on UNIX"), a file's name
+(``.coveragerc``, ``setup.cfg``) or a literal."""
 
 
 NUMBERED_NOUNS = frozenset({"code", "codes", "port", "status", "errno"})
@@ -187,3 +200,7 @@ def numbered_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
 
 
 _EXCEPT = re.compile(r"\b(?:unless|except)\b", re.IGNORECASE)
+
+
+_NAMED = frozenset({"name", "filenam", "directori", "folder", "path", "command", "program"})
+"""Terms of what a default is named, not counted: the default name, directory, command."""

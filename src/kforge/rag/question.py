@@ -34,7 +34,6 @@ __all__ = [
     "identifiers",
     "mentions",
     "name_spans",
-    "parameter_defaults",
     "read_question",
     "spells_question",
     "term_of",
@@ -74,6 +73,10 @@ _QUANTITY = re.compile(
     r"how many)\b",
     re.IGNORECASE,
 )
+_MANNER = re.compile(r"how (?:is|are|was|were|does|do|did) (?!(?:i|we|you|one)\b)", re.IGNORECASE)
+"""A question of how something is done or happens ("how is the total percentage calculated?",
+"how does the pool pick a connection?"): the sentence saying how answers, not a number it
+holds."""
 _WAY_TO = re.compile(
     r"^(?:is there|are there) (?:an? |any |some )?(?:(?:easy|simple|quick|built-in|better) )?"
     r"(?:way|ways|option|options|command|commands|flag|setting|something|tool|function|method)"
@@ -323,7 +326,7 @@ def read_question(text: str) -> Question:
         kind = "procedure"
     elif noun in _FOLDER_NOUNS:
         kind = "where"  # "in which directory ... by default?" asks for a place, not a number
-    elif _QUANTITY.search(question) or _measured_extreme(question):
+    elif _measured(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):
         kind = "procedure"
@@ -352,6 +355,13 @@ def read_question(text: str) -> Question:
     else:
         kind = "thing"
     return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
+
+
+def _measured(question: str) -> bool:
+    """True for a question asking for a number: not "how is the total percentage
+    calculated?", which asks how."""
+    asks = _QUANTITY.search(question) is not None or _measured_extreme(question)
+    return asks and _MANNER.match(question) is None
 
 
 def _measured_extreme(question: str) -> bool:
@@ -407,36 +417,6 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind in ("choice", "comparison"):
         return sum(any(mentions(text, w) for w in _words_of(o)) for o in question.options) >= 1
     return True
-
-
-def parameter_defaults(text: str, question: Question) -> list[tuple[int, int]]:
-    """Where ``text`` gives the default of a parameter a "what is the default X" question
-    names, as the signature an entry opens with writes it: the span of ``128`` in
-    ``lru_cache(maxsize=128, typed=False): Decorator ...`` (not a call in a sentence, "Returns
-    the same as lru_cache(maxsize=None)"), or as a parameter's entry opens
-    (``max_overflow=10 - the number of connections ...``). None for a question that asks no
-    default."""
-    if question.kind != "quantity" or "default" not in question.terms:
-        return []
-    head = _SIGNATURE_HEAD.match(text) or _DEFAULTED_ENTRY.match(text)
-    if head is None:
-        return []
-    words = {w for w in tokenize(question.text) if w not in STOPWORDS and len(w) > 2}
-    words.discard("default")  # "default=None" is a parameter named default
-    named = {n.lower() for n in question.identifiers}  # "max_overflow", read as two words
-    return [
-        m.span(2)
-        for m in _PARAMETER_DEFAULT.finditer(text, 0, head.end())
-        if m.group(1).lower() in words | named
-    ]
-
-
-_SIGNATURE_HEAD = re.compile(r"^@?[A-Za-z_$][\w.$]*\(.*?\)(?=:\s)")
-"""An API entry's signature: ``name(...)`` up to the ``: `` its description follows."""
-_DEFAULTED_ENTRY = re.compile(r"^[A-Za-z_]\w*\s*=\s*[^\s,)\]}]+(?= [\u2013\u2014-] )")
-"""A parameter's entry written with its default: ``pool_recycle=-1 - this setting causes the
-pool to recycle connections ...``."""
-_PARAMETER_DEFAULT = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\s*=\s*([^\s,)\]}]+)")
 
 
 _ADDRESS_NOUNS = frozenset({"address", "host", "hostname", "interface", "ip"})

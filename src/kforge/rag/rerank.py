@@ -42,6 +42,7 @@ from kforge.rag.quantities import (
     counts,
     gives_default,
     names_units,
+    parameter_defaults,
     states_in_units,
 )
 from kforge.rag.question import (
@@ -49,7 +50,6 @@ from kforge.rag.question import (
     LOCATION,
     PROCEDURAL,
     Question,
-    parameter_defaults,
     read_question,
     spells_question,
     term_of,

@@ -22,6 +22,7 @@ from dataclasses import replace
 from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.hops import mentions_title
+from kforge.rag.identifier_line import asked_code_noun, identifier_line
 from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.names import is_entry_of, kind_names
 from kforge.rag.procedure_line import CODE_NAME, procedure_line
@@ -34,6 +35,7 @@ from kforge.rag.question import (
     Question,
     asked_noun,
     holds_kind,
+    identifiers,
     mentions,
     read_question,
     unit_terms,
@@ -121,6 +123,8 @@ def short_answer(
         )
     elif kind == "procedure":
         found = procedure_line(asked, units)
+    elif kind == "thing" and asked_code_noun(question):
+        found = identifier_line(asked, units)  # "which environment variable ...": a name in code
     elif (kind == "thing" or (kind == "definition" and asked.identifiers)) and (
         found := _verb_object(asked, units[:3])
     ):
@@ -224,6 +228,8 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     own = unit_terms(quote) <= unit_terms(question.text)
     if question.kind == "procedure" and CODE_NAME.fullmatch(quote):
         own = False  # ``target_include_directories`` for "how do I add an include directory"
+    if asked_code_noun(question.text) and identifiers(quote) == [quote]:
+        own = False  # ``--keep`` for "which setting keeps the original data files?"
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
     one_word = question.kind not in ("choice", "yesno") and len(unit_terms(quote)) == 1
     if own and (says_what or one_word):

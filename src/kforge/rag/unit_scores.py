@@ -177,6 +177,10 @@ _ASKS_TO_NEGATE = re.compile(
 not to do it (wider than a negated statement: "disable" and "skip" negate by their verb)."""
 
 
+_OTHER_OPTIONS = r"(?:-{1,2}[A-Za-z0-9][\w-]*(?:=\S+)?,\s+)+"
+"""The options an entry names before the one asked: ``-a, `` of ``-a, --append``."""
+
+
 def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
@@ -189,6 +193,11 @@ def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], f
     opening = text.lstrip("`*_ ")
     for name in question.identifiers:
         if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
+            return 1.0
+        # an option among the others of its entry: ``-a, --append   Append coverage data ...``
+        if name.startswith("-") and re.match(
+            rf"{_OTHER_OPTIONS}{re.escape(name)}(?![\w$-])", opening
+        ):
             return 1.0
     entry = ENTRY.match(text)
     if (

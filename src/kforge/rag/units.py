@@ -170,6 +170,10 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     rendered from HTML one item a line, without bullets)."""
     out: list[tuple[str, list[str]]] = []
     for kind, lines in blocks:
+        table = _option_table(lines) if kind == "prose" else None
+        if table:
+            out.extend(table)
+            continue
         code_lines = sum(_code_line(x) for x in lines)
         if kind == "prose" and (
             code_lines * 2 > len(lines)
@@ -195,6 +199,36 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             continue
         out.append((kind, lines))
     return out
+
+
+_HELP_OPTION = re.compile(r"^ {1,8}-{1,2}[A-Za-z0-9?]")
+"""An option's line in a program's help output: indented a little, its description after it
+or on the lines below, indented further."""
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _option_table(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """A program's help output (``--help``) as one item for each option: its line and the
+    description lines indented below it ("  --data-file=INFILE    Read coverage data ...
+    from this" then "file. Defaults to '.coverage'."), the lines before the first option
+    prose; nothing when ``lines`` hold fewer than two options so written."""
+    starts = [n for n, line in enumerate(lines) if _HELP_OPTION.match(line)]
+    if len(starts) < 2:
+        return []
+    out: list[tuple[str, list[str]]] = [("prose", lines[: starts[0]])] if starts[0] else []
+    n = starts[0]
+    while n < len(lines) and _HELP_OPTION.match(lines[n]):
+        end = n + 1
+        while end < len(lines) and _indent(lines[end]) > _indent(lines[n]) + 2:
+            end += 1
+        out.append(("item", lines[n:end]))
+        n = end
+    if n < len(lines):
+        out.append(("prose", lines[n:]))
+    return out if sum(kind == "item" for kind, _ in out) >= 2 else []
 
 
 _SENTENCE_END = re.compile(r"[A-Za-z]{2}[.!?:]\s*$")
