@@ -300,3 +300,22 @@ def test_an_option_among_the_others_of_its_entry_opens_it() -> None:
     assert opens_with_asked(entry, asked, lambda term: 1.0) == 1.0
     branch = read_question("What does the --branch option do?")
     assert opens_with_asked(entry, branch, lambda term: 1.0) == 0.0
+
+
+def test_a_sentence_naming_this_case_comes_after_the_sentence_it_names() -> None:
+    page = chunk(
+        0,
+        "You can also run the server from Python. However, this style only works if you are "
+        "not using multiprocessing (workers=NUM) or reloading (reload=True). Also note that in "
+        "this case, you should put widget.run into the main module's guard clause.",
+        "Deployment",
+        "Running programmatically",
+    )
+    texts = [
+        s.text
+        for s in compose_extractive(
+            "In what case should widget.run be put inside the main module's guard clause?", [page]
+        )
+    ]
+    at = texts.index(next(t for t in texts if t.startswith("Also note that in this case")))
+    assert at > 0 and texts[at - 1].startswith("However, this style only works"), texts

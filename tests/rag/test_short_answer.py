@@ -936,3 +936,23 @@ async def test_a_section_asked_for_is_one_a_sentence_names_not_a_link_or_an_inde
         "section of pyproject.toml.",
     )
     assert short == "[tool.widget]"
+
+
+async def test_an_options_dash_entry_is_the_way_though_it_spells_the_question() -> None:
+    short, text = await answer(
+        "How do I turn on auto-reloading?",
+        "--reload - Enable auto-reload. Widget supports two versions of auto-reloading "
+        "behavior enabled by this option.",
+    )
+    assert short == "--reload"
+    assert "--reload - Enable auto-reload [1]. Widget supports two versions" in text
+
+
+async def test_a_default_falling_back_to_a_value_is_quoted_with_what_it_falls_back_to() -> None:
+    short, _ = await answer(
+        "How many worker processes does widget use by default?",
+        "--workers INTEGER Number of worker processes. Defaults to the $WEB_CONCURRENCY "
+        "environment variable if available, or 1. Not valid with --reload.",
+        "--reload-delay FLOAT Delay between checks. Defaults to 0.25s.",
+    )
+    assert short == "the $WEB_CONCURRENCY environment variable if available, or 1"

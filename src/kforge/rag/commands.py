@@ -43,7 +43,9 @@ _OPTION = (
 )
 _API_ENTRY = re.compile(
     r"^(?:(?:class|classmethod|staticmethod|abstractmethod|async|coroutine|exception)\s+)?"
-    rf"((?:{_OPTION}(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{{1,2}}\s"
+    rf"(?:((?:{_OPTION}(?:, )?)+|[A-Za-z_][\w.]*\([^()]*\)):{{1,2}}\s"
+    # or an option's entry with its description after a dash: ``--host <str> - Bind ...``
+    rf"|((?:{_OPTION}(?:, | / )?)+) [-\u2013\u2014] )"
 )
 """An entry that opens with an option or a call: ``-m, --move: ...``, a GNU manual's quoted
 options and their argument (``'-t NUMBER', '--tries=NUMBER': ...`` in curly quotes),
@@ -119,7 +121,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
         return next(iter(asked or calls), "")
     entry = _API_ENTRY.match(text)
     if entry:
-        return entry.group(1).rstrip(", ")
+        return (entry.group(1) or entry.group(2)).rstrip(", /")
     # not a cross-reference left as written ({doc}`Black's HTTP server </usage/server>`)
     spans = [s for s in _CODE_SPAN.findall(text) if not _LINK_TARGET.search(s)]
     # a command quoted as prose quotes it: 'Running "git tag" without arguments lists ...'

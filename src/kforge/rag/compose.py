@@ -71,7 +71,7 @@ from kforge.rag.unit_scores import (
     other_entry,
     parameter_item,
 )
-from kforge.rag.units import reads_as_code
+from kforge.rag.units import normalized, reads_as_code
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
@@ -439,7 +439,8 @@ def compose_extractive(
         # room permitting, a sentence pointing back ("It is a recommended replacement for this
         # module ...") comes after the one naming what it points to
         before = said_before(c, owns[c.source])
-        if before is not None and before not in chosen and len(chosen) < room:
+        quoted = {normalized(o.text) for o in chosen}
+        if before is not None and normalized(before.text) not in quoted and len(chosen) < room:
             chosen.insert(chosen.index(c), before)
         # the example a sentence goes on from ("searches for 'hello' in all files ...") is
         # what that sentence says: it comes before it, room or not

@@ -144,6 +144,14 @@ _ENTRY_SPAN = 4
 """How far after such a sentence its entry's value may come."""
 
 
+_THIS_THING = re.compile(
+    r"\b(?:by|with|in|for|of|to|on|under|using|use) (?:this|these) (?:option|flag|switch|"
+    r"setting|case|command|mode|parameter|argument|variable|feature|style|method|function)s?\b",
+    re.IGNORECASE,
+)
+"""What the sentence before a sentence names, named again after a preposition: "enabled by
+this option", "in this case" (a sentence opening "This method ..." is about the entry it is
+in, not about the sentence before it)."""
 _POINTS_BACK = re.compile(
     # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
     # follows
@@ -163,7 +171,9 @@ sentences no question needed into HotpotQA's answers (supporting-fact precision 
 
 def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
     """The sentence right before ``c`` in its passage when ``c`` opens with a pronoun standing
-    for what that sentence says (``_POINTS_BACK``), else None."""
-    if not _POINTS_BACK.match(c.text):
+    for what that sentence says (``_POINTS_BACK``), or names it as "this option", "in this
+    case" ("Uvicorn supports two versions of auto-reloading behavior enabled by this option"
+    after "--reload - Enable auto-reload."), else None."""
+    if not (_POINTS_BACK.match(c.text) or _THIS_THING.search(c.text)):
         return None
     return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)

@@ -74,7 +74,10 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
         # "(string, default “.coverage”)", "(defaulting to “.coverage”)", "The default name for
         # configuration files is .coveragerc"
         default = (
-            re.search(
+            # "Defaults to the $WEB_CONCURRENCY environment variable if available, or 1": the
+            # value whole, with what it falls back to
+            re.search(r"\b[Dd]efault(?:s|ing) to (the [^.;]{1,100}? or [^\s.;]+)", text)
+            or re.search(
                 r"\b(?:Default(?::\**|\**:| is| value is)|[Dd]efault value:|[Dd]efault(?:s|ing) to)"
                 r"\s*(`[^`]+`|\u201c[^\u201d]+\u201d|\S+)",
                 text,

@@ -171,6 +171,8 @@ def short_answer(
     return _telling(found, asked)
 
 
+_OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*")
+"""An option alone: a name, though it spells a word of the question."""
 _HOW = re.compile(r"how\b|what\s+(?:happens|will\s+happen|would\s+happen)\b", re.IGNORECASE)
 """A question asking how something happens (one of no other kind: not "how many", "how do I"),
 or what happens."""
@@ -226,8 +228,10 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     # Students' Union serves the students at what university?"), a choice's is one of its two
     # items, and yes or no is said
     own = unit_terms(quote) <= unit_terms(question.text)
-    if question.kind == "procedure" and CODE_NAME.fullmatch(quote):
-        own = False  # ``target_include_directories`` for "how do I add an include directory"
+    if question.kind == "procedure" and (CODE_NAME.fullmatch(quote) or _OPTION.fullmatch(quote)):
+        # ``target_include_directories`` for "how do I add an include directory", ``--reload``
+        # for "how do I turn on auto-reloading"
+        own = False
     if asked_code_noun(question.text) and identifiers(quote) == [quote]:
         own = False  # ``--keep`` for "which setting keeps the original data files?"
     says_what = question.kind in ("definition", "procedure", "reason", "comparison")
