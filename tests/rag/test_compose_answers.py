@@ -319,3 +319,17 @@ def test_a_sentence_naming_this_case_comes_after_the_sentence_it_names() -> None
     ]
     at = texts.index(next(t for t in texts if t.startswith("Also note that in this case")))
     assert at > 0 and texts[at - 1].startswith("However, this style only works"), texts
+
+
+def test_a_sentence_naming_where_the_answer_is_does_not_lead_the_answer() -> None:
+    page = chunk(
+        0,
+        "You can exclude lines from widget's reports. More details are in Excluding lines "
+        "from widget reports. A line ending in a skip marker is excluded from the report.",
+        "Configuration",
+        "exclude_lines",
+    )
+    texts = [
+        s.text for s in compose_extractive("How do I exclude a line from widget reports?", [page])
+    ]
+    assert not texts[0].startswith("More details"), texts

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kforge.rag.units import field_name, normalized, passage_units
+from kforge.rag.units import field_name, normalized, passage_units, refers_elsewhere
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -325,3 +325,11 @@ def test_a_programs_help_output_is_an_item_for_each_option() -> None:
         ("item", "--fail-under=MIN Exit with a status of 2 if the total is less than MIN."),
         ("item", "-i, --ignore-errors Ignore errors while reading source files."),
     ]
+
+
+def test_a_sentence_sending_the_reader_elsewhere_is_known_as_such() -> None:
+    assert refers_elsewhere("More details are in Excluding code from widget.")
+    assert refers_elsewhere("See Specifying source files for details of their interpretation.")
+    assert refers_elsewhere("For more information, see the FAQ.")
+    assert not refers_elsewhere("The details of the format are given below.")
+    assert not refers_elsewhere("Any line with a comment of pragma: no cover is excluded.")

@@ -71,7 +71,7 @@ from kforge.rag.unit_scores import (
     other_entry,
     parameter_item,
 )
-from kforge.rag.units import normalized, reads_as_code
+from kforge.rag.units import normalized, reads_as_code, refers_elsewhere
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
@@ -264,6 +264,8 @@ def compose_extractive(
             value *= _OTHER_ENTRY
         if c.kind == "sentence" and len(tokenize(c.text)) < 8:
             value *= 0.8
+        if c.kind == "sentence" and refers_elsewhere(c.text):
+            value *= _OTHER_ENTRY  # "More details are in ...": where it is said, not what
         if asked.kind != "procedure" and c.kind != "code" and reads_as_code(c.text):
             value *= _OTHER_ENTRY  # code run into a line says how, not what or why
         if versioned and names_release(c.text, question):

@@ -24,6 +24,7 @@ __all__ = [
     "passage_units",
     "points_elsewhere",
     "reads_as_code",
+    "refers_elsewhere",
 ]
 
 UnitKind = Literal["sentence", "item", "row", "code", "signature"]
@@ -375,6 +376,22 @@ def points_elsewhere(unit: Unit) -> bool:
     """True for a row of an index or a table of contents ("magic signature of MO files | 10.3
     The Format of GNU MO Files"): it names the section that says something, not what it says."""
     return unit.kind == "row" and _SECTION_REFERENCE.search(unit.text) is not None
+
+
+_ELSEWHERE = re.compile(
+    r"^(?:(?:for )?(?:more |further )?(?:details|information)(?: about [^,.]+)?"
+    r"(?:,)? (?:see|are in|is in|can be found in|are given in|is given in)"
+    r"|see (?:also )?(?:the )?[^,]+? for (?:more |further )?(?:details|information)\b"
+    r"|refer to [^,]+ for\b|read more (?:about [^,.]+ )?(?:in|at|here)\b)",
+    re.IGNORECASE,
+)
+
+
+def refers_elsewhere(text: str) -> bool:
+    """True for a sentence that sends the reader to another section for what it does not
+    say ("More details are in Excluding code from coverage.py.", "See Specifying source files
+    for details."): it names where an answer is, not the answer."""
+    return _ELSEWHERE.match(text) is not None
 
 
 _FLAT_CODE = re.compile(
