@@ -956,3 +956,33 @@ async def test_a_default_falling_back_to_a_value_is_quoted_with_what_it_falls_ba
         "--reload-delay FLOAT Delay between checks. Defaults to 0.25s.",
     )
     assert short == "the $WEB_CONCURRENCY environment variable if available, or 1"
+
+
+async def test_a_code_asked_of_a_negated_case_is_the_clause_saying_it_negated() -> None:
+    short, _ = await answer(
+        "What exit status does grep return when no lines were selected?",
+        "Normally the exit status is 0 if a line is selected, 1 if no lines were selected, "
+        "and 2 if an error occurred.",
+    )
+    assert short == "1 if no lines were selected"
+
+
+async def test_only_a_default_named_so_is_a_name_and_a_number_said_in_words_keeps_its_unit() -> (
+    None
+):
+    short, _ = await answer(
+        "How long does widget keep resolved host names in its cache by default?",
+        "By default, widget caches this info for 60 seconds.",
+    )
+    assert short == "60 seconds"  # "host names" asks for no name
+    short, _ = await answer(
+        "What is the default maximum recursion depth?",
+        "Recursion is limited to a depth of 5 by default, i.e., it will traverse at most 5 "
+        "directories deep. The default maximum depth is five layers.",
+    )
+    assert short == "5"  # a number is counted with its unit, not taken as a default's name
+    short, _ = await answer(
+        "Which option do I use so widget makes its own copy of the POST data?",
+        "Use WIDGETOPT_COPYPOSTFIELDS so that widget makes its own copy of the POST data.",
+    )
+    assert short == "WIDGETOPT_COPYPOSTFIELDS"  # an option need not open with a dash

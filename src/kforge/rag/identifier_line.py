@@ -23,7 +23,6 @@ _CODE_NOUN = re.compile(
 """A question asking for a name in code, the kind of name in group 1."""
 _SHAPES = {
     "environment variable": re.compile(r"\$?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|\$?[A-Z]{3,}"),
-    "option": re.compile(r"-{1,2}[A-Za-z]"),
     "flag": re.compile(r"-{1,2}[A-Za-z]"),
     "switch": re.compile(r"-{1,2}[A-Za-z]"),
     "class": re.compile(r"(?:\w+\.)*_?[A-Z]\w*$"),

@@ -63,7 +63,7 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
     number_of = _NUMBER_OF.search(question.text)  # "the maximum number of listeners"
     noun = counted_noun(question.text) or (number_of.group(1).lower() if number_of else "")
     # "the default name of the configuration file" is a name: no number answers it
-    names_default = "default" in terms and bool(terms & _NAMED)
+    names_default = _NAMED_DEFAULT.search(question.text) is not None
     best: tuple[float, str, int] | None = None
     for unit in units:
         text = unit.text
@@ -84,7 +84,12 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
             )
             or re.search(r"\b[Dd]efault value is\s*(``[^`']+'')", text)
             or re.search(r"\b[Dd]efault\s+(\u201c[^\u201d]+\u201d|\"[^\"]+\"|'[^']+')", text)
-            or re.search(r"\b[Tt]he default (?:[\w-]+ ){1,4}?(?:is|are)\s+(`[^`]+`|\S+)", text)
+            # (a number so said is counted below, with its unit: "is five layers")
+            or re.search(
+                r"\b[Tt]he default (?:[\w-]+ ){1,4}?(?:is|are)\s+(?!\d|(?:one|two|three|four|five|"
+                r"six|seven|eight|nine|ten)\b)(`[^`]+`|\S+)",
+                text,
+            )
         )
         if default and not (
             default.group(1).startswith(("`", "\u201c", '"', "'"))
@@ -173,6 +178,7 @@ def numbered_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
         r"(?i)\b(?:what|which)\s+((?:\S+\s+){0,3}?(?:codes?|port|status|errno))\b", question.text
     )
     said_of = terms - unit_terms(named.group(1) if named else "")
+    negated = _NEGATED.search(question.text) is not None
     best: tuple[float, str, int] | None = None
     for unit in units:
         if unit.code:
@@ -193,17 +199,24 @@ def numbered_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
                 said = clause
             # what follows "unless" is when the number does not apply ("exits with code 0
             # unless an internal error occurred")
-            held = unit_terms(_EXCEPT.split(said, maxsplit=1)[0])
+            kept = _EXCEPT.split(said, maxsplit=1)[0]
+            held = unit_terms(kept)
             if said_of and not held & said_of:
                 continue  # "it exits with code 0 unless an internal error occurred"
-            value = len(held & terms) + 0.3 / (1 + unit.rank)
+            value = len(held & said_of) + 0.1 * len(held & terms) + 0.3 / (1 + unit.rank)
+            if negated == (_NEGATED.search(kept) is not None):
+                value += 0.5  # "when no lines were selected": "1 if no lines were selected"
             if clause and (best is None or value > best[0]):
                 best = (value, clause, unit.source)
     return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
+_NEGATED = re.compile(r"\b(?:no|not|never|none|nothing|without)\b|n't\b", re.IGNORECASE)
 _EXCEPT = re.compile(r"\b(?:unless|except)\b", re.IGNORECASE)
 
 
-_NAMED = frozenset({"name", "filenam", "directori", "folder", "path", "command", "program"})
-"""Terms of what a default is named, not counted: the default name, directory, command."""
+_NAMED_DEFAULT = re.compile(
+    r"\bdefault\s+(?:[\w-]+\s+){0,2}?(?:name|filename|directory|folder|path|command|program)s?\b",
+    re.IGNORECASE,
+)
+"""A default asked for by what it is named: the default name, directory, command."""
