@@ -986,3 +986,18 @@ async def test_only_a_default_named_so_is_a_name_and_a_number_said_in_words_keep
         "Use WIDGETOPT_COPYPOSTFIELDS so that widget makes its own copy of the POST data.",
     )
     assert short == "WIDGETOPT_COPYPOSTFIELDS"  # an option need not open with a dash
+
+
+async def test_what_an_option_does_is_what_its_help_entry_says_after_it() -> None:
+    short, _ = await answer(
+        "What does the --timid option do?",
+        "--timid Use a simpler but slower trace method. Try this if you get seemingly "
+        "impossible results!",
+        "It was a hack for --timid before configuration files were available.",
+    )
+    assert short == "Use a simpler but slower trace method"
+    short, _ = await answer(
+        "What does the --append option do?",
+        "-a, --append Append widget data to .widget, otherwise it starts clean each time.",
+    )
+    assert short == "Append widget data to .widget"

@@ -171,6 +171,12 @@ def short_answer(
     return _telling(found, asked)
 
 
+_OPTIONS_OPENING = re.compile(
+    r"^((?:-{1,2}[A-Za-z][\w-]*(?:=\S+| <[^>]+>| [A-Z][A-Z_]*\b)?(?:, | / )?)+)"
+    r"(?:\s+[-\u2013\u2014])?\s+(?=[A-Z])"
+)
+"""An option's entry as a program's help or a settings page writes it, without a colon: its
+options (``-a, --append``, ``--host <str>``, ``--workers INTEGER``), then what it does."""
 _OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*")
 """An option alone: a name, though it spells a word of the question."""
 _HOW = re.compile(r"how\b|what\s+(?:happens|will\s+happen|would\s+happen)\b", re.IGNORECASE)
@@ -272,6 +278,9 @@ def _defining(text: str, question: Question) -> str:
     API description that opens with what it does ("Returns an array of ...")."""
     if _DOES.match(text):
         return clause_at(text)
+    options = _OPTIONS_OPENING.match(text)
+    if options and any(mentions(options.group(1), n) for n in question.identifiers):
+        return clause_at(text, options.end())  # "--timid Use a simpler but slower trace method"
     entry = re.match(r"^([^:]{1,60}?)::?\s+(\S.*)$", text)
     if entry and unit_terms(entry.group(1)) & set(question.terms):
         return clause_at(text, entry.start(2))
