@@ -1001,3 +1001,20 @@ async def test_what_an_option_does_is_what_its_help_entry_says_after_it() -> Non
         "-a, --append Append widget data to .widget, otherwise it starts clean each time.",
     )
     assert short == "Append widget data to .widget"
+
+
+def test_a_call_spelling_the_words_asked_is_how_to_do_it() -> None:
+    # "call structlog.configure()" for "how do I configure structlog": the call, not own words
+    line = short_answer(
+        "How do I configure structlog on app initialization?",
+        [
+            Segment("logger = structlog.get_logger()", 0, 1, True),
+            Segment(
+                "To that end, you'll have to call structlog.configure() on app initialization.",
+                0,
+                0,
+            ),
+        ],
+    )
+    assert line is not None and line.answer == "structlog.configure()"
+    assert short_answer("What is structlog?", [Segment("structlog is structlog().", 0, 0)]) is None

@@ -7,12 +7,14 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from kforge.rag.commands import runs_example
 from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     ENTRY,
     PROCEDURAL,
     Question,
+    holds_kind,
     identifiers,
     mentions,
     read_question,
@@ -172,6 +174,10 @@ def find_candidates(
                 unit.text.endswith(":")
                 and not _introduces(unit, after, question)
                 and not _FOR_EXAMPLE.search(unit.text)
+                and not (question.kind == "procedure" and _names_code(unit, after, question))
+                # "By default Nox stores virtualenvs in ./.nox, however, you can change this
+                # using --envdir:" says where itself
+                and not (question.kind == "where" and holds_kind(unit.text, question))
             ):
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
@@ -268,6 +274,27 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
         and question.kind == "procedure"
         and PROCEDURAL.search(unit.text) is not None
     )
+
+
+_KEYWORD_ARGUMENT = re.compile(r"\b[a-z_][a-z0-9_]*=(?:True|False|None|[0-9]|[\"'])")
+
+
+def _names_code(unit: Unit, after: Unit | None, question: Question) -> bool:
+    """True when a sentence ending in a colon names the code to use ("... case-insensitive with
+    the case_sensitive parameter:", "... ask for the missing value with prompt=True:") and the
+    code it leads is not in the passage (a build that left out its examples), at most a session
+    running the example: it says how all the same. Not an option: "If you run nox --list
+    --sessions lint you'll see ...:" leads what it prints."""
+    if unit.kind != "sentence":
+        return False
+    if after is not None and after.kind in ("code", "item"):  # the code it leads is here
+        return after.kind == "code" and runs_example(after.text, question) and _named(unit)
+    return _named(unit)
+
+
+def _named(unit: Unit) -> bool:
+    named = [n for n in identifiers(unit.text) if not n.startswith("-")]
+    return bool(named) or _KEYWORD_ARGUMENT.search(unit.text) is not None
 
 
 _FOR_EXAMPLE = re.compile(r", (?:for (?:example|instance)|e\.g\.)\s*:$", re.I)

@@ -18,6 +18,7 @@ __all__ = [
     "description_of",
     "is_command_line",
     "is_step",
+    "runs_example",
     "says_what_is_asked",
 ]
 
@@ -58,6 +59,11 @@ _MAN_PAGE = re.compile(r"[\w.-]+\([1-9][a-z]?\)")
 """A manual page named with its section (``cmake(1)``, ``git-revert(1)``): no call."""
 _USE = re.compile(r"\b(?:use|call|run|invoke|try)\s+(?:the\s+)?$", re.IGNORECASE)
 """Words offering the call that follows them as the way to do something."""
+_PROSE_KEYWORD = re.compile(
+    r"(?<![\w.=])[a-z_][a-z0-9_]*=(?:True|False|None|[0-9]+(?:\.[0-9]+)?|'[^'\s]+'|\"[^\"\s]+\")"
+    r"(?![\w=])"
+)
+"""A keyword argument named in prose whose code spans were lost (``prompt=True``)."""
 _PLURAL = re.compile(r"[A-Za-z]{3,}\((?:e?s)\)")
 """A word with its plural ending in brackets ("the drive(s)", "process(es)"): no call."""
 _QUOTED = re.compile(r'"([^"\n]{3,60})"')
@@ -94,6 +100,29 @@ def commands_typed(lines: list[str]) -> list[str]:
     ``$ coverage --version``); else all of them."""
     typed = [x for x in lines if x.lstrip().startswith(_PROMPTS)]
     return typed or lines
+
+
+_RUNS_SCRIPT = re.compile(r"\$ (?:python[0-9.]*|py) +[\w./-]+\.py\b.*")
+"""A session's command running a Python file (``$ python main.py --name Rick``)."""
+_COMMENTS = ("//", "# ")
+_RUNNING = frozenset({"run", "start", "launch", "execut", "invok"})
+"""Question terms asking how to run something."""
+
+
+def runs_example(text: str, question: Question) -> bool:
+    """True for code that does nothing asked: a session that only runs a program's file
+    (``$ python main.py --help``) when the question does not ask how to run something (a
+    tutorial shows what its example does that way, after the code that does what is asked),
+    or only comments (``// It asks for the missing CLI option --lastname``)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and all(line.startswith(_COMMENTS) for line in lines):
+        return True
+    typed = [line for line in lines if line.startswith("$ ")]
+    return (
+        bool(typed)
+        and all(_RUNS_SCRIPT.fullmatch(line) for line in typed)
+        and not _RUNNING & set(question.terms)
+    )
 
 
 def command_of(text: str, question: Question, names: Collection[str] = ()) -> str:
@@ -137,6 +166,10 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
     asked = [c for c in written if unit_terms(c) & terms]
     if asked or len(set(written)) == 1:
         return (asked or written)[0]
+    # a keyword argument named so: "You can achieve the same using hide_input=True."
+    given: list[str] = [] if written else _PROSE_KEYWORD.findall(text)
+    if given and (len(set(given)) == 1 or any(unit_terms(k) & terms for k in given)):
+        return next((k for k in given if unit_terms(k) & terms), given[0])
     first = written[0] if written else ""
     if first and _USE.search(text[: text.find(first)]):
         return first  # "Use shutil.rmtree() to delete a tree, or os.rmdir() for ..."

@@ -27,7 +27,7 @@ from kforge.rag.candidates import (
     candidate_sentences,
     find_candidates,
 )
-from kforge.rag.commands import is_command_line
+from kforge.rag.commands import is_command_line, runs_example
 from kforge.rag.comparison import compared_unit, own_terms
 from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
@@ -39,6 +39,7 @@ from kforge.rag.follow_on import (
     said_before,
     subject_of,
     value_of,
+    way_after,
 )
 from kforge.rag.hops import hop_to, named_passages
 from kforge.rag.names import is_entry_of, is_entry_of_another, kind_names
@@ -211,6 +212,8 @@ def compose_extractive(
 
     def gives(c: Candidate) -> bool:
         """``c`` holds the kind of thing asked; for "how do I", any code block does."""
+        if asked.kind == "procedure" and c.kind == "code" and runs_example(c.text, asked):
+            return False
         return holds_kind(c.text, asked) or (asked.kind == "procedure" and c.kind == "code")
 
     def score(c: Candidate) -> float:
@@ -349,6 +352,8 @@ def compose_extractive(
             ]
         elif asked.kind == "quantity":
             follows[id(best_here)] = value_of(best_here, owns[source])
+        elif asked.kind == "procedure":
+            follows[id(best_here)] = way_after(best_here, owns[source])
         elif asked.kind == "where" and not _PATH.search(best_here.text):
             # "... it needs to keep a local cache ..." then "This cache is stored in
             # ~/.cache/borg/."
@@ -365,7 +370,11 @@ def compose_extractive(
         def said(c: Candidate) -> float:
             return sum(idf(t) for t in query if t in c.terms)
 
-        calls = [c for c in asked_here if c.kind in ("signature", "code")]
+        calls = [
+            c
+            for c in asked_here
+            if c.kind == "signature" or (c.kind == "code" and not runs_example(c.text, asked))
+        ]
         call = max(
             calls, key=lambda c: (said(c), c.kind == "signature", -len(c.terms)), default=None
         )

@@ -18,6 +18,7 @@ __all__ = [
     "said_before",
     "subject_of",
     "value_of",
+    "way_after",
 ]
 
 _ANAPHOR = re.compile(
@@ -106,6 +107,27 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
         return []
     nxt = after[0]
     return [nxt] if refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
+
+
+_SAYS_HOW = re.compile(
+    r"^(?:to do (?:that|this|so|it)\b"
+    r"|(?:you|we|one) (?:can|could|may|need to|have to|must) (?:do|achieve|accomplish|get) "
+    r"(?:it|that|this|so|the same)\b"
+    r"|(?:this|that|it) (?:can|could) (?:also )?be (?:done|achieved|accomplished)\b)",
+    re.IGNORECASE,
+)
+"""A sentence saying how what the sentence before it describes is done: "You can do it passing
+the parameter confirmation_prompt=True.", "To do that, use the envvar parameter ..."."""
+
+
+def way_after(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """For "how do I": the sentence right after ``best`` that says how what ``best`` describes
+    is done ("In some cases you could want to ... confirm it by typing it twice." then "You can
+    do it passing the parameter confirmation_prompt=True."), else nothing."""
+    nxt = next((c for c in own if c.position == best.position + 1), None)
+    if nxt is None or nxt.kind != "sentence" or not _SAYS_HOW.match(nxt.text):
+        return []
+    return [nxt]
 
 
 def subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:

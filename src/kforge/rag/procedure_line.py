@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kforge.rag.commands import command_of, commands_typed, is_step, says_what_is_asked
+from kforge.rag.commands import (
+    command_of,
+    commands_typed,
+    is_step,
+    runs_example,
+    says_what_is_asked,
+)
 from kforge.rag.compose import Segment
 from kforge.rag.question import Question, identifiers, mentions, unit_terms
 from kforge.rag.short_quote import ShortAnswer
@@ -54,6 +60,8 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
         said = len(unit_terms("\n".join(typed) if unit.code else unit.text) & terms)
         if quote and not unit.code and _OPTIONS.match(quote) and said < _OPTION_SAYS:
             quote = ""  # an option whose entry shares a word with the question ("file")
+        if unit.code and runs_example(text, question):
+            quote = ""  # ``$ python main.py --name Rick`` shows what the example does
         if quote and _ASKS_HELP.search(quote) and "help" not in terms:
             quote = ""  # ``$ coverage combine --help`` shows the options, it combines nothing
         if quote:

@@ -324,8 +324,10 @@ def read_question(text: str) -> Question:
         # "how do I get the number of CPUs?" asks for a way, not a number; "what else do I
         # have to run?" and "which command writes them back?" for a command
         kind = "procedure"
-    elif noun in _FOLDER_NOUNS:
-        kind = "where"  # "in which directory ... by default?" asks for a place, not a number
+    elif noun in _FOLDER_NOUNS or re.match(r"(?i)where\b", question):
+        # "in which directory ... by default?", "where does it store X by default?": a place,
+        # not a number
+        kind = "where"
     elif _measured(question):
         kind = "quantity"
     elif _PROCEDURE.search(question):

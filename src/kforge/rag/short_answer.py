@@ -179,6 +179,8 @@ _OPTIONS_OPENING = re.compile(
 options (``-a, --append``, ``--host <str>``, ``--workers INTEGER``), then what it does."""
 _OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*")
 """An option alone: a name, though it spells a word of the question."""
+_CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
+"""A call, which says what to run though it spells the question's words."""
 _HOW = re.compile(r"how\b|what\s+(?:happens|will\s+happen|would\s+happen)\b", re.IGNORECASE)
 """A question asking how something happens (one of no other kind: not "how many", "how do I"),
 or what happens."""
@@ -234,9 +236,12 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     # Students' Union serves the students at what university?"), a choice's is one of its two
     # items, and yes or no is said
     own = unit_terms(quote) <= unit_terms(question.text)
-    if question.kind == "procedure" and (CODE_NAME.fullmatch(quote) or _OPTION.fullmatch(quote)):
+    if question.kind == "procedure" and (
+        CODE_NAME.fullmatch(quote) or _OPTION.fullmatch(quote) or _CALL.fullmatch(quote)
+    ):
         # ``target_include_directories`` for "how do I add an include directory", ``--reload``
-        # for "how do I turn on auto-reloading"
+        # for "how do I turn on auto-reloading", ``structlog.configure()`` for "how do I
+        # configure structlog"
         own = False
     if asked_code_noun(question.text) and identifiers(quote) == [quote]:
         own = False  # ``--keep`` for "which setting keeps the original data files?"

@@ -128,3 +128,15 @@ def test_asciidoc_txt_is_detected_and_plain_text_is_not() -> None:
         "git-x.txt", b"git-x(1)\n========\n\nNAME\n----\ngit-x - Do x\n\n-q::\n\tQuiet.\n"
     )
     assert manual.format == "asciidoc" and "-q: Quiet." in manual.text
+
+
+def test_a_markdown_fence_holding_only_includes_is_blanked_and_others_are_kept() -> None:
+    text = (
+        "# Prompt\n\nAsk for it with prompt=True:\n\n"
+        "```Python\n{!../docs_src/options/prompt/tutorial001.py!}\n```\n\n"
+        '```python\n--8<-- "examples/app.py"\nprint(1)\n```\n'
+    )
+    doc = extract("prompt.md", text.encode())
+    assert len(doc.text) == len(text)
+    assert "docs_src" not in doc.text and "```Python" not in doc.text
+    assert '```python\n--8<-- "examples/app.py"\nprint(1)\n```' in doc.text

@@ -418,3 +418,32 @@ def test_a_paragraph_holding_a_markdown_heading_is_the_heading_it_was_written_as
     ]
     assert "# make install" in doc.text  # one hash is as often a root prompt: a paragraph
     assert "##" not in doc.text
+
+
+def test_a_code_block_holding_only_an_unprocessed_include_is_left_out() -> None:
+    # a MkDocs page built without its include extension shows the directive, not the code
+    page = (
+        b"<html><body><main><p>Ask for it with prompt=True:</p>"
+        b"<pre><code class='language-Python'>{!../docs_src/options/prompt/tutorial001.py!}\n"
+        b'</code></pre><pre><code>--8&lt;-- "examples/app.py"</code></pre>'
+        b"<pre><code>print('kept')\n{!not only an include!}</code></pre></main></body></html>"
+    )
+    doc = extract("prompt.html", page)
+    assert "docs_src" not in doc.text and "--8<--" not in doc.text
+    assert "Ask for it with prompt=True:" in doc.text
+    assert "print('kept')\n{!not only an include!}" in doc.text
+
+
+def test_coloured_terminal_output_escaped_into_code_reads_as_shown() -> None:
+    # a page's script renders these escaped tags as colours: the reader sees no tag
+    page = (
+        b"<html><body><main><p>Check the help:</p><div class='termy'><pre>"
+        b"&lt;font color=&quot;#F4BF75&quot;&gt;&lt;b&gt;Usage: &lt;/b&gt;&lt;/font&gt;"
+        b"main.py [OPTIONS]\n&lt;font color=&quot;#A5A5A1&quot;&gt;Try &lt;/font&gt;"
+        b"&lt;font color=&quot;#44919F&quot;&gt;&amp;apos;main.py --help&amp;apos;&lt;/font&gt;"
+        b"</pre></div><pre>&lt;b&gt;bold&lt;/b&gt; is how HTML marks it</pre></main></body></html>"
+    )
+    doc = extract("help.html", page)
+    assert "Usage: main.py [OPTIONS]\nTry 'main.py --help'" in doc.text
+    assert "<font" not in doc.text
+    assert "<b>bold</b> is how HTML marks it" in doc.text  # no colours: code shown as written

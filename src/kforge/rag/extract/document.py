@@ -19,12 +19,13 @@ __all__ = [
     "decode_text",
     "detect_text",
     "format_of",
+    "include_directives_only",
     "layout_blocks",
     "plain_name",
     "title_from_filename",
 ]
 
-EXTRACTION_VERSION = "extract-v12"
+EXTRACTION_VERSION = "extract-v13"
 """Names what extraction produces; a source extracted by another version is extracted again by
 ``kforge ingest``, and a corpus holding such sources says so when opened."""
 
@@ -105,6 +106,20 @@ class TextBlock:
     verbatim) or ``h`` (a heading of ``level``)."""
     text: str
     level: int = 0
+
+
+_INCLUDE_DIRECTIVE = re.compile(
+    r"""[ \t]*(?:\{![ \t]*[^!\s][^!\n]*?[ \t]*!\}|-{2}8<-{2}[ \t]+(["'])[^"'\n]+\1)[ \t]*"""
+)
+
+
+def include_directives_only(code: str) -> bool:
+    """Whether a code block holds only file inclusions a build left unprocessed: a MkDocs
+    page built without its include extension shows ``{!../docs_src/app/tutorial001.py!}``
+    (markdown-include) or ``--8<-- "example.py"`` (snippets) where the code should be. Such a
+    block says nothing a reader can use, so extraction leaves it out."""
+    lines = [line for line in code.splitlines() if line.strip()]
+    return bool(lines) and all(_INCLUDE_DIRECTIVE.fullmatch(line) for line in lines)
 
 
 def layout_blocks(

@@ -10,12 +10,14 @@ line, consecutive ones separated by a single newline; a ``pre`` block is kept ve
 from __future__ import annotations
 
 import re
+from html import unescape
 
 from kforge.rag.extract.document import (
     ExtractedDocument,
     ExtractionError,
     TextBlock,
     clean_title,
+    include_directives_only,
     layout_blocks,
 )
 from kforge.rag.extract.html_chrome import is_chrome, is_sidebar, opens_section
@@ -159,9 +161,9 @@ class _Renderer:
         elif tag == "pre":
             self.flush()
             node = self._caption_of(node)
-            lines = [line.rstrip() for line in _raw(node).split("\n")]
+            lines = [line.rstrip() for line in _unescaped_colours(_raw(node)).split("\n")]
             text = "\n".join(lines).strip("\n")
-            if text.strip():
+            if text.strip() and not include_directives_only(text):
                 self.blocks.append(TextBlock("pre", text))
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.flush()
@@ -303,6 +305,19 @@ def _is_own_row(row: Node, table: Node) -> bool:
             return False
         parent = parent.parent
     return True
+
+
+_COLOURED = re.compile(r"<font color=[\"']#[0-9A-Fa-f]{3,6}[\"']>")
+_STYLE_TAG = re.compile(r"</?(?:font|b|i|u|span)(?:\s[^<>\n]*)?>")
+
+
+def _unescaped_colours(text: str) -> str:
+    """A terminal's coloured output a page escaped into its code block (``<font
+    color="#F4BF75">Usage: </font>``), which a script on the page renders as colours, read as
+    the reader sees it: the tags left out, the entities inside them decoded."""
+    if not _COLOURED.search(text):
+        return text
+    return unescape(_STYLE_TAG.sub("", text))
 
 
 def _raw(node: Node) -> str:

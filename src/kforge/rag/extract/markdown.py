@@ -3,14 +3,20 @@
 HTML comments (``<!-- YAML added: v10.0.0 -->``), link-reference definitions
 (``[`os.EOL`]: #oseol``), stability badges (``> Stability: 2 - Stable``) and image-only badge
 lines are replaced by spaces, newlines kept, so the text keeps the file's offsets and a chunk
-shows none of them. Code fences are left exactly as written.
+shows none of them, as is a code fence holding only file inclusions (``{!../src/app.py!}``).
+Other code fences are left exactly as written.
 """
 
 from __future__ import annotations
 
 import re
 
-from kforge.rag.extract.document import ExtractedDocument, Section, clean_title
+from kforge.rag.extract.document import (
+    ExtractedDocument,
+    Section,
+    clean_title,
+    include_directives_only,
+)
 
 __all__ = ["blank_markup", "extract_markdown"]
 
@@ -30,6 +36,7 @@ _COMMENT_OPEN = "<!--"
 _COMMENT_CLOSE = "-->"
 _LINK_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S+.*$")
 _STABILITY_BADGE = re.compile(r"^ {0,3}> ?Stability: [0-9.]+ - [A-Za-z][A-Za-z -]*\.?[ \t]*$")
+_WHOLE_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n((?:[^\n]*\n)*?) {0,3}\1[ \t]*$", re.M)
 _IMAGE_BADGES = re.compile(r"^[ \t]*(?:\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?[ \t]*)+$")
 
 
@@ -64,7 +71,11 @@ def blank_markup(text: str, start: int = 0) -> str:
         ):
             body = _blank(body)
         out.append(body + ending)
-    return "".join(out)
+    return "".join(out[:1]) + _WHOLE_FENCE.sub(_blank_inclusions, "".join(out[1:]))
+
+
+def _blank_inclusions(fence: re.Match[str]) -> str:
+    return _blank(fence.group(0)) if include_directives_only(fence.group(2)) else fence.group(0)
 
 
 def _blank_comments(line: str, inside: bool) -> tuple[str, bool]:
