@@ -97,3 +97,20 @@ def test_where_by_default_asks_a_place_said_by_a_sentence_leading_code() -> None
     )
     texts, _ = _answer("Where does Nox store virtualenvs by default?", [usage, changes])
     assert "./.nox" in texts[0], texts
+
+
+def test_which_environment_variable_takes_a_name_in_capitals_a_sentence_leads_code_with() -> None:
+    usage = chunk(
+        0,
+        "Specifying one or more sessions\n\n"
+        "By default Nox will run all sessions defined in the Noxfile. However, you can choose "
+        "to run a particular set of them using --session, -s, or -e:\n\n"
+        "nox --session tests\nnox -s lint tests\n\n"
+        "You can also use the NOXSESSION environment variable:\n\n"
+        "NOXSESSION=lint nox\nNOXSESSION=lint,tests nox",
+        "Command-line usage",
+        "Specifying one or more sessions",
+    )
+    texts, line = _answer("Which environment variable selects the sessions to run?", [usage])
+    assert any("NOXSESSION environment variable" in t for t in texts), texts
+    assert line == "NOXSESSION", line

@@ -1018,3 +1018,5 @@ def test_a_call_spelling_the_words_asked_is_how_to_do_it() -> None:
     )
     assert line is not None and line.answer == "structlog.configure()"
     assert short_answer("What is structlog?", [Segment("structlog is structlog().", 0, 0)]) is None
+    bare = [Segment("It will call the given Crawler's crawl() method.", 0, 0)]
+    assert short_answer("How can I stop a long crawl?", bare) is None

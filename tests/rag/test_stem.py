@@ -46,3 +46,11 @@ VOCABULARY_NOT_C_DEPARTURES = {
 @pytest.mark.parametrize(("word", "stem"), sorted(VOCABULARY_NOT_C_DEPARTURES.items()))
 def test_published_vocabulary_over_c_departures(word: str, stem: str) -> None:
     assert porter_stem(word) == stem
+
+
+def test_irregular_past_forms_stem_as_their_verb_and_look_alikes_do_not() -> None:
+    # "How are response headers sent?" meets "... will always send response headers ..."
+    for form, verb in [("sent", "send"), ("written", "write"), ("wrote", "writes"), ("ran", "run")]:
+        assert porter_stem(form) == porter_stem(verb)
+    for other, verb in [("found", "find"), ("left", "leave"), ("bound", "bind")]:
+        assert porter_stem(other) != porter_stem(verb)

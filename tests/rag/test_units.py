@@ -333,3 +333,19 @@ def test_a_sentence_sending_the_reader_elsewhere_is_known_as_such() -> None:
     assert refers_elsewhere("For more information, see the FAQ.")
     assert not refers_elsewhere("The details of the format are given below.")
     assert not refers_elsewhere("Any line with a comment of pragma: no cover is excluded.")
+
+
+def test_a_manual_pages_option_summary_at_the_margin_is_an_item_for_each_option() -> None:
+    text = (
+        "Here is a short summary of the options available in widget.\n\n"
+        "--exclude=PATTERN        exclude files matching PATTERN\n"
+        "--bwlimit=RATE           limit socket I/O bandwidth\n"
+        "--partial, -P            keep partially transferred files"
+    )
+    assert kinds(text)[1:] == [
+        ("item", "--exclude=PATTERN exclude files matching PATTERN"),
+        ("item", "--bwlimit=RATE limit socket I/O bandwidth"),
+        ("item", "--partial, -P keep partially transferred files"),
+    ]
+    # a line at the margin that only opens with a dash is no option table
+    assert all(k != "item" for k, _ in kinds("-5 degrees is cold.\n-10 degrees is colder."))

@@ -10,7 +10,7 @@ from kforge.rag.stem import porter_stem
 
 __all__ = ["ANALYZER_VERSION", "STOPWORDS", "analyze", "term_frequencies", "tokenize"]
 
-ANALYZER_VERSION = "porter-snowball-lucene33-v2"
+ANALYZER_VERSION = "porter-snowball-lucene33-v3"
 """Changes whenever ``analyze`` would produce different terms; stored indexes are rebuilt then."""
 
 STOPWORDS = frozenset(

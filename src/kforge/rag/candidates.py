@@ -11,9 +11,11 @@ from kforge.rag.commands import runs_example
 from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
+    CAPITALS,
     ENTRY,
     PROCEDURAL,
     Question,
+    asked_code_noun,
     holds_kind,
     identifiers,
     mentions,
@@ -30,6 +32,7 @@ __all__ = [
     "candidate_sentences",
     "entry_names",
     "find_candidates",
+    "gives_name",
     "usable",
 ]
 
@@ -178,6 +181,9 @@ def find_candidates(
                 # "By default Nox stores virtualenvs in ./.nox, however, you can change this
                 # using --envdir:" says where itself
                 and not (question.kind == "where" and holds_kind(unit.text, question))
+                # "You can also use the NOXSESSION environment variable:" for "which ...
+                # environment variable ...?": the name asked
+                and not gives_name(unit.text, question)
             ):
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
@@ -295,6 +301,16 @@ def _names_code(unit: Unit, after: Unit | None, question: Question) -> bool:
 def _named(unit: Unit) -> bool:
     named = [n for n in identifiers(unit.text) if not n.startswith("-")]
     return bool(named) or _KEYWORD_ARGUMENT.search(unit.text) is not None
+
+
+def gives_name(text: str, question: Question) -> bool:
+    """For "which environment variable / option / ... ?": True when ``text`` names, beside the
+    kind of name asked, a name the question does not."""
+    kind = asked_code_noun(question.text)
+    if not kind:
+        return False
+    found = identifiers(text) + (CAPITALS.findall(text) if kind == "environment variable" else [])
+    return kind in text.lower() and any(not mentions(question.text, n) for n in found)
 
 
 _FOR_EXAMPLE = re.compile(r", (?:for (?:example|instance)|e\.g\.)\s*:$", re.I)

@@ -26,6 +26,7 @@ from kforge.rag.candidates import (
     Candidate,
     candidate_sentences,
     find_candidates,
+    gives_name,
 )
 from kforge.rag.commands import is_command_line, runs_example
 from kforge.rag.comparison import compared_unit, own_terms
@@ -152,10 +153,9 @@ def compose_extractive(
     and hold a question term their passage's chosen units do not (or complete a list item
     chosen), and, while there is room, the lead sentence (which says what the passage is
     about) of a passage whose best unit opens by referring back ("He designed ...") or that
-    the answer hops to. A chosen unit is
-    followed by the units that finish what it says (``kforge.rag.follow_on``). Units in
-    ``exclude`` (already said elsewhere, e.g. earlier in a report) are not used. Each segment's
-    ``rank`` says how well it answers.
+    the answer hops to. A chosen unit is followed by the units that finish what it says
+    (``kforge.rag.follow_on``). Units in ``exclude`` (already said elsewhere, e.g. earlier in a
+    report) are not used. Each segment's ``rank`` says how well it answers.
     Returns no segment only when no passage has a usable unit.
     """
     asked = read_question(question)
@@ -271,6 +271,8 @@ def compose_extractive(
             value *= _OTHER_ENTRY  # "More details are in ...": where it is said, not what
         if asked.kind != "procedure" and c.kind != "code" and reads_as_code(c.text):
             value *= _OTHER_ENTRY  # code run into a line says how, not what or why
+        if gives_name(c.text, asked):  # "You can also use the NOXSESSION environment variable:"
+            value += _KIND_BONUS * coverage
         if versioned and names_release(c.text, question):
             value += _KIND_BONUS  # "which Python version": "requires Python 3.7+"
         if happens and states_consequence(c.text, query):  # "... so it is dropped and a 503 ..."

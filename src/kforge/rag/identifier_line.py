@@ -9,18 +9,18 @@ import re
 from collections.abc import Sequence
 
 from kforge.rag.compose import Segment
-from kforge.rag.question import Question, identifiers, mentions, unit_terms
+from kforge.rag.question import (
+    CAPITALS,
+    Question,
+    asked_code_noun,
+    identifiers,
+    mentions,
+    unit_terms,
+)
 from kforge.rag.short_quote import ShortAnswer
 
 __all__ = ["asked_code_noun", "identifier_line"]
 
-_CODE_NOUN = re.compile(
-    r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?"
-    r"(environment variable|variable|option|setting|flag|switch|function|method|class|module|"
-    r"parameter|argument|attribute|property|hook|decorator|key|section)s?\b",
-    re.IGNORECASE,
-)
-"""A question asking for a name in code, the kind of name in group 1."""
 _SHAPES = {
     "environment variable": re.compile(r"\$?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|\$?[A-Z]{3,}"),
     "flag": re.compile(r"-{1,2}[A-Za-z]"),
@@ -34,12 +34,6 @@ _NEAR = 80
 """How far around a name the question's words count for it, in characters."""
 
 
-def asked_code_noun(question: str) -> str:
-    """The kind of name in code ``question`` asks for ("environment variable"), or ""."""
-    found = _CODE_NOUN.search(question)
-    return found.group(1).lower() if found else ""
-
-
 def identifier_line(question: Question, units: Sequence[Segment]) -> ShortAnswer | None:
     """The identifier of the kind asked that stands nearest the most of the question's words
     in the supporting sentences (ties: the better sentence), or None when they give none."""
@@ -51,6 +45,8 @@ def identifier_line(question: Question, units: Sequence[Segment]) -> ShortAnswer
         if unit.code:
             continue
         names = _SECTION.findall(unit.text) if noun == "section" else identifiers(unit.text)
+        if noun == "environment variable":  # one word in capitals: ``NOXSESSION``, ``EDITOR``
+            names += [n for n in CAPITALS.findall(unit.text) if n not in names]
         for name in names:
             bare = name.strip("`")
             if mentions(question.text, bare) or (shape and not shape.match(bare)):

@@ -21,12 +21,14 @@ from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
 __all__ = [
+    "CAPITALS",
     "DATE",
     "ENTRY",
     "LOCATION",
     "PROCEDURAL",
     "Question",
     "QuestionKind",
+    "asked_code_noun",
     "asked_noun",
     "asking_sentence",
     "date_spans",
@@ -228,6 +230,25 @@ class Question:
     """For "which of X or Y" and "are X and Y both …": the two items named."""
     asking: str = ""
     """The sentence that asks (``asking_sentence``); ``text`` when it is one sentence."""
+
+
+_CODE_NOUN = re.compile(
+    r"\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?"
+    r"(environment variable|variable|option|setting|flag|switch|function|method|class|module|"
+    r"parameter|argument|attribute|property|hook|decorator|key|section)s?\b",
+    re.IGNORECASE,
+)
+"""A question asking for a name in code, the kind of name in group 1."""
+
+
+def asked_code_noun(question: str) -> str:
+    """The kind of name in code ``question`` asks for ("environment variable"), or ""."""
+    found = _CODE_NOUN.search(question)
+    return found.group(1).lower() if found else ""
+
+
+CAPITALS = re.compile(r"(?<![\w$-])\$?[A-Z][A-Z0-9]{2,}(?![\w(-])")
+"""A name in capitals alone (``NOXSESSION``, ``$EDITOR``), as an environment variable is named."""
 
 
 def identifiers(text: str) -> list[str]:

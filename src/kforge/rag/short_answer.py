@@ -179,8 +179,9 @@ _OPTIONS_OPENING = re.compile(
 options (``-a, --append``, ``--host <str>``, ``--workers INTEGER``), then what it does."""
 _OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*")
 """An option alone: a name, though it spells a word of the question."""
-_CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)")
-"""A call, which says what to run though it spells the question's words."""
+_CALL = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\([^()]*\)")
+"""A call on a module or object (``structlog.configure()``), which says what to run though it
+spells the question's words (a bare ``crawl()`` only says one of them)."""
 _HOW = re.compile(r"how\b|what\s+(?:happens|will\s+happen|would\s+happen)\b", re.IGNORECASE)
 """A question asking how something happens (one of no other kind: not "how many", "how do I"),
 or what happens."""

@@ -202,9 +202,13 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
     return out
 
 
-_HELP_OPTION = re.compile(r"^ {1,8}-{1,2}[A-Za-z0-9?]")
+_HELP_OPTION = re.compile(
+    r"^ {1,8}-{1,2}[A-Za-z0-9?]|^-{1,2}[A-Za-z0-9?]\S*(?:,? -{1,2}[A-Za-z0-9?]\S*)* {2,}\S"
+)
 """An option's line in a program's help output: indented a little, its description after it
-or on the lines below, indented further."""
+or on the lines below, indented further; or, as a manual page's summary writes it, at the
+margin with its description in a column of its own ("--exclude=PATTERN        exclude files
+matching PATTERN")."""
 
 
 def _indent(line: str) -> int:
