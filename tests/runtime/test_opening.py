@@ -50,12 +50,13 @@ class AskingAgent:
 
 
 class RecordingStore(MemoryStore):
-    """Notes the frame types of every commit; can be told to fail the next one."""
+    """Notes the frame types of every commit; can be told to fail the next one, or all."""
 
     def __init__(self) -> None:
         super().__init__()
         self.commits: list[tuple[list[str], dict[str, Any]]] = []
         self.fail_next = False
+        self.fail_always = False
         self.reads: list[int] = []
 
     def read_frames(self, run_id: str, *, after_seq: int = 0, limit: int | None = None) -> Any:
@@ -63,7 +64,7 @@ class RecordingStore(MemoryStore):
         return super().read_frames(run_id, after_seq=after_seq, limit=limit)
 
     def commit(self, run_id: str, frames: Sequence[Frame], **kwargs: Any) -> None:
-        if self.fail_next:
+        if self.fail_next or self.fail_always:
             self.fail_next = False
             raise StoreError("disk full (simulated)")
         super().commit(run_id, frames, **kwargs)
@@ -176,3 +177,22 @@ async def test_a_step_that_recorded_more_before_asking_replays_it_from_the_log()
     model.assert_consumed()
     assert len(model.calls) == 3  # "the plan" was not asked for again
     assert_gap_free(rt, run_id)
+
+
+async def test_a_stretch_that_fails_before_anyone_waits_is_reported_by_wait() -> None:
+    # the store refuses every commit: the stretch ends with that error at its first commit,
+    # before its task's callbacks have run; a wait scheduled after it must raise that error,
+    # not hand back the record as it was ("pending"), as if the run were still going
+    store = RecordingStore()
+    store.fail_always = True
+    registry = AgentRegistry()
+    registry.register(AskingAgent.agent_type, AskingAgent)
+    rt = Runtime(store, model=ScriptedModel(["1", "2"]), registry=registry)
+    run_id = await rt.start(AskingAgent.agent_type, {})
+    waiting = asyncio.ensure_future(rt.wait(run_id))  # runs after the stretch's first turn
+    try:
+        await waiting
+    except StoreError as exc:
+        assert "disk full" in str(exc)
+    else:
+        raise AssertionError(f"wait returned {store.get_run(run_id).status} without the error")

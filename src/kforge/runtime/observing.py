@@ -54,6 +54,11 @@ class RunObserving:
                     raise
             except Exception:
                 pass  # raised below, the same way whenever wait is called
+            failed = None if task.cancelled() else task.exception()
+            if failed is not None:
+                # a stretch that failed before its task's callbacks ran (its first commit, say)
+                # has not noted its error yet: the task has it
+                raise failed
         error = self._errors.get(run_id)
         if error is not None:
             raise error
