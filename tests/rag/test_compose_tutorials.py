@@ -67,6 +67,7 @@ def test_a_session_running_the_example_program_does_nothing_asked() -> None:
     assert runs_example("// Notice the upper case CONV\n$ python main.py --network CONV", asked)
     assert runs_example("$ python3 app/main.py --help\nUsage: main.py [OPTIONS]", asked)
     assert runs_example("// Check it", asked)
+    assert runs_example("╭─ Traceback ─╮\n│ 6 @app.command() │\n╰──────────────╯", asked)
     assert not runs_example("$ pip install typer", asked)
     assert not runs_example("$ python -m pip install nox", asked)
     assert not runs_example("$ python main.py", read_question("How do I run the program?"))

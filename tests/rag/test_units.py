@@ -349,3 +349,17 @@ def test_a_manual_pages_option_summary_at_the_margin_is_an_item_for_each_option(
     ]
     # a line at the margin that only opens with a dash is no option table
     assert all(k != "item" for k, _ in kinds("-5 degrees is cold.\n-10 degrees is colder."))
+
+
+def test_a_terminal_panel_drawn_with_box_lines_is_code_not_a_sentence() -> None:
+    text = (
+        "But if it was something like a password, you would have liked to hide it.\n\n"
+        "╭──────── Traceback (most recent call last) ────────╮\n"
+        "│ /home/user/code/superapp/main.py:8 in main         │\n"
+        "│   6 @app.command()                                 │\n"
+        "╰────────────────────────────────────────────────────╯\n"
+        "TypeError: can only concatenate str (not \"int\") to str"
+    )
+    found = kinds(text)
+    assert found[0][0] == "sentence"
+    assert all(kind == "code" for kind, unit in found if "│" in unit or "╭" in unit), found

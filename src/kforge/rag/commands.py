@@ -25,7 +25,7 @@ __all__ = [
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _NOT_A_STEP = re.compile(
     r"^(?:```|~~~|//|#|/\*|\*|import |from \S+ import |const .*require\(|'use strict'|\.\.\.\s|"
-    r">>> import |(?:\$ )?cd )"
+    r">>> import |(?:\$ )?cd |[\u2500-\u257f])"
 )
 """Lines of a code block that do not do what it shows: comments, imports, a ``cd`` into the
 folder the steps run in."""
@@ -105,6 +105,8 @@ def commands_typed(lines: list[str]) -> list[str]:
 _RUNS_SCRIPT = re.compile(r"\$ (?:python[0-9.]*|py) +[\w./-]+\.py\b.*")
 """A session's command running a Python file (``$ python main.py --name Rick``)."""
 _COMMENTS = ("//", "# ")
+_PANEL = re.compile(r"[\u256d\u250c\u2554\u250f]")
+"""The top left corner of a box a terminal draws around what it prints."""
 _RUNNING = frozenset({"run", "start", "launch", "execut", "invok"})
 """Question terms asking how to run something."""
 
@@ -113,10 +115,11 @@ def runs_example(text: str, question: Question) -> bool:
     """True for code that does nothing asked: a session that only runs a program's file
     (``$ python main.py --help``) when the question does not ask how to run something (a
     tutorial shows what its example does that way, after the code that does what is asked),
-    or only comments (``// It asks for the missing CLI option --lastname``)."""
+    only comments (``// It asks for the missing CLI option --lastname``), or what a terminal
+    printed in a box."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if lines and all(line.startswith(_COMMENTS) for line in lines):
-        return True
+    if lines and (all(line.startswith(_COMMENTS) for line in lines) or _PANEL.match(lines[0])):
+        return True  # comments, or a terminal's panel ("╭─ Traceback ─╮"): what was printed
     typed = [line for line in lines if line.startswith("$ ")]
     return (
         bool(typed)

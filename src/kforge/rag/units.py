@@ -46,6 +46,8 @@ _CODE_LINE = re.compile(
     r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
     # an assignment statement: "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000"
     r"|^\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*[-+*/|]?=\s*\S(?!.*[.!?]\s*$)"
+    # a terminal's panel drawn with box lines: "╭─ Error ──╮", "│ Missing argument 'NAME'. │"
+    r"|^\s*[\u2500-\u257f]|[\u2500-\u257f]\s*$"
 )
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), a decorator (not an API
 entry that opens with one: ``@functools.cache(user_function): Simple ...``), or a Python
