@@ -4,6 +4,7 @@ what is asked is in the sentences (and the code) before it."""
 
 from __future__ import annotations
 
+from kforge.rag.candidates import gives_name
 from kforge.rag.commands import command_of, runs_example
 from kforge.rag.compose import compose_extractive
 from kforge.rag.question import read_question
@@ -115,3 +116,9 @@ def test_which_environment_variable_takes_a_name_in_capitals_a_sentence_leads_co
     texts, line = _answer("Which environment variable selects the sessions to run?", [usage])
     assert any("NOXSESSION environment variable" in t for t in texts), texts
     assert line == "NOXSESSION", line
+
+
+def test_a_word_holding_the_kind_asked_does_not_name_it() -> None:
+    asked = read_question("Which option turns on verbose output?")
+    assert gives_name("Use the --verbose option:", asked)
+    assert not gives_name("An optional argument --quiet silences it.", asked)

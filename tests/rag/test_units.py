@@ -358,7 +358,7 @@ def test_a_terminal_panel_drawn_with_box_lines_is_code_not_a_sentence() -> None:
         "│ /home/user/code/superapp/main.py:8 in main         │\n"
         "│   6 @app.command()                                 │\n"
         "╰────────────────────────────────────────────────────╯\n"
-        "TypeError: can only concatenate str (not \"int\") to str"
+        'TypeError: can only concatenate str (not "int") to str'
     )
     found = kinds(text)
     assert found[0][0] == "sentence"

@@ -310,7 +310,8 @@ def gives_name(text: str, question: Question) -> bool:
     if not kind:
         return False
     found = identifiers(text) + (CAPITALS.findall(text) if kind == "environment variable" else [])
-    return kind in text.lower() and any(not mentions(question.text, n) for n in found)
+    said = re.search(rf"\b{kind}s?\b", text, re.IGNORECASE) is not None  # not "optional"
+    return said and any(not mentions(question.text, n) for n in found)
 
 
 _FOR_EXAMPLE = re.compile(r", (?:for (?:example|instance)|e\.g\.)\s*:$", re.I)
