@@ -14,6 +14,7 @@ from kforge.rag.question import (
     CAPITALS,
     ENTRY,
     PROCEDURAL,
+    PURPOSE_FIRST,
     Question,
     asked_code_noun,
     holds_kind,
@@ -186,6 +187,8 @@ def find_candidates(
                 and not gives_name(unit.text, question)
             ):
                 continue  # it introduces what is not here, or code: it says nothing alone
+            if unit.kind == "code" and before is not None and _SHOWS_OUTPUT.search(before.text):
+                continue  # "... will render:" then what the way gives, not the way
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
             if unit.kind == "sentence" and unit.text.endswith("?"):
@@ -212,6 +215,8 @@ def find_candidates(
             if answers:
                 terms |= asked_here[n][0]
                 alike = asked_here[n][1]
+            elif does_what_is_asked(unit.text, question):
+                answers = alike = True  # "To apply more than one filter, separate ...:"
             out.append(
                 Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers, alike)
             )
@@ -295,7 +300,7 @@ def _names_code(unit: Unit, after: Unit | None, question: Question) -> bool:
         return False
     if after is not None and after.kind in ("code", "item"):  # the code it leads is here
         return after.kind == "code" and runs_example(after.text, question) and _named(unit)
-    return _named(unit)
+    return _named(unit) or PURPOSE_FIRST.match(unit.text) is not None  # "To apply ..., ...:"
 
 
 def _named(unit: Unit) -> bool:
@@ -313,6 +318,27 @@ def gives_name(text: str, question: Question) -> bool:
     said = re.search(rf"\b{kind}s?\b", text, re.IGNORECASE) is not None  # not "optional"
     return said and any(not mentions(question.text, n) for n in found)
 
+
+def does_what_is_asked(text: str, question: Question) -> bool:
+    """For "how do I ...?": True when ``text`` opens with doing what is asked and goes on to say
+    how ("To use dogpile.cache, the cache_impl argument must be set"): the page's own answer."""
+    purpose = PURPOSE_FIRST.match(text)
+    if question.kind != "procedure" or purpose is None or not question.terms:
+        return False
+    return set(question.terms) <= unit_terms(purpose.group(1))
+
+
+_SHOWS_OUTPUT = re.compile(
+    r"\b(?:will|would|should) (?:render|result in|print|output|display|look like|become)"
+    r"(?: something)?(?: like| as follows)?(?: this)?\s*:$"
+    r"|\b(?:renders|results in|prints|outputs|produces|gives|becomes|following output"
+    r"|you(?:'|\u2019)ll see|you (?:will|should) see|the (?:output|result) (?:is|will be))"
+    r"(?: something)?(?: like| as follows)?"
+    r"(?: this)?\s*:$",
+    re.IGNORECASE,
+)
+"""The end of a sentence leading what an example gives ("will render:", "would generate the
+following output:", "Results in:"): output, not how to do anything."""
 
 _FOR_EXAMPLE = re.compile(r", (?:for (?:example|instance)|e\.g\.)\s*:$", re.I)
 """The end of a sentence that says its piece before an example ("Configuration files must start

@@ -44,6 +44,7 @@ __all__ = [
     "measures_other",
     "names_release",
     "names_units",
+    "no_limit",
     "parameter_defaults",
     "states_in_units",
 ]
@@ -126,6 +127,16 @@ def gives_default(text: str) -> bool:
     """True for a unit giving the value of an entry ("Defaults to 4093.", "Default: 180",
     "Minimum value: 0, maximum value: 10000, default value: 50.")."""
     return _DEFAULT_VALUE.match(text) is not None
+
+
+_NO_LIMIT = re.compile(
+    r"\b(?:unbounded|unlimited|infinite|no (?:upper )?(?:limit|maximum|bound))\b", re.IGNORECASE
+)
+
+
+def no_limit(text: str) -> bool:
+    """True when ``text`` says a quantity has no limit ("the size is unbounded")."""
+    return _NO_LIMIT.search(text) is not None
 
 
 def names_units(text: str, units: frozenset[str]) -> bool:

@@ -48,6 +48,8 @@ _CODE_LINE = re.compile(
     r"|^\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*[-+*/|]?=\s*\S(?!.*[.!?]\s*$)"
     # a terminal's panel drawn with box lines: "╭─ Error ──╮", "│ Missing argument 'NAME'. │"
     r"|^\s*[\u2500-\u257f]|[\u2500-\u257f]\s*$"
+    # markup, a template's tag: "<%def name="hello()">", "</%def>", "<div class="header">"
+    r"|^\s*</?[%!]?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>(?:.*>)?\s*$"
 )
 """A line of code: by its punctuation, a prompt (``$``, ``>>>``), a decorator (not an API
 entry that opens with one: ``@functools.cache(user_function): Simple ...``), or a Python
@@ -135,7 +137,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
         if heading:
             blocks.append(("heading", [heading.group(1)]))
         elif not stripped or _RULE.match(line):
-            blocks.append(("blank", []))
+            blocks.append(("blank", [] if stripped else [line]))  # the line, as code keeps it
         elif _ROW.match(line):
             if not _ROW_RULE.match(line):
                 blocks.append(("row", [line]))
@@ -167,6 +169,26 @@ def _is_entry(line: str) -> bool:
     return bool(_DEFINITION.match(line)) and len(line.split()) <= 40
 
 
+def _add_code(out: list[tuple[str, list[str]]], lines: list[str]) -> None:
+    """Add code ``lines`` to ``out``, as more lines of the code just before them when only blank
+    lines lie between (a code block with a blank line in it, its fences not in the passage)."""
+    gap = 0
+    while gap < len(out) and out[-1 - gap][0] == "blank" and out[-1 - gap][1]:
+        gap += 1  # a blank line (a rule or a raw HTML table holds no line)
+    if 0 < gap < len(out) and out[-1 - gap][0] == "code":
+        before = out[-1 - gap][1]
+        joined = [*before, *(line for _, blank in out[-gap:] for line in blank), *lines]
+        # not a session after a program (or a program after one), nor a command's synopsis
+        # after another's: each a block of its own
+        alike = bool(_PROMPT.match(before[0])) == bool(_PROMPT.match(lines[0]))
+        synopses = _call_signature(before) or _call_signature(lines)
+        fenced = _FENCE.match(before[0])
+        if alike and not synopses and not fenced and len(joined) <= _MAX_CODE_LINES:
+            out[-1 - gap :] = [("code", joined)]
+            return
+    out.append(("code", lines))
+
+
 def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
     """A prose paragraph whose lines are mostly ``term: definition`` entries is a list of them;
     so is one whose lines are table rows (``a | b``), or lines that each stand alone (a list
@@ -178,15 +200,18 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             out.extend(table)
             continue
         code_lines = sum(_code_line(x) for x in lines)
+        said = next((block for block in reversed(out) if block[0] != "blank"), None)
         if kind == "prose" and (
             code_lines * 2 > len(lines)
+            # a code block's lines after a blank line in it ("from mako.template import
+            # Template", then "mytemplate = Template(...)" and "print(mytemplate.render())")
+            or (said is not None and said[0] == "code" and code_lines * 2 >= len(lines))
             or _PROMPT.match(lines[0])
             or _call_signature(lines)
             or _nested_block(lines)
         ):
-            out.append(("code", lines))  # code whose fences lie in another passage
+            _add_code(out, lines)  # code whose fences lie in another passage
             continue
-        said = next((block for block in reversed(out) if block[0] != "blank"), None)
         if kind == "prose" and said and said[1][-1].rstrip().endswith(":") and _commands(lines):
             out.append(("code", lines))  # "run the following command:" then its lines
             continue

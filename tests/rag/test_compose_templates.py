@@ -1,0 +1,131 @@
+"""Answers over a template engine's manual (Sphinx): its code blocks hold blank lines and
+template markup, its sentences say how in words ("using the filename keyword argument:", "To
+apply more than one filter, separate them by a comma:"), and its examples show what a
+template renders after "will render:"."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.question import holds_kind, read_question
+from kforge.rag.units import passage_units
+from tests.rag.helpers import page_chunk as chunk
+
+FILE_BASED = chunk(
+    0,
+    "Using File-Based Templates\n\n"
+    "A Template can also load its template source code from a file, using the filename "
+    "keyword argument:\n\n"
+    "from mako.template import Template\n\n"
+    "mytemplate = Template(filename='/docs/mytmpl.txt')\n"
+    "print(mytemplate.render())\n\n"
+    "For improved performance, a Template which is loaded from a file can also cache the "
+    "source code to its generated module on the filesystem as a regular Python module file.",
+    "Usage",
+    "Using File-Based Templates",
+)
+LOOKUP = chunk(
+    1,
+    "Using TemplateLookup\n\n"
+    "A real application would get most or all of its templates directly from the "
+    "TemplateLookup, using the aptly named TemplateLookup.get_template() method, which "
+    "accepts the URI of the desired template file.\n\n"
+    "By default, the TemplateLookup size is unbounded.\n\n"
+    "The above lookup will continue to load templates into memory until it reaches a count "
+    "of around 500.",
+    "Usage",
+    "Using TemplateLookup",
+)
+FILTERS = chunk(
+    2,
+    "Expression Filtering\n\n"
+    "The above expression applies URL escaping to the expression, and produces "
+    "this+is+some+text.\n\n"
+    "The built-in escape flags are:\n\n"
+    "u : URL escaping, provided by urllib.quote_plus(string.encode('utf-8'))\n"
+    "h : HTML escaping, provided by markupsafe.escape(string)\n"
+    "n : disable all default filtering; only filters specified in the local expression tag "
+    "will be applied.\n\n"
+    "To apply more than one filter, separate them by a comma:",
+    "Filtering and Buffering",
+    "Expression Filtering",
+)
+DOGPILE = chunk(
+    3,
+    "Using the dogpile.cache Backend\n\n"
+    "dogpile.cache is a new replacement for Beaker. It provides a modernized, slimmed down "
+    "interface and is generally easier to use than Beaker.",
+    "Caching",
+    "Using the dogpile.cache Backend",
+)
+CACHING = chunk(
+    4,
+    "Caching\n\n"
+    "The caching system requires that a cache backend be installed; this includes either the "
+    "Beaker package or the dogpile.cache, as well as any other third-party caching libraries. "
+    "To use dogpile.cache, the cache_impl argument must be set; see this argument in the "
+    "section Cache Arguments.",
+    "Caching",
+    "Caching",
+)
+DEFS = chunk(
+    5,
+    "Using Defs\n\n"
+    "The <%def> tag requires a name attribute, where the name references a Python function "
+    "signature:\n\n"
+    '<%def name="hello()">\n    hello world\n</%def>\n\n'
+    "To invoke the <%def>, it is normally called as an expression, and will render:\n\n"
+    "<p>\n    hello world\n</p>",
+    "Defs and Blocks",
+    "Using Defs",
+)
+
+
+def _texts(question: str, passages: list) -> list[str]:
+    return [s.text for s in compose_extractive(question, passages)]
+
+
+def test_a_code_block_with_a_blank_line_in_it_is_one_unit_of_code() -> None:
+    units = passage_units(FILE_BASED.text)
+    code = [u.text for u in units if u.kind == "code"]
+    assert code == [
+        "from mako.template import Template\n\n"
+        "mytemplate = Template(filename='/docs/mytmpl.txt')\nprint(mytemplate.render())"
+    ], units
+    assert code[0] in FILE_BASED.text  # quoted exactly, its blank line kept
+
+
+def test_template_markup_lines_are_code() -> None:
+    units = passage_units(DEFS.text)
+    assert ("code", '<%def name="hello()">\n    hello world\n</%def>') in [
+        (u.kind, u.text) for u in units
+    ], units
+
+
+def test_a_sentence_saying_which_argument_leads_its_code() -> None:
+    texts = _texts("How do I load a template from a file?", [FILE_BASED, LOOKUP])
+    said = "\n".join(texts)
+    assert "using the filename keyword argument:" in said, texts
+    assert "Template(filename='/docs/mytmpl.txt')" in said, texts
+
+
+def test_a_sentence_opening_with_what_is_asked_says_how() -> None:
+    texts = _texts("How do I apply more than one filter?", [FILTERS])
+    assert "To apply more than one filter, separate them by a comma:" in texts, texts
+    # the page's own answer, though the passage it stands in is not the first found
+    texts = _texts("How do I use dogpile.cache for caching?", [DOGPILE, CACHING])
+    assert texts[0].startswith("To use dogpile.cache, the cache_impl argument"), texts
+
+
+def test_what_an_example_renders_is_not_the_way_to_do_it() -> None:
+    texts = _texts("How do I define a def?", [DEFS])
+    assert '<%def name="hello()">\n    hello world\n</%def>' in texts, texts
+    assert not any(t.startswith("<p>") for t in texts), texts
+
+
+def test_no_limit_is_a_quantity() -> None:
+    asked = read_question("What is the default size of a TemplateLookup?")
+    assert holds_kind("By default, the TemplateLookup size is unbounded.", asked)
+    assert holds_kind("There is no limit on the number of connections.", asked)
+    assert not holds_kind("The size depends on the templates.", asked)
+    texts = _texts("What is the default size of a TemplateLookup?", [LOOKUP])
+    assert texts[0] == "By default, the TemplateLookup size is unbounded.", texts
