@@ -6,7 +6,11 @@ template renders after "will render:"."""
 from __future__ import annotations
 
 from kforge.rag.compose import compose_extractive
+from kforge.rag.defining import defined_subject, defines_subject
+from kforge.rag.focus import question_focus
 from kforge.rag.question import holds_kind, read_question
+from kforge.rag.rerank import rerank_hits
+from kforge.rag.types import SearchHit
 from kforge.rag.units import passage_units
 from tests.rag.helpers import page_chunk as chunk
 
@@ -129,3 +133,64 @@ def test_no_limit_is_a_quantity() -> None:
     assert not holds_kind("The size depends on the templates.", asked)
     texts = _texts("What is the default size of a TemplateLookup?", [LOOKUP])
     assert texts[0] == "By default, the TemplateLookup size is unbounded.", texts
+
+
+OVERVIEW = chunk(
+    6,
+    "API Overview\n\n"
+    "There are two important methods in Pexpect: expect() and send() (or sendline() which is "
+    "like send() with a linefeed). The expect() method waits for the child application to "
+    "return a given string. The send() method writes a string to the child application.",
+    "API Overview",
+    "API Overview",
+)
+SENDLINE = chunk(
+    7,
+    "spawn class\n\n"
+    "sendline(s=''): Wraps send(), sending string s to child process, with os.linesep "
+    "automatically appended. Returns number of bytes written.",
+    "Core pexpect components",
+    "spawn class",
+)
+
+
+def test_what_a_named_method_does_is_said_by_a_sentence_opening_with_it() -> None:
+    question = "What does the send() method do?"
+    texts = _texts(question, [OVERVIEW, SENDLINE])
+    assert "The send() method writes a string to the child application." in texts, texts
+    # and the passage holding it is read first, though the search found the other first
+    hits = [SearchHit(SENDLINE, 2.0, 1), SearchHit(OVERVIEW, 1.0, 2)]
+    ranked = rerank_hits(question_focus(question), hits, 2)
+    assert ranked[0].chunk is OVERVIEW, ranked
+
+
+def test_a_call_named_with_its_parentheses_opens_a_sentence_defining_it() -> None:
+    subject = defined_subject(read_question("What is the send() method?"))
+    said = "The send() method writes a string to the child application."
+    assert defines_subject(said, subject) > 0
+    # another name holding the same word is not it
+    assert defines_subject("The send_eof() method is gone.", subject) == 0
+
+
+def test_what_a_thing_does_is_said_by_a_sentence_opening_with_it() -> None:
+    listing = chunk(
+        8,
+        "Bash\n\nThe lexer for Bash shell sessions reads command lines, each after its "
+        "prompt, and the output between them.",
+        "Available lexers",
+        "Bash",
+    )
+    architecture = chunk(
+        9,
+        "Architecture\n\n"
+        "There are four types of components that work together highlighting a piece of code. "
+        "A lexer splits the source into tokens, fragments of the source that have a token type. "
+        "A formatter then takes the token stream and writes it to an output file.",
+        "Introduction and Quickstart",
+        "Architecture",
+    )
+    question = "What does a lexer do?"
+    texts = _texts(question, [listing, architecture])
+    assert any(t.startswith("A lexer splits the source into tokens") for t in texts), texts
+    hits = [SearchHit(listing, 2.0, 1), SearchHit(architecture, 1.0, 2)]
+    assert rerank_hits(question_focus(question), hits, 2)[0].chunk is architecture

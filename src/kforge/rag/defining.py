@@ -117,14 +117,16 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
         words = words[1:]  # "the term X", "the word X"
     if (
         not words
-        or not re.fullmatch(r"[\w.-]+[,:]?", words[0])
+        or not re.fullmatch(r"[\w.-]+(?:\(\))?[,:]?", words[0])
         or not unit_terms(words[0]) & subject
     ):
         return None
+    if re.search(r"\w[_.(]", words[0]) and not unit_terms(words[0]) <= subject:
+        return None  # "The expect_eof() method is gone" is another name's
     phrase: list[str] = []
     for word in words[: len(subject) + 1]:
         phrase.append(word)
-        if not re.fullmatch(r"[\w.-]+", word) or subject <= unit_terms(" ".join(phrase)):
+        if not re.fullmatch(r"[\w.-]+(?:\(\))?", word) or subject <= unit_terms(" ".join(phrase)):
             break  # "deque," ends the phrase, and so does its last word
     if not subject <= unit_terms(" ".join(phrase)):
         return None

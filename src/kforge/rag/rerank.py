@@ -55,6 +55,7 @@ from kforge.rag.question import (
     term_of,
 )
 from kforge.rag.types import Chunk, SearchHit
+from kforge.rag.unit_scores import opens_with_identifier
 from kforge.rag.units import Unit, field_name, passage_units, points_elsewhere
 
 if TYPE_CHECKING:
@@ -186,8 +187,11 @@ def _entry_of_asked(text: str, question: Question) -> bool:
     parameter's line ("pool_pre_ping - boolean, if True will enable the connection pool
     pre-ping feature ..."), an API entry or a "term: definition" entry, where every passage
     naming X holds as much of the question's focus."""
+    if question.kind != "definition":
+        return False
+    # or a sentence opening with it: "The send() method writes a string to the child ..."
     names = [*question.identifiers, *kind_names(question.text)]
-    return question.kind == "definition" and bool(names) and is_entry_of(text, names)
+    return (bool(names) and is_entry_of(text, names)) or opens_with_identifier(text, question)
 
 
 def _next_sentence_terms(focus: Focus, unit: Unit, after: Unit | None) -> set[FocusTerm]:

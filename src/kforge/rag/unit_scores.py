@@ -36,6 +36,7 @@ __all__ = [
     "names_what_is_asked",
     "naming_units",
     "opens_with_asked",
+    "opens_with_identifier",
     "other_entry",
     "parameter_item",
 ]
@@ -181,6 +182,30 @@ _OTHER_OPTIONS = r"(?:-{1,2}[A-Za-z0-9][\w-]*(?:=\S+)?,\s+)+"
 """The options an entry names before the one asked: ``-a, `` of ``-a, --append``."""
 
 
+_DOES_WHAT = re.compile(r"^what does (?:an? |the )?(.+?) do\s*\??$", re.IGNORECASE)
+
+
+def opens_with_identifier(text: str, question: Question) -> bool:
+    """True when ``text`` opens with one of the question's identifiers whole; for "what does X
+    do", with X after an article or not ("The send() method writes a string to the child
+    application", "A lexer splits the source into tokens")."""
+    opening = text.lstrip("`*_ ")
+    names = list(question.identifiers)
+    does = _DOES_WHAT.match(question.asking or question.text)
+    if does:
+        opening = re.sub(r"^(?:the|an?)\s+", "", opening, flags=re.IGNORECASE).lstrip("`*_ ")
+        names.append(does.group(1))
+    return any(
+        opening[: len(name)].lower() == name.lower()
+        and not re.match(r"[\w$]", opening[len(name) : len(name) + 1])
+        and not _QUALIFIED.match(opening[len(name) :])  # "The lexer for Bash ..." is another's
+        for name in names
+    )
+
+
+_QUALIFIED = re.compile(r"\s+(?:for|of|in|on|at|from|with|to|that|which|and|or)\b", re.IGNORECASE)
+
+
 def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
     """How far ``unit`` opens with what the question asks about: 1 for one of its
     identifiers (``-f, --force: Reset ...``), else for a list item "term: definition" the share
@@ -191,9 +216,9 @@ def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], f
         return 0.0
     text = unit.text
     opening = text.lstrip("`*_ ")
+    if opens_with_identifier(text, question):
+        return 1.0
     for name in question.identifiers:
-        if opening.startswith(name) and not re.match(r"[\w$]", opening[len(name) : len(name) + 1]):
-            return 1.0
         # an option among the others of its entry: ``-a, --append   Append coverage data ...``
         if name.startswith("-") and re.match(
             rf"{_OTHER_OPTIONS}{re.escape(name)}(?![\w$-])", opening
