@@ -194,3 +194,69 @@ def test_what_a_thing_does_is_said_by_a_sentence_opening_with_it() -> None:
     assert any(t.startswith("A lexer splits the source into tokens") for t in texts), texts
     hits = [SearchHit(listing, 2.0, 1), SearchHit(architecture, 1.0, 2)]
     assert rerank_hits(question_focus(question), hits, 2)[0].chunk is architecture
+
+
+def test_what_must_be_done_with_the_way_comes_with_it() -> None:
+    details = chunk(
+        10,
+        "The Details\n\n"
+        "If you're processing one document at a time, these functions will serve your needs. "
+        "However, if you need to process multiple documents, it may be advantageous to create a "
+        "single instance of the markdown.Markdown class and pass multiple documents through it. "
+        "If you do use a single instance though, make sure to call the reset method "
+        "appropriately (see below).",
+        "Library Reference",
+        "The Details",
+    )
+    texts = _texts("How do I process several documents with one Markdown instance?", [details])
+    assert any("make sure to call the reset method" in t for t in texts), texts
+
+
+def test_an_api_entrys_next_sentence_says_what_it_returns() -> None:
+    entries = chunk(
+        11,
+        "PopenSpawn class\n\n"
+        "sendeof(): Closes the stdin pipe from the writing end.\n"
+        "wait(): Wait for the subprocess to finish.\n\n"
+        "Returns the exit code.\n\n"
+        "expect(), expect_exact(), expect_list(): As pexpect.spawn.",
+        "popen_spawn",
+        "PopenSpawn class",
+    )
+    texts = _texts("What does wait() return for PopenSpawn?", [entries])
+    assert "Returns the exit code." in texts, texts
+
+
+def test_a_sentence_naming_the_attribute_to_define_says_how() -> None:
+    labels = chunk(
+        12,
+        "Custom Labels\n\n"
+        "In most cases, the text label in the Table of Contents should match the text of the "
+        "header. In that case, if this extension is used with the Attribute Lists Extension and "
+        "a data-toc-label attribute is defined on the header, then the contents of that "
+        "attribute will be used as the text label for the item in the Table of Contents.",
+        "Table of Contents",
+        "Custom Labels",
+    )
+    texts = _texts("How do I set a custom label for a header in the table of contents?", [labels])
+    assert "data-toc-label" in texts[0], texts
+
+
+def test_the_choice_marked_default_answers_what_the_default_is() -> None:
+    asked = read_question("What is the default output format?")
+    assert holds_kind('"xhtml": Outputs XHTML style tags. Default.', asked)
+    assert holds_kind("html5 (the default) and xhtml", asked)
+    assert not holds_kind('"html5": Outputs HTML style tags.', asked)
+    assert not holds_kind("A default is given.", read_question("How many formats are there?"))
+    options = chunk(
+        13,
+        "markdown.markdown\n\n"
+        "output_format: Format of output. Supported formats are:\n\n"
+        '"xhtml": Outputs XHTML style tags. Default.\n'
+        '"html5": Outputs HTML style tags.\n\n'
+        "The values can be in either lowercase or uppercase.",
+        "Library Reference",
+        "markdown.markdown",
+    )
+    texts = _texts("What is the default output format?", [options])
+    assert any(t.startswith('"xhtml"') for t in texts), texts

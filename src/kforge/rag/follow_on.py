@@ -69,7 +69,9 @@ def entry_opening(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
 
 _GOES_ON = re.compile(
     r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
-    r"because of this|for (?:this|that) reason|that is|instead)\b",
+    r"because of this|for (?:this|that) reason|that is|instead"
+    # an API entry's next sentence, its subject the entry's name: "Returns the exit code."
+    r"|(?-i:Returns|Raises|Yields))\b",
     re.IGNORECASE,
 )
 _MAX_LISTED = 3
@@ -113,11 +115,14 @@ _SAYS_HOW = re.compile(
     r"^(?:to do (?:that|this|so|it)\b"
     r"|(?:you|we|one) (?:can|could|may|need to|have to|must) (?:do|achieve|accomplish|get) "
     r"(?:it|that|this|so|the same)\b"
-    r"|(?:this|that|it) (?:can|could) (?:also )?be (?:done|achieved|accomplished)\b)",
+    r"|(?:this|that|it) (?:can|could) (?:also )?be (?:done|achieved|accomplished)\b"
+    r"|.*\b(?:make sure|be sure|remember|(?:do not|don't|don\u2019t) forget) to\b)",
     re.IGNORECASE,
 )
 """A sentence saying how what the sentence before it describes is done: "You can do it passing
-the parameter confirmation_prompt=True.", "To do that, use the envvar parameter ..."."""
+the parameter confirmation_prompt=True.", "To do that, use the envvar parameter ..."; or what
+must be done with it ("If you do use a single instance though, make sure to call the reset
+method appropriately")."""
 
 
 def way_after(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:

@@ -44,9 +44,9 @@ __all__ = [
     "measures_other",
     "names_release",
     "names_units",
-    "no_limit",
     "parameter_defaults",
     "states_in_units",
+    "value_in_words",
 ]
 
 NUMBER = re.compile(
@@ -134,9 +134,18 @@ _NO_LIMIT = re.compile(
 )
 
 
-def no_limit(text: str) -> bool:
-    """True when ``text`` says a quantity has no limit ("the size is unbounded")."""
-    return _NO_LIMIT.search(text) is not None
+_DEFAULT_CHOICE = re.compile(r"[.:;]\s+(?:Default|This is the default)\.?\s*$|\((?:the )?default\)")
+"""A choice marked as the default among those an entry lists (""xhtml": Outputs XHTML style
+tags. Default.", "html5 (the default)")."""
+
+
+def value_in_words(text: str, terms: Sequence[str]) -> bool:
+    """True when ``text`` gives a value in words: that a quantity has no limit ("the size is
+    unbounded"), or for a question asking a default (its ``terms``), the choice marked as the
+    default."""
+    if _NO_LIMIT.search(text):
+        return True
+    return "default" in terms and _DEFAULT_CHOICE.search(text) is not None
 
 
 def names_units(text: str, units: frozenset[str]) -> bool:

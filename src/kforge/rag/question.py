@@ -16,7 +16,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import ENTRY, name_pattern
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
-from kforge.rag.quantities import counted_numbers, no_limit
+from kforge.rag.quantities import counted_numbers, value_in_words
 from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
@@ -178,22 +178,21 @@ LOCATION = re.compile(
     r"\b(?:folders?|director(?:y|ies)|paths?|located|locations?)\b"
     r"|(?:^|\s)[\w.~-]*/[\w./-]*"
 )
-"""Where a thing is in documentation: a folder, a directory, a path ("templates/",
-"/usr/local/share/locale")."""
+"""Where a thing is in documentation: a folder, a directory, a path ("templates/", "/usr/...")."""
 PURPOSE_FIRST = re.compile(r"^(?:To|In order to) (\w[^,:;]{0,120}), \w")
 """A sentence opening with what it says how to do ("To use dogpile.cache, the ... must ...")."""
 PROCEDURAL = re.compile(
     # a code span, not a cross-reference a build left as written ({doc}`Black's HTTP server
     # </usage/black_as_a_server>`, :ref:`x`): it names a page, not code to use
     r"(?<!\{doc\})(?<!\{ref\})(?<!:doc:)(?<!:ref:)`(?![^`]*\s<[^`<>]+>`)[^`]+`"
-    rf"|^{_DOING}\b|\$ \w|\b(?:command|option|flag|method|function|argument|parameter)s?\b"
+    rf"|^{_DOING}\b|\$ \w"
+    r"|\b(?:command|option|flag|method|function|argument|parameter|attribute)s?\b"
     # "You can use a # type: ignore comment to silence the type checker on a particular line"
     rf"|\b(?:you|one|we) (?:can|could|may|should|must|need to) (?:also |then |simply |just )?"
     rf"{_DOING}\b"
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
     r"|(?<![\w-])--[A-Za-z][\w-]+"
-    # "To enable foreign key enforcement, run PRAGMA foreign_keys=ON", "To apply more than one
-    # filter, separate them by a comma:"
+    # "To enable foreign key enforcement, run PRAGMA ...", "To apply ..., separate them by ...:"
     r"|^(?:to|in order to) (?!be\b)\w[^,:;]{0,120}, \w"
     # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
     r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking))\s+"
@@ -425,8 +424,9 @@ def holds_kind(text: str, question: Question) -> bool:
     if kind == "quantity":  # a number that counts or measures, not one that names
         if asked_noun(question.text) in _ADDRESS_NOUNS:  # "which address ... by default"
             return _ADDRESS.search(text) is not None
-        # or says there is no limit: "By default, the TemplateLookup size is unbounded."
-        return next(counted_numbers(text, question.text), None) is not None or no_limit(text)
+        # or in words: "By default, the TemplateLookup size is unbounded.", "... tags. Default."
+        found = next(counted_numbers(text, question.text), None)
+        return found is not None or value_in_words(text, question.terms)
     if kind == "procedure":
         return PROCEDURAL.search(text) is not None or "\n" in text
     if kind == "definition":
