@@ -10,6 +10,7 @@ from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import question_focus
 from kforge.rag.question import holds_kind, read_question
 from kforge.rag.rerank import rerank_hits
+from kforge.rag.short_answer import short_answer
 from kforge.rag.types import SearchHit
 from kforge.rag.units import passage_units
 from tests.rag.helpers import page_chunk as chunk
@@ -260,3 +261,19 @@ def test_the_choice_marked_default_answers_what_the_default_is() -> None:
     )
     texts = _texts("What is the default output format?", [options])
     assert any(t.startswith('"xhtml"') for t in texts), texts
+
+
+def test_a_yes_no_phrase_starts_after_a_closed_parenthesis_and_ends_at_and() -> None:
+    threads = chunk(
+        14,
+        "Threads\n\nOn Linux (RH 8) you cannot spawn a child from a different thread and pass "
+        "the handle back to a worker thread. The child is successfully spawned but you can't "
+        "interact with it.",
+        "Common problems",
+        "Threads",
+    )
+    question = "Can I spawn a child in one thread and use it from another thread?"
+    segments = compose_extractive(question, [threads])
+    line = short_answer(question, segments, [threads])
+    assert line is not None, segments
+    assert (line.answer, line.quote) == ("No.", "you cannot spawn a child from a different thread")

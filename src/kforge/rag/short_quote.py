@@ -70,7 +70,11 @@ _LINKING = word_set(
 )
 """Words that link a sentence to the one before ("So, ...", "However, ...")."""
 _PHRASE_STARTS = frozenset(
-    ["when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on", "from"]
+    [
+        *("when", "that", "which", "where", "while", "with", "by", "for", "to", "in", "on"),
+        # "you cannot spawn a child from a different thread | and pass ..."
+        *("from", "and", "but"),
+    ]
 )
 
 

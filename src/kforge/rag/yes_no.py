@@ -137,7 +137,10 @@ def _deciding(text: str, at: int) -> str:
     if len(whole.split()) <= MAX_WORDS + 4:
         return whole
     starts = [m.end() for m in CLAUSE_END.finditer(text, 0, at)]
-    return clause_at(text, starts[-1] if starts else 0)
+    # a parenthesis closed before it ends no clause but its own: "On Linux (RH 8) you cannot
+    # spawn a child ...", not "RH 8) you cannot ..."
+    starts += [m.end() for m in re.finditer(r"\)\s+", text[:at])]
+    return clause_at(text, max(starts, default=0))
 
 
 def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
