@@ -364,3 +364,20 @@ def test_a_terminal_panel_drawn_with_box_lines_is_code_not_a_sentence() -> None:
     found = kinds(text)
     assert found[0][0] == "sentence"
     assert all(kind == "code" for kind, unit in found if "│" in unit or "╭" in unit), found
+
+
+def test_a_definition_after_a_blank_line_is_a_block_of_its_own_imports_lead_the_code() -> None:
+    text = (
+        "Chain the commands:\n\n"
+        "@click.group(chain=True)\ndef cli():\n    pass\n\n"
+        "@cli.result_callback()\ndef process_pipeline(processors):\n    pass\n\n"
+        "Then the example:\n\n"
+        "from mako.template import Template\n\n"
+        "def render():\n    return Template('x').render()"
+    )
+    code = [unit for kind, unit in kinds(text) if kind == "code"]
+    assert code == [
+        "@click.group(chain=True)\ndef cli():\n    pass",
+        "@cli.result_callback()\ndef process_pipeline(processors):\n    pass",
+        "from mako.template import Template\n\ndef render():\n    return Template('x').render()",
+    ], code

@@ -169,6 +169,10 @@ def _is_entry(line: str) -> bool:
     return bool(_DEFINITION.match(line)) and len(line.split()) <= 40
 
 
+_DEFINITION_LINE = re.compile(r"^(?:@|def |async def |class )")
+_IMPORT_LINE = re.compile(r"^\s*(?:import |from \S+ import )")
+
+
 def _add_code(out: list[tuple[str, list[str]]], lines: list[str]) -> None:
     """Add code ``lines`` to ``out``, as more lines of the code just before them when only blank
     lines lie between (a code block with a blank line in it, its fences not in the passage)."""
@@ -181,9 +185,13 @@ def _add_code(out: list[tuple[str, list[str]]], lines: list[str]) -> None:
         # not a session after a program (or a program after one), nor a command's synopsis
         # after another's: each a block of its own
         alike = bool(_PROMPT.match(before[0])) == bool(_PROMPT.match(lines[0]))
-        synopses = _call_signature(before) or _call_signature(lines)
+        # a definition of its own after code (imports lead whatever follows them)
+        defines = _DEFINITION_LINE.match(lines[0]) is not None and not all(
+            _IMPORT_LINE.match(line) for line in before if line.strip()
+        )
+        apart = defines or _call_signature(before) or _call_signature(lines)
         fenced = _FENCE.match(before[0])
-        if alike and not synopses and not fenced and len(joined) <= _MAX_CODE_LINES:
+        if alike and not apart and not fenced and len(joined) <= _MAX_CODE_LINES:
             out[-1 - gap :] = [("code", joined)]
             return
     out.append(("code", lines))
