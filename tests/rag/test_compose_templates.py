@@ -1,7 +1,8 @@
-"""Answers over a template engine's manual (Sphinx): its code blocks hold blank lines and
-template markup, its sentences say how in words ("using the filename keyword argument:", "To
-apply more than one filter, separate them by a comma:"), and its examples show what a
-template renders after "will render:"."""
+"""Answers over API manuals built with Sphinx and MkDocs (a template engine's, a terminal
+automation library's, a Markdown converter's): code blocks holding blank lines and template
+markup, sentences saying how in words ("using the filename keyword argument:", "To apply more
+than one filter, separate them by a comma:"), examples showing what a template renders after
+"will render:", what a named method or thing does, and the choice marked as the default."""
 
 from __future__ import annotations
 

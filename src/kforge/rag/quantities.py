@@ -132,11 +132,9 @@ def gives_default(text: str) -> bool:
 _NO_LIMIT = re.compile(
     r"\b(?:unbounded|unlimited|infinite|no (?:upper )?(?:limit|maximum|bound))\b", re.IGNORECASE
 )
-
-
 _DEFAULT_CHOICE = re.compile(r"[.:;]\s+(?:Default|This is the default)\.?\s*$|\((?:the )?default\)")
-"""A choice marked as the default among those an entry lists (""xhtml": Outputs XHTML style
-tags. Default.", "html5 (the default)")."""
+"""A choice marked as the default among those an entry lists (the item ``"xhtml": Outputs XHTML
+style tags. Default.``, "html5 (the default)")."""
 
 
 def value_in_words(text: str, terms: Sequence[str]) -> bool:

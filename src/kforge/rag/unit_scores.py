@@ -204,6 +204,7 @@ def opens_with_identifier(text: str, question: Question) -> bool:
 
 
 _QUALIFIED = re.compile(r"\s+(?:for|of|in|on|at|from|with|to|that|which|and|or)\b", re.IGNORECASE)
+"""What makes the name after an article one of a kind ("the lexer for Bash"), not the kind."""
 
 
 def opens_with_asked(unit: Candidate, question: Question, idf: Callable[[str], float]) -> float:
