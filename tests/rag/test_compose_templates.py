@@ -133,8 +133,11 @@ def test_no_limit_is_a_quantity() -> None:
     assert holds_kind("By default, the TemplateLookup size is unbounded.", asked)
     assert holds_kind("There is no limit on the number of connections.", asked)
     assert not holds_kind("The size depends on the templates.", asked)
-    texts = _texts("What is the default size of a TemplateLookup?", [LOOKUP])
-    assert texts[0] == "By default, the TemplateLookup size is unbounded.", texts
+    question = "What is the default size of a TemplateLookup?"
+    segments = compose_extractive(question, [LOOKUP])
+    assert segments[0].text == "By default, the TemplateLookup size is unbounded.", segments
+    line = short_answer(question, segments, [LOOKUP])
+    assert line is not None and line.answer == "unbounded", line
 
 
 OVERVIEW = chunk(
@@ -260,8 +263,11 @@ def test_the_choice_marked_default_answers_what_the_default_is() -> None:
         "Library Reference",
         "markdown.markdown",
     )
-    texts = _texts("What is the default output format?", [options])
-    assert any(t.startswith('"xhtml"') for t in texts), texts
+    question = "What is the default output format?"
+    segments = compose_extractive(question, [options])
+    assert any(s.text.startswith('"xhtml"') for s in segments), segments
+    line = short_answer(question, segments, [options])
+    assert line is not None and line.answer == '"xhtml"', line
 
 
 def test_a_yes_no_phrase_starts_after_a_closed_parenthesis_and_ends_at_and() -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "parameter_defaults",
     "states_in_units",
     "value_in_words",
+    "words_of_value",
 ]
 
 NUMBER = re.compile(
@@ -135,6 +136,16 @@ _NO_LIMIT = re.compile(
 _DEFAULT_CHOICE = re.compile(r"[.:;]\s+(?:Default|This is the default)\.?\s*$|\((?:the )?default\)")
 """A choice marked as the default among those an entry lists (the item ``"xhtml": Outputs XHTML
 style tags. Default.``, "html5 (the default)")."""
+
+
+def words_of_value(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
+    """Where ``text`` gives a value in words (see ``value_in_words``): the word saying there is
+    no limit ("unbounded"), or the name of the choice marked as the default (``"xhtml"``)."""
+    spans = [m.span() for m in _NO_LIMIT.finditer(text)]
+    if "default" in terms and _DEFAULT_CHOICE.search(text):
+        choice = re.match(r"\s*(\"[^\"]+\"|'[^']+'|`[^`]+`|[\w.-]+)\s*:", text)
+        spans += [choice.span(1)] if choice else []
+    return spans
 
 
 def value_in_words(text: str, terms: Sequence[str]) -> bool:

@@ -17,6 +17,7 @@ from kforge.rag.quantities import (
     default_entry,
     marked_default,
     parameter_defaults,
+    words_of_value,
 )
 from kforge.rag.question import ENTRY, Question, mentions, term_of, unit_terms
 from kforge.rag.short_quote import CLAUSE_END, NOT_UNITS, ShortAnswer, trim
@@ -113,6 +114,8 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
             found.append((start, end, 1.5))
         for start, end in default_entry(text, question.terms):
             found.append((start, end, 1.5))  # "ort: This is the default merge strategy ..."
+        for start, end in words_of_value(text, question.terms):
+            found.append((start, end, 1.0))  # "the TemplateLookup size is unbounded"
 
         for match in [] if names_default else counted_numbers(text, question.text):
             glued = _GLUED.match(text, match.end())
