@@ -179,7 +179,7 @@ LOCATION = re.compile(
     r"|(?:^|\s)[\w.~-]*/[\w./-]*"
 )
 """Where a thing is in documentation: a folder, a directory, a path ("templates/", "/usr/...")."""
-PURPOSE_FIRST = re.compile(r"^(?:To|In order to) (\w[^,:;]{0,120}), \w")
+PURPOSE_FIRST = re.compile(r"^(?:to|in order to) (?!be\b)(\w[^,:;]{0,120}), \w", re.IGNORECASE)
 """A sentence opening with what it says how to do ("To use dogpile.cache, the ... must ...")."""
 PROCEDURAL = re.compile(
     # a code span, not a cross-reference a build left as written ({doc}`Black's HTTP server
@@ -193,7 +193,7 @@ PROCEDURAL = re.compile(
     r"|^--?[A-Za-z][\w-]*(?:[,=\[ ]|:\s)"  # an option's entry: "-u, --include-untracked: ..."
     r"|(?<![\w-])--[A-Za-z][\w-]+"
     # "To enable foreign key enforcement, run PRAGMA ...", "To apply ..., separate them by ...:"
-    r"|^(?:to|in order to) (?!be\b)\w[^,:;]{0,120}, \w"
+    rf"|{PURPOSE_FIRST.pattern}"
     # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
     r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking))\s+"
     r"(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,})\b|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w"
