@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from kforge.rag.commands import runs_example
+from kforge.rag.commands import is_step, runs_example
 from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
@@ -189,6 +189,8 @@ def find_candidates(
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "code" and before is not None and _SHOWS_OUTPUT.search(before.text):
                 continue  # "... will render:" then what the way gives, not the way
+            if unit.kind == "code" and _takes_no_step(unit.text, question):
+                continue  # ``import logging`` alone: what an example needs, not what it does
             if unit.kind == "sentence" and bare_heading(unit.text) in headings:
                 continue  # a heading extracted from HTML as a line of its own
             if unit.kind == "sentence" and unit.text.endswith("?"):
@@ -288,6 +290,13 @@ def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:
 
 
 _KEYWORD_ARGUMENT = re.compile(r"\b[a-z_][a-z0-9_]*=(?:True|False|None|[0-9]|[\"'])")
+
+
+def _takes_no_step(code: str, question: Question) -> bool:
+    """True for code whose every line takes no step (imports, comments) when the question
+    does not ask how to import."""
+    lines = [line for line in code.splitlines() if line.strip()]
+    return not any(map(is_step, lines)) and "import" not in question.terms
 
 
 def _names_code(unit: Unit, after: Unit | None, question: Question) -> bool:

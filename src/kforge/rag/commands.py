@@ -52,6 +52,9 @@ _API_ENTRY = re.compile(
 options and their argument (``'-t NUMBER', '--tries=NUMBER': ...`` in curly quotes),
 ``shutil.copy2(src, dst):``, ``classmethod datetime.now(tz=None): ...`` (the call without its
 kind)."""
+_HELP_ENTRY = re.compile(rf"^((?:{_OPTION}(?:, )?)+) (?=[a-z]+ )")
+"""An option's line of a program's help, its description in lower case after it
+(``--list-locales print all known locales and exit``)."""
 _PROSE_CALL = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\([^()\s]*\)")
 """A call named in prose (``shutil.rmtree()``); never the tail of a hyphenated name: the
 ``revert(1)`` of the manual page ``git-revert(1)``."""
@@ -151,7 +154,7 @@ def command_of(text: str, question: Question, names: Collection[str] = ()) -> st
         ]
         calls.sort(key=lambda x: (bool(_SHOWS.match(x)), not any(_calls(x, n) for n in names)))
         return next(iter(asked or calls), "")
-    entry = _API_ENTRY.match(text)
+    entry = _API_ENTRY.match(text) or _HELP_ENTRY.match(text)
     if entry:
         return (entry.group(1) or entry.group(2)).rstrip(", /")
     # not a cross-reference left as written ({doc}`Black's HTTP server </usage/server>`)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from kforge.rag.acronyms import spelled_out
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.question import Question, identifiers, mentions, term_of, unit_terms
 
@@ -17,6 +18,7 @@ __all__ = [
     "is_about",
     "meant_subject",
     "opens_with_subject",
+    "spelled_beside",
     "subject_phrase",
 ]
 
@@ -143,9 +145,12 @@ is for ("TypedDict lets you give precise types ...")."""
 
 def defines_subject(text: str, subject: frozenset[str]) -> float:
     """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
-    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ..."), 0.6
-    when it opens with it otherwise ("A counter tool is provided ...", an API entry ``class
-    collections.deque([iterable]): ...``), else 0."""
+    an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ...", an
+    acronym beside the words it stands for), 0.6 when it opens with it otherwise ("A counter
+    tool is provided ...", an API entry ``class collections.deque([iterable]): ...``), else
+    0."""
+    if spelled_beside(text, subject):
+        return 1.0
     rest = after_subject(text, subject)
     if rest is None:
         return 0.0
@@ -159,6 +164,26 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
     return 1.0 if says else 0.6
 
 
+def spelled_beside(text: str, subject: frozenset[str]) -> str | None:
+    """The words an acronym ``subject`` stands for, when ``text`` writes them beside it in
+    parentheses ("the CLDR (Common Locale Data Repository)", "Write-Ahead Log (WAL)"): what a
+    "what is CLDR" question asks; else None."""
+    if len(subject) != 1:
+        return None
+    (term,) = subject
+    for found in _CAPITALS.finditer(text):
+        acronym = found.group(1)
+        phrase = spelled_out(acronym, text) if acronym.lower() == term else None
+        if phrase is None:
+            continue
+        words = r"\s+".join(map(re.escape, phrase.split()))
+        beside = rf"{acronym}s?\s*\(\s*{words}\s*\)|{words}\s*\(\s*{acronym}s?\s*\)"
+        if re.search(beside, text):
+            return phrase
+    return None
+
+
+_CAPITALS = re.compile(r"(?<![\w-])([A-Z]{2,6})s?(?![\w-])")
 _QUALIFIER = re.compile(r"^(?:of|for|in|on) (?:an? |the )?[\w.-]+,? ")
 """What a subject is of, before what is said of it ("of a column")."""
 _NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])

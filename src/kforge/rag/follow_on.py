@@ -21,8 +21,12 @@ __all__ = [
     "way_after",
 ]
 
+_EXPLETIVE = r"it(?:'s|\u2019s| is| was)(?: \w+){1,3} (?:to|that)\b"
+"""An "it" standing for what its sentence goes on to say ("It's also possible to retry
+...", "It is more efficient to use ..."), not for anything before it."""
 _ANAPHOR = re.compile(
-    r"^(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
+    rf"^(?!{_EXPLETIVE})"
+    r"(?:he|she|it|they|his|her|its|their|this|these|those|such|the latter|the former)\b",
     re.IGNORECASE,
 )
 
@@ -182,7 +186,7 @@ in, not about the sentence before it)."""
 _POINTS_BACK = re.compile(
     # not "It is possible to ...", "It's more efficient to use ...": an "it" standing for what
     # follows
-    r"(?!it(?:'s| is| was)(?: \w+){1,3} (?:to|that)\b)(?:it|they)\b"
+    rf"(?!{_EXPLETIVE})(?:it|they)\b"
     r"|(?:this|that|these|those) (?:is|are|was|were|will|would|can|could|may|might|must|"
     r"should|has|have|had|does|also|means|makes|lets|allows|reduces|ensures|causes|requires|"
     r"gives|works|happens)\b",

@@ -22,6 +22,8 @@ __all__ = ["CODE_NAME", "procedure_line"]
 CODE_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\(\))?")
 """A name joined from words by underscores, which names a command made of the words asked."""
 
+_CLASS_NAME = re.compile(r"(?<![\w.$])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+(?![\w$])")
+"""A class as prose names it: words in capitals run together (``TryAgain``, ``RetryError``)."""
 _OPTIONS = re.compile(r"[\u2018'`]?-")
 """A quote that is an entry's options (``-x, --extract``; a GNU manual's in curly quotes)."""
 _OPTION_SAYS = 2
@@ -39,7 +41,13 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
     call, or its code block's line that holds most of what is asked."""
     terms = set(question.terms)
     # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
-    led = [n for u in units if u.text.rstrip().endswith(":") for n in identifiers(u.text)]
+    # (or the class it names: "... by raising the TryAgain exception:" then ``raise TryAgain``)
+    led = [
+        n
+        for u in units
+        if u.text.rstrip().endswith(":")
+        for n in identifiers(u.text) + _CLASS_NAME.findall(u.text)
+    ]
     # the calls the prose names ("fs.mkdir(path[, options], callback)") for a block's line
     prose = [n for u in units if not u.code for n in identifiers(u.text)]
     offered = []

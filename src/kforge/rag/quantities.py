@@ -144,7 +144,11 @@ def words_of_value(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
     spans = [m.span() for m in _NO_LIMIT.finditer(text)]
     if "default" in terms and _DEFAULT_CHOICE.search(text):
         choice = re.match(r"\s*(\"[^\"]+\"|'[^']+'|`[^`]+`|[\w.-]+)\s*:", text)
-        spans += [choice.span(1)] if choice else []
+        # or the one a list marks in passing: "short, medium (the default), long, and full"
+        marked = re.search(
+            r"(?:^|,\s*|\bor\s+)(\"[^\"]+\"|'[^']+'|`[^`]+`|[\w.-]+)\s*\((?:the )?default\)", text
+        )
+        spans += [choice.span(1)] if choice else [marked.span(1)] if marked else []
     return spans
 
 

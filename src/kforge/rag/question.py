@@ -195,9 +195,9 @@ PROCEDURAL = re.compile(
     # "To enable foreign key enforcement, run PRAGMA ...", "To apply ..., separate them by ...:"
     rf"|{PURPOSE_FIRST.pattern}"
     # "... can activate it using the PRAGMA foreign_keys statement", "by calling close()"
-    r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking))\s+"
-    r"(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,})\b|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w"
-    r"|\w+\s+to\s+(?-i:True|False|None)\b)",  # "relaxed by setting ssl to False"
+    r"|\b(?:using|via|by (?:calling|using|running|setting|passing|adding|issuing|invoking|"
+    r"raising))\s+(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,}|[A-Z][a-z]+[A-Z]\w*)\b"
+    r"|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w|\w+\s+to\s+(?-i:True|False|None)\b)",  # "ssl to False"
     re.IGNORECASE,
 )
 _DEFINING = re.compile(

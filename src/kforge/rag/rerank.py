@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, tokenize
-from kforge.rag.defining import defined_subject, defines_subject, subject_phrase
+from kforge.rag.defining import defined_subject, defines_subject, spelled_beside, subject_phrase
 from kforge.rag.focus import CorpusStatistics, Focus, FocusTerm, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import is_entry_of, kind_names
@@ -327,17 +327,26 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     )
     held = {hit.chunk.id for hit in pool}
     wider = corpus.search(phrase, DEFINING_POOL, mode="lexical")
+    subject = defined_subject(asked)
     defining = [
         hit.chunk
         for hit in wider
-        if hit.chunk.id not in held
-        and any(
-            unit.kind == "sentence" and says_what.match(unit.text)
-            for unit in passage_units(hit.chunk.text)[:_DEFINING_UNITS]
+        if (hit.chunk.id not in held or spelled_beside(hit.chunk.text, subject))
+        and (
+            any(
+                unit.kind == "sentence" and says_what.match(unit.text)
+                for unit in passage_units(hit.chunk.text)[:_DEFINING_UNITS]
+            )
+            # an acronym spelled out beside it, wherever in the passage ("the CLDR (Common
+            # Locale Data Repository)"): where the documents say what it stands for
+            or spelled_beside(hit.chunk.text, subject) is not None
         )
     ]
     top = max(hit.score for hit in pool)
-    return [SearchHit(c, top, 0) for c in defining[:_DEFINING_KEPT]] + pool
+    raised = {c.id for c in defining[:_DEFINING_KEPT]}
+    return [SearchHit(c, top, 0) for c in defining[:_DEFINING_KEPT]] + [
+        hit for hit in pool if hit.chunk.id not in raised
+    ]
 
 
 _DEFINING_UNITS = 3

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kforge.rag.compose import Segment
-from kforge.rag.defining import defined_subject, defines_subject
+from kforge.rag.defining import defined_subject, defines_subject, spelled_beside
 from kforge.rag.hops import mentions_title
 from kforge.rag.identifier_line import asked_code_noun, identifier_line
 from kforge.rag.named_answer import answering_span, best_name
@@ -309,8 +309,15 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     weight = {id(u): defines_subject(u.text, subject) for u in units} if subject else {}
     opening = [u for u in units if weight.get(id(u))]
     # one that says what X is ("Deques are ...") before one that says something of it
-    opening.sort(key=lambda u: (-weight[id(u)], not holds_kind(u.text, question)))
+    # (an acronym's own words first: "CLDR: Upgrade to CLDR 30.1" is a release's entry)
+    spelled = {id(u): spelled_beside(u.text, subject) for u in opening}
+    opening.sort(
+        key=lambda u: (not spelled[id(u)], -weight[id(u)], not holds_kind(u.text, question))
+    )
     for unit in opening:
+        phrase = spelled[id(unit)]
+        if phrase:  # "What is CLDR?": "Common Locale Data Repository"
+            return ShortAnswer(phrase, phrase, unit.source)
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = clause_at(unit.text, entry.end() if entry else 0)
         if quote:

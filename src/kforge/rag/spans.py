@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.analyze import STOPWORDS, tokenize
+from kforge.rag.common_words import is_common_word
 from kforge.rag.question import Question, asked_noun, term_of, unit_terms
 
 __all__ = [
@@ -145,7 +146,9 @@ def _capital(question: Question, token: _Token) -> bool:
 
 def named_kind(question: Question, units: Sequence[str]) -> Span | None:
     """For "what NOUN": the title or name a sentence gives right after that noun ('the
-    spin-off series "Teen Titans Go!"'), one the question does not name itself."""
+    spin-off series "Teen Titans Go!"'), or the name it puts before it ("the excellent pytz
+    library" for "what library ..."), one the question does not name itself. A name before
+    a noun of software (``_SOFTWARE``) is no common word ("the standard library" names none)."""
     words, at, after = _question_words(question)
     if at < 0 or after <= at + 1:
         return None
@@ -160,7 +163,29 @@ def named_kind(question: Question, units: Sequence[str]) -> Span | None:
             title = match.group(2)
             if title.strip('"\u201c\u201d').lower() not in said:
                 return Span(text=title, unit=index, score=1.0)
+        for match in (m for pattern in _NAME_BEFORE for m in pattern.finditer(text)):
+            name = match.group(1)
+            if term_of(match.group(2).lower()) != noun or noun not in _SOFTWARE:
+                continue
+            named = re.search(rf"(?<![\w.-]){re.escape(name.lower())}(?![\w-])", said)
+            if not (is_common_word(name) or name.lower() in STOPWORDS or named):
+                return Span(text=name, unit=index, score=1.0)
     return None
+
+
+_NAME_BEFORE = [
+    re.compile(rf"\b(?:the|an?)\s+{adjective}([A-Za-z][\w.+-]*\w)\s+([a-z-]+)\b")
+    for adjective in ("", r"[a-z]+\s+")
+]
+"""A name between an article and its noun, maybe after an adjective: "the pytz library", "the
+excellent pytz library" (name, noun)."""
+_SOFTWARE_NOUNS = (
+    "library package module tool program command plugin extension framework backend "
+    "engine server database parser driver utility script"
+)
+_SOFTWARE = frozenset(map(term_of, _SOFTWARE_NOUNS.split()))
+"""Nouns of software, which a name stands before ("the pytz library"); before another noun a
+word is as likely an adjective ("a large bipedal creature")."""
 
 
 def kind_of(question: Question, units: Sequence[str]) -> Span | None:

@@ -42,8 +42,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _TAGS = re.compile(r"</?(?:table|thead|tbody|tr|td|th)\b", re.IGNORECASE)
 _CODE_LINE = re.compile(
     r"[;{}(]\s*$|^\s*(?://|/\*|\*/|#!|\$ |>>>|\.\.\.(?:\s|$)|[}\])]|@\w(?!.*\): [A-Z]))"
-    r"|^\s*(?:def|class|for|while|with|try|except|finally|if|elif|else)\b.*:\s*$"
-    r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b)"
+    r"|^\s*(?:async\s+)?(?:def|class|for|while|with|try|except|finally|if|elif|else)\b.*:\s*$"
+    r"|^\s*(?:import [\w.]+|from [\w.]+ import|return\b|(?:await|yield|raise) [\w(])"
     # an assignment statement: "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000"
     r"|^\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*[-+*/|]?=\s*\S(?!.*[.!?]\s*$)"
     # a terminal's panel drawn with box lines: "╭─ Error ──╮", "│ Missing argument 'NAME'. │"

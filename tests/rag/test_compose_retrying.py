@@ -1,0 +1,171 @@
+"""Answers over a retrying library's manual and an internationalization library's (Sphinx
+builds): an acronym the documents spell out, the class a sentence says to raise, code using
+``async def`` and ``await``, the choice a list marks as the default, the name a sentence puts
+before the noun asked, an option of a program's help, and imports that take no step."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.corpus import Corpus
+from kforge.rag.defining import defined_subject, defines_subject
+from kforge.rag.question import read_question
+from kforge.rag.rerank import search_units
+from kforge.rag.short_answer import short_answer
+from kforge.rag.spans import named_kind
+from kforge.rag.types import SourceDocument
+from kforge.rag.units import passage_units
+from kforge.store.memory import MemoryStore
+from tests.rag.helpers import page_chunk as chunk
+
+
+def _line(question: str, passages: list) -> tuple[list[str], str | None]:
+    segments = compose_extractive(question, passages)
+    line = short_answer(question, segments, passages)
+    return [s.text for s in segments], line.answer if line else None
+
+
+def test_an_acronym_spelled_out_beside_it_defines_it() -> None:
+    subject = defined_subject(read_question("What is CLDR?"))
+    said = "Babel includes data extracted from the Common Locale Data Repository (CLDR)."
+    assert defines_subject(said, subject) == 1.0
+    assert defines_subject(
+        "a Python interface to the CLDR (Common Locale Data Repository)", subject
+    )
+    assert defines_subject("CLDR 29 is now used instead of CLDR 28.", subject) < 1.0
+
+
+def test_what_is_an_acronym_reads_the_page_spelling_it_out() -> None:
+    corpus = Corpus.open(MemoryStore(), "t")
+    pages = [
+        SourceDocument(
+            f"changes{i}.html",
+            f"Version 2.{i}\n\nCLDR: Use CLDR {30 + i} (PR #{500 + i}).\n\n"
+            f"CLDR: Upgrade to CLDR {30 + i}.1 - a contributor.",
+            f"Version 2.{i}",
+        )
+        for i in range(50)
+    ]
+    pages.append(
+        SourceDocument(
+            "intro.html",
+            "Introduction\n\nThe functionality Babel provides can be separated into two "
+            "aspects: tools to build and work with gettext message catalogs, and a Python "
+            "interface to the CLDR (Common Locale Data Repository), providing access to "
+            "various locale display names, localized number and date formatting, etc.",
+            "Introduction",
+        )
+    )
+    corpus.add_documents(pages)
+    hits = search_units(corpus, "What is CLDR?", 3)
+    assert hits[0].chunk.file == "intro.html", [h.chunk.file for h in hits]
+    _, line = _line("What is CLDR?", [h.chunk for h in hits])
+    assert line == "Common Locale Data Repository", line
+
+
+RETRYING = chunk(
+    0,
+    "Whether to retry\n\n"
+    "Any combination of stop, wait, etc. is also supported to give you the freedom to mix "
+    "and match.\n\n"
+    "It\u2019s also possible to retry explicitly at any time by raising the TryAgain "
+    "exception:\n\n"
+    "@retry\ndef do_something():\n    result = something_else()\n    if result == 23:\n"
+    "       raise TryAgain",
+    "Examples",
+    "Whether to retry",
+)
+ASYNC = chunk(
+    1,
+    "Async and retry\n\n"
+    "Finally, retry works also on asyncio and Tornado (>= 4.5) coroutines.\n\n"
+    "You can even use alternative event loops such as curio or Trio by passing the correct "
+    "sleep function:\n\n"
+    "@retry(sleep=trio.sleep)\nasync def my_async_function(loop):\n"
+    "    await asks.get('https://example.org')",
+    "Examples",
+    "Async and retry",
+)
+LOGGING = chunk(
+    2,
+    "Before and After Retry, and Logging\n\n"
+    "It\u2019s possible to execute an action before any attempt of calling the function by "
+    "using the before callback function:\n\n"
+    "import logging\nimport sys\n\n"
+    "logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)\n\n"
+    "In the same spirit, it\u2019s possible to log after a call that failed:\n\n"
+    "import logging\nimport sys",
+    "Examples",
+    "Before and After Retry, and Logging",
+)
+
+
+def test_the_class_a_sentence_says_to_raise_is_the_way() -> None:
+    texts, line = _line("How do I retry explicitly at any time?", [RETRYING])
+    assert texts[0].startswith("It\u2019s also possible to retry explicitly"), texts
+    # "It's possible to ..." points back to nothing: the sentence before it is not needed
+    assert not any(t.startswith("Any combination") for t in texts), texts
+    assert line == "raise TryAgain", line
+
+
+def test_async_code_is_code_and_the_sentence_leading_it_says_how() -> None:
+    units = passage_units(ASYNC.text)
+    assert ("code", ASYNC.text.rsplit("\n\n", 1)[1]) in [(u.kind, u.text) for u in units]
+    texts, line = _line("How do I use tenacity with trio?", [ASYNC])
+    assert texts[0].startswith("You can even use alternative event loops"), texts
+    assert line == "@retry(sleep=trio.sleep)", line
+
+
+def test_imports_alone_take_no_step() -> None:
+    texts, _ = _line("How do I log before each attempt?", [LOGGING])
+    assert "import logging\nimport sys" not in texts, texts
+    texts, _ = _line("How do I import logging?", [LOGGING])
+    assert "import logging\nimport sys" in texts, texts
+
+
+def test_the_choice_a_list_marks_as_the_default_is_the_short_line() -> None:
+    formats = chunk(
+        3,
+        "Date and Time\n\n"
+        "The format_*() functions also accept an optional format argument, which allows you "
+        "to choose between one of four format variations:\n\n"
+        "short, medium (the default), long, and full.\n\n"
+        "Generate \u2018#: filename:line\u2019 lines (default).",
+        "Date and Time",
+        "Date and Time",
+    )
+    _, line = _line("What is the default format variation of the format functions?", [formats])
+    assert line == "medium", line
+
+
+def test_the_name_before_the_noun_asked_is_the_short_line() -> None:
+    install = chunk(
+        4,
+        "Installation\n\n"
+        "Babel is distributed as a standard Python package fully set up with all the "
+        "dependencies it needs. It primarily depends on the excellent pytz library for "
+        "timezone handling.",
+        "Installation",
+        "Installation",
+    )
+    _, line = _line("What library does Babel depend on for timezone handling?", [install])
+    assert line == "pytz", line
+    # before a noun of no software, a word is as likely an adjective
+    units = ["The Dewey Lake Monster is the name given to a large bipedal creature."]
+    span = named_kind(read_question("What creature of folklore gained notoriety?"), units)
+    assert span is None or span.text != "bipedal", span
+
+
+def test_an_option_of_a_programs_help_is_the_command() -> None:
+    usage = chunk(
+        5,
+        "Command-Line Interface\n\n"
+        "Babel includes a command-line interface for working with message catalogs.\n\n"
+        "Options:\n\n"
+        "- --version show program's version number and exit\n"
+        "- --list-locales print all known locales and exit\n"
+        "- -v, --verbose print as much as possible",
+        "Command-Line Interface",
+        "Command-Line Interface",
+    )
+    _, line = _line("How do I list all known locales from the command line?", [usage])
+    assert line == "--list-locales", line
