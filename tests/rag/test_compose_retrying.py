@@ -169,3 +169,19 @@ def test_an_option_of_a_programs_help_is_the_command() -> None:
     )
     _, line = _line("How do I list all known locales from the command line?", [usage])
     assert line == "--list-locales", line
+
+
+def test_the_reasons_a_sentence_goes_on_to_give_come_with_it() -> None:
+    rounding = chunk(
+        6,
+        "Rounding Modes\n\n"
+        "It is also possible to use decimal.setcontext or directly modifying the instance "
+        "returned by decimal.getcontext. Whatever mechanism is chosen, always make use of the "
+        "decimal module imported from babel.numbers. For efficiency reasons, Babel uses the "
+        "fastest decimal implementation available, such as cdecimal.",
+        "Number Formatting",
+        "Rounding Modes",
+    )
+    question = "Why should I always use the decimal module imported from babel.numbers?"
+    texts, _ = _line(question, [rounding])
+    assert any(t.startswith("For efficiency reasons") for t in texts), texts

@@ -74,6 +74,8 @@ def entry_opening(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
 _GOES_ON = re.compile(
     r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
     r"because of this|for (?:this|that) reason|that is|instead"
+    # why it is so: "For efficiency reasons, Babel uses the fastest decimal implementation"
+    r"|for (?:\w+ ){1,2}reasons?"
     # an API entry's next sentence, its subject the entry's name: "Returns the exit code."
     r"|(?-i:Returns|Raises|Yields))\b",
     re.IGNORECASE,
