@@ -8,11 +8,12 @@ from __future__ import annotations
 from kforge.rag.compose import compose_extractive
 from kforge.rag.corpus import Corpus
 from kforge.rag.defining import defined_subject, defines_subject
+from kforge.rag.focus import question_focus
 from kforge.rag.question import read_question
-from kforge.rag.rerank import search_units
+from kforge.rag.rerank import rerank_hits, search_units
 from kforge.rag.short_answer import short_answer
 from kforge.rag.spans import named_kind
-from kforge.rag.types import SourceDocument
+from kforge.rag.types import SearchHit, SourceDocument
 from kforge.rag.units import passage_units
 from kforge.store.memory import MemoryStore
 from tests.rag.helpers import page_chunk as chunk
@@ -185,3 +186,50 @@ def test_the_reasons_a_sentence_goes_on_to_give_come_with_it() -> None:
     question = "Why should I always use the decimal module imported from babel.numbers?"
     texts, _ = _line(question, [rounding])
     assert any(t.startswith("For efficiency reasons") for t in texts), texts
+
+
+def test_a_default_named_by_a_word_of_no_english_is_the_value() -> None:
+    timestamps = chunk(
+        7,
+        "check_timestamp_unchanged()\n\n"
+        "check_timestamp_unchanged is used to check if specified timestamp of a given file/dir "
+        "is unchanged since last run. The timestamp field to check defaults to mtime, but can "
+        "be selected by passing time parameter. To use it pass a callable which takes two "
+        "parameters (prev_time, current_time).",
+        "custom uptodate",
+        "check_timestamp_unchanged()",
+    )
+    question = "What is the default timestamp field of check_timestamp_unchanged?"
+    _, line = _line(question, [timestamps])
+    assert line == "mtime", line
+
+
+def test_a_sentence_ending_by_naming_x_says_what_x_is() -> None:
+    intro = chunk(
+        8,
+        "Intro\n\n"
+        "A function that starts with the name task_ defines a task-creator recognized by doit. "
+        "A python module/file that defines tasks for doit is called dodo file (that is "
+        "something like a Makefile for make).",
+        "Tasks",
+        "Intro",
+    )
+    mentions = chunk(
+        9,
+        "Process\n\n"
+        "The dodo file is actually re-loaded/executed in a separate process every time tasks "
+        "need to be re-executed.",
+        "Command line interface",
+        "Process",
+    )
+    flag = chunk(
+        10,
+        "Options\n\nYou can specify a different dodo file containing tasks with the flag -f.",
+        "Command line interface",
+        "Options",
+    )
+    question = "What is a dodo file?"
+    hits = [SearchHit(flag, 1.1, 1), SearchHit(intro, 1.0, 2)]
+    assert rerank_hits(question_focus(question), hits, 2)[0].chunk is intro
+    _, line = _line(question, [intro, mentions])
+    assert line == "A python module/file that defines tasks for doit", line

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kforge.rag.common_words import is_common_word
 from kforge.rag.compose import Segment
 from kforge.rag.quantities import (
     MEASURES,
@@ -96,6 +97,8 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
             default.group(1).startswith(("`", "\u201c", '"', "'"))
             or NUMBER.search(default.group(1))
             or _LITERAL_VALUE.fullmatch(default.group(1).rstrip(".,;"))
+            # a name no English word: "The timestamp field to check defaults to mtime"
+            or _named_value(default.group(1).rstrip(".,;"))
         ):
             default = None  # "Default: what was specified on the CLI" gives no value
         if default and parameter_defaults(text, question):
@@ -162,6 +165,11 @@ _LITERAL_VALUE = re.compile(
 )
 """A value written as itself: a path ("defaults to /usr/local on UNIX"), a file's name
 (``.coveragerc``, ``setup.cfg``) or a literal."""
+
+
+def _named_value(word: str) -> bool:
+    """True for a value named by a word of no English (``mtime``, ``lz4``, ``utf8``)."""
+    return re.fullmatch(r"[a-z][a-z0-9_]+", word) is not None and not is_common_word(word)
 
 
 NUMBERED_NOUNS = frozenset({"code", "codes", "port", "status", "errno"})

@@ -55,7 +55,7 @@ from kforge.rag.question import (
     term_of,
 )
 from kforge.rag.types import Chunk, SearchHit
-from kforge.rag.unit_scores import opens_with_identifier
+from kforge.rag.unit_scores import names_subject, opens_with_identifier
 from kforge.rag.units import Unit, field_name, passage_units, points_elsewhere
 
 if TYPE_CHECKING:
@@ -149,7 +149,8 @@ def best_unit_share(focus: Focus, hit: SearchHit, question: Question | None = No
             + NEXT_WEIGHT * focus.weight_of(nearby - held - context)
         )
         if subject:
-            share += DEFINES_WEIGHT * defines_subject(unit.text, subject)
+            defines = defines_subject(unit.text, subject) or names_subject(unit.text, subject)
+            share += DEFINES_WEIGHT * defines
         if question is not None and (
             parameter_defaults(unit.text, question)
             or _names_spelled(unit.text, question)

@@ -50,6 +50,7 @@ from kforge.rag.short_quote import (
     word_set,
 )
 from kforge.rag.types import Chunk
+from kforge.rag.unit_scores import naming_clause
 from kforge.rag.yes_no import CONDITION, yes_no
 
 __all__ = ["ShortAnswer", "short_answer"]
@@ -307,6 +308,10 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     its term. A line that reads as a definition, not a fragment without its subject."""
     subject = defined_subject(question)
     weight = {id(u): defines_subject(u.text, subject) for u in units} if subject else {}
+    # or ends by naming it: "A python module/file that defines tasks for doit is called dodo
+    # file": what comes before "is called"
+    named = {id(u): naming_clause(u.text, subject) for u in units} if subject else {}
+    weight.update({key: 1.0 for key, clause in named.items() if clause and not weight[key]})
     opening = [u for u in units if weight.get(id(u))]
     # one that says what X is ("Deques are ...") before one that says something of it
     # (an acronym's own words first: "CLDR: Upgrade to CLDR 30.1" is a release's entry)
@@ -315,7 +320,7 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
         key=lambda u: (not spelled[id(u)], -weight[id(u)], not holds_kind(u.text, question))
     )
     for unit in opening:
-        phrase = spelled[id(unit)]
+        phrase = spelled[id(unit)] or named.get(id(unit))
         if phrase:  # "What is CLDR?": "Common Locale Data Repository"
             return ShortAnswer(phrase, phrase, unit.source)
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)

@@ -45,7 +45,7 @@ NAMED_HEADING = 0.5
 """Lead of a section whose heading names an identifier of the question (``os.EOL``)."""
 _NAMES_IT = re.compile(
     r"\b(?:is called|are called|referred to as|known as)\s+(?:its |their )?[\"\u201c']?"
-    r"((?:the |an? )?[^\"\u201d'.,;:]+)"
+    r"((?:the |an? )?[^\"\u201d'.,;:(]+)"
 )
 _ENTRY_LEAD = 1.5
 """How far the first sentence of the entry named "what does X do" asks about defines it."""
@@ -126,13 +126,23 @@ def naming_units(
     large file named "sqlite3.c" and referred to as "the amalgamation"", "The preferred storage
     class for a column is called its "affinity"". With ``head``, naming part of it is enough
     ("affinity" for "the type affinity of a column")."""
-    found = {}
-    for c in candidates:
-        for named in _NAMES_IT.finditer(c.text):
-            said = unit_terms(" ".join(named.group(1).split()[:4]))
-            if said == subject or (head and said and said <= subject):
-                found[id(c)] = 1.0
-    return found
+    return {id(c): 1.0 for c in candidates if names_subject(c.text, subject, head=head)}
+
+
+def names_subject(text: str, subject: frozenset[str], *, head: bool = False) -> bool:
+    """True when ``text`` ends by naming ``subject`` ("A python module/file that defines tasks
+    for doit is called dodo file (that is ...)"; see ``naming_units``)."""
+    return naming_clause(text, subject, head=head) is not None
+
+
+def naming_clause(text: str, subject: frozenset[str], *, head: bool = False) -> str | None:
+    """What ``text`` says ``subject`` is when it ends by naming it: the words before "is
+    called" ("A python module/file that defines tasks for doit"), else None."""
+    for named in _NAMES_IT.finditer(text):
+        said = unit_terms(" ".join(named.group(1).split()[:4]))
+        if said == subject or (head and said and said <= subject):
+            return text[: named.start()].strip()
+    return None
 
 
 def entry_leads(
