@@ -233,3 +233,53 @@ def test_a_sentence_ending_by_naming_x_says_what_x_is() -> None:
     assert rerank_hits(question_focus(question), hits, 2)[0].chunk is intro
     _, line = _line(question, [intro, mentions])
     assert line == "A python module/file that defines tasks for doit", line
+
+
+LETTUCE = chunk(
+    11,
+    "Lettuce\n\n"
+    "lettuce is similar to behave in that it\u2019s a fairly straight port of the basic "
+    "functionality of Cucumber. The main differences with behave are:\n\n"
+    "Single decorator for step definitions, @step.\n"
+    "The context variable, world, is simply a shared holder of attributes. It never gets "
+    "cleaned up during the run.\n"
+    "Hooks are declared using decorators rather than as simple functions.\n"
+    "No support for tags.",
+    "Comparison With Other Tools",
+    "Lettuce",
+)
+
+
+def test_the_lines_after_a_sentence_introducing_differences_are_its_items() -> None:
+    units = [(u.kind, u.text) for u in passage_units(LETTUCE.text)]
+    assert ("item", "Hooks are declared using decorators rather than as simple functions.") in units
+    assert (
+        "item",
+        "The context variable, world, is simply a shared holder of attributes. It never gets "
+        "cleaned up during the run.",
+    ) in units, units
+    # lines after another sentence ending in a colon stay sentences
+    other = LETTUCE.text.replace("The main differences with behave are:", "It offers:")
+    assert all(u.kind == "sentence" for u in passage_units(other)), passage_units(other)
+
+
+def test_a_comparison_quotes_the_list_of_differences() -> None:
+    texts, _ = _line("What is the difference between behave and Lettuce?", [LETTUCE])
+    at = texts.index("The main differences with behave are:")
+    assert texts[at + 1] == "Single decorator for step definitions, @step.", texts
+
+
+def test_an_acronym_after_or_in_parentheses_is_defined_by_its_sentence() -> None:
+    bdd = chunk(
+        12,
+        "Behavior Driven Development\n\n"
+        "Behavior-driven development (or BDD) is an agile software development technique that "
+        "encourages collaboration between developers, QA and non-technical or business "
+        "participants in a software project. BDD is driven by business value.",
+        "Behavior Driven Development",
+        "Behavior Driven Development",
+    )
+    subject = defined_subject(read_question("What is BDD?"))
+    assert defines_subject(bdd.text.split("\n\n")[1], subject) == 1.0
+    _, line = _line("What is BDD?", [bdd])
+    assert line is not None and "agile software development technique" in line, line

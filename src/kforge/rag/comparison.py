@@ -11,7 +11,14 @@ from kforge.rag.defining import is_about, opens_with_subject
 from kforge.rag.question import unit_terms
 from kforge.rag.types import Chunk
 
-__all__ = ["compared_unit", "own_terms", "own_words", "said_of"]
+__all__ = [
+    "compared_unit",
+    "lists_differences",
+    "names_option",
+    "own_terms",
+    "own_words",
+    "said_of",
+]
 
 
 def compared_unit(
@@ -126,3 +133,29 @@ def said_of(text: str, option: str, options: Sequence[str]) -> bool:
     return opens_with_subject(text, own_terms(option, options)) and not any(
         opens_with_subject(text, own_terms(o, options)) for o in others
     )
+
+
+def names_option(text: str, option: str) -> bool:
+    """True when ``text`` names the compared item ``option``, or it without the noun both
+    items share ("The tmpdir and tmpdir_factory fixtures" for "the tmp_path and tmpdir
+    fixtures")."""
+    words = option.split()
+    return is_about(text, option) or (len(words) > 1 and is_about(text, " ".join(words[:-1])))
+
+
+_DIFFERENCES = re.compile(
+    r"^(?:the |some )?(?:main |key |major |most important |important )?differences? "
+    r"(?:with|from|to|between|of)\b.*:$",
+    re.IGNORECASE,
+)
+
+
+def lists_differences(c: Candidate, options: Sequence[str], passages: Sequence[Chunk]) -> bool:
+    """True for a sentence introducing the list of how the compared items differ ("The main
+    differences with behave are:" in the section "Lettuce"), each item named in it or in its
+    passage's title and headings."""
+    if not _DIFFERENCES.match(c.text):
+        return False
+    passage = passages[c.source]
+    context = f"{c.text}\n{passage.title}\n{passage.heading}"
+    return all(names_option(context, o) for o in options)

@@ -29,7 +29,7 @@ from kforge.rag.candidates import (
     gives_name,
 )
 from kforge.rag.commands import is_command_line, runs_example
-from kforge.rag.comparison import compared_unit, own_terms
+from kforge.rag.comparison import compared_unit, lists_differences, names_option, own_terms
 from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
 from kforge.rag.follow_on import (
@@ -246,11 +246,13 @@ def compose_extractive(
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
         opens = opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
-        both = asked.kind == "comparison" and all(_names(c.text, o) for o in asked.options)
+        both = asked.kind == "comparison" and all(names_option(c.text, o) for o in asked.options)
         if both and _SETS_APART.search(c.text):
             # "a brief description is a short one-liner, whereas the detailed description
             # provides longer ...": how the two differ, in one sentence
             value += 2 * _ENTRY_BONUS
+        elif asked.kind == "comparison" and lists_differences(c, asked.options, passages):
+            value += 2 * _ENTRY_BONUS  # "The main differences with behave are:" under "Lettuce"
         elif asked.kind == "comparison" and any(
             opens_with_subject(c.text, own_terms(o, asked.options)) for o in asked.options
         ):
@@ -484,14 +486,6 @@ def _item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
         run.append(at[start])
         start += 1
     return run
-
-
-def _names(text: str, option: str) -> bool:
-    """True when ``text`` names the compared item ``option``, or it without the noun both
-    items share ("The tmpdir and tmpdir_factory fixtures" for "the tmp_path and tmpdir
-    fixtures")."""
-    words = option.split()
-    return is_about(text, option) or (len(words) > 1 and is_about(text, " ".join(words[:-1])))
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

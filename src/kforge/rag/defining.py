@@ -173,13 +173,25 @@ def spelled_beside(text: str, subject: frozenset[str]) -> str | None:
     (term,) = subject
     for found in _CAPITALS.finditer(text):
         acronym = found.group(1)
-        phrase = spelled_out(acronym, text) if acronym.lower() == term else None
-        if phrase is None:
+        if acronym.lower() != term:
             continue
-        words = r"\s+".join(map(re.escape, phrase.split()))
-        beside = rf"{acronym}s?\s*\(\s*{words}\s*\)|{words}\s*\(\s*{acronym}s?\s*\)"
-        if re.search(beside, text):
-            return phrase
+        phrase = spelled_out(acronym, text)
+        if phrase is not None:
+            words = r"\s+".join(map(re.escape, phrase.split()))
+            beside = rf"{acronym}s?\s*\(\s*{words}\s*\)|{words}\s*\(\s*{acronym}s?\s*\)"
+            if re.search(beside, text):
+                return phrase
+        # in any case, one word (or part of a hyphenated one) a letter: "Behavior-driven
+        # development (or BDD)"
+        words = rf"(?<![\w-])((?:\w+[\s-]+){{{len(acronym) - 1}}}\w+)"
+        for beside in (
+            rf"{words}\s*\(\s*(?:or\s+|a\.?k\.?a\.?\s+)?{acronym}s?\s*\)",
+            rf"{acronym}s?\s*\(\s*{words}\s*\)",
+        ):
+            for match in re.finditer(beside, text):
+                parts = re.split(r"[\s-]+", match.group(1))
+                if "".join(p[0] for p in parts).lower() == term:
+                    return match.group(1)
     return None
 
 

@@ -321,7 +321,15 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     )
     for unit in opening:
         phrase = spelled[id(unit)] or named.get(id(unit))
-        if phrase:  # "What is CLDR?": "Common Locale Data Repository"
+        # "What is CLDR?": "Common Locale Data Repository"; but "Behavior-driven development
+        # (or BDD) is an agile ... technique ..." says what it is as well
+        says = phrase and re.match(
+            rf"(?:the |an? )?{re.escape(phrase)} \([^()]*\) (?=(?:is|are)\b)", unit.text, re.I
+        )
+        if says:  # the phrase, its acronym, and the clause saying what it is
+            quote = unit.text[: says.end()] + clause_at(unit.text, says.end())
+            return ShortAnswer(quote, quote, unit.source)
+        if phrase:
             return ShortAnswer(phrase, phrase, unit.source)
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = clause_at(unit.text, entry.end() if entry else 0)

@@ -231,7 +231,10 @@ def _definition_lines(blocks: list[tuple[str, list[str]]]) -> list[tuple[str, li
             if all(" | " in line for line in lines):
                 out.extend(("row", [line]) for line in lines)
                 continue
-            out.extend(_standalone_lines(lines))
+            # after "The main differences with behave are:", each line standing alone is an
+            # item of the list it introduces, though it ends a sentence
+            listed = said is not None and _LISTS_POINTS.search(said[1][-1]) is not None
+            out.extend(_standalone_lines(lines, listed=listed))
             continue
         out.append((kind, lines))
     return out
@@ -330,12 +333,23 @@ def _says(line: str) -> bool:
     )
 
 
-def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
+_LISTS_POINTS = re.compile(
+    r"\b(?:differences|issues|reasons|advantages|disadvantages|benefits|drawbacks|"
+    r"limitations|problems)\b[^:]*:\s*$",
+    re.IGNORECASE,
+)
+"""A sentence introducing a list of points ("The main differences with behave are:")."""
+
+
+def _standalone_lines(lines: list[str], *, listed: bool = False) -> list[tuple[str, list[str]]]:
     """``lines`` cut where a line stands alone: a short one not running on into the next
-    (which opens like a new item). A paragraph wrapped at a fixed width runs on instead."""
+    (which opens like a new item). A paragraph wrapped at a fixed width runs on instead.
+    ``listed``: the lines follow a sentence introducing a list, each piece is an item."""
     pieces: list[list[str]] = [[lines[0]]]
     for before, line in itertools.pairwise(lines):
-        ended = len(before.strip()) < _WRAP and not _RUNS_ON.search(before)
+        ended = (len(before.strip()) < _WRAP or (listed and _ENDS.search(before))) and not (
+            _RUNS_ON.search(before)
+        )
         # a parameter's line, or an option's entry ("--no-abbrev: Display ..."), after a line
         # that ends a sentence starts a unit of its own; a typed parameter's line ("timeout
         # (float) - Timeout in seconds, default 20 seconds"), or one giving its default
@@ -351,13 +365,13 @@ def _standalone_lines(lines: list[str]) -> list[tuple[str, list[str]]]:
             pieces[-1].append(line)
     if len(pieces) == 1:
         return [("prose", lines)]
-    return [(_line_kind(piece), piece) for piece in pieces]
+    return [(_line_kind(piece, listed=listed), piece) for piece in pieces]
 
 
-def _line_kind(lines: list[str]) -> str:
+def _line_kind(lines: list[str], *, listed: bool = False) -> str:
     if len(lines) == 1 and " | " in lines[0]:
         return "row"
-    if _FIELD.match(lines[0]):
+    if _FIELD.match(lines[0]) or listed:
         return "item"
     return "prose" if _ENDS.search(lines[-1]) else "item"
 
