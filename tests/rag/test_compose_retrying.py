@@ -283,3 +283,22 @@ def test_an_acronym_after_or_in_parentheses_is_defined_by_its_sentence() -> None
     assert defines_subject(bdd.text.split("\n\n")[1], subject) == 1.0
     _, line = _line("What is BDD?", [bdd])
     assert line is not None and "agile software development technique" in line, line
+
+
+def test_what_to_do_in_the_case_described_a_few_sentences_on_is_the_way() -> None:
+    exiting = chunk(
+        13,
+        "Exit a CLI program\n\n"
+        "You can normally just let the code of your CLI program finish its execution, but in "
+        "some scenarios, you might want to terminate at some point in the middle of it. And "
+        "prevent any subsequent code to run. This doesn't have to mean that there's an error, "
+        "just that nothing else needs to be executed. In that case, you can raise a "
+        "typer.Exit() exception:\n\n"
+        "There are several things to see in this example.",
+        "Terminating",
+        "Exit a CLI program",
+    )
+    question = "How do I terminate the program in the middle of a command?"
+    texts, line = _line(question, [exiting])
+    assert "In that case, you can raise a typer.Exit() exception:" in texts, texts
+    assert line == "typer.Exit()", line

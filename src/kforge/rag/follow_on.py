@@ -134,11 +134,25 @@ method appropriately")."""
 def way_after(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     """For "how do I": the sentence right after ``best`` that says how what ``best`` describes
     is done ("In some cases you could want to ... confirm it by typing it twice." then "You can
-    do it passing the parameter confirmation_prompt=True."), else nothing."""
+    do it passing the parameter confirmation_prompt=True."), else nothing. A few sentences on,
+    one saying what to do in the case described says it too ("... you might want to terminate
+    at some point in the middle of it." then "In that case, you can raise a typer.Exit()
+    exception:")."""
     nxt = next((c for c in own if c.position == best.position + 1), None)
-    if nxt is None or nxt.kind != "sentence" or not _SAYS_HOW.match(nxt.text):
-        return []
-    return [nxt]
+    if nxt is not None and nxt.kind == "sentence" and _SAYS_HOW.match(nxt.text):
+        return [nxt]
+    later = (c for c in own if 0 < c.position - best.position <= _CASE_SPAN)
+    return [c for c in later if c.kind == "sentence" and _IN_THAT_CASE.match(c.text)][:1]
+
+
+_IN_THAT_CASE = re.compile(
+    r"^(?:in (?:that|this|such a|these|those|such) cases?|if so|for (?:that|this)),? (?:you|we|one) "
+    r"(?:can|could|should|must|need to|may)\b",
+    re.IGNORECASE,
+)
+"""What to do in the case the sentences before describe: "In that case, you can raise ..."."""
+_CASE_SPAN = 3
+"""How far after the sentence describing a case the one saying what to do in it may come."""
 
 
 def subject_of(value: Candidate, own: Sequence[Candidate]) -> Candidate | None:
