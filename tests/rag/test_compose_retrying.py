@@ -302,3 +302,18 @@ def test_what_to_do_in_the_case_described_a_few_sentences_on_is_the_way() -> Non
     texts, line = _line(question, [exiting])
     assert "In that case, you can raise a typer.Exit() exception:" in texts, texts
     assert line == "typer.Exit()", line
+
+
+def test_a_yes_no_question_naming_several_things_is_not_asked_of_both() -> None:
+    gherkin = chunk(
+        14,
+        "The Gherkin language\n\n"
+        "The words Given, When and Then are often used to help drive out the scenarios, but "
+        "are not mandated.",
+        "Behavior Driven Development",
+        "The Gherkin language",
+    )
+    question = "Are the words Given, When and Then mandatory?"
+    segments = compose_extractive(question, [gherkin])
+    line = short_answer(question, segments, [gherkin])
+    assert line is not None and line.quote == "but are not mandated", line

@@ -25,6 +25,7 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 """A word that says no (``cls=None``, a default value written as code, does not)."""
+_BOTH = re.compile(r"\b(?:both|same)\b", re.IGNORECASE)
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 CONDITION = re.compile(
@@ -36,7 +37,9 @@ CONDITION = re.compile(
 def yes_no(
     question: Question, units: Sequence[Segment], passages: Sequence[Chunk]
 ) -> ShortAnswer | None:
-    if len(question.options) == 2 and passages:
+    # "are X and Y both ...", "... of the same ...": not any question naming two things ("Are
+    # the words Given, When and Then mandatory?")
+    if len(question.options) == 2 and passages and _BOTH.search(question.text):
         verdict = _both(question, passages)
         if verdict is not None:
             best = units[0]
