@@ -317,3 +317,18 @@ def test_a_yes_no_question_naming_several_things_is_not_asked_of_both() -> None:
     segments = compose_extractive(question, [gherkin])
     line = short_answer(question, segments, [gherkin])
     assert line is not None and line.quote == "but are not mandated", line
+
+
+def test_whether_or_not_says_no_no() -> None:
+    interpolation = chunk(
+        15,
+        "interpolation\n\n"
+        "\u2018interpolation\u2019: True\n\n"
+        "Whether string interpolation is switched on or not. It is on (True) by default.",
+        "Reading and Writing Config Files",
+        "interpolation",
+    )
+    question = "Is string interpolation on by default?"
+    segments = compose_extractive(question, [interpolation])
+    line = short_answer(question, segments, [interpolation])
+    assert line is None or line.answer != "No.", line

@@ -20,7 +20,8 @@ __all__ = ["CONDITION", "yes_no"]
 
 
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    # not the "or not" of "whether ... or not", which asks rather than denies
+    r"\b(?:(?<!\bor )not|no|never|cannot|can't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
     r"won't|unsafe|neither|nor|none|without)\b(?<!=None)|n't\b",
     re.IGNORECASE,
 )
