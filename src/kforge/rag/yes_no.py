@@ -26,6 +26,12 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 """A word that says no (``cls=None``, a default value written as code, does not)."""
+_NO_SUBJECT = re.compile(
+    r"^(?:but|and|or|yet)\s+(?:(?:is|are|was|were|can|cannot|does|do|did|will|would|should|"
+    r"must|may|might|has|have|had)(?:n't)?|not|never)\b",
+    re.IGNORECASE,
+)
+"""A clause going on from its sentence's subject without naming it ("but are not mandated")."""
 _BOTH = re.compile(r"\b(?:both|same)\b", re.IGNORECASE)
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
@@ -144,7 +150,12 @@ def _deciding(text: str, at: int) -> str:
     # a parenthesis closed before it ends no clause but its own: "On Linux (RH 8) you cannot
     # spawn a child ...", not "RH 8) you cannot ..."
     starts += [m.end() for m in re.finditer(r"\)\s+", text[:at])]
-    return clause_at(text, max(starts, default=0))
+    clause = clause_at(text, max(starts, default=0))
+    if _NO_SUBJECT.match(clause) and len(whole.split()) <= 2 * MAX_WORDS:
+        # "but are not mandated" says no of nothing alone: "The words Given, When and Then
+        # are often used to help drive out the scenarios, but are not mandated"
+        return whole
+    return clause
 
 
 def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
