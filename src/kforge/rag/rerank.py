@@ -319,7 +319,8 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     """``pool`` with, at its best hit's score, the first passages of a search for X alone that
     open by defining X ("Scrapy is an application framework for crawling web sites"): where
     every page names X (the product the documents are about), the question's own words rank
-    any of them first, and the page introducing X need not be among the pool's 40."""
+    any of them first, and the page introducing X need not be among the pool's 40. So do those
+    writing an acronym X beside the words it stands for, wherever the pool ranks them."""
     phrase = subject_phrase(asked)
     if not phrase or not pool:
         return pool
@@ -329,18 +330,19 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     held = {hit.chunk.id for hit in pool}
     wider = corpus.search(phrase, DEFINING_POOL, mode="lexical")
     subject = defined_subject(asked)
+    # an acronym spelled out beside it, wherever in the passage ("the CLDR (Common Locale Data
+    # Repository)"): where the documents say what it stands for, raised though in the pool
+    spelled = {hit.chunk.id for hit in wider if spelled_beside(hit.chunk.text, subject)}
     defining = [
         hit.chunk
         for hit in wider
-        if (hit.chunk.id not in held or spelled_beside(hit.chunk.text, subject))
-        and (
-            any(
+        if hit.chunk.id in spelled
+        or (
+            hit.chunk.id not in held
+            and any(
                 unit.kind == "sentence" and says_what.match(unit.text)
                 for unit in passage_units(hit.chunk.text)[:_DEFINING_UNITS]
             )
-            # an acronym spelled out beside it, wherever in the passage ("the CLDR (Common
-            # Locale Data Repository)"): where the documents say what it stands for
-            or spelled_beside(hit.chunk.text, subject) is not None
         )
     ]
     top = max(hit.score for hit in pool)
