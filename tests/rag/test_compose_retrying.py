@@ -5,10 +5,11 @@ before the noun asked, an option of a program's help, and imports that take no s
 
 from __future__ import annotations
 
-from kforge.rag.compose import compose_extractive
+from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.corpus import Corpus
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import question_focus
+from kforge.rag.named_answer import best_name
 from kforge.rag.question import read_question
 from kforge.rag.rerank import rerank_hits, search_units
 from kforge.rag.short_answer import short_answer
@@ -333,3 +334,21 @@ def test_whether_or_not_says_no_no() -> None:
     segments = compose_extractive(question, [interpolation])
     line = short_answer(question, segments, [interpolation])
     assert line is None or line.answer != "No.", line
+
+
+def test_a_pronoun_opening_a_sentence_names_nothing() -> None:
+    units = [
+        Segment(
+            "Keywords, values, and section names can be surrounded by single or double quotes.",
+            0,
+            0,
+        ),
+        Segment("Keywords and section names can only be strings .", 1, 1),
+        Segment(
+            "You can\u2019t have a keyword with the same name as a section (in the same section).",
+            2,
+            2,
+        ),
+    ]
+    found = best_name(read_question("What can keywords and section names be?"), units)
+    assert found is None or found.quote != "You", found

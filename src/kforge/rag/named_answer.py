@@ -37,7 +37,8 @@ _NEAR = 6
 """Words on either side of a name in which the question's words count as near it."""
 _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
-_OPENERS = word_set("The A An It He She They This These In On At For As")
+_OPENERS = word_set("The A An It He She They This These In On At For As You We I Your Our Note")
+"""Words a sentence opens with that name nothing ("You can't have a keyword ...")."""
 _VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
 _SURE = 1.4
 """The score of a cloze sure enough to answer from a sentence the answer does not quote: the
