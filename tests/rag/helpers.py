@@ -9,9 +9,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from kforge.llm.types import Message, ModelResponse, ModelSettings, ToolSpec
-from kforge.rag.types import Chunk, SearchHit
+from kforge.rag.compose import compose_extractive
+from kforge.rag.corpus import Corpus
+from kforge.rag.rerank import search_units
+from kforge.rag.short_answer import short_answer
+from kforge.rag.types import Chunk, SearchHit, SourceDocument
+from kforge.store.memory import MemoryStore
 
-__all__ = ["FakeComplete", "HashEmbedder", "make_hit", "make_pdf", "page_chunk"]
+__all__ = [
+    "FakeComplete",
+    "HashEmbedder",
+    "asked_over",
+    "make_hit",
+    "make_pdf",
+    "page_chunk",
+]
 
 
 def _pdf_string(text: str) -> str:
@@ -140,3 +152,16 @@ def make_hit(n: int, text: str = "", *, file: str = "doc.md") -> SearchHit:
         index=n,
     )
     return SearchHit(chunk, 1.0 / (n + 1), n + 1)
+
+
+def asked_over(
+    pages: list[SourceDocument], question: str, k: int = 3
+) -> tuple[list[str], list[str], str | None]:
+    """``question`` asked over ``pages`` indexed in a new corpus: the files searched first,
+    the answer's units and its short line."""
+    corpus = Corpus.open(MemoryStore(), "t")
+    corpus.add_documents(pages)
+    chunks = [h.chunk for h in search_units(corpus, question, k)]
+    segments = compose_extractive(question, chunks)
+    line = short_answer(question, segments, chunks)
+    return [c.file for c in chunks], [s.text for s in segments], line.answer if line else None

@@ -11,6 +11,7 @@ from kforge.rag.rerank import search_units
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import Chunk, SourceDocument
 from kforge.store.memory import MemoryStore
+from tests.rag.helpers import asked_over
 
 
 def chunk(i: int, text: str, heading: str) -> Chunk:
@@ -25,19 +26,6 @@ def chunk(i: int, text: str, heading: str) -> Chunk:
         end=len(text),
         text=text,
     )
-
-
-def asked_over(
-    pages: list[SourceDocument], question: str, k: int = 3
-) -> tuple[list[str], list[str], str | None]:
-    """``question`` asked over ``pages`` indexed in a new corpus: the files searched first,
-    the answer's units and its short line."""
-    corpus = Corpus.open(MemoryStore(), "t")
-    corpus.add_documents(pages)
-    chunks = [h.chunk for h in search_units(corpus, question, k)]
-    segments = compose_extractive(question, chunks)
-    line = short_answer(question, segments, chunks)
-    return [c.file for c in chunks], [s.text for s in segments], line.answer if line else None
 
 
 def test_numbers_that_name_things_count_nothing() -> None:

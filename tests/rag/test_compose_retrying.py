@@ -6,17 +6,16 @@ before the noun asked, an option of a program's help, and imports that take no s
 from __future__ import annotations
 
 from kforge.rag.compose import Segment, compose_extractive
-from kforge.rag.corpus import Corpus
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import question_focus
 from kforge.rag.named_answer import best_name
 from kforge.rag.question import read_question
-from kforge.rag.rerank import rerank_hits, search_units
+from kforge.rag.rerank import rerank_hits
 from kforge.rag.short_answer import short_answer
 from kforge.rag.spans import named_kind
 from kforge.rag.types import SearchHit, SourceDocument
 from kforge.rag.units import passage_units
-from kforge.store.memory import MemoryStore
+from tests.rag.helpers import asked_over
 from tests.rag.helpers import page_chunk as chunk
 
 
@@ -37,7 +36,6 @@ def test_an_acronym_spelled_out_beside_it_defines_it() -> None:
 
 
 def test_what_is_an_acronym_reads_the_page_spelling_it_out() -> None:
-    corpus = Corpus.open(MemoryStore(), "t")
     pages = [
         SourceDocument(
             f"changes{i}.html",
@@ -57,10 +55,8 @@ def test_what_is_an_acronym_reads_the_page_spelling_it_out() -> None:
             "Introduction",
         )
     )
-    corpus.add_documents(pages)
-    hits = search_units(corpus, "What is CLDR?", 3)
-    assert hits[0].chunk.file == "intro.html", [h.chunk.file for h in hits]
-    _, line = _line("What is CLDR?", [h.chunk for h in hits])
+    files, _, line = asked_over(pages, "What is CLDR?")
+    assert files[0] == "intro.html", files
     assert line == "Common Locale Data Repository", line
 
 
@@ -234,6 +230,16 @@ def test_a_sentence_ending_by_naming_x_says_what_x_is() -> None:
     assert rerank_hits(question_focus(question), hits, 2)[0].chunk is intro
     _, line = _line(question, [intro, mentions])
     assert line == "A python module/file that defines tasks for doit", line
+    # what a long sentence says before "is called" is cut to a short line's length
+    long = chunk(
+        17,
+        "Intro\n\nA python module that holds the tasks, the settings and the hooks of a "
+        "project, which doit reads each time it starts, is called dodo file.",
+        "Tasks",
+        "Intro",
+    )
+    _, line = _line(question, [long])
+    assert line is None or len(line.split()) <= 12, line
 
 
 LETTUCE = chunk(

@@ -42,6 +42,7 @@ from kforge.rag.question import (
 )
 from kforge.rag.short_quote import (
     EXCEPTION_NOUNS,
+    MAX_WORDS,
     ShortAnswer,
     clause_at,
     exception_named,
@@ -320,7 +321,9 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
         key=lambda u: (not spelled[id(u)], -weight[id(u)], not holds_kind(u.text, question))
     )
     for unit in opening:
-        phrase = spelled[id(unit)] or named.get(id(unit))
+        # (what is named so only when it reads as a line: a short one)
+        clause = named.get(id(unit)) or ""
+        phrase = spelled[id(unit)] or (clause if len(clause.split()) <= MAX_WORDS else "")
         # "What is CLDR?": "Common Locale Data Repository"; but "Behavior-driven development
         # (or BDD) is an agile ... technique ..." says what it is as well
         says = phrase and re.match(
