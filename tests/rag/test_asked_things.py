@@ -4,7 +4,8 @@ text for "how do I", a network address for "which address"."""
 from __future__ import annotations
 
 from kforge.rag.compose import compose_extractive
-from kforge.rag.question import holds_kind, read_question
+from kforge.rag.kinds import holds_kind
+from kforge.rag.question import read_question
 from tests.rag.helpers import page_chunk as chunk
 
 

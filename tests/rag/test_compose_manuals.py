@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.grounded import number_segments
-from kforge.rag.question import holds_kind, read_question
+from kforge.rag.kinds import holds_kind
+from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
 from tests.rag.helpers import page_chunk as chunk
 

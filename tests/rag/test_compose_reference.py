@@ -515,8 +515,8 @@ def test_the_size_of_text_is_given_in_characters_words_or_tokens() -> None:
 
 
 def test_a_span_of_time_said_in_words_is_a_quantity_and_a_second_call_is_not() -> None:
+    from kforge.rag.kinds import holds_kind
     from kforge.rag.quantities import asked_units, states_in_units
-    from kforge.rag.question import holds_kind
 
     question = read_question("Once a feature is deprecated, how long do I have before it goes?")
     allowed = "Deprecated usage is still allowed for at least a year and half after a release."

@@ -9,7 +9,8 @@ from __future__ import annotations
 from kforge.rag.compose import compose_extractive
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import question_focus
-from kforge.rag.question import holds_kind, read_question
+from kforge.rag.kinds import holds_kind
+from kforge.rag.question import read_question
 from kforge.rag.rerank import rerank_hits
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import SearchHit

@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from kforge.rag.commands import is_step, runs_example
+from kforge.rag.kinds import holds_kind
 from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
@@ -17,7 +18,6 @@ from kforge.rag.question import (
     PURPOSE_FIRST,
     Question,
     asked_code_noun,
-    holds_kind,
     identifiers,
     mentions,
     read_question,
@@ -174,7 +174,12 @@ def find_candidates(
                 units[n - 1] if n else None,
                 units[n + 1] if n + 1 < len(units) else None,
             )
-            if (
+            text = unit.text
+            if _gives_form(unit, after, question):
+                # "The personal dictionary generally has a filename of the form:" and the name
+                # it leads, ".aspell.lang.pws": one stretch of the passage, quoted whole
+                text = f"{unit.text} {after.text}"  # type: ignore[union-attr]
+            elif (
                 unit.text.endswith(":")
                 and not _introduces(unit, after, question)
                 and not _FOR_EXAMPLE.search(unit.text)
@@ -198,7 +203,7 @@ def find_candidates(
             if _VERSION_NOTE.match(unit.text) and question.kind != "when":
                 continue  # "New in version 0.8.": when it came, not what it is
             names = {NAME_PREFIX + n for n in _names_asked(unit, entry, context, question)}
-            terms = unit_terms(unit.text) | names
+            terms = unit_terms(text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):
                 terms |= unit_terms(before.text)  # "Undo a commit and redo" says what it does
             if _SOLVES.match(unit.text):
@@ -220,7 +225,7 @@ def find_candidates(
             elif does_what_is_asked(unit.text, question):
                 answers = alike = True  # "To apply more than one filter, separate ...:"
             out.append(
-                Candidate(unit.text, index, unit.position, unit.kind, terms, entry, answers, alike)
+                Candidate(text, index, unit.position, unit.kind, terms, entry, answers, alike)
             )
     return out
 
@@ -266,6 +271,30 @@ def _page_questions(
             if said >= _ANSWERING:
                 asked = None
     return out
+
+
+_FORM_CHARS = 60
+"""The longest one line of code a sentence may lead as its own words (a name, a format)."""
+_NAMES_FORM = re.compile(
+    r"\b(?:of the form|has the format|in the format|(?:is |are )?(?:named|called)|looks like)\s*:$"
+)
+"""A sentence ending by saying that what follows is the name or form of what it speaks of."""
+
+
+def _gives_form(unit: Unit, after: Unit | None, question: Question) -> bool:
+    """True when ``unit``, a sentence ending by saying a form or name follows, leads one short
+    line of code that completes it for a question other than "how do I" ("... has a filename
+    of the form:" then ``.aspell.lang.pws``): the two say it together; for "how do I", the
+    code is the way and leads the answer itself."""
+    return (
+        unit.kind == "sentence"
+        and _NAMES_FORM.search(unit.text) is not None
+        and after is not None
+        and after.kind == "code"
+        and "\n" not in after.text
+        and len(after.text) <= _FORM_CHARS
+        and question.kind != "procedure"
+    )
 
 
 def _introduces(unit: Unit, after: Unit | None, question: Question) -> bool:

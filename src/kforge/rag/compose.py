@@ -43,6 +43,7 @@ from kforge.rag.follow_on import (
     way_after,
 )
 from kforge.rag.hops import hop_to, named_passages
+from kforge.rag.kinds import holds_kind
 from kforge.rag.names import is_entry_of, is_entry_of_another, kind_names
 from kforge.rag.quantities import (
     asked_units,
@@ -57,7 +58,6 @@ from kforge.rag.quantities import (
 )
 from kforge.rag.question import (
     asked_noun,
-    holds_kind,
     read_question,
 )
 from kforge.rag.types import Chunk

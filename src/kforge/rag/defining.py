@@ -12,6 +12,7 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.question import Question, identifiers, mentions, term_of, unit_terms
 
 __all__ = [
+    "after_maker",
     "after_subject",
     "defined_subject",
     "defines_subject",
@@ -143,6 +144,22 @@ _SAYS_WHAT = re.compile(
 is for ("TypedDict lets you give precise types ...")."""
 
 
+_MAKER = re.compile(r"(?!(?:The|This|These|That|A|An|In|On|For|If|Unlike)\b)[A-Z][\w.+-]*")
+"""One or two capitalised words a sentence names its subject after: its maker or project
+("GNU Aspell", "Apache Kafka"), never "The", "If" or "Unlike"."""
+
+
+def after_maker(text: str) -> list[str]:
+    """``text`` without the one or two capitalised words it may open with, each way ("GNU
+    Aspell is ..." as "Aspell is ...")."""
+    words = text.split(" ", 2)
+    return [
+        " ".join(words[n:])
+        for n in (1, 2)
+        if len(words) > n and all(_MAKER.fullmatch(word) for word in words[:n])
+    ]
+
+
 def defines_subject(text: str, subject: frozenset[str]) -> float:
     """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
     an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ...", an
@@ -153,6 +170,11 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
         return 1.0
     rest = after_subject(text, subject)
     if rest is None:
+        # "GNU Aspell is a spell checker ...": its maker's name first, then what it is
+        for bare in after_maker(text):
+            rest = after_subject(bare, subject)
+            if rest is not None and _SAYS_WHAT.match(rest):
+                return 1.0
         return 0.0
     entry = _TERM_OPENING.match(text)
     if entry:

@@ -16,7 +16,6 @@ from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import ENTRY, name_pattern
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
-from kforge.rag.quantities import counted_numbers, value_in_words
 from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
 
@@ -32,7 +31,6 @@ __all__ = [
     "asked_noun",
     "asking_sentence",
     "date_spans",
-    "holds_kind",
     "identifiers",
     "mentions",
     "name_spans",
@@ -165,11 +163,6 @@ DATE = re.compile(
     rf"(?<![\d\u2013-])\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
     rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
 )
-_REASONING = re.compile(
-    r"\b(?:because|since|so that|in order to|due to|as a result|therefore|thus|otherwise|"
-    r"to (?:avoid|prevent|ensure|allow|make sure|keep)|prevents?|ensures?|allows?|caused? by)\b",
-    re.IGNORECASE,
-)
 _DOING = (
     r"(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|write|specify|"
     r"invoke|import|require|execute|issue|compile|enable|disable|register|configure)"
@@ -199,21 +192,6 @@ PROCEDURAL = re.compile(
     r"raising))\s+(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z]{2,}|[A-Z][a-z]+[A-Z]\w*)\b"
     r"|[\w.]*(?:_|\(|=|\.\w)\S*|--?\w|\w+\s+to\s+(?-i:True|False|None)\b)",  # "ssl to False"
     re.IGNORECASE,
-)
-_DEFINING = re.compile(
-    r"\b(?:is|are|was|were|refers to|means|denotes|represents|describes|contains|returns|"
-    r"holds|gives|yields|"
-    r"is called|are called|known as|stands for|defined as)\b|^[^:]{1,60}::? ",
-    re.IGNORECASE,
-)
-_PURPOSE_ASKED = re.compile(r"\bfor\s*\?\s*$|\b(?:purpose|point) of\b", re.IGNORECASE)
-_PURPOSE = re.compile(
-    r"\b(?:helps?|lets?|allows?|enables?|used (?:to|for)|in order to|so that|useful|"
-    r"purpose|designed to|intended|makes? it (?:easy|possible)|provides?|serves? to)\b",
-    re.IGNORECASE,
-)
-_PROPER = re.compile(
-    r"(?<!^)(?<![.!?] )\b[A-Z][\w'\u2019-]+(?:\s+(?:[A-Z][\w'\u2019-]+|of|de|the|and))*"
 )
 _LEADING_WH = re.compile(r"^\W*(?:which|what|who|whom|whose|when|where|why|how)\b", re.I)
 
@@ -416,48 +394,6 @@ def mentions(text: str, name: str) -> bool:
     forms = name_pattern(name)
     pattern = rf"(?<![\w$-])(?:{forms})(?![\w$]|\.[A-Za-z_$])"
     return re.search(pattern, text, re.IGNORECASE) is not None
-
-
-def holds_kind(text: str, question: Question) -> bool:
-    """True when ``text`` holds the kind of thing ``question`` asks for."""
-    kind = question.kind
-    if kind == "quantity":  # a number that counts or measures, not one that names
-        if asked_noun(question.text) in _ADDRESS_NOUNS:  # "which address ... by default"
-            return _ADDRESS.search(text) is not None
-        # or in words: "By default, the TemplateLookup size is unbounded.", "... tags. Default."
-        found = next(counted_numbers(text, question.text), None)
-        return found is not None or value_in_words(text, question.terms)
-    if kind == "procedure":
-        return PROCEDURAL.search(text) is not None or "\n" in text
-    if kind == "definition":
-        if _PURPOSE_ASKED.search(question.text):  # "what are signals for?": what they let do
-            return _PURPOSE.search(text) is not None
-        return _DEFINING.search(text) is not None
-    if kind == "reason":
-        return _REASONING.search(text) is not None
-    if kind == "when":
-        return DATE.search(text) is not None
-    if kind == "where":  # a place, or in documentation a folder or a path
-        return _PROPER.search(text) is not None or LOCATION.search(text) is not None
-    if kind == "who":
-        return _PROPER.search(text) is not None
-    if kind in ("choice", "comparison"):
-        return sum(any(mentions(text, w) for w in _words_of(o)) for o in question.options) >= 1
-    return True
-
-
-_ADDRESS_NOUNS = frozenset({"address", "host", "hostname", "interface", "ip"})
-"""What "which X" asks when X is a network address: an address, not a number."""
-_ADDRESS = re.compile(
-    r"(?<![\w.])(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[?::1?\]?)(?![\w.]\w)", re.I
-)
-"""A network address: ``127.0.0.1``, ``0.0.0.0``, ``localhost``, ``::1``."""
-
-
-def _words_of(option: str) -> list[str]:
-    return [w for w in re.findall(r"[\w'\u2019-]+", option) if w[0].isupper() or len(w) > 3] or [
-        option
-    ]
 
 
 _NAME = re.compile(

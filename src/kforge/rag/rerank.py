@@ -31,7 +31,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kforge.rag.analyze import STOPWORDS, tokenize
-from kforge.rag.defining import defined_subject, defines_subject, spelled_beside, subject_phrase
+from kforge.rag.defining import (
+    after_maker,
+    defined_subject,
+    defines_subject,
+    spelled_beside,
+    subject_phrase,
+)
 from kforge.rag.focus import CorpusStatistics, Focus, FocusTerm, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import is_entry_of, kind_names
@@ -340,7 +346,8 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
         or (
             hit.chunk.id not in held
             and any(
-                unit.kind == "sentence" and says_what.match(unit.text)
+                unit.kind == "sentence"
+                and any(says_what.match(t) for t in (unit.text, *after_maker(unit.text)))
                 for unit in passage_units(hit.chunk.text)[:_DEFINING_UNITS]
             )
         )
@@ -354,7 +361,6 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
 
 _DEFINING_UNITS = 3
 """The units a passage opens with that are read for a definition of X."""
-
 
 _RELEASE = re.compile(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b")
 

@@ -23,6 +23,7 @@ from kforge.rag.compose import Segment
 from kforge.rag.defining import defined_subject, defines_subject, spelled_beside
 from kforge.rag.hops import mentions_title
 from kforge.rag.identifier_line import asked_code_noun, identifier_line
+from kforge.rag.kinds import holds_kind
 from kforge.rag.named_answer import answering_span, best_name
 from kforge.rag.names import is_entry_of, kind_names
 from kforge.rag.procedure_line import CODE_NAME, procedure_line
@@ -34,7 +35,6 @@ from kforge.rag.question import (
     ENTRY,
     Question,
     asked_noun,
-    holds_kind,
     identifiers,
     mentions,
     read_question,

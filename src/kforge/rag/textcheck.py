@@ -195,9 +195,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*(?:[A-Z0-9`]|
 """A sentence ends before a capital, a digit, code, or a decorator ("... there. @app.route()
 creates a simple route")."""
 _ABBREVIATIONS = re.compile(
-    r"\b(?:(?i:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)|[A-Z])\.$"
+    r"(?<![\w/~-])(?:(?i:e\.g|i\.e|etc|vs|cf|Dr|Mr|Mrs|Ms|St|No|Fig|approx)|[A-Z])\.$"
 )
-"""Ends of words that are no sentence end: abbreviations, and an initial ("M. Night")."""
+"""Ends of words that are no sentence end: abbreviations, and an initial ("M. Night"); not the
+last part of a path ("... normally /usr/etc or /usr/local/etc. To find out ...")."""
 
 
 _RUN_TOGETHER = re.compile(

@@ -35,6 +35,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _RULE = re.compile(r"^\s*[-=*_]{3,}\s*$")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 _ROW_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+_SHORT_CELL = re.compile(r"^\s*[^\s|]{1,3} \| \S")
+"""A table's row whose first cell is a mark or two ("+ | Enter TeX mode.", "# | Save ..."),
+not a list's bullet or a heading."""
 _DEFINITION = re.compile(r"^\s*[^\s:|][^:]{0,80}?(?:::|:)(?:\s+\S|\s*$)")
 _ASCIIDOC_TERM = re.compile(r"^\s*\S.*::\s*$")
 _TYPE_ONLY = re.compile(r"^(?:Returns:\s*|Type:\s*)?\{[^{}]*\}$")
@@ -133,7 +136,8 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
         if _FENCE.match(line):
             fenced = [line]
             continue
-        heading = _HEADING.match(line)
+        cell = _SHORT_CELL.match(line) is not None  # "# | Save ...": a row, no heading
+        heading = None if cell else _HEADING.match(line)
         if heading:
             blocks.append(("heading", [heading.group(1)]))
         elif not stripped or _RULE.match(line):
@@ -141,7 +145,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
         elif _ROW.match(line):
             if not _ROW_RULE.match(line):
                 blocks.append(("row", [line]))
-        elif _BULLET.match(line):
+        elif _BULLET.match(line) and not cell:
             blocks.append(("item", [line]))
         elif _ASCIIDOC_TERM.match(line):
             if blocks and blocks[-1][0] == "term" and all(map(_ASCIIDOC_TERM.match, blocks[-1][1])):
