@@ -20,7 +20,7 @@ def test_a_product_named_after_its_maker_is_defined_by_the_sentence_saying_what_
     subject = defined_subject(read_question("What is Aspell?"))
     said = "GNU Aspell is a spell checker designed to eventually replace Ispell."
     assert defines_subject(said, subject) == 1.0
-    assert defines_subject("Apache Kafka Streams is a client library.", subject) == 0.0
+    assert defines_subject("Since Aspell is a library, it links.", subject) == 0.0
     assert defines_subject("Unlike Ispell, Aspell is a library.", subject) == 0.0
     assert defines_subject("If Aspell is installed, run it.", subject) == 0.0
 

@@ -37,6 +37,7 @@ from kforge.rag.follow_on import (
     example_before,
     follow_on,
     refers_back,
+    runs_into_list,
     said_before,
     subject_of,
     value_of,
@@ -347,6 +348,7 @@ def compose_extractive(
             asked.kind in ("reason", "comparison", "definition")
             or best_here.text[-1:] == ":"
             or best_here.answers
+            or runs_into_list(best_here, owns[source])
         ):
             follows[id(best_here)] = [
                 c

@@ -112,6 +112,9 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
         term = entry.group(1).strip("*_` ")
         if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
             return None  # ``xfail_strict:`` is an entry of its own, not of xfail
+        first = term.split()[0] if term.split() else term
+        if re.search(r"\w[_.]\w", first) and unit_terms(first) != subject:
+            return None  # "Kitchen.i18n Module: ..." is the entry of kitchen.i18n
         return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
     words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
     if words and words[0].lower() in ("a", "an", "the"):
@@ -138,20 +141,21 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
 
 _SAYS_WHAT = re.compile(
     r"(?:is|are|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
-    r"helps? you)\b"
+    r"helps? you|aims? to|is (?:designed|meant|intended) to)\b"
 )
 """What a sentence says after naming its subject when it defines it: what it is, or what it
-is for ("TypedDict lets you give precise types ...")."""
+is for ("TypedDict lets you give precise types ...", "Kitchen aims to pull these small
+snippets of code into a few python modules")."""
 
 
-_MAKER = re.compile(r"(?!(?:The|This|These|That|A|An|In|On|For|If|Unlike)\b)[A-Z][\w.+-]*")
-"""One or two capitalised words a sentence names its subject after: its maker or project
-("GNU Aspell", "Apache Kafka"), never "The", "If" or "Unlike"."""
+_MAKER = re.compile(r"[A-Z]{2,6}")
+"""A maker's name written in capitals that a sentence may name its subject after ("GNU Aspell
+is a spell checker"), unlike a capitalised word opening a clause ("Since TypedDicts are ...")."""
 
 
 def after_maker(text: str) -> list[str]:
-    """``text`` without the one or two capitalised words it may open with, each way ("GNU
-    Aspell is ..." as "Aspell is ...")."""
+    """``text`` without the one or two makers' names it may open with, each way ("GNU Aspell
+    is ..." as "Aspell is ...")."""
     words = text.split(" ", 2)
     return [
         " ".join(words[n:])
@@ -188,11 +192,15 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
 
 def spelled_beside(text: str, subject: frozenset[str]) -> str | None:
     """The words an acronym ``subject`` stands for, when ``text`` writes them beside it in
-    parentheses ("the CLDR (Common Locale Data Repository)", "Write-Ahead Log (WAL)"): what a
-    "what is CLDR" question asks; else None."""
+    parentheses ("the CLDR (Common Locale Data Repository)", "Write-Ahead Log (WAL)") or says
+    so ("I18N is an abbreviation for internationalization"): what a "what is CLDR" question
+    asks; else None."""
     if len(subject) != 1:
         return None
     (term,) = subject
+    for said in _STANDS_FOR.finditer(text):  # "I18N is an abbreviation for internationalization"
+        if unit_terms(said.group(1)) == subject:
+            return said.group(2).strip()
     for found in _CAPITALS.finditer(text):
         acronym = found.group(1)
         if acronym.lower() != term:
@@ -218,6 +226,12 @@ def spelled_beside(text: str, subject: frozenset[str]) -> str | None:
 
 
 _CAPITALS = re.compile(r"(?<![\w-])([A-Z]{2,6})s?(?![\w-])")
+_STANDS_FOR = re.compile(
+    r"(?<![\w-])([A-Z][A-Za-z0-9]{1,9})\s+(?:is\s+(?:an?\s+|the\s+)?(?:abbreviation|acronym|"
+    r"short(?:hand)?|numeronym)\s+(?:of|for)|stands\s+for)\s+[\"\u201c]?([^.,;:()\"\u201d]{3,80})"
+)
+"""An abbreviation said to stand for its words: "I18N is an abbreviation for
+internationalization", "CLI stands for command line interface"."""
 _QUALIFIER = re.compile(r"^(?:of|for|in|on) (?:an? |the )?[\w.-]+,? ")
 """What a subject is of, before what is said of it ("of a column")."""
 _NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])

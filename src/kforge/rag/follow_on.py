@@ -15,6 +15,7 @@ __all__ = [
     "example_before",
     "follow_on",
     "refers_back",
+    "runs_into_list",
     "said_before",
     "subject_of",
     "value_of",
@@ -104,6 +105,8 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
                 break
             items.append(c)
         return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
+    if runs_into_list(best, own):
+        return [after[0]]  # "At the moment kitchen only requires" then "python: 2.4 or later"
     if best.answers:  # the page's answer to its own question: its next units too
         listed = [best]
         for c in after:
@@ -115,6 +118,24 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
         return []
     nxt = after[0]
     return [nxt] if refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
+
+
+_UNFINISHED = re.compile(r"(?:\w+\s+){3,}[a-z]+$")
+"""A sentence of four words or more that stops after a lower-case word, without punctuation."""
+_ENTRY = re.compile(r"^[^:\s][^:]{0,40}:\s+\S")
+
+
+def runs_into_list(best: Candidate, own: Sequence[Candidate]) -> bool:
+    """True when ``best`` stops without ending ("At the moment kitchen only requires") and the
+    unit of ``own`` (its passage's) right after it is an entry or an item of the list that
+    finishes it ("python: 2.4 or later"): a page rendered a sentence's end as a list."""
+    nxt = next((c for c in own if c.position == best.position + 1), None)
+    return (
+        best.kind == "sentence"
+        and _UNFINISHED.search(best.text) is not None
+        and nxt is not None
+        and (nxt.kind in ("item", "row") or _ENTRY.match(nxt.text) is not None)
+    )
 
 
 _SAYS_HOW = re.compile(

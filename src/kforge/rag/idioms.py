@@ -94,6 +94,8 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"possible|supported|permitted|accepted)\b))",
             r"minimum minimal \1 ",
         ),
+        # "what does I18N stand for?": what it is ("I18N is an abbreviation for ...")
+        (r"^what (?:does|do) (.+?) stand for\b", r"what is \1"),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )

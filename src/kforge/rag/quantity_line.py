@@ -145,6 +145,9 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
                     value += 1.0  # the unit the question asks in: "how many bytes" -> "64 bytes"
             if text[start - 1 : start] == "`" == text[end : end + 1] and start > 0:
                 start, end = start - 1, end + 1  # "`4`": the code span whole
+            lower = _RANGE_FROM.search(text[max(0, start - 40) : start])
+            if lower:  # "two to four bytes", "2-4 bytes": the range whole, not its top
+                start -= len(lower.group(0))
             value += 1.5 * ("default" in terms and marked_default(text, end))
             found.append((start, end, value))
         for start, end, value in found:
@@ -156,6 +159,16 @@ def quantity_line(question: Question, units: Sequence[Segment]) -> ShortAnswer |
     return ShortAnswer(best[1], best[1], best[2]) if best else None
 
 
+_NUMERAL = (
+    r"(?<![\w.])(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve)"
+)
+_RANGE_FROM = re.compile(
+    rf"(?:\bbetween\s+{_NUMERAL}\s+and|(?:\bfrom\s+)?{_NUMERAL}\s*(?:to|-|\u2013))\s*$",
+    re.IGNORECASE,
+)
+"""The lower end of a range before its upper end's number: "two to ", "between 2 and ", "2-"
+(not "3.8 or 4", two values)."""
 _GLUED = re.compile(r"-([A-Za-z]+)")
 """A word a number is joined to by a hyphen ("3-way", "64-bit")."""
 

@@ -323,7 +323,8 @@ _DEFINING_KEPT = 3
 
 def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> list[SearchHit]:
     """``pool`` with, at its best hit's score, the first passages of a search for X alone that
-    open by defining X ("Scrapy is an application framework for crawling web sites"): where
+    open by defining X ("Scrapy is an application framework for crawling web sites"), and the
+    opening of the page titled X and a tagline ("Kitchen, everything but the sink"): where
     every page names X (the product the documents are about), the question's own words rank
     any of them first, and the page introducing X need not be among the pool's 40. So do those
     writing an acronym X beside the words it stands for, wherever the pool ranks them."""
@@ -331,7 +332,8 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     if not phrase or not pool:
         return pool
     says_what = re.compile(
-        rf"^(?:the )?{re.escape(phrase)}(?: \([^()]*\))? (?:is|are) (?:an?|the|one)\b", re.I
+        rf"^(?:the )?{re.escape(phrase)}(?: \([^()]*\))? (?:is|are) (?:an?|the|one)\b",
+        re.I,
     )
     held = {hit.chunk.id for hit in pool}
     wider = corpus.search(phrase, DEFINING_POOL, mode="lexical")
@@ -339,10 +341,14 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     # an acronym spelled out beside it, wherever in the passage ("the CLDR (Common Locale Data
     # Repository)"): where the documents say what it stands for, raised though in the pool
     spelled = {hit.chunk.id for hit in wider if spelled_beside(hit.chunk.text, subject)}
+    # the opening of the page titled X and what it is ("Kitchen, everything but the sink"):
+    # the documents' front page, which says what X is for
+    tagline = re.compile(rf"^{re.escape(phrase)}\s*(?:[,:|\u2013\u2014]|-\s)\s*\S", re.I)
     defining = [
         hit.chunk
         for hit in wider
         if hit.chunk.id in spelled
+        or (hit.chunk.index == 0 and tagline.match(hit.chunk.title))
         or (
             hit.chunk.id not in held
             and any(

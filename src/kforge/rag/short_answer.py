@@ -260,10 +260,19 @@ def _telling(found: ShortAnswer | None, question: Question) -> ShortAnswer | Non
     conditional = question.kind == "yesno" and found.answer == found.quote
     if conditional and CONDITION.match(quote) and "," not in quote:
         return None  # "If the AUTOINCREMENT keyword appears ..." decides nothing alone
-    if question.kind in ("definition", "reason", "comparison") and len(words) < 3:
+    if question.kind in ("definition", "reason", "comparison") and len(words) < _FEWEST_WORDS:
         return None  # "gettext" says what nothing is, nor why, nor how two differ
     answer = quote if found.answer == found.quote else found.answer
     return ShortAnswer(answer, quote, found.source)
+
+
+_IS_A = re.compile(
+    r"^(?!-)[^:]{1,60}:\s|\b(?:is|are)\s+(?:an?\s+|the\s+|one\s+)?(?!\w+(?:ly|ed)\b)\w"
+)
+"""A definition by its form: an entry "X: ..." (not an option's, "--spider=SPIDER: ..."), or "X
+is a ...", "Spiders are classes ..." (not "is actually re-loaded")."""
+_FEWEST_WORDS = 3
+"""The fewest words a line saying what something is, why, or how two differ may have."""
 
 
 def _first(units: Sequence[Segment], pick: Callable[[str], str]) -> ShortAnswer | None:
@@ -312,13 +321,22 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
     # or ends by naming it: "A python module/file that defines tasks for doit is called dodo
     # file": what comes before "is called"
     named = {id(u): naming_clause(u.text, subject) for u in units} if subject else {}
-    weight.update({key: 1.0 for key, clause in named.items() if clause and not weight[key]})
+    only_named = {key for key, clause in named.items() if clause and not weight[key]}
+    weight.update(dict.fromkeys(only_named, 1.0))
     opening = [u for u in units if weight.get(id(u))]
     # one that says what X is ("Deques are ...") before one that says something of it
     # (an acronym's own words first: "CLDR: Upgrade to CLDR 30.1" is a release's entry)
     spelled = {id(u): spelled_beside(u.text, subject) for u in opening}
+    # an entry of X or "X is a ..." before one naming X ("... unicode text known as code
+    # points" after "code point: A number that maps to a particular abstract character"), and
+    # that before one saying something else X is ("The dodo file is actually re-loaded")
     opening.sort(
-        key=lambda u: (not spelled[id(u)], -weight[id(u)], not holds_kind(u.text, question))
+        key=lambda u: (
+            not spelled[id(u)],
+            -weight[id(u)],
+            1 if id(u) in only_named else 0 if _IS_A.search(u.text) else 2,
+            not holds_kind(u.text, question),
+        )
     )
     for unit in opening:
         # (what is named so only when it reads as a line: a short one)
@@ -332,8 +350,10 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
         if says:  # the phrase, its acronym, and the clause saying what it is
             quote = unit.text[: says.end()] + clause_at(unit.text, says.end())
             return ShortAnswer(quote, quote, unit.source)
-        if phrase:
+        if phrase and len(phrase.split()) >= _FEWEST_WORDS:
             return ShortAnswer(phrase, phrase, unit.source)
+        # a word alone is no line ("internationalization"): the clause saying it is, as for
+        # any definition ("I18N is an abbreviation for internationalization")
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
         quote = clause_at(unit.text, entry.end() if entry else 0)
         if quote:

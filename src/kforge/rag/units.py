@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from kforge.rag.terms import unit_terms
 from kforge.rag.textcheck import split_sentences
 
 __all__ = [
@@ -431,8 +432,17 @@ _SECTION_REFERENCE = re.compile(r"\|\s*(?:[A-Z]|\d{1,3})(?:\.\d{1,3})+\.?\s+\S[^
 
 def points_elsewhere(unit: Unit) -> bool:
     """True for a row of an index or a table of contents ("magic signature of MO files | 10.3
-    The Format of GNU MO Files"): it names the section that says something, not what it says."""
+    The Format of GNU MO Files"): it names the section that says something, not what it says;
+    and for a glossary's entry whose text only names another ("code points: code point")."""
+    if unit.kind == "item":
+        entry = _ALIAS.match(unit.text)
+        said = unit_terms(entry.group(2)) if entry else frozenset()
+        return bool(said) and said <= unit_terms(entry.group(1))  # type: ignore[union-attr]
     return unit.kind == "row" and _SECTION_REFERENCE.search(unit.text) is not None
+
+
+_ALIAS = re.compile(r"^([^:]{1,60}):\s+([^:.]{1,60})$")
+"""An entry of a few words: its term, and what it says."""
 
 
 _ELSEWHERE = re.compile(
