@@ -13,6 +13,7 @@ from kforge.rag.names import documents_name, signature_name
 from kforge.rag.quantities import gives_default
 from kforge.rag.question import (
     CAPITALS,
+    DATE,
     ENTRY,
     PROCEDURAL,
     PURPOSE_FIRST,
@@ -138,6 +139,8 @@ def usable(unit: Unit, question: Question | None, *, answering: bool = False) ->
     words = len(unit.text.split())
     if question is not None and question.kind == "quantity" and gives_default(unit.text):
         return words <= _MAX_WORDS  # short, but it gives the value asked for
+    if question is not None and question.kind == "when" and DATE.search(unit.text):
+        return words <= _MAX_WORDS  # "Released 2022-07-17" under "Version 1.5"
     if unit.kind == "sentence":
         # one introducing a list ("... as a result of either:") answers only with its items
         colon_ok = question is not None or not unit.text.endswith(":")

@@ -31,11 +31,18 @@ from kforge.rag.candidates import (
 from kforge.rag.commands import is_command_line, runs_example
 from kforge.rag.comparison import compared_unit, lists_differences, names_option, own_terms
 from kforge.rag.consequence import asks_what_happens, states_consequence
-from kforge.rag.defining import defined_subject, is_about, meant_subject, opens_with_subject
+from kforge.rag.defining import (
+    defined_subject,
+    defines_subject,
+    is_about,
+    meant_subject,
+    opens_with_subject,
+)
 from kforge.rag.follow_on import (
     entry_opening,
     example_before,
     follow_on,
+    item_run,
     refers_back,
     runs_into_list,
     said_before,
@@ -212,10 +219,14 @@ def compose_extractive(
     happens = asks_what_happens(question)
 
     def gives(c: Candidate) -> bool:
-        """``c`` holds the kind of thing asked; for "how do I", any code block does."""
+        """``c`` holds the kind of thing asked; for "how do I", any code block does; for "what
+        is X", a sentence saying what X is or does ("Blinker provides fast & simple ...")."""
         if asked.kind == "procedure" and c.kind == "code" and runs_example(c.text, asked):
             return False
-        return holds_kind(c.text, asked) or (asked.kind == "procedure" and c.kind == "code")
+        if asked.kind == "procedure" and c.kind == "code":
+            return True
+        says = bool(subject) and defines_subject(c.text, subject) >= 1
+        return says or holds_kind(c.text, asked)
 
     def score(c: Candidate) -> float:
         coverage = sum(idf(t) for t in query if t in c.terms) / query_weight
@@ -423,7 +434,7 @@ def compose_extractive(
         # read as one answer (as the items a sentence introduces are)
         items = [c for c in chosen if c.kind == "item"]
         if items:
-            kinds = _item_run(items[0], owns[items[0].source])[:_MOST_KINDS]
+            kinds = item_run(items[0], owns[items[0].source])[:_MOST_KINDS]
             chosen[:] = kinds + [
                 c for c in chosen if c not in kinds and c.source == kinds[0].source
             ]
@@ -475,19 +486,6 @@ def compose_extractive(
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
-
-
-def _item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
-    """The items of the list ``item`` stands in, in order: its neighbours item by item."""
-    at = {c.position: c for c in own if c.kind == "item"}
-    start = item.position
-    while start - 1 in at:
-        start -= 1
-    run = []
-    while start in at:
-        run.append(at[start])
-        start += 1
-    return run
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

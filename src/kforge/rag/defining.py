@@ -113,8 +113,9 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
         if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
             return None  # ``xfail_strict:`` is an entry of its own, not of xfail
         first = term.split()[0] if term.split() else term
-        if re.search(r"\w[_.]\w", first) and unit_terms(first) != subject:
-            return None  # "Kitchen.i18n Module: ..." is the entry of kitchen.i18n
+        last = re.split(r"[.:]", first)[-1]
+        if re.search(r"\w[_.]\w", first) and subject not in (unit_terms(first), unit_terms(last)):
+            return None  # "Kitchen.i18n Module: ..." is the entry of kitchen.i18n, not kitchen's
         return text[entry.end() :] if subject <= unit_terms(entry.group(1)) else None
     words = [w.strip("*_`") for w in text.split()]  # **emphasis** marks no word
     if words and words[0].lower() in ("a", "an", "the"):
@@ -141,7 +142,7 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
 
 _SAYS_WHAT = re.compile(
     r"(?:is|are|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
-    r"helps? you|aims? to|is (?:designed|meant|intended) to)\b"
+    r"helps? you|aims? to|is (?:designed|meant|intended) to|provides)\b"
 )
 """What a sentence says after naming its subject when it defines it: what it is, or what it
 is for ("TypedDict lets you give precise types ...", "Kitchen aims to pull these small

@@ -60,6 +60,7 @@ from kforge.rag.names import documented_in, name_pattern
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
+    capitalized_words,
     comparing_words,
     key_terms,
     measured_words,
@@ -447,6 +448,7 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     its set phrases read in a manual's words (``kforge.rag.idioms``)."""
     plain = plain_words(question)
     request = _request_words(plain)
+    capitals = capitalized_words(plain)  # the ``ANY`` of "What is ANY?" is asked: no request
 
     def weigh(text: str) -> tuple[float, bool]:
         """The idf of ``text``'s analyzed parts together (as if they occurred independently),
@@ -461,7 +463,7 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     for text, kind in _candidates(plain):
         if kind == "word":
             words = tokenize(text)
-            if not words or words[0] in request or len(words[0]) < 2:
+            if not words or (words[0] in request - capitals) or len(words[0]) < 2:
                 continue
             stem = porter_stem(words[0])
             whole = len(words[0]) < _MIN_STEM or len(stem) < _MIN_STEM

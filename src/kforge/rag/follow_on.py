@@ -14,6 +14,7 @@ __all__ = [
     "entry_opening",
     "example_before",
     "follow_on",
+    "item_run",
     "refers_back",
     "runs_into_list",
     "said_before",
@@ -105,7 +106,8 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
                 break
             items.append(c)
         return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
-    if runs_into_list(best, own):
+    if runs_into_list(best, own) or (_BASES.search(best.text) and after):
+        # "class ...WeakNamespace(...): Bases: weakref.WeakValueDictionary" then what it is
         return [after[0]]  # "At the moment kitchen only requires" then "python: 2.4 or later"
     if best.answers:  # the page's answer to its own question: its next units too
         listed = [best]
@@ -120,6 +122,8 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     return [nxt] if refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
 
 
+_BASES = re.compile(r":\s*Bases:\s*[\w.,\s]+$")
+"""A class's entry that names only its base classes; its description comes next."""
 _UNFINISHED = re.compile(r"(?:\w+\s+){3,}[a-z]+$")
 """A sentence of four words or more that stops after a lower-case word, without punctuation."""
 _ENTRY = re.compile(r"^[^:\s][^:]{0,40}:\s+\S")
@@ -245,3 +249,16 @@ def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
     if not (_POINTS_BACK.match(c.text) or _THIS_THING.search(c.text)):
         return None
     return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)
+
+
+def item_run(item: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+    """The items of the list ``item`` stands in, in order: its neighbours item by item."""
+    at = {c.position: c for c in own if c.kind == "item"}
+    start = item.position
+    while start - 1 in at:
+        start -= 1
+    run = []
+    while start in at:
+        run.append(at[start])
+        start += 1
+    return run

@@ -17,7 +17,13 @@ from kforge.rag.idioms import plain_words
 from kforge.rag.names import ENTRY, name_pattern
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.terms import spells_question, term_of, unit_terms
-from kforge.rag.textcheck import REQUEST_WORDS, asked_verbs, measured_words, split_sentences
+from kforge.rag.textcheck import (
+    REQUEST_WORDS,
+    asked_verbs,
+    capitalized_words,
+    measured_words,
+    split_sentences,
+)
 
 __all__ = [
     "CAPITALS",
@@ -160,8 +166,9 @@ _MONTH = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 DATE = re.compile(
-    rf"(?<![\d\u2013-])\b(?:\d{{1,2}} {_MONTH}(?:,? {_YEAR})?|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?"
-    rf"|{_MONTH} {_YEAR}|{_YEAR}(?:[\u2013-]\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}})\b"
+    rf"(?<![\d\u2013-])\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}} {_MONTH}(?:,? {_YEAR})?"
+    rf"|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? {_YEAR})?|{_MONTH} {_YEAR}"
+    rf"|{_YEAR}(?:[\u2013-]\d{{2,4}})?)\b"
 )
 _DOING = (
     r"(?:use|run|call|set|pass|add|create|install|type|enter|open|click|select|write|specify|"
@@ -255,7 +262,7 @@ _ACTION_REQUESTS = frozenset(["list", "show", "write"])
 
 def _terms(text: str) -> list[str]:
     asked = measured_words(text)  # "how big" asks a size: "big" is not what it is about
-    skip = REQUEST_WORDS | asked | _INTENSIFIERS
+    skip = (REQUEST_WORDS | asked | _INTENSIFIERS) - capitalized_words(text)
     words = [t for t in tokenize(text) if t not in STOPWORDS and t not in skip]
     if len(set(words)) <= 2:  # "How do I list all tags?": the verb says half of it
         verbs = asked_verbs(text) & _ACTION_REQUESTS

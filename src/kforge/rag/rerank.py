@@ -341,9 +341,12 @@ def _defining_first(corpus: Corpus, asked: Question, pool: list[SearchHit]) -> l
     # an acronym spelled out beside it, wherever in the passage ("the CLDR (Common Locale Data
     # Repository)"): where the documents say what it stands for, raised though in the pool
     spelled = {hit.chunk.id for hit in wider if spelled_beside(hit.chunk.text, subject)}
-    # the opening of the page titled X and what it is ("Kitchen, everything but the sink"):
-    # the documents' front page, which says what X is for
-    tagline = re.compile(rf"^{re.escape(phrase)}\s*(?:[,:|\u2013\u2014]|-\s)\s*\S", re.I)
+    # the opening of the page titled X and what it is ("Kitchen, everything but the sink"),
+    # or "X Documentation": the documents' front page, which says what X is for
+    tagline = re.compile(
+        rf"^{re.escape(phrase)}(?:\s*(?:[,:|\u2013\u2014]|-\s)\s*\S|\s+(?:documentation|manual)$)",
+        re.I,
+    )
     defining = [
         hit.chunk
         for hit in wider

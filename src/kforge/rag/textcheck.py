@@ -363,11 +363,24 @@ def echoed_phrase(text: str, instructions: Iterable[str], *, words: int = _ECHO_
     return ""
 
 
+_CAPITALIZED = re.compile(r"(?<![\w-])[A-Z]{2,}(?![\w-])")
+
+
+def capitalized_words(text: str) -> set[str]:
+    """The words ``text`` writes in capitals, lower-cased: names, whatever word they spell
+    ("ANY", "IT"); none when all of it is in capitals ("THANKS!")."""
+    if not any(c.islower() for c in text):
+        return set()
+    return {word.lower() for word in _CAPITALIZED.findall(text)}
+
+
 def key_terms(text: str) -> list[str]:
-    """The stemmed words of ``text`` that name its topic (no stopwords, no request words)."""
+    """The stemmed words of ``text`` that name its topic (no stopwords, no request words, but
+    a word written in capitals is a name: the ``ANY`` of "What is ANY?")."""
     seen: list[str] = []
+    named = capitalized_words(text)
     for token in tokenize(text):
-        if token in STOPWORDS or token in REQUEST_WORDS:
+        if (token in STOPWORDS or token in REQUEST_WORDS) and token not in named:
             continue
         term = porter_stem(token)
         if term not in seen:
