@@ -16,13 +16,16 @@ from tests.rag.helpers import asked_over
 from tests.rag.helpers import page_chunk as chunk
 
 
-def test_a_name_in_capitals_is_asked_though_it_spells_a_common_word() -> None:
+def test_a_name_written_as_one_is_asked_though_it_spells_a_common_word() -> None:
     assert key_terms("What is ANY?") == ["ani"]
     assert read_question("What is ANY?").terms == ("ani",)
     assert [t.text for t in question_focus("What is ANY?").terms] == ["ANY"]
     # a greeting shouted is still a greeting, and "any" written plainly is no name
     assert key_terms("THANKS!") == []
     assert key_terms("What is any?") == []
+    # nor is a name called or quoted as code a request word: has(), `get`
+    assert key_terms("What does has() do?") == ["ha"]
+    assert "get" in read_question("What does `get` do?").terms
 
 
 def test_a_release_date_standing_alone_answers_when() -> None:

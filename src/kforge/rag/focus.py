@@ -60,11 +60,11 @@ from kforge.rag.names import documented_in, name_pattern
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
-    capitalized_words,
     comparing_words,
     key_terms,
     measured_words,
     split_sentences,
+    written_names,
 )
 from kforge.rag.types import Chunk
 
@@ -448,7 +448,7 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     its set phrases read in a manual's words (``kforge.rag.idioms``)."""
     plain = plain_words(question)
     request = _request_words(plain)
-    capitals = capitalized_words(plain)  # the ``ANY`` of "What is ANY?" is asked: no request
+    capitals = written_names(plain)  # "What is ANY?", "What does has() do?": no request
 
     def weigh(text: str) -> tuple[float, bool]:
         """The idf of ``text``'s analyzed parts together (as if they occurred independently),

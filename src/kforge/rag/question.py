@@ -20,9 +20,9 @@ from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import (
     REQUEST_WORDS,
     asked_verbs,
-    capitalized_words,
     measured_words,
     split_sentences,
+    written_names,
 )
 
 __all__ = [
@@ -262,7 +262,7 @@ _ACTION_REQUESTS = frozenset(["list", "show", "write"])
 
 def _terms(text: str) -> list[str]:
     asked = measured_words(text)  # "how big" asks a size: "big" is not what it is about
-    skip = (REQUEST_WORDS | asked | _INTENSIFIERS) - capitalized_words(text)
+    skip = (REQUEST_WORDS | asked | _INTENSIFIERS) - written_names(text)
     words = [t for t in tokenize(text) if t not in STOPWORDS and t not in skip]
     if len(set(words)) <= 2:  # "How do I list all tags?": the verb says half of it
         verbs = asked_verbs(text) & _ACTION_REQUESTS

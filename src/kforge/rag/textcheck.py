@@ -363,22 +363,25 @@ def echoed_phrase(text: str, instructions: Iterable[str], *, words: int = _ECHO_
     return ""
 
 
-_CAPITALIZED = re.compile(r"(?<![\w-])[A-Z]{2,}(?![\w-])")
+_WRITTEN_NAME = re.compile(r"(?<![\w-])[A-Z]{2,}(?![\w-])|\b(\w+)\(\)|`(\w+)`")
 
 
-def capitalized_words(text: str) -> set[str]:
-    """The words ``text`` writes in capitals, lower-cased: names, whatever word they spell
-    ("ANY", "IT"); none when all of it is in capitals ("THANKS!")."""
-    if not any(c.islower() for c in text):
-        return set()
-    return {word.lower() for word in _CAPITALIZED.findall(text)}
+def written_names(text: str) -> set[str]:
+    """The words ``text`` writes as names, lower-cased, whatever word they spell: in capitals
+    ("What is ANY?"; not when all of it is: "THANKS!"), called (``has()``) or in backticks."""
+    shouted = not any(c.islower() for c in text)
+    return {
+        (match.group(1) or match.group(2) or match.group(0)).lower()
+        for match in _WRITTEN_NAME.finditer(text)
+        if not (shouted and match.group(0).isupper())
+    }
 
 
 def key_terms(text: str) -> list[str]:
     """The stemmed words of ``text`` that name its topic (no stopwords, no request words, but
-    a word written in capitals is a name: the ``ANY`` of "What is ANY?")."""
+    a word written as a name is one: the ``ANY`` of "What is ANY?", ``has()``)."""
     seen: list[str] = []
-    named = capitalized_words(text)
+    named = written_names(text)
     for token in tokenize(text):
         if (token in STOPWORDS or token in REQUEST_WORDS) and token not in named:
             continue
