@@ -84,3 +84,24 @@ def test_what_a_library_provides_defines_it() -> None:
     subject = defined_subject(read_question("What is Blinker?"))
     said = "Blinker provides fast & simple object-to-object and broadcast signaling."
     assert defines_subject(said, subject) == 1.0
+
+
+def test_which_version_did_something_is_the_release_whose_notes_say_so() -> None:
+    notes = chunk(
+        0,
+        "Version 0.2.0\n\nReleased 2021-06-25\n\nSupport for Python 2 has been dropped. Only "
+        "Python 3.6 and above are supported.",
+        "Changes",
+        "Changes > Version 0.2.0",
+    )
+    for question in (
+        "Which version dropped support for Python 2?",
+        "In which release was support for Python 2 dropped?",
+    ):
+        segments = compose_extractive(question, [notes])
+        line = short_answer(question, segments, [notes])
+        assert line is not None and line.answer == "0.2.0", (question, line)
+    # another product's version is not the release
+    asked = "What version of Python is needed?"
+    line = short_answer(asked, compose_extractive(asked, [notes]), [notes])
+    assert line is None or line.answer != "0.2.0", line

@@ -183,7 +183,9 @@ def names_release(text: str, question: str) -> bool:
 
 _WHICH_RELEASE = re.compile(
     r"\b(?:oldest|earliest|minimum|lowest|newest|latest|highest)\s+(?:supported\s+)?"
-    r"(?-i:[A-Z][\w.+-]*)(?!\s+(?:of|in|for)\b)",
+    r"(?-i:[A-Z][\w.+-]*)(?!\s+(?:of|in|for)\b)"
+    # "which version dropped support for Python 2?": the version, whatever verb follows
+    r"|^(?:in |since )?(?:which|what) (?:version|release)s?\b",
     re.IGNORECASE,
 )
 

@@ -111,8 +111,10 @@ def short_answer(
         return None
     if asks_release(question, asked_noun(question)):
         # "which Python versions ...", "since which version ...": a version number, or nothing
-        # (a name, whatever the question's form: "what is the oldest Python ...?")
-        return _telling(_version(question, units), replace(asked, kind="thing"))
+        # (a name, whatever the question's form: "what is the oldest Python ...?"); "which
+        # version dropped ...": the release whose notes say so
+        found = _release_heading(question, units, passages) or _version(question, units)
+        return _telling(found, replace(asked, kind="thing"))
     if kind == "choice":
         found = _choice(asked, units)
     elif kind == "quantity":
@@ -376,6 +378,35 @@ _VERSION = re.compile(
     r"(?:\s+(?:and|or)\s+(?:newer|later|above|higher))?"
 )
 """A version as a sentence writes it: "Python >=3.7", "version 3.37.0", "3.7 and newer"."""
+
+
+_OWN_RELEASE = re.compile(r"(?i)^(?:in |since )?(?:which|what) (?:version|release)s?\b(?! of\b)")
+_RELEASE_HEADING = re.compile(r"(?i)^(?:version|release|v)?\s*(\d+(?:\.\d+)+)\b")
+
+
+def _release_heading(
+    question: str, units: Sequence[Segment], passages: Sequence[Chunk]
+) -> ShortAnswer | None:
+    """For "which version dropped X?": the release the best unit's section is the notes of
+    (its heading "Version 0.2.0", above "Support for Python 2 has been dropped."), when the
+    unit names no version itself and the passage holds its heading; not for "which version of
+    Python ...", another product's."""
+    best = units[0]
+    if not _OWN_RELEASE.match(question) or best.source >= len(passages):
+        return None
+    passage = passages[best.source]
+    heading = passage.heading.rsplit(">", 1)[-1].strip()
+    release = _RELEASE_HEADING.match(heading)
+    # a release of its own the unit names ("Added in 2.3"), not another product's ("Only
+    # Python 3.6 and above are supported")
+    own = any(
+        not (before and before[-1][:1].isupper() and before[-1] not in ("Version", "Release"))
+        for m in re.finditer(r"\b\d+(?:\.\d+)+", best.text)
+        for before in [best.text[: m.start()].split()]
+    )
+    if release is None or own or heading not in passage.text:
+        return None
+    return ShortAnswer(release.group(1), release.group(1), best.source)
 
 
 def _version(question: str, units: Sequence[Segment]) -> ShortAnswer | None:
