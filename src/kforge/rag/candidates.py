@@ -178,10 +178,10 @@ def find_candidates(
                 units[n + 1] if n + 1 < len(units) else None,
             )
             text = unit.text
-            if _gives_form(unit, after, question):
+            if after is not None and _gives_form(unit, after, question):
                 # "The personal dictionary generally has a filename of the form:" and the name
                 # it leads, ".aspell.lang.pws": one stretch of the passage, quoted whole
-                text = f"{unit.text} {after.text}"  # type: ignore[union-attr]
+                text = f"{unit.text} {after.text}"
             elif (
                 unit.text.endswith(":")
                 and not _introduces(unit, after, question)
@@ -284,7 +284,7 @@ _NAMES_FORM = re.compile(
 """A sentence ending by saying that what follows is the name or form of what it speaks of."""
 
 
-def _gives_form(unit: Unit, after: Unit | None, question: Question) -> bool:
+def _gives_form(unit: Unit, after: Unit, question: Question) -> bool:
     """True when ``unit``, a sentence ending by saying a form or name follows, leads one short
     line of code that completes it for a question other than "how do I" ("... has a filename
     of the form:" then ``.aspell.lang.pws``): the two say it together; for "how do I", the
@@ -292,7 +292,6 @@ def _gives_form(unit: Unit, after: Unit | None, question: Question) -> bool:
     return (
         unit.kind == "sentence"
         and _NAMES_FORM.search(unit.text) is not None
-        and after is not None
         and after.kind == "code"
         and "\n" not in after.text
         and len(after.text) <= _FORM_CHARS

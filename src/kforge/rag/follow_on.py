@@ -107,8 +107,10 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
             items.append(c)
         return items[: _MAX_LISTED if not items or items[0].kind == "item" else _MAX_CODE]
     if runs_into_list(best, own) or (_BASES.search(best.text) and after):
-        # "class ...WeakNamespace(...): Bases: weakref.WeakValueDictionary" then what it is
-        return [after[0]]  # "At the moment kitchen only requires" then "python: 2.4 or later"
+        # "At the moment kitchen only requires" then "python: 2.4 or later"; a class's entry
+        # naming its bases ("...WeakNamespace(...): Bases: weakref.WeakValueDictionary") then
+        # what the class is
+        return [after[0]]
     if best.answers:  # the page's answer to its own question: its next units too
         listed = [best]
         for c in after:
@@ -127,6 +129,7 @@ _BASES = re.compile(r":\s*Bases:\s*[\w.,\s]+$")
 _UNFINISHED = re.compile(r"(?:\w+\s+){3,}[a-z]+$")
 """A sentence of four words or more that stops after a lower-case word, without punctuation."""
 _ENTRY = re.compile(r"^[^:\s][^:]{0,40}:\s+\S")
+"""An entry of a list written "term: text" ("python: 2.4 or later")."""
 
 
 def runs_into_list(best: Candidate, own: Sequence[Candidate]) -> bool:

@@ -436,8 +436,10 @@ def points_elsewhere(unit: Unit) -> bool:
     and for a glossary's entry whose text only names another ("code points: code point")."""
     if unit.kind == "item":
         entry = _ALIAS.match(unit.text)
-        said = unit_terms(entry.group(2)) if entry else frozenset()
-        return bool(said) and said <= unit_terms(entry.group(1))  # type: ignore[union-attr]
+        if entry is None:
+            return False
+        said = unit_terms(entry.group(2))
+        return bool(said) and said <= unit_terms(entry.group(1))
     return unit.kind == "row" and _SECTION_REFERENCE.search(unit.text) is not None
 
 
