@@ -5,6 +5,7 @@ entry that names only its bases."""
 
 from __future__ import annotations
 
+from kforge.rag.commands import command_of
 from kforge.rag.compose import compose_extractive
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import question_focus
@@ -105,3 +106,17 @@ def test_which_version_did_something_is_the_release_whose_notes_say_so() -> None
     asked = "What version of Python is needed?"
     line = short_answer(asked, compose_extractive(asked, [notes]), [notes])
     assert line is None or line.answer != "0.2.0", line
+
+
+def test_a_how_do_i_line_is_the_call_not_the_function_an_example_defines() -> None:
+    code = (
+        ">>> def b_subscriber(sender):\n"
+        '...     print("Caught signal from processor_b.")\n'
+        "...     assert sender.name == 'b'\n"
+        "...\n"
+        ">>> processor_b = Processor('b')\n"
+        ">>> ready.connect(b_subscriber, sender=processor_b)\n"
+        "<function b_subscriber at 0x...>"
+    )
+    asked = read_question("How do I subscribe only to one specific sender?")
+    assert command_of(code, asked) == ">>> ready.connect(b_subscriber, sender=processor_b)"

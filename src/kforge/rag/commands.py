@@ -80,7 +80,7 @@ _REPORTED = re.compile(
 _ACTION = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|[^\s'\"`]*/[^\s'\"`]*")
 """What a line of code does is in its words, not in the paths it runs in (``cd
 ../site.github.io``) nor in the strings it prints (``print('created temporary directory')``)."""
-_DEFINES = re.compile(r"^(?:async\s+)?(?:def|class)\s")
+_DEFINES = re.compile(r"^(?:>>> )?(?:async\s+)?(?:def|class)\s")
 _COMMAND = re.compile(r"^(?:\$ )?[a-z][\w.-]*(?: +\S+){1,8}$")
 """A shell command line: a lower-case command and its arguments (``mkdocs new my-project``)."""
 
