@@ -19,6 +19,7 @@ from kforge.store.memory import MemoryStore
 __all__ = [
     "FakeComplete",
     "HashEmbedder",
+    "api_pages",
     "asked_over",
     "make_hit",
     "make_pdf",
@@ -165,3 +166,17 @@ def asked_over(
     segments = compose_extractive(question, chunks)
     line = short_answer(question, segments, chunks)
     return [c.file for c in chunks], [s.text for s in segments], line.answer if line else None
+
+
+def api_pages(name: str, count: int = 40) -> list[SourceDocument]:
+    """``count`` API pages of a library ``name``, each naming it three times: a corpus where
+    every page names the product, so the question's own words rank none first."""
+    return [
+        SourceDocument(
+            f"api{i}.html",
+            f"{name}.part{i}\n\n{name}.part{i}.convert(value): Convert a value with {name}. "
+            f"{name.capitalize()} calls part {i} for every {name} string.",
+            f"{name}.part{i} Module",
+        )
+        for i in range(count)
+    ]

@@ -13,7 +13,7 @@ from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
 from kforge.rag.types import SourceDocument
 from kforge.rag.units import Unit, points_elsewhere
-from tests.rag.helpers import asked_over
+from tests.rag.helpers import api_pages, asked_over
 from tests.rag.helpers import page_chunk as chunk
 
 
@@ -36,23 +36,15 @@ def test_what_an_abbreviation_stands_for_is_what_it_is() -> None:
 
 def test_the_front_page_titled_by_the_library_and_a_tagline_says_what_it_is() -> None:
     pages = [
-        SourceDocument(
-            f"api{i}.html",
-            f"kitchen.text.part{i}\n\nkitchen.text.part{i}.convert(value): Convert a value "
-            f"with kitchen. Kitchen calls part {i} for every kitchen string.",
-            f"Kitchen.text.part{i} Module",
-        )
-        for i in range(40)
-    ]
-    pages.append(
+        *api_pages("kitchen"),
         SourceDocument(
             "index.html",
             "Kitchen, everything but the sink\n\nWe've all done it. Kitchen aims to pull these "
             "small snippets of code into a few python modules which you can import and use "
             "within your project.",
             "Kitchen, everything but the sink",
-        )
-    )
+        ),
+    ]
     files, units, _ = asked_over(pages, "What is Kitchen?")
     assert files[0] == "index.html", files
     assert units[0].startswith("Kitchen aims to pull these small snippets"), units

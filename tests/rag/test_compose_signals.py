@@ -13,7 +13,7 @@ from kforge.rag.question import DATE, read_question
 from kforge.rag.short_answer import short_answer
 from kforge.rag.textcheck import key_terms
 from kforge.rag.types import SourceDocument
-from tests.rag.helpers import asked_over
+from tests.rag.helpers import api_pages, asked_over
 from tests.rag.helpers import page_chunk as chunk
 
 
@@ -47,23 +47,15 @@ def test_a_release_date_standing_alone_answers_when() -> None:
 
 def test_the_front_page_titled_x_documentation_says_what_x_provides() -> None:
     pages = [
-        SourceDocument(
-            f"api{i}.html",
-            f"blinker.base.part{i}\n\nblinker.base.part{i}(name): Return the blinker part "
-            f"{i}. Blinker creates part {i} for each blinker signal.",
-            f"blinker.base.part{i}",
-        )
-        for i in range(40)
-    ]
-    pages.append(
+        *api_pages("blinker"),
         SourceDocument(
             "index.html",
             "Blinker Documentation\n\nBlinker was written by Jason Kirtland and is provided "
             "under the MIT License. Blinker provides fast & simple object-to-object and "
             "broadcast signaling for Python objects.",
             "Blinker Documentation",
-        )
-    )
+        ),
+    ]
     files, units, _ = asked_over(pages, "What is Blinker?")
     assert files[0] == "index.html", files
     assert units[0].startswith("Blinker provides fast & simple"), units
