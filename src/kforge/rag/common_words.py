@@ -9,7 +9,7 @@ import struct
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["common_words", "gguf_tokens", "is_common_word"]
+__all__ = ["MODIFIERS", "adverb_of_common_word", "common_words", "gguf_tokens", "is_common_word"]
 
 
 _GGUF_SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
@@ -71,3 +71,22 @@ def is_common_word(word: str) -> bool:
     not use for what it does speak of ("big" where it says "size"), unlike a name such as
     ``libffi`` or a term such as "rebase"."""
     return word.isalpha() and word.lower() in common_words()
+
+
+MODIFIERS = frozenset(
+    """too also whole entire entirely several various certain even really actually quite very
+    rather already still instead together altogether completely fully properly correctly
+    exactly simply basically generally usually typically normally just merely anyway somehow
+    particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
+)
+"""Words that modify what a question asks rather than name it (see ``kforge.rag.focus``)."""
+
+
+def adverb_of_common_word(word: str) -> bool:
+    """True for an adverb made of a common word ("conceptually", "automatically"): how a
+    question asks, which a corpus that never names it may well speak of."""
+    word = word.lower()
+    if not word.endswith("ly"):
+        return False
+    bases = [word[:-2], word[:-4] if word.endswith("ally") else "", word[:-3] + "y"]
+    return any(len(base) >= 5 and is_common_word(base) for base in bases)

@@ -55,7 +55,18 @@ def defined_subject(question: Question) -> frozenset[str]:
     """The terms of what a short "what is X" question asks to define ("a deque" -> deque,
     "the index in Git" -> index), or nothing: for a longer question ("what is the name of the
     stadium ...") the answer is a name, not a definition."""
-    return unit_terms(subject_phrase(question))
+    return unit_terms(without_kind(subject_phrase(question)))
+
+
+_KINDS = "object|class|instance|function|method"
+_KIND_NOUN = re.compile(rf"(?<=\w) (?:{_KINDS})s?$", re.I)
+"""The kind of thing a "what is X" question names after X ("a Quantity object")."""
+
+
+def without_kind(phrase: str) -> str:
+    """``phrase`` without the kind of thing it names last ("Quantity object" -> "Quantity"): a
+    definition need not say it ("A quantity in Pint is the product of ...")."""
+    return _KIND_NOUN.sub("", phrase)
 
 
 def subject_phrase(question: Question) -> str:
@@ -96,6 +107,13 @@ _TERM_OPENING = re.compile(r"^([^:|]{1,60}?)(?::{1,2}\s|\s\|\s)")
 remembers the order entries were added"), its term in group 1."""
 
 
+def _entry(text: str) -> re.Match[str] | None:
+    """The "term: definition" opening of ``text``, not a colon within a signature's
+    parentheses (``Relation(bidirectional: 'True', ...)``)."""
+    entry = _TERM_OPENING.match(text)
+    return entry if entry and entry.group(1).count("(") <= entry.group(1).count(")") else None
+
+
 def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
     """True when ``text`` opens by naming ``subject`` as what it is about: as the term of a
     "term: definition" entry, or as the noun phrase it starts with ("A shallow copy
@@ -107,7 +125,7 @@ def opens_with_subject(text: str, subject: frozenset[str]) -> bool:
 def after_subject(text: str, subject: frozenset[str]) -> str | None:
     """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
     rest of the sentence, or of an entry its definition; None when it does not open so."""
-    entry = _TERM_OPENING.match(text)
+    entry = _entry(text)
     if entry and len(entry.group(1).split()) <= 6:
         term = entry.group(1).strip("*_` ")
         if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
@@ -137,11 +155,14 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
             break  # "deque," ends the phrase, and so does its last word
     if not subject <= unit_terms(" ".join(phrase)):
         return None
-    return " ".join(words[len(phrase) :])
+    rest = words[len(phrase) :]
+    if len(rest) > 1 and re.fullmatch(rf"(?:{_KINDS})s?", rest[0], re.I):
+        rest = rest[1:]  # "The Session object is ...", of "what is a Session object?"
+    return " ".join(rest)
 
 
 _SAYS_WHAT = re.compile(
-    r"(?:is|are|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
+    r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
     r"helps? you|aims? to|is (?:designed|meant|intended) to|provides)\b"
 )
 """What a sentence says after naming its subject when it defines it: what it is, or what it
@@ -165,6 +186,11 @@ def after_maker(text: str) -> list[str]:
     ]
 
 
+_SETTING = re.compile(r"(?:In|Within) (?:[\w-]+ ){0,2}[\w-]+, ")
+"""The field a definition is said of, before its subject ("In testing, a fixture provides
+...")."""
+
+
 def defines_subject(text: str, subject: frozenset[str]) -> float:
     """How far ``text`` defines ``subject``: 1 when it says what it is ("A Counter is ...",
     an entry "fast-forward: ...", a table row "OrderedDict | dict subclass that ...", an
@@ -173,15 +199,19 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
     0."""
     if spelled_beside(text, subject):
         return 1.0
+    if concept_at(text, subject) is not None:  # "Pint has the concept of contexts which ..."
+        return 1.0
     rest = after_subject(text, subject)
     if rest is None:
-        # "GNU Aspell is a spell checker ...": its maker's name first, then what it is
-        for bare in after_maker(text):
+        # "GNU Aspell is a spell checker ...": its maker's name first, then what it is; "In
+        # testing, a fixture provides ...": its field
+        setting = _SETTING.match(text)
+        for bare in after_maker(text) + ([text[setting.end() :]] if setting else []):
             rest = after_subject(bare, subject)
             if rest is not None and _SAYS_WHAT.match(rest):
                 return 1.0
         return 0.0
-    entry = _TERM_OPENING.match(text)
+    entry = _entry(text)
     if entry:
         says = len(entry.group(1).split()) <= len(subject) + 1
     else:
@@ -189,6 +219,15 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
         # what it is
         says = _SAYS_WHAT.match(_QUALIFIER.sub("", rest, count=1)) is not None
     return 1.0 if says else 0.6
+
+
+def concept_at(text: str, subject: frozenset[str]) -> int | None:
+    """Where ``text`` introduces ``subject`` as a concept and says what it is ("Pint has the
+    concept of contexts which provides conversion rules between dimensions"), else None."""
+    for concept in _CONCEPT_OF.finditer(text):
+        if any(unit_terms(concept.group(1).rsplit(" ", n)[0]) == subject for n in (0, 1)):
+            return concept.start()
+    return None
 
 
 def spelled_beside(text: str, subject: frozenset[str]) -> str | None:
@@ -233,6 +272,11 @@ _STANDS_FOR = re.compile(
 )
 """An abbreviation said to stand for its words: "I18N is an abbreviation for
 internationalization", "CLI stands for command line interface"."""
+_CONCEPT_OF = re.compile(
+    r"\b(?:concept|notion|idea) of (?:an? |the )?([\w.-]+(?: [\w.-]+)?),? (?:which|that|to)\b"
+)
+"""A concept a sentence introduces and what it is ("Pint has the concept of contexts which
+provides conversion rules between dimensions")."""
 _QUALIFIER = re.compile(r"^(?:of|for|in|on) (?:an? |the )?[\w.-]+,? ")
 """What a subject is of, before what is said of it ("of a column")."""
 _NAMING_WORDS = frozenset(["word", "term", "name", "notion", "concept", "phrase"])

@@ -12,7 +12,8 @@ two letters is never stemmed (the stemmer turns ``os`` into ``o``): a two-letter
 Modifiers ("too", "whole", "entire", "several", ``MODIFIERS``) are terms that weigh no more
 than the question's lightest other term: in a manual they are rare, so their idf is high, yet
 "How do I stash untracked files *too*?" is about stashing untracked files, and the entry that
-says so need not say "too".
+says so need not say "too". So does an adverb of a common word the corpus never names
+("*Conceptually*, what is a Quantity object?"): how the question asks, not what about.
 
 Weights. A term weighs its BM25 idf in the corpus, ``ln(1 + (N - df + 0.5) / (df + 0.5))``
 over its N passages; an identifier or number weighs what its parts weigh together. A term the
@@ -53,7 +54,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
-from kforge.rag.common_words import is_common_word
+from kforge.rag.common_words import MODIFIERS, adverb_of_common_word, is_common_word
 from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
 from kforge.rag.names import documented_in, name_pattern
@@ -96,13 +97,6 @@ LOUD_SILENCE = 0.9
 """A corpus that would name a common word nine times in ten (about 46,000 characters)."""
 SEE_ALSO = 3
 """Passages a refusal lists as the closest ones."""
-MODIFIERS = frozenset(
-    """too also whole entire entirely several various certain even really actually quite very
-    rather already still instead together altogether completely fully properly correctly
-    exactly simply basically generally usually typically normally just merely anyway somehow
-    particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
-)
-"""Words that modify what a question asks rather than name it (see the module docstring)."""
 TermKind = Literal["word", "identifier", "number"]
 
 
@@ -479,14 +473,17 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     # never naming a word says no less than naming it everywhere
     floor = min((t.weight for t in terms.values() if t.known), default=0.0)
     lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
+
     # a modifier weighs no more than the lightest term that names what is asked
-    named = [t.weight for t in lifted if t.text.lower() not in MODIFIERS]
+    def modifier(term: FocusTerm) -> bool:  # "Conceptually, what is ...": its manner
+        return term.text.lower() in MODIFIERS or (
+            not term.known and term.kind == "word" and adverb_of_common_word(term.text)
+        )
+
+    named = [t.weight for t in lifted if not modifier(t)]
     if named:
         ceiling = min(named)
-        lifted = [
-            replace(t, weight=min(t.weight, ceiling)) if t.text.lower() in MODIFIERS else t
-            for t in lifted
-        ]
+        lifted = [replace(t, weight=min(t.weight, ceiling)) if modifier(t) else t for t in lifted]
     ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
     if statistics is None or statistics.passages == 0:
         return Focus(question, tuple(ordered), weighted=False)

@@ -96,6 +96,14 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "what does I18N stand for?": what it is ("I18N is an abbreviation for ...")
         (r"^what (?:does|do) (.+?) stand for\b", r"what is \1"),
+        # "what makes a unit count as a 'reference unit'?": what one is ("A reference unit is
+        # not defined as a function of another units but of a dimension")
+        (
+            r"(^|, )what makes (?:an? |the |one )?[\w-]+ (?:count as|qualify as|be) (an? |the )?"
+            "['\"\u2018\u201c]?([^?'\"\u2019\u201d]+?)['\"\u2019\u201d]?"
+            r"(?: rather than [^?]+)?(?=\?|$)",
+            r"\1what is \2\3",
+        ),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )

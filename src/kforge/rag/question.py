@@ -299,11 +299,12 @@ _LEAD_CLAUSE = re.compile(
     rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
     rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s[^?,]{{2,60}},\s+"
     rf"(?={_ASKING_WORD})"
-    r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)",
+    r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)"
+    rf"|^(?:[a-z]{{3,}}ly|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
     re.IGNORECASE,
 )
-"""A condition, premise or setting ("On Windows, why does ...?", "By default, does find
-follow ...?": a yes or no) before the words that ask."""
+"""A condition, premise, setting or manner ("On Windows, why does ...?", "By default, does
+find follow ...?": a yes or no; "Conceptually, what is ...?") before the words that ask."""
 
 
 def read_question(text: str) -> Question:

