@@ -1,7 +1,8 @@
-"""Answers over a units library's manual (Sphinx): a question opening with how it asks
-("Conceptually, ..."), a thing named with its kind ("a Quantity object"), a concept a page
-introduces ("the concept of contexts which ..."), "what makes a unit count as X", and a
-signature whose colons are no entry."""
+"""Answers over a units library's manual and an ORM's (Sphinx): a question opening with how
+it asks ("Conceptually, ..."), a thing named with its kind ("a Quantity object", "the pwiz tool
+that comes with peewee"), a concept a page introduces ("the concept of contexts which ..."),
+"what makes a unit count as X", a signature whose colons are no entry, and the release a
+sentence leading code names."""
 
 from __future__ import annotations
 
@@ -102,3 +103,34 @@ def test_what_makes_a_unit_count_as_a_kind_asks_what_that_kind_is() -> None:
     assert asked.kind == "definition"
     assert defined_subject(asked) == {"refer", "unit"}
     assert read_question("What makes a test a good test?").kind != "definition"
+
+
+def test_from_which_version_on_is_the_release_a_sentence_leading_code_names() -> None:
+    page = (
+        "Isolation level\n\nAs of Peewee 3.9.7, the isolation level can be specified as an "
+        "initialization parameter, using the symbolic constants in psycopg2.extensions:\n\n"
+        "```\ndb = PostgresqlDatabase('my_app', isolation_level=ISOLATION_LEVEL_SERIALIZABLE)\n"
+        "```\n\nIn older versions, you can manually set the isolation level on the underlying "
+        "psycopg2 connection."
+    )
+    question = (
+        "From which peewee version on can I pass isolation_level straight to the "
+        "PostgresqlDatabase constructor?"
+    )
+    _, units, line = asked_over([SourceDocument("database.html", page, "Database")], question)
+    assert any(u.startswith("As of Peewee 3.9.7") for u in units), units
+    assert line == "Peewee 3.9.7"
+
+
+def test_what_is_the_tool_that_comes_with_it_asks_what_the_tool_is() -> None:
+    asked = read_question(
+        "I don't want to hand-write the models. What is the pwiz tool that comes with peewee?"
+    )
+    assert defined_subject(asked) == {"pwiz"}
+    said = (
+        "pwiz is a little script that ships with peewee and is capable of introspecting an "
+        "existing database and generating model code."
+    )
+    assert defines_subject(said, defined_subject(asked)) == 1.0
+    # a name asked of what a clause says is no subject to define
+    assert not defined_subject(read_question("What is the name of the tool that ships it?"))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from kforge.rag.commands import is_step, runs_example
 from kforge.rag.kinds import holds_kind
 from kforge.rag.names import documents_name, signature_name
-from kforge.rag.quantities import gives_default
+from kforge.rag.quantities import asks_release, gives_default, names_release
 from kforge.rag.question import (
     CAPITALS,
     DATE,
@@ -19,6 +19,7 @@ from kforge.rag.question import (
     PURPOSE_FIRST,
     Question,
     asked_code_noun,
+    asked_noun,
     identifiers,
     mentions,
     read_question,
@@ -161,6 +162,7 @@ def find_candidates(
     question: Question, passages: Sequence[Chunk], exclude: Collection[str]
 ) -> list[Candidate]:
     said = {normalized(s) for s in exclude}
+    release = asks_release(question.text, asked_noun(question.asking or question.text))
     out = []
     for index, chunk in enumerate(passages):
         headings = {bare_heading(h) for h in (chunk.title, *chunk.heading.split(">"))}
@@ -193,6 +195,9 @@ def find_candidates(
                 # "You can also use the NOXSESSION environment variable:" for "which ...
                 # environment variable ...?": the name asked
                 and not gives_name(unit.text, question)
+                # "As of Peewee 3.9.7, the isolation level can be specified as ...:" for "from
+                # which version ...?"
+                and not (release and names_release(unit.text, question.text))
             ):
                 continue  # it introduces what is not here, or code: it says nothing alone
             if unit.kind == "code" and before is not None and _SHOWS_OUTPUT.search(before.text):

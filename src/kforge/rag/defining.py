@@ -59,7 +59,7 @@ def defined_subject(question: Question) -> frozenset[str]:
 
 
 _KINDS = "object|class|instance|function|method"
-_KIND_NOUN = re.compile(rf"(?<=\w) (?:{_KINDS})s?$", re.I)
+_KIND_NOUN = re.compile(rf"(?<=\w) (?:{_KINDS}|tool|script|utility|command)s?$", re.I)
 """The kind of thing a "what is X" question names after X ("a Quantity object")."""
 
 
@@ -79,6 +79,14 @@ def subject_phrase(question: Question) -> str:
     if meaning:
         return next(g for g in meaning.groups() if g)
     match = _ASKED_SUBJECT.match(asking)
+    # "the pwiz tool that comes with peewee": what is asked, then what the user knows of it
+    head = (
+        re.split(r"\s+(?:that|which)\s+(?=comes?\b|ships?\b|is\b)", match.group(1))[0]
+        if match
+        else ""
+    )
+    if match and head != match.group(1) and not _NOT_A_SUBJECT.search(head):
+        match = _ASKED_SUBJECT.match(f"what is {head}")
     if not match or _NOT_A_SUBJECT.search(match.group(1)) or len(match.group(1).split()) > 4:
         # "What is the 'authenticated' mode you can choose ...?": the quoted name and its noun
         quoted = _QUOTED_SUBJECT.match(asking)
