@@ -2,7 +2,7 @@
 it asks ("Conceptually, ..."), a thing named with its kind ("a Quantity object", "the pwiz tool
 that comes with peewee"), a concept a page introduces ("the concept of contexts which ..."),
 "what makes a unit count as X", a signature whose colons are no entry, and the release a
-sentence leading code names."""
+sentence leading code names, a range of factors, and what a thing is made of."""
 
 from __future__ import annotations
 
@@ -134,3 +134,30 @@ def test_what_is_the_tool_that_comes_with_it_asks_what_the_tool_is() -> None:
     assert defines_subject(said, defined_subject(asked)) == 1.0
     # a name asked of what a clause says is no subject to define
     assert not defined_subject(read_question("What is the name of the tool that ships it?"))
+
+
+def test_how_much_faster_is_a_range_of_factors_quoted_whole() -> None:
+    page = (
+        "Speed up registry instantiation\n\nWhen the registry is instantiated, the definition "
+        "file is parsed and loaded. This can have a significant impact in command line "
+        "applications that create and drop registries. Since version 0.19, part of this "
+        "process can be cached resulting in a 5x to 20x performance improvement for registry "
+        "instantiation."
+    )
+    question = (
+        "Creating a UnitRegistry is slow in my command-line tool. How much faster can it get "
+        "if I turn on the definition cache?"
+    )
+    _, _, line = asked_over([SourceDocument("performance.html", page, "Performance")], question)
+    assert line == "5x to 20x"
+
+
+def test_what_a_thing_is_made_of_is_what_it_is() -> None:
+    asked = read_question(
+        "When I track the uncertainty of a length with Pint, what is a Measurement object "
+        "actually made of?"
+    )
+    assert asked.kind == "definition"
+    assert defined_subject(asked) == {"measur"}
+    said = "Measurements are the combination of two quantities: the mean value and the error."
+    assert defines_subject(said, defined_subject(asked)) == 1.0

@@ -115,6 +115,10 @@ _TERM_OPENING = re.compile(r"^([^:|]{1,60}?)(?::{1,2}\s|\s\|\s)")
 remembers the order entries were added"), its term in group 1."""
 
 
+_ENTRY_WORDS = 6
+"""The most words an entry's term runs to."""
+
+
 def _entry(text: str) -> re.Match[str] | None:
     """The "term: definition" opening of ``text``, not a colon within a signature's
     parentheses (``Relation(bidirectional: 'True', ...)``)."""
@@ -134,7 +138,7 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
     """What ``text`` says after opening with ``subject`` (see ``opens_with_subject``): the
     rest of the sentence, or of an entry its definition; None when it does not open so."""
     entry = _entry(text)
-    if entry and len(entry.group(1).split()) <= 6:
+    if entry and len(entry.group(1).split()) <= _ENTRY_WORDS:
         term = entry.group(1).strip("*_` ")
         if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
             return None  # ``xfail_strict:`` is an entry of its own, not of xfail
@@ -220,7 +224,7 @@ def defines_subject(text: str, subject: frozenset[str]) -> float:
                 return 1.0
         return 0.0
     entry = _entry(text)
-    if entry:
+    if entry and len(entry.group(1).split()) <= _ENTRY_WORDS:  # not a sentence before a colon
         says = len(entry.group(1).split()) <= len(subject) + 1
     else:
         # "The type affinity of a column is the recommended type ...": what it is of, then

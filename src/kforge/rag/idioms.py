@@ -104,6 +104,13 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?: rather than [^?]+)?(?=\?|$)",
             r"\1what is \2\3",
         ),
+        # "what is a Measurement object made of?": what one is ("Measurements are the
+        # combination of two quantities: ...")
+        (
+            r"\bwhat (is|are) (.+?) (?:actually |really )?(?:made (?:up )?of|composed of|"
+            r"consisting of)(?=\?|$)",
+            r"what \1 \2",
+        ),
         # "what exactly is a repository?": the stress is no word of what is asked
         (r"\b(what|how|why|when|where|who|which) (?:exactly|precisely|actually|really)\b", r"\1"),
     )

@@ -54,7 +54,7 @@ NUMBER = re.compile(
     r"(?<![\w.])(?:(?<==)-(?=\d))?(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
     r"(?:an?|one|half)(?=\s+(?:year|month|week|day|hour|minute)s?\b))"
-    r"(?:(?=(?:ms|s|min|h|[kKMGT]i?B|[kmgt]b|px)\b)|(?![\w]))",
+    r"(?:(?=(?:ms|s|min|h|[kKMGT]i?B|[kmgt]b|px|x)\b)|(?![\w]))",
     re.IGNORECASE,
 )
 """A number, in digits or words ("one" left out: it is mostly "one of", "one potential"),
