@@ -2,14 +2,19 @@
 it asks ("Conceptually, ..."), a thing named with its kind ("a Quantity object", "the pwiz tool
 that comes with peewee"), a concept a page introduces ("the concept of contexts which ..."),
 "what makes a unit count as X", a signature whose colons are no entry, and the release a
-sentence leading code names, a range of factors, and what a thing is made of."""
+sentence leading code names, a range of factors, what a thing is made of, and the sentence
+"This change ..." stands for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from kforge.rag.candidates import Candidate
 from kforge.rag.defining import defined_subject, defines_subject
 from kforge.rag.focus import CorpusStatistics, question_focus
+from kforge.rag.follow_on import place_antecedent
 from kforge.rag.question import read_question
 from kforge.rag.types import SourceDocument
 from tests.rag.helpers import api_pages, asked_over
@@ -161,3 +166,30 @@ def test_what_a_thing_is_made_of_is_what_it_is() -> None:
     assert defined_subject(asked) == {"measur"}
     said = "Measurements are the combination of two quantities: the mean value and the error."
     assert defines_subject(said, defined_subject(asked)) == 1.0
+
+
+def test_a_sentence_saying_this_change_brings_the_change_in_place_of_a_lesser_one() -> None:
+    own = [
+        Candidate(text, 0, n, "sentence", frozenset())
+        for n, text in enumerate(
+            [
+                "Pint's rule for parsing strings is that units weigh as numbers.",
+                "Since version 0.7, Pint does not use eval under the hood.",
+                "This change removes the security problems of parsing untrusted strings.",
+            ]
+        )
+    ]
+    others = [
+        Candidate(f"Other sentence {n} about parsing.", 1, n, "sentence", frozenset())
+        for n in range(2)
+    ]
+    scores = {id(own[0]): 0.9, id(own[2]): 0.6, id(others[0]): 0.7, id(others[1]): 0.2}
+    chosen = [own[0], own[2], *others]
+    place_antecedent(own[2], chosen, own, 4, lambda c: scores[id(c)])
+    assert chosen == [own[0], own[1], own[2], others[0]]
+    # "In this mode, ..." names what it follows too, but takes no other sentence's room
+    mode = replace(own[2], text="In this mode, the file system is mounted remotely.")
+    scores[id(mode)] = 0.6
+    chosen = [own[0], mode, *others]
+    place_antecedent(mode, chosen, [own[0], own[1], mode], 4, lambda c: scores[id(c)])
+    assert chosen == [own[0], mode, *others]

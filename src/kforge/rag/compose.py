@@ -43,9 +43,9 @@ from kforge.rag.follow_on import (
     example_before,
     follow_on,
     item_run,
+    place_antecedent,
     refers_back,
     runs_into_list,
-    said_before,
     subject_of,
     value_of,
     way_after,
@@ -81,7 +81,7 @@ from kforge.rag.unit_scores import (
     other_entry,
     parameter_item,
 )
-from kforge.rag.units import normalized, reads_as_code, refers_elsewhere
+from kforge.rag.units import reads_as_code, refers_elsewhere
 
 __all__ = ["Segment", "candidate_sentences", "compose_extractive"]
 
@@ -466,10 +466,7 @@ def compose_extractive(
     for c in list(chosen):
         # room permitting, a sentence pointing back ("It is a recommended replacement for this
         # module ...") comes after the one naming what it points to
-        before = said_before(c, owns[c.source])
-        quoted = {normalized(o.text) for o in chosen}
-        if before is not None and normalized(before.text) not in quoted and len(chosen) < room:
-            chosen.insert(chosen.index(c), before)
+        place_antecedent(c, chosen, owns[c.source], room, lambda o: scores[id(o)])
         # the example a sentence goes on from ("searches for 'hello' in all files ...") is
         # what that sentence says: it comes before it, room or not
         example = example_before(c, owns[c.source])
