@@ -3,7 +3,8 @@ it asks ("Conceptually, ..."), a thing named with its kind ("a Quantity object",
 that comes with peewee"), a concept a page introduces ("the concept of contexts which ..."),
 "what makes a unit count as X", a signature whose colons are no entry, and the release a
 sentence leading code names, a range of factors, what a thing is made of, and the sentence
-"This change ..." stands for."""
+"This change ..." stands for, a reason after the best sentence, and a default's value before
+an example."""
 
 from __future__ import annotations
 
@@ -193,3 +194,45 @@ def test_a_sentence_saying_this_change_brings_the_change_in_place_of_a_lesser_on
     chosen = [own[0], mode, *others]
     place_antecedent(mode, chosen, [own[0], own[1], mode], 4, lambda c: scores[id(c)])
     assert chosen == [own[0], mode, *others]
+
+
+def test_why_brings_the_sentence_after_the_best_one_that_gives_the_reason() -> None:
+    page = (
+        "Simplifying units\n\nIf you want pint to automatically perform dimensional reduction "
+        "when producing new quantities, the UnitRegistry class accepts a parameter "
+        "auto_reduce_dimensions. Dimensional reduction can be slow, so auto-reducing is "
+        "disabled by default."
+    )
+    question = (
+        "Why doesn't Pint automatically simplify results like g/cm**3 times cc into grams "
+        "unless I ask it to?"
+    )
+    _, units, _ = asked_over([SourceDocument("tutorial.html", page, "Tutorial")], question)
+    assert "Dimensional reduction can be slow, so auto-reducing is disabled by default." in units
+
+
+def test_how_many_significant_digits_is_the_default_a_sentence_leading_an_example_gives() -> None:
+    page = (
+        "Command-line script\n\nThe script pint-convert allows a quick conversion to a target "
+        "system or between arbitrary compatible units.\n\nThe default precision is 12 "
+        "significant figures, it can be changed with -p, but note that the accuracy may be "
+        "affected by floating-point errors:\n\n```\n$ pint-convert -p 3 mi\n1 mile = 1.61e+03 m"
+        "\n```\n\nSome contexts are automatically enabled."
+    )
+    question = (
+        "If I don't specify anything, how many significant digits does the pint-convert "
+        "command print?"
+    )
+    assert "figur" in read_question(question).terms  # as a manual may count them
+    other = (
+        "Speed up registry instantiation\n\nThis can have a significant impact in command line "
+        "applications that create and drop registries. Remember that you can control the number "
+        "of digits printed by the command as shown in String formatting."
+    )
+    pages = [
+        SourceDocument("cli.html", page, "Command-line script"),
+        SourceDocument("performance.html", other, "Performance"),
+    ]
+    _, units, line = asked_over(pages, question)
+    assert any(u.startswith("The default precision is 12 significant figures") for u in units)
+    assert line == "12"

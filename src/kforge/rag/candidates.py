@@ -192,6 +192,13 @@ def find_candidates(
                 # "By default Nox stores virtualenvs in ./.nox, however, you can change this
                 # using --envdir:" says where itself
                 and not (question.kind == "where" and holds_kind(unit.text, question))
+                # "The default precision is 12 significant figures, it can be changed with -p
+                # ...:" gives the value asked
+                and not (
+                    question.kind == "quantity"
+                    and _DEFAULT.search(unit.text)
+                    and holds_kind(unit.text, question)
+                )
                 # "You can also use the NOXSESSION environment variable:" for "which ...
                 # environment variable ...?": the name asked
                 and not gives_name(unit.text, question)
@@ -238,6 +245,7 @@ def find_candidates(
     return out
 
 
+_DEFAULT = re.compile(r"\bdefault\b", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.IGNORECASE)
 _LINKING = re.compile(r"^(?:so|and|but|then|now|well|ok(?:ay)?),?\s+", re.IGNORECASE)
 """A word linking a page's question to the text before it ("So why would you ...?")."""

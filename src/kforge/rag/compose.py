@@ -363,7 +363,7 @@ def compose_extractive(
         ):
             follows[id(best_here)] = [
                 c
-                for c in follow_on(best_here, owns[source])
+                for c in follow_on(best_here, owns[source], why=asked.kind == "reason")
                 if asked.kind in ("procedure", "where")  # a command; a path ("it's:" then it)
                 or (c.kind != "code" and not reads_as_code(c.text))
             ]

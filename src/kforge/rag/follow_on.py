@@ -89,12 +89,13 @@ _MAX_CODE = 2
 """Code blocks a sentence ending in a colon leads ("... set the key:" then its lines)."""
 
 
-def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
+def follow_on(best: Candidate, own: Sequence[Candidate], *, why: bool = False) -> list[Candidate]:
     """The units right after ``best`` that finish what it says: a sentence that goes on from
     it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
     "They do not use getaddrinfo(3)" after "These functions are implemented quite
     differently"), or the items a sentence ending in a colon introduces ("... is about to
-    exit as a result of either:")."""
+    exit as a result of either:"); for ``why``, one that gives a reason ("Dimensional reduction
+    can be slow, so auto-reducing is disabled by default." after how to turn it on)."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
     if best.text.endswith(":"):  # the items it introduces, or the code it says to use
         if after and after[0].position == best.position + 1 and runs_on(after[0]):
@@ -123,9 +124,14 @@ def follow_on(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:
     if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
         return []
     nxt = after[0]
-    return [nxt] if refers_back(nxt.text) or _GOES_ON.match(nxt.text) else []
+    goes_on = refers_back(nxt.text) or _GOES_ON.match(nxt.text)
+    return [nxt] if goes_on or (why and _GIVES_REASON.search(nxt.text)) else []
 
 
+_GIVES_REASON = re.compile(
+    r",\s+so\s+(?!that\b)|\b(?:because|the reason|this is why|that is why)\b", re.IGNORECASE
+)
+"""A sentence saying why: "... can be slow, so auto-reducing is disabled by default"."""
 _BASES = re.compile(r":\s*Bases:\s*[\w.,\s]+$")
 """A class's entry that names only its base classes; its description comes next."""
 _UNFINISHED = re.compile(r"(?:\w+\s+){3,}[a-z]+$")

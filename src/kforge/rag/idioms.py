@@ -94,6 +94,9 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"possible|supported|permitted|accepted)\b))",
             r"minimum minimal \1 ",
         ),
+        # "how many significant digits ...?": a manual may count them as figures ("The default
+        # precision is 12 significant figures")
+        (r"\bsignificant digits\b", "significant digits figures"),
         # "what does I18N stand for?": what it is ("I18N is an abbreviation for ...")
         (r"^what (?:does|do) (.+?) stand for\b", r"what is \1"),
         # "what makes a unit count as a 'reference unit'?": what one is ("A reference unit is
