@@ -3,8 +3,8 @@ it asks ("Conceptually, ..."), a thing named with its kind ("a Quantity object",
 that comes with peewee"), a concept a page introduces ("the concept of contexts which ..."),
 "what makes a unit count as X", a signature whose colons are no entry, and the release a
 sentence leading code names, a range of factors, what a thing is made of, and the sentence
-"This change ..." stands for, a reason after the best sentence, and a default's value before
-an example."""
+"This change ..." stands for, a reason after the best sentence, a default's value before an
+example, and for yes or no the sentence saying "not"."""
 
 from __future__ import annotations
 
@@ -188,7 +188,13 @@ def test_a_sentence_saying_this_change_brings_the_change_in_place_of_a_lesser_on
     chosen = [own[0], own[2], *others]
     place_antecedent(own[2], chosen, own, 4, lambda c: scores[id(c)])
     assert chosen == [own[0], own[1], own[2], others[0]]
-    # "In this mode, ..." names what it follows too, but takes no other sentence's room
+    # "It ...", whose thing a passage's lead may name, and "In this mode, ..." point back too,
+    # but take no other sentence's room
+    it = replace(own[2], text="It removes the security problems of parsing untrusted strings.")
+    scores[id(it)] = 0.6
+    chosen = [own[0], it, *others]
+    place_antecedent(it, chosen, [own[0], own[1], it], 4, lambda c: scores[id(c)])
+    assert chosen == [own[0], it, *others]
     mode = replace(own[2], text="In this mode, the file system is mounted remotely.")
     scores[id(mode)] = 0.6
     chosen = [own[0], mode, *others]
@@ -236,3 +242,19 @@ def test_how_many_significant_digits_is_the_default_a_sentence_leading_an_exampl
     _, units, line = asked_over(pages, question)
     assert any(u.startswith("The default precision is 12 significant figures") for u in units)
     assert line == "12"
+
+
+def test_yes_or_no_brings_the_sentence_saying_not_of_what_is_asked() -> None:
+    page = (
+        "Schema Migrations\n\nThe SchemaMigrator class is responsible for generating schema "
+        "altering operations, which can then be run sequentially by the migrate() helper.\n\n"
+        "Warning\n\nMigrations are not run inside a transaction. If you wish the migration to "
+        "run in a transaction you will need to wrap the call to migrate in a atomic() "
+        "context-manager."
+    )
+    question = (
+        "Does migrate() automatically wrap my schema changes in a transaction so a failed step "
+        "is undone?"
+    )
+    _, units, _ = asked_over([SourceDocument("migrate.html", page, "Playhouse")], question)
+    assert "Migrations are not run inside a transaction." in units, units

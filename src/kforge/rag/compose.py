@@ -94,6 +94,8 @@ _COPY = 0.8
 """A unit of another passage is redundant only when it shares this share of its terms."""
 _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
+_DECIDING_RATIO = 0.3
+"""The least share of the best unit's score for a sentence saying "not" to answer yes or no."""
 _KIND_BONUS = 0.25
 """Lead of a unit holding what the question asks for (a number, a command, a date, ...)."""
 _PATH = re.compile(r"(?:^|[\s(\"'`])(?:~|\.{1,2})?/[\w.-]+/|(?:^|\s)~/\S+|\$[A-Z_]{3,}\b")
@@ -428,6 +430,13 @@ def compose_extractive(
                 chosen.append(c)  # what is asked for: never redundant
             elif new_terms or completes(c, chosen):
                 take(c)
+    if asked.kind == "yesno" and not any(_NEGATION.search(o.text) for o in chosen):
+        # the best sentence of a source read saying "not" of two things asked decides, if
+        # any ("Migrations are not run inside a transaction.")
+        decides = (c for c in ranked if c.source in sources and len(c.terms & set(query)) > 1)
+        no = next((c for c in decides if _NEGATION.search(c.text)), None)
+        if no is not None and scores[id(no)] >= _DECIDING_RATIO * best_score:
+            chosen.append(no)
     kinds: list[Candidate] = []
     if _KINDS.search(question):
         # "What are the kinds of interaction?": the list that names them, whole and first,

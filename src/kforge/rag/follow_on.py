@@ -253,6 +253,10 @@ the lead taken in ``compose_extractive``), not for the sentence before: adding t
 sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
 
 
+_THIS_SAYS = re.compile(r"(?:this|that|these|those)\b", re.IGNORECASE)
+"""A demonstrative opening a sentence (of those ``_POINTS_BACK`` reads as pointing back)."""
+
+
 def place_antecedent(
     c: Candidate,
     chosen: list[Candidate],
@@ -261,14 +265,16 @@ def place_antecedent(
     score: Callable[[Candidate], float],
 ) -> None:
     """The sentence ``c`` points back to (``said_before``) put right before it in ``chosen``,
-    room permitting; for one opening with the pronoun ("This change removes the security
-    problems ..." says nothing without "Pint does not use eval"), in place of the least of the
-    others, when that one scores less than ``c``."""
+    room permitting; for one opening with a demonstrative ("This change removes the security
+    problems ..." says nothing without "Pint does not use eval"; not "It ...", whose person or
+    thing the passage's lead may name), in place of the least of the others, when that one
+    scores less than ``c``."""
     before = said_before(c, own)
     if before is None or normalized(before.text) in {normalized(o.text) for o in chosen}:
         return
     least = min((o for o in chosen if o is not c), key=score, default=c)
-    if len(chosen) >= room and _POINTS_BACK.match(c.text) and score(least) < score(c):
+    pointing = _POINTS_BACK.match(c.text) and _THIS_SAYS.match(c.text)
+    if len(chosen) >= room and pointing and score(least) < score(c):
         chosen.remove(least)
     if len(chosen) < room:
         chosen.insert(chosen.index(c), before)
