@@ -8,8 +8,6 @@ example, and for yes or no the sentence saying "not"."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from kforge.rag.candidates import Candidate
@@ -169,7 +167,7 @@ def test_what_a_thing_is_made_of_is_what_it_is() -> None:
     assert defines_subject(said, defined_subject(asked)) == 1.0
 
 
-def test_a_sentence_saying_this_change_brings_the_change_in_place_of_a_lesser_one() -> None:
+def test_a_sentence_saying_this_change_brings_the_change_room_permitting() -> None:
     own = [
         Candidate(text, 0, n, "sentence", frozenset())
         for n, text in enumerate(
@@ -180,26 +178,14 @@ def test_a_sentence_saying_this_change_brings_the_change_in_place_of_a_lesser_on
             ]
         )
     ]
-    others = [
-        Candidate(f"Other sentence {n} about parsing.", 1, n, "sentence", frozenset())
-        for n in range(2)
-    ]
-    scores = {id(own[0]): 0.9, id(own[2]): 0.6, id(others[0]): 0.7, id(others[1]): 0.2}
-    chosen = [own[0], own[2], *others]
-    place_antecedent(own[2], chosen, own, 4, lambda c: scores[id(c)])
-    assert chosen == [own[0], own[1], own[2], others[0]]
-    # "It ...", whose thing a passage's lead may name, and "In this mode, ..." point back too,
-    # but take no other sentence's room
-    it = replace(own[2], text="It removes the security problems of parsing untrusted strings.")
-    scores[id(it)] = 0.6
-    chosen = [own[0], it, *others]
-    place_antecedent(it, chosen, [own[0], own[1], it], 4, lambda c: scores[id(c)])
-    assert chosen == [own[0], it, *others]
-    mode = replace(own[2], text="In this mode, the file system is mounted remotely.")
-    scores[id(mode)] = 0.6
-    chosen = [own[0], mode, *others]
-    place_antecedent(mode, chosen, [own[0], own[1], mode], 4, lambda c: scores[id(c)])
-    assert chosen == [own[0], mode, *others]
+    other = Candidate("Another sentence about parsing.", 1, 0, "sentence", frozenset())
+    chosen = [own[0], own[2], other]
+    place_antecedent(own[2], chosen, own, 4)
+    assert chosen == [own[0], own[1], own[2], other]
+    # without room, no other sentence gives up its place
+    chosen = [own[0], own[2], other]
+    place_antecedent(own[2], chosen, own, 3)
+    assert chosen == [own[0], own[2], other]
 
 
 def test_why_brings_the_sentence_after_the_best_one_that_gives_the_reason() -> None:

@@ -475,7 +475,7 @@ def compose_extractive(
     for c in list(chosen):
         # room permitting, a sentence pointing back ("It is a recommended replacement for this
         # module ...") comes after the one naming what it points to
-        place_antecedent(c, chosen, owns[c.source], room, lambda o: scores[id(o)])
+        place_antecedent(c, chosen, owns[c.source], room)
         # the example a sentence goes on from ("searches for 'hello' in all files ...") is
         # what that sentence says: it comes before it, room or not
         example = example_before(c, owns[c.source])

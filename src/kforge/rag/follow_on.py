@@ -4,7 +4,7 @@ it is of."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from kforge.rag.candidates import Candidate, runs_on
 from kforge.rag.commands import is_command_line
@@ -253,30 +253,15 @@ the lead taken in ``compose_extractive``), not for the sentence before: adding t
 sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
 
 
-_THIS_SAYS = re.compile(r"(?:this|that|these|those)\b", re.IGNORECASE)
-"""A demonstrative opening a sentence (of those ``_POINTS_BACK`` reads as pointing back)."""
-
-
 def place_antecedent(
-    c: Candidate,
-    chosen: list[Candidate],
-    own: Sequence[Candidate],
-    room: int,
-    score: Callable[[Candidate], float],
+    c: Candidate, chosen: list[Candidate], own: Sequence[Candidate], room: int
 ) -> None:
-    """The sentence ``c`` points back to (``said_before``) put right before it in ``chosen``,
-    room permitting; for one opening with a demonstrative ("This change removes the security
-    problems ..." says nothing without "Pint does not use eval"; not "It ...", whose person or
-    thing the passage's lead may name), in place of the least of the others, when that one
-    scores less than ``c``."""
+    """The sentence ``c`` points back to (``said_before``: "This change removes the security
+    problems ..." says nothing without "Pint does not use eval") put right before it in
+    ``chosen``, room permitting (one taking another's room cost as many answers as it gave)."""
     before = said_before(c, own)
-    if before is None or normalized(before.text) in {normalized(o.text) for o in chosen}:
-        return
-    least = min((o for o in chosen if o is not c), key=score, default=c)
-    pointing = _POINTS_BACK.match(c.text) and _THIS_SAYS.match(c.text)
-    if len(chosen) >= room and pointing and score(least) < score(c):
-        chosen.remove(least)
-    if len(chosen) < room:
+    quoted = {normalized(o.text) for o in chosen}
+    if before is not None and normalized(before.text) not in quoted and len(chosen) < room:
         chosen.insert(chosen.index(c), before)
 
 
