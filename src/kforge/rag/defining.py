@@ -174,7 +174,8 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
 
 
 _SAYS_WHAT = re.compile(
-    r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|lets? you|allows? you to|enables? you to|"
+    r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|lets? you|"
+    r"allows? you to|enables? you to|"
     r"helps? you|aims? to|is (?:designed|meant|intended) to|provides)\b"
 )
 """What a sentence says after naming its subject when it defines it: what it is, or what it

@@ -247,7 +247,8 @@ _POINTS_BACK = re.compile(
 )
 """A sentence opening with a pronoun that stands for what the sentence before it says ("It
 is ...", "This means ...", "This change removes ..."), not with a noun it determines ("This
-method ...", which names the entry it is part of), nor with an "it" that stands for what the sentence goes on to say.
+method ...", which names the entry it is part of), nor with an "it" that stands for what the
+sentence goes on to say.
 "He" and "she" stand for the person a passage is about, whom its lead sentence names (see
 the lead taken in ``compose_extractive``), not for the sentence before: adding that one put
 sentences no question needed into HotpotQA's answers (supporting-fact precision 63.9 → 62.7)."""
