@@ -45,6 +45,18 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"supply|choose|pick|configure|change)(?: (?:any|one|it|them|anything|a value))?\b",
             "by default",
         ),
+        # "without setting anything, how long ...?", "if I forget to pass a capacity": the
+        # value a manual gives as the default
+        (
+            r"\bwithout (?:setting|passing|giving|specifying|providing|supplying|configuring|"
+            r"changing) (?:anything|any|it|one|a value)\b",
+            "by default",
+        ),
+        (
+            r"\b(?:forg[eo]t|forgotten|neglect(?:s|ed)?|omit(?:s|ted)?) (?:to )?(?:pass|set|give|"
+            r"specify|provide|supply)(?:ing)?\b",
+            "by default",
+        ),
         # "the simplest way to send an email": the way is asked, not how simple it is (a
         # manual says "In most cases, you can send email using send_mail()")
         (

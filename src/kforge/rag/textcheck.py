@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
 from kforge.rag.minilm_onnx import vocabulary_path
+from kforge.rag.stdlib_names import defines
 from kforge.rag.stem import porter_stem
 
 __all__ = [
@@ -235,12 +236,14 @@ _OF_A_NAME = frozenset(
 
 def _dotted_name(sentence: str, match: re.Match[str]) -> bool:
     """Whether a run-together match is a module's name and a class's ("pathlib.Path",
-    "scrapy.Spider"): a module name is no English word, or the words around say it names one
-    (the text lost the code markup that would have kept it whole)."""
+    "scrapy.Spider"): a module name is no English word, the standard library's module defines
+    the name ("typing.Any"), or the words around say it names one (the text lost the code
+    markup that would have kept it whole)."""
     words = _english_words(str(vocabulary_path()))
     after = (match.group("after") or "").strip().lower()
     return (
         match.group("word") not in words
+        or defines(match.group("word"), match.group("next"))
         or after in _OF_A_NAME
         or _NAMED_BY.search(sentence, 0, match.start()) is not None
     )
