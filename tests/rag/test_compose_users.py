@@ -5,10 +5,14 @@ default."""
 
 from __future__ import annotations
 
+from kforge.rag.compose import compose_extractive
 from kforge.rag.idioms import plain_words
-from kforge.rag.question import read_question
+from kforge.rag.question import read_question, situation_terms
 from kforge.rag.stdlib_names import defines
 from kforge.rag.textcheck import split_sentences
+from kforge.rag.types import SourceDocument
+from tests.rag.helpers import asked_over
+from tests.rag.helpers import page_chunk as chunk
 
 
 def test_a_name_the_standard_library_defines_is_no_sentence_end() -> None:
@@ -45,3 +49,73 @@ def test_forgetting_to_pass_a_value_or_setting_nothing_asks_for_the_default() ->
         assert "by default" in plain_words(question), question
         assert "default" in read_question(question).terms, question
     assert plain_words("I forgot my password") == "I forgot my password"
+
+
+def test_the_words_of_the_users_situation_weigh_less_than_those_of_what_is_asked() -> None:
+    asked = read_question(
+        "Jobs in my machine shop need a machine of a given size. Which store type lets a job "
+        "take out only an item matching some condition?"
+    )
+    assert set(situation_terms(asked)) == {"machin", "shop", "size", "give"}
+    assert situation_terms(asked)["shop"] < 1
+    # the question asked refers back to the situation: that is what it asks about
+    for question in (
+        "My tests use a special database. Which method binds the models to it for a block?",
+        "Our code is in a language doxygen does not list. Can doxygen document that code?",
+        "I publish a library. What do I add?",
+    ):
+        assert situation_terms(read_question(question)) == {}, question
+    example = (
+        "Machine shop\n\nThis example comprises a machine shop with identical machines. A "
+        "stream of jobs keeps the machines of the shop busy. Each machine of the shop breaks "
+        "down periodically, and a job of a machine waits for the repairman. The shop keeps a "
+        "store of spare parts for the machines."
+    )
+    pages = [
+        SourceDocument("examples/machine_shop.html", example, "Machine shop"),
+        SourceDocument(
+            "examples/carwash.html",
+            "Carwash\n\nA carwash has a limited number of washing machines. Cars arrive and "
+            "wait for a machine; the shop owner counts them.",
+            "Carwash",
+        ),
+        SourceDocument(
+            "topical_guides/resources.html",
+            "Stores\n\nUsing stores, you can model the production and consumption of concrete "
+            "objects. Beside Store, there is a FilterStore that lets you use a custom condition "
+            "to filter the items you get out of the store.",
+            "Shared resources",
+        ),
+        SourceDocument(
+            "topical_guides/events.html",
+            "Events\n\nEvents are triggered and processed. A process may wait for an event of "
+            "any type.",
+            "Events",
+        ),
+    ]
+    files, units, _ = asked_over(pages, asked.text, k=2)
+    assert files[0] == "topical_guides/resources.html"
+    assert units[0].startswith("Beside Store, there is a FilterStore")
+    # passages found in the other order: the sentence answering what is asked still leads
+    found = [
+        chunk(0, example.split("\n\n")[1].split(". ", 1)[1], "Machine shop"),
+        chunk(1, pages[2].text.split("\n\n")[1], "Stores"),
+    ]
+    assert compose_extractive(asked.text, found)[0].text.startswith("Beside Store, there is")
+
+
+def test_a_compared_name_opens_its_entry_whatever_arguments_its_signature_takes() -> None:
+    page = (
+        "Bound loggers\n\nclass structlog.BoundLogger(logger, processors, context): A generic "
+        "bound logger.\n\nunbind(*keys): Return a new logger with keys removed from the context."
+        "\n\nRaises:: KeyError - If the key is not part of the context.\n\ntry_unbind(*keys): "
+        "Like unbind(), but best effort: missing keys are ignored.\n\nnew(**new_values): Clear "
+        "context and binds initial_values using bind()."
+    )
+    question = (
+        "What's the difference between unbind() and try_unbind() when the key I want to remove "
+        "was never bound?"
+    )
+    _, units, _ = asked_over([SourceDocument("api.html", page, "API Reference")], question)
+    assert "try_unbind(*keys): Like unbind(), but best effort: missing keys are ignored." in units
+    assert "unbind(*keys): Return a new logger with keys removed from the context." in units

@@ -64,10 +64,7 @@ from kforge.rag.quantities import (
     parameter_defaults,
     states_in_units,
 )
-from kforge.rag.question import (
-    asked_noun,
-    read_question,
-)
+from kforge.rag.question import asked_noun, read_question, situation_terms
 from kforge.rag.types import Chunk
 from kforge.rag.unit_scores import (
     NAMED_HEADING,
@@ -181,8 +178,10 @@ def compose_extractive(
             df[term] = df.get(term, 0) + 1
     total = len(candidates)
 
-    def idf(term: str) -> float:
-        return math.log(1 + total / (1 + df.get(term, 0)))
+    situation = situation_terms(asked)
+
+    def idf(term: str) -> float:  # a term only the user's situation names weighs less
+        return math.log(1 + total / (1 + df.get(term, 0))) * situation.get(term, 1.0)
 
     query_weight = sum(idf(t) for t in query) or 1.0
     heading_match = [heading_lead(asked, p, query) for p in passages]

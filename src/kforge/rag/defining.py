@@ -143,6 +143,7 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
         if re.fullmatch(r"[\w.$]+", term) and unit_terms(term) != subject:
             return None  # ``xfail_strict:`` is an entry of its own, not of xfail
         first = term.split()[0] if term.split() else term
+        first = re.sub(r"\(.*", "", first) or first  # "try_unbind(*keys)": its arguments
         last = re.split(r"[.:]", first)[-1]
         if re.search(r"\w[_.]\w", first) and subject not in (unit_terms(first), unit_terms(last)):
             return None  # "Kitchen.i18n Module: ..." is the entry of kitchen.i18n, not kitchen's

@@ -41,6 +41,7 @@ __all__ = [
     "mentions",
     "name_spans",
     "read_question",
+    "situation_terms",
     "spells_question",
     "term_of",
     "unit_terms",
@@ -290,6 +291,28 @@ def asking_sentence(text: str) -> str:
     # the clause after the condition or the premise asks
     lead = _LEAD_CLAUSE.match(sentence)
     return sentence[lead.end() :] if lead else sentence
+
+
+SITUATION = 0.5
+"""Weight of a term only the sentences before the one that asks name."""
+_OWN_TERMS = 3
+"""The fewest terms of the sentence that asks for the situation's to weigh less."""
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.I)
+
+
+def situation_terms(asked: Question) -> dict[str, float]:
+    """The terms of the sentences before the one that asks that it does not hold, each with
+    its weight (``SITUATION``): the user's situation ("Jobs in my machine shop need machines
+    of a given size. Which store type lets a job take only an item matching a condition?"
+    asks about a store, not a machine shop)."""
+    sentences = split_sentences(asked.text)
+    asking = [n for n, s in enumerate(sentences) if s.rstrip().endswith("?")]
+    if len(sentences) < 2 or not asking:
+        return {}
+    own = set(_terms(sentences[asking[-1]]))
+    if len(own) < _OWN_TERMS or _REFERS_BACK.search(sentences[asking[-1]]):
+        return {}  # "How do I keep all of them out of the docs?": what it asks is the situation
+    return {t: SITUATION for s in sentences[: asking[-1]] for t in _terms(s) if t not in own}
 
 
 _ASKING_WORD = r"(?:why|how|what|which|who|whom|when|where|is|are|can|could|does|do|did|will|would|should|must|may)\b"

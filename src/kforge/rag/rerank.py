@@ -57,6 +57,7 @@ from kforge.rag.question import (
     PROCEDURAL,
     Question,
     read_question,
+    situation_terms,
     spells_question,
     term_of,
 )
@@ -252,6 +253,10 @@ def rerank_hits(
         return list(hits[:k])
     top = max(h.score for h in hits) or 1.0
     question = read_question(focus.question)
+    situation = situation_terms(question)
+    if situation:  # what the user's situation alone names weighs less (``situation_terms``)
+        terms = [replace(t, weight=t.weight * situation.get(t.match, 1.0)) for t in focus.terms]
+        focus = replace(focus, terms=tuple(terms))
     near = similarity or {}
     scored = [
         (
