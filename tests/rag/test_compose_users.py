@@ -119,3 +119,28 @@ def test_a_compared_name_opens_its_entry_whatever_arguments_its_signature_takes(
     _, units, _ = asked_over([SourceDocument("api.html", page, "API Reference")], question)
     assert "try_unbind(*keys): Like unbind(), but best effort: missing keys are ignored." in units
     assert "unbind(*keys): Return a new logger with keys removed from the context." in units
+
+
+def test_one_second_is_a_duration_and_or_is_it_asks_no_choice() -> None:
+    page = (
+        "simpy.rt\n\nclass simpy.rt.RealtimeEnvironment(initial_time=0, factor=1.0, strict=True)"
+        ": Execution environment for an event-based simulation which is synchronized with the "
+        "real-time (also known as wall-clock time). A time step will take factor seconds of "
+        "real time (one second by default). A step from 0 to 3 with a factor=0.5 will, for "
+        "example, take at least 1.5 seconds."
+    )
+    question = (
+        "I switched to the real-time environment. Without setting anything, how much "
+        "wall-clock time does one unit of simulation time take?"
+    )
+    _, units, line = asked_over([SourceDocument("rt.html", page, "simpy.rt")], question)
+    assert "A time step will take factor seconds of real time (one second by default)." in units
+    assert line == "one second"
+    # "..., or is it random?" names no second thing to choose
+    for question in (
+        "Which one does SimPy handle first, or is it random?",
+        "Which one does SimPy handle first or is it the other way round?",
+    ):
+        asked = read_question(question)
+        assert asked.kind != "choice" and asked.options == (), question
+    assert read_question("Which is faster, json or pickle?").options == ("json", "pickle")

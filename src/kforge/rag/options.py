@@ -8,6 +8,13 @@ import re
 __all__ = ["BETTER_CHOICE", "TWO_WAYS", "named_options"]
 
 _CHOICE = re.compile(r"\b(?:which|who|what)\b.*?,?\s+(.+?)\s+or\s+(.+?)\s*\??$", re.IGNORECASE)
+_OR_ELSE = re.compile(
+    r"(?:(?:is|are|was|were|does|do|did|will|would|can|could|has|have)\s+(?:it|they|that|this|"
+    r"there|he|she)|not|the other way)\b",
+    re.IGNORECASE,
+)
+"""What follows "or" in a question naming no second item: "Which one does it handle first, or
+is it random?", "..., or not?", "..., or the other way round?"."""
 _WHICH_OF = re.compile(
     r"\bwhich of (?:the )?(.+?)\s+and\s+(.+?)\s+(?:has|have|is|was|were|are|did|does|had)\b",
     re.IGNORECASE,
@@ -53,7 +60,7 @@ def named_options(text: str) -> tuple[tuple[str, ...], bool]:
             first, second = _way(first), _way(second)
         return (_bare_item(first), _bare_item(second)), False
     choice = _CHOICE.search(text)
-    if choice:
+    if choice and not _OR_ELSE.match(choice.group(2)):
         first = re.split(r",\s*|\bbetween\b|\bof\b", choice.group(1))[-1].strip(" ,:")
         return (first, choice.group(2).strip(" ,?")), True
     for pattern in (_WHICH_OF, _OR_START):

@@ -53,14 +53,14 @@ __all__ = [
 NUMBER = re.compile(
     r"(?<![\w.])(?:(?<==)-(?=\d))?(?:0x[0-9a-f]+|\d(?:,?\d)*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
-    r"(?:an?|one|half)(?=\s+(?:year|month|week|day|hour|minute)s?\b))"
+    r"(?:an?|one|half)(?=\s+(?:year|month|week|day|hour|minute)s?\b)|one(?=\s+seconds?\b))"
     r"(?:(?=(?:ms|s|min|h|[kKMGT]i?B|[kmgt]b|px|x)\b)|(?![\w]))",
     re.IGNORECASE,
 )
 """A number, in digits or words ("one" left out: it is mostly "one of", "one potential"),
 also when its unit is written on to it ("0.005s", "16MB"); "a", "an", "one" or "half" before
-a unit of time ("at least for a year and half", "once an hour"; not "a second call"); its
-minus sign where it is assigned ("pool_recycle=-1")."""
+a unit of time ("at least for a year and half", "once an hour", "one second"; not "a second
+call"); its minus sign where it is assigned ("pool_recycle=-1")."""
 _ONE = frozenset({"a", "an", "one", "half"})
 
 _NAMING = re.compile(
