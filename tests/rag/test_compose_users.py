@@ -144,3 +144,18 @@ def test_one_second_is_a_duration_and_or_is_it_asks_no_choice() -> None:
         asked = read_question(question)
         assert asked.kind != "choice" and asked.options == (), question
     assert read_question("Which is faster, json or pickle?").options == ("json", "pickle")
+
+
+def test_how_two_items_differ_is_said_by_a_comparative_in_one_items_entry() -> None:
+    page = (
+        "structlog Package\n\nclass structlog.PrintLogger(file=None): Print events into a file."
+        "\n\nParameters:: file (TextIO | None) - File to print to. (default: sys.stdout)\n\n"
+        "class structlog.WriteLogger(file=None): Write events into a file. Useful if you follow "
+        "current logging best practices. A little faster and a little less versatile than "
+        "structlog.PrintLogger.\n\nclass structlog.BytesLogger(file=None): Writes bytes into a "
+        "file."
+    )
+    question = "What is the practical difference between WriteLogger and PrintLogger?"
+    assert read_question(question).kind == "comparison"
+    _, units, _ = asked_over([SourceDocument("api.html", page, "API Reference")], question)
+    assert "A little faster and a little less versatile than structlog.PrintLogger." in units

@@ -18,6 +18,7 @@ __all__ = [
     "own_terms",
     "own_words",
     "said_of",
+    "sets_apart",
 ]
 
 
@@ -159,3 +160,21 @@ def lists_differences(c: Candidate, options: Sequence[str], passages: Sequence[C
     passage = passages[c.source]
     context = f"{c.text}\n{passage.title}\n{passage.heading}"
     return all(names_option(context, o) for o in options)
+
+
+_CONTRASTS = re.compile(
+    r"\b(?:whereas|unlike|rather than|instead of|differs? from|in contrast|as opposed to|"
+    r"similar to\b.{1,80}?\bbut|(?:more|less) \w+ than|(?:faster|slower|smaller|larger) than)\b",
+    re.I,
+)
+"""What sets two items apart in one sentence ("X is a short one-liner, whereas Y ..."; "X
+is similar to Y, but ..."; "A little faster and a little less versatile than PrintLogger"),
+more than a "but" or "only" of any kind."""
+
+
+def sets_apart(c: Candidate, options: Sequence[str]) -> bool:
+    """True when ``c`` says how the compared items differ: it names both (the item whose API
+    entry it continues is named: "A little faster ... than structlog.PrintLogger." in
+    WriteLogger's entry) and sets one against the other."""
+    named = f"{c.entry} {c.text}"
+    return all(names_option(named, o) for o in options) and _CONTRASTS.search(c.text) is not None

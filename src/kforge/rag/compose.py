@@ -29,7 +29,13 @@ from kforge.rag.candidates import (
     gives_name,
 )
 from kforge.rag.commands import is_command_line, runs_example
-from kforge.rag.comparison import compared_unit, lists_differences, names_option, own_terms
+from kforge.rag.comparison import (
+    compared_unit,
+    lists_differences,
+    names_option,
+    own_terms,
+    sets_apart,
+)
 from kforge.rag.consequence import asks_what_happens, states_consequence
 from kforge.rag.defining import (
     defined_subject,
@@ -105,13 +111,6 @@ _ENTRY_BONUS = 0.5
 _OTHER_ENTRY = 0.5
 """Weight of a unit continuing the entry of a name the question does not ask about, or of a
 parameter list's item for a parameter it does not name."""
-_SETS_APART = re.compile(
-    r"\b(?:whereas|unlike|rather than|instead of|differs? from|in contrast|as opposed to|"
-    r"similar to\b.{1,80}?\bbut)\b",
-    re.I,
-)
-"""What sets two items apart in one sentence ("X is a short one-liner, whereas Y ..."; "X
-is similar to Y, but ..."), more than a "but" or "only" of any kind."""
 _DEFAULTS = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
@@ -260,7 +259,7 @@ def compose_extractive(
         opens = opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
         value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
         both = asked.kind == "comparison" and all(names_option(c.text, o) for o in asked.options)
-        if both and _SETS_APART.search(c.text):
+        if asked.kind == "comparison" and sets_apart(c, asked.options):
             # "a brief description is a short one-liner, whereas the detailed description
             # provides longer ...": how the two differ, in one sentence
             value += 2 * _ENTRY_BONUS

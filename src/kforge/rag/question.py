@@ -121,7 +121,7 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
-    r"(?:^|,\s+)(?:what(?:'s| is| are) the (?:main )?differences? between|how (?:does|do|is|are) .+ "
+    r"(?:^|,\s+)(?:what(?:'s| is| are) the (?:\w+ )?differences? between|how (?:does|do|is|are) .+ "
     r"(?:differ|compare)|compare\b)|\b(?:versus|vs\.?|better than)\b",
     re.IGNORECASE,
 )
