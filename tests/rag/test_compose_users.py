@@ -61,10 +61,15 @@ def test_the_words_of_the_users_situation_weigh_less_than_those_of_what_is_asked
     # the question asked refers back to the situation: that is what it asks about
     for question in (
         "My tests use a special database. Which method binds the models to it for a block?",
-        "Our code is in a language doxygen does not list. Can doxygen document that code?",
+        "Our code is in a language doxygen does not list. Can doxygen document it anyway?",
         "I publish a library. What do I add?",
     ):
         assert situation_terms(read_question(question)) == {}, question
+    # a demonstrative naming a thing anew is no pronoun standing for the situation
+    later = read_question(
+        "I installed structlog and called get_logger().info(). Where does that log line end up?"
+    )
+    assert set(situation_terms(later)) == {"instal", "structlog", "call", "logger", "info"}
     example = (
         "Machine shop\n\nThis example comprises a machine shop with identical machines. A "
         "stream of jobs keeps the machines of the shop busy. Each machine of the shop breaks "

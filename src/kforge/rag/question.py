@@ -297,7 +297,13 @@ SITUATION = 0.5
 """Weight of a term only the sentences before the one that asks name."""
 _OWN_TERMS = 3
 """The fewest terms of the sentence that asks for the situation's to weigh less."""
-_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.I)
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their)\b|\b(?:this|that|these|those)\b(?=\s*(?:[?.,!]|$|(?:is|are|"
+    r"was|were|do|does|did|has|have|will|would|can|could|should|to|for|in|on|with|mean)\b))",
+    re.I,
+)
+"""A pronoun standing for what the situation names ("How do I keep them out?", "Which method
+does that?"), not a demonstrative naming it anew ("Where does that log line end up?")."""
 
 
 def situation_terms(asked: Question) -> dict[str, float]:
