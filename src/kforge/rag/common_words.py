@@ -75,7 +75,7 @@ def is_common_word(word: str) -> bool:
 
 MODIFIERS = frozenset(
     """too also whole entire entirely several various certain even really actually quite very
-    rather already still instead together altogether completely fully properly correctly
+    rather already still ever instead together altogether completely fully properly correctly
     exactly simply basically generally usually typically normally just merely anyway somehow
     particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
 )

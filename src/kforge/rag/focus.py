@@ -26,7 +26,8 @@ to occur in it), and a term never named weighs at least as much as the lightest 
 Rule. Passages found hold the focus when the terms they hold between them (one passage, or
 two that join two facts: "the 1945 film starring the actress who became an ambassador") weigh
 at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never when half of the
-question's terms or more are never named in the corpus, nor, in a corpus whose silence is
+question's terms or more (modifiers aside) are never named in the corpus, nor, in a corpus
+whose silence is
 ``LOUD_SILENCE`` or more, when names and terms it never names (words that are not common
 English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
 of the focus, or the sentence that asks writes a name the corpus never names (a capitalized
@@ -245,8 +246,9 @@ class Focus:
     @property
     def unknown_share(self) -> float:
         """The share of the focus's terms that the corpus never names (by count: their weights
-        are the least certain)."""
-        return sum(not t.known for t in self.terms) / len(self.terms) if self.terms else 0.0
+        are the least certain), a modifier not counted ("when would I *ever* choose it")."""
+        terms = [t for t in self.terms if not _modifier(t)]
+        return sum(not t.known for t in terms) / len(terms) if terms else 0.0
 
     @property
     def unnamed_share(self) -> float:
@@ -371,6 +373,14 @@ class Focus:
         return text
 
 
+def _modifier(term: FocusTerm) -> bool:
+    """A modifier ("too", ``MODIFIERS``), or an adverb of a common word the corpus never names
+    ("Conceptually, what is ..."): how the question asks, not what about."""
+    return term.text.lower() in MODIFIERS or (
+        not term.known and term.kind == "word" and adverb_of_common_word(term.text)
+    )
+
+
 def _shares_kept(focus: Focus, held: Sequence[tuple[FocusTerm, ...]]) -> list[bool]:
     """Which passages hold a share of ``focus`` (by the terms each holds) enough to be kept: a
     quarter of it and half as much as the best of them."""
@@ -475,15 +485,10 @@ def question_focus(question: str, statistics: CorpusStatistics | None = None) ->
     lifted = [t if t.known else replace(t, weight=max(t.weight, floor)) for t in terms.values()]
 
     # a modifier weighs no more than the lightest term that names what is asked
-    def modifier(term: FocusTerm) -> bool:  # "Conceptually, what is ...": its manner
-        return term.text.lower() in MODIFIERS or (
-            not term.known and term.kind == "word" and adverb_of_common_word(term.text)
-        )
-
-    named = [t.weight for t in lifted if not modifier(t)]
+    named = [t.weight for t in lifted if not _modifier(t)]
     if named:
         ceiling = min(named)
-        lifted = [replace(t, weight=min(t.weight, ceiling)) if modifier(t) else t for t in lifted]
+        lifted = [replace(t, weight=min(t.weight, ceiling)) if _modifier(t) else t for t in lifted]
     ordered = sorted(lifted, key=lambda t: (-t.weight, not t.known))
     if statistics is None or statistics.passages == 0:
         return Focus(question, tuple(ordered), weighted=False)
