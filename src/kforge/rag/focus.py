@@ -35,7 +35,8 @@ word inside it, "Weblate", an identifier such as ``HTTP/2``, or a number; a name
 sentences before it is the user's situation: "In CI I want ..."). When they do not hold it,
 no passage is relevant and the documents do not say. When they do, a passage (title, heading
 and text) is relevant when its terms weigh at least ``PASSAGE_SHARE`` (a quarter) of the focus
-and half of what the best passage's weigh, or, where sentences before the one that asks tell
+(common words the corpus never names aside: "is that frowned upon?") and half of what the best
+passage's weigh, or, where sentences before the one that asks tell
 the user's situation, when it holds that much of the asking sentence's own terms, or when it
 holds the entry of a name the question asks about (a line opening with the name, then a
 colon: ``-w, --wip: Only run scenarios tagged with "wip"`` for "What does the -w flag do?",
@@ -384,7 +385,9 @@ def _modifier(term: FocusTerm) -> bool:
 def _shares_kept(focus: Focus, held: Sequence[tuple[FocusTerm, ...]]) -> list[bool]:
     """Which passages hold a share of ``focus`` (by the terms each holds) enough to be kept: a
     quarter of it and half as much as the best of them."""
-    shares = [focus.weight_of(h) for h in held]
+    # a common word the corpus never names is the user's ("frowned upon"): shares of the rest
+    known = focus.weight_of(t for t in focus.terms if t.known or not is_common_word(t.text)) or 1
+    shares = [focus.weight_of(h) / known for h in held]
     need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
     return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
 
