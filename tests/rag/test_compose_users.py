@@ -49,6 +49,7 @@ def test_forgetting_to_pass_a_value_or_setting_nothing_asks_for_the_default() ->
         "If I create a Resource and forget to pass a capacity, how many processes can use it?",
         "Without setting anything, how long does one unit of simulation time take?",
         "If I forget to set the timeout, how long does it wait?",
+        "If I never put a priority on my terminals, what priority does Lark assume for them?",
     ):
         assert "by default" in plain_words(question), question
         assert "default" in read_question(question).terms, question

@@ -41,8 +41,9 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:mandatory|compulsory|obligatory)\b", "required"),
         # "which formats does it accept if I don't give any?": what it does by default
         (
-            r"\b(?:if|when) (?:i|you|we|one) (?:do|does) not (?:give|pass|set|specify|provide|"
-            r"supply|choose|pick|configure|change)(?: (?:any|one|it|them|anything|a value))?\b",
+            r"\b(?:if|when) (?:i|you|we|one) (?:(?:do|does) not|never) (?:give|pass|set|put|"
+            r"specify|provide|supply|choose|pick|configure|change)(?: (?:any|one|it|them|anything|"
+            r"a value))?\b",
             "by default",
         ),
         # "without setting anything, how long ...?", "if I forget to pass a capacity": the
