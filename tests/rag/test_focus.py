@@ -238,10 +238,10 @@ def _chunk(n: int, text: str) -> Chunk:
 def test_relevant_passages_always_hold_part_of_the_focus(
     question: str, texts: list[str], weighted: bool
 ) -> None:
-    """For any question and passages: a relevant passage holds at least a quarter of the focus,
-    or part of it beside such a passage of its section, or the entry of an option the question
-    names (``--force: ...``); when no passage holds any focus term, none is relevant and the
-    refusal quotes none."""
+    """For any question and passages: a relevant passage holds at least a quarter of the focus
+    (``Focus.passage_share``), or part of it beside such a passage of its section, or the entry
+    of an option the question names (``--force: ...``); when no passage holds any focus term,
+    none is relevant and the refusal quotes none."""
     corpus = Corpus.open(MemoryStore(), "p")
     corpus.add_documents(SourceDocument(f"d{i}", t or "empty", "") for i, t in enumerate(texts))
     focus = question_focus(question, CorpusStatistics.of(corpus) if weighted else None)
@@ -255,10 +255,10 @@ def test_relevant_passages_always_hold_part_of_the_focus(
     enough = {
         (c.file, c.heading)
         for c, v in zip(chunks, verdicts, strict=True)
-        if v and focus.share(c.text) >= PASSAGE_SHARE - 1e-9
+        if v and focus.passage_share(focus.held(c.text)) >= PASSAGE_SHARE - 1e-9
     }
     for chunk, relevant in zip(chunks, verdicts, strict=True):
-        if relevant and focus.share(chunk.text) < PASSAGE_SHARE - 1e-9:
+        if relevant and focus.passage_share(focus.held(chunk.text)) < PASSAGE_SHARE - 1e-9:
             entry = "--force" in question and chunk.text.startswith("--force:")
             assert entry or (chunk.heading and (chunk.file, chunk.heading) in enough)
             assert focus.held(chunk.text)

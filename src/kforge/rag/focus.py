@@ -235,6 +235,12 @@ class Focus:
         """The weight of the focus terms ``text`` holds over the whole focus's (0 without terms)."""
         return self.weight_of(self.held(text))
 
+    def passage_share(self, held: Iterable[FocusTerm]) -> float:
+        """The weight of ``held`` over what a passage may hold: the focus but the common words
+        the corpus never names, which are the user's ("is that *frowned upon*?")."""
+        whole = self.weight_of(t for t in self.terms if t.known or not is_common_word(t.text))
+        return self.weight_of(held) / whole if whole else 0.0
+
     def missing(self, text: str) -> tuple[FocusTerm, ...]:
         """The focus terms ``text`` lacks, heaviest first."""
         held = set(self.held(text))
@@ -375,19 +381,15 @@ class Focus:
 
 
 def _modifier(term: FocusTerm) -> bool:
-    """A modifier ("too", ``MODIFIERS``), or an adverb of a common word the corpus never names
-    ("Conceptually, what is ..."): how the question asks, not what about."""
+    """A modifier (``MODIFIERS``), or an adverb of a common word never named ("Conceptually")."""
     return term.text.lower() in MODIFIERS or (
         not term.known and term.kind == "word" and adverb_of_common_word(term.text)
     )
 
 
 def _shares_kept(focus: Focus, held: Sequence[tuple[FocusTerm, ...]]) -> list[bool]:
-    """Which passages hold a share of ``focus`` (by the terms each holds) enough to be kept: a
-    quarter of it and half as much as the best of them."""
-    # a common word the corpus never names is the user's ("frowned upon"): shares of the rest
-    known = focus.weight_of(t for t in focus.terms if t.known or not is_common_word(t.text)) or 1
-    shares = [focus.weight_of(h) / known for h in held]
+    """Which passages hold enough of ``focus`` (``passage_share``): a quarter, half the best's."""
+    shares = [focus.passage_share(h) for h in held]
     need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
     return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
 
