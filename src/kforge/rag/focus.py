@@ -56,6 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
+from kforge.rag.asking import asking_sentence, contrasted
 from kforge.rag.common_words import MODIFIERS, adverb_of_common_word, is_common_word
 from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
@@ -66,7 +67,6 @@ from kforge.rag.textcheck import (
     comparing_words,
     key_terms,
     measured_words,
-    split_sentences,
     written_names,
 )
 from kforge.rag.types import Chunk
@@ -253,8 +253,21 @@ class Focus:
     @property
     def unknown_share(self) -> float:
         """The share of the focus's terms that the corpus never names (by count: their weights
-        are the least certain), a modifier not counted ("when would I *ever* choose it")."""
-        terms = [t for t in self.terms if not _modifier(t)]
+        are the least certain), a modifier not counted ("when would I *ever* choose it"), nor a
+        common word only the user's situation says ("I'm building a *finance dashboard* ...")."""
+        asking = asking_sentence(self.question)
+        situated = asking != self.question
+        terms = [
+            t
+            for t in self.terms
+            if not _modifier(t)
+            and not (
+                situated
+                and not t.known
+                and is_common_word(t.text)
+                and _whole(t.text).search(asking) is None
+            )
+        ]
         return sum(not t.known for t in terms) / len(terms) if terms else 0.0
 
     @property
@@ -267,7 +280,7 @@ class Focus:
             if not t.known
             and not is_common_word(t.text)
             and not _example_file(t.text, self.question)
-            and not _contrasted(t.text, self.question)
+            and not contrasted(t.text, self.question)
         )
 
     @property
@@ -279,13 +292,13 @@ class Focus:
         user's own example, not such a name; nor is what the question sets its subject against
         ("plain assert instead of self.assertEqual")."""
         first = self.question.split()[0] if self.question.split() else ""
-        asking = _asking(self.question)
+        asking = asking_sentence(self.question)
         return tuple(
             t
             for t in self.terms
             if not t.known
             and not _example_file(t.text, self.question)
-            and not _contrasted(t.text, self.question)
+            and not contrasted(t.text, self.question)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
             and _whole(t.text).search(asking) is not None
         )
@@ -300,7 +313,7 @@ class Focus:
         # what the asking sentence names decides too: a passage saying "aiohttp.web itself does
         # not support CORS" answers "My single-page app on another domain calls my API. Does
         # aiohttp.web handle CORS?" without the situation's many words
-        asking = self.within(_asking(self.question))
+        asking = self.within(asking_sentence(self.question))
         if asking.terms and len(asking.terms) < len(self.terms):
             told = [asking.held(passage_text(c)) for c in chunks]
             verdicts = [a or b for a, b in zip(verdicts, _shares_kept(asking, told), strict=True)]
@@ -392,28 +405,6 @@ def _shares_kept(focus: Focus, held: Sequence[tuple[FocusTerm, ...]]) -> list[bo
     shares = [focus.passage_share(h) for h in held]
     need = max(PASSAGE_SHARE, max(shares, default=0.0) / 2)
     return [bool(h) and s >= need - 1e-9 for h, s in zip(held, shares, strict=True)]
-
-
-def _asking(question: str) -> str:
-    """The sentence of ``question`` that asks (the last ending in "?"); the ones before it say
-    the user's situation ("In CI I want to set the build number. How can I pass a setting
-    from the command line?"): a name there that the documents never name is the user's, and
-    does not alone make the question one they cannot answer."""
-    sentences = split_sentences(question)
-    asking = [s for s in sentences if s.rstrip().endswith("?")]
-    return asking[-1] if len(sentences) > 1 and asking else question
-
-
-_CONTRAST = re.compile(r"\b(?:instead of|rather than|in place of|unlike)\s+([^,;?]+)", re.I)
-
-
-def _contrasted(term: str, question: str) -> bool:
-    """True when ``question`` names ``term`` only as what it sets its subject against: "Why
-    use plain assert instead of self.assertEqual?" asks about plain assert."""
-    spans = [m.group(1) for m in _CONTRAST.finditer(question)]
-    return any(term in span for span in spans) and not any(
-        term in part for part in _CONTRAST.split(question)[::2]
-    )
 
 
 def _request_words(question: str) -> set[str]:

@@ -4,7 +4,7 @@ it is of."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kforge.rag.candidates import Candidate, runs_on
 from kforge.rag.commands import is_command_line
@@ -15,6 +15,7 @@ __all__ = [
     "entry_opening",
     "example_before",
     "follow_on",
+    "inherit_antecedents",
     "item_run",
     "place_antecedent",
     "refers_back",
@@ -255,15 +256,43 @@ sentences no question needed into HotpotQA's answers (supporting-fact precision 
 
 
 def place_antecedent(
-    c: Candidate, chosen: list[Candidate], own: Sequence[Candidate], room: int
+    c: Candidate,
+    chosen: list[Candidate],
+    own: Sequence[Candidate],
+    room: int,
+    pointed: Mapping[int, Candidate] | None = None,
 ) -> None:
     """The sentence ``c`` points back to (``said_before``: "This change removes the security
     problems ..." says nothing without "Pint does not use eval") put right before it in
-    ``chosen``, room permitting (one taking another's room cost as many answers as it gave)."""
+    ``chosen``, room permitting (one taking another's room cost as many answers as it gave);
+    and after ``c`` the sentence ``pointed`` says raised it (``inherit_antecedents``)."""
     before = said_before(c, own)
     quoted = {normalized(o.text) for o in chosen}
     if before is not None and normalized(before.text) not in quoted and len(chosen) < room:
         chosen.insert(chosen.index(c), before)
+    after = pointed.get(id(c)) if pointed else None  # raised by it (``inherit_antecedents``)
+    if after is not None and normalized(after.text) not in quoted and len(chosen) < room:
+        chosen.insert(chosen.index(c) + 1, after)
+
+
+def inherit_antecedents(
+    candidates: Sequence[Candidate], scores: dict[int, float]
+) -> dict[int, Candidate]:
+    """A sentence another points back to (``said_before``) scores at least what that one does:
+    "Since version 0.7, Pint does not use eval under the hood." is what "This change removes
+    the serious security problems ..." is about, and says the more of it. Returns, by the id
+    of each sentence raised so, the one pointing to it (``place_antecedent`` reads them
+    together)."""
+    by_source: dict[int, list[Candidate]] = {}
+    for c in candidates:
+        by_source.setdefault(c.source, []).append(c)
+    pointed: dict[int, Candidate] = {}
+    for c in candidates:
+        before = said_before(c, by_source[c.source]) if c.kind == "sentence" else None
+        if before is not None and scores[id(c)] > scores[id(before)]:
+            scores[id(before)] = scores[id(c)]
+            pointed[id(before)] = c
+    return pointed
 
 
 def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from kforge.rag.analyze import tokenize
+from kforge.rag.common_words import is_common_word
 from kforge.rag.compose import Segment
 from kforge.rag.question import DATE, Question, asked_noun, date_spans, name_spans, term_of
 from kforge.rag.short_quote import NOT_UNITS, ShortAnswer, word_set
@@ -39,6 +40,8 @@ _AGAIN = 0.2
 """Lead of a name for each further supporting sentence that gives it."""
 _OPENERS = word_set("The A An It He She They This These In On At For As You We I Your Our Note")
 """Words a sentence opens with that name nothing ("You can't have a keyword ...")."""
+_DESCRIBES = re.compile(r"\S:\s+$")
+"""What stands before the first word of an entry's description ("get_logger(*args): ")."""
 _VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
 _SURE = 1.4
 """The score of a cloze sure enough to answer from a sentence the answer does not quote: the
@@ -99,6 +102,11 @@ def best_name(
                 continue
             if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
                 continue  # "Signed to Lyric Street ...": a capitalised word, not a name
+            labels = _DESCRIBES.search(text[:start]) or (start == 0 and text[end:][:1] == ":")
+            if len(words) == 1 and labels and is_common_word(span):
+                # "get_logger(*args): Convenience function that ...", "Raises:: ValueError if
+                # ...": an entry's first word, a field's label
+                continue
             before, after = text[:start], text[end:]
             left = [term_of(t) for t in tokenize(before)[-_NEAR:]]
             right = [term_of(t) for t in tokenize(after)[:_NEAR]]
