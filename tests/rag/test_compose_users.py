@@ -261,8 +261,9 @@ def test_the_sentence_another_points_back_to_is_read_with_it() -> None:
             "defining.html",
             "Pint\u2019s rule for parsing strings with a mixture of numbers and units is that "
             "units are treated with the same precedence as numbers. Since version 0.7, Pint "
-            "does not use eval under the hood. This change removes the serious security problems that "
-            "the system is exposed to when parsing information from untrusted sources.",
+            "does not use eval under the hood. This change removes the serious security "
+            "problems that the system is exposed to when parsing information from untrusted "
+            "sources.",
             "Defining quantities",
         ),
         SourceDocument(
