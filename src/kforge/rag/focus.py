@@ -26,7 +26,8 @@ to occur in it), and a term never named weighs at least as much as the lightest 
 Rule. Passages found hold the focus when the terms they hold between them (one passage, or
 two that join two facts: "the 1945 film starring the actress who became an ambassador") weigh
 at least ``FOCUS_SHARE`` (half) of what the terms the corpus names weigh; never when half of the
-question's terms or more (modifiers aside) are never named in the corpus, nor, in a corpus
+question's terms or more (modifiers aside, and common words only the sentences before the
+one that asks say) are never named in the corpus, nor, in a corpus
 whose silence is
 ``LOUD_SILENCE`` or more, when names and terms it never names (words that are not common
 English, ``is_common_word``: "libffi", "rebase", not "big") weigh ``UNNAMED_SHARE`` (a third)
