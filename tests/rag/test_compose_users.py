@@ -14,6 +14,7 @@ from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.idioms import plain_words
 from kforge.rag.named_answer import best_name
+from kforge.rag.quantities import asks_release
 from kforge.rag.question import read_question, situation_terms
 from kforge.rag.stdlib_names import defines
 from kforge.rag.textcheck import split_sentences
@@ -304,3 +305,77 @@ def test_an_entrys_first_word_or_a_fields_label_is_no_name() -> None:
     assert best_name(read_question("Which pattern is that?"), [named]).answer == (
         "Canonical Log Lines"
     )
+
+
+def test_which_release_did_it_is_asked_after_a_situation_and_answered_by_the_unit_saying_so() -> (
+    None
+):
+    pages = [
+        SourceDocument(
+            "api.html",
+            "Deprecated primitives to keep context global but thread (and greenlet) local. "
+            "structlog.threadlocal.merge_threadlocal(logger): A processor that merges in a "
+            "global (thread-local) context. Changed in version 20.1.0: This function used to "
+            "be called merge_threadlocal_context.",
+            "structlog.threadlocal",
+        ),
+        SourceDocument(
+            "api2.html",
+            "structlog.threadlocal.clear_threadlocal(): Clear the thread-local context. "
+            "structlog.threadlocal.bind_threadlocal(**kw): Put keys and values into the "
+            "thread-local context. structlog.threadlocal.get_threadlocal(): Return a copy of "
+            "the current thread-local context.",
+            "structlog.threadlocal",
+        ),
+        SourceDocument(
+            "thread-local.html",
+            "The structlog.threadlocal module is deprecated as of structlog 22.1.0 in favor of "
+            "Context Variables.",
+            "Thread-local Context",
+        ),
+    ]
+    _, units, line = asked_over(
+        pages,
+        "Is structlog.threadlocal still the way to keep per-thread context? Since which "
+        "version has it been deprecated?",
+    )
+    assert line == "22.1.0"
+    assert any(u.startswith("The structlog.threadlocal module is deprecated as of") for u in units)
+    asked = "My last processor hands back raw bytes. Which structlog release first allowed it?"
+    assert asks_release(asked, "")
+
+
+def test_a_unit_naming_no_release_does_not_answer_which_version() -> None:
+    question = (
+        "Is structlog.threadlocal still the way to keep per-thread context? Since which version "
+        "has it been deprecated?"
+    )
+    legacy = "Legacy Thread-local Context"
+    api = (
+        "Changed in version 20.1.0: This function used to be called merge_threadlocal_context "
+        "and that name is still kept around for backward compatibility.\n\nDeprecated since "
+        "version 22.1.0.\n\nstructlog.threadlocal.clear_threadlocal(): Clear the thread-local "
+        "context.\n\nNew in version 19.2.0.\n\nDeprecated since version 22.1.0."
+    )
+    module = (
+        "structlog.threadlocal Module\n\nDeprecated primitives to keep context global but "
+        "thread (and greenlet) local.\n\nSee Legacy Thread-local Context, but please use "
+        "Context Variables instead.\n\nDeprecated since version 22.1.0."
+    )
+    more = (
+        "structlog.threadlocal.bind_threadlocal(**kw): Put keys and values into the "
+        "thread-local context.\n\nNew in version 19.2.0.\n\nDeprecated since version 22.1.0."
+    )
+    deprecated = (
+        "The structlog.threadlocal module is deprecated as of structlog 22.1.0 in favor of "
+        "Context Variables."
+    )
+    page = f"{legacy}\n\nAttention\n\n{deprecated}\n\nThe contextvars module is a superset."
+    chunks = [
+        chunk(0, api, legacy, f"{legacy} > API"),
+        chunk(1, module, "API Reference", "API Reference > structlog.threadlocal Module"),
+        chunk(2, more, legacy, f"{legacy} > API"),
+        chunk(3, page, legacy, legacy),
+    ]
+    units = [s.text for s in compose_extractive(question, chunks)]
+    assert deprecated in units

@@ -106,7 +106,7 @@ _PATH = re.compile(r"(?:^|[\s(\"'`])(?:~|\.{1,2})?/[\w.-]+/|(?:^|\s)~/\S+|\$[A-Z
 """A path in documentation ("~/.cache/borg/", "/etc/app/", "$XDG_CONFIG_HOME"): for "where",
 more than a proper name in a sentence ("Borg")."""
 _NO_NUMBER = 0.6
-"""Weight of a unit giving no number for a quantity question."""
+"""Weight of a unit giving no number for a quantity question (no release for "which version")."""
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
 _OTHER_ENTRY = 0.5
@@ -288,8 +288,8 @@ def compose_extractive(
             value *= _OTHER_ENTRY  # code run into a line says how, not what or why
         if gives_name(c.text, asked):  # "You can also use the NOXSESSION environment variable:"
             value += _KIND_BONUS * coverage
-        if versioned and names_release(c.text, question):
-            value += _KIND_BONUS  # "which Python version": "requires Python 3.7+"
+        if versioned:  # "which Python version": "requires Python 3.7+", not a unit naming none
+            value = value + _KIND_BONUS if names_release(c.text, question) else value * _NO_NUMBER
         if happens and states_consequence(c.text, query):  # "... so it is dropped and a 503 ..."
             value += _KIND_BONUS
         if negated and _NEGATION.search(c.text):

@@ -185,7 +185,8 @@ _WHICH_RELEASE = re.compile(
     r"\b(?:oldest|earliest|minimum|lowest|newest|latest|highest)\s+(?:supported\s+)?"
     r"(?-i:[A-Z][\w.+-]*)(?!\s+(?:of|in|for)\b)"
     # "which version dropped support for Python 2?": the version, whatever verb follows
-    r"|^(?:in |since )?(?:which|what) (?:version|release)s?\b",
+    # "Which structlog release first allowed ...?", after the sentences telling the situation
+    r"|(?:^|[.!?]\s+)(?:in |since )?(?:which|what) (?:[\w.-]+ )?(?:version|release)s?\b",
     re.IGNORECASE,
 )
 

@@ -410,6 +410,14 @@ def _release_heading(
     return ShortAnswer(release.group(1), release.group(1), best.source)
 
 
+_RELEASE_EVENT = re.compile(
+    r"\b(deprecat|add|remov|drop|introduc|allow|support|rename)"
+    r"(?:e|es|ed|d|s|ing|ion|ition|al|ped|ping)?\b",
+    re.I,
+)
+"""What a release did to a thing: deprecated it, added it, dropped it, ..."""
+
+
 def _version(question: str, units: Sequence[Segment]) -> ShortAnswer | None:
     """The version the best unit naming one gives, best of what the question names ("Python
     3.7+" for "which Python version ..."), never the question's own ("for Scrapy 2.8"); None
@@ -417,8 +425,12 @@ def _version(question: str, units: Sequence[Segment]) -> ShortAnswer | None:
     said = set(re.findall(r"\d+(?:\.\d+)+", question))
     # "for Scrapy 2.8" names the release the user runs: Scrapy's releases are not asked
     running = {n.lower() for n in re.findall(r"\b([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+", question)}
-    found: list[tuple[bool, int, str, int]] = []
+    # "since which version has it been deprecated?": the version of a unit saying so, not of
+    # "Changed in version 20.1.0: This function used to be called ..."
+    events = {m.group(1).lower() for m in _RELEASE_EVENT.finditer(question)}
+    found: list[tuple[bool, bool, int, str, int]] = []
     for order, unit in enumerate(units):
+        told = any(e.lower() in events for e in _RELEASE_EVENT.findall(unit.text))
         for match in _VERSION.finditer(unit.text):
             number = re.search(r"\d+(?:\.\d+)+", match.group(0))
             if number is None or number.group(0) in said:
@@ -429,10 +441,10 @@ def _version(question: str, units: Sequence[Segment]) -> ShortAnswer | None:
                 and name.lower() not in ("version", *running)
                 and mentions(question, name)
             )
-            found.append((not named, order, match.group(0), unit.source))
+            found.append((not named, bool(events) and not told, order, match.group(0), unit.source))
     if not found:
         return None
-    _, _, quote, source = min(found)
+    _, _, _, quote, source = min(found)
     return ShortAnswer(quote, quote, source)
 
 
