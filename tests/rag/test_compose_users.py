@@ -379,3 +379,72 @@ def test_a_unit_naming_no_release_does_not_answer_which_version() -> None:
     ]
     units = [s.text for s in compose_extractive(question, chunks)]
     assert deprecated in units
+
+
+def test_what_follows_from_a_sentence_is_read_with_it() -> None:
+    timeout = chunk(
+        0,
+        "To actually let time pass in a simulation, there is the timeout event. A timeout has "
+        "two parameters: a delay and an optional value. It triggers itself during its creation "
+        "and schedules itself at now + delay. Thus, the succeed() and fail() methods cannot be "
+        "called again and you have to pass the event value to it when you create the timeout.",
+        "Events",
+    )
+    api = chunk(
+        1,
+        "succeed(value=None): Set the event\u2019s value, mark it as successful and schedule it "
+        "for processing by the environment. Returns the event instance. Raises RuntimeError if "
+        "this event has already been triggered.",
+        "simpy.events",
+    )
+    units = [
+        s.text
+        for s in compose_extractive(
+            "I tried calling succeed() on a timeout event I'd just created and got an error. "
+            "Why isn't that allowed?",
+            [timeout, api],
+        )
+    ]
+    cause = units.index(
+        "It triggers itself during its creation and schedules itself at now + delay."
+    )
+    assert units[cause + 1].startswith("Thus, the succeed() and fail() methods cannot")
+
+
+def test_what_follows_from_a_sentence_does_not_raise_it_over_other_passages() -> None:
+    restoring = chunk(
+        0,
+        "26.1.1. Restoring the Dump\n\nText files created by pg_dump are intended to be read by "
+        "the psql program using its default settings. The general command form to restore a "
+        "text dump is\n\npsql -X dbname < dumpfile\n\nwhere dumpfile is the file output by the "
+        "pg_dump command. The database dbname will not be created by this command, so you must "
+        "create it yourself from template0 before executing psql (e.g., with createdb -T "
+        "template0 dbname). To ensure psql runs with its default settings, use the -X "
+        "(--no-psqlrc) option. psql supports options similar to pg_dump for specifying the "
+        "database server to connect to and the user name to use. See the psql reference page "
+        "for more information.",
+        "26.1. SQL Dump",
+        "26.1. SQL Dump > 26.1.1. Restoring the Dump",
+    )
+    important = chunk(
+        1,
+        "Important\n\nThe dumps produced by pg_dump are relative to template0. This means that "
+        "any languages, procedures, etc. added via template1 will also be dumped by pg_dump. As "
+        "a result, when restoring, if you are using a customized template1, you must create the "
+        "empty database from template0, as in the example above.",
+        "26.1. SQL Dump",
+        "26.1. SQL Dump > Important",
+    )
+    notes = chunk(
+        2,
+        "Notes\n\nIf your database cluster has any local additions to the template1 database, "
+        "be careful to restore the output of pg_dump into a truly empty database; otherwise "
+        "you are likely to get errors due to duplicate definitions of the added objects. To "
+        "make an empty database without any local additions, copy from template0 not "
+        "template1, for example:\n\nCREATE DATABASE foo WITH TEMPLATE template0;",
+        "pg_dump",
+        "Notes",
+    )
+    question = "Why am I told to create the target database from template0 before restoring a dump?"
+    units = [s.text for s in compose_extractive(question, [restoring, important, notes])]
+    assert units[0].startswith("As a result, when restoring, if you are using a customized")

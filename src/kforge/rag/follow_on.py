@@ -275,6 +275,11 @@ def place_antecedent(
         chosen.insert(chosen.index(c) + 1, after)
 
 
+def follows_from(c: Candidate) -> bool:
+    """True for a sentence saying what follows from the one before it (``_FOLLOWS_FROM``)."""
+    return _FOLLOWS_FROM.match(c.text) is not None
+
+
 def inherit_antecedents(
     candidates: Sequence[Candidate], scores: dict[int, float]
 ) -> dict[int, Candidate]:
@@ -288,11 +293,19 @@ def inherit_antecedents(
         by_source.setdefault(c.source, []).append(c)
     pointed: dict[int, Candidate] = {}
     for c in candidates:
-        before = said_before(c, by_source[c.source]) if c.kind == "sentence" else None
+        # what follows from a sentence is no more of it than it is its cause: read with it,
+        # not raised by it
+        raises = c.kind == "sentence" and not follows_from(c)
+        before = said_before(c, by_source[c.source]) if raises else None
         if before is not None and scores[id(c)] > scores[id(before)]:
             scores[id(before)] = scores[id(c)]
             pointed[id(before)] = c
     return pointed
+
+
+_FOLLOWS_FROM = re.compile(r"(?:thus|therefore|hence|consequently|as a result),", re.IGNORECASE)
+"""A sentence saying what follows from the one before it: "Thus, the succeed() and fail()
+methods cannot be called again ..." after "It triggers itself during its creation ..."."""
 
 
 def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
@@ -300,7 +313,7 @@ def said_before(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
     for what that sentence says (``_POINTS_BACK``), or names it as "this option", "in this
     case" ("Uvicorn supports two versions of auto-reloading behavior enabled by this option"
     after "--reload - Enable auto-reload."), else None."""
-    if not (_POINTS_BACK.match(c.text) or _THIS_THING.search(c.text)):
+    if not (_POINTS_BACK.match(c.text) or _THIS_THING.search(c.text) or follows_from(c)):
         return None
     return next((o for o in own if o.position == c.position - 1 and o.kind == "sentence"), None)
 
