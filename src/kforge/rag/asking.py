@@ -1,4 +1,5 @@
-"""The sentence of a question that asks, and what it names only to set its subject against."""
+"""The sentence of a question that asks (without a phrase opening it with the user's setting),
+and what it names only to set its subject against."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ def asking_sentence(question: str) -> str:
     does not alone make the question one they cannot answer."""
     sentences = split_sentences(question)
     asking = [s for s in sentences if s.rstrip().endswith("?")]
-    return asking[-1] if len(sentences) > 1 and asking else question
+    sentence = asking[-1] if len(sentences) > 1 and asking else question
+    # "In an ER triage model using PriorityResource, does a patient with priority 1 ...?": the
+    # phrase before the comma tells the situation as a sentence before it would
+    return _SETTING.sub("", sentence, count=1) or sentence
+
+
+_SETTING = re.compile(r"^(?:in|for|with|on) (?:an?|my|our) [^,?]{3,80}, (?=\w[^?]*\?)", re.I)
+"""A phrase opening the sentence that asks with the user's setting, then a comma."""
 
 
 _CONTRAST = re.compile(r"\b(?:instead of|rather than|in place of|unlike)\s+([^,;?]+)", re.I)
