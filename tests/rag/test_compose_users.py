@@ -476,3 +476,29 @@ def test_a_phrase_opening_the_question_with_the_users_setting_is_their_situation
         "Does PriorityResource in ER triage sort patients by priority?", statistics
     )
     assert asked.unnamed_names
+
+
+def test_how_to_do_what_a_sentence_describes_can_follow_it_as_a_condition() -> None:
+    notes = chunk(
+        0,
+        "Cleaned up default tracebacks when getting a ParseException when calling "
+        "parse_string. Exception traces should now stop at the call in parse_string, and not "
+        "include the internal pyparsing traceback frames. (If the full traceback is desired, "
+        "then set ParserElement.verbose_traceback to True.)",
+        "What's New in Pyparsing 3.0.0",
+    )
+    example = chunk(
+        1,
+        'expr = pp.Word(pp.nums) * 3\n\n    expr.parse_string("123 456 A789")\n\nThe exception '
+        "shows the line and column of the error.",
+        "Examples",
+    )
+    units = [
+        s.text
+        for s in compose_extractive(
+            "Since 3.0, ParseException tracebacks stop at my parse_string call and I can't see "
+            "pyparsing's internal frames anymore. How do I get the full traceback back?",
+            [notes, example],
+        )
+    ]
+    assert any("verbose_traceback to True" in u for u in units)
