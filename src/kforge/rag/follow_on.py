@@ -269,7 +269,7 @@ def place_antecedent(
     """The sentence ``c`` points back to (``said_before``: "This change removes the security
     problems ..." says nothing without "Pint does not use eval") put right before it in
     ``chosen``, room permitting (one taking another's room cost as many answers as it gave);
-    and after ``c`` the sentence ``pointed`` says raised it (``inherit_antecedents``)."""
+    and after ``c``, the sentence that raised it (``pointed``, by ``inherit_antecedents``)."""
     before = said_before(c, own)
     quoted = {normalized(o.text) for o in chosen}
     if before is not None and normalized(before.text) not in quoted and len(chosen) < room:
