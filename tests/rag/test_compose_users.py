@@ -16,6 +16,7 @@ from kforge.rag.idioms import plain_words
 from kforge.rag.named_answer import best_name
 from kforge.rag.quantities import asks_release
 from kforge.rag.question import read_question, situation_terms
+from kforge.rag.short_answer import short_answer
 from kforge.rag.stdlib_names import defines
 from kforge.rag.textcheck import split_sentences
 from kforge.rag.types import SourceDocument
@@ -502,3 +503,23 @@ def test_how_to_do_what_a_sentence_describes_can_follow_it_as_a_condition() -> N
         )
     ]
     assert any("verbose_traceback to True" in u for u in units)
+
+
+def test_the_same_as_another_thing_is_no_question_of_nationality() -> None:
+    tokens = chunk(
+        0,
+        "Use the following tokens for parsing and formatting. Note that they are not the same "
+        "as the tokens for strptime: Arrow's parsing and formatting tokens come from moment.js. "
+        "Locales: English, German, Italian.",
+        "Supported Tokens",
+    )
+    formats = chunk(
+        1,
+        "Formatting tokens render dates in many locales, such as Spanish and Italian; parsing "
+        "accepts the same tokens.",
+        "Formatting tokens",
+    )
+    question = "Are Arrow's parsing and formatting tokens the same as the ones strptime uses?"
+    segments = compose_extractive(question, [tokens, formats])
+    line = short_answer(question, segments, [tokens, formats])
+    assert line is None or not line.answer.startswith("Yes")

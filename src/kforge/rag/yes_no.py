@@ -33,6 +33,9 @@ _NO_SUBJECT = re.compile(
 )
 """A clause going on from its sentence's subject without naming it ("but are not mandated")."""
 _BOTH = re.compile(r"\b(?:both|same)\b", re.IGNORECASE)
+_ORIGIN = re.compile(r"\bsame (?:nationality|country|citizenship)\b", re.IGNORECASE)
+"""What "the same" compares by the nationality words of two passages ("from the same
+country")."""
 _DECIDES = 0.6
 """A sentence decides a yes/no question when it holds this share of the question's terms."""
 CONDITION = re.compile(
@@ -172,6 +175,8 @@ def _both(question: Question, passages: Sequence[Chunk]) -> bool | None:
     named = set().union(*(unit_terms(o) for o in question.options))
     asked = set(question.terms) - named - {"both", "same"}
     if re.search(r"\bsame\b", question.text, re.IGNORECASE):
+        if not _ORIGIN.search(question.text):
+            return None  # "the same as the ones strptime uses": no nationality to compare
         kinds = [set(re.findall(r"\b[A-Z][a-z]+(?:an|ish|ese|ian|ch|i)\b", t)) for t in about]
         return bool(kinds[0] & kinds[1]) if all(kinds) else None
     return all(asked <= unit_terms(text) for text in about) if asked else None
