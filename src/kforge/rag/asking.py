@@ -1,5 +1,5 @@
 """The sentence of a question that asks (without a phrase opening it with the user's setting),
-and what it names only to set its subject against."""
+what it names only to set its subject against, and the names that are the user's own."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 from kforge.rag.textcheck import split_sentences
 
-__all__ = ["asking_sentence", "contrasted"]
+__all__ = ["asking_sentence", "contrasted", "users_own"]
 
 
 def asking_sentence(question: str) -> str:
@@ -37,3 +37,27 @@ def contrasted(term: str, question: str) -> bool:
     return any(term in span for span in spans) and not any(
         term in part for part in _CONTRAST.split(question)[::2]
     )
+
+
+_FILE_NAME = re.compile(
+    r"^[\w-]+\.(?:py|txt|sh|js|ts|json|ya?ml|toml|cfg|ini|md|rst|html?|csv|log|conf|db|sql|"
+    r"c|h|cpp|go|rb|java)$"
+)
+_GIVEN_AS = re.compile(
+    r"\b(?:python3?|node|bash|sh|ruby|perl|run|runs|my|called|named)\s+$", re.IGNORECASE
+)
+_PLACEHOLDER = re.compile(r"^(?:My[A-Z][a-z]\w*|my_\w+|my[A-Z]\w*|[Ff]oo|[Bb]ar|[Bb]az)(?:\.|$)")
+"""A name a user makes up for their own code: ``MyClass``, ``my_app``, ``foo``."""
+
+
+def users_own(term: str, question: str) -> bool:
+    """True for a name that is the user's own, which documents need not name: a file name
+    given as their example ("run my script as python myscript.py"; not one asked about by
+    name, "Which tsconfig.json option ..."), or a name made up for their code, alone or
+    before what the documents name ("MyClass.__wrapped__")."""
+    if _PLACEHOLDER.match(term):
+        return True
+    if not _FILE_NAME.match(term):
+        return False
+    at = question.find(term)
+    return at > 0 and _GIVEN_AS.search(question[:at]) is not None

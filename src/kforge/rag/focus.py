@@ -57,7 +57,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, analyze, tokenize
-from kforge.rag.asking import asking_sentence, contrasted
+from kforge.rag.asking import asking_sentence, contrasted, users_own
 from kforge.rag.common_words import MODIFIERS, adverb_of_common_word, is_common_word
 from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
@@ -175,25 +175,6 @@ def passage_text(chunk: Chunk) -> str:
     return f"{chunk.title}\n{chunk.heading}\n{chunk.text}"
 
 
-_FILE_NAME = re.compile(
-    r"^[\w-]+\.(?:py|txt|sh|js|ts|json|ya?ml|toml|cfg|ini|md|rst|html?|csv|log|conf|db|sql|"
-    r"c|h|cpp|go|rb|java)$"
-)
-_GIVEN_AS = re.compile(
-    r"\b(?:python3?|node|bash|sh|ruby|perl|run|runs|my|called|named)\s+$", re.IGNORECASE
-)
-
-
-def _example_file(term: str, question: str) -> bool:
-    """True for a file name the user gives as their own example ("run my script as python
-    myscript.py"), which documents need not name; not for one a question asks about by name
-    ("Which tsconfig.json option ...")."""
-    if not _FILE_NAME.match(term):
-        return False
-    at = question.find(term)
-    return at > 0 and _GIVEN_AS.search(question[:at]) is not None
-
-
 @dataclass(frozen=True, slots=True)
 class Focus:
     """The focus of one question in one corpus (see the module docstring)."""
@@ -280,7 +261,7 @@ class Focus:
             for t in self.terms
             if not t.known
             and not is_common_word(t.text)
-            and not _example_file(t.text, self.question)
+            and not users_own(t.text, self.question)
             and not contrasted(t.text, self.question)
         )
 
@@ -298,7 +279,7 @@ class Focus:
             t
             for t in self.terms
             if not t.known
-            and not _example_file(t.text, self.question)
+            and not users_own(t.text, self.question)
             and not contrasted(t.text, self.question)
             and (t.kind != "word" or (t.text[:1].isupper() and not first.startswith(t.text)))
             and _whole(t.text).search(asking) is not None

@@ -60,8 +60,14 @@ default])``) or qualified (``Morsel.setdefault(key, value=None)``)."""
 
 def signature_name(term: str) -> str:
     """The name an entry's term documents when the term is a call signature, else ""."""
-    found = _SIGNATURE.match(term.strip("`*_ "))
+    found = _SIGNATURE.match(_bare(term))
     return found.group(1) if found else ""
+
+
+def _bare(term: str) -> str:
+    """``term`` without the markup around it (backticks, emphasis), a dunder name kept whole."""
+    term = term.strip("`* ")
+    return term if _DUNDER.match(term) else term.strip("_")
 
 
 def entry_name(text: str) -> str:
@@ -69,15 +75,27 @@ def entry_name(text: str) -> str:
     boolean, ..."), an API entry's signature (``method sqlalchemy.orm.Session.flush(
     objects=None): Flush all ...``) or a "term: definition" entry's term; "" for other text."""
     entry = ENTRY.match(text)
-    term = entry.group(1).strip("`*_ ") if entry else ""
+    term = _bare(_ROLE.sub("", entry.group(1))) if entry else ""
     return field_name(text) or signature_name(term) or term
+
+
+_ROLE = re.compile(
+    r"^(?:(?:abstract|async|class|classmethod|staticmethod|method|function|property|attribute|"
+    r"exception|data)\s+)+(?=[A-Za-z_$])"
+)
+"""What a Sphinx entry says its name is, before it: ``property total_errors: The total ...``."""
+_DUNDER = re.compile(r"^__\w+__\b")
 
 
 def is_entry_of(text: str, names: Iterable[str]) -> bool:
     """True for the entry of one of ``names`` (whole, or the end of a qualified name:
-    ``sqlalchemy.orm.Session.flush`` is the entry of ``Session.flush``)."""
+    ``sqlalchemy.orm.Session.flush`` is the entry of ``Session.flush``; a class's member
+    listed by its own name, ``total_errors: ...``, that of ``ErrorTree.total_errors``)."""
     name = entry_name(text)
-    return bool(name) and any(name == n or name.endswith("." + n) for n in names)
+    return bool(name) and any(
+        name == n or name.endswith("." + n) or (" " not in name and n.endswith("." + name))
+        for n in names
+    )
 
 
 def is_entry_of_another(text: str, names: Iterable[str]) -> bool:

@@ -401,7 +401,11 @@ def _measured(question: str) -> bool:
     """True for a question asking for a number: not "how is the total percentage
     calculated?", which asks how."""
     asks = _QUANTITY.search(question) is not None or _measured_extreme(question)
-    return asks and _MANNER.match(question) is None
+    return asks and _MANNER.match(question) is None and _KIND_OF.search(question) is None
+
+
+_KIND_OF = re.compile(r"\bwhat (?:kind|type|sort) of\b", re.IGNORECASE)
+"""A kind asked for, never a number: "What kind of lock does it use by default?"."""
 
 
 def _measured_extreme(question: str) -> bool:

