@@ -73,3 +73,25 @@ def test_what_kind_of_thing_is_used_by_default_asks_for_no_number() -> None:
     assert asked.kind != "quantity"
     assert read_question("What is the default timeout?").kind == "quantity"
     assert read_question("What is the default lock timeout?").kind == "quantity"
+
+
+def test_the_form_what_a_way_needs_follows_the_sentence_giving_the_way() -> None:
+    notes = chunk(
+        0,
+        "Post import hook discovery was not working correctly where multiple target modules "
+        "were registered in the same entry point list. The register_post_import_hook() "
+        "function has been extended to allow a string name to be supplied for the import "
+        "hook. This needs to be of the form module::function and will result in an import "
+        "hook proxy being used. Fixed a memory leak in the C extension.",
+        "Release Notes > Version 1.10.0",
+    )
+    units = [
+        s.text
+        for s in compose_extractive(
+            "I don't want to import my patching code up front. How do I register the post "
+            "import hook by name?",
+            [notes],
+        )
+    ]
+    named = next(n for n, u in enumerate(units) if "string name" in u)
+    assert "module::function" in units[named + 1]

@@ -160,6 +160,9 @@ _SAYS_HOW = re.compile(
     r"(?:it|that|this|so|the same)\b"
     r"|(?:this|that|it) (?:can|could) (?:also )?be (?:done|achieved|accomplished)\b"
     r"|.*\b(?:make sure|be sure|remember|(?:do not|don't|don\u2019t) forget) to\b"
+    # "This needs to be of the form module::function and will result in ..."
+    r"|(?:this|it|they|these|the \w+) (?:needs? to|must|should|has to|have to) be "
+    r"(?:(?:of|in) the (?:form|format)|written as|given as)\b"
     # "(If the full traceback is desired, then set ParserElement.verbose_traceback to True.)"
     r"|\(?if (?:you (?:want|need|prefer|wish)\b|[^,.]{3,60} (?:is|are) (?:desired|wanted|needed)\b)"
     r"[^.]*?,? (?:then )?(?:set|use|call|pass|add|run|enable|disable|specify)\b)",
@@ -168,7 +171,7 @@ _SAYS_HOW = re.compile(
 """A sentence saying how what the sentence before it describes is done: "You can do it passing
 the parameter confirmation_prompt=True.", "To do that, use the envvar parameter ..."; or what
 must be done with it ("If you do use a single instance though, make sure to call the reset
-method appropriately"), or in which case to do what ("(If the full traceback is desired, then
+method appropriately"; "This needs to be of the form module::function"), or in which case to do what ("(If the full traceback is desired, then
 set ParserElement.verbose_traceback to True.)")."""
 
 
