@@ -1,14 +1,17 @@
 """Answers over API references asked the way a user asks: a class member's entry listed by its
 own name (``property total_errors: ...``) answers for the qualified name, a name the user made
-up for their own code (``MyClass``) is no name the documents fail to name, and "what kind of"
-asks for a kind, never a number."""
+up for their own code (``MyClass``) is no name the documents fail to name, "what kind of"
+asks for a kind, never a number, the form a way needs follows the way, a condition holding
+commas in brackets still leads a yes/no question, and a capitalised word opening a note or a
+field's text is no name."""
 
 from __future__ import annotations
 
 import pytest
 
-from kforge.rag.compose import compose_extractive
+from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.focus import CorpusStatistics, question_focus
+from kforge.rag.named_answer import best_name
 from kforge.rag.names import entry_name, is_entry_of
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
@@ -95,3 +98,28 @@ def test_the_form_what_a_way_needs_follows_the_sentence_giving_the_way() -> None
     ]
     named = next(n for n, u in enumerate(units) if "string name" in u)
     assert "module::function" in units[named + 1]
+
+
+def test_a_condition_holding_commas_in_brackets_still_leads_a_yes_or_no_question() -> None:
+    asked = read_question(
+        "If I write expr[..., 3], will parsing fail when the input has more than 3 occurrences?"
+    )
+    assert asked.kind == "yesno"
+    assert asked.asking.startswith("will parsing fail")
+    assert read_question("If I call f(a, b), does it copy a?").kind == "yesno"
+
+
+def test_a_capitalised_word_opening_a_note_or_a_fields_text_is_no_name() -> None:
+    note = Segment(
+        "[Note added in pyparsing 3.0.7, reflecting a change in 3.0.0] Fixed a bug in the "
+        "ParseResults class implementation of __bool__, which would formerly return False.",
+        0,
+    )
+    line = best_name(
+        read_question("My check is true even when nothing matched. What changed?"), [note]
+    )
+    assert line is not None and line.answer not in ("Fixed", "Note")
+    field = Segment("table (str) - Name of table on which to create the index.", 0)
+    asked = read_question("What peewee call adds the index to my table?")
+    found = best_name(asked, [field])
+    assert found is None or found.answer != "Name"

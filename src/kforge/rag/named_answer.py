@@ -43,6 +43,9 @@ _OPENERS = word_set("The A An It He She They This These In On At For As You We I
 _DESCRIBES = re.compile(r"\S:\s+$")
 """What stands before the first word of an entry's description ("get_logger(*args): ")."""
 _VERB_FORM = re.compile(r"(?:ed|ing|ly)$")
+_CLAUSE_START = re.compile(r"(?:[\[(]\s*|[\]):\u2013\u2014]\s+|\s-\s+)$")
+"""What a clause opens after inside a sentence: a bracket, a label, a dash ("[Note added in
+3.0.7] Fixed ...", "table (str) - Name of table")."""
 _SURE = 1.4
 """The score of a cloze sure enough to answer from a sentence the answer does not quote: the
 question's word before its "what" is a content word ("developed by" → "developed"), or two of
@@ -100,8 +103,17 @@ def best_name(
             words = [_bare(w) for w in span.split()]
             if not span or all(w in asked for w in words) or (not dates and DATE.search(span)):
                 continue
-            if len(words) == 1 and start == 0 and (span in _OPENERS or _VERB_FORM.search(span)):
-                continue  # "Signed to Lyric Street ...": a capitalised word, not a name
+            inside = _CLAUSE_START.search(text[:start]) is not None
+            if (
+                len(words) == 1
+                and (start == 0 or inside)
+                and (
+                    span in _OPENERS or _VERB_FORM.search(span) or (inside and is_common_word(span))
+                )
+            ):
+                # "Signed to Lyric Street ...", "[Note added in 3.0.7] Fixed a bug ...",
+                # "table (str) - Name of table": a capitalised word, not a name
+                continue
             labels = _DESCRIBES.search(text[:start]) or (start == 0 and text[end:][:1] == ":")
             if len(words) == 1 and labels and is_common_word(span):
                 # "get_logger(*args): Convenience function that ...", "Raises:: ValueError if

@@ -322,11 +322,14 @@ def situation_terms(asked: Question) -> dict[str, float]:
 
 
 _ASKING_WORD = r"(?:why|how|what|which|who|whom|when|where|is|are|can|could|does|do|did|will|would|should|must|may)\b"
+_CLAUSE_PART = r"(?:\[[^\]?]*\]|\([^)?]*\)|[^?,\[(])"
+"""A character of a clause before the comma ending it, or a bracket holding commas of its own
+("If I write expr[..., 3], will ...?")."""
 _LEAD_CLAUSE = re.compile(
     rf"^(?:if|when|once|since|although|though|because|after|before|while|given)\b(?!\s+{_ASKING_WORD})"
-    rf"[^?,]{{3,}},\s+(?={_ASKING_WORD})"
-    rf"|^(?!{_ASKING_WORD})[^?,]{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
-    rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s[^?,]{{2,60}},\s+"
+    rf"{_CLAUSE_PART}{{3,}},\s+(?={_ASKING_WORD})"
+    rf"|^(?!{_ASKING_WORD}){_CLAUSE_PART}{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
+    rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s{_CLAUSE_PART}{{2,60}},\s+"
     rf"(?={_ASKING_WORD})"
     r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)"
     rf"|^(?:[a-z]{{3,}}ly|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
