@@ -2,8 +2,8 @@
 own name (``property total_errors: ...``) answers for the qualified name, a name the user made
 up for their own code (``MyClass``) is no name the documents fail to name, "what kind of"
 asks for a kind, never a number, the form a way needs follows the way, a condition holding
-commas in brackets still leads a yes/no question, and a capitalised word opening a note or a
-field's text is no name."""
+commas in brackets still leads a yes/no question, a capitalised word opening a note or a
+field's text is no name, and "which versions" is answered with the whole list."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from kforge.rag.named_answer import best_name
 from kforge.rag.names import entry_name, is_entry_of
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
+from kforge.rag.short_quote import ShortAnswer, listed
 from tests.rag.helpers import page_chunk as chunk
 
 
@@ -123,3 +124,23 @@ def test_a_capitalised_word_opening_a_note_or_a_fields_text_is_no_name() -> None
     asked = read_question("What peewee call adds the index to my table?")
     found = best_name(asked, [field])
     assert found is None or found.answer != "Name"
+
+
+def test_which_things_in_the_plural_are_answered_with_the_whole_list() -> None:
+    tox = Segment(
+        "By default tests are run for Python 2.7, 3.5-3.9 and PyPy, with and without the C "
+        "extensions.",
+        0,
+    )
+    line = short_answer(
+        "Which Python versions does tox run wrapt's tests against by default?", [tox]
+    )
+    assert line is not None and line.answer == "Python 2.7, 3.5-3.9 and PyPy"
+    # one thing asked: its one name ("restaurant chain's" is no plural)
+    name = ShortAnswer("Papa Gino's", "Papa Gino's", 0)
+    text = ["Papa Gino's, Inc. is a restaurant chain based in Dedham."]
+    assert listed(name, "chain's", text) == name
+    assert listed(name, "chains", text).answer == "Papa Gino's, Inc."
+    # a list goes on only with a name or a number, never a quote mark alone
+    day = ShortAnswer("'%Y-%m-%d'", "'%Y-%m-%d'", 0)
+    assert listed(day, "formats", ["Accepts '%Y-%m-%d', '%Y-%m-%dT%H:%M:%S' too."]) == day

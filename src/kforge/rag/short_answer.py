@@ -46,6 +46,7 @@ from kforge.rag.short_quote import (
     ShortAnswer,
     clause_at,
     exception_named,
+    listed,
     mention,
     verb_object,
     word_set,
@@ -91,6 +92,16 @@ def short_answer(
     """The short answer to ``question`` drawn from ``segments`` (the supporting sentences, best
     first), or None when there are none. ``passages`` (the segments' sources) let a yes/no
     question about two named items compare what each item's passage says."""
+    found = _short_answer(question, segments, passages)
+    if found is None or read_question(question).kind == "choice":  # one of two items
+        return found
+    texts = [s.text for s in sorted(segments, key=lambda s: s.rank)]
+    return listed(found, asked_noun(question), texts)  # "which versions": all the list names
+
+
+def _short_answer(
+    question: str, segments: Sequence[Segment], passages: Sequence[Chunk]
+) -> ShortAnswer | None:
     units = sorted((s for s in segments if s.text.strip()), key=lambda s: s.rank)
     if not units:
         return None

@@ -3,7 +3,8 @@
 ``ShortAnswer`` is the line an answer opens with; ``clause_at`` cuts a clause from a sentence,
 at most ``MAX_WORDS`` words; ``mention`` finds how a sentence writes a named item. The rules
 that choose what to quote (``kforge.rag.short_answer``, ``kforge.rag.yes_no``,
-``kforge.rag.named_answer``) build on these.
+``kforge.rag.named_answer``) build on these; ``listed`` widens a line to the list its item
+opens.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "ShortAnswer",
     "clause_at",
     "exception_named",
+    "listed",
     "mention",
     "trim",
     "verb_object",
@@ -170,3 +172,31 @@ def exception_named(texts: Sequence[str]) -> tuple[str, int] | None:
         if found:
             return found.group(0), index
     return None
+
+
+_ITEM = (
+    r"(?=[`'\"\u2018\u201c]?[A-Z0-9])[`'\"\u2018\u201c]?[\w.+-]+[`'\"\u2019\u201d]?"
+    r"(?:\s+[A-Z0-9][\w.+-]*){0,2}"
+)
+_MORE = re.compile(rf"(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)({_ITEM})")
+"""The next item of a list: after a comma or "and" / "or", a name or a number of up to three
+words, each opening in capitals or a digit ("3.5-3.9", "PyPy", "Draft 4")."""
+
+
+def listed(found: ShortAnswer | None, noun: str, texts: Sequence[str]) -> ShortAnswer | None:
+    """``found`` widened to the list its quote opens in the sentence of ``texts`` holding it,
+    when the question asks for ``noun`` in the plural ("Which Python versions ...": "Python
+    2.7, 3.5-3.9 and PyPy", not "Python 2.7"); else ``found`` as it is."""
+    plural = len(noun) > 3 and re.search(r"[^s'\u2019ui]s$", noun) is not None
+    if found is None or not plural or found.answer != found.quote or not found.quote:
+        return found
+    for text in texts:
+        at = text.find(found.quote)
+        if at < 0:
+            continue
+        end = at + len(found.quote)
+        while (more := _MORE.match(text, end)) is not None:
+            end = more.end()
+        whole = text[at:end]
+        return ShortAnswer(whole, whole, found.source)
+    return found
