@@ -140,7 +140,7 @@ def test_which_things_in_the_plural_are_answered_with_the_whole_list() -> None:
     name = ShortAnswer("Papa Gino's", "Papa Gino's", 0)
     text = ["Papa Gino's, Inc. is a restaurant chain based in Dedham."]
     assert listed(name, "chain's", text) == name
-    assert listed(name, "chains", text).answer == "Papa Gino's, Inc."
+    assert listed(name, "chains", text) == ShortAnswer("Papa Gino's, Inc.", "Papa Gino's, Inc.", 0)
     # a list goes on only with a name or a number, never a quote mark alone
     day = ShortAnswer("'%Y-%m-%d'", "'%Y-%m-%d'", 0)
     assert listed(day, "formats", ["Accepts '%Y-%m-%d', '%Y-%m-%dT%H:%M:%S' too."]) == day
