@@ -3,7 +3,8 @@ own name (``property total_errors: ...``) answers for the qualified name, a name
 up for their own code (``MyClass``) is no name the documents fail to name, "what kind of"
 asks for a kind, never a number, the form a way needs follows the way, a condition holding
 commas in brackets still leads a yes/no question, a capitalised word opening a note or a
-field's text is no name, and "which versions" is answered with the whole list."""
+field's text is no name, "which versions" is answered with the whole list, and the code a
+sentence leads to is that of its own passage."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kforge.rag.compose import Segment, compose_extractive
 from kforge.rag.focus import CorpusStatistics, question_focus
 from kforge.rag.named_answer import best_name
 from kforge.rag.names import entry_name, is_entry_of
+from kforge.rag.procedure_line import procedure_line
 from kforge.rag.question import read_question
 from kforge.rag.short_answer import short_answer
 from kforge.rag.short_quote import ShortAnswer, listed
@@ -144,3 +146,32 @@ def test_which_things_in_the_plural_are_answered_with_the_whole_list() -> None:
     # a list goes on only with a name or a number, never a quote mark alone
     day = ShortAnswer("'%Y-%m-%d'", "'%Y-%m-%d'", 0)
     assert listed(day, "formats", ["Accepts '%Y-%m-%d', '%Y-%m-%dT%H:%M:%S' too."]) == day
+
+
+def test_the_code_a_sentence_leads_to_is_that_of_its_own_passage() -> None:
+    other = Segment(
+        '>>> just_before = arrow.get(2013, 3, 31, 1, 55, tzinfo="Europe/Paris")\n'
+        ">>> just_before.shift(minutes=+10)",
+        0,
+        0,
+        True,
+    )
+    lead = Segment(
+        "Redundant whitespace characters (spaces, tabs, and newlines) can be normalized "
+        "automatically by passing in the normalize_whitespace flag to arrow.get:",
+        1,
+        1,
+    )
+    code = Segment(
+        ">>> arrow.get('\\t 2013-05-05T12:30:45 \\t', normalize_whitespace=True)\n"
+        "<Arrow [2013-05-05T12:30:45+00:00]>",
+        1,
+        2,
+        True,
+    )
+    asked = read_question(
+        "The timestamps I receive have stray tabs. Is there an option that makes arrow.get "
+        "clean that up before parsing?"
+    )
+    line = procedure_line(asked, [other, lead, code])
+    assert line is not None and "normalize_whitespace=True" in line.answer

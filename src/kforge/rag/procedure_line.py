@@ -43,7 +43,7 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
     # "... by setting the MAX_CONTENT_LENGTH config key:" then its code: the line naming it
     # (or the class it names: "... by raising the TryAgain exception:" then ``raise TryAgain``)
     led = [
-        n
+        (u.source, n)
         for u in units
         if u.text.rstrip().endswith(":")
         for n in identifiers(u.text) + _CLASS_NAME.findall(u.text)
@@ -54,7 +54,9 @@ def procedure_line(question: Question, units: Sequence[Segment]) -> ShortAnswer 
     for order, unit in enumerate(units):
         text = unit.text.strip()
         typed = commands_typed(text.splitlines())
-        named = next((x.strip() for x in typed if any(mentions(x, n) for n in led)), "")
+        # of the code in the passage of the sentence leading to it, not another's example
+        names = [n for source, n in led if source == unit.source]
+        named = next((x.strip() for x in typed if any(mentions(x, n) for n in names)), "")
         quote = named if unit.code and named else command_of(text, question, prose)
         if not quote and unit.code and "\n" not in text and len(text) <= _ONE_COMMAND:
             # a code block of one line: ``scrapy startproject tutorial``, not ``import json``
