@@ -4,7 +4,8 @@ up for their own code (``MyClass``) is no name the documents fail to name, "what
 asks for a kind, never a number, the form a way needs follows the way, a condition holding
 commas in brackets still leads a yes/no question, a capitalised word opening a note or a
 field's text is no name, "which versions" is answered with the whole list, and the code a
-sentence leads to is that of its own passage."""
+sentence leads to is that of its own passage; "Performance-wise, should I write it
+left-recursive or right-recursive?" weighs both ways."""
 
 from __future__ import annotations
 
@@ -175,3 +176,14 @@ def test_the_code_a_sentence_leads_to_is_that_of_its_own_passage() -> None:
     )
     line = procedure_line(asked, [other, lead, code])
     assert line is not None and "normalize_whitespace=True" in line.answer
+
+
+def test_should_i_write_it_one_way_or_the_other_weighs_both_ways() -> None:
+    asked = read_question(
+        "I'm writing a list rule for an LALR grammar. Performance-wise, should I write it "
+        "left-recursive or right-recursive?"
+    )
+    assert asked.asking.startswith("should I write it")
+    assert asked.kind == "comparison"
+    assert asked.options == ("left-recursive", "right-recursive")
+    assert read_question("Should I restart the server or not?").kind == "yesno"

@@ -43,11 +43,14 @@ TWO_WAYS = re.compile(
     r"^when (?:should|do|can|would|must) (?:i|we|you|one)\s+(.+?),?\s+and when\s+"
     r"(?:(?:should|do|can|would|must) (?:i|we|you|one)\s+)?(.+?)\s*\??$"
     r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b.*?\b(?:with|use|using|via|by|as)\s+"
-    r"(.+?)\s+or\s+(?:with|use|using|via|by|as)\s+(.+?)\s*\??$",
+    r"(.+?)\s+or\s+(?:with|use|using|via|by|as)\s+(.+?)\s*\??$"
+    r"|^(?:should|do|can|would|must) (?:i|we|you|one)\b[^?]*?\s([\w-]+-[\w-]+|\w+ly)\s+or\s+"
+    r"([\w-]+-[\w-]+|\w+ly)\s*\??$",
     re.IGNORECASE,
 )
 """Two ways the user weighs: "When should I skip a test and when should I mark it xfail?",
-"Should I configure it with spider arguments or with settings?"."""
+"Should I configure it with spider arguments or with settings?", "Should I write it
+left-recursive or right-recursive?"."""
 
 
 def named_options(text: str) -> tuple[tuple[str, ...], bool]:

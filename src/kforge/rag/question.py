@@ -332,7 +332,7 @@ _LEAD_CLAUSE = re.compile(
     rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s{_CLAUSE_PART}{{2,60}},\s+"
     rf"(?={_ASKING_WORD})"
     r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)"
-    rf"|^(?:[a-z]{{3,}}ly|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
+    rf"|^(?:[a-z]{{3,}}ly|[a-z]{{3,}}-wise|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
     re.IGNORECASE,
 )
 """A condition, premise, setting or manner ("On Windows, why does ...?", "By default, does
