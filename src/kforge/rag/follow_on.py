@@ -171,8 +171,9 @@ _SAYS_HOW = re.compile(
 """A sentence saying how what the sentence before it describes is done: "You can do it passing
 the parameter confirmation_prompt=True.", "To do that, use the envvar parameter ..."; or what
 must be done with it ("If you do use a single instance though, make sure to call the reset
-method appropriately"; "This needs to be of the form module::function"), or in which case to do what ("(If the full traceback is desired, then
-set ParserElement.verbose_traceback to True.)")."""
+method appropriately"; "This needs to be of the form module::function"), or in which case to
+do what ("(If the full traceback is desired, then set ParserElement.verbose_traceback to
+True.)")."""
 
 
 def way_after(best: Candidate, own: Sequence[Candidate]) -> list[Candidate]:

@@ -329,8 +329,8 @@ _LEAD_CLAUSE = re.compile(
     rf"^(?:if|when|once|since|although|though|because|after|before|while|given)\b(?!\s+{_ASKING_WORD})"
     rf"{_CLAUSE_PART}{{3,}},\s+(?={_ASKING_WORD})"
     rf"|^(?!{_ASKING_WORD}){_CLAUSE_PART}{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
-    rf"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s{_CLAUSE_PART}{{2,60}},\s+"
-    rf"(?={_ASKING_WORD})"
+    r"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s"
+    rf"{_CLAUSE_PART}{{2,60}},\s+(?={_ASKING_WORD})"
     r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)"
     rf"|^(?:[a-z]{{3,}}ly|[a-z]{{3,}}-wise|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
     re.IGNORECASE,
