@@ -417,6 +417,8 @@ def test_tool_calls_read_with_their_arguments_and_results_and_sit_in_the_trace(
     with LiveServer(runtime, ServerSettings(), model=model) as server:
         run = server.call(runtime.run("react", {"goal": GOAL}))
         page.goto(f"{server.url}/ui/#/runs/{run.id}")
+        # every frame drawn before a fold is clicked: a later batch scrolls the timeline
+        expect(page.locator("#meter-frames")).to_have_text(str(runtime.get_run(run.id).last_seq))
         rows = page.locator("#timeline li")
         calls = rows.filter(has=page.locator(".type", has_text="tool.call"))
         expect(calls).to_have_count(2)
