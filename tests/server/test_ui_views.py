@@ -454,6 +454,7 @@ def test_a_model_call_shows_the_prompt_it_was_sent_folded_beside_its_reply(
         server.call(runtime.resume(run_id, "France, the one in Europe"))
         assert server.call(runtime.wait(run_id)).status.value == "completed"
         page.goto(f"{server.url}/ui/#/runs/{run_id}")
+        expect(page.locator("#meter-frames")).to_have_text(str(runtime.get_run(run_id).last_seq))
         calls = page.locator("#timeline li").filter(
             has=page.locator(".type", has_text="model.call")
         )
