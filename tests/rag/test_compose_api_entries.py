@@ -187,3 +187,20 @@ def test_should_i_write_it_one_way_or_the_other_weighs_both_ways() -> None:
     assert asked.kind == "comparison"
     assert asked.options == ("left-recursive", "right-recursive")
     assert read_question("Should I restart the server or not?").kind == "yesno"
+
+
+def test_an_entry_opening_its_line_in_lower_case_is_a_sentence_of_its_own() -> None:
+    classes = chunk(
+        0,
+        "parse_with_tabs() - function to override default behavior of converting tabs to "
+        "spaces before parsing the input string; rarely used, except when specifying "
+        "whitespace-significant grammars using the White class.\n"
+        "enable_packrat() - a class-level static method to enable a memoizing performance "
+        "enhancement, known as \u201cpackrat parsing\u201d. packrat parsing is disabled by "
+        "default, since it may conflict with some user programs that use parse actions. To "
+        "activate the packrat feature, your program must call the class method "
+        "ParserElement.enable_packrat().",
+        "Using the pyparsing module > Classes in the pyparsing module",
+    )
+    segments = compose_extractive("Why isn't packrat parsing switched on by default?", [classes])
+    assert any("since it may conflict" in s.text for s in segments)

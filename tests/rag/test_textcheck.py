@@ -103,3 +103,26 @@ def test_a_dotted_name_is_not_cut_as_two_sentences() -> None:
     assert split_sentences("Parsers return click.Command objects.") == [
         "Parsers return click.Command objects."
     ]
+
+
+def test_a_line_break_after_a_sentence_ends_it_whatever_the_next_line_opens_with() -> None:
+    # pyparsing's manual: each entry opens with its name in lower case, on a line of its own
+    text = (
+        "parse_with_tabs() - rarely used, except with the White class.\n"
+        "enable_packrat() - enables \u201cpackrat parsing\u201d. packrat parsing is disabled "
+        "by default, since it may conflict with parse actions.\n"
+        "(see enable_packrat().)\n"
+        "It is also known as memoizing, e.g.\n"
+        "caching results."
+    )
+    assert split_sentences(text) == [
+        "parse_with_tabs() - rarely used, except with the White class.",
+        "enable_packrat() - enables \u201cpackrat parsing\u201d. packrat parsing is disabled "
+        "by default, since it may conflict with parse actions.",
+        "(see enable_packrat().)",
+        "It is also known as memoizing, e.g. caching results.",
+    ]
+    # a line wrapped inside a sentence is joined as before
+    assert split_sentences("This line goes on\nover two lines.") == [
+        "This line goes on over two lines."
+    ]

@@ -273,18 +273,23 @@ def split_sentences(text: str) -> list[str]:
     item starts a sentence, and so does a sentence run on without a space ("end.Next")."""
     out: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
-        block = " ".join(block.split())
-        if not block:
-            continue
-        pieces = _SENTENCE_END.split(block)
         merged: list[str] = []
-        for piece in (p for whole in pieces for p in _run_together(whole)):
-            if merged and _ABBREVIATIONS.search(merged[-1]):
-                merged[-1] = f"{merged[-1]} {piece}"
-            else:
-                merged.append(piece)
+        for line in _LINE_END.split(block):
+            line = " ".join(line.split())
+            pieces = _SENTENCE_END.split(line) if line else ()
+            for piece in (p for whole in pieces for p in _run_together(whole)):
+                if merged and _ABBREVIATIONS.search(merged[-1]):
+                    merged[-1] = f"{merged[-1]} {piece}"
+                else:
+                    merged.append(piece)
         out.extend(p.strip() for p in merged if p.strip())
     return out
+
+
+_LINE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]*_])|(?<=[.!?][\"')\]*_]{2}))[ \t]*\n")
+"""A line break after a sentence's end: the sentence ends there, whatever the next line opens
+with ("... using the White class." then "enable_packrat() - a class-level static method
+...")."""
 
 
 def _words(text: str) -> list[str]:
