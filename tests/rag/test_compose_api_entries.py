@@ -204,3 +204,27 @@ def test_an_entry_opening_its_line_in_lower_case_is_a_sentence_of_its_own() -> N
     )
     segments = compose_extractive("Why isn't packrat parsing switched on by default?", [classes])
     assert any("since it may conflict" in s.text for s in segments)
+
+
+def test_the_difference_between_them_compares_the_two_names_said_before() -> None:
+    asked = (
+        "Errors coming from nested parts of my document carry both relative_path and "
+        "absolute_path. What's the difference between them?"
+    )
+    assert read_question(asked).options == ("relative_path", "absolute_path")
+    errors = chunk(
+        0,
+        "instance: The instance that was being validated. This will differ from the instance "
+        "originally passed into validate if the validator was validating a (possibly nested) "
+        "element within the top-level instance.\n"
+        "relative_path: A collections.deque containing the path to the offending element "
+        "within the instance. The deque can be empty if the error happened at the root.\n"
+        "absolute_path: A collections.deque containing the path to the offending element "
+        "within the instance. The absolute path is always relative to the original instance "
+        "that was validated.",
+        "Handling Validation Errors > ValidationError",
+    )
+    segments = compose_extractive(asked, [errors])
+    assert any("always relative to the original instance" in s.text for s in segments)
+    assert any(s.text.startswith("relative_path:") for s in segments)
+    assert not any(s.text.startswith("instance:") for s in segments)

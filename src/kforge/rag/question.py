@@ -397,7 +397,24 @@ def read_question(text: str) -> Question:
         kind = "definition"
     else:
         kind = "thing"
+    if kind == "comparison" and not options and _REFERS_BACK.search(question):
+        options = _situation_items(whole, question)
     return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
+
+
+def _situation_items(text: str, asking: str) -> tuple[str, ...]:
+    """The two items "the difference between them" stands for: those a sentence before it
+    compares, else the two names in code it holds ("My errors carry both relative_path and
+    absolute_path. What's the difference between them?")."""
+    before = split_sentences(text[: text.rfind(asking)])
+    for sentence in reversed(before):
+        items, _ = named_options(sentence)
+        if items:
+            return items
+        names = list(dict.fromkeys(identifiers(sentence)))
+        if len(names) == 2:
+            return tuple(names)
+    return ()
 
 
 def _measured(question: str) -> bool:
