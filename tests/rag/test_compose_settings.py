@@ -1,0 +1,34 @@
+"""A setting asked for in a user's words: "is there a switch for that?" asks for an option."""
+
+from __future__ import annotations
+
+from kforge.rag.compose import compose_extractive
+from kforge.rag.idioms import plain_words
+from tests.rag.helpers import page_chunk as chunk
+
+
+def test_a_switch_asked_for_is_an_option_not_the_verb() -> None:
+    assert plain_words("Is there a switch for that?") == "Is there a option for that?"
+    assert plain_words("Is there a knob to limit it?") == "Is there a option to limit it?"
+    assert plain_words("Can I switch to JSON?") == "Can I switch to JSON?"
+    assert plain_words("Which switch statement is it?") == "Which switch statement is it?"
+    dates = chunk(
+        0,
+        "We decide to switch to using the ISO 8601 format for our unstructured datetime "
+        "instances. The converter then writes each datetime as a string.",
+        "Customizing > Using hooks",
+    )
+    omit = chunk(
+        1,
+        "omit_if_default: This override can be applied on a per-class or per-attribute basis. "
+        "The generated unstructuring function will skip unstructuring values that are equal "
+        "to their default or factory values.",
+        "Customizing > Options",
+    )
+    question = (
+        "When dumping my objects I'd like attributes that still hold their default value to "
+        "be left out of the resulting dict. Is there a switch for that?"
+    )
+    segments = compose_extractive(question, [dates, omit])
+    assert any("equal to their default" in s.text for s in segments)
+    assert not any("decide to switch" in s.text for s in segments)
