@@ -32,3 +32,24 @@ def test_a_switch_asked_for_is_an_option_not_the_verb() -> None:
     segments = compose_extractive(question, [dates, omit])
     assert any("equal to their default" in s.text for s in segments)
     assert not any("decide to switch" in s.text for s in segments)
+
+
+def test_which_thing_reads_on_to_the_sentence_saying_what_the_way_gives() -> None:
+    queue = chunk(
+        0,
+        "SimPy Events and time\n\n"
+        "SimPy\u2019s event queue is implemented as a heap queue. So if we insert events as "
+        "tuples (t, event) into it, the first element in the queue will by definition always "
+        "be the one with the smallest t and the next one to be processed.\n\n"
+        "However, storing (t, event) tuples will not work if two events are scheduled at the "
+        "same time because events are not comparable. To fix this, we also store a strictly "
+        "increasing event ID with them: (t, eid, event). That way, if two events get "
+        "scheduled for the same time, the one scheduled first will always be processed first.",
+        "Time and Scheduling > SimPy Events and time",
+    )
+    question = (
+        "Two trucks are scheduled to arrive at exactly the same simulated time. Which one "
+        "does SimPy handle first, or is it random?"
+    )
+    texts = [s.text for s in compose_extractive(question, [queue])]
+    assert any(t.startswith("That way, if two events") for t in texts), texts

@@ -354,18 +354,18 @@ def compose_extractive(
 
     for source in sources:
         # what each source's best unit's next words say of it, when it is chosen: never
-        # redundant, and not counted apart (for why, how they differ or what it is: a name or a
-        # date is said in one sentence, and "It was founded ..." after it says something else)
-        best_here = owns[source][0]
+        # redundant, and not counted apart (for why, how they differ or what it is; for which
+        # thing, only a sentence saying it goes on: "It was founded ..." says something else)
+        best_here, why = owns[source][0], asked.kind == "reason"
         if (
-            asked.kind in ("reason", "comparison", "definition")
+            asked.kind in ("reason", "comparison", "definition", "thing")
             or best_here.text[-1:] == ":"
             or best_here.answers
             or runs_into_list(best_here, owns[source])
         ):
             follows[id(best_here)] = [
                 c
-                for c in follow_on(best_here, owns[source], why=asked.kind == "reason")
+                for c in follow_on(best_here, owns[source], why=why, said=asked.kind == "thing")
                 if asked.kind in ("procedure", "where")  # a command; a path ("it's:" then it)
                 or (c.kind != "code" and not reads_as_code(c.text))
             ]

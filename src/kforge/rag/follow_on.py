@@ -78,7 +78,7 @@ def entry_opening(c: Candidate, own: Sequence[Candidate]) -> Candidate | None:
 
 _GOES_ON = re.compile(
     r"^(?:doing so|in (?:that|this) case|as a result|therefore|thus|hence|otherwise|"
-    r"because of this|for (?:this|that) reason|that is|instead"
+    r"because of this|for (?:this|that) reason|that is|instead|(?:that|this) way(?=,)|in doing so"
     # why it is so: "For efficiency reasons, Babel uses the fastest decimal implementation"
     r"|for (?:\w+ ){1,2}reasons?"
     # an API entry's next sentence, its subject the entry's name: "Returns the exit code."
@@ -90,13 +90,17 @@ _MAX_CODE = 2
 """Code blocks a sentence ending in a colon leads ("... set the key:" then its lines)."""
 
 
-def follow_on(best: Candidate, own: Sequence[Candidate], *, why: bool = False) -> list[Candidate]:
+def follow_on(
+    best: Candidate, own: Sequence[Candidate], *, why: bool = False, said: bool = False
+) -> list[Candidate]:
     """The units right after ``best`` that finish what it says: a sentence that goes on from
     it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
     "They do not use getaddrinfo(3)" after "These functions are implemented quite
     differently"), or the items a sentence ending in a colon introduces ("... is about to
     exit as a result of either:"); for ``why``, one that gives a reason ("Dimensional reduction
-    can be slow, so auto-reducing is disabled by default." after how to turn it on)."""
+    can be slow, so auto-reducing is disabled by default." after how to turn it on); with
+    ``said``, only a sentence saying in so many words that it goes on ("That way, if two
+    events get scheduled for the same time, ..." after "To fix this, we also store ...")."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
     if best.text.endswith(":"):  # the items it introduces, or the code it says to use
         if after and after[0].position == best.position + 1 and runs_on(after[0]):
@@ -125,6 +129,8 @@ def follow_on(best: Candidate, own: Sequence[Candidate], *, why: bool = False) -
     if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
         return []
     nxt = after[0]
+    if said:  # only a sentence saying in so many words that it goes on
+        return [nxt] if _GOES_ON.match(nxt.text) else []
     goes_on = refers_back(nxt.text) or _GOES_ON.match(nxt.text)
     return [nxt] if goes_on or (why and _GIVES_REASON.search(nxt.text)) else []
 
