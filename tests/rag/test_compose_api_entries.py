@@ -228,3 +228,30 @@ def test_the_difference_between_them_compares_the_two_names_said_before() -> Non
     assert any("always relative to the original instance" in s.text for s in segments)
     assert any(s.text.startswith("relative_path:") for s in segments)
     assert not any(s.text.startswith("instance:") for s in segments)
+
+
+def test_the_entry_of_the_name_asked_reads_on_to_its_next_sentence() -> None:
+    sets = chunk(
+        0,
+        "pop(index=- 1): Remove and return value at index in sorted set.\n\n"
+        "Raise IndexError if the sorted set is empty or index is out of range.\n\n"
+        "remove(value): Remove value from sorted set; value must be a member.\n\n"
+        "If value is not a member, raise KeyError.\n\n"
+        "Runtime complexity: O(log(n)) \u2013 approximate.\n\n"
+        "difference(*iterables): Return the difference of two or more sets.",
+        "SortedSet",
+    )
+    question = (
+        "My code calls SortedSet.remove() inside a try block because the value may be "
+        "absent. Which exception should the except clause catch?"
+    )
+    texts = [s.text for s in compose_extractive(question, [sets])]
+    assert texts[:2] == [
+        "remove(value): Remove value from sorted set; value must be a member.",
+        "If value is not a member, raise KeyError.",
+    ]
+    # a name a package exports from one of its modules is that module's entry too
+    entry = "toolz.dicttoolz.merge(*dicts, **kwargs): Merge a collection of dictionaries"
+    assert is_entry_of(entry, ["toolz.merge"])
+    assert not is_entry_of(entry, ["toolz.merge_with"])
+    assert not is_entry_of(entry, ["merge.toolz"])

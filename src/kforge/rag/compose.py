@@ -84,6 +84,7 @@ from kforge.rag.unit_scores import (
     opens_with_asked,
     other_entry,
     parameter_item,
+    term_overlap,
 )
 from kforge.rag.units import reads_as_code, refers_elsewhere
 
@@ -96,6 +97,8 @@ _LEAD_SHARE = 0.6
 best unit overall: the retriever judged the whole passage, a unit score sees words."""
 _COPY = 0.8
 """A unit of another passage is redundant only when it shares this share of its terms."""
+_WAYS_AFTER = ("procedure", "quantity", "where")
+"""Kinds of question whose best unit's next units are read their own way (``value_of``)."""
 _KEEP_RATIO = 0.4
 """Stop adding units scoring under this share of the best unit's score."""
 _DECIDING_RATIO = 0.3
@@ -347,7 +350,7 @@ def compose_extractive(
         if c.text.endswith(":") and c is not owns[c.source][0]:
             return
         if c not in chosen and not any(
-            _overlap(c.terms, o.terms) > (_REDUNDANT if o.source == c.source else _COPY)
+            term_overlap(c.terms, o.terms) > (_REDUNDANT if o.source == c.source else _COPY)
             for o in chosen
         ):
             chosen.append(c)
@@ -356,16 +359,19 @@ def compose_extractive(
         # what each source's best unit's next words say of it, when it is chosen: never
         # redundant, and not counted apart (for why, how they differ or what it is; for which
         # thing, only a sentence saying it goes on: "It was founded ..." says something else)
-        best_here, why = owns[source][0], asked.kind == "reason"
+        best_here, why, thing = owns[source][0], asked.kind == "reason", asked.kind == "thing"
+        # the entry of a name asked about: its next sentence ("If value is not a member, ...")
+        entry = asked.kind not in _WAYS_AFTER and is_entry_of(best_here.text, asked.identifiers)
         if (
             asked.kind in ("reason", "comparison", "definition", "thing")
+            or entry
             or best_here.text[-1:] == ":"
             or best_here.answers
             or runs_into_list(best_here, owns[source])
         ):
             follows[id(best_here)] = [
                 c
-                for c in follow_on(best_here, owns[source], why=why, said=asked.kind == "thing")
+                for c in follow_on(best_here, owns[source], why=why, said=thing, entry=entry)
                 if asked.kind in ("procedure", "where")  # a command; a path ("it's:" then it)
                 or (c.kind != "code" and not reads_as_code(c.text))
             ]
@@ -492,9 +498,3 @@ def compose_extractive(
         Segment(c.text, c.source, rank[id(c)], c.kind == "code" or is_command_line(c.text))
         for c in chosen
     ]
-
-
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / min(len(a), len(b))

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from kforge.rag.candidates import Candidate, runs_on
 from kforge.rag.commands import is_command_line
+from kforge.rag.names import ENTRY
 from kforge.rag.quantities import NUMBER, gives_default
 from kforge.rag.units import normalized
 
@@ -91,7 +92,12 @@ _MAX_CODE = 2
 
 
 def follow_on(
-    best: Candidate, own: Sequence[Candidate], *, why: bool = False, said: bool = False
+    best: Candidate,
+    own: Sequence[Candidate],
+    *,
+    why: bool = False,
+    said: bool = False,
+    entry: bool = False,
 ) -> list[Candidate]:
     """The units right after ``best`` that finish what it says: a sentence that goes on from
     it ("Doing so introduces a race condition" after "Do not use fs.access() to check ...";
@@ -100,7 +106,10 @@ def follow_on(
     exit as a result of either:"); for ``why``, one that gives a reason ("Dimensional reduction
     can be slow, so auto-reducing is disabled by default." after how to turn it on); with
     ``said``, only a sentence saying in so many words that it goes on ("That way, if two
-    events get scheduled for the same time, ..." after "To fix this, we also store ...")."""
+    events get scheduled for the same time, ..." after "To fix this, we also store ...");
+    for the ``entry`` of a name asked about, the sentence after its summary, whatever it says
+    ("If value is not a member, raise KeyError." after "remove(value): Remove value from
+    sorted set; value must be a member.")."""
     after = sorted((c for c in own if c.position > best.position), key=lambda c: c.position)
     if best.text.endswith(":"):  # the items it introduces, or the code it says to use
         if after and after[0].position == best.position + 1 and runs_on(after[0]):
@@ -129,6 +138,8 @@ def follow_on(
     if not after or after[0].position != best.position + 1 or after[0].kind != "sentence":
         return []
     nxt = after[0]
+    if entry:  # the entry's next sentence, unless it opens the next entry
+        return [] if ENTRY.match(nxt.text) else [nxt]
     if said:  # only a sentence saying in so many words that it goes on
         return [nxt] if _GOES_ON.match(nxt.text) else []
     goes_on = refers_back(nxt.text) or _GOES_ON.match(nxt.text)

@@ -93,9 +93,19 @@ def is_entry_of(text: str, names: Iterable[str]) -> bool:
     listed by its own name, ``total_errors: ...``, that of ``ErrorTree.total_errors``)."""
     name = entry_name(text)
     return bool(name) and any(
-        name == n or name.endswith("." + n) or (" " not in name and n.endswith("." + name))
+        name == n
+        or name.endswith("." + n)
+        or (" " not in name and n.endswith("." + name))
+        or _reexported(name, n)
         for n in names
     )
+
+
+def _reexported(documented: str, asked: str) -> bool:
+    """``toolz.merge`` asked, ``toolz.dicttoolz.merge`` documented: the package's own name for
+    what a module of it defines (its first and last parts the same)."""
+    full, short = documented.split("."), asked.split(".")
+    return 1 < len(short) < len(full) and full[0] == short[0] and full[-1] == short[-1]
 
 
 def is_entry_of_another(text: str, names: Iterable[str]) -> bool:

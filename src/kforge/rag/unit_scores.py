@@ -39,6 +39,7 @@ __all__ = [
     "opens_with_identifier",
     "other_entry",
     "parameter_item",
+    "term_overlap",
 ]
 
 NAMED_HEADING = 0.5
@@ -303,3 +304,10 @@ def completes(c: Candidate, chosen: Sequence[Candidate]) -> bool:
         and abs(o.position - c.position) == 1
         for o in chosen
     )
+
+
+def term_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """The share of the smaller of two units' terms that the other holds too."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
