@@ -53,3 +53,27 @@ def test_which_thing_reads_on_to_the_sentence_saying_what_the_way_gives() -> Non
     )
     texts = [s.text for s in compose_extractive(question, [queue])]
     assert any(t.startswith("That way, if two events") for t in texts), texts
+
+
+def test_what_makes_a_thing_so_asks_what_such_a_thing_is() -> None:
+    assert plain_words("What exactly makes a function pure in the sense the docs use?") == (
+        "what is a pure function?"
+    )
+    assert plain_words("What makes it work?") == "What makes it work?"
+    references = chunk(
+        0,
+        "Python: The Python standard library. Clojure: A functional language whose standard "
+        "library has several counterparts in toolz. Functional Programming HOWTO: The "
+        "description of functional programming features from the official Python docs.",
+        "References",
+    )
+    purity = chunk(
+        1,
+        "A function is pure if it meets the following conditions. It does not depend on "
+        "hidden state, or equivalently it only depends on its inputs. Evaluation of the "
+        "function does not cause side effects.",
+        "Function Purity",
+    )
+    question = "What exactly makes a function pure in the sense the toolz docs use?"
+    texts = [s.text for s in compose_extractive(question, [references, purity])]
+    assert any("only depends on its inputs" in t for t in texts), texts

@@ -126,6 +126,14 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?: rather than [^?]+)?(?=\?|$)",
             r"\1what is \2\3",
         ),
+        # "what exactly makes a function pure?": what a pure function is ("A function is pure
+        # if it meets the following conditions: ...")
+        (
+            r"(^|, )what (?:exactly |precisely )?makes (an? |the )?"
+            r"(?!(?:it|its|them|this|that|these|those|me|us|you)\b)([\w-]+) ([a-z]{3,})"
+            r"(?: in [^?]*)?(?=\?|$)",
+            r"\1what is \2\4 \3",
+        ),
         # "what is a Measurement object made of?": what one is ("Measurements are the
         # combination of two quantities: ...")
         (
