@@ -65,13 +65,13 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"cleanest|usual|standard|normal|most common) (ways?|method|approach)\b",
             r"\1",
         ),
-        # "visible only to people who are signed in": a manual's users are "logged in"
         # "is there a switch for that?": a setting a manual calls an option
         (
             r"\b(a|any|some|the|which|what) (?:switch|knob|toggle)(?:es|s)?\b"
             r"(?=\s*(?:\?|for\b|to\b|that\b|which\b|i\b|you\b|we\b))",
             r"\1 option",
         ),
+        # "visible only to people who are signed in": a manual's users are "logged in"
         (r"\bsign(?:ed|s|ing)? in\b", "logged in"),
         (r"\bsign(?:ed|s|ing)? out\b", "logged out"),
         # "back up several machines", "work with several databases": manuals say "multiple"

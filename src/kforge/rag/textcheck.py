@@ -270,7 +270,8 @@ def _run_together(sentence: str) -> list[str]:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (one paragraph or several), whitespace tidied, none empty; a list
-    item starts a sentence, and so does a sentence run on without a space ("end.Next")."""
+    item starts a sentence, and so do a line after one ending a sentence (``_LINE_END``) and a
+    sentence run on without a space ("end.Next")."""
     out: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
         merged: list[str] = []
