@@ -92,6 +92,9 @@ QUESTION_SETS = {
     "attrs": DATA / "attrs_questions.jsonl",
     "requests": DATA / "requests_questions.jsonl",
     "werkzeug": DATA / "werkzeug_questions.jsonl",
+    "cmd2": DATA / "cmd2_questions.jsonl",
+    "doit": DATA / "doit_questions.jsonl",
+    "factoryboy": DATA / "factoryboy_questions.jsonl",
 }
 QUESTION_TYPES = frozenset(
     {"definition", "procedure", "quantity", "yes_no", "comparison", "reason", "who_when_where"}

@@ -36,6 +36,9 @@ registry) and unpacked with `dpkg-deb`, once, into a cache folder; nothing is in
 | attrs | python-attr-doc 22.2.0 | MIT | the attrs overview, comparison with alternatives, examples, guides (type annotations, initialization, comparison, hashing, extending, how it works, API names), glossary and API reference, Sphinx HTML |
 | requests | python-requests-doc 2.28.1 | Apache-2.0 | the Requests front page, installation, quickstart, advanced usage and authentication guides, FAQ, recommended packages, support, vulnerability disclosure and release process pages, and the API reference, Sphinx HTML |
 | werkzeug | python-werkzeug-doc 2.2.2 | BSD-3-Clause | Werkzeug's overview, installation, tutorial, API levels, quickstart, serving, testing and debugging guides, reference pages (request and response objects, routing, data structures, HTTP and URL utilities, exceptions, context locals, …), middleware and deployment guides, Sphinx HTML |
+| cmd2 | python-cmd2-doc 2.4.2 | MIT | the cmd2 overview, features (commands, argument parsing, completion, history, multiline commands, output redirection, scripting, settings, …), migration guide, examples and plugins, Sphinx HTML |
+| doit | python-doit-doc 0.31.1 | MIT | doit's tasks, dependencies, task creation, the run command and the others, configuration, task arguments, up-to-date checks, tools, extending, FAQ and stories, Sphinx HTML |
+| factoryboy | python-factory-boy-doc 2.11.1 | MIT | factory_boy's introduction, reference, ORM guides, recipes, fuzzy attributes, examples and internals, Sphinx HTML |
 """
 
 from __future__ import annotations
@@ -417,6 +420,41 @@ DOCSETS: dict[str, Docset] = {
             "BSD-3-Clause",
             # changes.html is the change log; license.html is the licence's text
             skip=(*_SPHINX_INDEXES, "changes.html", "license.html"),
+        ),
+        Docset(
+            "cmd2",
+            "python-cmd2-doc",
+            "usr/share/doc/python-cmd2-doc/html",
+            (
+                "*.html",
+                "overview/*.html",
+                "migrating/*.html",
+                "features/*.html",
+                "examples/*.html",
+                "plugins/*.html",
+            ),
+            "MIT",
+            # index.html pages and summary.html only list the pages of a folder; resources.html
+            # lists links; the api/ pages hold no text in this build (navigation only)
+            skip=(*_SPHINX_INDEXES, "index.html", "summary.html", "resources.html"),
+        ),
+        Docset(
+            "doit",
+            "python-doit-doc",
+            "usr/share/doc/python-doit-doc/html",
+            ("*.html",),
+            "MIT",
+            # contents.html is the table of contents, changes.html the change log and
+            # related.html a list of links
+            skip=(*_SPHINX_INDEXES, "contents.html", "changes.html", "related.html"),
+        ),
+        Docset(
+            "factoryboy",
+            "python-factory-boy-doc",
+            "usr/share/doc/python-factory-boy-doc/html",
+            ("*.html",),
+            "MIT",
+            skip=_SPHINX_INDEXES,
         ),
     )
 }

@@ -18,7 +18,7 @@ from tests.rag.helpers import page_chunk as chunk
 
 
 def test_what_an_abbreviation_stands_for_is_what_it_is() -> None:
-    assert plain_words("What does I18N stand for?") == "what is I18N?"
+    assert plain_words("What does I18N stand for?") == "What is I18N?"
     subject = defined_subject(read_question("What does I18N stand for?"))
     said = "I18N: I18N is an abbreviation for internationalization."
     assert spelled_beside(said, subject) == "internationalization"

@@ -57,7 +57,7 @@ def test_which_thing_reads_on_to_the_sentence_saying_what_the_way_gives() -> Non
 
 def test_what_makes_a_thing_so_asks_what_such_a_thing_is() -> None:
     assert plain_words("What exactly makes a function pure in the sense the docs use?") == (
-        "what is a pure function?"
+        "What is a pure function?"
     )
     assert plain_words("What makes it work?") == "What makes it work?"
     references = chunk(

@@ -48,6 +48,19 @@ def test_a_sentence_saying_what_its_subject_lets_you_do_defines_it() -> None:
     subject = unit_terms("TypedDict")
     assert defines_subject("TypedDict lets you give precise types for dictionaries.", subject) == 1
     assert defines_subject("A TypedDict object is not a subtype of dict.", subject) < 1
+    # or what it represents: "CommandSets represent a logical grouping of commands"
+    subject = unit_terms("CommandSet")
+    says = "CommandSets represent a logical grouping of commands within an application."
+    assert defines_subject(says, subject) == 1
+    assert defines_subject("CommandSets with constructor parameters go first.", subject) < 1
+
+
+def test_a_qualified_name_opens_a_sentence_with_its_last_part() -> None:
+    bordered = unit_terms("BorderedTable")
+    text = "cmd2.table_creator.BorderedTable - Implementation which draws borders around rows."
+    assert opens_with_subject(text, bordered)
+    assert not opens_with_subject("cmd2.table_creator.SimpleTable - Implementation.", bordered)
+    assert not opens_with_subject("The expect_eof() method is gone.", unit_terms("expect"))
 
 
 def test_a_quoted_name_in_a_long_what_is_question_is_its_subject() -> None:

@@ -103,6 +103,9 @@ def test_a_command_asked_for_is_a_procedure() -> None:
     )
     # what to add, not to a command: a file, a marker ("add a py.typed file")
     assert read_question("What do I add so mypy uses my package's types?").kind != "procedure"
+    # a line of code to add to one's own class or file
+    asked = "I'd like Tab to complete file paths for my load command. What do I add to my class?"
+    assert read_question(asked).kind == "procedure"
 
 
 def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_question() -> None:
@@ -125,6 +128,11 @@ def test_a_condition_or_premise_before_the_asking_words_does_not_type_the_questi
     # "by default" before a yes or no question: it still asks yes or no, not for a value
     assert read_question("By default, does find follow symbolic links?").kind == "yesno"
     assert read_question("By default, how many times does wget retry?").kind == "quantity"
+    # "if I don't pass a stream": by default, a place is still asked for, and the sentence
+    # still starts where the condition did
+    asked = "I wrapped it in factory.debug(). If I don't pass a stream, where does the log go?"
+    assert "). By default a stream, where" in plain_words(asked)
+    assert read_question(asked).kind == "where"
 
 
 @pytest.mark.parametrize(
@@ -185,3 +193,27 @@ def test_a_quoted_name_is_read_as_written() -> None:
     plain = plain_words(question)
     assert '"You\'re Next"' in plain and '"Several Days"' in plain
     assert "do not know" in plain
+
+
+def test_the_two_items_of_a_situation_are_compared_when_the_question_refers_back_to_them() -> None:
+    asked = read_question(
+        "For a report command I'm choosing between SimpleTable and BorderedTable from "
+        "cmd2.table_creator. How do the two look different?"
+    )
+    assert asked.kind == "comparison" and asked.options == ("SimpleTable", "BorderedTable")
+    asked = read_question(
+        "I can't decide between SubFactory and RelatedFactory. How do they differ in when the "
+        "other object gets made?"
+    )
+    assert asked.options == ("SubFactory", "RelatedFactory")
+
+
+def test_an_attribute_of_the_users_own_object_is_asked_by_its_name() -> None:
+    question = "My old app feeds lines into self.cmdqueue. Will that still work in cmd2?"
+    assert read_question(question).identifiers == ("cmdqueue",)
+    focus = question_focus(question)
+    held = {
+        t.text
+        for t in focus.held("Since version 0.9.13 cmd2 has removed support for Cmd.cmdqueue.")
+    }
+    assert "cmdqueue" in held, held

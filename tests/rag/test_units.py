@@ -307,6 +307,12 @@ def test_list_lines_that_run_words_together_as_prose_are_no_commands_after_a_col
     assert kinds("Then run:\n\npip install widget\nwidget init my project")[1][0] == "code"
 
 
+def test_names_listed_one_a_line_after_a_colon_are_no_commands() -> None:
+    text = "It completes paths for the built-in commands, including:\n\nedit\nrun_script\nshell"
+    assert "code" not in [kind for kind, _ in kinds(text)], kinds(text)
+    assert kinds("Then run:\n\nmake\nmake install")[1][0] == "code"
+
+
 def test_a_programs_help_output_is_an_item_for_each_option() -> None:
     text = (
         "$ widget report --help\nUsage: widget report [options]\n\nOptions:\n"

@@ -159,7 +159,10 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
         or not unit_terms(words[0]) & subject
     ):
         return None
-    if re.search(r"\w[_.(]", words[0]) and not unit_terms(words[0]) <= subject:
+    last = re.split(r"[.:]", words[0].rstrip(",:"))[-1]  # "cmd2.table_creator.BorderedTable"
+    if re.search(r"\w[_.(]", words[0]) and not (
+        unit_terms(words[0]) <= subject or unit_terms(last) == subject
+    ):
         return None  # "The expect_eof() method is gone" is another name's
     phrase: list[str] = []
     for word in words[: len(subject) + 1]:
@@ -175,7 +178,8 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
 
 
 _SAYS_WHAT = re.compile(
-    r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|lets? you|"
+    r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|represents?|"
+    r"lets? you|"
     r"allows? you to|enables? you to|"
     r"helps? you|aims? to|is (?:designed|meant|intended) to|provides)\b"
 )

@@ -61,7 +61,7 @@ from kforge.rag.asking import asking_sentence, contrasted, users_own
 from kforge.rag.common_words import MODIFIERS, adverb_of_common_word, is_common_word
 from kforge.rag.corpus_statistics import COMMON_WORD_CHARS, OWN_NAME_SHARE, CorpusStatistics
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import documented_in, name_pattern
+from kforge.rag.names import OWN_OBJECT, documented_in, name_pattern
 from kforge.rag.stem import porter_stem
 from kforge.rag.textcheck import (
     asked_verbs,
@@ -407,7 +407,7 @@ def _candidates(question: str) -> list[tuple[str, TermKind]]:
     found: list[tuple[int, str, TermKind]] = []
     taken: list[tuple[int, int]] = []
     for m in _IDENTIFIER.finditer(question):
-        text = m.group(0).removesuffix("()")
+        text = OWN_OBJECT.sub("", m.group(0).removesuffix("()"))  # "self.cmdqueue"
         parts = [p for p in re.split(r"[.:_$-]+", text) if p]
         if all(len(p) <= 1 for p in parts) and not _SHORT_OPTION.fullmatch(text):
             continue  # "e.g"; an option "-v" or an escape "\\b" stays

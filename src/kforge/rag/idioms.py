@@ -9,6 +9,7 @@ does not depend on the subject.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["plain_words"]
@@ -180,5 +181,13 @@ def plain_words(text: str) -> str:
 def _plain(text: str) -> str:
     text = _CONTRACTED.sub("", _NOT.sub(_spelled_not, text))
     for pattern, plain in _IDIOMS:
-        text = pattern.sub(plain, text)
+        text = pattern.sub(functools.partial(_cased, plain), text)
     return text
+
+
+def _cased(plain: str, match: re.Match[str]) -> str:
+    """``plain`` (with ``match``'s groups) opening with a capital where the phrase it stands for
+    did ("If I don't pass a stream, ..." is "By default a stream, ...": a sentence still starts
+    there)."""
+    said = match.expand(plain)
+    return said[:1].upper() + said[1:] if match.group(0)[:1].isupper() else said

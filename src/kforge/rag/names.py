@@ -9,9 +9,11 @@ from kforge.rag.units import field_name
 
 __all__ = [
     "ENTRY",
+    "OWN_OBJECT",
     "documented_in",
     "documents_name",
     "entry_name",
+    "identifiers",
     "is_entry_of",
     "is_entry_of_another",
     "kind_names",
@@ -25,6 +27,29 @@ ENTRY = re.compile(r"^([^:]{1,60}?):{1,2}\s")
 
 _CODE_LIKE = re.compile(r"_|[a-z][A-Z]|[A-Za-z]\d")
 """A name part no English word looks like: ``run_app``, ``readFileSync``, ``utf8``."""
+
+
+_IDENTIFIER = re.compile(
+    r"`([^`\n]+)`"  # a code span, whatever it holds
+    r"|(?<![\w.$-])(--?[A-Za-z][\w-]*)"  # a command-line option
+    r"|(?<![\w$])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?)"  # dotted: fs.link, os.EOL
+    r"|(?<![\w$])([a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Za-z_]\w*\(\))"  # camelCase, snake_case, f()
+    r"|(?<![\w:\\])(\\[A-Za-z]+)(?![\w$])"  # an escape or a markup command: \b, \brief
+)
+OWN_OBJECT = re.compile(r"^(?:self|cls|this)\.(?=[A-Za-z_])")
+"""The user's own object before an attribute ("self.cmdqueue"), which the documents name by its
+class (``Cmd.cmdqueue``) or alone."""
+
+
+def identifiers(text: str) -> list[str]:
+    """The code-like names in ``text``, as written: code spans, options, dotted, camelCase."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        name = next(g for g in match.groups() if g)
+        name = OWN_OBJECT.sub("", name.strip().removesuffix("()"))
+        if len(name) >= 2 and name not in found:
+            found.append(name)
+    return found
 
 
 def name_forms(name: str) -> tuple[str, ...]:

@@ -85,10 +85,11 @@ def named_options(text: str) -> tuple[tuple[str, ...], bool]:
 
 
 _TAIL = re.compile(
-    r",|\s+(?:for|in|on|when|while|within|inside|during|if|to)\s+(?=\S)", re.IGNORECASE
+    r",|\s+(?:for|in|on|when|while|within|inside|during|if|to|from)\s+(?=\S)", re.IGNORECASE
 )
 """Where the words after the second compared item stop naming it: "restic for backing up a
-laptop", "extracted comments in a PO file", "an argument, and when should I use which"."""
+laptop", "extracted comments in a PO file", "an argument, and when should I use which",
+"BorderedTable from cmd2.table_creator"."""
 BETTER_CHOICE = re.compile(
     r"\b(?:is|are)\s+(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s+the\s+"
     r"(?:\w+er|better|best|more \w+|\w+est)\s+(?:choice|option|way|one|pick|method|bet)\b",

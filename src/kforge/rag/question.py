@@ -14,7 +14,7 @@ from typing import Literal
 
 from kforge.rag.analyze import STOPWORDS, tokenize
 from kforge.rag.idioms import plain_words
-from kforge.rag.names import ENTRY, name_pattern
+from kforge.rag.names import ENTRY, identifiers, name_pattern
 from kforge.rag.options import BETTER_CHOICE, TWO_WAYS, named_options
 from kforge.rag.terms import spells_question, term_of, unit_terms
 from kforge.rag.textcheck import (
@@ -61,13 +61,6 @@ QuestionKind = Literal[
     "thing",
 ]
 
-_IDENTIFIER = re.compile(
-    r"`([^`\n]+)`"  # a code span, whatever it holds
-    r"|(?<![\w.$-])(--?[A-Za-z][\w-]*)"  # a command-line option
-    r"|(?<![\w$])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?)"  # dotted: fs.link, os.EOL
-    r"|(?<![\w$])([a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Za-z_]\w*\(\))"  # camelCase, snake_case, f()
-    r"|(?<![\w:\\])(\\[A-Za-z]+)(?![\w$])"  # an escape or a markup command: \b, \brief
-)
 _YESNO = re.compile(
     r"^(?:is|are|am|was|were|do|does|did|can|could|should|shall|will|would|has|have|had|"
     r"must|may|might)\b",
@@ -107,12 +100,14 @@ _PROCEDURE = re.compile(
 _WHAT_TO_DO = re.compile(
     r"^(?:what|which)(?: else)? (?:do|should|must|can|could|would) (?:i|we|you|one) (?:have to |"
     r"need to |then )?(?:run|install|type|call|enter|execute"
-    r"|(?:add|pass|put|set|write|specify)\b.*\bcommand(?: line)?)\b"
+    r"|(?:add|pass|put|set|write|specify)\b.*\bcommand(?: line)?"
+    r"|(?:add|put|write) to (?:my|our|your|the|a) (?:\w+ )?(?:class|code|file|script|config))\b"
     r"|^(?:what|which) (?:\w+ )?(?:sub)?commands?\b",
     re.IGNORECASE,
 )
 """A command asked for: "what else do I have to run?", "which command writes them back?", "what
-do I add to my snakemake command so the jobs go to the cluster?"."""
+do I add to my snakemake command so the jobs go to the cluster?", "what do I add to my class?"
+(a line of code)."""
 _HOW_DO_I = re.compile(r"how (?:do|can|could|should) (?:i|we|you|one)\b", re.IGNORECASE)
 _DEFINITION = re.compile(
     r"^(?:what(?:'s| is| are| was| were| (?:does|do(?! (?:i|we|you|they|one)\b)|did) .+ "
@@ -239,17 +234,6 @@ CAPITALS = re.compile(r"(?<![\w$-])\$?[A-Z][A-Z0-9]{2,}(?![\w(-])")
 """A name in capitals alone (``NOXSESSION``, ``$EDITOR``), as an environment variable is named."""
 
 
-def identifiers(text: str) -> list[str]:
-    """The code-like names in ``text``, as written: code spans, options, dotted, camelCase."""
-    found = []
-    for match in _IDENTIFIER.finditer(text):
-        name = next(g for g in match.groups() if g)
-        name = name.strip().removesuffix("()")
-        if len(name) >= 2 and name not in found:
-            found.append(name)
-    return found
-
-
 _INTENSIFIERS = frozenset(
     "actually really just simply basically even ever anyway somehow quite very least".split()  # noqa: SIM905
 )
@@ -331,12 +315,13 @@ _LEAD_CLAUSE = re.compile(
     rf"|^(?!{_ASKING_WORD}){_CLAUSE_PART}{{3,}},\s+(?:so|but|and|then)\s+(?={_ASKING_WORD})"
     r"|^(?:on|in|with|for|under|from|at|using|inside|within|without|during)\s"
     rf"{_CLAUSE_PART}{{2,60}},\s+(?={_ASKING_WORD})"
-    r"|^by default,\s+(?=(?:is|are|does|do|can|will|would)\b)"
+    r"|^by default(?: (?:a|an|the|any) [\w.-]+)?,\s+(?=(?:is|are|does|do|can|will|would|where)\b)"
     rf"|^(?:[a-z]{{3,}}ly|[a-z]{{3,}}-wise|so|also|now|ok|okay|well|then),\s+(?={_ASKING_WORD})",
     re.IGNORECASE,
 )
 """A condition, premise, setting or manner ("On Windows, why does ...?", "By default, does
-find follow ...?": a yes or no; "Conceptually, what is ...?") before the words that ask."""
+find follow ...?": a yes or no; "By default a stream, where does ...?", for "If I don't pass a
+stream": a place; "Conceptually, what is ...?") before the words that ask."""
 
 
 def read_question(text: str) -> Question:
@@ -397,9 +382,13 @@ def read_question(text: str) -> Question:
         kind = "definition"
     else:
         kind = "thing"
-    if kind == "comparison" and not options and _REFERS_BACK.search(question):
+    if kind == "comparison" and not options and _BACK_TO_TWO.search(question):
         options = _situation_items(whole, question)
     return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
+
+
+_BACK_TO_TWO = re.compile(rf"{_REFERS_BACK.pattern}|\b(?:the two|both)\b", re.I)
+"""What stands for the items a comparison's situation names: a pronoun, "the two", "both"."""
 
 
 def _situation_items(text: str, asking: str) -> tuple[str, ...]:
@@ -409,8 +398,8 @@ def _situation_items(text: str, asking: str) -> tuple[str, ...]:
     before = split_sentences(text[: text.rfind(asking)])
     for sentence in reversed(before):
         items, _ = named_options(sentence)
-        if items:
-            return items
+        if items:  # "... between SubFactory and RelatedFactory.": not its full stop
+            return tuple(item.rstrip(".!;:") for item in items)
         names = list(dict.fromkeys(identifiers(sentence)))
         if len(names) == 2:
             return tuple(names)

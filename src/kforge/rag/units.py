@@ -319,7 +319,10 @@ def _commands(lines: list[str]) -> bool:
     """True for lines that read as commands, not prose: each a lower-case command name or
     path and a few arguments, none ending a sentence (``mkdocs new my-project``), nor running
     words together as a sentence does ("code 1 if some files would be reformatted; or", an
-    item of a list rendered one a line)."""
+    item of a list rendered one a line), nor naming one thing each: "including:" then "edit",
+    "run_pyscript", "shell" is a list of names."""
+    if len(lines) >= 2 and all(len(x.split()) == 1 for x in lines):
+        return False
     return all(_COMMAND_LINE.match(x) and not _ENDS.search(x) and not _says(x) for x in lines)
 
 
