@@ -370,6 +370,9 @@ DOC_SETS = [
     "attrs",
     "requests",
     "werkzeug",
+    "cmd2",
+    "doit",
+    "factoryboy",
 ]
 """The doc sets whose question files the tests below check: every set of ``QUESTION_SETS``."""
 
