@@ -79,6 +79,7 @@ def test_a_question_after_the_users_situation_is_read_by_the_sentence_that_asks(
 
 
 def test_a_measure_asked_by_its_extreme_is_a_quantity() -> None:
+    assert read_question("Roughly what share of applications use it?").kind == "quantity"
     assert read_question("What's the longest cache key Memcached accepts?").kind == "quantity"
     assert read_question("What's the oldest Python that mypy itself runs on?").kind == "quantity"
     # a place or a person at an extreme is not a measure
@@ -182,6 +183,7 @@ def test_a_dotted_name_is_mentioned_by_its_last_part_when_that_is_a_code_name() 
         ("How do I show my own page when a 404 error happens?", "error occurs"),
         ("How can I tell whether the file exists?", "check whether"),
         ("How do I tell the flask command which application to load?", "I specify the"),
+        ("How do I make the counter start over in setUp()?", "make the counter reset"),
     ],
 )
 def test_everyday_phrases_are_read_in_a_manuals_words(question: str, says: str) -> None:

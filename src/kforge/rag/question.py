@@ -70,7 +70,7 @@ _QUANTITY = re.compile(
     r"\bhow (?:many|much|long|large|big|old|often|far|fast|high|deep|wide|tall|small|short|"
     r"low|slow|heavy|few|little|frequently|quickly)\b"
     r"|\b(?:maximum|minimum|max|min|default|limit|size|number of|percentage|length of|"
-    r"how many)\b",
+    r"how many|(?:share|proportion|fraction|percent) of)\b",
     re.IGNORECASE,
 )
 _MANNER = re.compile(r"how (?:is|are|was|were|does|do|did) (?!(?:i|we|you|one)\b)", re.IGNORECASE)
