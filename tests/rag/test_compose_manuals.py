@@ -548,3 +548,27 @@ def test_how_do_i_quotes_the_option_whose_entry_a_sentence_continues() -> None:
         )
     ]
     assert any(s.startswith("\u2018--recursive\u2019, \u2018-r\u2019") for s in answer), answer
+
+
+def test_the_main_difference_between_two_items_sets_them_apart() -> None:
+    recipe = chunk(
+        0,
+        "Any factories that call these classes with SubFactory will also need to be decorated "
+        "in the same manner. If only one link is required, this can be simply performed with a "
+        "RelatedFactory.",
+        "Common recipes",
+    )
+    entry = chunk(
+        1,
+        "class factory.RelatedFactory(factory, factory_related_name='', **kwargs): A "
+        "RelatedFactory behaves mostly like a SubFactory, with the main difference that the "
+        "related Factory will be generated after the base Factory.\n"
+        "factory: As for SubFactory, the factory argument can be:",
+        "Reference",
+    )
+    question = (
+        "I can't decide between SubFactory and RelatedFactory. How do they differ in when the "
+        "other object gets made?"
+    )
+    segments = compose_extractive(question, [recipe, entry])
+    assert "with the main difference that" in segments[0].text, segments  # it leads the answer

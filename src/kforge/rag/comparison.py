@@ -164,11 +164,13 @@ def lists_differences(c: Candidate, options: Sequence[str], passages: Sequence[C
 
 _CONTRASTS = re.compile(
     r"\b(?:whereas|unlike|rather than|instead of|differs? from|in contrast|as opposed to|"
-    r"similar to\b.{1,80}?\bbut|(?:more|less) \w+ than|(?:faster|slower|smaller|larger) than)\b",
+    r"similar to\b.{1,80}?\bbut|(?:more|less) \w+ than|(?:faster|slower|smaller|larger) than|"
+    r"(?:main|key|only|major|chief) difference|difference (?:is|being) that|except that)\b",
     re.I,
 )
 """What sets two items apart in one sentence ("X is a short one-liner, whereas Y ..."; "X
-is similar to Y, but ..."; "A little faster and a little less versatile than PrintLogger"),
+is similar to Y, but ..."; "A little faster and a little less versatile than PrintLogger"; "A
+RelatedFactory behaves mostly like a SubFactory, with the main difference that ..."),
 more than a "but" or "only" of any kind."""
 
 
