@@ -309,6 +309,17 @@ def test_a_modifier_never_outweighs_what_the_question_names() -> None:
     # the entry that stashes untracked files holds the focus without saying "too"
     entry = "-u, --include-untracked: all untracked files are also stashed"
     assert focus.share(entry) > 0.8
+    # nor does a hedge: "doit seems to ignore it" is about what it ignores
+    rare_hedge = CorpusStatistics(
+        passages=1000,
+        characters=500_000,
+        document_frequency=lambda term: {"seem": 2, "ignor": 20, "doit": 900}.get(term, 0),
+    )
+    weights = {
+        t.text: t.weight
+        for t in question_focus("Why does doit seem to ignore it?", rare_hedge).terms
+    }
+    assert weights["seem"] <= weights["doit"] < weights["ignore"]
 
 
 def test_a_name_the_corpus_never_names_is_not_held_however_light() -> None:

@@ -77,9 +77,11 @@ MODIFIERS = frozenset(
     """too also whole entire entirely several various certain even really actually quite very
     rather already still ever instead together altogether completely fully properly correctly
     exactly simply basically generally usually typically normally just merely anyway somehow
-    particular specific specifically possible possibly easily quickly""".split()  # noqa: SIM905
+    particular specific specifically possible possibly easily quickly seem seems seemed
+    seemingly apparently""".split()  # noqa: SIM905
 )
-"""Words that modify what a question asks rather than name it (see ``kforge.rag.focus``)."""
+"""Words that modify what a question asks rather than name it (see ``kforge.rag.focus``): "doit
+*seems* to ignore it" is about what doit ignores."""
 
 
 def adverb_of_common_word(word: str) -> bool:

@@ -29,8 +29,8 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:turn|switch)(?:s|ed|ing)? (?:it |them )?on\b(?! (?:the|a|an)\b)", "enable"),
         (r"\bgives? up\b|\bgave up\b", "times out"),
         (r"\bget(?:s|ting)? rid of\b", "remove"),
-        # "make the counter start over": a manual resets it
-        (r"\bstart(?:s|ed|ing)? (?:over|afresh|from scratch)\b", "reset"),
+        # "make the counter start over": a manual resets it ("start from scratch" it says too)
+        (r"\bstart(?:s|ed|ing)? (?:over|afresh)\b", "reset"),
         # "keep all of them out of the docs", "leave the tests out": what a manual excludes
         (r"\bkeep(?:s|ing)? ((?:\w+ ){0,3}?\w+) out of\b", r"exclude \1 from"),
         (r"\b(?:leav(?:e|es|ing)|left) out\b", "exclude"),
