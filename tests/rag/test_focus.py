@@ -73,6 +73,11 @@ def test_identifiers_and_numbers_are_whole_terms_and_request_words_are_none() ->
     # the verb a "how do I" asks about is focus, though "write" is a request word elsewhere
     assert terms("How do I write a file?") == [("write", "word"), ("file", "word")]
     assert terms("Can you tell me what it is?") == []
+    # "how do they differ": the subject of the verb, no verb asked about
+    assert "they" not in [
+        text for text, _ in terms("I use SubFactory and RelatedFactory. How do they differ?")
+    ]
+    assert "the" not in [text for text, _ in terms("How do the two look different?")]
 
 
 def test_a_short_word_is_never_a_stem_of_its_own() -> None:

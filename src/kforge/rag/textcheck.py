@@ -458,9 +458,12 @@ _COMPARING = frozenset(
 
 _HOW_TO = re.compile(
     r"\bhow\s+(?:(?:do|can|could|should|would|shall|to)\s+)+(?:(?:i|we|you|one)\s+)?"
-    r"(?:to\s+)?([a-z]+)",
+    r"(?:to\s+)?(?!(?:the|a|an|this|that|these|those|they|it|he|she|my|your|our|their|its)\b)"
+    r"([a-z]+)",
     re.I,
 )
+"""The verb of "how do I ...": not the subject of "how do *they* differ", "how do *the* two
+look"."""
 
 
 def asked_verbs(text: str) -> set[str]:
