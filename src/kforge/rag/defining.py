@@ -179,13 +179,13 @@ def after_subject(text: str, subject: frozenset[str]) -> str | None:
 
 _SAYS_WHAT = re.compile(
     r"(?:(?:is|are)(?!\s+(?:not|never)\b)|means|refers to|denotes|stands for|represents?|"
-    r"lets? you|"
-    r"allows? you to|enables? you to|"
+    r"lets? you|allows? you to|enables? you to|"
     r"helps? you|aims? to|is (?:designed|meant|intended) to|provides)\b"
 )
 """What a sentence says after naming its subject when it defines it: what it is, or what it
 is for ("TypedDict lets you give precise types ...", "Kitchen aims to pull these small
-snippets of code into a few python modules")."""
+snippets of code into a few python modules", "CommandSets represent a logical grouping of
+commands")."""
 
 
 _MAKER = re.compile(r"[A-Z]{2,6}")

@@ -288,6 +288,8 @@ _REFERS_BACK = re.compile(
 )
 """A pronoun standing for what the situation names ("How do I keep them out?", "Which method
 does that?"), not a demonstrative naming it anew ("Where does that log line end up?")."""
+_BACK_TO_TWO = re.compile(rf"{_REFERS_BACK.pattern}|\b(?:the two|both)\b", re.I)
+"""What stands for the items a comparison's situation names: a pronoun, "the two", "both"."""
 
 
 def situation_terms(asked: Question) -> dict[str, float]:
@@ -385,10 +387,6 @@ def read_question(text: str) -> Question:
     if kind == "comparison" and not options and _BACK_TO_TWO.search(question):
         options = _situation_items(whole, question)
     return Question(whole, kind, tuple(_terms(whole)), tuple(names), options, question)
-
-
-_BACK_TO_TWO = re.compile(rf"{_REFERS_BACK.pattern}|\b(?:the two|both)\b", re.I)
-"""What stands for the items a comparison's situation names: a pronoun, "the two", "both"."""
 
 
 def _situation_items(text: str, asking: str) -> tuple[str, ...]:
