@@ -39,6 +39,8 @@ __all__ = [
     "usable",
 ]
 
+_ENTRY_HEAD = re.compile(r"^(?:class |def )?[\w.]+\([^)]*\):\s+")
+"""An API entry's signature before what it says (``class factory.Trait(**kwargs): ...``)."""
 _VERSION_NOTE = re.compile(
     r"^(?:New|Changed|Deprecated|Removed|Added) (?:in|since)(?: version)? v?\d+(?:\.\d+)*[.:]?"
     r"\s*(?:Will be removed in [\w ]*\d+(?:\.\d+)*\.?)?$",
@@ -215,8 +217,8 @@ def find_candidates(
                 continue  # a heading extracted from HTML as a line of its own
             if unit.kind == "sentence" and unit.text.endswith("?"):
                 continue  # a question the page asks is no answer; the units after it are
-            if _VERSION_NOTE.match(unit.text) and question.kind != "when":
-                continue  # "New in version 0.8.": when it came, not what it is
+            if question.kind != "when" and _VERSION_NOTE.match(_ENTRY_HEAD.sub("", unit.text)):
+                continue  # "New in version 0.8.", after an entry's name too: when it came
             names = {NAME_PREFIX + n for n in _names_asked(unit, entry, context, question)}
             terms = unit_terms(text) | names
             if unit.kind == "code" and before is not None and _captions(before.text):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -71,10 +72,11 @@ from kforge.rag.quantities import (
     parameter_defaults,
     states_in_units,
 )
-from kforge.rag.question import asked_noun, read_question, situation_terms
+from kforge.rag.question import asked_noun, read_question, situation_terms, unit_terms
 from kforge.rag.types import Chunk
 from kforge.rag.unit_scores import (
     NAMED_HEADING,
+    about_subject,
     completes,
     defining_units,
     entry_leads,
@@ -113,8 +115,7 @@ _NO_NUMBER = 0.6
 _ENTRY_BONUS = 0.5
 """Lead of a unit that opens with what the question asks about (its entry in a list)."""
 _OTHER_ENTRY = 0.5
-"""Weight of a unit continuing the entry of a name the question does not ask about, or of a
-parameter list's item for a parameter it does not name."""
+"""Weight of a unit continuing the entry of a name not asked about, or a parameter's not named."""
 _DEFAULTS = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
 _NEGATION = re.compile(
     r"\b(?:no|not|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|won't)\b", re.I
@@ -175,21 +176,19 @@ def compose_extractive(
     query = list(asked.terms) + [NAME_PREFIX + n for n in asked.identifiers]
     if not query:
         query = list(dict.fromkeys(analyze(question)))
-    df: dict[str, int] = {}
-    for c in candidates:
-        for term in c.terms:
-            df[term] = df.get(term, 0) + 1
+    df = Counter(term for c in candidates for term in c.terms)
     total = len(candidates)
-
     situation = situation_terms(asked)
 
     def idf(term: str) -> float:  # a term only the user's situation names weighs less
         return math.log(1 + total / (1 + df.get(term, 0))) * situation.get(term, 1.0)
 
     query_weight = sum(idf(t) for t in query) or 1.0
-    heading_match = [heading_lead(asked, p, query) for p in passages]
-    named = named_passages(question, passages)
     subject = defined_subject(asked)
+    about = about_subject(passages, subject)
+    heading_match = [heading_lead(asked, p, query) * about[n] for n, p in enumerate(passages)]
+    named = [n for n in named_passages(question, passages) if about[n]]
+    asks_name = not subject or any(unit_terms(n) & subject for n in asked.identifiers)
     if subject:
         defining = defining_units(candidates, passages, subject)
         # "the SQLite amalgamation" over SQLite's own manual: "The amalgamation contains ..."
@@ -260,7 +259,7 @@ def compose_extractive(
             value *= _NO_NUMBER  # "how many times ...?" is answered by a number
         # "--onto <newbase>: ..."; for "what is X", "Deques are ..." or "fast-forward:: A
         # fast-forward is ...", not an entry sharing a word with X ("copy.copy(x): ...")
-        opens = opens_with_asked(c, asked, idf) if not subject or asked.identifiers else 0.0
+        opens = opens_with_asked(c, asked, idf) if asks_name else 0.0
         value += _ENTRY_BONUS * max(opens, defining.get(id(c), 0.0))
         both = asked.kind == "comparison" and all(names_option(c.text, o) for o in asked.options)
         if asked.kind == "comparison" and sets_apart(c, asked.options):

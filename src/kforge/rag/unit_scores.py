@@ -28,6 +28,7 @@ from kforge.rag.units import field_name
 
 __all__ = [
     "NAMED_HEADING",
+    "about_subject",
     "completes",
     "defining_units",
     "entry_leads",
@@ -311,3 +312,10 @@ def term_overlap(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+def about_subject(passages: Sequence[Chunk], subject: frozenset[str]) -> list[bool]:
+    """Which ``passages`` name what a "what is X" asks (all, when it asks no X): for "What is a
+    Trait in factory_boy?", the page titled factory_boy that never names a Trait is not the
+    page of what is asked, nor its heading a match."""
+    return [not subject or bool(subject & unit_terms(p.text)) for p in passages]
