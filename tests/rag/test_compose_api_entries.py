@@ -261,19 +261,19 @@ def test_what_is_x_in_a_product_is_answered_from_xs_page_not_the_products() -> N
     traits = chunk(
         0,
         "class factory.Trait(**kwargs): New in version 2.7.0.\n\n"
-        "A trait’s parameters are the fields it should alter when enabled.\n\n"
+        "A trait's parameters are the fields it should alter when enabled.\n\n"
         "When overriding a Trait, the whole declaration MUST be replaced.",
         "Reference",
         "Reference > The Factory class > Parameters > Traits",
     )
     front = chunk(
         1,
-        "factory_boy is a fixtures replacement based on thoughtbot’s factory_bot. As a fixtures "
+        "factory_boy is a fixtures replacement based on thoughtbot's factory_bot. As a fixtures "
         "replacement tool, it aims to replace static, hard to maintain fixtures.",
         "factory_boy",
         "factory_boy",
     )
     texts = [s.text for s in compose_extractive("What is a Trait in factory_boy?", [traits, front])]
-    assert texts[0] == "A trait’s parameters are the fields it should alter when enabled.", texts
+    assert texts[0] == "A trait's parameters are the fields it should alter when enabled.", texts
     # an entry whose words are only a version note says when it came, not what it is
     assert not any("New in version" in t for t in texts), texts
